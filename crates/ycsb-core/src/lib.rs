@@ -1,0 +1,2 @@
+//! YCSB's workload engine.
+pub use ycsb_db as db;

@@ -1,0 +1,58 @@
+//! The contract between ycsb-rs and key-value stores.
+//!
+//! An engine binding depends on this crate alone. It implements [`Store`]
+//! (opened once per phase, shared by threads) and [`StoreThread`] (one per
+//! client thread), declares its [`Property`] constants, and exposes a
+//! [`StoreDescriptor`] so the `ycsb` command line can find it.
+//!
+//! Operations exchange reusable [`Record`] and [`ScanResult`] buffers and
+//! report [`Status`] values, so that a store and the workload need no
+//! allocation per operation and a failing store never crashes a run.
+//!
+//! ```
+//! use ycsb_db::{Fields, Record, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext};
+//!
+//! /// A store that accepts everything and finds nothing.
+//! struct Sink;
+//! struct SinkThread;
+//!
+//! impl Store for Sink {
+//!     fn thread(&self, _: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
+//!         Ok(Box::new(SinkThread))
+//!     }
+//! }
+//!
+//! impl StoreThread for SinkThread {
+//!     fn read(&mut self, _: &str, _: &str, _: Fields<'_>, _: &mut Record) -> Status {
+//!         Status::NotFound
+//!     }
+//!     fn scan(&mut self, _: &str, _: &str, _: usize, _: Fields<'_>, _: &mut ScanResult) -> Status {
+//!         Status::Ok
+//!     }
+//!     fn update(&mut self, _: &str, _: &str, _: &Record) -> Status { Status::Ok }
+//!     fn insert(&mut self, _: &str, _: &str, _: &Record) -> Status { Status::Ok }
+//!     fn delete(&mut self, _: &str, _: &str) -> Status { Status::Ok }
+//! }
+//!
+//! let store = Sink;
+//! let mut thread = store.thread(ThreadContext::new(0, 1)).unwrap();
+//! let mut out = Record::new();
+//! assert_eq!(thread.read("usertable", "user1", Fields::All, &mut out), Status::NotFound);
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod properties;
+pub mod record;
+pub mod status;
+pub mod store;
+
+pub use properties::{
+    is_secret, Choice, Origin, Properties, Property, PropertyDecl, PropertyError, PropertyKind,
+    PropertyValue, RawValue, REDACTED,
+};
+pub use record::{Field, Fields, Record, ScanResult};
+pub use status::Status;
+pub use store::{
+    EngineInfo, EngineReport, Gauge, Store, StoreDescriptor, StoreError, StoreThread, ThreadContext,
+};

@@ -1,0 +1,337 @@
+//! Records (field name/value pairs) and field selections, laid out so that
+//! a workload and a store can exchange them without allocating per
+//! operation.
+
+/// One field of a [`Record`]: a name and its value bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field<'a> {
+    /// The field's name, for example `field0`.
+    pub name: &'a str,
+    /// The field's value.
+    pub value: &'a [u8],
+}
+
+/// Where one field's name and value end in a [`Record`]'s buffers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct FieldEnds {
+    name_end: usize,
+    value_end: usize,
+}
+
+/// An ordered list of fields, stored in two flat buffers.
+///
+/// A `Record` is meant to be reused: [`Record::clear`] keeps its capacity,
+/// so a thread that fills the same record for every operation stops
+/// allocating once the buffers have grown to the largest record seen. The
+/// workload passes a `Record` to [`StoreThread::insert`] and
+/// [`StoreThread::update`], and a cleared one to [`StoreThread::read`] for
+/// the store to fill.
+///
+/// Field names are unique by convention; [`Record::merge_from`] keeps them
+/// so, and [`Record::get`] returns the first match.
+///
+/// [`StoreThread::insert`]: crate::StoreThread::insert
+/// [`StoreThread::update`]: crate::StoreThread::update
+/// [`StoreThread::read`]: crate::StoreThread::read
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Record {
+    names: String,
+    values: Vec<u8>,
+    ends: Vec<FieldEnds>,
+}
+
+impl Record {
+    /// An empty record.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty record with room for `fields` fields holding `value_bytes`
+    /// bytes of values in all.
+    pub fn with_capacity(fields: usize, value_bytes: usize) -> Self {
+        Self {
+            names: String::with_capacity(fields * 8),
+            values: Vec::with_capacity(value_bytes),
+            ends: Vec::with_capacity(fields),
+        }
+    }
+
+    /// Removes every field, keeping the allocated capacity.
+    pub fn clear(&mut self) {
+        self.names.clear();
+        self.values.clear();
+        self.ends.clear();
+    }
+
+    /// The number of fields.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether the record has no field.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The total number of value bytes over all fields.
+    pub fn value_bytes(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Appends a field.
+    pub fn push(&mut self, name: &str, value: &[u8]) {
+        self.names.push_str(name);
+        self.values.extend_from_slice(value);
+        self.ends.push(FieldEnds {
+            name_end: self.names.len(),
+            value_end: self.values.len(),
+        });
+    }
+
+    /// Appends a field whose value of `len` bytes is written in place by
+    /// `fill`, so that generated values need no intermediate buffer.
+    ///
+    /// The slice handed to `fill` holds zeroes or stale bytes; `fill` must
+    /// overwrite all of it.
+    pub fn push_with(&mut self, name: &str, len: usize, fill: impl FnOnce(&mut [u8])) {
+        self.names.push_str(name);
+        let start = self.values.len();
+        self.values.resize(start + len, 0);
+        fill(&mut self.values[start..]);
+        self.ends.push(FieldEnds {
+            name_end: self.names.len(),
+            value_end: self.values.len(),
+        });
+    }
+
+    /// Appends a field whose name arrives as bytes (for example decoded from
+    /// an engine's stored value).
+    ///
+    /// # Errors
+    ///
+    /// Returns [`std::str::Utf8Error`] when `name` is not UTF-8; the record
+    /// is then unchanged.
+    pub fn push_bytes(&mut self, name: &[u8], value: &[u8]) -> Result<(), std::str::Utf8Error> {
+        let name = std::str::from_utf8(name)?;
+        self.push(name, value);
+        Ok(())
+    }
+
+    /// The field at `index`, if there is one.
+    pub fn field(&self, index: usize) -> Option<Field<'_>> {
+        let end = *self.ends.get(index)?;
+        let start = if index == 0 {
+            FieldEnds::default()
+        } else {
+            self.ends[index - 1]
+        };
+        Some(Field {
+            name: &self.names[start.name_end..end.name_end],
+            value: &self.values[start.value_end..end.value_end],
+        })
+    }
+
+    /// The fields in the order they were pushed.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Field<'_>> + '_ {
+        (0..self.len()).map(move |i| self.field(i).expect("index below len"))
+    }
+
+    /// The value of the first field called `name`.
+    pub fn get(&self, name: &str) -> Option<&[u8]> {
+        self.iter().find(|f| f.name == name).map(|f| f.value)
+    }
+
+    /// Merges `changes` into this record: a field present in both takes the
+    /// value from `changes`, a field only in `changes` is appended, the
+    /// others are kept. This is what an update does to a stored record.
+    pub fn merge_from(&mut self, changes: &Record) {
+        if changes.is_empty() {
+            return;
+        }
+        // Rebuilding keeps the buffers flat; records are small (tens of
+        // fields), so the quadratic name lookup is cheaper than hashing.
+        let mut merged = Record::with_capacity(
+            self.len() + changes.len(),
+            self.value_bytes() + changes.value_bytes(),
+        );
+        for field in self.iter() {
+            let value = changes.get(field.name).unwrap_or(field.value);
+            merged.push(field.name, value);
+        }
+        for field in changes.iter() {
+            if self.get(field.name).is_none() {
+                merged.push(field.name, field.value);
+            }
+        }
+        *self = merged;
+    }
+
+    /// Keeps only the fields that `fields` selects.
+    pub fn retain(&mut self, fields: Fields<'_>) {
+        if let Fields::All = fields {
+            return;
+        }
+        let mut kept = Record::with_capacity(self.len(), self.value_bytes());
+        for field in self.iter().filter(|f| fields.contains(f.name)) {
+            kept.push(field.name, field.value);
+        }
+        *self = kept;
+    }
+}
+
+impl<'a> FromIterator<Field<'a>> for Record {
+    fn from_iter<I: IntoIterator<Item = Field<'a>>>(iter: I) -> Self {
+        let mut record = Record::new();
+        for field in iter {
+            record.push(field.name, field.value);
+        }
+        record
+    }
+}
+
+/// Which fields an operation reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fields<'a> {
+    /// Every field of the record.
+    All,
+    /// Only the named fields.
+    Only(&'a [String]),
+}
+
+impl Fields<'_> {
+    /// Whether the field called `name` is selected.
+    pub fn contains(&self, name: &str) -> bool {
+        match self {
+            Fields::All => true,
+            Fields::Only(names) => names.iter().any(|n| n == name),
+        }
+    }
+}
+
+/// The rows a scan returns, reused across operations like [`Record`].
+#[derive(Clone, Debug, Default)]
+pub struct ScanResult {
+    rows: Vec<(String, Record)>,
+    len: usize,
+}
+
+impl ScanResult {
+    /// An empty result.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Removes every row, keeping the allocated rows for reuse.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the scan returned no row.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends a row for `key` and returns its (empty) record for the store
+    /// to fill.
+    pub fn push_row(&mut self, key: &str) -> &mut Record {
+        if self.len == self.rows.len() {
+            self.rows.push((String::new(), Record::new()));
+        }
+        let (row_key, record) = &mut self.rows[self.len];
+        self.len += 1;
+        row_key.clear();
+        row_key.push_str(key);
+        record.clear();
+        record
+    }
+
+    /// The rows, in the order the store returned them.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Record)> + '_ {
+        self.rows[..self.len].iter().map(|(k, r)| (k.as_str(), r))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(fields: &[(&str, &str)]) -> Record {
+        let mut r = Record::new();
+        for (n, v) in fields {
+            r.push(n, v.as_bytes());
+        }
+        r
+    }
+
+    #[test]
+    fn push_and_iterate_keep_order() {
+        let r = record(&[("a", "1"), ("bb", ""), ("c", "333")]);
+        let got: Vec<_> = r.iter().map(|f| (f.name, f.value)).collect();
+        assert_eq!(got, vec![("a", &b"1"[..]), ("bb", b""), ("c", b"333")]);
+        assert_eq!(r.get("c"), Some(&b"333"[..]));
+        assert_eq!(r.get("zz"), None);
+        assert_eq!(r.value_bytes(), 4);
+    }
+
+    #[test]
+    fn push_with_fills_in_place() {
+        let mut r = Record::new();
+        r.push_with("f", 3, |b| b.copy_from_slice(b"xyz"));
+        r.push_with("g", 0, |_| {});
+        assert_eq!(r.get("f"), Some(&b"xyz"[..]));
+        assert_eq!(r.get("g"), Some(&b""[..]));
+    }
+
+    #[test]
+    fn clear_keeps_capacity() {
+        let mut r = record(&[("field0", "0123456789")]);
+        let cap = r.values.capacity();
+        r.clear();
+        assert!(r.is_empty());
+        assert_eq!(r.values.capacity(), cap);
+    }
+
+    #[test]
+    fn merge_replaces_and_appends() {
+        let mut stored = record(&[("a", "1"), ("b", "2")]);
+        stored.merge_from(&record(&[("b", "20"), ("c", "30")]));
+        assert_eq!(stored, record(&[("a", "1"), ("b", "20"), ("c", "30")]));
+    }
+
+    #[test]
+    fn retain_selects_fields() {
+        let mut r = record(&[("a", "1"), ("b", "2"), ("c", "3")]);
+        let only = vec!["c".to_string(), "a".to_string()];
+        r.retain(Fields::Only(&only));
+        assert_eq!(r, record(&[("a", "1"), ("c", "3")]));
+        r.retain(Fields::All);
+        assert_eq!(r.len(), 2);
+    }
+
+    #[test]
+    fn push_bytes_rejects_invalid_names() {
+        let mut r = Record::new();
+        assert!(r.push_bytes(&[0xff], b"v").is_err());
+        assert!(r.is_empty());
+        r.push_bytes(b"ok", b"v").unwrap();
+        assert_eq!(r.len(), 1);
+    }
+
+    #[test]
+    fn scan_rows_are_reused() {
+        let mut s = ScanResult::new();
+        s.push_row("k1").push("f", b"1");
+        s.push_row("k2");
+        assert_eq!(s.len(), 2);
+        s.clear();
+        assert!(s.is_empty());
+        s.push_row("k3").push("g", b"3");
+        let rows: Vec<_> = s.iter().map(|(k, r)| (k.to_string(), r.len())).collect();
+        assert_eq!(rows, vec![("k3".to_string(), 1)]);
+    }
+}

@@ -1,0 +1,204 @@
+//! The store trait: what an engine binding implements.
+
+use crate::properties::{Properties, PropertyDecl, PropertyError};
+use crate::record::{Fields, Record, ScanResult};
+use crate::status::Status;
+
+/// Facts about the thread a [`StoreThread`] serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ThreadContext {
+    /// This thread's number, `0..thread_count`.
+    pub thread_id: usize,
+    /// How many client threads run in this phase.
+    pub thread_count: usize,
+}
+
+impl ThreadContext {
+    /// Context for thread `thread_id` of `thread_count`.
+    pub const fn new(thread_id: usize, thread_count: usize) -> Self {
+        Self {
+            thread_id,
+            thread_count,
+        }
+    }
+}
+
+/// One engine-internal figure sampled during a run, such as
+/// `rocksdb.num-files-at-level0`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gauge {
+    /// The gauge's name, stable across runs so that series can be compared.
+    pub name: String,
+    /// Its current value.
+    pub value: f64,
+}
+
+impl Gauge {
+    /// A gauge called `name` with `value`.
+    pub fn new(name: impl Into<String>, value: f64) -> Self {
+        Self {
+            name: name.into(),
+            value,
+        }
+    }
+}
+
+/// What engine, in what version, a store runs on, recorded with results.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineInfo {
+    /// The engine's name, for example `RocksDB`.
+    pub name: String,
+    /// The exact version linked or connected to, for example `7.8.3`.
+    pub version: String,
+}
+
+/// A named text the store produces at the end of a run (for example the
+/// output of `rocksdb.stats`), saved beside the results.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineReport {
+    /// A short file-name-safe name, for example `rocksdb.stats`.
+    pub name: String,
+    /// The report's text.
+    pub text: String,
+}
+
+/// An error opening a store or a store thread. Per-operation failures are
+/// [`Status`] values, not errors.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A store property is invalid.
+    #[error(transparent)]
+    Property(#[from] PropertyError),
+    /// The store could not be opened or connected to.
+    #[error("cannot open {store}: {message}")]
+    Open {
+        /// The store's name (`rocksdb`, `redis`, ...).
+        store: String,
+        /// What went wrong, in the engine's words where it has them.
+        message: String,
+    },
+    /// An I/O error, with what was being done.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done, naming the file or address.
+        context: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Any other failure.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// A store opened once per phase and shared by all client threads.
+///
+/// The store holds what threads share (an engine handle, a connection
+/// pool's settings); each thread gets its own [`StoreThread`] from
+/// [`Store::thread`], so per-operation calls need no locking in the client.
+pub trait Store: Send + Sync {
+    /// Creates the state of one client thread (Java's per-thread `init`),
+    /// called on that thread before its first operation.
+    ///
+    /// # Errors
+    ///
+    /// A [`StoreError`] when the thread cannot start, for example when a
+    /// connection is refused; the phase then stops with that error.
+    fn thread(&self, context: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError>;
+
+    /// Appends the store's engine-internal gauges (level file counts,
+    /// pending compaction, stalls) to `out`. Called from the status thread
+    /// at intervals, never on the operation path. The default has none.
+    fn gauges(&self, out: &mut Vec<Gauge>) {
+        let _ = out;
+    }
+
+    /// The engine and version. The default is empty.
+    fn engine_info(&self) -> EngineInfo {
+        EngineInfo::default()
+    }
+
+    /// Texts to save with the results at the end of a phase (engine
+    /// statistics). The default has none.
+    fn final_reports(&self) -> Vec<EngineReport> {
+        Vec::new()
+    }
+
+    /// Flushes and closes the store at the end of the run. Dropping the
+    /// store must also release it; this lets the runner report errors.
+    ///
+    /// # Errors
+    ///
+    /// A [`StoreError`] when pending writes could not be made durable.
+    fn close(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+/// One client thread's connection to a store.
+///
+/// Methods take reusable buffers so that neither side must allocate per
+/// operation; they report outcomes as [`Status`] values and never panic on
+/// store errors.
+pub trait StoreThread {
+    /// Reads the record at `key`, filling `out` (which arrives empty) with
+    /// the fields that `fields` selects.
+    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status;
+
+    /// Reads up to `count` records in key order starting at `start_key`
+    /// (inclusive), appending them to `out` (which arrives empty).
+    fn scan(
+        &mut self,
+        table: &str,
+        start_key: &str,
+        count: usize,
+        fields: Fields<'_>,
+        out: &mut ScanResult,
+    ) -> Status;
+
+    /// Writes `values` into the record at `key`, keeping its other fields.
+    fn update(&mut self, table: &str, key: &str, values: &Record) -> Status;
+
+    /// Inserts the record at `key` with `values`.
+    fn insert(&mut self, table: &str, key: &str, values: &Record) -> Status;
+
+    /// Deletes the record at `key`.
+    fn delete(&mut self, table: &str, key: &str) -> Status;
+
+    /// Releases the thread's resources (Java's per-thread `cleanup`); the
+    /// runner measures it as the `CLEANUP` operation.
+    ///
+    /// # Errors
+    ///
+    /// A [`StoreError`] when buffered work could not be completed.
+    fn cleanup(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+/// How the command line and registries find a store: its names, its
+/// properties and how to open it.
+#[derive(Clone, Copy, Debug)]
+pub struct StoreDescriptor {
+    /// The name users type (`rocksdb`).
+    pub name: &'static str,
+    /// Other accepted names, such as Java's class names
+    /// (`site.ycsb.BasicDB`).
+    pub aliases: &'static [&'static str],
+    /// One line saying what the store is.
+    pub summary: &'static str,
+    /// Every property the store reads.
+    pub properties: &'static [&'static PropertyDecl],
+    /// Opens the store from the effective properties.
+    pub open: fn(&Properties) -> Result<Box<dyn Store>, StoreError>,
+}
+
+impl StoreDescriptor {
+    /// Whether `name` names this store (case-insensitively).
+    pub fn matches(&self, name: &str) -> bool {
+        self.name.eq_ignore_ascii_case(name)
+            || self.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+    }
+}
