@@ -1,2 +1,6 @@
 //! YCSB's workload engine.
 pub use ycsb_db as db;
+
+pub mod generator;
+pub mod measurement;
+pub mod properties;

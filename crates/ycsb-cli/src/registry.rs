@@ -1,0 +1,10 @@
+//! Every store the `ycsb` binary knows, by name.
+
+use ycsb_db::StoreDescriptor;
+
+/// The stores users can name with `-db` or as Java's `<db>` argument.
+pub fn stores() -> Vec<StoreDescriptor> {
+    vec![
+        // One line per binding crate.
+    ]
+}

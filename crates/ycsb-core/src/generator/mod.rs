@@ -1,0 +1,1 @@
+//! Number generators (filled in by the generators work).

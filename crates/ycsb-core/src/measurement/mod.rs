@@ -1,0 +1,1 @@
+//! Measurement (filled in by the measurement work).

@@ -1,0 +1,1 @@
+//! Property files (filled in by the properties work).

@@ -1,0 +1,1 @@
+//! The http binding (work in progress).

@@ -1,0 +1,1 @@
+//! The leveldb binding (work in progress).

@@ -1,0 +1,1 @@
+//! The redis binding (work in progress).

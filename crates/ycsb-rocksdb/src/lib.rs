@@ -1,0 +1,1 @@
+//! The rocksdb binding (work in progress).

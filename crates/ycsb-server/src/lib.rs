@@ -1,0 +1,1 @@
+//! The server binding (work in progress).
