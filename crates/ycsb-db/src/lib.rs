@@ -42,6 +42,7 @@
 
 #![deny(missing_docs)]
 
+pub mod codec;
 pub mod properties;
 pub mod record;
 pub mod status;

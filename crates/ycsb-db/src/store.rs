@@ -1,5 +1,8 @@
 //! The store trait: what an engine binding implements.
 
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
 use crate::properties::{Properties, PropertyDecl, PropertyError};
 use crate::record::{Fields, Record, ScanResult};
 use crate::status::Status;
@@ -178,6 +181,45 @@ pub trait StoreThread {
     }
 }
 
+/// Where a store may write human-readable output, such as the `basic`
+/// store's one line per operation. The program decides where it goes (the
+/// `ycsb` binary passes standard output); libraries never print directly.
+pub type OutputSink = Arc<Mutex<dyn Write + Send>>;
+
+/// What a store is opened with.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct StoreContext<'a> {
+    /// The effective properties.
+    pub properties: &'a Properties,
+    /// Where human-readable output goes.
+    pub output: OutputSink,
+}
+
+impl<'a> StoreContext<'a> {
+    /// A context whose output is discarded.
+    pub fn new(properties: &'a Properties) -> Self {
+        Self {
+            properties,
+            output: Arc::new(Mutex::new(std::io::sink())),
+        }
+    }
+
+    /// Sends human-readable output to `output`.
+    pub fn with_output(mut self, output: OutputSink) -> Self {
+        self.output = output;
+        self
+    }
+}
+
+impl std::fmt::Debug for StoreContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreContext")
+            .field("properties", &self.properties)
+            .finish_non_exhaustive()
+    }
+}
+
 /// How the command line and registries find a store: its names, its
 /// properties and how to open it.
 #[derive(Clone, Copy, Debug)]
@@ -191,8 +233,8 @@ pub struct StoreDescriptor {
     pub summary: &'static str,
     /// Every property the store reads.
     pub properties: &'static [&'static PropertyDecl],
-    /// Opens the store from the effective properties.
-    pub open: fn(&Properties) -> Result<Box<dyn Store>, StoreError>,
+    /// Opens the store.
+    pub open: fn(&StoreContext<'_>) -> Result<Box<dyn Store>, StoreError>,
 }
 
 impl StoreDescriptor {
