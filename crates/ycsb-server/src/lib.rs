@@ -1,1 +1,4 @@
-//! The server binding (work in progress).
+//! Serves any embedded store over the network.
+
+pub mod http;
+pub mod resp;

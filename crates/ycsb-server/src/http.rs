@@ -1,0 +1,1 @@
+//! Simpleleveldb-style HTTP serving (work in progress).

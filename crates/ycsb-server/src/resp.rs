@@ -1,0 +1,1 @@
+//! RESP (Redis protocol) serving (work in progress).
