@@ -1,1 +1,52 @@
-//! The leveldb binding (work in progress).
+//! The `leveldb` store: a binding to LevelDB through its C API.
+//!
+//! One database is opened per phase ([`LevelStore::open`]) and shared by
+//! all client threads; each thread borrows it with reusable buffers. A
+//! record is one LevelDB entry: the key maps to its fields encoded with
+//! [`ycsb_db::codec`] (`leveldb.format=single`, the default), or one entry
+//! per field keyed `<key>:<field>` (`leveldb.format=row`, as YCSB-cpp).
+//! Updates in the single format read the stored record, merge the changed
+//! fields and write it back; scans use an ordered iterator from the start
+//! key. The table name is ignored, as in YCSB-cpp.
+//!
+//! Properties use YCSB-cpp's names, so its `leveldb/leveldb.properties`
+//! works unchanged; see [`PROPERTIES`] and `docs/engines-leveldb.md`, which
+//! also explains how to link a LevelDB of your own.
+//!
+//! ```no_run
+//! use ycsb_db::{Properties, Record, Status, Store, ThreadContext};
+//!
+//! let props = Properties::new().with("leveldb.dbname", "/tmp/ycsb-leveldb");
+//! let store = ycsb_leveldb::LevelStore::open(&props)?;
+//! let mut thread = store.thread(ThreadContext::new(0, 1))?;
+//! let mut record = Record::new();
+//! record.push("field0", b"value");
+//! assert_eq!(thread.insert("usertable", "user1", &record), Status::Ok);
+//! println!("LevelDB {}", store.engine_info().version);
+//! # Ok::<(), ycsb_db::StoreError>(())
+//! ```
+
+#![deny(missing_docs)]
+
+mod ffi;
+pub mod options;
+mod store;
+
+pub use options::{Compression, Format, PROPERTIES};
+pub use store::LevelStore;
+
+use ycsb_db::store::StoreContext;
+use ycsb_db::{Store, StoreDescriptor, StoreError};
+
+fn open(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
+    Ok(Box::new(LevelStore::open(context.properties)?))
+}
+
+/// How the command line finds this store: the name `leveldb`.
+pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor {
+    name: "leveldb",
+    aliases: &[],
+    summary: "LevelDB through its C API: one shared database, one entry per record",
+    properties: PROPERTIES,
+    open,
+};

@@ -1,0 +1,457 @@
+//! The `leveldb` store: one database shared by all client threads.
+
+use ycsb_db::codec;
+use ycsb_db::{
+    EngineInfo, EngineReport, Fields, Gauge, Properties, Record, ScanResult, Status, Store,
+    StoreError, StoreThread, ThreadContext,
+};
+
+use crate::ffi::{self, Db, WriteBatch};
+use crate::options::{Config, Format};
+
+/// The store's name, as users type it.
+const NAME: &str = "leveldb";
+
+/// A key above every YCSB key, as the limit of "the whole key range" for
+/// size estimates (keys are compared bytewise).
+const KEY_RANGE_LIMIT: [u8; 32] = [0xff; 32];
+
+/// Levels asked for at most; LevelDB has 7, a modified build may have more.
+const MAX_LEVELS: usize = 64;
+
+/// A LevelDB database opened once and shared by all client threads.
+///
+/// The table name of every operation is ignored, as in YCSB-cpp: all
+/// records live in one key space.
+pub struct LevelStore {
+    db: Db,
+    config: Config,
+}
+
+impl std::fmt::Debug for LevelStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LevelStore")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LevelStore {
+    /// Opens the database that `properties` describe (`leveldb.dbname` and
+    /// the other [`PROPERTIES`](crate::PROPERTIES)), creating it if missing.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Property`] for a missing `leveldb.dbname` or an
+    /// invalid value, naming the property and where it was set;
+    /// [`StoreError::Open`] with LevelDB's message when the engine cannot
+    /// open the database (a directory that cannot be created or written,
+    /// a database locked by another process, corruption).
+    pub fn open(properties: &Properties) -> Result<LevelStore, StoreError> {
+        let config = Config::from_properties(properties)?;
+        let db = Db::open(&config.path, &config.engine, config.destroy).map_err(|message| {
+            StoreError::Open {
+                store: NAME.to_string(),
+                message: format!(
+                    "leveldb.dbname={} ({}): {message}",
+                    config.path.display(),
+                    config.path_origin
+                ),
+            }
+        })?;
+        Ok(LevelStore { db, config })
+    }
+
+    /// The database directory.
+    pub fn path(&self) -> &std::path::Path {
+        &self.config.path
+    }
+
+    /// Compacts the whole key range, blocking until LevelDB is done: for a
+    /// run that should start from a settled tree.
+    pub fn compact(&self) {
+        self.db.compact_all();
+    }
+
+    /// The LevelDB version linked into this program, as `major.minor`.
+    pub fn linked_version() -> String {
+        let (major, minor) = ffi::linked_version();
+        format!("{major}.{minor}")
+    }
+
+    /// The file LevelDB was loaded from: the shared library, or this
+    /// program when LevelDB is linked statically.
+    pub fn linked_library() -> Option<String> {
+        ffi::linked_library()
+    }
+
+    fn stats_gauges(&self, levels: usize, out: &mut Vec<Gauge>) {
+        let Some(stats) = self.db.property("leveldb.stats") else {
+            return;
+        };
+        // Rows are "level files size(MB) time(sec) read(MB) write(MB)",
+        // only for levels with files or compaction work.
+        let mut size_mb = vec![0.0; levels];
+        let (mut seconds, mut read_mb, mut write_mb) = (0.0, 0.0, 0.0);
+        for line in stats.lines() {
+            let cols: Vec<f64> = match line
+                .split_whitespace()
+                .map(str::parse::<f64>)
+                .collect::<Result<Vec<_>, _>>()
+            {
+                Ok(cols) if cols.len() == 6 => cols,
+                _ => continue,
+            };
+            let level = cols[0] as usize;
+            if let Some(slot) = size_mb.get_mut(level) {
+                *slot = cols[2];
+            }
+            seconds += cols[3];
+            read_mb += cols[4];
+            write_mb += cols[5];
+        }
+        for (level, mb) in size_mb.iter().enumerate() {
+            out.push(Gauge::new(format!("leveldb.mb-at-level{level}"), *mb));
+        }
+        out.push(Gauge::new("leveldb.compaction-sec", seconds));
+        out.push(Gauge::new("leveldb.compaction-read-mb", read_mb));
+        out.push(Gauge::new("leveldb.compaction-write-mb", write_mb));
+    }
+}
+
+impl Store for LevelStore {
+    fn thread(&self, _context: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
+        let batch = WriteBatch::new().map_err(StoreError::Other)?;
+        Ok(Box::new(LevelThread {
+            db: &self.db,
+            format: self.config.format,
+            value: Vec::new(),
+            key: Vec::new(),
+            stored: Record::new(),
+            merged: Record::new(),
+            batch,
+        }))
+    }
+
+    /// `leveldb.num-files-at-levelN` for every level,
+    /// `leveldb.approximate-memory-usage` (memtables and block cache, in
+    /// bytes), `leveldb.approximate-size` (table file bytes over the whole
+    /// key range), and from `leveldb.stats`: `leveldb.mb-at-levelN` and the
+    /// compaction totals `leveldb.compaction-sec`, `-read-mb`, `-write-mb`.
+    fn gauges(&self, out: &mut Vec<Gauge>) {
+        let mut levels = 0;
+        while levels < MAX_LEVELS {
+            let name = format!("leveldb.num-files-at-level{levels}");
+            let Some(files) = self.db.property(&name).and_then(|v| v.trim().parse().ok()) else {
+                break;
+            };
+            out.push(Gauge::new(name, files));
+            levels += 1;
+        }
+        if let Some(bytes) = self
+            .db
+            .property("leveldb.approximate-memory-usage")
+            .and_then(|v| v.trim().parse().ok())
+        {
+            out.push(Gauge::new("leveldb.approximate-memory-usage", bytes));
+        }
+        let size = self.db.approximate_size(b"", &KEY_RANGE_LIMIT);
+        out.push(Gauge::new("leveldb.approximate-size", size as f64));
+        self.stats_gauges(levels, out);
+    }
+
+    fn engine_info(&self) -> EngineInfo {
+        EngineInfo {
+            name: "LevelDB".to_string(),
+            version: Self::linked_version(),
+        }
+    }
+
+    /// `leveldb.stats` and `leveldb.sstables` (the engine's own texts) and
+    /// `leveldb.options`: the effective settings, the version and the
+    /// library file linked.
+    fn final_reports(&self) -> Vec<EngineReport> {
+        let mut reports = Vec::new();
+        for name in ["leveldb.stats", "leveldb.sstables"] {
+            if let Some(text) = self.db.property(name) {
+                reports.push(EngineReport {
+                    name: name.to_string(),
+                    text,
+                });
+            }
+        }
+        let mut options = self.config.describe();
+        options.push_str(&format!("version={}\n", Self::linked_version()));
+        if let Some(lib) = Self::linked_library() {
+            options.push_str(&format!("library={lib}\n"));
+        }
+        reports.push(EngineReport {
+            name: "leveldb.options".to_string(),
+            text: options,
+        });
+        reports
+    }
+}
+
+/// One client thread: borrows the shared database and owns reusable
+/// buffers, so steady-state operations allocate only inside LevelDB.
+struct LevelThread<'a> {
+    db: &'a Db,
+    format: Format,
+    /// The encoded value to write.
+    value: Vec<u8>,
+    /// A composite `<key>:<field>` key (row format).
+    key: Vec<u8>,
+    /// The stored record an update merges into.
+    stored: Record,
+    /// The merged record an update writes back.
+    merged: Record,
+    batch: WriteBatch,
+}
+
+impl LevelThread<'_> {
+    /// Sets `self.key` to `<key>:`, the prefix of a record's row entries.
+    fn row_prefix(&mut self, key: &str) {
+        self.key.clear();
+        self.key.extend_from_slice(key.as_bytes());
+        self.key.push(b':');
+    }
+
+    fn read_single(&mut self, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+        match self.db.get(key.as_bytes()) {
+            Ok(Some(value)) => match codec::decode(&value, fields, out) {
+                Ok(()) => Status::Ok,
+                Err(_) => Status::UnexpectedState,
+            },
+            Ok(None) => Status::NotFound,
+            Err(_) => Status::Error,
+        }
+    }
+
+    fn scan_single(
+        &mut self,
+        start_key: &str,
+        count: usize,
+        fields: Fields<'_>,
+        out: &mut ScanResult,
+    ) -> Status {
+        let Ok(mut it) = self.db.iter() else {
+            return Status::Error;
+        };
+        it.seek(start_key.as_bytes());
+        let mut status = Status::Ok;
+        let mut rows = 0;
+        while rows < count && it.valid() {
+            let Ok(key) = std::str::from_utf8(it.key()) else {
+                return Status::UnexpectedState;
+            };
+            if codec::decode(it.value(), fields, out.push_row(key)).is_err() {
+                status = Status::UnexpectedState;
+            }
+            rows += 1;
+            it.next();
+        }
+        match it.status() {
+            Ok(()) => status,
+            Err(_) => Status::Error,
+        }
+    }
+
+    fn update_single(&mut self, key: &str, values: &Record) -> Status {
+        let stored = match self.db.get(key.as_bytes()) {
+            Ok(Some(v)) => v,
+            Ok(None) => return Status::NotFound,
+            Err(_) => return Status::Error,
+        };
+        self.stored.clear();
+        if codec::decode(&stored, Fields::All, &mut self.stored).is_err() {
+            return Status::UnexpectedState;
+        }
+        drop(stored);
+        // Merged into a reused record rather than with Record::merge_from,
+        // which builds a new record per call.
+        self.merged.clear();
+        for field in self.stored.iter() {
+            self.merged
+                .push(field.name, values.get(field.name).unwrap_or(field.value));
+        }
+        for field in values.iter() {
+            if self.stored.get(field.name).is_none() {
+                self.merged.push(field.name, field.value);
+            }
+        }
+        self.value.clear();
+        codec::encode(&self.merged, &mut self.value);
+        match self.db.put(key.as_bytes(), &self.value) {
+            Ok(()) => Status::Ok,
+            Err(_) => Status::Error,
+        }
+    }
+
+    fn insert_single(&mut self, key: &str, values: &Record) -> Status {
+        self.value.clear();
+        codec::encode(values, &mut self.value);
+        match self.db.put(key.as_bytes(), &self.value) {
+            Ok(()) => Status::Ok,
+            Err(_) => Status::Error,
+        }
+    }
+
+    fn write_row(&mut self, key: &str, values: &Record) -> Status {
+        self.batch.clear();
+        for field in values.iter() {
+            self.row_prefix(key);
+            self.key.extend_from_slice(field.name.as_bytes());
+            self.batch.put(&self.key, field.value);
+        }
+        match self.db.write(&mut self.batch) {
+            Ok(()) => Status::Ok,
+            Err(_) => Status::Error,
+        }
+    }
+
+    fn read_row(&mut self, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+        self.row_prefix(key);
+        let Ok(mut it) = self.db.iter() else {
+            return Status::Error;
+        };
+        it.seek(&self.key);
+        let mut found = false;
+        while it.valid() {
+            let Some(field) = it.key().strip_prefix(self.key.as_slice()) else {
+                break;
+            };
+            found = true;
+            let Ok(field) = std::str::from_utf8(field) else {
+                return Status::UnexpectedState;
+            };
+            if fields.contains(field) {
+                out.push(field, it.value());
+            }
+            it.next();
+        }
+        match it.status() {
+            Err(_) => Status::Error,
+            Ok(()) if found => Status::Ok,
+            Ok(()) => Status::NotFound,
+        }
+    }
+
+    fn scan_row(
+        &mut self,
+        start_key: &str,
+        count: usize,
+        fields: Fields<'_>,
+        out: &mut ScanResult,
+    ) -> Status {
+        let Ok(mut it) = self.db.iter() else {
+            return Status::Error;
+        };
+        it.seek(start_key.as_bytes());
+        // The record key of the row being filled, in `self.key`.
+        self.key.clear();
+        let mut rows = 0;
+        let mut row: Option<&mut Record> = None;
+        while it.valid() {
+            let entry = it.key();
+            // As YCSB-cpp: the record key ends at the first ':'.
+            let Some(colon) = entry.iter().position(|&b| b == b':') else {
+                return Status::UnexpectedState;
+            };
+            let (record_key, field) = (&entry[..colon], &entry[colon + 1..]);
+            let (Ok(record_key), Ok(field)) =
+                (std::str::from_utf8(record_key), std::str::from_utf8(field))
+            else {
+                return Status::UnexpectedState;
+            };
+            if row.is_none() || self.key != record_key.as_bytes() {
+                if rows == count {
+                    break;
+                }
+                rows += 1;
+                self.key.clear();
+                self.key.extend_from_slice(record_key.as_bytes());
+                row = Some(out.push_row(record_key));
+            }
+            if fields.contains(field) {
+                if let Some(r) = row.as_deref_mut() {
+                    r.push(field, it.value());
+                }
+            }
+            it.next();
+        }
+        match it.status() {
+            Ok(()) => Status::Ok,
+            Err(_) => Status::Error,
+        }
+    }
+
+    fn delete_row(&mut self, key: &str) -> Status {
+        self.row_prefix(key);
+        let Ok(mut it) = self.db.iter() else {
+            return Status::Error;
+        };
+        self.batch.clear();
+        it.seek(&self.key);
+        while it.valid() && it.key().starts_with(&self.key) {
+            self.batch.delete(it.key());
+            it.next();
+        }
+        if it.status().is_err() {
+            return Status::Error;
+        }
+        drop(it);
+        match self.db.write(&mut self.batch) {
+            Ok(()) => Status::Ok,
+            Err(_) => Status::Error,
+        }
+    }
+}
+
+impl StoreThread for LevelThread<'_> {
+    fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+        match self.format {
+            Format::Row => self.read_row(key, fields, out),
+            Format::Single | Format::Column => self.read_single(key, fields, out),
+        }
+    }
+
+    fn scan(
+        &mut self,
+        _table: &str,
+        start_key: &str,
+        count: usize,
+        fields: Fields<'_>,
+        out: &mut ScanResult,
+    ) -> Status {
+        match self.format {
+            Format::Row => self.scan_row(start_key, count, fields, out),
+            Format::Single | Format::Column => self.scan_single(start_key, count, fields, out),
+        }
+    }
+
+    fn update(&mut self, _table: &str, key: &str, values: &Record) -> Status {
+        match self.format {
+            // As YCSB-cpp: a blind write of the changed fields.
+            Format::Row => self.write_row(key, values),
+            Format::Single | Format::Column => self.update_single(key, values),
+        }
+    }
+
+    fn insert(&mut self, _table: &str, key: &str, values: &Record) -> Status {
+        match self.format {
+            Format::Row => self.write_row(key, values),
+            Format::Single | Format::Column => self.insert_single(key, values),
+        }
+    }
+
+    fn delete(&mut self, _table: &str, key: &str) -> Status {
+        match self.format {
+            Format::Row => self.delete_row(key),
+            Format::Single | Format::Column => match self.db.delete(key.as_bytes()) {
+                Ok(()) => Status::Ok,
+                Err(_) => Status::Error,
+            },
+        }
+    }
+}
