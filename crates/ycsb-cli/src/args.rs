@@ -1,0 +1,299 @@
+//! The command line, turned into a validated [`Invocation`] in one place.
+//!
+//! Both forms that published blog posts use are accepted verbatim:
+//!
+//! * Java YCSB: `ycsb load|run <db> -P file -p k=v -s -threads N -target N`
+//! * YCSB-cpp: `ycsb -load -run -db <db> -P file -p k=v -s -threads N`
+//!
+//! `-P` and `-p` apply in argv order and the last setting of a property
+//! wins (YCSB-cpp's rule). Java YCSB instead lets every `-p` win over every
+//! `-P` whatever the order; the two agree whenever `-p` follows `-P`, as in
+//! every documented example.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// A source of properties, in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PropertySource {
+    /// `-P <file>`.
+    File(PathBuf),
+    /// `-p key=value` (or a flag such as `-threads`, with the flag's name).
+    Assignment {
+        /// The flag that set it (`-p`, `-threads`, `-target`, ...).
+        flag: &'static str,
+        /// The property's name.
+        key: String,
+        /// Its value.
+        value: String,
+    },
+}
+
+/// Which form the command line used, which decides the extra summary lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// `ycsb load|run <db>`.
+    Java,
+    /// `ycsb -load -run -db <db>`.
+    Cpp,
+}
+
+/// A benchmark to run: phases, store, properties, status output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Benchmark {
+    /// Run the load phase.
+    pub load: bool,
+    /// Run the transaction phase.
+    pub run: bool,
+    /// The store's name.
+    pub db: String,
+    /// Property files and assignments in argv order.
+    pub sources: Vec<PropertySource>,
+    /// `-s`: print status lines.
+    pub status: bool,
+    /// The command-line form used.
+    pub style: Style,
+}
+
+/// What the user asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Invocation {
+    /// Load and/or run a workload.
+    Benchmark(Benchmark),
+    /// Print help.
+    Help,
+    /// Print the version.
+    Version,
+    /// Print the reference of every property.
+    Properties {
+        /// Markdown instead of plain text.
+        markdown: bool,
+    },
+    /// List the stores.
+    Stores,
+}
+
+/// A command line that cannot be understood: one line naming the argument.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+fn usage(message: impl Into<String>) -> UsageError {
+    UsageError(message.into())
+}
+
+/// Parses the arguments after the program name.
+///
+/// # Errors
+///
+/// A [`UsageError`] naming the offending argument.
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, UsageError> {
+    let args: Vec<String> = args
+        .into_iter()
+        .map(|a| {
+            a.into_string()
+                .map_err(|a| usage(format!("argument {a:?} is not valid UTF-8")))
+        })
+        .collect::<Result<_, _>>()?;
+    let mut it = args.into_iter().peekable();
+    let mut bench = Benchmark {
+        load: false,
+        run: false,
+        db: String::new(),
+        sources: Vec::new(),
+        status: false,
+        style: Style::Cpp,
+    };
+    let mut db: Option<String> = None;
+
+    match it.peek().map(String::as_str) {
+        None => return Ok(Invocation::Help),
+        Some("help" | "-h" | "--help" | "-help") => return Ok(Invocation::Help),
+        Some("-V" | "--version" | "version" | "-version") => return Ok(Invocation::Version),
+        Some("stores") => return Ok(Invocation::Stores),
+        Some("properties") => {
+            it.next();
+            let markdown = match it.next().as_deref() {
+                None => false,
+                Some("--markdown") => true,
+                Some(other) => {
+                    return Err(usage(format!(
+                        "unknown argument '{other}' for 'properties' (expected --markdown)"
+                    )))
+                }
+            };
+            return Ok(Invocation::Properties { markdown });
+        }
+        Some("load" | "run") => {
+            let command = it.next().unwrap_or_default();
+            bench.style = Style::Java;
+            if command == "load" {
+                bench.load = true;
+            } else {
+                bench.run = true;
+            }
+            match it.next() {
+                Some(name) if !name.starts_with('-') => db = Some(name),
+                Some(flag) => {
+                    return Err(usage(format!(
+                        "'ycsb {command}' needs the store's name before the options, as in 'ycsb {command} basic -P workloads/workloada' (found '{flag}')"
+                    )))
+                }
+                None => {
+                    return Err(usage(format!(
+                        "'ycsb {command}' needs the store's name, as in 'ycsb {command} basic -P workloads/workloada'"
+                    )))
+                }
+            }
+        }
+        Some(_) => {}
+    }
+
+    while let Some(arg) = it.next() {
+        let mut value = |flag: &str| {
+            it.next()
+                .ok_or_else(|| usage(format!("flag {flag} needs a value")))
+        };
+        match arg.as_str() {
+            "-P" => bench.sources.push(PropertySource::File(PathBuf::from(value("-P")?))),
+            "-p" => {
+                let assignment = value("-p")?;
+                let (key, val) = split_assignment(&assignment)
+                    .ok_or_else(|| usage(format!("-p '{assignment}': expected key=value")))?;
+                bench.sources.push(PropertySource::Assignment {
+                    flag: "-p",
+                    key,
+                    value: val,
+                });
+            }
+            "-s" => bench.status = true,
+            "-threads" | "--threads" => bench.sources.push(PropertySource::Assignment {
+                flag: "-threads",
+                key: "threadcount".into(),
+                value: value("-threads")?,
+            }),
+            "-target" | "--target" => bench.sources.push(PropertySource::Assignment {
+                flag: "-target",
+                key: "target".into(),
+                value: value("-target")?,
+            }),
+            "-db" | "--db" => {
+                let name = value("-db")?;
+                if db.is_some() && bench.style == Style::Java {
+                    return Err(usage(format!(
+                        "-db {name}: the store is already named by 'ycsb load|run <db>'"
+                    )));
+                }
+                db = Some(name);
+            }
+            "-load" | "--load" => bench.load = true,
+            "-run" | "--run" | "-t" => bench.run = true,
+            "-h" | "--help" | "-help" => return Ok(Invocation::Help),
+            other if other.starts_with('-') => {
+                return Err(usage(format!(
+                    "unknown flag '{other}' (see 'ycsb --help')"
+                )))
+            }
+            other => {
+                return Err(usage(format!(
+                    "unexpected argument '{other}' (see 'ycsb --help')"
+                )))
+            }
+        }
+    }
+
+    if !bench.load && !bench.run {
+        return Err(usage(
+            "nothing to do: give 'load' or 'run' (Java form) or -load and/or -run (YCSB-cpp form); see 'ycsb --help'",
+        ));
+    }
+    bench.db = db.ok_or_else(|| usage("no store named: add -db <name> (for example -db basic); 'ycsb stores' lists them"))?;
+    Ok(Invocation::Benchmark(bench))
+}
+
+fn split_assignment(text: &str) -> Option<(String, String)> {
+    let (key, value) = text.split_once('=')?;
+    let key = key.trim();
+    if key.is_empty() {
+        return None;
+    }
+    Some((key.to_string(), value.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(line: &str) -> Result<Invocation, UsageError> {
+        parse(line.split_whitespace().map(OsString::from))
+    }
+
+    fn bench(line: &str) -> Benchmark {
+        match parse_str(line) {
+            Ok(Invocation::Benchmark(b)) => b,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn java_form() {
+        let b = bench("load basic -P workloads/workloada -p recordcount=5 -s -threads 4 -target 100");
+        assert!(b.load && !b.run);
+        assert_eq!(b.db, "basic");
+        assert_eq!(b.style, Style::Java);
+        assert!(b.status);
+        assert_eq!(
+            b.sources,
+            vec![
+                PropertySource::File("workloads/workloada".into()),
+                PropertySource::Assignment { flag: "-p", key: "recordcount".into(), value: "5".into() },
+                PropertySource::Assignment { flag: "-threads", key: "threadcount".into(), value: "4".into() },
+                PropertySource::Assignment { flag: "-target", key: "target".into(), value: "100".into() },
+            ]
+        );
+        let r = bench("run rocksdb -s -P workloads/workloada -p rocksdb.dir=/tmp/x");
+        assert!(r.run && !r.load);
+    }
+
+    #[test]
+    fn cpp_form() {
+        let b = bench("-load -run -db leveldb -P w -P leveldb/leveldb.properties -p a=b=c -s");
+        assert!(b.load && b.run);
+        assert_eq!(b.db, "leveldb");
+        assert_eq!(b.style, Style::Cpp);
+        assert_eq!(
+            b.sources[2],
+            PropertySource::Assignment { flag: "-p", key: "a".into(), value: "b=c".into() }
+        );
+        assert!(bench("-t -db basic").run);
+    }
+
+    #[test]
+    fn bad_command_lines_name_the_argument() {
+        for (line, expected) in [
+            ("load", "needs the store's name"),
+            ("load -P x", "found '-P'"),
+            ("-db basic", "nothing to do"),
+            ("-load", "no store named"),
+            ("-load -db basic -P", "flag -P needs a value"),
+            ("-load -db basic -p novalue", "-p 'novalue': expected key=value"),
+            ("-load -db basic -p =v", "expected key=value"),
+            ("-load -db basic --frobnicate", "unknown flag '--frobnicate'"),
+            ("-load -db basic stray", "unexpected argument 'stray'"),
+            ("run basic -db other", "already named"),
+            ("properties --json", "unknown argument '--json'"),
+        ] {
+            let err = parse_str(line).expect_err(line);
+            assert!(err.0.contains(expected), "{line}: {}", err.0);
+        }
+    }
+
+    #[test]
+    fn help_and_version() {
+        assert_eq!(parse_str(""), Ok(Invocation::Help));
+        assert_eq!(parse_str("--help"), Ok(Invocation::Help));
+        assert_eq!(parse_str("--version"), Ok(Invocation::Version));
+        assert_eq!(parse_str("stores"), Ok(Invocation::Stores));
+        assert_eq!(parse_str("properties --markdown"), Ok(Invocation::Properties { markdown: true }));
+    }
+}
