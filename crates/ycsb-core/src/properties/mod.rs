@@ -97,7 +97,8 @@ struct LogicalLine {
 }
 
 /// Splits text into logical lines the way Java's `Properties.LineReader`
-/// does: blank and comment lines are dropped, continuations are joined.
+/// (JDK 9 and later) does: blank and comment lines are dropped,
+/// continuations are joined.
 fn logical_lines(text: &str) -> Vec<LogicalLine> {
     let mut out = Vec::new();
     let mut chars = text.chars().peekable();
@@ -105,20 +106,20 @@ fn logical_lines(text: &str) -> Vec<LogicalLine> {
 
     let mut buf: Vec<char> = Vec::new();
     let mut start_line = 1usize;
+    // Whether a logical line has begun (for its line number); unlike a
+    // non-empty `buf`, this stays set over a line holding only `\`.
+    let mut started = false;
     // At the start of a natural line: skipping its leading blanks.
     let mut skip_blanks = true;
-    // The natural line being skipped over continues a logical line, so an
-    // empty line there ends it instead of being skipped.
+    // The natural line being started continues a logical line, so an empty
+    // line there ends it instead of being skipped.
     let mut continued = false;
-    // The next non-blank character is the first of a logical line, where
-    // `#` and `!` start a comment.
-    let mut first = true;
-    let mut comment = false;
     let mut backslash = false;
 
     while let Some(c) = chars.next() {
         let eol = c == '\n' || c == '\r';
-        if eol && c == '\r' && chars.peek() == Some(&'\n') {
+        let crlf = c == '\r' && chars.peek() == Some(&'\n');
+        if crlf {
             chars.next();
         }
         if skip_blanks {
@@ -132,45 +133,60 @@ fn logical_lines(text: &str) -> Vec<LogicalLine> {
             skip_blanks = false;
             continued = false;
         }
-        if first && !eol {
-            first = false;
-            start_line = line;
-            if c == '#' || c == '!' {
-                comment = true;
-                continue;
+        // Java looks for a comment whenever nothing is accumulated yet, so
+        // `#` after a continued line that held only `\` starts one too.
+        if buf.is_empty() && (c == '#' || c == '!') {
+            for c in chars.by_ref() {
+                if c == '\n' || c == '\r' {
+                    if c == '\r' && chars.peek() == Some(&'\n') {
+                        chars.next();
+                    }
+                    line += 1;
+                    break;
+                }
             }
+            started = false;
+            skip_blanks = true;
+            continue;
         }
         if !eol {
-            if !comment {
-                buf.push(c);
-                backslash = c == '\\' && !backslash;
+            if !started {
+                started = true;
+                start_line = line;
             }
+            buf.push(c);
+            backslash = c == '\\' && !backslash;
             continue;
         }
         line += 1;
-        if comment || buf.is_empty() {
-            comment = false;
-            first = true;
+        if buf.is_empty() {
+            started = false;
             skip_blanks = true;
-            buf.clear();
-            backslash = false;
             continue;
         }
-        if backslash {
+        // Java checks for the end of input (right after the `\r` of a
+        // `\r\n`) before handling a continuation, so `\` and a line end at
+        // the very end give an entry even when nothing else is left (an
+        // empty key).
+        if backslash && (crlf || chars.peek().is_some()) {
             buf.pop();
             backslash = false;
             skip_blanks = true;
             continued = true;
         } else {
+            if backslash {
+                buf.pop();
+                backslash = false;
+            }
             out.push(LogicalLine {
                 chars: std::mem::take(&mut buf),
                 line: start_line,
             });
-            first = true;
+            started = false;
             skip_blanks = true;
         }
     }
-    if !buf.is_empty() && !comment {
+    if !buf.is_empty() {
         if backslash {
             // Java drops a backslash that continues into the end of input.
             buf.pop();

@@ -10,10 +10,16 @@ fn parse(text: &str) -> Vec<(String, String, usize)> {
         .collect()
 }
 
+type Entries = &'static [(&'static str, &'static str, usize)];
+
 /// Each case: the file text and the entries `java.util.Properties.load`
 /// reads from it (key, value, line the entry starts on). The expectations
-/// follow the `Properties.load(Reader)` documentation and its examples.
-const CASES: &[(&str, &[(&str, &str, usize)])] = &[
+/// follow the `Properties.load(Reader)` documentation and its examples, and
+/// every case was checked against OpenJDK 17's `Properties.load` (key and
+/// value; Java does not report lines), as were 20,000 random files built
+/// from the syntax's special characters; the one deliberate difference is
+/// the byte-order mark.
+const CASES: &[(&str, Entries)] = &[
     // The three separators of the Javadoc example, with surrounding blanks.
     ("Truth = Beauty", &[("Truth", "Beauty", 1)]),
     (" Truth:Beauty", &[("Truth", "Beauty", 1)]),
@@ -69,6 +75,15 @@ const CASES: &[(&str, &[(&str, &str, usize)])] = &[
     // A continuation into the end of input drops the backslash.
     ("a=b\\", &[("a", "b", 1)]),
     ("a=b\\\n", &[("a", "b", 1)]),
+    // A line holding only `\\` at the very end is an entry with an empty
+    // key; with anything after it (even blanks or the `\n` of `\r\n`),
+    // the continuation swallows it instead.
+    ("\\", &[("", "", 1)]),
+    ("\\\n", &[("", "", 1)]),
+    ("\\\r\n", &[]),
+    ("\\\n   ", &[]),
+    // After a continued line that held only `\\`, `#` starts a comment.
+    ("\\\n#c\nk=v", &[("k", "v", 3)]),
     // Continuation inside a key.
     ("ke\\\n  y=v", &[("key", "v", 1)]),
     // Line ends: \n, \r, \r\n; blank lines counted.
