@@ -1,1 +1,169 @@
-//! The rocksdb binding (work in progress).
+//! The `rocksdb` store: RocksDB through the `rocksdb` crate, compatible
+//! with YCSB-cpp's `rocksdb` binding and its property files.
+//!
+//! Each record is one engine key (the record key) whose value holds every
+//! field in [`ycsb_db::codec`]'s encoding. The table name is ignored, as in
+//! YCSB-cpp: all tables share one keyspace. The database is opened once per
+//! phase and shared by all client threads; each thread keeps its own read
+//! and write options and encode buffers, so an operation allocates nothing
+//! in the binding once the buffers have grown.
+//!
+//! Updates either read, merge and write the record (the default) or, with
+//! `rocksdb.mergeupdate=true`, hand the changed fields to a RocksDB merge
+//! operator that merges them at read and compaction time.
+//!
+//! See `docs/engines-rocksdb.md` for the properties, the gauges and how to
+//! link another RocksDB build.
+
+#![deny(missing_docs)]
+
+pub mod config;
+mod engine;
+mod thread;
+
+use std::path::Path;
+
+use rocksdb::DB;
+use ycsb_db::store::StoreContext;
+use ycsb_db::{
+    EngineInfo, EngineReport, Gauge, Store, StoreDescriptor, StoreError, StoreThread, ThreadContext,
+};
+
+pub use config::{Compression, EngineOptions, Format, RocksConfig, Tuning, PROPERTIES};
+
+/// How the command line finds this store.
+pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor {
+    name: "rocksdb",
+    aliases: &["site.ycsb.db.rocksdb.RocksDBClient"],
+    summary: "RocksDB, embedded (YCSB-cpp compatible properties)",
+    properties: PROPERTIES,
+    open: open_boxed,
+};
+
+fn open_boxed(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
+    Ok(Box::new(RocksStore::open(context)?))
+}
+
+/// A RocksDB database opened for a benchmark phase.
+pub struct RocksStore {
+    // Declared first so that it is dropped (closed) before the options and
+    // caches it was opened with.
+    db: DB,
+    options: rocksdb::Options,
+    config: RocksConfig,
+    engine: EngineInfo,
+}
+
+impl std::fmt::Debug for RocksStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RocksStore")
+            .field("config", &self.config)
+            .field("engine", &self.engine)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RocksStore {
+    /// Opens (creating if missing) the database the `rocksdb.*` properties
+    /// describe.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Property`] for an invalid or missing property and
+    /// [`StoreError::Open`] with RocksDB's message when the engine cannot
+    /// open the database (directory not writable, locked by another
+    /// process, corrupt OPTIONS file).
+    pub fn open(context: &StoreContext<'_>) -> Result<Self, StoreError> {
+        Self::open_config(RocksConfig::from_properties(context.properties)?)
+    }
+
+    /// Opens the database with already checked settings.
+    ///
+    /// # Errors
+    ///
+    /// As [`RocksStore::open`], without the property errors.
+    pub fn open_config(config: RocksConfig) -> Result<Self, StoreError> {
+        let opened = engine::open(&config)?;
+        let engine = EngineInfo {
+            name: "RocksDB".to_string(),
+            version: engine::linked_version(&config.path).unwrap_or_else(|| "unknown".into()),
+        };
+        Ok(Self {
+            db: opened.db,
+            options: opened.options,
+            config,
+            engine,
+        })
+    }
+
+    /// The settings the store was opened with.
+    pub fn config(&self) -> &RocksConfig {
+        &self.config
+    }
+
+    /// The database directory.
+    pub fn path(&self) -> &Path {
+        &self.config.path
+    }
+
+    /// The underlying database, for tools and tests that need the engine
+    /// itself (for example to flush memtables).
+    pub fn db(&self) -> &DB {
+        &self.db
+    }
+}
+
+impl Store for RocksStore {
+    fn thread(&self, _context: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
+        Ok(Box::new(thread::RocksThread::new(&self.db, &self.config)))
+    }
+
+    fn gauges(&self, out: &mut Vec<Gauge>) {
+        engine::gauges(&self.db, out);
+    }
+
+    fn engine_info(&self) -> EngineInfo {
+        self.engine.clone()
+    }
+
+    fn final_reports(&self) -> Vec<EngineReport> {
+        let mut reports = Vec::new();
+        if let Ok(Some(text)) = self.db.property_value("rocksdb.stats") {
+            reports.push(EngineReport {
+                name: "rocksdb.stats".into(),
+                text,
+            });
+        }
+        if self.config.statistics {
+            if let Some(text) = self.options.get_statistics() {
+                reports.push(EngineReport {
+                    name: "rocksdb.statistics".into(),
+                    text,
+                });
+            }
+        }
+        if let Some(text) = engine::latest_options_file(&self.config.path)
+            .and_then(|p| std::fs::read_to_string(p).ok())
+        {
+            reports.push(EngineReport {
+                name: "rocksdb.OPTIONS".into(),
+                text,
+            });
+        }
+        reports
+    }
+
+    fn close(&self) -> Result<(), StoreError> {
+        // Without a WAL the memtables hold the only copy of recent writes;
+        // with one, syncing it makes every acknowledged write durable.
+        let result = if self.config.disable_wal {
+            self.db.flush()
+        } else {
+            self.db.flush_wal(true)
+        };
+        result.map_err(|e| StoreError::Open {
+            store: "rocksdb".into(),
+            message: format!("closing {}: {e}", self.config.path.display()),
+        })
+    }
+}

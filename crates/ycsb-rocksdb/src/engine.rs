@@ -1,0 +1,316 @@
+//! Opening the engine from settings, its merge operator, and what it tells
+//! about itself (version, gauges).
+
+use std::path::{Path, PathBuf};
+
+use rocksdb::{
+    BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, Env, MergeOperands,
+    Options, DB,
+};
+use ycsb_db::{codec, Fields, Gauge, Record, StoreError};
+
+use crate::config::{Compression, EngineOptions, RocksConfig, Tuning};
+
+/// The merge operator's name, as YCSB-cpp's, recorded by RocksDB in the
+/// OPTIONS file.
+const MERGE_OPERATOR_NAME: &str = "YCSBUpdateMerge";
+
+/// RocksDB's own default block cache size, given to options loaded from a
+/// file (the file cannot hold a cache).
+const DEFAULT_BLOCK_CACHE: usize = 8 << 20;
+
+/// YCSB-cpp calls `IncreaseParallelism()` and `OptimizeLevelStyleCompaction()`
+/// with their C++ default arguments.
+const PARALLELISM: i32 = 16;
+const LEVEL_STYLE_MEMTABLE_BUDGET: usize = 512 << 20;
+
+/// Integer properties sampled as gauges.
+const INT_GAUGES: &[&str] = &[
+    "rocksdb.estimate-num-keys",
+    "rocksdb.estimate-pending-compaction-bytes",
+    "rocksdb.cur-size-all-mem-tables",
+    "rocksdb.size-all-mem-tables",
+    "rocksdb.num-immutable-mem-table",
+    "rocksdb.num-running-flushes",
+    "rocksdb.num-running-compactions",
+    "rocksdb.compaction-pending",
+    "rocksdb.live-sst-files-size",
+    "rocksdb.total-sst-files-size",
+    "rocksdb.block-cache-usage",
+    "rocksdb.actual-delayed-write-rate",
+    "rocksdb.is-write-stopped",
+];
+
+pub(crate) struct Opened {
+    pub(crate) db: DB,
+    pub(crate) options: Options,
+}
+
+fn open_error(config: &RocksConfig, doing: &str, message: impl std::fmt::Display) -> StoreError {
+    StoreError::Open {
+        store: "rocksdb".into(),
+        message: format!("{doing} {}: {message}", config.path.display()),
+    }
+}
+
+/// Opens the database `config` describes, destroying it first if asked.
+pub(crate) fn open(config: &RocksConfig) -> Result<Opened, StoreError> {
+    let (mut options, families) = match &config.engine {
+        EngineOptions::Properties(tuning) => (tuned_options(tuning)?, Vec::new()),
+        EngineOptions::File(file) => load_options_file(file)?,
+    };
+    options.create_if_missing(true);
+    if config.statistics {
+        options.enable_statistics();
+    }
+    if let EngineOptions::Properties(_) = config.engine {
+        // Installed whatever rocksdb.mergeupdate says, so that a database
+        // loaded with merge updates stays readable without them.
+        options.set_merge_operator_associative(MERGE_OPERATOR_NAME, merge_fields);
+    }
+    if config.destroy {
+        DB::destroy(&options, &config.path).map_err(|e| open_error(config, "destroying", e))?;
+    }
+    let db = if families.is_empty() {
+        DB::open(&options, &config.path)
+    } else {
+        DB::open_cf_descriptors(&options, &config.path, families)
+    }
+    .map_err(|e| open_error(config, "opening", e))?;
+    Ok(Opened { db, options })
+}
+
+fn cache(size: usize) -> Result<Cache, StoreError> {
+    Cache::new_lru_cache(size).map_err(|e| StoreError::Other(format!("rocksdb block cache: {e}")))
+}
+
+/// Options from the tuning properties, applied in YCSB-cpp's order.
+fn tuned_options(t: &Tuning) -> Result<Options, StoreError> {
+    let mut o = Options::default();
+    o.set_compression_type(match t.compression {
+        Compression::No => DBCompressionType::None,
+        Compression::Snappy => DBCompressionType::Snappy,
+        Compression::Zlib => DBCompressionType::Zlib,
+        Compression::Bzip2 => DBCompressionType::Bz2,
+        Compression::Lz4 => DBCompressionType::Lz4,
+        Compression::Lz4hc => DBCompressionType::Lz4hc,
+        Compression::Zstd => DBCompressionType::Zstd,
+    });
+    if let Some(v) = t.max_background_jobs {
+        o.set_max_background_jobs(v);
+    }
+    if let Some(v) = t.target_file_size_base {
+        o.set_target_file_size_base(v);
+    }
+    if let Some(v) = t.target_file_size_multiplier {
+        o.set_target_file_size_multiplier(v);
+    }
+    if let Some(v) = t.max_bytes_for_level_base {
+        o.set_max_bytes_for_level_base(v);
+    }
+    if let Some(v) = t.write_buffer_size {
+        o.set_write_buffer_size(v);
+    }
+    if let Some(v) = t.max_write_buffer_number {
+        o.set_max_write_buffer_number(v);
+    }
+    if let Some(v) = t.max_open_files {
+        o.set_max_open_files(v);
+    }
+    if let Some(v) = t.level0_file_num_compaction_trigger {
+        o.set_level_zero_file_num_compaction_trigger(v);
+    }
+    if let Some(v) = t.level0_slowdown_writes_trigger {
+        o.set_level_zero_slowdown_writes_trigger(v);
+    }
+    if let Some(v) = t.level0_stop_writes_trigger {
+        o.set_level_zero_stop_writes_trigger(v);
+    }
+    o.set_use_direct_io_for_flush_and_compaction(t.use_direct_io_for_flush_and_compaction);
+    o.set_use_direct_reads(t.use_direct_reads);
+    o.set_allow_mmap_writes(t.allow_mmap_writes);
+    o.set_allow_mmap_reads(t.allow_mmap_reads);
+
+    let mut table = BlockBasedOptions::default();
+    if let Some(size) = t.cache_size {
+        table.set_block_cache(&cache(size)?);
+    }
+    if let Some(size) = t.compressed_cache_size {
+        table.set_block_cache_compressed(&cache(size)?);
+    }
+    if let Some(bits) = t.bloom_bits {
+        table.set_bloom_filter(f64::from(bits), false);
+    }
+    o.set_block_based_table_factory(&table);
+
+    if t.increase_parallelism {
+        o.increase_parallelism(PARALLELISM);
+    }
+    if t.optimize_level_style_compaction {
+        o.optimize_level_style_compaction(LEVEL_STYLE_MEMTABLE_BUDGET);
+    }
+    Ok(o)
+}
+
+/// Loads a RocksDB OPTIONS file with its column families.
+///
+/// The C API only loads the latest OPTIONS file of a database directory, so
+/// the file is copied into an empty scratch directory under that name.
+fn load_options_file(file: &Path) -> Result<(Options, Vec<ColumnFamilyDescriptor>), StoreError> {
+    let io = |doing: &str, source| StoreError::Io {
+        context: format!("rocksdb.optionsfile {}: {doing}", file.display()),
+        source,
+    };
+    let text = std::fs::read(file).map_err(|e| io("cannot read it", e))?;
+    let scratch = tempfile::Builder::new()
+        .prefix("ycsb-rocksdb-options-")
+        .tempdir()
+        .map_err(|e| io("cannot create a scratch directory", e))?;
+    std::fs::write(scratch.path().join("OPTIONS-000001"), text)
+        .map_err(|e| io("cannot copy it to a scratch directory", e))?;
+    let env = Env::new().map_err(|e| StoreError::Other(format!("rocksdb environment: {e}")))?;
+    Options::load_latest(scratch.path(), env, false, cache(DEFAULT_BLOCK_CACHE)?).map_err(|e| {
+        StoreError::Open {
+            store: "rocksdb".into(),
+            message: format!("rocksdb.optionsfile {}: {e}", file.display()),
+        }
+    })
+}
+
+/// The merge operator behind `rocksdb.mergeupdate`: later operands' fields
+/// replace earlier ones, fields missing from an operand are kept. Returning
+/// `None` makes RocksDB report the key as corrupt instead of guessing.
+fn merge_fields(_key: &[u8], existing: Option<&[u8]>, operands: &MergeOperands) -> Option<Vec<u8>> {
+    let mut record = Record::new();
+    if let Some(value) = existing {
+        codec::decode(value, Fields::All, &mut record).ok()?;
+    }
+    let mut change = Record::new();
+    for operand in operands {
+        change.clear();
+        codec::decode(operand, Fields::All, &mut change).ok()?;
+        record.merge_from(&change);
+    }
+    let mut out = Vec::with_capacity(record.value_bytes() + 16 * record.len());
+    codec::encode(&record, &mut out);
+    Some(out)
+}
+
+/// The newest `OPTIONS-<number>` file RocksDB wrote in `dir`.
+pub(crate) fn latest_options_file(dir: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name();
+            let number: u64 = name.to_str()?.strip_prefix("OPTIONS-")?.parse().ok()?;
+            Some((number, entry.path()))
+        })
+        .max_by_key(|(number, _)| *number)
+        .map(|(_, path)| path)
+}
+
+/// The version of the RocksDB library that opened the database in `dir`,
+/// as the library itself wrote it into the OPTIONS file (or, failing that,
+/// the LOG). Asked of the running engine, not of headers seen at build time,
+/// so that a swapped library is reported truthfully.
+pub(crate) fn linked_version(dir: &Path) -> Option<String> {
+    let from_options = latest_options_file(dir)
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.trim().strip_prefix("rocksdb_version="))
+                .map(|v| v.trim().to_string())
+        });
+    from_options.or_else(|| {
+        let log = std::fs::read_to_string(dir.join("LOG")).ok()?;
+        log.lines().find_map(|l| {
+            let (_, v) = l.split_once("RocksDB version: ")?;
+            Some(v.trim().to_string())
+        })
+    })
+}
+
+/// Appends the engine gauges: files per level, integer properties, and the
+/// cumulative write-stall counters.
+pub(crate) fn gauges(db: &DB, out: &mut Vec<Gauge>) {
+    // A level past the configured number of levels is not a property, which
+    // ends the loop; the bound only guards against a misbehaving engine.
+    for level in 0..64 {
+        let name = format!("rocksdb.num-files-at-level{level}");
+        let Some(count) = db
+            .property_value(name.as_str())
+            .ok()
+            .flatten()
+            .and_then(|v| v.trim().parse::<f64>().ok())
+        else {
+            break;
+        };
+        out.push(Gauge::new(name, count));
+    }
+    for &name in INT_GAUGES {
+        if let Ok(Some(v)) = db.property_int_value(name) {
+            out.push(Gauge::new(name, v as f64));
+        }
+    }
+    // The non-periodic CF stats leave the interval snapshots that the
+    // periodic stats dump (and the final rocksdb.stats) rely on untouched.
+    if let Ok(Some(text)) = db.property_value("rocksdb.cfstats-no-file-histogram") {
+        stall_gauges(&text, out);
+    }
+}
+
+/// Parses `Stalls(count): 0 level0_slowdown, 0 level0_numfiles, ...,
+/// interval 0 total count` into `rocksdb.stall.<cause>` gauges and their
+/// sum `rocksdb.stall.total`.
+pub(crate) fn stall_gauges(cfstats: &str, out: &mut Vec<Gauge>) {
+    let Some(line) = cfstats
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Stalls(count):"))
+    else {
+        return;
+    };
+    let mut total = 0.0;
+    for part in line.split(',') {
+        let part = part.trim();
+        if part.starts_with("interval") {
+            continue;
+        }
+        let Some((count, cause)) = part.split_once(' ') else {
+            continue;
+        };
+        let Ok(count) = count.parse::<f64>() else {
+            continue;
+        };
+        total += count;
+        out.push(Gauge::new(
+            format!("rocksdb.stall.{}", cause.trim().replace(' ', "_")),
+            count,
+        ));
+    }
+    out.push(Gauge::new("rocksdb.stall.total", total));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stall_line_parses() {
+        let text = "junk\nStalls(count): 1 level0_slowdown, 0 level0_slowdown_with_compaction, \
+                    2 level0_numfiles, 0 level0_numfiles_with_compaction, 3 stop for pending_compaction_bytes, \
+                    0 slowdown for pending_compaction_bytes, 0 memtable_compaction, 4 memtable_slowdown, \
+                    interval 9 total count\nmore\n";
+        let mut g = Vec::new();
+        stall_gauges(text, &mut g);
+        let get = |n: &str| g.iter().find(|x| x.name == n).map(|x| x.value);
+        assert_eq!(get("rocksdb.stall.level0_slowdown"), Some(1.0));
+        assert_eq!(
+            get("rocksdb.stall.stop_for_pending_compaction_bytes"),
+            Some(3.0)
+        );
+        assert_eq!(get("rocksdb.stall.memtable_slowdown"), Some(4.0));
+        assert_eq!(get("rocksdb.stall.total"), Some(10.0));
+        assert_eq!(g.len(), 9);
+    }
+}
