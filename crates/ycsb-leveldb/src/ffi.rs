@@ -446,11 +446,13 @@ impl Iter<'_> {
     /// The current key. Only call when [`Iter::valid`].
     pub fn key(&self) -> &[u8] {
         let mut len: libc::size_t = 0;
+        // leveldb-sys declares the length out-pointer const; LevelDB writes
+        // through it, hence the pointer from a mutable place.
         // SAFETY: live iterator at an entry; the returned bytes belong to
         // the iterator and stay valid until it moves, which needs `&mut
         // self` and so ends this borrow.
         unsafe {
-            let p = sys::leveldb_iter_key(self.it.as_ptr(), &mut len);
+            let p = sys::leveldb_iter_key(self.it.as_ptr(), (&raw mut len).cast_const());
             slice_or_empty(p, len)
         }
     }
@@ -460,7 +462,7 @@ impl Iter<'_> {
         let mut len: libc::size_t = 0;
         // SAFETY: as for `key`.
         unsafe {
-            let p = sys::leveldb_iter_value(self.it.as_ptr(), &mut len);
+            let p = sys::leveldb_iter_value(self.it.as_ptr(), (&raw mut len).cast_const());
             slice_or_empty(p, len)
         }
     }

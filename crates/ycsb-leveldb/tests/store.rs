@@ -1,0 +1,566 @@
+//! The `leveldb` store through the ycsb-db traits, on real databases in
+//! temporary directories.
+
+use std::path::{Path, PathBuf};
+
+use ycsb_db::{
+    Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
+    ThreadContext,
+};
+use ycsb_leveldb::LevelStore;
+
+const TABLE: &str = "usertable";
+
+fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
+    let mut p = Properties::new().with("leveldb.dbname", dir.display());
+    for (k, v) in extra {
+        p.set(*k, *v, Origin::Flag("-p"));
+    }
+    p
+}
+
+fn open(dir: &Path, extra: &[(&str, &str)]) -> LevelStore {
+    LevelStore::open(&props(dir, extra)).expect("open")
+}
+
+fn record(fields: &[(&str, &str)]) -> Record {
+    let mut r = Record::new();
+    for (n, v) in fields {
+        r.push(n, v.as_bytes());
+    }
+    r
+}
+
+fn fields_of(r: &Record) -> Vec<(String, String)> {
+    r.iter()
+        .map(|f| {
+            (
+                f.name.to_string(),
+                String::from_utf8_lossy(f.value).into_owned(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+fn read(t: &mut dyn StoreThread, key: &str, fields: Fields<'_>) -> (Status, Vec<(String, String)>) {
+    let mut out = Record::new();
+    let status = t.read(TABLE, key, fields, &mut out);
+    (status, fields_of(&out))
+}
+
+fn scan_keys(t: &mut dyn StoreThread, start: &str, count: usize) -> Vec<String> {
+    let mut out = ScanResult::new();
+    assert_eq!(
+        t.scan(TABLE, start, count, Fields::All, &mut out),
+        Status::Ok
+    );
+    out.iter().map(|(k, _)| k.to_string()).collect()
+}
+
+/// Every operation of a format, checked the same way.
+fn exercise_operations(format: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[("leveldb.format", format)]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let t = t.as_mut();
+
+    // Inserted out of order; the table name is ignored.
+    for key in ["user3", "user1", "user5", "user2", "user4"] {
+        let r = record(&[
+            ("field0", &format!("{key}-0")),
+            ("field1", &format!("{key}-1")),
+        ]);
+        assert_eq!(t.insert("any-table", key, &r), Status::Ok);
+    }
+
+    assert_eq!(
+        read(t, "user2", Fields::All),
+        (
+            Status::Ok,
+            pairs(&[("field0", "user2-0"), ("field1", "user2-1")])
+        )
+    );
+    let only = vec!["field1".to_string()];
+    assert_eq!(
+        read(t, "user2", Fields::Only(&only)),
+        (Status::Ok, pairs(&[("field1", "user2-1")]))
+    );
+    assert_eq!(read(t, "user9", Fields::All), (Status::NotFound, vec![]));
+    // A key that is a prefix of stored keys is still not found.
+    assert_eq!(read(t, "user", Fields::All).0, Status::NotFound);
+
+    // Update merges: field1 changes, field2 is added, field0 is kept.
+    let changes = record(&[("field1", "new-1"), ("field2", "new-2")]);
+    assert_eq!(t.update(TABLE, "user3", &changes), Status::Ok);
+    let (status, mut got) = read(t, "user3", Fields::All);
+    assert_eq!(status, Status::Ok);
+    got.sort();
+    assert_eq!(
+        got,
+        pairs(&[
+            ("field0", "user3-0"),
+            ("field1", "new-1"),
+            ("field2", "new-2")
+        ])
+    );
+
+    // Scans are ordered from the start key (inclusive) and stop at count.
+    assert_eq!(scan_keys(t, "user2", 3), ["user2", "user3", "user4"]);
+    assert_eq!(scan_keys(t, "user2~", 2), ["user3", "user4"]);
+    // A start key between records: in the row layout entries sort by
+    // "<key>:", and ':' sorts after the digits, so "user25" comes before
+    // "user2:field0" (YCSB-cpp's layout has the same order).
+    let between = if format == "row" {
+        ["user2", "user3"]
+    } else {
+        ["user3", "user4"]
+    };
+    assert_eq!(scan_keys(t, "user25", 2), between);
+    assert_eq!(scan_keys(t, "user4", 10), ["user4", "user5"]);
+    assert!(scan_keys(t, "user6", 10).is_empty());
+    assert!(scan_keys(t, "user1", 0).is_empty());
+    let mut out = ScanResult::new();
+    assert_eq!(
+        t.scan(TABLE, "user1", 2, Fields::Only(&only), &mut out),
+        Status::Ok
+    );
+    let rows: Vec<_> = out
+        .iter()
+        .map(|(k, r)| (k.to_string(), fields_of(r)))
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            ("user1".to_string(), pairs(&[("field1", "user1-1")])),
+            ("user2".to_string(), pairs(&[("field1", "user2-1")])),
+        ]
+    );
+
+    assert_eq!(t.delete(TABLE, "user3"), Status::Ok);
+    assert_eq!(read(t, "user3", Fields::All).0, Status::NotFound);
+    assert_eq!(scan_keys(t, "user2", 2), ["user2", "user4"]);
+    // Deleting a missing key is not an error (LevelDB's and YCSB-cpp's way).
+    assert_eq!(t.delete(TABLE, "user3"), Status::Ok);
+}
+
+#[test]
+fn single_format_operations() {
+    exercise_operations("single");
+}
+
+#[test]
+fn row_format_operations() {
+    exercise_operations("row");
+}
+
+#[test]
+fn single_format_update_of_missing_record_is_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_eq!(
+        t.update(TABLE, "nobody", &record(&[("field0", "x")])),
+        Status::NotFound
+    );
+    assert_eq!(read(t.as_mut(), "nobody", Fields::All).0, Status::NotFound);
+}
+
+#[test]
+fn single_format_stores_one_entry_per_record_with_the_shared_codec() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = record(&[("field0", "a"), ("field1", "bb")]);
+    {
+        let store = open(dir.path(), &[]);
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        assert_eq!(t.insert(TABLE, "user1", &r), Status::Ok);
+    }
+    // Read back in the row layout: one entry, under the plain key.
+    let store = open(dir.path(), &[("leveldb.format", "row")]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut out = ScanResult::new();
+    // The single-format entry has no ':' in its key: not a row entry.
+    assert_eq!(
+        t.scan(TABLE, "user1", 1, Fields::All, &mut out),
+        Status::UnexpectedState
+    );
+    drop(t);
+    drop(store);
+    let store = open(dir.path(), &[]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut expected = Vec::new();
+    ycsb_db::codec::encode(&r, &mut expected);
+    let mut back = Record::new();
+    ycsb_db::codec::decode(&expected, Fields::All, &mut back).unwrap();
+    assert_eq!(read(t.as_mut(), "user1", Fields::All).1, fields_of(&back));
+}
+
+#[test]
+fn values_that_are_not_records_are_unexpected_state_not_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        // The row layout stores raw field values under "<key>:<field>".
+        let store = open(dir.path(), &[("leveldb.format", "row")]);
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        let r = record(&[("f", "\u{7f}not an encoded record")]);
+        assert_eq!(t.insert(TABLE, "user1", &r), Status::Ok);
+    }
+    let store = open(dir.path(), &[]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_eq!(
+        read(t.as_mut(), "user1:f", Fields::All).0,
+        Status::UnexpectedState
+    );
+    assert_eq!(
+        t.update(TABLE, "user1:f", &record(&[("f", "x")])),
+        Status::UnexpectedState
+    );
+    let mut out = ScanResult::new();
+    assert_eq!(
+        t.scan(TABLE, "user1", 5, Fields::All, &mut out),
+        Status::UnexpectedState
+    );
+}
+
+#[test]
+fn threads_share_one_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[]);
+    std::thread::scope(|s| {
+        for id in 0..4 {
+            let store = &store;
+            s.spawn(move || {
+                let mut t = store.thread(ThreadContext::new(id, 4)).unwrap();
+                for i in 0..500 {
+                    let key = format!("user{id}-{i:04}");
+                    assert_eq!(
+                        t.insert(TABLE, &key, &record(&[("field0", &key)])),
+                        Status::Ok
+                    );
+                }
+            });
+        }
+    });
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    for id in 0..4 {
+        for i in 0..500 {
+            let key = format!("user{id}-{i:04}");
+            assert_eq!(
+                read(t.as_mut(), &key, Fields::All),
+                (Status::Ok, pairs(&[("field0", &key)]))
+            );
+        }
+    }
+    assert_eq!(scan_keys(t.as_mut(), "", 3000).len(), 2000);
+}
+
+#[test]
+fn destroy_removes_the_old_database() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = open(dir.path(), &[]);
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        assert_eq!(t.insert(TABLE, "user1", &record(&[("f", "v")])), Status::Ok);
+    }
+    {
+        let store = open(dir.path(), &[("leveldb.destroy", "false")]);
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        assert_eq!(read(t.as_mut(), "user1", Fields::All).0, Status::Ok);
+    }
+    let store = open(dir.path(), &[("leveldb.destroy", "true")]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_eq!(read(t.as_mut(), "user1", Fields::All).0, Status::NotFound);
+}
+
+/// Reads a `key=value` property file the simple way YCSB-cpp's files are
+/// written (no continuations or escapes), with file:line origins.
+fn load_property_file(path: &Path) -> Properties {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut p = Properties::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (k, v) = line.split_once('=').expect("key=value");
+        let origin = Origin::File {
+            path: std::sync::Arc::from(path),
+            line: i + 1,
+        };
+        p.set(k.trim(), v.trim(), origin);
+    }
+    p
+}
+
+fn shipped_properties() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../leveldb/leveldb.properties")
+}
+
+#[test]
+fn shipped_ycsb_cpp_properties_file_works_unchanged() {
+    let mut p = load_property_file(&shipped_properties());
+    // Every key of the file is one the store declares.
+    assert!(p
+        .unknown(ycsb_leveldb::PROPERTIES.iter().copied())
+        .is_empty());
+    assert_eq!(p.get_str("leveldb.dbname"), Some("/tmp/ycsb-leveldb"));
+    let dir = tempfile::tempdir().unwrap();
+    p.set(
+        "leveldb.dbname",
+        dir.path().display().to_string(),
+        Origin::Flag("-p"),
+    );
+    let store = LevelStore::open(&p).unwrap();
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_eq!(
+        t.insert(TABLE, "user1", &record(&[("field0", "v")])),
+        Status::Ok
+    );
+    assert_eq!(read(t.as_mut(), "user1", Fields::All).0, Status::Ok);
+    drop(t);
+    let reports = store.final_reports();
+    let options = &reports
+        .iter()
+        .find(|r| r.name == "leveldb.options")
+        .expect("options report")
+        .text;
+    for line in [
+        "leveldb.format=single",
+        "leveldb.write_buffer_size=67108864",
+        "leveldb.max_file_size=67108864",
+        "leveldb.max_open_files=1000",
+        "leveldb.compression=snappy",
+        "leveldb.cache_size=134217728",
+        "leveldb.filter_bits=10",
+        "leveldb.block_size=4096",
+        "leveldb.block_restart_interval=16",
+        "leveldb.sync=false",
+        "leveldb.fill_cache=true",
+    ] {
+        assert!(
+            options.lines().any(|l| l == line),
+            "{line} missing in\n{options}"
+        );
+    }
+}
+
+#[test]
+fn invalid_properties_are_errors_naming_property_and_origin() {
+    let mut p = load_property_file(&shipped_properties());
+    p.set("leveldb.dbname", "/unused", Origin::Flag("-p"));
+    p.set("leveldb.block_size", "4k", Origin::Flag("-p"));
+    let err = LevelStore::open(&p).unwrap_err();
+    assert!(matches!(err, StoreError::Property(_)));
+    assert_eq!(
+        err.to_string(),
+        "leveldb.block_size: invalid value '4k' (-p flag): expected an unsigned integer"
+    );
+    let mut p = load_property_file(&shipped_properties());
+    p.remove("leveldb.dbname");
+    p.set("leveldb.compression", "lz4", Origin::Api);
+    let err = LevelStore::open(&p).unwrap_err().to_string();
+    assert!(
+        err.starts_with("leveldb.dbname: required property is not set"),
+        "{err}"
+    );
+    p.set("leveldb.dbname", "/unused", Origin::Api);
+    let err = LevelStore::open(&p).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "leveldb.compression: invalid value 'lz4' (set by the program): expected one of no, snappy"
+    );
+    // Origins from the file are file:line.
+    let mut p = load_property_file(&shipped_properties());
+    p.set("leveldb.dbname", "/unused", Origin::Api);
+    let line = std::fs::read_to_string(shipped_properties())
+        .unwrap()
+        .lines()
+        .position(|l| l.starts_with("leveldb.format="))
+        .unwrap()
+        + 1;
+    p.set(
+        "leveldb.format",
+        "column",
+        Origin::File {
+            path: std::sync::Arc::from(shipped_properties().as_path()),
+            line,
+        },
+    );
+    let err = LevelStore::open(&p).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("leveldb.properties:{line})")),
+        "{err}"
+    );
+    assert!(err.contains("column format is not supported"), "{err}");
+}
+
+fn gauge(gauges: &[Gauge], name: &str) -> f64 {
+    gauges
+        .iter()
+        .find(|g| g.name == name)
+        .unwrap_or_else(|| panic!("no gauge {name} in {gauges:?}"))
+        .value
+}
+
+#[test]
+fn gauges_show_levels_after_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    // Small memtables and files so a few MiB make several level-0 files.
+    let store = open(
+        dir.path(),
+        &[
+            ("leveldb.write_buffer_size", "65536"),
+            ("leveldb.max_file_size", "262144"),
+            ("leveldb.cache_size", "1048576"),
+        ],
+    );
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let value = "x".repeat(1000);
+    for i in 0..3000 {
+        let r = record(&[("field0", &value)]);
+        assert_eq!(t.insert(TABLE, &format!("user{i:05}"), &r), Status::Ok);
+    }
+    let mut before = Vec::new();
+    store.gauges(&mut before);
+    let files_before: f64 = (0..7)
+        .map(|l| gauge(&before, &format!("leveldb.num-files-at-level{l}")))
+        .sum();
+    assert!(files_before > 0.0, "{before:?}");
+
+    store.compact();
+    let mut after = Vec::new();
+    store.gauges(&mut after);
+    for level in 0..7 {
+        gauge(&after, &format!("leveldb.num-files-at-level{level}"));
+    }
+    assert!(after
+        .iter()
+        .all(|g| g.name != "leveldb.num-files-at-level7"));
+    assert_eq!(gauge(&after, "leveldb.num-files-at-level0"), 0.0);
+    let deeper: f64 = (1..7)
+        .map(|l| gauge(&after, &format!("leveldb.num-files-at-level{l}")))
+        .sum();
+    // 3 MB of values in files of at most ~256 KiB.
+    assert!(deeper >= 4.0, "{after:?}");
+    // The table files hold the ~3 MB of values (uncompressed by default).
+    let size = gauge(&after, "leveldb.approximate-size");
+    assert!((2.5e6..6e6).contains(&size), "approximate-size {size}");
+    assert!(gauge(&after, "leveldb.approximate-memory-usage") > 0.0);
+    let mb: f64 = (0..7)
+        .map(|l| gauge(&after, &format!("leveldb.mb-at-level{l}")))
+        .sum();
+    assert!((2.0..6.0).contains(&mb), "{after:?}");
+    assert!(gauge(&after, "leveldb.compaction-write-mb") >= 2.0);
+
+    let reports = store.final_reports();
+    let stats = &reports
+        .iter()
+        .find(|r| r.name == "leveldb.stats")
+        .unwrap()
+        .text;
+    assert!(stats.contains("Compactions"), "{stats}");
+    let sstables = &reports
+        .iter()
+        .find(|r| r.name == "leveldb.sstables")
+        .unwrap()
+        .text;
+    assert!(sstables.contains("--- level 1 ---"), "{sstables}");
+}
+
+#[test]
+fn engine_info_names_the_linked_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[]);
+    let info = store.engine_info();
+    assert_eq!(info.name, "LevelDB");
+    let (major, minor) = info.version.split_once('.').expect("major.minor");
+    let (major, minor): (u32, u32) = (major.parse().unwrap(), minor.parse().unwrap());
+    assert!(major == 1 && minor >= 20, "{}", info.version);
+    // A build pointed at another LevelDB can say which version it expects.
+    if let Ok(expected) = std::env::var("YCSB_LEVELDB_EXPECT_VERSION") {
+        assert_eq!(info.version, expected);
+    }
+    let library = LevelStore::linked_library().expect("library path");
+    // Linked against the system's shared library: it must be the version
+    // the installed headers declare.
+    if library.starts_with("/usr/lib") {
+        let header = std::fs::read_to_string("/usr/include/leveldb/db.h").unwrap();
+        let constant = |name: &str| -> u32 {
+            let line = header.lines().find(|l| l.contains(name)).unwrap();
+            line.rsplit('=')
+                .next()
+                .unwrap()
+                .trim_end_matches(';')
+                .trim()
+                .parse()
+                .unwrap()
+        };
+        assert_eq!(
+            (major, minor),
+            (constant("kMajorVersion"), constant("kMinorVersion"))
+        );
+    }
+    let options = store.final_reports();
+    let options = &options
+        .iter()
+        .find(|r| r.name == "leveldb.options")
+        .unwrap()
+        .text;
+    assert!(options.contains(&format!("version={}\n", info.version)));
+    assert!(options.contains(&format!("library={library}\n")));
+}
+
+#[test]
+fn registered_as_leveldb() {
+    let d = ycsb_leveldb::DESCRIPTOR;
+    assert!(d.matches("leveldb") && d.matches("LevelDB"));
+    assert!(!d.matches("rocksdb"));
+    assert_eq!(d.properties.len(), ycsb_leveldb::PROPERTIES.len());
+    let dir = tempfile::tempdir().unwrap();
+    let p = props(dir.path(), &[]);
+    let store = (d.open)(&ycsb_db::store::StoreContext::new(&p)).unwrap();
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
+}
+
+fn open_error(dir: &Path) -> String {
+    match LevelStore::open(&props(dir, &[])) {
+        Ok(_) => panic!("{} opened", dir.display()),
+        Err(e) => {
+            assert!(matches!(e, StoreError::Open { .. }), "{e:?}");
+            e.to_string()
+        }
+    }
+}
+
+#[test]
+fn unwritable_locations_are_open_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    // A regular file where a directory is needed: refused even for root,
+    // which permission bits would not stop.
+    let file = dir.path().join("plain-file");
+    std::fs::write(&file, b"").unwrap();
+    let err = open_error(&file.join("db"));
+    assert!(
+        err.starts_with("cannot open leveldb: leveldb.dbname="),
+        "{err}"
+    );
+    assert!(err.contains("plain-file/db"), "{err}");
+    assert!(err.contains("IO error"), "{err}");
+    // procfs does not let anyone create directories.
+    let err = open_error(Path::new("/proc/ycsb-leveldb-test/db"));
+    assert!(err.contains("/proc/ycsb-leveldb-test/db/LOCK"), "{err}");
+}
+
+#[test]
+fn a_second_open_in_the_same_process_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let _first = open(dir.path(), &[]);
+    let err = open_error(dir.path());
+    assert!(err.contains("lock"), "{err}");
+}
