@@ -1,0 +1,256 @@
+//! Report exporters and atomic export files.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::Serialize;
+
+use super::format::java_double;
+use super::report::{JavaMeasurement, JavaNumber, PhaseReport, RunReport};
+use super::ExporterKind;
+
+/// Writes a [`RunReport`] in some format.
+pub trait Exporter {
+    /// Writes the whole report.
+    ///
+    /// # Errors
+    ///
+    /// The first error of the underlying writer.
+    fn export(&mut self, report: &RunReport) -> io::Result<()>;
+}
+
+/// An exporter of the given kind writing to `out`.
+pub fn new_exporter<'a>(kind: ExporterKind, out: Box<dyn Write + 'a>) -> Box<dyn Exporter + 'a> {
+    match kind {
+        ExporterKind::Text => Box::new(TextExporter::new(out)),
+        ExporterKind::Json => Box::new(JsonExporter::new(out)),
+        ExporterKind::JsonArray => Box::new(JsonArrayExporter::new(out)),
+    }
+}
+
+/// Java's text report: `[SECTION], Name, value` lines per phase.
+///
+/// ```text
+/// [OVERALL], RunTime(ms), 20892
+/// [OVERALL], Throughput(ops/sec), 47865.21156423511
+/// [READ], Operations, 499304
+/// [READ], AverageLatency(us), 1657.34
+/// ...
+/// [READ], Return=OK, 499304
+/// ```
+///
+/// Metadata and configuration are not part of Java's format and are left
+/// out. Several phases are separated by an empty line.
+#[derive(Debug)]
+pub struct TextExporter<W: Write> {
+    out: W,
+}
+
+impl<W: Write> TextExporter<W> {
+    /// A text exporter writing to `out`.
+    pub fn new(out: W) -> Self {
+        Self { out }
+    }
+
+    /// Gives the writer back.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    /// Writes one phase's block, for printing a phase as soon as it ends.
+    ///
+    /// # Errors
+    ///
+    /// The first error of the underlying writer.
+    pub fn write_phase(&mut self, phase: &PhaseReport) -> io::Result<()> {
+        for m in phase.java_measurements() {
+            let value = match m.value {
+                JavaNumber::Integer(v) => v.to_string(),
+                JavaNumber::Float(v) => java_double(v),
+            };
+            writeln!(self.out, "[{}], {}, {}", m.metric, m.measurement, value)?;
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> Exporter for TextExporter<W> {
+    fn export(&mut self, report: &RunReport) -> io::Result<()> {
+        for (i, phase) in report.phases.iter().enumerate() {
+            if i > 0 {
+                writeln!(self.out)?;
+            }
+            self.write_phase(phase)?;
+        }
+        self.out.flush()
+    }
+}
+
+/// One JSON document: `metadata`, `config` and `phases`, each phase with
+/// our figures (nanosecond precision included) and a `measurements` array
+/// of Java's `{"metric", "measurement", "value"}` objects.
+#[derive(Debug)]
+pub struct JsonExporter<W: Write> {
+    out: W,
+}
+
+impl<W: Write> JsonExporter<W> {
+    /// A JSON exporter writing to `out`.
+    pub fn new(out: W) -> Self {
+        Self { out }
+    }
+
+    /// Gives the writer back.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+#[derive(Serialize)]
+struct JsonPhase<'a> {
+    #[serde(flatten)]
+    phase: &'a PhaseReport,
+    measurements: Vec<JavaMeasurement>,
+}
+
+#[derive(Serialize)]
+struct JsonDocument<'a> {
+    metadata: &'a super::RunMetadata,
+    config: &'a [super::ConfigEntry],
+    phases: Vec<JsonPhase<'a>>,
+}
+
+impl<W: Write> Exporter for JsonExporter<W> {
+    fn export(&mut self, report: &RunReport) -> io::Result<()> {
+        let document = JsonDocument {
+            metadata: &report.metadata,
+            config: &report.config,
+            phases: report
+                .phases
+                .iter()
+                .map(|phase| JsonPhase {
+                    phase,
+                    measurements: phase.java_measurements(),
+                })
+                .collect(),
+        };
+        serde_json::to_writer_pretty(&mut self.out, &document)?;
+        writeln!(self.out)?;
+        self.out.flush()
+    }
+}
+
+/// Java's `JSONArrayMeasurementsExporter` format: one array of
+/// `{"metric", "measurement", "value"}` objects, each with an added
+/// `"phase"` key so that the phases of one process stay apart.
+#[derive(Debug)]
+pub struct JsonArrayExporter<W: Write> {
+    out: W,
+}
+
+impl<W: Write> JsonArrayExporter<W> {
+    /// A JSON array exporter writing to `out`.
+    pub fn new(out: W) -> Self {
+        Self { out }
+    }
+
+    /// Gives the writer back.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+#[derive(Serialize)]
+struct PhaseMeasurement<'a> {
+    phase: &'a str,
+    #[serde(flatten)]
+    measurement: JavaMeasurement,
+}
+
+impl<W: Write> Exporter for JsonArrayExporter<W> {
+    fn export(&mut self, report: &RunReport) -> io::Result<()> {
+        let entries: Vec<PhaseMeasurement<'_>> = report
+            .phases
+            .iter()
+            .flat_map(|phase| {
+                phase
+                    .java_measurements()
+                    .into_iter()
+                    .map(|measurement| PhaseMeasurement {
+                        phase: &phase.phase,
+                        measurement,
+                    })
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut self.out, &entries)?;
+        writeln!(self.out)?;
+        self.out.flush()
+    }
+}
+
+/// Writes a file so that readers see the old content or the whole new
+/// one, never a part: `f` writes to a temporary file in the same
+/// directory, which is flushed, synced and renamed over `path`.
+///
+/// # Errors
+///
+/// The error of `f` or of creating, writing, syncing or renaming the
+/// file; the temporary file is removed and `path` left untouched.
+pub fn write_atomically(
+    path: &Path,
+    f: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let (temp, file) = create_temp_beside(path)?;
+    let result = (|| {
+        let mut out = BufWriter::new(file);
+        f(&mut out)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&temp, path)
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&temp);
+        return Err(e);
+    }
+    // Makes the rename itself durable; directories cannot be synced on
+    // every platform, and the data is already safe, so failure is ignored.
+    if let Some(dir) = parent(path) {
+        if let Ok(dir) = File::open(dir) {
+            let _ = dir.sync_all();
+        }
+    }
+    Ok(())
+}
+
+fn parent(path: &Path) -> Option<&Path> {
+    match path.parent() {
+        Some(p) if p.as_os_str().is_empty() => Some(Path::new(".")),
+        other => other,
+    }
+}
+
+fn create_temp_beside(path: &Path) -> io::Result<(PathBuf, File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = path.file_name().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}: not a file path", path.display()),
+        )
+    })?;
+    let dir = parent(path).unwrap_or(Path::new("."));
+    loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let mut temp_name = std::ffi::OsString::from(".");
+        temp_name.push(name);
+        temp_name.push(format!(".{}.{n}.tmp", std::process::id()));
+        let temp = dir.join(temp_name);
+        match OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(file) => return Ok((temp, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}

@@ -1,0 +1,502 @@
+//! Per-thread recording, publication and merging.
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use ycsb_db::Status;
+
+use super::report::{PercentileLatency, PhaseReport, SectionReport, StatusCount};
+use super::{MeasurementInterval, MeasurementSettings, Operation};
+
+/// Latency sections: one per operation, then one per operation for the
+/// intended latency.
+const SECTIONS: usize = Operation::COUNT * 2;
+
+/// The percentiles of a status line, as Java's `getSummary`.
+const STATUS_PERCENTILES: [f64; 4] = [90.0, 99.0, 99.9, 99.99];
+
+/// HdrHistogram precision: values are kept to 3 significant digits (0.1 %).
+const SIGNIFICANT_DIGITS: u8 = 3;
+
+/// The figures of one section: a latency histogram in nanoseconds, exact
+/// extremes and sum, and the count of each returned status.
+#[derive(Clone, Debug)]
+struct Stats {
+    histogram: Histogram<u64>,
+    min_ns: u64,
+    max_ns: u64,
+    sum_ns: u128,
+    statuses: [u64; Status::COUNT],
+}
+
+impl Stats {
+    #[cold]
+    #[inline(never)]
+    fn boxed() -> Box<Stats> {
+        // An auto-resizing histogram starts tiny and grows to the largest
+        // value recorded, so memory follows the latencies actually seen.
+        let histogram = match Histogram::new(SIGNIFICANT_DIGITS) {
+            Ok(h) => h,
+            // 3 significant digits is always within HdrHistogram's 0..=5.
+            Err(e) => unreachable!("HdrHistogram refused 3 significant digits: {e:?}"),
+        };
+        Box::new(Stats {
+            histogram,
+            min_ns: u64::MAX,
+            max_ns: 0,
+            sum_ns: 0,
+            statuses: [0; Status::COUNT],
+        })
+    }
+
+    #[inline]
+    fn record(&mut self, latency_ns: u64) {
+        self.histogram.saturating_record(latency_ns);
+        self.min_ns = self.min_ns.min(latency_ns);
+        self.max_ns = self.max_ns.max(latency_ns);
+        self.sum_ns += u128::from(latency_ns);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.histogram.is_empty() && self.statuses.iter().all(|&c| c == 0)
+    }
+
+    fn merge(&mut self, other: &Stats) {
+        // With an auto-resizing u64 histogram, addition fails only when the
+        // counts array would not fit in memory addressing; nothing else can
+        // be done then but keep the extremes, sum and statuses.
+        let _ = self.histogram.add(&other.histogram);
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+        self.sum_ns += other.sum_ns;
+        for (mine, theirs) in self.statuses.iter_mut().zip(other.statuses) {
+            *mine += theirs;
+        }
+    }
+
+    fn reset(&mut self) {
+        // Keeps the histogram's counts array, so the next round allocates
+        // nothing.
+        self.histogram.reset();
+        self.min_ns = u64::MAX;
+        self.max_ns = 0;
+        self.sum_ns = 0;
+        self.statuses = [0; Status::COUNT];
+    }
+
+    fn count(&self) -> u64 {
+        self.histogram.len()
+    }
+
+    fn min_ns(&self) -> u64 {
+        if self.count() == 0 {
+            0
+        } else {
+            self.min_ns
+        }
+    }
+
+    fn mean_ns(&self) -> f64 {
+        match self.count() {
+            0 => 0.0,
+            n => self.sum_ns as f64 / n as f64,
+        }
+    }
+
+    fn percentile_ns(&self, percentile: f64) -> u64 {
+        if self.count() == 0 {
+            0
+        } else {
+            self.histogram.value_at_percentile(percentile)
+        }
+    }
+
+    /// Bytes held by the histogram's counts, for the memory bound test.
+    #[cfg(test)]
+    fn histogram_bytes(&self) -> usize {
+        self.histogram.distinct_values() * std::mem::size_of::<u64>()
+    }
+}
+
+type Sections = [Option<Box<Stats>>; SECTIONS];
+
+fn empty_sections() -> Sections {
+    std::array::from_fn(|_| None)
+}
+
+#[inline]
+fn section(sections: &mut Sections, index: usize) -> &mut Stats {
+    sections[index].get_or_insert_with(Stats::boxed)
+}
+
+/// Moves every non-empty section of `from` into `into`, leaving `from`'s
+/// sections empty but allocated.
+fn drain_into(from: &mut Sections, into: &mut Sections) {
+    for (index, stats) in from.iter_mut().enumerate() {
+        if let Some(stats) = stats.as_deref_mut() {
+            if !stats.is_empty() {
+                section(into, index).merge(stats);
+                stats.reset();
+            }
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panicking recorder thread leaves consistent data behind (every
+    // update under the lock is a plain merge), so poisoning is ignored.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The Java section name of section `index` under `mode`.
+fn section_name(index: usize, mode: MeasurementInterval) -> (Operation, bool, &'static str) {
+    let op = Operation::ALL[index % Operation::COUNT];
+    let intended = index >= Operation::COUNT;
+    let name = if intended && mode == MeasurementInterval::Both {
+        op.intended_name()
+    } else {
+        op.name()
+    };
+    (op, intended, name)
+}
+
+fn to_us(ns: u64) -> u64 {
+    ns / 1_000
+}
+
+/// One thread's published data, waiting for the status thread.
+#[derive(Debug)]
+struct Slot {
+    sections: Sections,
+}
+
+/// The status thread's state: the interval being merged and the totals.
+#[derive(Debug)]
+struct Aggregate {
+    interval: Sections,
+    totals: Sections,
+}
+
+/// The measurements of one phase, shared by all threads (it is `Sync`).
+///
+/// Use one per phase: [`Measurements::summary`] reports everything
+/// recorded since [`Measurements::new`].
+#[derive(Debug)]
+pub struct Measurements {
+    mode: MeasurementInterval,
+    percentiles: Vec<f64>,
+    publish_period: Duration,
+    thread_count: usize,
+    // Lock order: aggregate, then slots, then one slot.
+    aggregate: Mutex<Aggregate>,
+    slots: Mutex<Vec<Arc<Mutex<Slot>>>>,
+}
+
+impl Measurements {
+    /// Measurements for `thread_count` worker threads (a capacity hint:
+    /// any number of recorders may be created).
+    pub fn new(settings: &MeasurementSettings, thread_count: usize) -> Self {
+        Self {
+            mode: settings.interval,
+            percentiles: settings.percentiles.clone(),
+            publish_period: settings.publish_period(),
+            thread_count: thread_count.max(1),
+            aggregate: Mutex::new(Aggregate {
+                interval: empty_sections(),
+                totals: empty_sections(),
+            }),
+            slots: Mutex::new(Vec::with_capacity(thread_count)),
+        }
+    }
+
+    /// A recorder for worker thread `thread_id`, to be owned by that thread.
+    ///
+    /// The thread id staggers the recorders' publish times so that threads
+    /// do not all publish at the same instant.
+    pub fn recorder(&self, thread_id: usize) -> Recorder {
+        let slot = Arc::new(Mutex::new(Slot {
+            sections: empty_sections(),
+        }));
+        lock(&self.slots).push(Arc::clone(&slot));
+        let stagger = self
+            .publish_period
+            .mul_f64((thread_id % self.thread_count) as f64 / self.thread_count as f64);
+        Recorder {
+            mode: self.mode,
+            local: empty_sections(),
+            dirty: false,
+            slot,
+            period: self.publish_period,
+            next_publish: Instant::now() + stagger,
+        }
+    }
+
+    /// Merges everything published since the last call into the figures of
+    /// one status line, and adds it to the cumulative totals.
+    ///
+    /// The snapshot lists every section seen so far in the phase (with zero
+    /// counts for those idle in this interval), as Java's status line does.
+    pub fn take_interval(&self) -> IntervalSnapshot {
+        let mut aggregate = lock(&self.aggregate);
+        let Aggregate { interval, totals } = &mut *aggregate;
+        self.collect(interval, totals);
+
+        let mut sections = Vec::new();
+        for (index, total) in totals.iter().enumerate() {
+            if total.is_none() {
+                continue;
+            }
+            let (operation, intended, name) = section_name(index, self.mode);
+            let mut figures = IntervalSection {
+                name,
+                operation,
+                intended,
+                count: 0,
+                min_us: 0,
+                max_us: 0,
+                mean_us: 0.0,
+                p90_us: 0,
+                p99_us: 0,
+                p999_us: 0,
+                p9999_us: 0,
+                returns: [0; Status::COUNT],
+            };
+            if let Some(stats) = interval[index].as_deref_mut() {
+                let [p90, p99, p999, p9999] =
+                    STATUS_PERCENTILES.map(|p| to_us(stats.percentile_ns(p)));
+                figures.count = stats.count();
+                figures.min_us = to_us(stats.min_ns());
+                figures.max_us = to_us(stats.max_ns);
+                figures.mean_us = stats.mean_ns() / 1_000.0;
+                figures.p90_us = p90;
+                figures.p99_us = p99;
+                figures.p999_us = p999;
+                figures.p9999_us = p9999;
+                figures.returns = stats.statuses;
+                stats.reset();
+            }
+            sections.push(figures);
+        }
+        IntervalSnapshot { sections }
+    }
+
+    /// Drains every slot into `interval`, then adds `interval` to `totals`
+    /// (leaving `interval` filled, for the caller to read and reset).
+    fn collect(&self, interval: &mut Sections, totals: &mut Sections) {
+        for slot in lock(&self.slots).iter() {
+            drain_into(&mut lock(slot).sections, interval);
+        }
+        for (index, stats) in interval.iter().enumerate() {
+            if let Some(stats) = stats.as_deref() {
+                if !stats.is_empty() {
+                    section(totals, index).merge(stats);
+                }
+            }
+        }
+    }
+
+    /// The cumulative report of the phase: everything published, including
+    /// what no status line showed yet.
+    ///
+    /// Call it after the worker threads finished and dropped (or
+    /// [published](Recorder::publish)) their recorders; `operations` is the
+    /// number of operations the threads completed, for the throughput.
+    pub fn summary(&self, phase: &str, runtime: Duration, operations: u64) -> PhaseReport {
+        let mut aggregate = lock(&self.aggregate);
+        let Aggregate { interval, totals } = &mut *aggregate;
+        self.collect(interval, totals);
+        for stats in interval.iter_mut().flatten() {
+            stats.reset();
+        }
+
+        let sections = totals
+            .iter()
+            .enumerate()
+            .filter_map(|(index, stats)| {
+                let stats = stats.as_deref()?;
+                let (operation, intended, name) = section_name(index, self.mode);
+                let min_ns = stats.min_ns();
+                let average_ns = stats.mean_ns();
+                Some(SectionReport {
+                    name: name.to_string(),
+                    operation,
+                    intended,
+                    operations: stats.count(),
+                    average_us: average_ns / 1_000.0,
+                    min_us: to_us(min_ns),
+                    max_us: to_us(stats.max_ns),
+                    average_ns,
+                    min_ns,
+                    max_ns: stats.max_ns,
+                    percentiles: self
+                        .percentiles
+                        .iter()
+                        .map(|&percentile| {
+                            let ns = stats.percentile_ns(percentile);
+                            PercentileLatency {
+                                percentile,
+                                us: to_us(ns),
+                                ns,
+                            }
+                        })
+                        .collect(),
+                    returns: Status::ALL
+                        .iter()
+                        .filter(|s| stats.statuses[s.index()] > 0)
+                        .map(|&status| StatusCount {
+                            status,
+                            count: stats.statuses[status.index()],
+                        })
+                        .collect(),
+                })
+            })
+            .collect();
+
+        let runtime_ns = u64::try_from(runtime.as_nanos()).unwrap_or(u64::MAX);
+        PhaseReport {
+            phase: phase.to_string(),
+            runtime_ms: u64::try_from(runtime.as_millis()).unwrap_or(u64::MAX),
+            runtime_ns,
+            operations,
+            throughput: if runtime_ns == 0 {
+                0.0
+            } else {
+                operations as f64 * 1e9 / runtime_ns as f64
+            },
+            sections,
+        }
+    }
+
+    /// Bytes held by every histogram (recorders excluded), for the memory
+    /// bound test.
+    #[cfg(test)]
+    pub(crate) fn histogram_bytes(&self) -> usize {
+        let sum = |s: &Sections| -> usize { s.iter().flatten().map(|s| s.histogram_bytes()).sum() };
+        let aggregate = lock(&self.aggregate);
+        let slots: usize = lock(&self.slots)
+            .iter()
+            .map(|slot| sum(&lock(slot).sections))
+            .sum();
+        slots + sum(&aggregate.interval) + sum(&aggregate.totals)
+    }
+}
+
+/// A worker thread's recorder: records into thread-local histograms and
+/// publishes them to the thread's slot now and then.
+///
+/// Dropping it publishes what is left.
+#[derive(Debug)]
+pub struct Recorder {
+    mode: MeasurementInterval,
+    local: Sections,
+    dirty: bool,
+    slot: Arc<Mutex<Slot>>,
+    period: Duration,
+    next_publish: Instant,
+}
+
+impl Recorder {
+    /// Records one operation's status and service time.
+    ///
+    /// With `measurement.interval=intended` only the status is counted
+    /// here (in the operation's section, as Java does); the latency must
+    /// come through [`Recorder::record_intended`].
+    #[inline]
+    pub fn record(&mut self, op: Operation, status: Status, latency_ns: u64) {
+        self.dirty = true;
+        if self.mode == MeasurementInterval::Intended {
+            section(&mut self.local, Operation::COUNT + op.index()).statuses[status.index()] += 1;
+        } else {
+            let stats = section(&mut self.local, op.index());
+            stats.record(latency_ns);
+            stats.statuses[status.index()] += 1;
+        }
+    }
+
+    /// Records one operation's latency measured from its intended start
+    /// time; ignored with `measurement.interval=op`.
+    ///
+    /// With `intended` or `both`, call it for every operation (with the
+    /// service time when no target throughput sets start times), as Java
+    /// does.
+    #[inline]
+    pub fn record_intended(&mut self, op: Operation, latency_ns: u64) {
+        if self.mode != MeasurementInterval::Op {
+            self.dirty = true;
+            section(&mut self.local, Operation::COUNT + op.index()).record(latency_ns);
+        }
+    }
+
+    /// Publishes if the publish period has passed since the last time: one
+    /// comparison otherwise. Call it after each operation.
+    #[inline]
+    pub fn publish_if_due(&mut self, now: Instant) {
+        if now >= self.next_publish {
+            self.publish();
+            self.next_publish = now + self.period;
+        }
+    }
+
+    /// Moves everything recorded so far into this thread's slot, where the
+    /// next [`Measurements::take_interval`] or [`Measurements::summary`]
+    /// finds it.
+    pub fn publish(&mut self) {
+        if self.dirty {
+            drain_into(&mut self.local, &mut lock(&self.slot).sections);
+            self.dirty = false;
+        }
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        self.publish();
+    }
+}
+
+/// The figures of one status line: per section, what happened in the
+/// interval.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IntervalSnapshot {
+    /// The sections seen so far in the phase, operations in report order
+    /// and then the intended-latency sections.
+    pub sections: Vec<IntervalSection>,
+}
+
+impl IntervalSnapshot {
+    /// The operations completed in the interval: the sum of the status
+    /// counts (each operation reports exactly one status).
+    pub fn operations(&self) -> u64 {
+        self.sections.iter().flat_map(|s| s.returns.iter()).sum()
+    }
+}
+
+/// One section of a status line, latencies in whole microseconds as Java.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IntervalSection {
+    /// Java's section name (`READ`, `Intended-READ`).
+    pub name: &'static str,
+    /// The operation.
+    pub operation: Operation,
+    /// Whether this is intended latency.
+    pub intended: bool,
+    /// Latencies recorded in the interval.
+    pub count: u64,
+    /// The smallest latency (0 when none).
+    pub min_us: u64,
+    /// The largest latency (0 when none).
+    pub max_us: u64,
+    /// The mean latency (0 when none).
+    pub mean_us: f64,
+    /// The 90th percentile.
+    pub p90_us: u64,
+    /// The 99th percentile.
+    pub p99_us: u64,
+    /// The 99.9th percentile.
+    pub p999_us: u64,
+    /// The 99.99th percentile.
+    pub p9999_us: u64,
+    /// Operations per returned status, indexed by [`Status::index`].
+    pub returns: [u64; Status::COUNT],
+}
