@@ -1,1 +1,396 @@
-//! The redis binding (work in progress).
+//! The `redis` store: YCSB records in Redis (or a Redis-compatible server
+//! such as KeyDB, Kvrocks or Pika), standalone or as a Redis Cluster.
+//!
+//! # Schema (Java YCSB's `RedisClient`)
+//!
+//! - A record is a hash at its key: insert and update are `HMSET key f v ...`,
+//!   read is `HGETALL key` (all fields) or `HMGET key f ...`, delete is
+//!   `DEL key`. The table name is ignored, as in Java.
+//! - Scans need an index: the sorted set `_indices` holds every inserted key
+//!   (`ZADD` on insert, `ZREM` on delete). With `redis.index=hash` (the
+//!   default, Java's layout) a key's score is Java's `String.hashCode()` of
+//!   the key and a scan is `ZRANGEBYSCORE _indices <hash(start)> +inf LIMIT
+//!   0 <count>`, so data loaded by Java YCSB is read back and scanned the
+//!   same way. With `redis.index=lex` every score is 0 and a scan is
+//!   `ZRANGEBYLEX _indices [<start> + LIMIT 0 <count>`: keys in byte order
+//!   from the start key, what embedded engines return (and what
+//!   `ycsb serve` maps onto its engine's own ordered scan). With
+//!   `redis.index=none` inserts write the hash only and scans report
+//!   `NOT_IMPLEMENTED`. The rows of a scan are then read with one pipelined
+//!   round trip (Java sends one read per row); a key whose hash has vanished
+//!   (deleted meanwhile) yields no row.
+//! - Only commands that Redis-compatible servers share are used: `AUTH`,
+//!   `HMSET`, `HGETALL`, `HMGET`, `DEL`, `ZADD`, `ZREM`, `ZRANGEBYSCORE`,
+//!   `ZRANGEBYLEX` (lex index only), `INFO` (version, once) and, with
+//!   `redis.cluster=true`, `CLUSTER SLOTS` and `ASKING`.
+//!
+//! # Connections, pipelining and failures
+//!
+//! Each client thread has its own connection (in a cluster, one per node
+//! it talks to), speaking RESP over buffers that are reused for every
+//! operation, so an operation allocates nothing once they have grown.
+//!
+//! `redis.pipeline=N` queues up to N writes (insert, update, delete) before
+//! sending them in one round trip; they report `BATCHED_OK` until then, and
+//! a read or scan sends the queue with its own command. A failed batched
+//! write is counted by the next write operation that completes, which
+//! reports its status (`ERROR`, `SERVICE_UNAVAILABLE`) instead of success,
+//! so every failed write is counted once; [`StoreThread::cleanup`] sends
+//! what is left and fails if writes were lost.
+//!
+//! A lost connection (server killed, timeout) fails the operations that
+//! used it with `SERVICE_UNAVAILABLE`, never a panic; the next operation
+//! reconnects, after a backoff (50 ms doubling to 1 s) so a dead server is
+//! not hammered. Cluster redirections (`MOVED`, `ASK`) are followed.
+//!
+//! The password (`redis.password`) is a secret property: it is never part
+//! of any `Debug` or `Display` output or error of this crate.
+
+#![deny(missing_docs)]
+
+mod client;
+pub mod resp;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ycsb_db::store::StoreContext;
+use ycsb_db::{
+    EngineInfo, Property, PropertyDecl, PropertyError, Store, StoreDescriptor, StoreError,
+    StoreThread, ThreadContext,
+};
+
+use client::{Client, SlotTable};
+
+ycsb_db::choice_property! {
+    /// How scans find keys (`redis.index`).
+    pub enum IndexMode {
+        /// Java YCSB's `_indices` sorted set scored by `String.hashCode()`.
+        Hash = "hash",
+        /// An `_indices` sorted set with equal scores, scanned in key order.
+        Lex = "lex",
+        /// No index: inserts write the hash only; scans are not implemented.
+        None = "none",
+    }
+}
+
+/// `redis.host`: the server, or the cluster's seed nodes.
+pub const HOST: Property<String> = Property::new(
+    "redis.host",
+    "127.0.0.1",
+    "Host name or address of the Redis server. With redis.cluster=true, a comma-separated \
+     list of seed nodes, each host or host:port (redis.port when no port is given).",
+);
+
+/// `redis.port`: the server's port.
+pub const PORT: Property<u32> =
+    Property::new("redis.port", "6379", "TCP port of the Redis server.");
+
+/// `redis.password`: the password sent with `AUTH` (secret).
+pub const PASSWORD: Property<String> = Property::optional(
+    "redis.password",
+    "Password sent with AUTH after connecting (requirepass, or the ACL user's password). Never printed.",
+)
+.aliases(&["redis.cpassword"])
+.secret();
+
+/// `redis.username`: the ACL user for `AUTH user password`.
+pub const USERNAME: Property<String> = Property::optional(
+    "redis.username",
+    "ACL user name sent with AUTH together with redis.password (Redis 6 and later).",
+)
+.aliases(&["redis.cusername"]);
+
+/// `redis.cluster`: talk to a Redis Cluster.
+pub const CLUSTER: Property<bool> = Property::new(
+    "redis.cluster",
+    "false",
+    "Whether the server is a Redis Cluster: keys are routed by hash slot (CLUSTER SLOTS), \
+     MOVED and ASK redirections are followed.",
+);
+
+/// `redis.timeout`: connect, read and write timeout in milliseconds.
+pub const TIMEOUT: Property<u64> = Property::new(
+    "redis.timeout",
+    "2000",
+    "Timeout in milliseconds for connecting and for each read or write on a connection; \
+     an operation that times out fails with SERVICE_UNAVAILABLE and the connection is reopened.",
+);
+
+/// `redis.pipeline`: how many writes to batch per round trip.
+pub const PIPELINE: Property<usize> = Property::new(
+    "redis.pipeline",
+    "1",
+    "How many writes (insert, update, delete) each thread queues before sending them in one \
+     round trip; 1 sends every operation at once. Queued writes report BATCHED_OK.",
+)
+.aliases(&["redis.batchsize"]);
+
+/// `redis.index`: how scans find keys.
+pub const INDEX: Property<IndexMode> = Property::new(
+    "redis.index",
+    "hash",
+    "Scan index kept in the sorted set _indices: hash (Java YCSB's, scored by the key's \
+     String.hashCode), lex (key order, ZRANGEBYLEX; use it with ycsb serve) or none \
+     (no index, scans report NOT_IMPLEMENTED).",
+);
+
+/// Every property the redis store reads.
+pub const PROPERTIES: &[&PropertyDecl] = &[
+    HOST.decl(),
+    PORT.decl(),
+    PASSWORD.decl(),
+    USERNAME.decl(),
+    CLUSTER.decl(),
+    TIMEOUT.decl(),
+    PIPELINE.decl(),
+    INDEX.decl(),
+];
+
+/// How the command line finds the redis store.
+pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor {
+    name: "redis",
+    aliases: &["site.ycsb.db.RedisClient"],
+    summary: "Redis or a Redis-compatible server (standalone or Redis Cluster), Java YCSB's schema",
+    properties: PROPERTIES,
+    open: open_store,
+};
+
+fn open_store(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
+    Ok(Box::new(RedisStore::open(context)?))
+}
+
+/// A secret string: shown as `<redacted>` by `Debug`.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Secret(pub(crate) String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(ycsb_db::REDACTED)
+    }
+}
+
+/// The redis store's settings, read from properties.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct RedisConfig {
+    /// The server (standalone) or seed nodes (cluster), as `host:port`.
+    pub nodes: Vec<String>,
+    pub(crate) username: Option<String>,
+    pub(crate) password: Option<Secret>,
+    /// Whether the server is a Redis Cluster.
+    pub cluster: bool,
+    /// Connect, read and write timeout.
+    pub timeout: Duration,
+    /// Writes queued per round trip.
+    pub pipeline: usize,
+    /// How scans find keys.
+    pub index: IndexMode,
+}
+
+impl RedisConfig {
+    /// Reads the settings from `properties`.
+    ///
+    /// # Errors
+    ///
+    /// [`PropertyError`] naming the property, its value and origin when a
+    /// value is invalid (a port above 65535, a zero timeout or pipeline
+    /// depth, several hosts without `redis.cluster=true`).
+    pub fn from_properties(properties: &ycsb_db::Properties) -> Result<Self, PropertyError> {
+        let port = properties.get_checked(&PORT, |p| {
+            if (1..=65535).contains(p) {
+                Ok(())
+            } else {
+                Err("expected a port between 1 and 65535".into())
+            }
+        })?;
+        let cluster = properties.get(&CLUSTER)?;
+        let host = properties.get(&HOST)?;
+        let mut nodes = Vec::new();
+        for entry in host.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            nodes
+                .push(node_address(entry, port).ok_or_else(|| {
+                    properties.invalid(HOST.decl(), "expected host or host:port")
+                })?);
+        }
+        if nodes.is_empty() {
+            return Err(properties.invalid(HOST.decl(), "expected a host name or address"));
+        }
+        if nodes.len() > 1 && !cluster {
+            return Err(properties.invalid(
+                HOST.decl(),
+                "several hosts are only accepted as cluster seeds (redis.cluster=true)",
+            ));
+        }
+        let timeout = properties.get_checked(&TIMEOUT, |t| {
+            if *t > 0 {
+                Ok(())
+            } else {
+                Err("expected at least 1 millisecond".into())
+            }
+        })?;
+        let pipeline = properties.get_checked(&PIPELINE, |d| {
+            if *d > 0 {
+                Ok(())
+            } else {
+                Err("expected a depth of at least 1".into())
+            }
+        })?;
+        Ok(Self {
+            nodes,
+            username: properties.get_opt(&USERNAME)?,
+            password: properties.get_opt(&PASSWORD)?.map(Secret),
+            cluster,
+            timeout: Duration::from_millis(timeout),
+            pipeline,
+            index: properties.get(&INDEX)?,
+        })
+    }
+}
+
+/// `host` or `host:port` (IPv6 as `[addr]:port` or a bare address) as a
+/// `host:port` string that `ToSocketAddrs` accepts.
+fn node_address(entry: &str, default_port: u32) -> Option<String> {
+    if let Some(rest) = entry.strip_prefix('[') {
+        let (addr, tail) = rest.split_once(']')?;
+        let port = match tail.strip_prefix(':') {
+            Some(p) => p.parse::<u16>().ok()?,
+            None if tail.is_empty() => default_port as u16,
+            None => return None,
+        };
+        return Some(format!("[{addr}]:{port}"));
+    }
+    match entry.matches(':').count() {
+        0 => Some(format!("{entry}:{default_port}")),
+        1 => {
+            let (host, port) = entry.split_once(':')?;
+            let port = port.parse::<u16>().ok()?;
+            (!host.is_empty()).then(|| format!("{host}:{port}"))
+        }
+        _ => Some(format!("[{entry}]:{default_port}")),
+    }
+}
+
+/// The redis store: settings and, for a cluster, the slot table found at
+/// open, shared by the threads (each opens its own connections).
+#[derive(Debug)]
+pub struct RedisStore {
+    config: Arc<RedisConfig>,
+    slots: Option<Arc<SlotTable>>,
+    info: EngineInfo,
+}
+
+impl RedisStore {
+    /// Opens the store: connects once to check that the server answers and
+    /// accepts the password, reads its version and, for a cluster, its
+    /// slot table.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Property`] for an invalid property,
+    /// [`StoreError::Open`] when no server could be reached or it refused
+    /// the connection (the message never holds the password).
+    pub fn open(context: &StoreContext<'_>) -> Result<Self, StoreError> {
+        Self::with_config(RedisConfig::from_properties(context.properties)?)
+    }
+
+    /// Opens the store with settings already read.
+    ///
+    /// # Errors
+    ///
+    /// As [`RedisStore::open`].
+    pub fn with_config(config: RedisConfig) -> Result<Self, StoreError> {
+        let open_error = |message: String| StoreError::Open {
+            store: "redis".into(),
+            message,
+        };
+        let version = client::server_version(&config).map_err(open_error)?;
+        let slots = if config.cluster {
+            Some(Arc::new(
+                client::fetch_slots(&config, &config.nodes).map_err(open_error)?,
+            ))
+        } else {
+            None
+        };
+        Ok(Self {
+            config: Arc::new(config),
+            slots,
+            info: EngineInfo {
+                name: "Redis".into(),
+                version,
+            },
+        })
+    }
+
+    /// The settings in use.
+    pub fn config(&self) -> &RedisConfig {
+        &self.config
+    }
+}
+
+impl Store for RedisStore {
+    fn thread(&self, _context: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
+        let client = Client::new(self.config.clone(), self.slots.as_deref());
+        Ok(Box::new(client.connected().map_err(|message| {
+            StoreError::Open {
+                store: "redis".into(),
+                message,
+            }
+        })?))
+    }
+
+    fn engine_info(&self) -> EngineInfo {
+        self.info.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ycsb_db::Properties;
+
+    #[test]
+    fn node_addresses() {
+        assert_eq!(node_address("h", 6379).as_deref(), Some("h:6379"));
+        assert_eq!(node_address("h:7000", 6379).as_deref(), Some("h:7000"));
+        assert_eq!(node_address("::1", 1).as_deref(), Some("[::1]:1"));
+        assert_eq!(node_address("[::1]:5", 1).as_deref(), Some("[::1]:5"));
+        assert_eq!(node_address("h:x", 1), None);
+        assert_eq!(node_address(":5", 1), None);
+    }
+
+    #[test]
+    fn config_validation_names_the_property() {
+        let p = Properties::new().with("redis.port", "70000");
+        let err = RedisConfig::from_properties(&p).unwrap_err().to_string();
+        assert!(
+            err.starts_with("redis.port: invalid value '70000'"),
+            "{err}"
+        );
+        let p = Properties::new().with("redis.host", "a,b");
+        let err = RedisConfig::from_properties(&p).unwrap_err().to_string();
+        assert!(err.contains("redis.cluster=true"), "{err}");
+        let p = Properties::new()
+            .with("redis.host", "a, b:7001")
+            .with("redis.cluster", "true")
+            .with("redis.pipeline", "8")
+            .with("redis.index", "lex");
+        let c = RedisConfig::from_properties(&p).unwrap();
+        assert_eq!(c.nodes, vec!["a:6379", "b:7001"]);
+        assert_eq!(c.pipeline, 8);
+        assert_eq!(c.index, IndexMode::Lex);
+        assert!(
+            RedisConfig::from_properties(&Properties::new().with("redis.pipeline", "0")).is_err()
+        );
+    }
+
+    #[test]
+    fn password_is_redacted_from_debug() {
+        let p = Properties::new().with("redis.password", "hunter2-secret");
+        let c = RedisConfig::from_properties(&p).unwrap();
+        let shown = format!("{c:?}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(shown.contains(ycsb_db::REDACTED));
+        assert!(PASSWORD.decl().secret);
+    }
+}
