@@ -71,6 +71,14 @@ pub(crate) fn open(config: &RocksConfig) -> Result<Opened, StoreError> {
     if config.destroy {
         DB::destroy(&options, &config.path).map_err(|e| open_error(config, "destroying", e))?;
     }
+    // Created here rather than by the rocksdb crate, for a plain message.
+    std::fs::create_dir_all(&config.path).map_err(|e| StoreError::Io {
+        context: format!(
+            "cannot create the rocksdb.dbname directory {}",
+            config.path.display()
+        ),
+        source: e,
+    })?;
     let db = if families.is_empty() {
         DB::open(&options, &config.path)
     } else {
