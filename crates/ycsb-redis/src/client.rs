@@ -1099,7 +1099,8 @@ mod tests {
     #[test]
     fn hash_slots_match_redis() {
         // Values from the Redis Cluster specification and `CLUSTER KEYSLOT`.
-        assert_eq!(hash_slot(b"123456789"), 0x31C3 % 16384);
+        // CRC16/XMODEM("123456789") is 0x31C3, below 16384.
+        assert_eq!(hash_slot(b"123456789"), 0x31C3);
         assert_eq!(hash_slot(b"foo"), 12182);
         assert_eq!(hash_slot(b"{user1000}.following"), hash_slot(b"user1000"));
         assert_eq!(hash_slot(b"foo{}{bar}"), hash_slot(b"foo{}{bar}"));
