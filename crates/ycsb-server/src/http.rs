@@ -431,6 +431,7 @@ fn serve_connection(store: &dyn Store, stream: TcpStream, id: usize, config: &Ht
                 format!("store thread failed: {e}").as_bytes(),
                 false,
             );
+            linger(conn.stream());
             return;
         }
     };
@@ -452,6 +453,9 @@ fn serve_connection(store: &dyn Store, stream: TcpStream, id: usize, config: &Ht
     };
     while session.one_request(&mut conn) {}
     let _ = session.thread.cleanup();
+    // The accept loop holds a clone of this socket (to shut it down on
+    // stop), so dropping ours would not close the connection.
+    let _ = conn.stream().shutdown(Shutdown::Both);
 }
 
 /// Writes an answer with `body` (left out for HEAD, but counted).
@@ -545,6 +549,7 @@ impl Session<'_> {
         let mut reply = Reply::new(code);
         reply.close = true;
         let _ = send(conn, &reply, message.as_bytes(), false);
+        linger(conn.stream());
         false
     }
 
@@ -1023,6 +1028,22 @@ fn write_row(
             out.extend_from_slice(b", \"value\": \"");
             encoding::encode_record_text(record, scratch, out);
             out.extend_from_slice(b"\"}");
+        }
+    }
+}
+
+/// Closes our side and drains what the client still sends, briefly, so
+/// that closing with unread input (which makes the kernel send a reset)
+/// cannot destroy the error answer before the client reads it.
+fn linger(stream: &mut TcpStream) {
+    let _ = stream.shutdown(Shutdown::Write);
+    let _ = stream.set_read_timeout(Some(std::time::Duration::from_millis(200)));
+    let mut sink = [0u8; 8192];
+    let mut drained = 0usize;
+    while drained < (4 << 20) {
+        match std::io::Read::read(stream, &mut sink) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => drained += n,
         }
     }
 }
