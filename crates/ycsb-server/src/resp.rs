@@ -1,1 +1,786 @@
-//! RESP (Redis protocol) serving (work in progress).
+//! Serves a store over RESP, the Redis protocol: the commands the `redis`
+//! store uses, plus what `redis-cli` and `redis-benchmark -t set,get` need,
+//! so that an engine can be measured embedded and over TCP side by side.
+//!
+//! Every key lives in one table of the store ([`RespServerConfig::table`]).
+//! Commands map onto store operations:
+//!
+//! | command | store call | reply |
+//! |---|---|---|
+//! | `HMSET key f v ...`, `HSET key f v ...` | update (insert when `NOT_FOUND`) | `+OK`; `HSET`: the number of pairs given (all counted as new) |
+//! | `HGETALL key` | read all fields | field/value pairs, empty when missing |
+//! | `HMGET key f ...`, `HGET key f` | read all fields, then pick | values, nil where missing |
+//! | `SET key value` | insert a record with one field `value` | `+OK` |
+//! | `GET key` | read | the `value` field; `-WRONGTYPE` for other records |
+//! | `DEL key ...`, `EXISTS key ...` | delete / read each | how many were `OK` |
+//! | `ZADD key score member ...` | nothing | the number of members |
+//! | `ZREM key member ...` | nothing | `0` |
+//! | `ZRANGEBYLEX key min + LIMIT offset count` | scan from `min` | the keys |
+//!
+//! The scan index: the engine's records are already ordered by key, so the
+//! sorted set the redis store keeps for scans is not stored at all. `ZADD`
+//! and `ZREM` (on any key) succeed without effect, and `ZRANGEBYLEX` with
+//! an inclusive (`[key`), exclusive (`(key`) or open (`-`) start and an
+//! open end (`+`) is the engine's ordered scan, returning record keys.
+//! That is exactly the redis store's `redis.index=lex` layout, which is
+//! the one to use against this server. `ZRANGEBYSCORE` (Java's layout,
+//! keyed by hash codes) has no equivalent and is answered with an error.
+//!
+//! Also answered: `PING`, `ECHO`, `SELECT 0`, `QUIT`, `INFO` (a version
+//! line), `COMMAND` (an empty list), `CONFIG GET` (`save` and `appendonly`,
+//! for `redis-benchmark`), `CLIENT` (`+OK`). Anything else is
+//! `-ERR unknown command`. Inline commands (plain text lines) are accepted
+//! as Redis accepts them.
+//!
+//! Each connection is served by its own thread with its own
+//! [`StoreThread`]; pipelined commands are answered with one write per
+//! batch read from the socket, and a connection's buffers are reused, so
+//! serving a command allocates nothing once they have grown.
+
+use std::io::{self, Read, Write};
+use std::net::{
+    IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, SocketAddrV4, TcpListener, TcpStream,
+};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+use ycsb_db::{
+    Fields, Properties, Property, PropertyDecl, PropertyError, Record, ScanResult, Status, Store,
+    StoreThread, ThreadContext,
+};
+use ycsb_redis::resp::{self as wire, Token, Tokens};
+
+/// Where `ycsb serve` listens for RESP unless told otherwise: loopback
+/// only, Redis's port.
+pub const DEFAULT_ADDR: SocketAddr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 6379));
+
+/// `serve.resp.table`: the table every key lives in.
+pub const TABLE: Property<String> = Property::new(
+    "serve.resp.table",
+    "usertable",
+    "Table of the served store that RESP keys are read from and written to.",
+);
+
+/// Every property of the RESP server.
+pub const PROPERTIES: &[&PropertyDecl] = &[TABLE.decl()];
+
+/// The name of the single field that `SET` writes and `GET` reads.
+pub const VALUE_FIELD: &str = "value";
+
+/// The longest inline command line accepted.
+const MAX_INLINE: usize = 64 << 10;
+/// The first size of a connection's read buffer; it doubles as needed.
+const READ_CHUNK: usize = 16 << 10;
+
+/// How the RESP server behaves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RespServerConfig {
+    /// The table every key lives in.
+    pub table: String,
+}
+
+impl Default for RespServerConfig {
+    fn default() -> Self {
+        Self {
+            table: "usertable".into(),
+        }
+    }
+}
+
+impl RespServerConfig {
+    /// Reads [`PROPERTIES`].
+    ///
+    /// # Errors
+    ///
+    /// A [`PropertyError`] naming an invalid value and its origin.
+    pub fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
+        let table = props.get_checked(&TABLE, |t| {
+            if t.is_empty() {
+                Err("expected a table name".into())
+            } else {
+                Ok(())
+            }
+        })?;
+        Ok(Self { table })
+    }
+}
+
+/// An error starting or stopping the RESP server.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The address could not be bound.
+    #[error("cannot listen for RESP on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// Another I/O failure, with what was being done.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// A server thread panicked (a bug in a store).
+    #[error("a RESP server thread panicked")]
+    Panicked,
+}
+
+/// What the accept loop and the handle share.
+struct Shared {
+    stopping: AtomicBool,
+    /// Live connections (a clone of each stream, to shut them down on
+    /// stop) and their threads. Touched once per connection, never per
+    /// command.
+    connections: Mutex<Vec<(TcpStream, JoinHandle<()>)>>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("stopping", &self.stopping)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A running RESP server. Dropping it stops the server.
+#[derive(Debug)]
+pub struct RespServerHandle {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    accept: Option<JoinHandle<()>>,
+}
+
+/// Starts serving `store` over RESP on `addr` (port 0 picks a free port;
+/// see [`RespServerHandle::local_addr`]). Use [`DEFAULT_ADDR`] to listen on
+/// loopback only. The caller keeps the store and closes it after
+/// [`RespServerHandle::stop`].
+///
+/// # Errors
+///
+/// [`ServeError::Bind`] when the address cannot be bound,
+/// [`ServeError::Io`] when the accept thread cannot start.
+pub fn serve_resp(
+    store: Arc<dyn Store>,
+    addr: SocketAddr,
+    config: RespServerConfig,
+) -> Result<RespServerHandle, ServeError> {
+    let listener = TcpListener::bind(addr).map_err(|source| ServeError::Bind { addr, source })?;
+    let local = listener.local_addr().map_err(|source| ServeError::Io {
+        context: format!("reading the address bound for {addr}"),
+        source,
+    })?;
+    let shared = Arc::new(Shared {
+        stopping: AtomicBool::new(false),
+        connections: Mutex::new(Vec::new()),
+    });
+    let config = Arc::new(config);
+    let accept_shared = Arc::clone(&shared);
+    let accept = std::thread::Builder::new()
+        .name("resp-accept".into())
+        .spawn(move || accept_loop(listener, store, config, accept_shared))
+        .map_err(|source| ServeError::Io {
+            context: "starting the RESP accept thread".into(),
+            source,
+        })?;
+    Ok(RespServerHandle {
+        addr: local,
+        shared,
+        accept: Some(accept),
+    })
+}
+
+fn accept_loop(
+    listener: TcpListener,
+    store: Arc<dyn Store>,
+    config: Arc<RespServerConfig>,
+    shared: Arc<Shared>,
+) {
+    let mut next_id = 0usize;
+    for stream in listener.incoming() {
+        if shared.stopping.load(Ordering::Acquire) {
+            break;
+        }
+        // Failed handshakes and exhausted descriptors are transient.
+        let Ok(stream) = stream else { continue };
+        let Ok(copy) = stream.try_clone() else {
+            continue;
+        };
+        let id = next_id;
+        next_id += 1;
+        let store = Arc::clone(&store);
+        let config = Arc::clone(&config);
+        let spawned = std::thread::Builder::new()
+            .name(format!("resp-conn-{id}"))
+            .spawn(move || serve_connection(&*store, stream, id, &config));
+        let mut connections = shared
+            .connections
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        connections.retain(|(_, t)| !t.is_finished());
+        if let Ok(thread) = spawned {
+            connections.push((copy, thread));
+        }
+    }
+}
+
+impl RespServerHandle {
+    /// The address the server listens on (with the real port when 0 was
+    /// asked for).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops accepting, closes every connection after the commands it has
+    /// received and waits for all server threads.
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::Panicked`] when a server thread panicked.
+    pub fn stop(mut self) -> Result<(), ServeError> {
+        self.shutdown()
+    }
+
+    fn shutdown(&mut self) -> Result<(), ServeError> {
+        let Some(accept) = self.accept.take() else {
+            return Ok(());
+        };
+        self.shared.stopping.store(true, Ordering::Release);
+        // Wake the blocking accept with a connection of our own.
+        let wake = match self.addr.ip() {
+            IpAddr::V4(ip) if ip.is_unspecified() => {
+                SocketAddr::new(Ipv4Addr::LOCALHOST.into(), self.addr.port())
+            }
+            IpAddr::V6(ip) if ip.is_unspecified() => {
+                SocketAddr::new(Ipv6Addr::LOCALHOST.into(), self.addr.port())
+            }
+            _ => self.addr,
+        };
+        let _ = TcpStream::connect(wake);
+        let mut panicked = accept.join().is_err();
+        let connections = std::mem::take(
+            &mut *self
+                .shared
+                .connections
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        for (stream, _) in &connections {
+            // Reading side only: the connection sees the end of its input
+            // and still answers what it has received.
+            let _ = stream.shutdown(Shutdown::Read);
+        }
+        for (_, thread) in connections {
+            panicked |= thread.join().is_err();
+        }
+        if panicked {
+            Err(ServeError::Panicked)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl Drop for RespServerHandle {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
+    }
+}
+
+/// One connection's state apart from its read buffer.
+struct Session<'s> {
+    thread: Box<dyn StoreThread + 's>,
+    table: &'s str,
+    out: Vec<u8>,
+    record: Record,
+    scan: ScanResult,
+}
+
+fn serve_connection(
+    store: &dyn Store,
+    mut stream: TcpStream,
+    id: usize,
+    config: &RespServerConfig,
+) {
+    let _ = stream.set_nodelay(true);
+    let thread = match store.thread(ThreadContext::new(id, id + 1)) {
+        Ok(t) => t,
+        Err(e) => {
+            let mut out = Vec::new();
+            wire::write_error(&mut out, &format!("ERR cannot open the store: {e}"));
+            let _ = stream.write_all(&out);
+            return;
+        }
+    };
+    let mut session = Session {
+        thread,
+        table: &config.table,
+        out: Vec::with_capacity(4096),
+        record: Record::new(),
+        scan: ScanResult::new(),
+    };
+    let mut buf = vec![0u8; READ_CHUNK];
+    let mut len = 0;
+    let mut args: Vec<(usize, usize)> = Vec::new();
+    'conn: loop {
+        let mut pos = 0;
+        while pos < len {
+            match parse_command(&buf[pos..len], &mut args) {
+                Ok(Some(used)) => {
+                    let quit = session.execute(&buf[pos..pos + used], &args);
+                    pos += used;
+                    if quit {
+                        let _ = stream.write_all(&session.out);
+                        break 'conn;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    wire::write_error(&mut session.out, &format!("ERR Protocol error: {e}"));
+                    let _ = stream.write_all(&session.out);
+                    break 'conn;
+                }
+            }
+        }
+        buf.copy_within(pos..len, 0);
+        len -= pos;
+        if !session.out.is_empty() {
+            if stream.write_all(&session.out).is_err() {
+                break;
+            }
+            session.out.clear();
+        }
+        if len == buf.len() {
+            // value_len caps lengths at wire::MAX_LEN, so a command that
+            // fits the protocol bounds the buffer too.
+            let size = buf.len() * 2;
+            buf.resize(size, 0);
+        }
+        match stream.read(&mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    let _ = session.thread.cleanup();
+}
+
+/// Parses one command at the start of `buf` into argument ranges; the
+/// bytes it used, or `None` when the command is not complete yet.
+fn parse_command(buf: &[u8], args: &mut Vec<(usize, usize)>) -> Result<Option<usize>, String> {
+    args.clear();
+    if buf.first() == Some(&b'*') {
+        let Some(used) = wire::value_len(buf, 0).map_err(|e| e.to_string())? else {
+            return Ok(None);
+        };
+        let mut tokens = Tokens::new(&buf[..used]);
+        let count = match tokens.next_token().map_err(|e| e.to_string())? {
+            Some(Token::Array(Some(n))) => n,
+            _ => 0,
+        };
+        for _ in 0..count {
+            let offset = tokens.position();
+            match tokens.next_token().map_err(|e| e.to_string())? {
+                Some(Token::Bulk(Some(arg))) => {
+                    let start = arg.as_ptr() as usize - buf.as_ptr() as usize;
+                    args.push((start, start + arg.len()));
+                }
+                _ => return Err(format!("expected a bulk string argument at byte {offset}")),
+            }
+        }
+        return Ok(Some(used));
+    }
+    // An inline command: one line of space-separated words.
+    let Some(newline) = buf.iter().position(|&b| b == b'\n') else {
+        if buf.len() > MAX_INLINE {
+            return Err("inline command too long".into());
+        }
+        return Ok(None);
+    };
+    let mut start = None;
+    for (i, &b) in buf[..newline].iter().enumerate() {
+        let space = b == b' ' || b == b'\t' || b == b'\r';
+        match (space, start) {
+            (false, None) => start = Some(i),
+            (true, Some(s)) => {
+                args.push((s, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        args.push((s, newline));
+    }
+    Ok(Some(newline + 1))
+}
+
+fn utf8(bytes: &[u8]) -> Option<&str> {
+    std::str::from_utf8(bytes).ok()
+}
+
+impl Session<'_> {
+    fn error(&mut self, message: &str) {
+        wire::write_error(&mut self.out, message);
+    }
+
+    fn store_error(&mut self, status: Status) {
+        wire::write_error(&mut self.out, &format!("ERR store answered {status}"));
+    }
+
+    fn wrong_args(&mut self, name: &[u8]) {
+        let name = String::from_utf8_lossy(name).to_ascii_lowercase();
+        self.error(&format!(
+            "ERR wrong number of arguments for '{name}' command"
+        ));
+    }
+
+    /// Runs one command, appending its reply; whether to close the
+    /// connection.
+    fn execute(&mut self, buf: &[u8], ranges: &[(usize, usize)]) -> bool {
+        let arg = |i: usize| &buf[ranges[i].0..ranges[i].1];
+        let Some(&(s, e)) = ranges.first() else {
+            return false;
+        };
+        let name = &buf[s..e];
+        let n = ranges.len();
+        let is = |cmd: &str| name.eq_ignore_ascii_case(cmd.as_bytes());
+        // Keys and field names are text in the store API.
+        let key = if n > 1 { utf8(arg(1)) } else { Some("") };
+        let Some(key) = key else {
+            self.error("ERR keys must be UTF-8 text");
+            return false;
+        };
+        if is("GET") {
+            if n != 2 {
+                self.wrong_args(name);
+            } else {
+                self.get(key);
+            }
+        } else if is("SET") {
+            if n != 3 {
+                self.wrong_args(name);
+            } else {
+                self.record.clear();
+                self.record.push(VALUE_FIELD, arg(2));
+                match self.thread.insert(self.table, key, &self.record) {
+                    Status::Ok | Status::BatchedOk => wire::write_simple(&mut self.out, "OK"),
+                    status => self.store_error(status),
+                }
+            }
+        } else if is("HMSET") || is("HSET") {
+            if n < 4 || n % 2 != 0 {
+                self.wrong_args(name);
+            } else {
+                self.hset(key, buf, &ranges[2..], is("HSET"));
+            }
+        } else if is("HGETALL") {
+            if n != 2 {
+                self.wrong_args(name);
+            } else {
+                self.hgetall(key);
+            }
+        } else if is("HMGET") || is("HGET") {
+            if n < 3 || (is("HGET") && n != 3) {
+                self.wrong_args(name);
+            } else {
+                self.hmget(key, buf, &ranges[2..], is("HGET"));
+            }
+        } else if is("DEL") || is("EXISTS") {
+            if n < 2 {
+                self.wrong_args(name);
+            } else {
+                self.count_keys(buf, &ranges[1..], is("DEL"));
+            }
+        } else if is("ZADD") {
+            if n < 4 {
+                self.wrong_args(name);
+            } else {
+                wire::write_integer(&mut self.out, ((n - 2) / 2) as i64);
+            }
+        } else if is("ZREM") {
+            if n < 3 {
+                self.wrong_args(name);
+            } else {
+                wire::write_integer(&mut self.out, 0);
+            }
+        } else if is("ZRANGEBYLEX") {
+            self.zrangebylex(buf, ranges);
+        } else if is("ZRANGEBYSCORE") {
+            self.error(
+                "ERR ycsb serve keeps no score index: scan in key order with ZRANGEBYLEX \
+                 (the redis store's redis.index=lex)",
+            );
+        } else if is("PING") {
+            match n {
+                1 => wire::write_simple(&mut self.out, "PONG"),
+                2 => wire::write_bulk(&mut self.out, arg(1)),
+                _ => self.wrong_args(name),
+            }
+        } else if is("ECHO") {
+            if n != 2 {
+                self.wrong_args(name);
+            } else {
+                wire::write_bulk(&mut self.out, arg(1));
+            }
+        } else if is("SELECT") {
+            if n != 2 {
+                self.wrong_args(name);
+            } else if arg(1) == b"0" {
+                wire::write_simple(&mut self.out, "OK");
+            } else {
+                self.error("ERR DB index is out of range");
+            }
+        } else if is("QUIT") {
+            wire::write_simple(&mut self.out, "OK");
+            return true;
+        } else if is("COMMAND") {
+            wire::write_array_header(&mut self.out, 0);
+        } else if is("CLIENT") {
+            wire::write_simple(&mut self.out, "OK");
+        } else if is("CONFIG") {
+            if n == 3 && arg(1).eq_ignore_ascii_case(b"GET") {
+                let wanted = arg(2);
+                let known: &[(&[u8], &[u8])] = &[(b"save", b""), (b"appendonly", b"no")];
+                let hits = known.iter().filter(|(k, _)| pattern_matches(wanted, k));
+                wire::write_array_header(&mut self.out, 2 * hits.clone().count());
+                for (k, v) in hits {
+                    wire::write_bulk(&mut self.out, k);
+                    wire::write_bulk(&mut self.out, v);
+                }
+            } else {
+                self.error("ERR ycsb serve supports only CONFIG GET");
+            }
+        } else if is("INFO") {
+            let text = concat!(
+                "# Server\r\nredis_version:ycsb-serve-",
+                env!("CARGO_PKG_VERSION"),
+                "\r\nredis_mode:standalone\r\n"
+            );
+            wire::write_bulk(&mut self.out, text.as_bytes());
+        } else {
+            let shown = String::from_utf8_lossy(&name[..name.len().min(128)]).into_owned();
+            self.error(&format!("ERR unknown command '{shown}'"));
+        }
+        false
+    }
+
+    fn get(&mut self, key: &str) {
+        self.record.clear();
+        match self
+            .thread
+            .read(self.table, key, Fields::All, &mut self.record)
+        {
+            Status::Ok => {
+                let single = (self.record.len() == 1)
+                    .then(|| self.record.field(0))
+                    .flatten()
+                    .filter(|f| f.name == VALUE_FIELD);
+                match single {
+                    Some(field) => wire::write_bulk(&mut self.out, field.value),
+                    None => wire::write_error(
+                        &mut self.out,
+                        "WRONGTYPE Operation against a key holding the wrong kind of value",
+                    ),
+                }
+            }
+            Status::NotFound => wire::write_null(&mut self.out),
+            status => self.store_error(status),
+        }
+    }
+
+    fn hset(&mut self, key: &str, buf: &[u8], pairs: &[(usize, usize)], count: bool) {
+        self.record.clear();
+        for pair in pairs.chunks_exact(2) {
+            let Some(field) = utf8(&buf[pair[0].0..pair[0].1]) else {
+                self.error("ERR field names must be UTF-8 text");
+                return;
+            };
+            self.record.push(field, &buf[pair[1].0..pair[1].1]);
+        }
+        let mut status = self.thread.update(self.table, key, &self.record);
+        if status == Status::NotFound {
+            status = self.thread.insert(self.table, key, &self.record);
+        }
+        match status {
+            Status::Ok | Status::BatchedOk if count => {
+                wire::write_integer(&mut self.out, (pairs.len() / 2) as i64)
+            }
+            Status::Ok | Status::BatchedOk => wire::write_simple(&mut self.out, "OK"),
+            status => self.store_error(status),
+        }
+    }
+
+    fn hgetall(&mut self, key: &str) {
+        self.record.clear();
+        match self
+            .thread
+            .read(self.table, key, Fields::All, &mut self.record)
+        {
+            Status::Ok | Status::NotFound => {
+                wire::write_array_header(&mut self.out, 2 * self.record.len());
+                for field in self.record.iter() {
+                    wire::write_bulk(&mut self.out, field.name.as_bytes());
+                    wire::write_bulk(&mut self.out, field.value);
+                }
+            }
+            status => self.store_error(status),
+        }
+    }
+
+    fn hmget(&mut self, key: &str, buf: &[u8], names: &[(usize, usize)], single: bool) {
+        self.record.clear();
+        match self
+            .thread
+            .read(self.table, key, Fields::All, &mut self.record)
+        {
+            Status::Ok | Status::NotFound => {
+                if !single {
+                    wire::write_array_header(&mut self.out, names.len());
+                }
+                for &(s, e) in names {
+                    let value = utf8(&buf[s..e]).and_then(|name| self.record.get(name));
+                    match value {
+                        Some(v) => wire::write_bulk(&mut self.out, v),
+                        None => wire::write_null(&mut self.out),
+                    }
+                }
+            }
+            status => self.store_error(status),
+        }
+    }
+
+    fn count_keys(&mut self, buf: &[u8], keys: &[(usize, usize)], delete: bool) {
+        let mut count = 0;
+        for &(s, e) in keys {
+            let Some(key) = utf8(&buf[s..e]) else {
+                continue;
+            };
+            let status = if delete {
+                self.thread.delete(self.table, key)
+            } else {
+                self.record.clear();
+                self.thread
+                    .read(self.table, key, Fields::All, &mut self.record)
+            };
+            match status {
+                Status::Ok | Status::BatchedOk => count += 1,
+                Status::NotFound => {}
+                status => return self.store_error(status),
+            }
+        }
+        wire::write_integer(&mut self.out, count);
+    }
+
+    /// `ZRANGEBYLEX key min + [LIMIT offset count]` as a scan.
+    fn zrangebylex(&mut self, buf: &[u8], ranges: &[(usize, usize)]) {
+        let arg = |i: usize| &buf[ranges[i].0..ranges[i].1];
+        let n = ranges.len();
+        if n != 4 && n != 7 {
+            return self.wrong_args(b"zrangebylex");
+        }
+        if arg(3) != b"+" {
+            return self.error("ERR ycsb serve scans only to the end ('+' as max)");
+        }
+        let (start, exclusive) = match arg(2).split_first() {
+            Some((b'[', rest)) => (rest, false),
+            Some((b'(', rest)) => (rest, true),
+            _ if arg(2) == b"-" => (&b""[..], false),
+            _ => return self.error("ERR min or max not valid string range item"),
+        };
+        let Some(start) = utf8(start) else {
+            return self.error("ERR keys must be UTF-8 text");
+        };
+        if n != 7 || !arg(4).eq_ignore_ascii_case(b"LIMIT") {
+            return self.error("ERR ycsb serve needs LIMIT <offset> <count> for ZRANGEBYLEX");
+        }
+        let (Some(offset), Some(count)) =
+            (wire::parse_integer(arg(5)), wire::parse_integer(arg(6)))
+        else {
+            return self.error("ERR value is not an integer or out of range");
+        };
+        if offset < 0 || count < 0 {
+            return self.error("ERR ycsb serve needs a non-negative LIMIT offset and count");
+        }
+        let (offset, count) = (offset as usize, count as usize);
+        let wanted = offset
+            .saturating_add(count)
+            .saturating_add(usize::from(exclusive));
+        self.scan.clear();
+        match self
+            .thread
+            .scan(self.table, start, wanted, Fields::All, &mut self.scan)
+        {
+            Status::Ok => {}
+            status => return self.store_error(status),
+        }
+        let skip_first = exclusive && self.scan.iter().next().is_some_and(|(k, _)| k == start);
+        let keys = self
+            .scan
+            .iter()
+            .skip(usize::from(skip_first) + offset)
+            .take(count);
+        wire::write_array_header(&mut self.out, keys.len());
+        for (k, _) in keys {
+            wire::write_bulk(&mut self.out, k.as_bytes());
+        }
+    }
+}
+
+/// Whether a `CONFIG GET` pattern (`*` and `?` wildcards) matches `name`.
+fn pattern_matches(pattern: &[u8], name: &[u8]) -> bool {
+    match pattern.split_first() {
+        None => name.is_empty(),
+        Some((b'*', rest)) => (0..=name.len()).any(|i| pattern_matches(rest, &name[i..])),
+        Some((&p, rest)) => match name.split_first() {
+            Some((&c, tail)) if p == b'?' || p.eq_ignore_ascii_case(&c) => {
+                pattern_matches(rest, tail)
+            }
+            _ => false,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(buf: &[u8]) -> Option<(usize, Vec<&[u8]>)> {
+        let mut args = Vec::new();
+        let used = parse_command(buf, &mut args).unwrap()?;
+        Some((used, args.iter().map(|&(s, e)| &buf[s..e]).collect()))
+    }
+
+    #[test]
+    fn parses_array_and_inline_commands() {
+        let (used, args) = parsed(b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\nPING\r\n").unwrap();
+        assert_eq!(used, 19);
+        assert_eq!(args, vec![&b"GET"[..], b"k"]);
+        let (used, args) = parsed(b"  set  a b\r\nrest").unwrap();
+        assert_eq!(used, 12);
+        assert_eq!(args, vec![&b"set"[..], b"a", b"b"]);
+        assert_eq!(parsed(b"*2\r\n$3\r\nGET\r\n$1\r\n"), None);
+        assert_eq!(parsed(b"PIN"), None);
+        let mut args = Vec::new();
+        assert!(parse_command(b"*1\r\n:1\r\n", &mut args).is_err());
+        assert!(parse_command(b"*1\r\n$x\r\n", &mut args).is_err());
+    }
+
+    #[test]
+    fn config_patterns() {
+        assert!(pattern_matches(b"save", b"save"));
+        assert!(pattern_matches(b"*", b"appendonly"));
+        assert!(pattern_matches(b"append*", b"appendonly"));
+        assert!(pattern_matches(b"s?ve", b"SAVE"));
+        assert!(!pattern_matches(b"sav", b"save"));
+    }
+}
