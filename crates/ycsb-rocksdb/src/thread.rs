@@ -54,7 +54,8 @@ impl StoreThread for RocksThread<'_> {
         match self.db.get_pinned_opt(key, &self.read_options) {
             Ok(Some(value)) => match codec::decode(&value, fields, out) {
                 Ok(()) => Status::Ok,
-                Err(_) => Status::Error,
+                // Not an engine failure: the stored data is not a record.
+                Err(_) => Status::UnexpectedState,
             },
             Ok(None) => Status::NotFound,
             Err(_) => Status::Error,
@@ -84,7 +85,7 @@ impl StoreThread for RocksThread<'_> {
                 return Status::Error;
             };
             if codec::decode(value, fields, out.push_row(key)).is_err() {
-                return Status::Error;
+                return Status::UnexpectedState;
             }
             rows += 1;
             iter.next();
@@ -110,7 +111,7 @@ impl StoreThread for RocksThread<'_> {
         match self.db.get_pinned_opt(key, &self.read_options) {
             Ok(Some(stored)) => {
                 if codec::decode(&stored, Fields::All, &mut self.stored).is_err() {
-                    return Status::Error;
+                    return Status::UnexpectedState;
                 }
             }
             Ok(None) => return Status::NotFound,

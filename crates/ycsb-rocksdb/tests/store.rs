@@ -178,16 +178,25 @@ fn threads_share_one_database() {
 }
 
 #[test]
-fn corrupt_stored_value_is_an_error_status() {
+fn corrupt_stored_value_is_an_unexpected_state() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path(), &[]).unwrap();
     store.db().put("bad", [0xff; 12]).unwrap();
     let mut t = store.thread(ctx()).unwrap();
     let mut out = Record::new();
-    assert_eq!(t.read(T, "bad", Fields::All, &mut out), Status::Error);
+    assert_eq!(
+        t.read(T, "bad", Fields::All, &mut out),
+        Status::UnexpectedState
+    );
     let mut rows = ScanResult::new();
-    assert_eq!(t.scan(T, "bad", 1, Fields::All, &mut rows), Status::Error);
-    assert_eq!(t.update(T, "bad", &record(&[("f", "v")])), Status::Error);
+    assert_eq!(
+        t.scan(T, "bad", 1, Fields::All, &mut rows),
+        Status::UnexpectedState
+    );
+    assert_eq!(
+        t.update(T, "bad", &record(&[("f", "v")])),
+        Status::UnexpectedState
+    );
 }
 
 #[test]

@@ -1,0 +1,19 @@
+//! Prints the RocksDB version this build links, as the engine reports it,
+//! to check that a swapped library is really the one in use:
+//!
+//! ```text
+//! cargo run --release -p ycsb-rocksdb --example rocksdb-version
+//! ```
+
+use ycsb_db::store::StoreContext;
+use ycsb_db::{Properties, Store};
+use ycsb_rocksdb::RocksStore;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let props = Properties::new().with("rocksdb.dbname", dir.path().display());
+    let store = RocksStore::open(&StoreContext::new(&props))?;
+    let info = store.engine_info();
+    println!("{} {}", info.name, info.version);
+    Ok(())
+}
