@@ -411,6 +411,10 @@ struct Session<'s> {
     key: Vec<u8>,
     /// A WebDAV path's table.
     table_buf: Vec<u8>,
+    /// A range's end key.
+    end: Vec<u8>,
+    /// The head of an answer.
+    head: Vec<u8>,
     record: Record,
     scan: ScanResult,
     /// A scan's paging key.
@@ -427,6 +431,7 @@ fn serve_connection(store: &dyn Store, stream: TcpStream, id: usize, config: &Ht
             reply.close = true;
             let _ = send(
                 &mut conn,
+                &mut Vec::new(),
                 &reply,
                 format!("store thread failed: {e}").as_bytes(),
                 false,
@@ -447,6 +452,8 @@ fn serve_connection(store: &dyn Store, stream: TcpStream, id: usize, config: &Ht
         scratch: Vec::new(),
         key: Vec::new(),
         table_buf: Vec::new(),
+        end: Vec::new(),
+        head: Vec::with_capacity(256),
         record: Record::new(),
         scan: ScanResult::new(),
         cursor: String::new(),
@@ -459,8 +466,14 @@ fn serve_connection(store: &dyn Store, stream: TcpStream, id: usize, config: &Ht
 }
 
 /// Writes an answer with `body` (left out for HEAD, but counted).
-fn send(conn: &mut Conn<TcpStream>, reply: &Reply, body: &[u8], head_only: bool) -> io::Result<()> {
-    let mut head = Vec::with_capacity(160);
+fn send(
+    conn: &mut Conn<TcpStream>,
+    head: &mut Vec<u8>,
+    reply: &Reply,
+    body: &[u8],
+    head_only: bool,
+) -> io::Result<()> {
+    head.clear();
     let _ = write!(
         head,
         "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n{}",
@@ -476,13 +489,13 @@ fn send(conn: &mut Conn<TcpStream>, reply: &Reply, body: &[u8], head_only: bool)
     head.extend_from_slice(b"\r\n");
     let stream = conn.stream();
     if head_only || body.is_empty() {
-        stream.write_all(&head)
+        stream.write_all(head)
     } else if body.len() <= 16 * 1024 {
         // One write, one segment, for the common small answer.
         head.extend_from_slice(body);
-        stream.write_all(&head)
+        stream.write_all(head)
     } else {
-        stream.write_all(&head)?;
+        stream.write_all(head)?;
         stream.write_all(body)
     }
 }
@@ -541,14 +554,14 @@ impl Session<'_> {
         let mut reply = self.dispatch();
         reply.close |= !info.persistent();
         let head_only = self.method == "HEAD";
-        send(conn, &reply, &self.out, head_only).is_ok() && !reply.close
+        send(conn, &mut self.head, &reply, &self.out, head_only).is_ok() && !reply.close
     }
 
     /// Answers a request that cannot be read, and closes.
     fn fail(&mut self, conn: &mut Conn<TcpStream>, code: u16, message: &str) -> bool {
         let mut reply = Reply::new(code);
         reply.close = true;
-        let _ = send(conn, &reply, message.as_bytes(), false);
+        let _ = send(conn, &mut self.head, &reply, message.as_bytes(), false);
         linger(conn.stream());
         false
     }
@@ -840,11 +853,12 @@ impl Session<'_> {
     /// `/range_match` (keys from `start` to `end`) and `/fwmatch` (keys
     /// with the prefix `key`), paging through the store's scan.
     fn range(&mut self, format: Format, prefix: bool) -> Reply {
-        let (start, end) = if prefix {
+        // The start key (or prefix) goes to self.key, the end key to
+        // self.end, both reused buffers.
+        if prefix {
             if let Err(r) = self.key_param("key", format) {
                 return r;
             }
-            (self.key.clone(), None)
         } else {
             let (Some(start), Some(end)) = (self.query.get("start"), self.query.get("end")) else {
                 return self.simple(format, 400, Some("MISSING_ARG_KEY"), None);
@@ -855,8 +869,11 @@ impl Session<'_> {
             if std::str::from_utf8(start).is_err() {
                 return self.simple(format, 400, Some("INVALID_KEY"), None);
             }
-            (start.to_vec(), Some(end.to_vec()))
-        };
+            self.key.clear();
+            self.key.extend_from_slice(start);
+            self.end.clear();
+            self.end.extend_from_slice(end);
+        }
         let limit = match self.query.get("limit").map(std::str::from_utf8) {
             None => SCAN_BATCH,
             Some(Ok(text)) => match text.trim().parse::<usize>() {
@@ -870,6 +887,7 @@ impl Session<'_> {
         if format == Format::Json {
             self.out.push(b'[');
         }
+        let (start, end) = (std::mem::take(&mut self.key), std::mem::take(&mut self.end));
         self.cursor.clear();
         self.cursor
             .push_str(std::str::from_utf8(&start).unwrap_or_default());
@@ -887,9 +905,10 @@ impl Session<'_> {
                 break;
             }
             for (key, record) in scan.iter() {
-                let beyond = match &end {
-                    Some(end) => key.as_bytes() > end.as_slice(),
-                    None => !key.as_bytes().starts_with(&start),
+                let beyond = if prefix {
+                    !key.as_bytes().starts_with(&start)
+                } else {
+                    key.as_bytes() > end.as_slice()
                 };
                 if beyond || emitted == limit {
                     break 'pages;
@@ -917,6 +936,8 @@ impl Session<'_> {
             self.cursor.push('\0');
         }
         self.scan = scan;
+        self.key = start;
+        self.end = end;
         if let Some(status) = failure {
             self.out.clear();
             return self.status_reply(format, status);
