@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use hdrhistogram::Histogram;
+use hdrhistogram::{Counter, Histogram};
 use ycsb_db::Status;
 
 use super::report::{PercentileLatency, PhaseReport, SectionReport, StatusCount};
@@ -19,21 +19,30 @@ const STATUS_PERCENTILES: [f64; 4] = [90.0, 99.0, 99.9, 99.99];
 /// HdrHistogram precision: values are kept to 3 significant digits (0.1 %).
 const SIGNIFICANT_DIGITS: u8 = 3;
 
+/// A recorder publishes at the latest after this many records, so that no
+/// count of its 32-bit histograms can overflow.
+const LOCAL_LIMIT: u64 = 1 << 31;
+
 /// The figures of one section: a latency histogram in nanoseconds, exact
 /// extremes and sum, and the count of each returned status.
+///
+/// Per-thread histograms (recorder and slot) count in 32 bits, which halves
+/// their memory; the recorder folds its slot into the shared interval
+/// before a count could overflow. The status thread's merged figures count
+/// in 64 bits.
 #[derive(Clone, Debug)]
-struct Stats {
-    histogram: Histogram<u64>,
+struct Stats<C: Counter> {
+    histogram: Histogram<C>,
     min_ns: u64,
     max_ns: u64,
     sum_ns: u128,
     statuses: [u64; Status::COUNT],
 }
 
-impl Stats {
+impl<C: Counter> Stats<C> {
     #[cold]
     #[inline(never)]
-    fn boxed() -> Box<Stats> {
+    fn boxed() -> Box<Self> {
         // An auto-resizing histogram starts tiny and grows to the largest
         // value recorded, so memory follows the latencies actually seen.
         let histogram = match Histogram::new(SIGNIFICANT_DIGITS) {
@@ -52,7 +61,12 @@ impl Stats {
 
     #[inline]
     fn record(&mut self, latency_ns: u64) {
-        self.histogram.saturating_record(latency_ns);
+        // `record` grows the histogram to fit (saturating_record would
+        // clamp instead); it fails only if the counts array cannot grow,
+        // and then clamping is the best left to do.
+        if self.histogram.record(latency_ns).is_err() {
+            self.histogram.saturating_record(latency_ns);
+        }
         self.min_ns = self.min_ns.min(latency_ns);
         self.max_ns = self.max_ns.max(latency_ns);
         self.sum_ns += u128::from(latency_ns);
@@ -62,11 +76,8 @@ impl Stats {
         self.histogram.is_empty() && self.statuses.iter().all(|&c| c == 0)
     }
 
-    fn merge(&mut self, other: &Stats) {
-        // With an auto-resizing u64 histogram, addition fails only when the
-        // counts array would not fit in memory addressing; nothing else can
-        // be done then but keep the extremes, sum and statuses.
-        let _ = self.histogram.add(&other.histogram);
+    /// Merges everything but the histogram.
+    fn merge_figures<D: Counter>(&mut self, other: &Stats<D>) {
         self.min_ns = self.min_ns.min(other.min_ns);
         self.max_ns = self.max_ns.max(other.max_ns);
         self.sum_ns += other.sum_ns;
@@ -104,39 +115,95 @@ impl Stats {
         }
     }
 
+    /// The value at `percentile` (in `(0, 100]`): the smallest recorded
+    /// value that at least `percentile` % of the values do not exceed.
     fn percentile_ns(&self, percentile: f64) -> u64 {
-        if self.count() == 0 {
-            0
-        } else {
-            self.histogram.value_at_percentile(percentile)
+        let n = self.count();
+        if n == 0 {
+            return 0;
         }
+        // As Java's HdrHistogram, the percentile is lowered by one ulp
+        // before the rank is rounded up, so that roundoff (99.9 / 100 *
+        // 1000 = 999.0000000000001) cannot push the rank into the next
+        // value; the crate's value_at_percentile has no such guard.
+        let lowered = if percentile > 0.0 {
+            f64::from_bits(percentile.to_bits() - 1)
+        } else {
+            0.0
+        };
+        let rank = ((lowered.min(100.0) * n as f64) / 100.0).ceil().max(1.0);
+        // Half a count below the rank, ceil(quantile * n) is the rank
+        // whatever the roundoff.
+        let quantile = ((rank - 0.5) / n as f64).clamp(0.0, 1.0);
+        self.histogram.value_at_quantile(quantile)
     }
 
     /// Bytes held by the histogram's counts, for the memory bound test.
     #[cfg(test)]
     fn histogram_bytes(&self) -> usize {
-        self.histogram.distinct_values() * std::mem::size_of::<u64>()
+        self.histogram.distinct_values() * std::mem::size_of::<C>()
     }
 }
 
-type Sections = [Option<Box<Stats>>; SECTIONS];
+/// A per-thread section.
+type Narrow = Stats<u32>;
+/// A merged section.
+type Wide = Stats<u64>;
 
-fn empty_sections() -> Sections {
+impl Narrow {
+    /// Adds a recorder's section to a slot's (same counters: a plain copy
+    /// or addition of the counts arrays).
+    fn merge(&mut self, other: &Narrow) {
+        // Auto-resizing addition fails only when the counts array cannot
+        // grow; nothing better can be done then than keep the other
+        // figures.
+        let _ = self.histogram.add(&other.histogram);
+        self.merge_figures(other);
+    }
+}
+
+impl Wide {
+    /// Adds merged figures (interval into totals).
+    fn merge(&mut self, other: &Wide) {
+        let _ = self.histogram.add(&other.histogram);
+        self.merge_figures(other);
+    }
+
+    /// Adds a slot's section, bucket by bucket.
+    fn merge_narrow(&mut self, other: &Narrow) {
+        for bucket in other.histogram.iter_recorded() {
+            // The bucket's value falls into the same bucket here: both
+            // histograms have the same precision and unit.
+            let _ = self
+                .histogram
+                .record_n(bucket.value_iterated_to(), bucket.count_at_value().as_u64());
+        }
+        self.merge_figures(other);
+    }
+}
+
+type Sections<C> = [Option<Box<Stats<C>>>; SECTIONS];
+
+fn empty_sections<C: Counter>() -> Sections<C> {
     std::array::from_fn(|_| None)
 }
 
 #[inline]
-fn section(sections: &mut Sections, index: usize) -> &mut Stats {
+fn section<C: Counter>(sections: &mut Sections<C>, index: usize) -> &mut Stats<C> {
     sections[index].get_or_insert_with(Stats::boxed)
 }
 
-/// Moves every non-empty section of `from` into `into`, leaving `from`'s
-/// sections empty but allocated.
-fn drain_into(from: &mut Sections, into: &mut Sections) {
+/// Moves every non-empty section of `from` into `into` with `merge`,
+/// leaving `from`'s sections empty but allocated.
+fn drain_into<C: Counter, D: Counter>(
+    from: &mut Sections<C>,
+    into: &mut Sections<D>,
+    merge: impl Fn(&mut Stats<D>, &Stats<C>),
+) {
     for (index, stats) in from.iter_mut().enumerate() {
         if let Some(stats) = stats.as_deref_mut() {
             if !stats.is_empty() {
-                section(into, index).merge(stats);
+                merge(section(into, index), stats);
                 stats.reset();
             }
         }
@@ -168,14 +235,14 @@ fn to_us(ns: u64) -> u64 {
 /// One thread's published data, waiting for the status thread.
 #[derive(Debug)]
 struct Slot {
-    sections: Sections,
+    sections: Sections<u32>,
 }
 
 /// The status thread's state: the interval being merged and the totals.
 #[derive(Debug)]
 struct Aggregate {
-    interval: Sections,
-    totals: Sections,
+    interval: Sections<u64>,
+    totals: Sections<u64>,
 }
 
 /// The measurements of one phase, shared by all threads (it is `Sync`).
@@ -189,7 +256,7 @@ pub struct Measurements {
     publish_period: Duration,
     thread_count: usize,
     // Lock order: aggregate, then slots, then one slot.
-    aggregate: Mutex<Aggregate>,
+    aggregate: Arc<Mutex<Aggregate>>,
     slots: Mutex<Vec<Arc<Mutex<Slot>>>>,
 }
 
@@ -202,10 +269,10 @@ impl Measurements {
             percentiles: settings.percentiles.clone(),
             publish_period: settings.publish_period(),
             thread_count: thread_count.max(1),
-            aggregate: Mutex::new(Aggregate {
+            aggregate: Arc::new(Mutex::new(Aggregate {
                 interval: empty_sections(),
                 totals: empty_sections(),
-            }),
+            })),
             slots: Mutex::new(Vec::with_capacity(thread_count)),
         }
     }
@@ -225,8 +292,9 @@ impl Measurements {
         Recorder {
             mode: self.mode,
             local: empty_sections(),
-            dirty: false,
+            pending: 0,
             slot,
+            aggregate: Arc::clone(&self.aggregate),
             period: self.publish_period,
             next_publish: Instant::now() + stagger,
         }
@@ -283,9 +351,9 @@ impl Measurements {
 
     /// Drains every slot into `interval`, then adds `interval` to `totals`
     /// (leaving `interval` filled, for the caller to read and reset).
-    fn collect(&self, interval: &mut Sections, totals: &mut Sections) {
+    fn collect(&self, interval: &mut Sections<u64>, totals: &mut Sections<u64>) {
         for slot in lock(&self.slots).iter() {
-            drain_into(&mut lock(slot).sections, interval);
+            drain_into(&mut lock(slot).sections, interval, Wide::merge_narrow);
         }
         for (index, stats) in interval.iter().enumerate() {
             if let Some(stats) = stats.as_deref() {
@@ -372,7 +440,9 @@ impl Measurements {
     /// bound test.
     #[cfg(test)]
     pub(crate) fn histogram_bytes(&self) -> usize {
-        let sum = |s: &Sections| -> usize { s.iter().flatten().map(|s| s.histogram_bytes()).sum() };
+        fn sum<C: Counter>(s: &Sections<C>) -> usize {
+            s.iter().flatten().map(|s| s.histogram_bytes()).sum()
+        }
         let aggregate = lock(&self.aggregate);
         let slots: usize = lock(&self.slots)
             .iter()
@@ -389,9 +459,11 @@ impl Measurements {
 #[derive(Debug)]
 pub struct Recorder {
     mode: MeasurementInterval,
-    local: Sections,
-    dirty: bool,
+    local: Sections<u32>,
+    /// Records since the last publication.
+    pending: u64,
     slot: Arc<Mutex<Slot>>,
+    aggregate: Arc<Mutex<Aggregate>>,
     period: Duration,
     next_publish: Instant,
 }
@@ -404,7 +476,6 @@ impl Recorder {
     /// come through [`Recorder::record_intended`].
     #[inline]
     pub fn record(&mut self, op: Operation, status: Status, latency_ns: u64) {
-        self.dirty = true;
         if self.mode == MeasurementInterval::Intended {
             section(&mut self.local, Operation::COUNT + op.index()).statuses[status.index()] += 1;
         } else {
@@ -412,6 +483,7 @@ impl Recorder {
             stats.record(latency_ns);
             stats.statuses[status.index()] += 1;
         }
+        self.count_pending();
     }
 
     /// Records one operation's latency measured from its intended start
@@ -423,8 +495,16 @@ impl Recorder {
     #[inline]
     pub fn record_intended(&mut self, op: Operation, latency_ns: u64) {
         if self.mode != MeasurementInterval::Op {
-            self.dirty = true;
             section(&mut self.local, Operation::COUNT + op.index()).record(latency_ns);
+            self.count_pending();
+        }
+    }
+
+    #[inline]
+    fn count_pending(&mut self) {
+        self.pending += 1;
+        if self.pending >= LOCAL_LIMIT {
+            self.publish();
         }
     }
 
@@ -442,10 +522,46 @@ impl Recorder {
     /// next [`Measurements::take_interval`] or [`Measurements::summary`]
     /// finds it.
     pub fn publish(&mut self) {
-        if self.dirty {
-            drain_into(&mut self.local, &mut lock(&self.slot).sections);
-            self.dirty = false;
+        if self.pending == 0 {
+            return;
         }
+        let mut slot = lock(&self.slot);
+        if self.would_overflow(&slot) {
+            // No status thread emptied the slot for over two billion
+            // records: fold it into the shared interval first, taking the
+            // locks in their global order (aggregate, then slot).
+            drop(slot);
+            let mut aggregate = lock(&self.aggregate);
+            slot = lock(&self.slot);
+            drain_into(
+                &mut slot.sections,
+                &mut aggregate.interval,
+                Wide::merge_narrow,
+            );
+        }
+        drain_into(&mut self.local, &mut slot.sections, Narrow::merge);
+        self.pending = 0;
+    }
+
+    /// Whether adding the local counts to the slot's could overflow a
+    /// 32-bit bucket count (no bucket holds more than its section's total).
+    fn would_overflow(&self, slot: &Slot) -> bool {
+        self.local.iter().zip(&slot.sections).any(|(local, slot)| {
+            let count = |s: &Option<Box<Narrow>>| s.as_deref().map_or(0, Narrow::count);
+            count(local) + count(slot) > u64::from(u32::MAX)
+        })
+    }
+}
+
+#[cfg(test)]
+impl Recorder {
+    /// Bytes held by this recorder's local histograms.
+    pub(crate) fn histogram_bytes(&self) -> usize {
+        self.local
+            .iter()
+            .flatten()
+            .map(|s| s.histogram_bytes())
+            .sum()
     }
 }
 
@@ -499,4 +615,37 @@ pub struct IntervalSection {
     pub p9999_us: u64,
     /// Operations per returned status, indexed by [`Status::index`].
     pub returns: [u64; Status::COUNT],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_slot_is_folded_before_its_counts_overflow() {
+        let measurements = Measurements::new(&MeasurementSettings::default(), 1);
+        let mut recorder = measurements.recorder(0);
+        recorder.record(Operation::Read, Status::Ok, 2_000);
+        recorder.publish();
+        // As if the slot had gathered over four billion reads without a
+        // status thread to empty it.
+        {
+            let mut slot = lock(&recorder.slot);
+            let read = section(&mut slot.sections, Operation::Read.index());
+            read.histogram.record_n(2_000, u32::MAX - 1).unwrap();
+        }
+        recorder.record(Operation::Read, Status::Ok, 2_000);
+        recorder.record(Operation::Read, Status::Ok, 2_000);
+        recorder.publish();
+        {
+            let slot = lock(&recorder.slot);
+            let read = slot.sections[Operation::Read.index()].as_deref().unwrap();
+            assert_eq!(read.count(), 2, "the slot was folded, then refilled");
+        }
+        drop(recorder);
+        let report = measurements.summary("run", Duration::from_secs(1), 3);
+        let read = &report.sections[0];
+        assert_eq!(read.operations, u64::from(u32::MAX) + 2);
+        assert_eq!((read.min_us, read.max_us), (2, 2));
+    }
 }
