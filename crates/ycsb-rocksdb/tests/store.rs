@@ -471,3 +471,22 @@ fn bad_value_in_a_file_names_file_and_line() {
         "rocksdb.cache_size: invalid value '8M' (my.properties:12): expected an unsigned integer"
     );
 }
+
+#[test]
+fn every_compression_choice_works_with_the_linked_library() {
+    for compression in [
+        "no", "none", "snappy", "zlib", "bzip2", "lz4", "lz4hc", "zstd",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path(), &[("rocksdb.compression", compression)])
+            .unwrap_or_else(|e| panic!("{compression}: {e}"));
+        let mut t = store.thread(ctx()).unwrap();
+        let full = record_for("user1", 10, 100);
+        assert_eq!(t.insert(T, "user1", &full), Status::Ok);
+        // Blocks are compressed when the memtable is flushed to an SST.
+        store.db().flush().unwrap();
+        let mut out = Record::new();
+        assert_eq!(t.read(T, "user1", Fields::All, &mut out), Status::Ok);
+        assert_eq!(out, full, "{compression}");
+    }
+}
