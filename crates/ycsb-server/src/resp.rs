@@ -317,6 +317,7 @@ fn serve_connection(
             let mut out = Vec::new();
             wire::write_error(&mut out, &format!("ERR cannot open the store: {e}"));
             let _ = stream.write_all(&out);
+            let _ = stream.shutdown(Shutdown::Both);
             return;
         }
     };
@@ -372,6 +373,9 @@ fn serve_connection(
         }
     }
     let _ = session.thread.cleanup();
+    // The handle keeps a clone of the stream until the next accept: shut
+    // the socket down so that the client sees the connection end now.
+    let _ = stream.shutdown(Shutdown::Both);
 }
 
 /// Parses one command at the start of `buf` into argument ranges; the
@@ -763,7 +767,7 @@ mod tests {
     #[test]
     fn parses_array_and_inline_commands() {
         let (used, args) = parsed(b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\nPING\r\n").unwrap();
-        assert_eq!(used, 19);
+        assert_eq!(used, 20);
         assert_eq!(args, vec![&b"GET"[..], b"k"]);
         let (used, args) = parsed(b"  set  a b\r\nrest").unwrap();
         assert_eq!(used, 12);
