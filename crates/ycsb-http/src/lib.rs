@@ -994,6 +994,18 @@ mod tests {
     }
 
     #[test]
+    fn descriptor_opens_and_declares_every_property_once() {
+        assert!(DESCRIPTOR.matches("HTTP") && DESCRIPTOR.matches("rest"));
+        let p = props(&[("http.preset", "webdav")]);
+        assert!((DESCRIPTOR.open)(&StoreContext::new(&p)).is_ok());
+        let mut names: Vec<_> = PROPERTIES.iter().map(|d| d.name).collect();
+        assert!(names.iter().all(|n| n.starts_with("http.")));
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), PROPERTIES.len());
+    }
+
+    #[test]
     fn base_urls_parse() {
         let b = parse_base_url("http://localhost:8080/dav/").unwrap();
         assert_eq!(
