@@ -32,7 +32,7 @@
 //! `POST` update (merge), `DELETE` deletes; successful writes answer 204.
 //!
 //! Each connection is served by its own thread with its own
-//! [`StoreThread`](ycsb_db::StoreThread), keep-alive by default. Malformed
+//! [`StoreThread`], keep-alive by default. Malformed
 //! requests answer 400 (431 for an oversized head, 413 for an oversized
 //! body) and close the connection; nothing a client sends can panic the
 //! server.
@@ -153,6 +153,17 @@ struct Shared {
     connections: Mutex<Vec<(TcpStream, JoinHandle<()>)>>,
 }
 
+/// Shuts a connection down when its thread ends, even by a panic in a
+/// store: the accept loop holds a clone of the socket (to shut it down on
+/// stop), so dropping the thread's own handle would not close it.
+struct CloseOnDrop(TcpStream);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.shutdown(Shutdown::Both);
+    }
+}
+
 /// A running HTTP server. Dropping it stops the server.
 #[derive(Debug)]
 pub struct HttpServerHandle {
@@ -220,10 +231,11 @@ fn accept_loop(
         }
         let Ok(stream) = stream else {
             // Failed handshakes and exhausted descriptors are transient:
-            // keep accepting.
+            // keep accepting, without spinning while descriptors are out.
+            std::thread::sleep(std::time::Duration::from_millis(10));
             continue;
         };
-        let Ok(handle_copy) = stream.try_clone() else {
+        let (Ok(handle_copy), Ok(closer)) = (stream.try_clone(), stream.try_clone()) else {
             continue;
         };
         let id = next_id;
@@ -232,7 +244,10 @@ fn accept_loop(
         let config = Arc::clone(&config);
         let spawned = std::thread::Builder::new()
             .name(format!("http-conn-{id}"))
-            .spawn(move || serve_connection(&*store, stream, id, &config));
+            .spawn(move || {
+                let _closer = CloseOnDrop(closer);
+                serve_connection(&*store, stream, id, &config);
+            });
         let mut connections = shared
             .connections
             .lock()
@@ -460,9 +475,6 @@ fn serve_connection(store: &dyn Store, stream: TcpStream, id: usize, config: &Ht
     };
     while session.one_request(&mut conn) {}
     let _ = session.thread.cleanup();
-    // The accept loop holds a clone of this socket (to shut it down on
-    // stop), so dropping ours would not close the connection.
-    let _ = conn.stream().shutdown(Shutdown::Both);
 }
 
 /// Writes an answer with `body` (left out for HEAD, but counted).

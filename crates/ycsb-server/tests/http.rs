@@ -16,8 +16,9 @@ use ycsb_http::HttpStore;
 use ycsb_server::http::{serve_http, HttpServerConfig, HttpServerHandle};
 
 /// A small ordered in-memory store: the server's back end in these tests.
-/// A key starting with `fail` makes every operation on it fail with
-/// `ERROR`, to see a 500 reach the client.
+/// A key starting with `fail` makes reads and inserts fail with `ERROR`,
+/// to see a 500 reach the client; deleting `panic` panics, as a buggy
+/// store would.
 #[derive(Default)]
 struct MapStore {
     data: Mutex<BTreeMap<(String, String), Record>>,
@@ -97,6 +98,7 @@ impl StoreThread for MapThread<'_> {
     }
 
     fn delete(&mut self, table: &str, key: &str) -> Status {
+        assert_ne!(key, "panic", "a store bug");
         match self.0.data.lock().unwrap().remove(&id(table, key)) {
             Some(_) => Status::Ok,
             None => Status::NotFound,
@@ -725,4 +727,21 @@ fn keep_alive_pipelining_http10_and_head() {
     assert!(answer.ends_with("\r\n\r\n"), "{answer}");
     assert!(!answer.contains("Content-Length: 0"), "{answer}");
     assert!(store.threads.load(Ordering::SeqCst) >= 4);
+}
+
+#[test]
+fn a_panicking_store_closes_only_its_connection() {
+    let (store, server) = start(HttpServerConfig::default());
+    let http = client(server.local_addr(), &[("http.preset", "webdav")]);
+    let mut t = http.thread(ThreadContext::new(0, 1)).unwrap();
+    // The server thread dies without answering; the client's retry on a
+    // fresh connection meets the same fate.
+    assert_eq!(t.delete("usertable", "panic"), Status::Error);
+    // The same client thread reconnects and the server still serves.
+    assert_eq!(
+        t.insert("usertable", "k", &record(&[("f", b"v")])),
+        Status::Ok
+    );
+    assert_eq!(t.delete("usertable", "k"), Status::Ok);
+    assert_eq!(store.threads.load(Ordering::SeqCst), 3);
 }
