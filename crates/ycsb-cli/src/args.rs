@@ -155,7 +155,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
                 .ok_or_else(|| usage(format!("flag {flag} needs a value")))
         };
         match arg.as_str() {
-            "-P" => bench.sources.push(PropertySource::File(PathBuf::from(value("-P")?))),
+            "-P" => bench
+                .sources
+                .push(PropertySource::File(PathBuf::from(value("-P")?))),
             "-p" => {
                 let assignment = value("-p")?;
                 let (key, val) = split_assignment(&assignment)
@@ -190,9 +192,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
             "-run" | "--run" | "-t" => bench.run = true,
             "-h" | "--help" | "-help" => return Ok(Invocation::Help),
             other if other.starts_with('-') => {
-                return Err(usage(format!(
-                    "unknown flag '{other}' (see 'ycsb --help')"
-                )))
+                return Err(usage(format!("unknown flag '{other}' (see 'ycsb --help')")))
             }
             other => {
                 return Err(usage(format!(
@@ -207,7 +207,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
             "nothing to do: give 'load' or 'run' (Java form) or -load and/or -run (YCSB-cpp form); see 'ycsb --help'",
         ));
     }
-    bench.db = db.ok_or_else(|| usage("no store named: add -db <name> (for example -db basic); 'ycsb stores' lists them"))?;
+    bench.db = db.ok_or_else(|| {
+        usage("no store named: add -db <name> (for example -db basic); 'ycsb stores' lists them")
+    })?;
     Ok(Invocation::Benchmark(bench))
 }
 
@@ -237,7 +239,8 @@ mod tests {
 
     #[test]
     fn java_form() {
-        let b = bench("load basic -P workloads/workloada -p recordcount=5 -s -threads 4 -target 100");
+        let b =
+            bench("load basic -P workloads/workloada -p recordcount=5 -s -threads 4 -target 100");
         assert!(b.load && !b.run);
         assert_eq!(b.db, "basic");
         assert_eq!(b.style, Style::Java);
@@ -246,9 +249,21 @@ mod tests {
             b.sources,
             vec![
                 PropertySource::File("workloads/workloada".into()),
-                PropertySource::Assignment { flag: "-p", key: "recordcount".into(), value: "5".into() },
-                PropertySource::Assignment { flag: "-threads", key: "threadcount".into(), value: "4".into() },
-                PropertySource::Assignment { flag: "-target", key: "target".into(), value: "100".into() },
+                PropertySource::Assignment {
+                    flag: "-p",
+                    key: "recordcount".into(),
+                    value: "5".into()
+                },
+                PropertySource::Assignment {
+                    flag: "-threads",
+                    key: "threadcount".into(),
+                    value: "4".into()
+                },
+                PropertySource::Assignment {
+                    flag: "-target",
+                    key: "target".into(),
+                    value: "100".into()
+                },
             ]
         );
         let r = bench("run rocksdb -s -P workloads/workloada -p rocksdb.dir=/tmp/x");
@@ -263,7 +278,11 @@ mod tests {
         assert_eq!(b.style, Style::Cpp);
         assert_eq!(
             b.sources[2],
-            PropertySource::Assignment { flag: "-p", key: "a".into(), value: "b=c".into() }
+            PropertySource::Assignment {
+                flag: "-p",
+                key: "a".into(),
+                value: "b=c".into()
+            }
         );
         assert!(bench("-t -db basic").run);
     }
@@ -276,9 +295,15 @@ mod tests {
             ("-db basic", "nothing to do"),
             ("-load", "no store named"),
             ("-load -db basic -P", "flag -P needs a value"),
-            ("-load -db basic -p novalue", "-p 'novalue': expected key=value"),
+            (
+                "-load -db basic -p novalue",
+                "-p 'novalue': expected key=value",
+            ),
             ("-load -db basic -p =v", "expected key=value"),
-            ("-load -db basic --frobnicate", "unknown flag '--frobnicate'"),
+            (
+                "-load -db basic --frobnicate",
+                "unknown flag '--frobnicate'",
+            ),
             ("-load -db basic stray", "unexpected argument 'stray'"),
             ("run basic -db other", "already named"),
             ("properties --json", "unknown argument '--json'"),
@@ -294,6 +319,9 @@ mod tests {
         assert_eq!(parse_str("--help"), Ok(Invocation::Help));
         assert_eq!(parse_str("--version"), Ok(Invocation::Version));
         assert_eq!(parse_str("stores"), Ok(Invocation::Stores));
-        assert_eq!(parse_str("properties --markdown"), Ok(Invocation::Properties { markdown: true }));
+        assert_eq!(
+            parse_str("properties --markdown"),
+            Ok(Invocation::Properties { markdown: true })
+        );
     }
 }

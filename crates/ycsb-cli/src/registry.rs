@@ -5,6 +5,8 @@ use ycsb_db::StoreDescriptor;
 /// The stores users can name with `-db` or as Java's `<db>` argument.
 pub fn stores() -> Vec<StoreDescriptor> {
     vec![
-        // One line per binding crate.
+        ycsb_basic::DESCRIPTOR,
+        ycsb_memory::DESCRIPTOR,
+        ycsb_leveldb::DESCRIPTOR,
     ]
 }

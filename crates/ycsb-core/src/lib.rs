@@ -4,3 +4,5 @@ pub use ycsb_db as db;
 pub mod generator;
 pub mod measurement;
 pub mod properties;
+pub mod runner;
+pub mod workload;

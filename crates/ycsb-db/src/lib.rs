@@ -55,5 +55,6 @@ pub use properties::{
 pub use record::{Field, Fields, Record, ScanResult};
 pub use status::Status;
 pub use store::{
-    EngineInfo, EngineReport, Gauge, Store, StoreDescriptor, StoreError, StoreThread, ThreadContext,
+    EngineInfo, EngineReport, Gauge, OutputSink, Store, StoreContext, StoreDescriptor, StoreError,
+    StoreThread, ThreadContext,
 };

@@ -1,0 +1,544 @@
+//! Runs a phase: client threads, target-rate scheduling, status intervals
+//! and stopping.
+//!
+//! Each worker thread owns its [`WorkloadThread`](crate::workload::WorkloadThread),
+//! its [`StoreThread`](ycsb_db::StoreThread) and its measurement
+//! [`Recorder`](crate::measurement::Recorder); the only per-operation write
+//! to memory another thread reads is a progress counter in the worker's own
+//! cache line. The calling thread runs the status loop: it merges the
+//! workers' published measurements each interval and hands them to an
+//! [`Observer`], which decides what to print or store.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ycsb_db::{
+    Gauge, Properties, Property, PropertyDecl, PropertyError, Status, Store, StoreError,
+    ThreadContext,
+};
+
+use crate::measurement::{
+    IntervalSnapshot, MeasurementSettings, Measurements, Operation, PhaseReport,
+};
+use crate::workload::{CoreWorkload, WorkloadError};
+
+/// `threadcount` (the `-threads` flag).
+pub const THREAD_COUNT: Property<u64> = Property::new(
+    "threadcount",
+    "1",
+    "Number of client threads (the -threads flag).",
+);
+/// `target` (the `-target` flag).
+pub const TARGET: Property<f64> = Property::new(
+    "target",
+    "0",
+    "Target throughput in operations per second over all threads (the -target flag); 0 means as fast as possible. With a target, operations are scheduled at fixed intervals and latency is also measured from each operation's intended start.",
+);
+/// `maxexecutiontime`.
+pub const MAX_EXECUTION_TIME: Property<u64> = Property::new(
+    "maxexecutiontime",
+    "0",
+    "Stop a phase after this many seconds; 0 means no limit.",
+);
+/// `seed`.
+pub const SEED: Property<u64> = Property::optional(
+    "seed",
+    "Seed of every random stream: the same seed and thread count give the same operation sequence. Unset: a random seed, reported with the results.",
+);
+
+/// Every property the runner reads.
+pub const PROPERTIES: &[&PropertyDecl] = &[
+    THREAD_COUNT.decl(),
+    TARGET.decl(),
+    MAX_EXECUTION_TIME.decl(),
+    SEED.decl(),
+];
+
+/// Which phase to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Insert the data set (`ycsb load`).
+    Load,
+    /// Run the operation mix (`ycsb run`).
+    Run,
+}
+
+impl Phase {
+    /// `load` or `run`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Phase::Load => "load",
+            Phase::Run => "run",
+        }
+    }
+}
+
+/// The runner's settings, from properties.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunnerSettings {
+    /// Client threads.
+    pub threads: usize,
+    /// Target operations per second over all threads, if throttled.
+    pub target: Option<f64>,
+    /// Time limit of a phase.
+    pub max_execution_time: Option<Duration>,
+    /// The seed of every random stream.
+    pub seed: u64,
+    /// Whether the seed was chosen at random (not set by the user).
+    pub seed_is_random: bool,
+}
+
+impl RunnerSettings {
+    /// Reads the settings.
+    ///
+    /// # Errors
+    ///
+    /// A [`PropertyError`] naming an invalid value and where it came from.
+    pub fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
+        let threads = props.get_checked(&THREAD_COUNT, |t| {
+            if (1..=4096).contains(t) {
+                Ok(())
+            } else {
+                Err("expected between 1 and 4096 threads".into())
+            }
+        })? as usize;
+        let target = props.get_checked(&TARGET, |t| {
+            if *t >= 0.0 {
+                Ok(())
+            } else {
+                Err("expected a non-negative rate".into())
+            }
+        })?;
+        let max = props.get(&MAX_EXECUTION_TIME)?;
+        let (seed, seed_is_random) = match props.get_opt(&SEED)? {
+            Some(seed) => (seed, false),
+            None => (
+                rand::RngCore::next_u64(
+                    &mut <rand::rngs::SmallRng as rand::SeedableRng>::from_os_rng(),
+                ),
+                true,
+            ),
+        };
+        Ok(Self {
+            threads,
+            target: (target > 0.0).then_some(target),
+            max_execution_time: (max > 0).then(|| Duration::from_secs(max)),
+            seed,
+            seed_is_random,
+        })
+    }
+}
+
+/// A cloneable flag that asks every worker to stop after its current
+/// operation: set it from a signal handler for Ctrl-C or SIGTERM.
+#[derive(Clone, Debug, Default)]
+pub struct StopSignal(Arc<AtomicBool>);
+
+impl StopSignal {
+    /// A signal not yet raised.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Asks the workers to stop.
+    pub fn stop(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a stop was asked for.
+    pub fn is_stopped(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// What the status loop reports each interval.
+#[derive(Debug)]
+pub struct StatusUpdate<'a> {
+    /// The phase running.
+    pub phase: Phase,
+    /// Time since the phase started.
+    pub elapsed: Duration,
+    /// Operations completed so far over all threads.
+    pub operations: u64,
+    /// Operations the phase will perform in all (0 when unbounded).
+    pub total_operations: u64,
+    /// Operations completed in this interval.
+    pub interval_operations: u64,
+    /// The length of this interval.
+    pub interval_length: Duration,
+    /// The interval's measurements.
+    pub interval: &'a IntervalSnapshot,
+    /// The store's engine gauges at the end of the interval.
+    pub gauges: &'a [Gauge],
+}
+
+/// Receives status updates and notices during a phase.
+pub trait Observer {
+    /// Called at every status interval on the thread that runs the phase.
+    fn on_status(&mut self, update: &StatusUpdate<'_>);
+
+    /// Called for a notable event that is not an error of the whole phase
+    /// (a load thread that gave up after a failed insert). The default
+    /// ignores it.
+    fn on_notice(&mut self, notice: &str) {
+        let _ = notice;
+    }
+}
+
+/// An observer that ignores everything.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Silent;
+
+impl Observer for Silent {
+    fn on_status(&mut self, _: &StatusUpdate<'_>) {}
+}
+
+/// An error that prevented a phase from running.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The workload could not be set up.
+    #[error(transparent)]
+    Workload(#[from] WorkloadError),
+    /// A store thread could not be created (for example, a refused
+    /// connection); the phase stopped.
+    #[error("thread {thread}: {source}")]
+    StoreThread {
+        /// The client thread.
+        thread: usize,
+        /// The store's error.
+        #[source]
+        source: StoreError,
+    },
+    /// A worker thread panicked (a bug in a store binding or in ycsb-core).
+    #[error("thread {thread} panicked: {message}")]
+    Panicked {
+        /// The client thread.
+        thread: usize,
+        /// The panic message.
+        message: String,
+    },
+}
+
+/// The result of a phase.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct PhaseOutcome {
+    /// The phase.
+    pub phase: Phase,
+    /// The figures, as the report prints them.
+    pub report: PhaseReport,
+    /// Operations completed over all threads.
+    pub operations: u64,
+    /// Wall-clock time of the phase.
+    pub runtime: Duration,
+    /// Whether the phase stopped before completing its operations (stop
+    /// signal or time limit).
+    pub interrupted: bool,
+    /// Errors of individual threads, which stopped those threads but not
+    /// the phase; the report covers what was measured.
+    pub thread_errors: Vec<RunError>,
+}
+
+/// A progress counter alone in its cache line, so that the owning worker's
+/// stores never contend with another worker's.
+#[repr(align(128))]
+#[derive(Default)]
+struct Progress(AtomicU64);
+
+/// Runs one phase of `workload` on `store` with `threads` client threads.
+///
+/// The load phase inserts this client's share of the records
+/// (`insertstart`, `insertcount`); the run phase performs `operationcount`
+/// operations (0: until the time limit or the stop signal). Threads split
+/// the work as Java YCSB does (earlier threads take the remainder).
+///
+/// # Errors
+///
+/// A [`RunError`] when no thread could run at all; errors of single
+/// threads are listed in [`PhaseOutcome::thread_errors`].
+pub fn run_phase(
+    phase: Phase,
+    workload: &CoreWorkload,
+    store: &dyn Store,
+    settings: &RunnerSettings,
+    measurement: &MeasurementSettings,
+    stop: &StopSignal,
+    observer: &mut dyn Observer,
+) -> Result<PhaseOutcome, RunError> {
+    let threads = settings.threads;
+    let total_operations = match phase {
+        Phase::Load => workload.insert_count(),
+        Phase::Run => workload.operation_count(),
+    };
+    // Different phases draw from different streams of the same seed.
+    let seed = settings.seed
+        ^ match phase {
+            Phase::Load => 0x4C4F_4144_0000_0000,
+            Phase::Run => 0x5255_4E00_0000_0000,
+        };
+    // Build every thread's workload state up front: parameter errors
+    // surface before any thread starts.
+    let mut states = Vec::with_capacity(threads);
+    for thread in 0..threads {
+        states.push(workload.thread(thread, threads, seed)?);
+    }
+    let measurements = Measurements::new(measurement, threads);
+    let progress: Vec<Progress> = (0..threads).map(|_| Progress::default()).collect();
+    let finished = AtomicU64::new(0);
+    let errors: Mutex<Vec<RunError>> = Mutex::new(Vec::new());
+    let notices: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let tick = settings
+        .target
+        .map(|t| Duration::from_secs_f64(threads as f64 / t));
+    let start = Instant::now();
+
+    let interrupted = std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(threads);
+        for (thread, mut state) in states.into_iter().enumerate() {
+            let (measurements, progress, finished, errors, notices) = (
+                &measurements,
+                &progress[thread],
+                &finished,
+                &errors,
+                &notices,
+            );
+            let count = match phase {
+                Phase::Load => state.load_remaining(),
+                Phase::Run => crate::workload::split_range(0, total_operations, thread, threads)
+                    .end
+                    .saturating_sub(
+                        crate::workload::split_range(0, total_operations, thread, threads).start,
+                    ),
+            };
+            let unbounded = phase == Phase::Run && total_operations == 0;
+            let handle = std::thread::Builder::new()
+                .name(format!("ycsb-client-{thread}"))
+                .spawn_scoped(scope, move || {
+                    let mut recorder = measurements.recorder(thread);
+                    let context = ThreadContext::new(thread, threads);
+                    let mut db = match store.thread(context) {
+                        Ok(db) => db,
+                        Err(source) => {
+                            lock(errors).push(RunError::StoreThread { thread, source });
+                            finished.fetch_add(1, Ordering::Relaxed);
+                            return;
+                        }
+                    };
+                    let mut schedule = tick.map(|tick| Schedule::new(tick, thread, threads));
+                    let mut done: u64 = 0;
+                    while (unbounded || done < count) && !stop.is_stopped() {
+                        let intended = schedule.as_mut().map(Schedule::wait_next);
+                        match phase {
+                            Phase::Load => {
+                                if !state.do_insert(&mut *db, &mut recorder) {
+                                    lock(notices).push(format!(
+                                        "thread {thread}: an insert failed for good after the configured retries; this load thread stops (as in Java YCSB) after {done} records"
+                                    ));
+                                    break;
+                                }
+                            }
+                            Phase::Run => {
+                                state.do_transaction(&mut *db, &mut recorder, intended);
+                            }
+                        }
+                        done += 1;
+                        progress.0.store(done, Ordering::Relaxed);
+                        recorder.publish_if_due(state.last_end());
+                    }
+                    let cleanup_start = Instant::now();
+                    let status = match db.cleanup() {
+                        Ok(()) => Status::Ok,
+                        Err(e) => {
+                            lock(notices).push(format!("thread {thread}: cleanup failed: {e}"));
+                            Status::Error
+                        }
+                    };
+                    let cleanup_ns = u64::try_from(cleanup_start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                    recorder.record(Operation::Cleanup, status, cleanup_ns);
+                    recorder.publish();
+                    drop(db);
+                    finished.fetch_add(1, Ordering::Release);
+                });
+            match handle {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    lock(&errors).push(RunError::Panicked {
+                        thread,
+                        message: format!("could not start thread: {e}"),
+                    });
+                    finished.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+
+        let interrupted = status_loop(StatusLoop {
+            phase,
+            status_interval: measurement.status_interval,
+            store,
+            settings,
+            measurements: &measurements,
+            progress: &progress,
+            finished: &finished,
+            threads: threads as u64,
+            total_operations,
+            start,
+            stop,
+            observer,
+        });
+        for (thread, handle) in handles.into_iter().enumerate() {
+            if let Err(panic) = handle.join() {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                lock(&errors).push(RunError::Panicked { thread, message });
+            }
+        }
+        interrupted
+    });
+
+    let runtime = start.elapsed();
+    let operations: u64 = progress.iter().map(|p| p.0.load(Ordering::Relaxed)).sum();
+    for notice in lock(&notices).iter() {
+        observer.on_notice(notice);
+    }
+    let mut thread_errors = std::mem::take(&mut *lock(&errors));
+    if !thread_errors.is_empty() && thread_errors.len() == threads && operations == 0 {
+        // No thread ran at all: the phase failed as a whole.
+        return Err(thread_errors.swap_remove(0));
+    }
+    let report = measurements.summary(phase.name(), runtime, operations);
+    Ok(PhaseOutcome {
+        phase,
+        report,
+        operations,
+        runtime,
+        interrupted,
+        thread_errors,
+    })
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A poisoned list of messages is still a list of messages.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+struct StatusLoop<'a> {
+    phase: Phase,
+    status_interval: Duration,
+    store: &'a dyn Store,
+    settings: &'a RunnerSettings,
+    measurements: &'a Measurements,
+    progress: &'a [Progress],
+    finished: &'a AtomicU64,
+    threads: u64,
+    total_operations: u64,
+    start: Instant,
+    stop: &'a StopSignal,
+    observer: &'a mut dyn Observer,
+}
+
+/// Waits for the workers, reporting every status interval; enforces the
+/// time limit. Returns whether the phase was cut short.
+fn status_loop(s: StatusLoop<'_>) -> bool {
+    let interval = s.status_interval;
+    let mut next_status = s.start + interval;
+    let mut last_operations = 0u64;
+    let mut last_time = s.start;
+    let mut gauges = Vec::new();
+    let deadline = s.settings.max_execution_time.map(|d| s.start + d);
+    let mut interrupted = false;
+    loop {
+        if s.finished.load(Ordering::Acquire) == s.threads {
+            break;
+        }
+        let now = Instant::now();
+        if let Some(deadline) = deadline {
+            if now >= deadline && !s.stop.is_stopped() {
+                s.stop.stop();
+                interrupted = true;
+            }
+        }
+        if s.stop.is_stopped() {
+            interrupted = true;
+        }
+        if now >= next_status {
+            let operations: u64 = s.progress.iter().map(|p| p.0.load(Ordering::Relaxed)).sum();
+            let snapshot = s.measurements.take_interval();
+            gauges.clear();
+            s.store.gauges(&mut gauges);
+            let elapsed = now.duration_since(s.start);
+            s.observer.on_status(&StatusUpdate {
+                phase: s.phase,
+                elapsed,
+                operations,
+                total_operations: s.total_operations,
+                interval_operations: operations.saturating_sub(last_operations),
+                interval_length: now.duration_since(last_time),
+                interval: &snapshot,
+                gauges: &gauges,
+            });
+            last_operations = operations;
+            last_time = now;
+            while next_status <= now {
+                next_status += interval;
+            }
+        }
+        let mut wake = next_status;
+        if let Some(deadline) = deadline {
+            wake = wake.min(deadline);
+        }
+        // Short naps keep the reaction to finished workers and stop
+        // requests quick without busy-waiting.
+        let nap = wake
+            .saturating_duration_since(Instant::now())
+            .min(Duration::from_millis(20));
+        std::thread::sleep(nap);
+    }
+    interrupted || s.stop.is_stopped()
+}
+
+/// Open-loop scheduling at a fixed rate: operation `k` of a thread is due
+/// at `start + offset + k * tick` whether or not earlier operations were
+/// late, so a stalled store shows its real effect on latency (coordinated
+/// omission) instead of silently lowering the offered load.
+struct Schedule {
+    next: Instant,
+    tick: Duration,
+}
+
+impl Schedule {
+    fn new(tick: Duration, thread: usize, threads: usize) -> Self {
+        // Spread the threads' due times evenly over one tick so that they
+        // do not all fire at once.
+        let offset = tick.mul_f64(thread as f64 / threads.max(1) as f64);
+        Self {
+            next: Instant::now() + offset,
+            tick,
+        }
+    }
+
+    /// Waits until the next operation is due and returns its intended
+    /// start.
+    fn wait_next(&mut self) -> Instant {
+        let due = self.next;
+        self.next += self.tick;
+        loop {
+            let now = Instant::now();
+            if now >= due {
+                return due;
+            }
+            let left = due - now;
+            // Sleeping has a granularity of tens of microseconds; sleep
+            // most of the wait and spin the rest for an accurate rate.
+            if left > Duration::from_micros(200) {
+                std::thread::sleep(left - Duration::from_micros(100));
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+}

@@ -1,0 +1,1274 @@
+//! Java YCSB's CoreWorkload: which operations, on which keys, with which
+//! values.
+//!
+//! [`CoreWorkload`] is built once from the properties and shared by all
+//! threads; each thread gets a [`WorkloadThread`] holding its own random
+//! generator, key choosers and reusable buffers, so an operation allocates
+//! nothing and touches no shared state except the run-phase insert counter.
+
+mod keys;
+mod values;
+
+pub use keys::{build_key_name, key_name, KeyOrder, KEY_PREFIX};
+pub use values::{build_deterministic_value, fill_random_printable};
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ycsb_db::{
+    choice_property, Fields, Properties, Property, PropertyDecl, PropertyError, Record, ScanResult,
+    Status, StoreThread,
+};
+
+use crate::generator::{
+    seeded_rng, AcknowledgedCounter, Discrete, Exponential, GeneratorError, HistogramGenerator,
+    Hotspot, NumberGenerator, Rng64, ScrambledZipfian, Sequential, SkewedLatest, Uniform, Zipfian,
+    ZIPFIAN_CONSTANT,
+};
+use crate::measurement::{Operation, Recorder};
+
+/// `workload`: the workload class, as Java's property files name it.
+pub const WORKLOAD_CLASS: Property<String> = Property::new(
+    "workload",
+    "site.ycsb.workloads.CoreWorkload",
+    "The workload class; only Java YCSB's CoreWorkload is implemented (its old name com.yahoo.ycsb.workloads.CoreWorkload and `core` are accepted too).",
+);
+
+/// The names under which `workload` may name the CoreWorkload.
+const CORE_WORKLOAD_NAMES: &[&str] = &[
+    "site.ycsb.workloads.CoreWorkload",
+    "com.yahoo.ycsb.workloads.CoreWorkload",
+    "core",
+    "coreworkload",
+];
+
+/// `recordcount`: the number of records the load phase inserts.
+pub const RECORD_COUNT: Property<u64> = Property::new(
+    "recordcount",
+    "1000",
+    "Number of records in the data set: the load phase inserts them, the run phase chooses keys among them. (Java's built-in default is 0, which it treats as 2^31-1; every shipped workload sets 1000.)",
+);
+/// `operationcount`: the number of run-phase operations.
+pub const OPERATION_COUNT: Property<u64> = Property::new(
+    "operationcount",
+    "1000",
+    "Number of operations the run phase performs over all threads; 0 means no limit (stop by maxexecutiontime or Ctrl-C).",
+);
+/// `insertstart`: the first key number this client loads.
+pub const INSERT_START: Property<u64> = Property::new(
+    "insertstart",
+    "0",
+    "First key number to load; with insertcount it splits a load over several client processes.",
+);
+/// `insertcount`: how many records this client loads.
+pub const INSERT_COUNT: Property<u64> = Property::optional(
+    "insertcount",
+    "Number of records this client loads, starting at insertstart (default: recordcount - insertstart). Run-phase reads choose keys in the same range.",
+);
+/// `table`: the table name passed to the store.
+pub const TABLE: Property<String> = Property::new(
+    "table",
+    "usertable",
+    "Name of the table every operation addresses.",
+);
+/// `fieldcount`: fields per record.
+pub const FIELD_COUNT: Property<u64> =
+    Property::new("fieldcount", "10", "Number of fields in a record.");
+/// `fieldnameprefix`: field names are this prefix plus an index.
+pub const FIELD_NAME_PREFIX: Property<String> = Property::new(
+    "fieldnameprefix",
+    "field",
+    "Prefix of field names: fields are named field0, field1, ...",
+);
+/// `fieldlength`: the (maximum) length of a field value.
+pub const FIELD_LENGTH: Property<u64> = Property::new(
+    "fieldlength",
+    "100",
+    "Length of a field value in bytes (the maximum for the uniform and zipfian distributions).",
+);
+/// `minfieldlength`: the minimum field length for non-constant distributions.
+pub const MIN_FIELD_LENGTH: Property<u64> = Property::new(
+    "minfieldlength",
+    "1",
+    "Minimum field length for the uniform and zipfian field length distributions.",
+);
+
+choice_property! {
+    /// How field lengths are drawn (`fieldlengthdistribution`).
+    pub enum FieldLengthDistribution {
+        /// Every field is `fieldlength` bytes.
+        Constant = "constant",
+        /// Uniform between `minfieldlength` and `fieldlength`.
+        Uniform = "uniform",
+        /// Zipfian between `minfieldlength` and `fieldlength`.
+        Zipfian = "zipfian",
+        /// From the histogram file `fieldlengthhistogram`.
+        Histogram = "histogram",
+    }
+}
+
+/// `fieldlengthdistribution`, alias YCSB-cpp's `field_len_dist`.
+pub const FIELD_LENGTH_DISTRIBUTION: Property<FieldLengthDistribution> = Property::new(
+    "fieldlengthdistribution",
+    "constant",
+    "Distribution of field lengths: constant, uniform, zipfian or histogram.",
+)
+.aliases(&["field_len_dist"]);
+/// `fieldlengthhistogram`: the histogram file for field lengths.
+pub const FIELD_LENGTH_HISTOGRAM: Property<PathBuf> = Property::new(
+    "fieldlengthhistogram",
+    "hist.txt",
+    "Histogram file of field lengths (first line `BlockSize<TAB>b`, then `bucket<TAB>count` lines), for fieldlengthdistribution=histogram.",
+);
+/// `readallfields`.
+pub const READ_ALL_FIELDS: Property<bool> = Property::new(
+    "readallfields",
+    "true",
+    "Whether reads and scans fetch all fields (true) or one random field (false).",
+);
+/// `readallfieldsbyname`.
+pub const READ_ALL_FIELDS_BY_NAME: Property<bool> = Property::new(
+    "readallfieldsbyname",
+    "false",
+    "With readallfields, name every field in the read instead of asking for all fields.",
+);
+/// `writeallfields`.
+pub const WRITE_ALL_FIELDS: Property<bool> = Property::new(
+    "writeallfields",
+    "false",
+    "Whether updates write all fields (true) or one random field (false).",
+);
+/// `dataintegrity`.
+pub const DATA_INTEGRITY: Property<bool> = Property::new(
+    "dataintegrity",
+    "false",
+    "Write deterministic values derived from key and field name and verify every read, recording a VERIFY measurement. Requires fieldlengthdistribution=constant.",
+);
+/// `readproportion`.
+pub const READ_PROPORTION: Property<f64> = Property::new(
+    "readproportion",
+    "0.95",
+    "Proportion of operations that are reads.",
+);
+/// `updateproportion`.
+pub const UPDATE_PROPORTION: Property<f64> = Property::new(
+    "updateproportion",
+    "0.05",
+    "Proportion of operations that are updates.",
+);
+/// `insertproportion`.
+pub const INSERT_PROPORTION: Property<f64> = Property::new(
+    "insertproportion",
+    "0.0",
+    "Proportion of operations that are inserts.",
+);
+/// `scanproportion`.
+pub const SCAN_PROPORTION: Property<f64> = Property::new(
+    "scanproportion",
+    "0.0",
+    "Proportion of operations that are scans.",
+);
+/// `readmodifywriteproportion`.
+pub const READ_MODIFY_WRITE_PROPORTION: Property<f64> = Property::new(
+    "readmodifywriteproportion",
+    "0.0",
+    "Proportion of operations that read a record, then update it.",
+);
+/// `deleteproportion` (an extension: Java's CoreWorkload never deletes).
+pub const DELETE_PROPORTION: Property<f64> = Property::new(
+    "deleteproportion",
+    "0.0",
+    "Proportion of operations that delete a record (an extension of Java's CoreWorkload).",
+);
+
+choice_property! {
+    /// How run-phase operations choose keys (`requestdistribution`).
+    pub enum RequestDistribution {
+        /// Every loaded key equally likely.
+        Uniform = "uniform",
+        /// Scrambled zipfian: popular keys spread over the key space.
+        Zipfian = "zipfian",
+        /// Skewed towards the most recently inserted keys.
+        Latest = "latest",
+        /// A hot set of keys gets most operations.
+        Hotspot = "hotspot",
+        /// Keys in order, wrapping around.
+        Sequential = "sequential",
+        /// Exponentially skewed towards recent inserts.
+        Exponential = "exponential",
+    }
+}
+
+/// `requestdistribution`.
+pub const REQUEST_DISTRIBUTION: Property<RequestDistribution> = Property::new(
+    "requestdistribution",
+    "uniform",
+    "Distribution of run-phase keys: uniform, zipfian, latest, hotspot, sequential or exponential.",
+);
+/// `zipfian_const` (YCSB-cpp's name; Java fixes it at 0.99).
+pub const ZIPFIAN_CONST: Property<f64> = Property::new(
+    "zipfian_const",
+    "0.99",
+    "Skew constant (theta) of the zipfian request distribution; Java YCSB fixes it at 0.99.",
+)
+.aliases(&["zipfianconstant"]);
+/// `hotspotdatafraction`.
+pub const HOTSPOT_DATA_FRACTION: Property<f64> = Property::new(
+    "hotspotdatafraction",
+    "0.2",
+    "Hotspot distribution: fraction of the keys in the hot set.",
+);
+/// `hotspotopnfraction`.
+pub const HOTSPOT_OPN_FRACTION: Property<f64> = Property::new(
+    "hotspotopnfraction",
+    "0.8",
+    "Hotspot distribution: fraction of operations that go to the hot set.",
+);
+/// `exponential.percentile`.
+pub const EXPONENTIAL_PERCENTILE: Property<f64> = Property::new(
+    "exponential.percentile",
+    "95",
+    "Exponential distribution: percentage of operations that fall within exponential.frac of the most recent keys.",
+);
+/// `exponential.frac`.
+pub const EXPONENTIAL_FRAC: Property<f64> = Property::new(
+    "exponential.frac",
+    "0.8571428571",
+    "Exponential distribution: fraction of the records that exponential.percentile of operations access.",
+);
+/// `minscanlength`.
+pub const MIN_SCAN_LENGTH: Property<u64> = Property::new(
+    "minscanlength",
+    "1",
+    "Minimum number of records a scan reads.",
+);
+/// `maxscanlength`.
+pub const MAX_SCAN_LENGTH: Property<u64> = Property::new(
+    "maxscanlength",
+    "1000",
+    "Maximum number of records a scan reads.",
+);
+
+choice_property! {
+    /// How scan lengths are drawn (`scanlengthdistribution`).
+    pub enum ScanLengthDistribution {
+        /// Uniform between `minscanlength` and `maxscanlength`.
+        Uniform = "uniform",
+        /// Zipfian between `minscanlength` and `maxscanlength`.
+        Zipfian = "zipfian",
+    }
+}
+
+/// `scanlengthdistribution`.
+pub const SCAN_LENGTH_DISTRIBUTION: Property<ScanLengthDistribution> = Property::new(
+    "scanlengthdistribution",
+    "uniform",
+    "Distribution of scan lengths: uniform or zipfian.",
+);
+
+choice_property! {
+    /// `insertorder`: how key numbers map to key names.
+    pub enum InsertOrder {
+        /// Hash key numbers (FNV-1a 64), Java's default.
+        Hashed = "hashed",
+        /// Key numbers in order.
+        Ordered = "ordered",
+    }
+}
+
+/// `insertorder`.
+pub const INSERT_ORDER: Property<InsertOrder> = Property::new(
+    "insertorder",
+    "hashed",
+    "Order of keys: hashed (key numbers hashed with FNV-1a 64, spreading inserts) or ordered.",
+);
+/// `zeropadding`.
+pub const ZERO_PADDING: Property<u64> = Property::new(
+    "zeropadding",
+    "1",
+    "Key numbers are left-padded with zeros to this many digits.",
+);
+/// `core_workload_insertion_retry_limit`.
+pub const INSERTION_RETRY_LIMIT: Property<u64> = Property::new(
+    "core_workload_insertion_retry_limit",
+    "0",
+    "How many times a failed load insert is retried before the thread gives up.",
+);
+/// `core_workload_insertion_retry_interval`.
+pub const INSERTION_RETRY_INTERVAL: Property<u64> = Property::new(
+    "core_workload_insertion_retry_interval",
+    "3",
+    "Seconds between insert retries (each wait is randomised to 0.8-1.2 times this).",
+);
+
+/// Every property the CoreWorkload reads.
+pub const PROPERTIES: &[&PropertyDecl] = &[
+    WORKLOAD_CLASS.decl(),
+    RECORD_COUNT.decl(),
+    OPERATION_COUNT.decl(),
+    INSERT_START.decl(),
+    INSERT_COUNT.decl(),
+    TABLE.decl(),
+    FIELD_COUNT.decl(),
+    FIELD_NAME_PREFIX.decl(),
+    FIELD_LENGTH.decl(),
+    MIN_FIELD_LENGTH.decl(),
+    FIELD_LENGTH_DISTRIBUTION.decl(),
+    FIELD_LENGTH_HISTOGRAM.decl(),
+    READ_ALL_FIELDS.decl(),
+    READ_ALL_FIELDS_BY_NAME.decl(),
+    WRITE_ALL_FIELDS.decl(),
+    DATA_INTEGRITY.decl(),
+    READ_PROPORTION.decl(),
+    UPDATE_PROPORTION.decl(),
+    INSERT_PROPORTION.decl(),
+    SCAN_PROPORTION.decl(),
+    READ_MODIFY_WRITE_PROPORTION.decl(),
+    DELETE_PROPORTION.decl(),
+    REQUEST_DISTRIBUTION.decl(),
+    ZIPFIAN_CONST.decl(),
+    HOTSPOT_DATA_FRACTION.decl(),
+    HOTSPOT_OPN_FRACTION.decl(),
+    EXPONENTIAL_PERCENTILE.decl(),
+    EXPONENTIAL_FRAC.decl(),
+    MIN_SCAN_LENGTH.decl(),
+    MAX_SCAN_LENGTH.decl(),
+    SCAN_LENGTH_DISTRIBUTION.decl(),
+    INSERT_ORDER.decl(),
+    ZERO_PADDING.decl(),
+    INSERTION_RETRY_LIMIT.decl(),
+    INSERTION_RETRY_INTERVAL.decl(),
+];
+
+/// An error building the workload from its properties.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum WorkloadError {
+    /// A property is invalid.
+    #[error(transparent)]
+    Property(#[from] PropertyError),
+    /// A generator could not be built from the properties' values.
+    #[error("{property}: {source}")]
+    Generator {
+        /// The property (or properties) that configure the generator.
+        property: &'static str,
+        /// What the generator rejected.
+        #[source]
+        source: GeneratorError,
+    },
+}
+
+/// A run-phase operation kind, as the operation mix chooses them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransactionKind {
+    /// Read one record.
+    Read,
+    /// Update one record.
+    Update,
+    /// Insert a new record.
+    Insert,
+    /// Scan a range of records.
+    Scan,
+    /// Read a record, then update it.
+    ReadModifyWrite,
+    /// Delete a record.
+    Delete,
+}
+
+#[derive(Clone, Debug)]
+enum FieldLengthSpec {
+    Constant(u64),
+    Uniform(u64, u64),
+    Zipfian(u64, u64),
+    Histogram(HistogramGenerator),
+}
+
+#[derive(Clone, Debug)]
+enum KeySpec {
+    Uniform(u64, u64),
+    Zipfian {
+        min: u64,
+        max: u64,
+        theta: f64,
+    },
+    Latest,
+    Hotspot {
+        lb: u64,
+        ub: u64,
+        data: f64,
+        opn: f64,
+    },
+    Sequential(u64, u64),
+    Exponential {
+        percentile: f64,
+        range: f64,
+    },
+}
+
+/// The CoreWorkload's settings, validated, shared by every thread.
+#[derive(Debug)]
+pub struct CoreWorkload {
+    table: String,
+    field_names: Vec<String>,
+    field_length: FieldLengthSpec,
+    read_all_fields: bool,
+    read_all_fields_by_name: bool,
+    write_all_fields: bool,
+    data_integrity: bool,
+    mix: Vec<(f64, TransactionKind)>,
+    keys: KeySpec,
+    scan_length: (u64, u64, ScanLengthDistribution),
+    key_order: KeyOrder,
+    zero_padding: usize,
+    record_count: u64,
+    operation_count: u64,
+    insert_start: u64,
+    insert_count: u64,
+    retry_limit: u64,
+    retry_interval: Duration,
+    inserts: Arc<AcknowledgedCounter>,
+}
+
+fn check_fraction(v: &f64) -> Result<(), String> {
+    if (0.0..=1.0).contains(v) {
+        Ok(())
+    } else {
+        Err("expected a number between 0 and 1".into())
+    }
+}
+
+fn check_non_negative(v: &f64) -> Result<(), String> {
+    if *v >= 0.0 {
+        Ok(())
+    } else {
+        Err("expected a non-negative number".into())
+    }
+}
+
+fn check_positive(v: &u64) -> Result<(), String> {
+    if *v > 0 {
+        Ok(())
+    } else {
+        Err("expected at least 1".into())
+    }
+}
+
+impl CoreWorkload {
+    /// Builds the workload from properties, validating every value.
+    ///
+    /// # Errors
+    ///
+    /// A [`WorkloadError`] naming the first invalid property, its value and
+    /// where it came from.
+    pub fn from_properties(props: &Properties) -> Result<Self, WorkloadError> {
+        props.get_checked(&WORKLOAD_CLASS, |class| {
+            if CORE_WORKLOAD_NAMES
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(class.trim()))
+            {
+                Ok(())
+            } else {
+                Err("only site.ycsb.workloads.CoreWorkload is implemented".into())
+            }
+        })?;
+        let record_count = props.get(&RECORD_COUNT)?;
+        let operation_count = props.get(&OPERATION_COUNT)?;
+        let insert_start = props.get(&INSERT_START)?;
+        let insert_count = match props.get_opt(&INSERT_COUNT)? {
+            Some(count) => count,
+            None => record_count.checked_sub(insert_start).ok_or_else(|| {
+                props.invalid(
+                    INSERT_START.decl(),
+                    format!("insertstart exceeds recordcount ({record_count})"),
+                )
+            })?,
+        };
+        if insert_start
+            .checked_add(insert_count)
+            .is_none_or(|end| end > record_count)
+        {
+            return Err(props
+                .invalid(
+                    INSERT_COUNT.decl(),
+                    format!(
+                        "insertstart ({insert_start}) + insertcount ({insert_count}) exceeds recordcount ({record_count})"
+                    ),
+                )
+                .into());
+        }
+        let field_count = props.get_checked(&FIELD_COUNT, check_positive)?;
+        let prefix = props.get(&FIELD_NAME_PREFIX)?;
+        let field_names = (0..field_count).map(|i| format!("{prefix}{i}")).collect();
+        let field_length = props.get(&FIELD_LENGTH)?;
+        let min_field_length = props.get(&MIN_FIELD_LENGTH)?;
+        let field_length = match props.get(&FIELD_LENGTH_DISTRIBUTION)? {
+            FieldLengthDistribution::Constant => FieldLengthSpec::Constant(field_length),
+            dist => {
+                if min_field_length > field_length {
+                    return Err(props
+                        .invalid(
+                            MIN_FIELD_LENGTH.decl(),
+                            format!("minfieldlength exceeds fieldlength ({field_length})"),
+                        )
+                        .into());
+                }
+                match dist {
+                    FieldLengthDistribution::Uniform => {
+                        FieldLengthSpec::Uniform(min_field_length, field_length)
+                    }
+                    FieldLengthDistribution::Zipfian => {
+                        FieldLengthSpec::Zipfian(min_field_length, field_length)
+                    }
+                    _ => {
+                        let path = props.get(&FIELD_LENGTH_HISTOGRAM)?;
+                        FieldLengthSpec::Histogram(HistogramGenerator::from_file(&path).map_err(
+                            |source| WorkloadError::Generator {
+                                property: "fieldlengthhistogram",
+                                source,
+                            },
+                        )?)
+                    }
+                }
+            }
+        };
+        let data_integrity = props.get(&DATA_INTEGRITY)?;
+        if data_integrity && !matches!(field_length, FieldLengthSpec::Constant(_)) {
+            return Err(props
+                .invalid(
+                    DATA_INTEGRITY.decl(),
+                    "dataintegrity needs fieldlengthdistribution=constant (values are rebuilt from key and field at their one length)",
+                )
+                .into());
+        }
+
+        let proportions = [
+            (&READ_PROPORTION, TransactionKind::Read),
+            (&UPDATE_PROPORTION, TransactionKind::Update),
+            (&INSERT_PROPORTION, TransactionKind::Insert),
+            (&SCAN_PROPORTION, TransactionKind::Scan),
+            (
+                &READ_MODIFY_WRITE_PROPORTION,
+                TransactionKind::ReadModifyWrite,
+            ),
+            (&DELETE_PROPORTION, TransactionKind::Delete),
+        ];
+        let mut mix = Vec::new();
+        for (property, kind) in proportions {
+            let p = props.get_checked(property, check_non_negative)?;
+            if p > 0.0 {
+                mix.push((p, kind));
+            }
+        }
+        if mix.is_empty() {
+            let set: Vec<String> = proportions
+                .iter()
+                .filter_map(|(p, _)| {
+                    props
+                        .raw(p.decl())
+                        .map(|r| format!("{}={} ({})", r.key, r.value, r.origin))
+                })
+                .collect();
+            return Err(PropertyError::Conflict {
+                message: format!(
+                    "operation proportions sum to zero: {}; set at least one of readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion, deleteproportion above 0",
+                    set.join(", ")
+                ),
+            }
+            .into());
+        }
+        let insert_proportion = props.get(&INSERT_PROPORTION)?;
+
+        let keys = match props.get(&REQUEST_DISTRIBUTION)? {
+            RequestDistribution::Uniform => {
+                KeySpec::Uniform(insert_start, last_key(props, insert_start, insert_count)?)
+            }
+            RequestDistribution::Sequential => {
+                KeySpec::Sequential(insert_start, last_key(props, insert_start, insert_count)?)
+            }
+            RequestDistribution::Zipfian => {
+                // Java sizes the key space for the inserts the run phase is
+                // expected to make (twice the expected number, a fudge
+                // factor), so that popular keys stay put as records arrive;
+                // draws beyond the last acknowledged insert are redrawn.
+                let expected_new = (operation_count as f64 * insert_proportion * 2.0) as u64;
+                let theta = props.get_checked(&ZIPFIAN_CONST, |t| {
+                    if *t > 0.0 && *t != 1.0 {
+                        Ok(())
+                    } else {
+                        Err("expected a positive number other than 1".into())
+                    }
+                })?;
+                KeySpec::Zipfian {
+                    min: insert_start,
+                    max: insert_start + insert_count + expected_new,
+                    theta,
+                }
+            }
+            RequestDistribution::Latest => KeySpec::Latest,
+            RequestDistribution::Hotspot => KeySpec::Hotspot {
+                lb: insert_start,
+                ub: last_key(props, insert_start, insert_count)?,
+                data: props.get_checked(&HOTSPOT_DATA_FRACTION, check_fraction)?,
+                opn: props.get_checked(&HOTSPOT_OPN_FRACTION, check_fraction)?,
+            },
+            RequestDistribution::Exponential => {
+                let percentile = props.get_checked(&EXPONENTIAL_PERCENTILE, |p| {
+                    if *p > 0.0 && *p < 100.0 {
+                        Ok(())
+                    } else {
+                        Err("expected a percentage above 0 and below 100".into())
+                    }
+                })?;
+                let frac = props.get_checked(&EXPONENTIAL_FRAC, |f| {
+                    if *f > 0.0 {
+                        Ok(())
+                    } else {
+                        Err("expected a positive number".into())
+                    }
+                })?;
+                KeySpec::Exponential {
+                    percentile,
+                    range: record_count as f64 * frac,
+                }
+            }
+        };
+
+        let min_scan = props.get(&MIN_SCAN_LENGTH)?;
+        let max_scan = props.get_checked(&MAX_SCAN_LENGTH, check_positive)?;
+        if min_scan > max_scan {
+            return Err(props
+                .invalid(
+                    MIN_SCAN_LENGTH.decl(),
+                    format!("minscanlength exceeds maxscanlength ({max_scan})"),
+                )
+                .into());
+        }
+        let key_order = match props.get(&INSERT_ORDER)? {
+            InsertOrder::Hashed => KeyOrder::Hashed,
+            InsertOrder::Ordered => KeyOrder::Ordered,
+        };
+        let zero_padding = props.get_checked(&ZERO_PADDING, |p| {
+            if *p <= 64 {
+                Ok(())
+            } else {
+                Err("expected at most 64 digits".into())
+            }
+        })? as usize;
+        let workload = Self {
+            table: props.get(&TABLE)?,
+            field_names,
+            field_length,
+            read_all_fields: props.get(&READ_ALL_FIELDS)?,
+            read_all_fields_by_name: props.get(&READ_ALL_FIELDS_BY_NAME)?,
+            write_all_fields: props.get(&WRITE_ALL_FIELDS)?,
+            data_integrity,
+            mix,
+            keys,
+            scan_length: (
+                min_scan.max(1),
+                max_scan,
+                props.get(&SCAN_LENGTH_DISTRIBUTION)?,
+            ),
+            key_order,
+            zero_padding,
+            record_count,
+            operation_count,
+            insert_start,
+            insert_count,
+            retry_limit: props.get(&INSERTION_RETRY_LIMIT)?,
+            retry_interval: Duration::from_secs(props.get(&INSERTION_RETRY_INTERVAL)?),
+            inserts: Arc::new(AcknowledgedCounter::new(record_count)),
+        };
+        // Build one thread's generators now so that every parameter error
+        // surfaces before any thread starts.
+        workload.thread(0, 1, 0)?;
+        Ok(workload)
+    }
+
+    /// The number of records in the data set (`recordcount`).
+    pub fn record_count(&self) -> u64 {
+        self.record_count
+    }
+
+    /// The number of run-phase operations (`operationcount`, 0 for no
+    /// limit).
+    pub fn operation_count(&self) -> u64 {
+        self.operation_count
+    }
+
+    /// The number of records this client loads (`insertcount`).
+    pub fn insert_count(&self) -> u64 {
+        self.insert_count
+    }
+
+    /// The first key number this client loads (`insertstart`).
+    pub fn insert_start(&self) -> u64 {
+        self.insert_start
+    }
+
+    /// The table name.
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// The field names, `field0` to `field<fieldcount-1>`.
+    pub fn field_names(&self) -> &[String] {
+        &self.field_names
+    }
+
+    /// Whether values are deterministic and reads verified.
+    pub fn data_integrity(&self) -> bool {
+        self.data_integrity
+    }
+
+    /// The key name of key number `number`, as the workload builds it.
+    pub fn key_name(&self, number: u64) -> String {
+        key_name(number, self.key_order, self.zero_padding)
+    }
+
+    /// The key numbers thread `thread_id` of `thread_count` loads: a
+    /// contiguous share of `insertstart..insertstart+insertcount`.
+    ///
+    /// Java hands out load key numbers from one shared counter; giving
+    /// each thread its own range loads the same set of keys without a
+    /// shared atomic per insert (with `insertorder=ordered` the interleaving
+    /// of inserts in time differs).
+    pub fn load_range(&self, thread_id: usize, thread_count: usize) -> std::ops::Range<u64> {
+        split_range(
+            self.insert_start,
+            self.insert_count,
+            thread_id,
+            thread_count,
+        )
+    }
+
+    /// The state of one client thread, with random streams derived from
+    /// `seed` and the thread's number.
+    ///
+    /// # Errors
+    ///
+    /// A [`WorkloadError`] when a generator rejects its parameters (these
+    /// are checked once by [`CoreWorkload::from_properties`]).
+    pub fn thread(
+        &self,
+        thread_id: usize,
+        thread_count: usize,
+        seed: u64,
+    ) -> Result<WorkloadThread<'_>, WorkloadError> {
+        let generator = |property: &'static str| {
+            move |source: GeneratorError| WorkloadError::Generator { property, source }
+        };
+        let keys = match &self.keys {
+            KeySpec::Uniform(lb, ub) => KeyChooser::Uniform(
+                Uniform::new(*lb, *ub).map_err(generator("requestdistribution"))?,
+            ),
+            KeySpec::Sequential(lb, ub) => KeyChooser::Sequential(
+                Sequential::new(*lb, *ub, thread_id as u64, thread_count as u64)
+                    .map_err(generator("requestdistribution"))?,
+            ),
+            KeySpec::Zipfian { min, max, theta } => {
+                let chooser = if *theta == ZIPFIAN_CONSTANT {
+                    ScrambledZipfian::new(*min, *max)
+                } else {
+                    ScrambledZipfian::with_constant(*min, *max, *theta)
+                };
+                KeyChooser::Zipfian(chooser.map_err(generator("zipfian_const"))?)
+            }
+            KeySpec::Latest => KeyChooser::Latest(SkewedLatest::new(self.inserts.clone())),
+            KeySpec::Hotspot { lb, ub, data, opn } => KeyChooser::Hotspot(
+                Hotspot::new(*lb, *ub, *data, *opn).map_err(generator("hotspotdatafraction"))?,
+            ),
+            KeySpec::Exponential { percentile, range } => KeyChooser::Exponential(
+                Exponential::new(*percentile, *range).map_err(generator("exponential.frac"))?,
+            ),
+        };
+        let field_length = match &self.field_length {
+            FieldLengthSpec::Constant(n) => FieldLength::Constant(*n as usize),
+            FieldLengthSpec::Uniform(lb, ub) => FieldLength::Generator(Box::new(
+                Uniform::new(*lb, *ub).map_err(generator("minfieldlength"))?,
+            )),
+            FieldLengthSpec::Zipfian(lb, ub) => FieldLength::Generator(Box::new(
+                Zipfian::new(*lb, *ub, ZIPFIAN_CONSTANT).map_err(generator("minfieldlength"))?,
+            )),
+            FieldLengthSpec::Histogram(h) => FieldLength::Generator(Box::new(h.clone())),
+        };
+        let (min_scan, max_scan, scan_dist) = self.scan_length;
+        let scan_length: Box<dyn NumberGenerator> = match scan_dist {
+            ScanLengthDistribution::Uniform => {
+                Box::new(Uniform::new(min_scan, max_scan).map_err(generator("minscanlength"))?)
+            }
+            ScanLengthDistribution::Zipfian => Box::new(
+                Zipfian::new(min_scan, max_scan, ZIPFIAN_CONSTANT)
+                    .map_err(generator("minscanlength"))?,
+            ),
+        };
+        let range = self.load_range(thread_id, thread_count);
+        Ok(WorkloadThread {
+            workload: self,
+            rng: seeded_rng(seed, thread_id as u64),
+            keys,
+            operations: Discrete::new(self.mix.clone()).map_err(generator("readproportion"))?,
+            field_chooser: Uniform::new(0, self.field_names.len() as u64 - 1)
+                .map_err(generator("fieldcount"))?,
+            field_length,
+            scan_length,
+            next_load: range.start,
+            load_end: range.end,
+            last_end: Instant::now(),
+            key: String::with_capacity(KEY_PREFIX.len() + 24),
+            values: Record::with_capacity(self.field_names.len(), 0),
+            read: Record::new(),
+            scan: ScanResult::new(),
+            expected: Vec::new(),
+        })
+    }
+}
+
+fn last_key(
+    props: &Properties,
+    insert_start: u64,
+    insert_count: u64,
+) -> Result<u64, PropertyError> {
+    if insert_count == 0 {
+        return Err(props.invalid(
+            INSERT_COUNT.decl(),
+            "the run phase needs at least one loaded record to choose keys from",
+        ));
+    }
+    Ok(insert_start + insert_count - 1)
+}
+
+/// Splits `count` items starting at `start` into `parts` contiguous ranges
+/// whose sizes differ by at most one (earlier parts get the remainder, as
+/// Java splits operation counts over threads).
+pub fn split_range(start: u64, count: u64, part: usize, parts: usize) -> std::ops::Range<u64> {
+    let parts = parts.max(1) as u64;
+    let part = part as u64;
+    let base = count / parts;
+    let extra = count % parts;
+    let begin = start + part * base + part.min(extra);
+    let len = base + u64::from(part < extra);
+    begin..begin + len
+}
+
+enum KeyChooser {
+    Uniform(Uniform),
+    Zipfian(ScrambledZipfian),
+    Latest(SkewedLatest),
+    Hotspot(Hotspot),
+    Sequential(Sequential),
+    Exponential(Exponential),
+}
+
+enum FieldLength {
+    Constant(usize),
+    Generator(Box<dyn NumberGenerator>),
+}
+
+/// One client thread's workload state: random streams, generators and
+/// reusable buffers.
+pub struct WorkloadThread<'w> {
+    workload: &'w CoreWorkload,
+    rng: Rng64,
+    keys: KeyChooser,
+    operations: Discrete<TransactionKind>,
+    field_chooser: Uniform,
+    field_length: FieldLength,
+    scan_length: Box<dyn NumberGenerator>,
+    next_load: u64,
+    load_end: u64,
+    last_end: Instant,
+    key: String,
+    values: Record,
+    read: Record,
+    scan: ScanResult,
+    expected: Vec<u8>,
+}
+
+/// Times one store call and records it, with its intended latency when
+/// the runner schedules operations at a target rate.
+#[inline]
+fn measured(
+    recorder: &mut Recorder,
+    operation: Operation,
+    intended_start: Option<Instant>,
+    last_end: &mut Instant,
+    call: impl FnOnce() -> Status,
+) -> Status {
+    let start = Instant::now();
+    let status = call();
+    let end = Instant::now();
+    recorder.record(operation, status, nanos(end - start));
+    if let Some(intended) = intended_start {
+        recorder.record_intended(operation, nanos(end.saturating_duration_since(intended)));
+    }
+    *last_end = end;
+    status
+}
+
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+impl WorkloadThread<'_> {
+    /// The number of load inserts left for this thread.
+    pub fn load_remaining(&self) -> u64 {
+        self.load_end.saturating_sub(self.next_load)
+    }
+
+    /// When the last measured store call of this thread ended: a recent
+    /// clock reading the runner reuses instead of reading the clock again.
+    pub fn last_end(&self) -> Instant {
+        self.last_end
+    }
+
+    /// Loads the next record of this thread's range (Java's `doInsert`),
+    /// retrying as `core_workload_insertion_retry_limit` says. Returns
+    /// whether the insert finally succeeded; Java's load thread stops at
+    /// the first insert that fails for good, and the runner does the same.
+    pub fn do_insert(&mut self, db: &mut dyn StoreThread, recorder: &mut Recorder) -> bool {
+        let number = self.next_load;
+        self.next_load += 1;
+        build_key_name(
+            number,
+            self.workload.key_order,
+            self.workload.zero_padding,
+            &mut self.key,
+        );
+        self.build_values(true);
+        let mut retries = 0;
+        loop {
+            let status = measured(
+                recorder,
+                Operation::Insert,
+                None,
+                &mut self.last_end,
+                || db.insert(&self.workload.table, &self.key, &self.values),
+            );
+            if status.is_ok() {
+                return true;
+            }
+            retries += 1;
+            if retries > self.workload.retry_limit {
+                return false;
+            }
+            let jitter = 0.8 + 0.4 * rand::Rng::random::<f64>(&mut self.rng);
+            std::thread::sleep(self.workload.retry_interval.mul_f64(jitter));
+        }
+    }
+
+    /// Performs one run-phase operation chosen by the operation mix
+    /// (Java's `doTransaction`). `intended_start` is when the operation
+    /// was scheduled to start under a target rate; its latency is then also
+    /// recorded from that moment (coordinated-omission correction).
+    pub fn do_transaction(
+        &mut self,
+        db: &mut dyn StoreThread,
+        recorder: &mut Recorder,
+        intended_start: Option<Instant>,
+    ) -> TransactionKind {
+        let kind = self.operations.next(&mut self.rng);
+        match kind {
+            TransactionKind::Read => self.transaction_read(db, recorder, intended_start),
+            TransactionKind::Update => self.transaction_update(db, recorder, intended_start),
+            TransactionKind::Insert => self.transaction_insert(db, recorder, intended_start),
+            TransactionKind::Scan => self.transaction_scan(db, recorder, intended_start),
+            TransactionKind::ReadModifyWrite => {
+                self.transaction_read_modify_write(db, recorder, intended_start)
+            }
+            TransactionKind::Delete => self.transaction_delete(db, recorder, intended_start),
+        }
+        kind
+    }
+
+    /// The key number of the next run-phase operation: drawn from the
+    /// request distribution, never beyond the last acknowledged insert.
+    fn next_key_number(&mut self) -> u64 {
+        let limit = self.workload.inserts.limit().unwrap_or(0);
+        match &mut self.keys {
+            KeyChooser::Exponential(gen) => loop {
+                let back = gen.next_value(&mut self.rng);
+                if back <= limit {
+                    return limit - back;
+                }
+            },
+            KeyChooser::Latest(gen) => gen.next_value(&mut self.rng),
+            other => loop {
+                let number = match other {
+                    KeyChooser::Uniform(g) => g.next_value(&mut self.rng),
+                    KeyChooser::Zipfian(g) => g.next_value(&mut self.rng),
+                    KeyChooser::Hotspot(g) => g.next_value(&mut self.rng),
+                    KeyChooser::Sequential(g) => g.next_value(&mut self.rng),
+                    KeyChooser::Latest(g) => g.next_value(&mut self.rng),
+                    KeyChooser::Exponential(g) => g.next_value(&mut self.rng),
+                };
+                if number <= limit {
+                    return number;
+                }
+            },
+        }
+    }
+
+    fn next_key(&mut self) {
+        let number = self.next_key_number();
+        build_key_name(
+            number,
+            self.workload.key_order,
+            self.workload.zero_padding,
+            &mut self.key,
+        );
+    }
+
+    fn random_field(&mut self) -> usize {
+        self.field_chooser.next_value(&mut self.rng) as usize
+    }
+
+    fn next_field_length(&mut self) -> usize {
+        match &mut self.field_length {
+            FieldLength::Constant(n) => *n,
+            FieldLength::Generator(g) => g.next_value(&mut self.rng) as usize,
+        }
+    }
+
+    /// Fills `self.values` for the current key: every field, or one random
+    /// field.
+    fn build_values(&mut self, all_fields: bool) {
+        self.values.clear();
+        let workload = self.workload;
+        if all_fields {
+            for index in 0..workload.field_names.len() {
+                self.push_value(index);
+            }
+        } else {
+            let index = self.random_field();
+            self.push_value(index);
+        }
+    }
+
+    fn push_value(&mut self, index: usize) {
+        let name = &self.workload.field_names[index];
+        let length = self.next_field_length();
+        if self.workload.data_integrity {
+            build_deterministic_value(&self.key, name, length, &mut self.expected);
+            self.values.push(name, &self.expected);
+        } else {
+            let rng = &mut self.rng;
+            self.values
+                .push_with(name, length, |buf| fill_random_printable(rng, buf));
+        }
+    }
+
+    fn transaction_read(
+        &mut self,
+        db: &mut dyn StoreThread,
+        recorder: &mut Recorder,
+        intended: Option<Instant>,
+    ) {
+        self.next_key();
+        let workload = self.workload;
+        let single;
+        let fields = if !workload.read_all_fields {
+            single = self.random_field();
+            Fields::Only(std::slice::from_ref(&workload.field_names[single]))
+        } else if workload.data_integrity || workload.read_all_fields_by_name {
+            Fields::Only(&workload.field_names)
+        } else {
+            Fields::All
+        };
+        self.read.clear();
+        let (key, read) = (&self.key, &mut self.read);
+        measured(
+            recorder,
+            Operation::Read,
+            intended,
+            &mut self.last_end,
+            || db.read(&workload.table, key, fields, read),
+        );
+        if workload.data_integrity {
+            self.verify(recorder);
+        }
+    }
+
+    /// Java's `verifyRow`: every field read must equal its deterministic
+    /// value; an empty read is an error.
+    fn verify(&mut self, recorder: &mut Recorder) {
+        let start = Instant::now();
+        let status = if self.read.is_empty() {
+            Status::Error
+        } else {
+            let mut status = Status::Ok;
+            for index in 0..self.read.len() {
+                let Some(field) = self.read.field(index) else {
+                    break;
+                };
+                build_deterministic_value(
+                    &self.key,
+                    field.name,
+                    self.constant_length(),
+                    &mut self.expected,
+                );
+                if self.expected != field.value {
+                    status = Status::UnexpectedState;
+                    break;
+                }
+            }
+            status
+        };
+        recorder.record(Operation::Verify, status, nanos(start.elapsed()));
+    }
+
+    fn constant_length(&self) -> usize {
+        match self.field_length {
+            FieldLength::Constant(n) => n,
+            FieldLength::Generator(_) => 0,
+        }
+    }
+
+    fn transaction_update(
+        &mut self,
+        db: &mut dyn StoreThread,
+        recorder: &mut Recorder,
+        intended: Option<Instant>,
+    ) {
+        self.next_key();
+        self.build_values(self.workload.write_all_fields);
+        let (workload, key, values) = (self.workload, &self.key, &self.values);
+        measured(
+            recorder,
+            Operation::Update,
+            intended,
+            &mut self.last_end,
+            || db.update(&workload.table, key, values),
+        );
+    }
+
+    fn transaction_insert(
+        &mut self,
+        db: &mut dyn StoreThread,
+        recorder: &mut Recorder,
+        intended: Option<Instant>,
+    ) {
+        let inserts = &self.workload.inserts;
+        let number = inserts.next();
+        build_key_name(
+            number,
+            self.workload.key_order,
+            self.workload.zero_padding,
+            &mut self.key,
+        );
+        self.build_values(true);
+        let (workload, key, values) = (self.workload, &self.key, &self.values);
+        measured(
+            recorder,
+            Operation::Insert,
+            intended,
+            &mut self.last_end,
+            || db.insert(&workload.table, key, values),
+        );
+        // Java acknowledges whatever the outcome, so that one failed insert
+        // does not freeze the readable key range; the window cannot
+        // overflow here because every claimed number is acknowledged.
+        let _ = inserts.acknowledge(number);
+    }
+
+    fn transaction_scan(
+        &mut self,
+        db: &mut dyn StoreThread,
+        recorder: &mut Recorder,
+        intended: Option<Instant>,
+    ) {
+        self.next_key();
+        let length = self.scan_length.next_value(&mut self.rng) as usize;
+        let workload = self.workload;
+        let single;
+        let fields = if workload.read_all_fields {
+            Fields::All
+        } else {
+            single = self.random_field();
+            Fields::Only(std::slice::from_ref(&workload.field_names[single]))
+        };
+        self.scan.clear();
+        let (key, scan) = (&self.key, &mut self.scan);
+        measured(
+            recorder,
+            Operation::Scan,
+            intended,
+            &mut self.last_end,
+            || db.scan(&workload.table, key, length, fields, scan),
+        );
+    }
+
+    fn transaction_read_modify_write(
+        &mut self,
+        db: &mut dyn StoreThread,
+        recorder: &mut Recorder,
+        intended: Option<Instant>,
+    ) {
+        self.next_key();
+        let workload = self.workload;
+        let single;
+        let fields = if !workload.read_all_fields {
+            single = self.random_field();
+            Fields::Only(std::slice::from_ref(&workload.field_names[single]))
+        } else if workload.data_integrity || workload.read_all_fields_by_name {
+            Fields::Only(&workload.field_names)
+        } else {
+            Fields::All
+        };
+        self.build_values(workload.write_all_fields);
+        let start = Instant::now();
+        self.read.clear();
+        let (key, read, values) = (&self.key, &mut self.read, &self.values);
+        let read_status = measured(
+            recorder,
+            Operation::Read,
+            intended,
+            &mut self.last_end,
+            || db.read(&workload.table, key, fields, read),
+        );
+        let update_status = measured(
+            recorder,
+            Operation::Update,
+            intended,
+            &mut self.last_end,
+            || db.update(&workload.table, key, values),
+        );
+        let end = self.last_end;
+        // Java measures the whole read-modify-write from the start of the
+        // read to the end of the update and reports no status for it; we
+        // report the first failing step's status (OK when both succeed).
+        let status = if read_status.is_ok() {
+            update_status
+        } else {
+            read_status
+        };
+        recorder.record(Operation::ReadModifyWrite, status, nanos(end - start));
+        if let Some(intended) = intended {
+            recorder.record_intended(
+                Operation::ReadModifyWrite,
+                nanos(end.saturating_duration_since(intended)),
+            );
+        }
+        if workload.data_integrity {
+            self.verify(recorder);
+        }
+    }
+
+    fn transaction_delete(
+        &mut self,
+        db: &mut dyn StoreThread,
+        recorder: &mut Recorder,
+        intended: Option<Instant>,
+    ) {
+        self.next_key();
+        let (workload, key) = (self.workload, &self.key);
+        measured(
+            recorder,
+            Operation::Delete,
+            intended,
+            &mut self.last_end,
+            || db.delete(&workload.table, key),
+        );
+    }
+}
