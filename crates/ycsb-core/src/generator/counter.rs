@@ -486,4 +486,28 @@ mod tests {
         }
         assert_eq!(c.limit(), Some(1000 + THREADS * PER_THREAD - 1));
     }
+
+    proptest::proptest! {
+        #[test]
+        fn sequential_threads_cover_the_shared_counter(
+            start in 0u64..1000,
+            len in 1u64..50,
+            threads in 1u64..9,
+            rounds in 1u64..20,
+        ) {
+            // Round-robin over the threads reproduces Java's single counter
+            // value for value.
+            let end = start + len - 1;
+            let mut rng = seeded_rng(0, 0);
+            let mut gens: Vec<Sequential> =
+                (0..threads).map(|t| Sequential::new(start, end, t, threads).unwrap()).collect();
+            let mut java = 0u64;
+            for _ in 0..rounds {
+                for g in &mut gens {
+                    proptest::prop_assert_eq!(g.next_value(&mut rng), start + java % len);
+                    java += 1;
+                }
+            }
+        }
+    }
 }

@@ -391,4 +391,37 @@ mod tests {
             ));
         }
     }
+
+    proptest::proptest! {
+        #[test]
+        fn draws_stay_in_range(
+            lb in 0u64..1_000_000,
+            len in 1u64..1_000_000_000,
+            data in 0.0f64..=1.0,
+            opn in 0.0f64..=1.0,
+            seed: u64,
+        ) {
+            let mut rng = seeded_rng(seed, 0);
+            let ub = lb + len - 1;
+            let mut u = Uniform::new(lb, ub).unwrap();
+            for _ in 0..50 {
+                let v = u.next_value(&mut rng);
+                proptest::prop_assert!((lb..=ub).contains(&v));
+            }
+            // Either a valid hotspot or the empty-set error, never a panic.
+            match Hotspot::new(lb, ub, data, opn) {
+                Ok(mut h) => {
+                    for _ in 0..50 {
+                        let v = h.next_value(&mut rng);
+                        proptest::prop_assert!((lb..=ub).contains(&v));
+                        proptest::prop_assert!(h.probability(v) > 0.0);
+                    }
+                }
+                Err(e) => {
+                    let empty_set = matches!(e, GeneratorError::EmptyHotspotSet { .. });
+                    proptest::prop_assert!(empty_set, "{}", e);
+                }
+            }
+        }
+    }
 }

@@ -481,4 +481,29 @@ mod tests {
             assert_fits(&counts, &expected);
         }
     }
+
+    proptest::proptest! {
+        #[test]
+        fn draws_stay_in_range(
+            min in 0u64..1_000_000,
+            len in 1u64..1_000_000_000_000,
+            theta in 0.0f64..0.9999,
+            grow in 0u64..100_000,
+            seed: u64,
+        ) {
+            let mut rng = seeded_rng(seed, 0);
+            let mut g = Zipfian::new(min, min + len - 1, theta).unwrap();
+            for _ in 0..50 {
+                let v = g.next_value(&mut rng);
+                proptest::prop_assert!(v >= min && v - min < len);
+            }
+            let v = g.next_with_item_count(&mut rng, len + grow) - min;
+            proptest::prop_assert!(v < len + grow);
+            let mut s = ScrambledZipfian::with_constant(min, min + len - 1, theta).unwrap();
+            for _ in 0..50 {
+                let v = s.next_value(&mut rng);
+                proptest::prop_assert!(v >= min && v - min < len);
+            }
+        }
+    }
 }
