@@ -30,6 +30,10 @@ commands:
   deps    install the Debian packages the build and tests need (apt-get when root,
           otherwise print the command to run)
   test    install what is missing, then run the whole test suite (what CI runs)
+  demo    install what is missing, build ycsb in release mode, run workloads A and C
+          on embedded RocksDB and LevelDB (load + run) and print a comparison table;
+          options: --records N (default 200000), --operations N (default 200000),
+          --threads N (default 2)
 ";
 
 fn main() -> ExitCode {
@@ -37,6 +41,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("deps") => deps(),
         Some("test") => deps().and_then(|()| test(&args[1..])),
+        Some("demo") => deps().and_then(|()| demo(&args[1..])),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -141,4 +146,128 @@ fn run(command: &mut Command) -> Result<()> {
         bail!("{:?} failed with {status}", command.get_program());
     }
     Ok(())
+}
+
+/// One demo cell's figures, read back from its JSON export.
+struct DemoRow {
+    db: String,
+    workload: String,
+    load_throughput: f64,
+    run_throughput: f64,
+    read_p99_us: Option<f64>,
+    update_p99_us: Option<f64>,
+}
+
+fn flag_value(args: &[String], flag: &str, default: u64) -> Result<u64> {
+    match args.iter().position(|a| a == flag) {
+        None => Ok(default),
+        Some(i) => {
+            let v = args
+                .get(i + 1)
+                .with_context(|| format!("{flag} needs a value"))?;
+            v.parse()
+                .with_context(|| format!("{flag} {v}: expected a whole number"))
+        }
+    }
+}
+
+/// The main job: workloads A and C on embedded RocksDB and LevelDB.
+fn demo(args: &[String]) -> Result<()> {
+    for a in args.iter().filter(|a| a.starts_with("--")) {
+        if !["--records", "--operations", "--threads"].contains(&a.as_str()) {
+            bail!("demo: unknown option {a}");
+        }
+    }
+    let records = flag_value(args, "--records", 200_000)?;
+    let operations = flag_value(args, "--operations", 200_000)?;
+    let threads = flag_value(args, "--threads", 2)?;
+    let root = project_root();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    eprintln!("xtask: building ycsb (release)");
+    run(Command::new(&cargo)
+        .current_dir(&root)
+        .args(["build", "--release", "-p", "ycsb-cli"]))?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let ycsb = target.join("release").join("ycsb");
+    let work = target.join("demo");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
+    let mut rows = Vec::new();
+    for db in ["rocksdb", "leveldb"] {
+        for workload in ["workloada", "workloadc"] {
+            let data = work.join(format!("{db}-{workload}"));
+            let export = work.join(format!("{db}-{workload}.json"));
+            eprintln!("xtask: {db} {workload}: load {records} records, run {operations} operations, {threads} threads");
+            let mut command = Command::new(&ycsb);
+            command
+                .current_dir(&root)
+                .args(["-load", "-run", "-db", db, "-P"])
+                .arg(root.join("workloads").join(workload))
+                .arg("-P")
+                .arg(root.join(db).join(format!("{db}.properties")))
+                .arg("-p")
+                .arg(format!("{db}.dbname={}", data.display()))
+                .args(["-p", &format!("recordcount={records}")])
+                .args(["-p", &format!("operationcount={operations}")])
+                .args(["-threads", &threads.to_string()])
+                .args(["-p", "exporter=json", "-p"])
+                .arg(format!("exportfile={}", export.display()))
+                .stdout(std::process::Stdio::null());
+            run(&mut command)?;
+            rows.push(read_demo_row(db, workload, &export)?);
+            let _ = std::fs::remove_dir_all(&data);
+        }
+    }
+    println!();
+    println!(
+        "| {:<8} | {:<9} | {:>14} | {:>14} | {:>13} | {:>15} |",
+        "db", "workload", "load ops/s", "run ops/s", "read p99 us", "update p99 us"
+    );
+    println!("|{:-<10}|{:-<11}|{:->16}|{:->16}|{:->15}|{:->17}|", "", "", "", "", "", "");
+    let show = |v: Option<f64>| v.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
+    for r in &rows {
+        println!(
+            "| {:<8} | {:<9} | {:>14.0} | {:>14.0} | {:>13} | {:>15} |",
+            r.db,
+            r.workload,
+            r.load_throughput,
+            r.run_throughput,
+            show(r.read_p99_us),
+            show(r.update_p99_us)
+        );
+    }
+    println!("\nJSON exports: {}", work.display());
+    Ok(())
+}
+
+fn read_demo_row(db: &str, workload: &str, export: &Path) -> Result<DemoRow> {
+    let text = std::fs::read_to_string(export)
+        .with_context(|| format!("reading {}", export.display()))?;
+    let json: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("parsing {}", export.display()))?;
+    let phases = json["phases"]
+        .as_array()
+        .with_context(|| format!("{}: no phases", export.display()))?;
+    let phase = |name: &str| phases.iter().find(|p| p["phase"] == name);
+    let throughput = |name: &str| phase(name).and_then(|p| p["throughput"].as_f64()).unwrap_or(0.0);
+    let p99 = |section: &str| {
+        phase("run")?["sections"]
+            .as_array()?
+            .iter()
+            .find(|s| s["name"] == section)?["percentiles"]
+            .as_array()?
+            .iter()
+            .find(|p| p["percentile"].as_f64() == Some(99.0))?["us"]
+            .as_f64()
+    };
+    Ok(DemoRow {
+        db: db.into(),
+        workload: workload.into(),
+        load_throughput: throughput("load"),
+        run_throughput: throughput("run"),
+        read_p99_us: p99("READ"),
+        update_p99_us: p99("UPDATE"),
+    })
 }
