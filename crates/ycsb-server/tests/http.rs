@@ -745,3 +745,64 @@ fn a_panicking_store_closes_only_its_connection() {
     assert_eq!(t.delete("usertable", "k"), Status::Ok);
     assert_eq!(store.threads.load(Ordering::SeqCst), 3);
 }
+
+#[test]
+fn both_presets_over_the_real_memory_store() {
+    let memory = ycsb_memory::MemoryStore::new();
+    let server = serve_http(
+        Arc::new(memory.clone()),
+        "127.0.0.1:0".parse().unwrap(),
+        HttpServerConfig::default(),
+    )
+    .unwrap();
+    let addr = server.local_addr();
+    let simple = client(addr, &[]);
+    let webdav = client(addr, &[("http.preset", "webdav")]);
+    // Threads of both presets load interleaved halves of the keys at once.
+    std::thread::scope(|s| {
+        for (t, http) in [&simple, &webdav].into_iter().enumerate() {
+            s.spawn(move || {
+                let mut thread = http.thread(ThreadContext::new(t, 2)).unwrap();
+                for i in (t..200).step_by(2) {
+                    let key = format!("user{i:03}");
+                    let v = record(&[("field0", key.as_bytes()), ("field1", b"x")]);
+                    assert_eq!(thread.insert("usertable", &key, &v), Status::Ok);
+                }
+            });
+        }
+    });
+    assert_eq!(memory.table_len("usertable"), 200);
+    let mut s = simple.thread(ThreadContext::new(0, 2)).unwrap();
+    let mut w = webdav.thread(ThreadContext::new(1, 2)).unwrap();
+    // What one preset wrote the other reads: one record format for both.
+    let mut out = Record::new();
+    assert_eq!(
+        w.read("usertable", "user000", Fields::All, &mut out),
+        Status::Ok
+    );
+    assert_eq!(out, record(&[("field0", b"user000"), ("field1", b"x")]));
+    assert_eq!(
+        w.update("usertable", "user001", &record(&[("field1", b"y")])),
+        Status::Ok
+    );
+    out.clear();
+    assert_eq!(
+        s.read("usertable", "user001", Fields::All, &mut out),
+        Status::Ok
+    );
+    assert_eq!(out, record(&[("field0", b"user001"), ("field1", b"y")]));
+    // simpleleveldb's range_match is the scan; the server pages through it.
+    let mut scan = ScanResult::new();
+    assert_eq!(
+        s.scan("usertable", "user100", 100, Fields::All, &mut scan),
+        Status::Ok
+    );
+    let keys: Vec<String> = scan.iter().map(|(k, _)| k.to_string()).collect();
+    let expected: Vec<String> = (100..200).map(|i| format!("user{i:03}")).collect();
+    assert_eq!(keys, expected);
+    assert_eq!(s.delete("usertable", "user000"), Status::Ok);
+    assert_eq!(w.delete("usertable", "user000"), Status::NotFound);
+    assert_eq!(memory.table_len("usertable"), 199);
+    drop((s, w));
+    server.stop().unwrap();
+}
