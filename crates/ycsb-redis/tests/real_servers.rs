@@ -198,6 +198,9 @@ fn cluster_follows_moved_redirections() {
     let store = open(&properties);
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     assert_eq!(t.insert(TABLE, "user001", &record(1)), Status::Ok);
+    // A pipelined store whose slot table will be stale too.
+    let piped = open(&properties.clone().with("redis.pipeline", "3"));
+    let mut p = piped.thread(ThreadContext::new(0, 1)).unwrap();
     // Move the key's slot to another master behind the store's back: its
     // slot table is now stale and the server answers MOVED.
     let slot = cluster.nodes[0].cli(&["cluster", "keyslot", "user001"]);
@@ -238,6 +241,61 @@ fn cluster_follows_moved_redirections() {
     out.clear();
     assert_eq!(t.read(TABLE, "user001", Fields::All, &mut out), Status::Ok);
     assert_eq!(out.get("field0"), Some(&b"value-9-0"[..]));
+    // Batched writes answered MOVED are sent again to the new owner.
+    assert_eq!(p.update(TABLE, "user001", &record(20)), Status::BatchedOk);
+    assert_eq!(p.update(TABLE, "user001", &record(21)), Status::BatchedOk);
+    assert_eq!(p.insert(TABLE, "user002", &record(2)), Status::Ok);
+    p.cleanup().unwrap();
+    out.clear();
+    assert_eq!(t.read(TABLE, "user001", Fields::All, &mut out), Status::Ok);
+    assert_eq!(out.get("field0"), Some(&b"value-21-0"[..]));
+    assert_eq!(
+        target.cli(&["cluster", "countkeysinslot", slot]).trim(),
+        "1"
+    );
+    assert_eq!(owner.cli(&["cluster", "countkeysinslot", slot]).trim(), "0");
+}
+
+#[test]
+fn cluster_pipelined_writes_reach_every_node() {
+    let cluster = RedisCluster::start();
+    let properties = Properties::new()
+        .with(
+            "redis.host",
+            format!("{},{}", cluster.nodes[0].addr(), cluster.nodes[2].addr()),
+        )
+        .with("redis.cluster", "true")
+        .with("redis.pipeline", "16");
+    let store = open(&properties);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    for i in 0..100 {
+        assert!(t.insert(TABLE, &key(i), &record(i)).is_ok(), "insert {i}");
+    }
+    // A scan sends the queued writes first, on every node.
+    let mut scan = ScanResult::new();
+    assert_eq!(
+        t.scan(TABLE, &key(0), 100, Fields::All, &mut scan),
+        Status::Ok
+    );
+    let mut first = order_by_hash((0..100).map(key).collect());
+    first.retain(|k| java_hash(k) >= java_hash(&key(0)));
+    assert_eq!(scan.len(), first.len());
+    for i in 0..20 {
+        assert!(t.delete(TABLE, &key(i)).is_ok());
+    }
+    t.cleanup().unwrap();
+    let total: u64 = cluster
+        .nodes
+        .iter()
+        .map(|n| n.cli(&["dbsize"]).trim().parse::<u64>().unwrap())
+        .sum();
+    // 80 hashes and the index.
+    assert_eq!(total, 81);
+}
+
+fn order_by_hash(mut keys: Vec<String>) -> Vec<String> {
+    keys.sort_by_key(|k| (java_hash(k), k.clone()));
+    keys
 }
 
 #[test]
