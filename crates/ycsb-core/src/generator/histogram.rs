@@ -18,7 +18,7 @@ const MAX_BUCKETS: u64 = 1 << 24;
 /// Java documents the intent: "we always draw the largest value in the
 /// current bucket, so the value drawn is always a multiple of blockSize.
 /// The minimum value this distribution returns is blockSize (not zero)."
-/// Here P((i + 1)·block_size) = counts[i] / Σ counts exactly. Java's loop
+/// Here P((i + 1)·block_size) = `counts[i]` / Σ counts exactly. Java's loop
 /// is off by one at both ends (bucket 0 gets one extra draw out of Σ
 /// counts, the last bucket's draws go to the value of the one before), and
 /// its `mean()` uses i·block_size; [`mean`](Self::mean) here is the mean of
@@ -165,7 +165,7 @@ impl HistogramGenerator {
         })
     }
 
-    /// The mean of the drawn values: block_size·Σ (i + 1)·counts[i] / Σ counts.
+    /// The mean of the drawn values: `block_size · Σ (i + 1)·counts[i] / Σ counts`.
     pub fn mean(&self) -> f64 {
         self.mean
     }

@@ -12,6 +12,32 @@
 //! Every integer generator implements [`NumberGenerator`]. Where this
 //! module deliberately differs from Java (mostly fixes of rare Java bugs),
 //! the type's documentation says so.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use ycsb_core::generator::{
+//!     seeded_rng, AcknowledgedCounter, NumberGenerator, ScrambledZipfian, SkewedLatest,
+//! };
+//!
+//! // One random stream per client thread, all derived from the run's seed.
+//! let mut rng = seeded_rng(42, 0);
+//!
+//! // Java's default request distribution over 1000 loaded records.
+//! let mut keys = ScrambledZipfian::new(0, 999)?;
+//! assert!(keys.next_value(&mut rng) <= 999);
+//!
+//! // Run-phase inserts: claim, insert, acknowledge; `latest` reads only
+//! // what has been acknowledged.
+//! let inserts = Arc::new(AcknowledgedCounter::new(1000));
+//! let mut latest = SkewedLatest::new(Arc::clone(&inserts));
+//! let number = inserts.next();
+//! assert_eq!(number, 1000);
+//! assert!(latest.next_value(&mut rng) <= 999);
+//! inserts.acknowledge(number)?;
+//! assert_eq!(inserts.limit(), Some(1000));
+//! assert!(latest.next_value(&mut rng) <= 1000);
+//! # Ok::<(), ycsb_core::generator::GeneratorError>(())
+//! ```
 
 mod counter;
 mod discrete;

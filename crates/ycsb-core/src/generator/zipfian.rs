@@ -35,8 +35,8 @@ pub const SCRAMBLED_ZETAN: f64 = 26.469_028_201_783_02;
 ///
 /// - [`next_with_item_count`](Self::next_with_item_count) recomputes η with
 ///   the new item count. Java keeps η of the original count (a bug: the
-///   third branch then no longer starts at rank 2, and ranks from the first
-///   two branches are over- or under-weighted); here the probabilities
+///   third branch then no longer starts where the second ends, at rank 2,
+///   so the top ranks are over- or under-weighted); here the probabilities
 ///   stay those of [`probability`](Self::probability) for the current
 ///   count. ζ grows incrementally like Java's, and shrinks by subtracting
 ///   the removed terms, where Java either keeps the stale ζ or recomputes
@@ -131,9 +131,11 @@ impl Zipfian {
     }
 
     /// Changes the number of items to draw from (`min..min + item_count`),
-    /// updating ζ incrementally and η; a count of 0 is taken as 1.
+    /// updating ζ incrementally and η. A count of 0 is taken as 1, and a
+    /// count reaching beyond `u64::MAX` as the largest that does not.
     pub fn set_item_count(&mut self, item_count: u64) {
-        let item_count = item_count.max(1);
+        let largest = (u64::MAX - self.base).saturating_add(1);
+        let item_count = item_count.clamp(1, largest);
         if item_count != self.items {
             self.zeta_n = zeta_extend(self.zeta_n, self.items, item_count, self.theta);
             self.items = item_count;
@@ -356,6 +358,11 @@ mod tests {
         assert!((g.zeta_n() - zeta(1000, 0.99)).abs() < 1e-12);
         let counts = histogram(&mut g, &mut rng, 200_000);
         assert_fits(&counts, &expected(&g));
+        // Counts are clipped to what fits above min.
+        let mut high = Zipfian::new(u64::MAX - 2, u64::MAX, 0.99).unwrap();
+        high.set_item_count(10);
+        assert_eq!(high.item_count(), 3);
+        assert!((0..100).all(|_| high.next_value(&mut rng) >= u64::MAX - 2));
         // Shrinking subtracts the removed terms.
         g.set_item_count(10);
         assert!((g.zeta_n() - zeta(10, 0.99)).abs() < 1e-12);
