@@ -138,7 +138,6 @@ struct Padded<T>(T);
 /// releasing the flag, so no acknowledgement is ever left unaccounted (Java
 /// can leave one pending until the next acknowledgement). More than
 /// `window` numbers in flight is an error, not a hang.
-#[derive(Debug)]
 pub struct AcknowledgedCounter {
     start: u64,
     next: Padded<AtomicU64>,
@@ -148,6 +147,18 @@ pub struct AcknowledgedCounter {
     /// Slot `v & mask` holds v + 1 once v is acknowledged (0: never used).
     window: Box<[AtomicU64]>,
     mask: u64,
+}
+
+impl std::fmt::Debug for AcknowledgedCounter {
+    /// The counters and the window size, not the million window slots.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AcknowledgedCounter")
+            .field("start", &self.start)
+            .field("next", &self.next.0.load(Ordering::Relaxed))
+            .field("limit", &self.limit())
+            .field("window", &self.window.len())
+            .finish()
+    }
 }
 
 impl AcknowledgedCounter {
@@ -371,6 +382,10 @@ mod tests {
         c.acknowledge(104).unwrap();
         assert_eq!(c.limit(), Some(104));
         assert_eq!(AcknowledgedCounter::new(0).limit(), None);
+        assert_eq!(
+            format!("{c:?}"),
+            "AcknowledgedCounter { start: 100, next: 105, limit: Some(104), window: 1048576 }"
+        );
     }
 
     #[test]
