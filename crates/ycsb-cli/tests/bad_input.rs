@@ -1,0 +1,104 @@
+//! Bad input: every case exits with status 2 and one clear line on
+//! standard error naming the input and where it came from, never a panic.
+
+mod common;
+
+use common::*;
+
+struct Case {
+    args: &'static str,
+    /// A property file to write first, as `bad.properties` in a temp dir
+    /// (`{dir}` in `args` is replaced by that dir).
+    file: Option<&'static str>,
+    expect: &'static [&'static str],
+}
+
+const CASES: &[Case] = &[
+    Case { args: "load basic -P workloads/nonexistent", file: None, expect: &["workloads/nonexistent"] },
+    Case { args: "load basic -p recordcount=ten", file: None, expect: &["recordcount", "'ten'", "-p flag"] },
+    Case { args: "load basic -p recordcount=-5", file: None, expect: &["recordcount", "'-5'"] },
+    Case { args: "load basic -P {dir}/bad.properties", file: Some("# c\nrecordcount=12x\n"), expect: &["recordcount", "bad.properties:2"] },
+    Case { args: "run basic -p readproportion=0 -p updateproportion=0", file: None, expect: &["proportions sum to zero"] },
+    Case { args: "run basic -p readproportion=-0.5", file: None, expect: &["readproportion", "non-negative"] },
+    Case { args: "run basic -p requestdistribution=pareto", file: None, expect: &["requestdistribution", "'pareto'", "uniform, zipfian"] },
+    Case { args: "load basic -p insertorder=random", file: None, expect: &["insertorder", "'random'", "hashed, ordered"] },
+    Case { args: "load nosuchdb", file: None, expect: &["unknown store 'nosuchdb'"] },
+    Case { args: "-load -db basic --frobnicate", file: None, expect: &["unknown flag '--frobnicate'"] },
+    Case { args: "load basic -threads zero", file: None, expect: &["threadcount", "'zero'", "-threads flag"] },
+    Case { args: "load basic -threads 0", file: None, expect: &["threadcount", "'0'"] },
+    Case { args: "run basic -target -3", file: None, expect: &["target", "'-3'"] },
+    Case { args: "load basic -p fieldcount=0", file: None, expect: &["fieldcount", "at least 1"] },
+    Case { args: "load basic -p fieldlengthdistribution=gauss", file: None, expect: &["fieldlengthdistribution", "'gauss'"] },
+    Case { args: "load basic -p field_len_dist=gauss", file: None, expect: &["field_len_dist", "'gauss'"] },
+    Case { args: "load basic -p dataintegrity=true -p fieldlengthdistribution=uniform", file: None, expect: &["dataintegrity"] },
+    Case { args: "load basic -p insertstart=10 -p recordcount=5", file: None, expect: &["insertstart"] },
+    Case { args: "load basic -p insertcount=10 -p recordcount=5", file: None, expect: &["insertcount"] },
+    Case { args: "run basic -p minscanlength=10 -p maxscanlength=5", file: None, expect: &["minscanlength"] },
+    Case { args: "run basic -p hotspotdatafraction=1.5 -p requestdistribution=hotspot", file: None, expect: &["hotspotdatafraction", "'1.5'"] },
+    Case { args: "run basic -p zipfian_const=-1 -p requestdistribution=zipfian", file: None, expect: &["zipfian_const"] },
+    Case { args: "load basic -p readallfields=maybe", file: None, expect: &["readallfields", "true or false"] },
+    Case { args: "load basic -p fieldlengthdistribution=histogram -p fieldlengthhistogram=/nonexistent/h.txt", file: None, expect: &["/nonexistent/h.txt"] },
+    Case { args: "load basic -p workload=site.ycsb.workloads.TimeSeriesWorkload", file: None, expect: &["workload", "CoreWorkload"] },
+    Case { args: "load basic -p measurementtype=timeseries", file: None, expect: &["measurementtype"] },
+    Case { args: "load basic -p hdrhistogram.percentiles=50,abc", file: None, expect: &["hdrhistogram.percentiles", "abc"] },
+    Case { args: "load basic -p status.interval=0", file: None, expect: &["status.interval"] },
+    Case { args: "load basic -p exporter=xml", file: None, expect: &["exporter", "'xml'"] },
+    Case { args: "load basic -p maxexecutiontime=soon", file: None, expect: &["maxexecutiontime", "'soon'"] },
+    Case { args: "load basic -p seed=abc", file: None, expect: &["seed", "'abc'"] },
+    Case { args: "load basic -p basicdb.simulatedelay=slow", file: None, expect: &["basicdb.simulatedelay", "'slow'"] },
+    Case { args: "load basic -P {dir}/bad.properties", file: Some("key=\\uZZZZ\n"), expect: &["bad.properties:1"] },
+    Case { args: "load basic -p novalue", file: None, expect: &["-p 'novalue'"] },
+    Case { args: "load", file: None, expect: &["needs the store's name"] },
+    Case { args: "-db basic", file: None, expect: &["nothing to do"] },
+    Case { args: "-load -db basic -P", file: None, expect: &["-P needs a value"] },
+    Case { args: "load basic extra", file: None, expect: &["unexpected argument 'extra'"] },
+    Case { args: "load leveldb", file: None, expect: &["leveldb.dbname"] },
+    Case { args: "load basic -p zeropadding=100", file: None, expect: &["zeropadding"] },
+];
+
+#[test]
+fn bad_inputs_exit_2_with_one_clear_line() {
+    assert!(CASES.len() >= 40, "{} cases", CASES.len());
+    let dir = tempfile::tempdir().unwrap();
+    for case in CASES {
+        if let Some(text) = case.file {
+            std::fs::write(dir.path().join("bad.properties"), text).unwrap();
+        }
+        let args = case
+            .args
+            .replace("{dir}", &dir.path().display().to_string());
+        let o = run(&args);
+        let err = stderr(&o);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "`{args}`: status {:?}, stderr: {err}",
+            o.status
+        );
+        assert!(
+            !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+            "`{args}`: {err}"
+        );
+        let errors: Vec<&str> = err
+            .lines()
+            .filter(|l| l.starts_with("ycsb: error: "))
+            .collect();
+        assert_eq!(
+            errors.len(),
+            1,
+            "`{args}`: expected one error line, got: {err}"
+        );
+        for needle in case.expect {
+            assert!(
+                errors[0].contains(needle),
+                "`{args}`: '{needle}' not in: {}",
+                errors[0]
+            );
+        }
+        assert!(
+            stdout(&o).is_empty(),
+            "`{args}`: wrote a report: {}",
+            stdout(&o)
+        );
+    }
+}

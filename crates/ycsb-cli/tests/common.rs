@@ -1,0 +1,48 @@
+//! Helpers shared by the end-to-end tests of the `ycsb` binary.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root (where `workloads/` lives).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("repository root")
+}
+
+/// A `ycsb` command run from the repository root.
+pub fn ycsb() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ycsb"));
+    c.current_dir(root());
+    c
+}
+
+/// Runs `ycsb` with `args` (split on whitespace) and returns its output.
+pub fn run(args: &str) -> Output {
+    ycsb()
+        .args(args.split_whitespace())
+        .output()
+        .expect("ycsb runs")
+}
+
+/// Standard output as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The value of `[section], name, value` in a Java text report (first
+/// occurrence after `skip` earlier `[OVERALL], RunTime` blocks).
+pub fn report_value(report: &str, section: &str, name: &str) -> Option<String> {
+    let prefix = format!("[{section}], {name}, ");
+    report
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix).map(str::to_string))
+}
