@@ -458,11 +458,17 @@ impl Session<'_> {
         let name = &buf[s..e];
         let n = ranges.len();
         let is = |cmd: &str| name.eq_ignore_ascii_case(cmd.as_bytes());
-        // Keys and field names are text in the store API.
-        let key = if n > 1 { utf8(arg(1)) } else { Some("") };
-        let Some(key) = key else {
-            self.error("ERR keys must be UTF-8 text");
-            return false;
+        // Keys are text in the store API; other arguments (ECHO's) need not be.
+        let keyed = ["GET", "SET", "HMSET", "HSET", "HGETALL", "HMGET", "HGET"]
+            .iter()
+            .any(|c| is(c));
+        let key = match (n > 1).then(|| utf8(arg(1))).flatten() {
+            Some(key) => key,
+            None if keyed && n > 1 => {
+                self.error("ERR keys must be UTF-8 text");
+                return false;
+            }
+            None => "",
         };
         if is("GET") {
             if n != 2 {
