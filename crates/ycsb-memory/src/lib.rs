@@ -71,8 +71,8 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use crossbeam_skiplist::SkipMap;
 use ycsb_db::store::StoreContext;
 use ycsb_db::{
-    EngineInfo, Fields, Property, PropertyDecl, Record, ScanResult, Status, Store, StoreDescriptor,
-    StoreError, StoreThread, ThreadContext,
+    EngineInfo, Fields, Gauge, Property, PropertyDecl, Record, ScanResult, Status, Store,
+    StoreDescriptor, StoreError, StoreThread, ThreadContext,
 };
 
 /// `memory.instance`: which process-wide store [`DESCRIPTOR`] opens.
@@ -238,6 +238,10 @@ impl Store for MemoryStore {
             tables: &self.tables,
             cache: Vec::new(),
         }))
+    }
+
+    fn gauges(&self, out: &mut Vec<Gauge>) {
+        out.push(Gauge::new("memory.records", self.len() as f64));
     }
 
     fn engine_info(&self) -> EngineInfo {

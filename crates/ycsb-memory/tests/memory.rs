@@ -290,5 +290,8 @@ fn clones_share_records() {
         .unwrap()
         .insert("t", "k", &record(&[]));
     assert_eq!(b.len(), 1);
+    let mut gauges = Vec::new();
+    b.gauges(&mut gauges);
+    assert_eq!(gauges, [ycsb_db::Gauge::new("memory.records", 1.0)]);
     assert!(MemoryStore::new().is_empty());
 }
