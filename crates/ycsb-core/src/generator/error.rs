@@ -26,9 +26,9 @@ pub enum GeneratorError {
         /// The upper bound.
         max: u64,
     },
-    /// A zipfian constant outside `[0, 1)`, where Gray et al.'s algorithm
-    /// is defined.
-    #[error("zipfian constant {0} must be at least 0 and below 1")]
+    /// A zipfian constant where Gray et al.'s algorithm is not defined (1)
+    /// or not computable: outside 0..=16 (see `MAX_THETA`).
+    #[error("zipfian constant {0} must be within 0 and 16 and must not be 1")]
     InvalidTheta(f64),
     /// A precomputed zeta value that cannot belong to any item count.
     #[error("precomputed zeta {0} must be a finite number of at least 1")]

@@ -58,7 +58,7 @@ pub use histogram::HistogramGenerator;
 pub use latest::SkewedLatest;
 pub use simple::{Constant, Exponential, Hotspot, Uniform};
 pub use zipfian::{
-    ScrambledZipfian, Zipfian, SCRAMBLED_ITEM_COUNT, SCRAMBLED_ZETAN, ZIPFIAN_CONSTANT,
+    ScrambledZipfian, Zipfian, MAX_THETA, SCRAMBLED_ITEM_COUNT, SCRAMBLED_ZETAN, ZIPFIAN_CONSTANT,
 };
 
 use rand::SeedableRng;

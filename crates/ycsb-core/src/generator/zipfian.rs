@@ -11,6 +11,14 @@ use super::{fnvhash64, NumberGenerator, Rng64};
 /// Java YCSB's default zipfian constant θ.
 pub const ZIPFIAN_CONSTANT: f64 = 0.99;
 
+/// The largest zipfian constant accepted.
+///
+/// Gray et al.'s algorithm works for any θ ≥ 0 but 1 (where α = 1/(1−θ) is
+/// infinite): for θ > 1 both η and the exponent α are negative. It needs
+/// (n/2)^(θ−1) as a finite `f64` for every item count n < 2^64, which holds
+/// up to θ = 16; at such θ nearly every draw is rank 0 or 1 anyway.
+pub const MAX_THETA: f64 = 16.0;
+
 /// The largest rank of the scrambled zipfian's inner zipfian: Java draws
 /// ranks from `0..=SCRAMBLED_ITEM_COUNT`, i.e. 10^10 + 1 items.
 pub const SCRAMBLED_ITEM_COUNT: u64 = 10_000_000_000;
@@ -26,7 +34,8 @@ pub const SCRAMBLED_ZETAN: f64 = 26.469_028_201_783_02;
 /// η = (1 − (2/n)^(1−θ)) / (1 − ζ(2)/ζ(n)), a draw u ∈ [0, 1) gives `min`
 /// if u·ζ(n) < 1, `min + 1` if u·ζ(n) < 1 + 2^−θ, and otherwise
 /// `min + ⌊n·(η·u − η + 1)^α⌋`. [`probability`](Self::probability) gives
-/// the resulting probabilities.
+/// the resulting probabilities. Any θ from 0 to [`MAX_THETA`] but 1 works
+/// (for θ > 1, η and α are negative).
 ///
 /// Construction takes well under a millisecond for any item count and θ:
 /// ζ(n) comes from the fast [`zeta`].
@@ -69,7 +78,8 @@ impl Zipfian {
     ///
     /// [`GeneratorError::EmptyRange`] if `min > max`,
     /// [`GeneratorError::RangeTooLarge`] for the full `u64` range,
-    /// [`GeneratorError::InvalidTheta`] unless 0 ≤ `theta` < 1.
+    /// [`GeneratorError::InvalidTheta`] unless 0 ≤ `theta` ≤
+    /// [`MAX_THETA`] and `theta` ≠ 1.
     pub fn new(min: u64, max: u64, theta: f64) -> Result<Self, GeneratorError> {
         check_theta(theta)?;
         let items = range_len(min, max)?;
@@ -93,7 +103,8 @@ impl Zipfian {
         Ok(Self::build(min, items, theta, zeta_n))
     }
 
-    /// Requires `items ≥ 1`, 0 ≤ `theta` < 1 and `zeta_n` = ζ(items, θ).
+    /// Requires `items ≥ 1`, a `theta` accepted by `check_theta` and
+    /// `zeta_n` = ζ(items, θ).
     pub(super) fn build(base: u64, items: u64, theta: f64, zeta_n: f64) -> Self {
         let zeta2 = 1.0 + 2f64.powf(-theta);
         let mut zipfian = Self {
@@ -200,7 +211,7 @@ impl NumberGenerator for Zipfian {
 }
 
 fn check_theta(theta: f64) -> Result<(), GeneratorError> {
-    if theta.is_finite() && (0.0..1.0).contains(&theta) {
+    if (0.0..=MAX_THETA).contains(&theta) && theta != 1.0 {
         Ok(())
     } else {
         Err(GeneratorError::InvalidTheta(theta))
@@ -243,7 +254,7 @@ impl ScrambledZipfian {
     /// # Errors
     ///
     /// Those of [`new`](Self::new), and [`GeneratorError::InvalidTheta`]
-    /// unless 0 ≤ `theta` < 1.
+    /// unless 0 ≤ `theta` ≤ [`MAX_THETA`] and `theta` ≠ 1.
     pub fn with_constant(min: u64, max: u64, theta: f64) -> Result<Self, GeneratorError> {
         let item_count = range_len(min, max)?;
         // Java compares the constant exactly too.
@@ -304,6 +315,9 @@ mod tests {
             (1u64, 0.99),
             (2, 0.99),
             (3, 0.5),
+            (3, 1.5),
+            (1000, 1.2),
+            (1000, 16.0),
             (1000, 0.99),
             (1000, 0.0),
             (77, 0.3),
@@ -320,7 +334,7 @@ mod tests {
     fn fits_the_exact_probabilities() {
         // 200 000 draws over 1 000 items: the chi-square test pools the
         // sparse tail and keeps a few hundred categories.
-        for (seed, theta) in [(1u64, 0.99), (2, 0.5), (3, 0.0)] {
+        for (seed, theta) in [(1u64, 0.99), (2, 0.5), (3, 0.0), (11, 1.3)] {
             let mut g = Zipfian::new(10, 1009, theta).unwrap();
             let mut rng = seeded_rng(seed, 0);
             let counts = histogram(&mut g, &mut rng, 200_000);
@@ -409,7 +423,7 @@ mod tests {
             Zipfian::new(0, u64::MAX, 0.99),
             Err(GeneratorError::RangeTooLarge { .. })
         ));
-        for theta in [1.0, 1.5, -0.1, f64::NAN, f64::INFINITY] {
+        for theta in [1.0, 16.5, -0.1, f64::NAN, f64::INFINITY] {
             assert!(matches!(
                 Zipfian::new(0, 10, theta),
                 Err(GeneratorError::InvalidTheta(_))
@@ -430,7 +444,10 @@ mod tests {
             Err(GeneratorError::EmptyRange { .. })
         ));
         let e = Zipfian::new(0, 10, 1.0).unwrap_err().to_string();
-        assert_eq!(e, "zipfian constant 1 must be at least 0 and below 1");
+        assert_eq!(
+            e,
+            "zipfian constant 1 must be within 0 and 16 and must not be 1"
+        );
     }
 
     #[test]
@@ -494,7 +511,7 @@ mod tests {
         fn draws_stay_in_range(
             min in 0u64..1_000_000,
             len in 1u64..1_000_000_000_000,
-            theta in 0.0f64..0.9999,
+            theta in proptest::prop_oneof![0.0f64..0.9999, 1.0001f64..16.0],
             grow in 0u64..100_000,
             seed: u64,
         ) {
