@@ -11,6 +11,7 @@
 //! every documented example.
 
 use std::ffi::OsString;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 /// A source of properties, in the order given.
@@ -71,6 +72,98 @@ pub enum Invocation {
     },
     /// List the stores.
     Stores,
+    /// Serve an embedded store over RESP and HTTP (`ycsb serve`).
+    Serve(Serve),
+}
+
+/// `ycsb serve <db> [options]`: which store, with which properties, on
+/// which addresses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Serve {
+    /// The store's name.
+    pub db: String,
+    /// Property files and assignments in argv order.
+    pub sources: Vec<PropertySource>,
+    /// Where to serve RESP; `None` when turned off with `--resp off`.
+    pub resp: Option<SocketAddr>,
+    /// Where to serve HTTP; `None` when turned off with `--http off`.
+    pub http: Option<SocketAddr>,
+}
+
+/// The default RESP address of `ycsb serve` (loopback only).
+pub const DEFAULT_RESP_ADDR: &str = "127.0.0.1:6379";
+/// The default HTTP address of `ycsb serve` (loopback only).
+pub const DEFAULT_HTTP_ADDR: &str = "127.0.0.1:8080";
+
+fn parse_listen(flag: &str, value: &str) -> Result<Option<SocketAddr>, UsageError> {
+    if value.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    // A bare port means loopback: nothing is exposed unless asked for.
+    let text = if value.chars().all(|c| c.is_ascii_digit()) {
+        format!("127.0.0.1:{value}")
+    } else {
+        value.to_string()
+    };
+    text.parse().map(Some).map_err(|_| {
+        usage(format!(
+            "{flag} '{value}': expected an address such as 127.0.0.1:6379, a port, or off"
+        ))
+    })
+}
+
+fn parse_serve(args: Vec<String>) -> Result<Invocation, UsageError> {
+    let mut it = args.into_iter();
+    let mut db = None;
+    let mut sources = Vec::new();
+    let mut resp = parse_listen("--resp", DEFAULT_RESP_ADDR)?;
+    let mut http = parse_listen("--http", DEFAULT_HTTP_ADDR)?;
+    while let Some(arg) = it.next() {
+        let mut value = |flag: &str| {
+            it.next()
+                .ok_or_else(|| usage(format!("flag {flag} needs a value")))
+        };
+        match arg.as_str() {
+            "-P" => sources.push(PropertySource::File(PathBuf::from(value("-P")?))),
+            "-p" => {
+                let assignment = value("-p")?;
+                let (key, val) = split_assignment(&assignment)
+                    .ok_or_else(|| usage(format!("-p '{assignment}': expected key=value")))?;
+                sources.push(PropertySource::Assignment {
+                    flag: "-p",
+                    key,
+                    value: val,
+                });
+            }
+            "-db" | "--db" => db = Some(value("-db")?),
+            "--resp" | "-resp" => resp = parse_listen("--resp", &value("--resp")?)?,
+            "--http" | "-http" => http = parse_listen("--http", &value("--http")?)?,
+            "-h" | "--help" => return Ok(Invocation::Help),
+            other if other.starts_with('-') => {
+                return Err(usage(format!(
+                    "unknown flag '{other}' for 'ycsb serve' (see 'ycsb --help')"
+                )))
+            }
+            other if db.is_none() => db = Some(other.to_string()),
+            other => {
+                return Err(usage(format!(
+                    "unexpected argument '{other}' for 'ycsb serve'"
+                )))
+            }
+        }
+    }
+    let db = db.ok_or_else(|| usage("'ycsb serve' needs a store, as in 'ycsb serve memory' or 'ycsb serve rocksdb -p rocksdb.dbname=/tmp/db'"))?;
+    if resp.is_none() && http.is_none() {
+        return Err(usage(
+            "'ycsb serve' with --resp off and --http off has nothing to serve",
+        ));
+    }
+    Ok(Invocation::Serve(Serve {
+        db,
+        sources,
+        resp,
+        http,
+    }))
 }
 
 /// A command line that cannot be understood: one line naming the argument.
@@ -111,6 +204,10 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         Some("help" | "-h" | "--help" | "-help") => return Ok(Invocation::Help),
         Some("-V" | "--version" | "version" | "-version") => return Ok(Invocation::Version),
         Some("stores") => return Ok(Invocation::Stores),
+        Some("serve") => {
+            it.next();
+            return parse_serve(it.collect());
+        }
         Some("properties") => {
             it.next();
             let markdown = match it.next().as_deref() {
@@ -307,6 +404,31 @@ mod tests {
             ("-load -db basic stray", "unexpected argument 'stray'"),
             ("run basic -db other", "already named"),
             ("properties --json", "unknown argument '--json'"),
+        ] {
+            let err = parse_str(line).expect_err(line);
+            assert!(err.0.contains(expected), "{line}: {}", err.0);
+        }
+    }
+
+    #[test]
+    fn serve_form() {
+        let Ok(Invocation::Serve(s)) = parse_str("serve memory -p a=b --resp 7000 --http off")
+        else {
+            panic!()
+        };
+        assert_eq!(s.db, "memory");
+        assert_eq!(s.resp, Some("127.0.0.1:7000".parse().unwrap()));
+        assert_eq!(s.http, None);
+        let Ok(Invocation::Serve(s)) = parse_str("serve -db leveldb") else {
+            panic!()
+        };
+        assert_eq!(s.resp, Some(DEFAULT_RESP_ADDR.parse().unwrap()));
+        assert_eq!(s.http, Some(DEFAULT_HTTP_ADDR.parse().unwrap()));
+        for (line, expected) in [
+            ("serve", "needs a store"),
+            ("serve memory --resp nowhere", "--resp 'nowhere'"),
+            ("serve memory --resp off --http off", "nothing to serve"),
+            ("serve memory --bogus", "unknown flag '--bogus'"),
         ] {
             let err = parse_str(line).expect_err(line);
             assert!(err.0.contains(expected), "{line}: {}", err.0);

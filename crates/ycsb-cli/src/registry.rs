@@ -8,5 +8,7 @@ pub fn stores() -> Vec<StoreDescriptor> {
         ycsb_basic::DESCRIPTOR,
         ycsb_memory::DESCRIPTOR,
         ycsb_leveldb::DESCRIPTOR,
+        ycsb_http::DESCRIPTOR,
+        ycsb_redis::DESCRIPTOR,
     ]
 }

@@ -347,6 +347,7 @@ pub fn run_phase(
                         progress.0.store(done, Ordering::Relaxed);
                         recorder.publish_if_due(state.last_end());
                     }
+                    state.finish();
                     let cleanup_start = Instant::now();
                     let status = match db.cleanup() {
                         Ok(()) => Status::Ok,
@@ -497,6 +498,25 @@ fn status_loop(s: StatusLoop<'_>) -> bool {
             .saturating_duration_since(Instant::now())
             .min(Duration::from_millis(20));
         std::thread::sleep(nap);
+    }
+    // One last line for the tail of the phase, as Java's status thread
+    // prints when the clients finish.
+    let now = Instant::now();
+    let operations: u64 = s.progress.iter().map(|p| p.0.load(Ordering::Relaxed)).sum();
+    if operations > last_operations || now.duration_since(s.start) >= interval {
+        let snapshot = s.measurements.take_interval();
+        gauges.clear();
+        s.store.gauges(&mut gauges);
+        s.observer.on_status(&StatusUpdate {
+            phase: s.phase,
+            elapsed: now.duration_since(s.start),
+            operations,
+            total_operations: s.total_operations,
+            interval_operations: operations.saturating_sub(last_operations),
+            interval_length: now.duration_since(last_time),
+            interval: &snapshot,
+            gauges: &gauges,
+        });
     }
     interrupted || s.stop.is_stopped()
 }

@@ -821,6 +821,7 @@ impl CoreWorkload {
             read: Record::new(),
             scan: ScanResult::new(),
             expected: Vec::new(),
+            pending_acks: Vec::new(),
         })
     }
 }
@@ -884,6 +885,7 @@ pub struct WorkloadThread<'w> {
     read: Record,
     scan: ScanResult,
     expected: Vec<u8>,
+    pending_acks: Vec<u64>,
 }
 
 /// Times one store call and records it, with its intended latency when
@@ -900,9 +902,10 @@ fn measured(
     let status = call();
     let end = Instant::now();
     recorder.record(operation, status, nanos(end - start));
-    if let Some(intended) = intended_start {
-        recorder.record_intended(operation, nanos(end.saturating_duration_since(intended)));
-    }
+    // Without a target schedule the intended start is the actual start,
+    // as in Java; the recorder ignores this unless intended latency is on.
+    let intended = intended_start.unwrap_or(start);
+    recorder.record_intended(operation, nanos(end.saturating_duration_since(intended)));
     *last_end = end;
     status
 }
@@ -1167,9 +1170,46 @@ impl WorkloadThread<'_> {
             || db.insert(&workload.table, key, values),
         );
         // Java acknowledges whatever the outcome, so that one failed insert
-        // does not freeze the readable key range; the window cannot
-        // overflow here because every claimed number is acknowledged.
-        let _ = inserts.acknowledge(number);
+        // does not freeze the readable key range.
+        self.acknowledge(number);
+    }
+
+    /// Acknowledges a run-phase insert. When one slow insert holds the
+    /// oldest unacknowledged number, the others can run a whole window
+    /// ahead and their acknowledgements overflow it (Java throws then);
+    /// such numbers are kept and retried on this thread's later inserts
+    /// and at its end, so the readable limit never stays stuck.
+    fn acknowledge(&mut self, number: u64) {
+        let inserts = &self.workload.inserts;
+        self.pending_acks.retain(|&pending| {
+            matches!(
+                inserts.acknowledge(pending),
+                Err(GeneratorError::WindowOverflow { .. })
+            )
+        });
+        if let Err(GeneratorError::WindowOverflow { .. }) = inserts.acknowledge(number) {
+            self.pending_acks.push(number);
+        }
+    }
+
+    /// Retries acknowledgements that overflowed the window; the runner
+    /// calls it when the thread ends, waiting for slower threads to catch
+    /// up.
+    pub fn finish(&mut self) {
+        let inserts = &self.workload.inserts;
+        let mut rounds = 0u32;
+        while !self.pending_acks.is_empty() && rounds < 10_000 {
+            self.pending_acks.retain(|&pending| {
+                matches!(
+                    inserts.acknowledge(pending),
+                    Err(GeneratorError::WindowOverflow { .. })
+                )
+            });
+            if !self.pending_acks.is_empty() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            rounds += 1;
+        }
     }
 
     fn transaction_scan(
@@ -1244,12 +1284,10 @@ impl WorkloadThread<'_> {
             read_status
         };
         recorder.record(Operation::ReadModifyWrite, status, nanos(end - start));
-        if let Some(intended) = intended {
-            recorder.record_intended(
-                Operation::ReadModifyWrite,
-                nanos(end.saturating_duration_since(intended)),
-            );
-        }
+        recorder.record_intended(
+            Operation::ReadModifyWrite,
+            nanos(end.saturating_duration_since(intended.unwrap_or(start))),
+        );
         if workload.data_integrity {
             self.verify(recorder);
         }
