@@ -365,7 +365,7 @@ pub fn run_phase(
             match handle {
                 Ok(h) => handles.push(h),
                 Err(e) => {
-                    lock(&errors).push(RunError::Panicked {
+                    lock(errors).push(RunError::Panicked {
                         thread,
                         message: format!("could not start thread: {e}"),
                     });

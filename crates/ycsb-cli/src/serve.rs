@@ -1,0 +1,79 @@
+//! `ycsb serve`: an embedded store on the network.
+
+use std::sync::Arc;
+
+use ycsb_core::runner::StopSignal;
+use ycsb_db::{PropertyDecl, StoreContext};
+
+use crate::{args, build_properties, find_store, warn_unknown, Failure};
+
+/// `ycsb serve`: opens an embedded store once and serves it over RESP
+/// and/or HTTP until Ctrl-C or SIGTERM.
+pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
+    use ycsb_server::{http, resp};
+    let props = build_properties(&serve.sources)?;
+    let descriptor = find_store(&serve.db)?;
+    let mut known: Vec<&PropertyDecl> = descriptor.properties.to_vec();
+    known.extend_from_slice(resp::PROPERTIES);
+    known.extend_from_slice(http::PROPERTIES);
+    warn_unknown(&props, &known);
+    let resp_config = resp::RespServerConfig::from_properties(&props).map_err(Failure::usage)?;
+    let http_config = http::HttpServerConfig::from_properties(&props).map_err(Failure::usage)?;
+
+    let stop = StopSignal::new();
+    {
+        let stop = stop.clone();
+        let _ = ctrlc::set_handler(move || stop.stop());
+    }
+    let context = StoreContext::new(&props);
+    let store: Arc<dyn ycsb_db::Store> =
+        Arc::from((descriptor.open)(&context).map_err(Failure::usage)?);
+    let engine = store.engine_info();
+    let describe = |protocol: &str, addr: std::net::SocketAddr| {
+        let scope = if addr.ip().is_loopback() {
+            "loopback only"
+        } else {
+            "reachable from other hosts"
+        };
+        eprintln!(
+            "ycsb serve: {} store{} over {protocol} at {addr} ({scope})",
+            descriptor.name,
+            if engine.version.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} {})", engine.name, engine.version)
+            },
+        );
+    };
+    let resp_handle = match serve.resp {
+        Some(addr) => {
+            let handle =
+                resp::serve_resp(store.clone(), addr, resp_config).map_err(Failure::runtime)?;
+            describe("RESP", handle.local_addr());
+            Some(handle)
+        }
+        None => None,
+    };
+    let http_handle = match serve.http {
+        Some(addr) => {
+            let handle =
+                http::serve_http(store.clone(), addr, http_config).map_err(Failure::runtime)?;
+            describe("HTTP", handle.local_addr());
+            Some(handle)
+        }
+        None => None,
+    };
+    eprintln!("ycsb serve: press Ctrl-C to stop");
+    while !stop.is_stopped() {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    eprintln!("ycsb serve: stopping");
+    if let Some(h) = resp_handle {
+        h.stop().map_err(Failure::runtime)?;
+    }
+    if let Some(h) = http_handle {
+        h.stop().map_err(Failure::runtime)?;
+    }
+    store.close().map_err(Failure::runtime)?;
+    Ok(0)
+}
