@@ -393,10 +393,28 @@ pub struct RawValue<'a> {
 
 /// A set of properties: string values with their origins, read through
 /// typed [`Property`] declarations.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// Its `Debug` output redacts values whose names look like credentials
+/// ([`is_secret`]), so that a logged configuration never shows a password.
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct Properties {
     entries: BTreeMap<String, Entry>,
     next_sequence: u64,
+}
+
+impl fmt::Debug for Properties {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut map = f.debug_map();
+        for (key, entry) in &self.entries {
+            let value = if is_secret(key, &[]) {
+                REDACTED
+            } else {
+                entry.value.as_str()
+            };
+            map.entry(&key, &format_args!("{value:?} ({})", entry.origin));
+        }
+        map.finish()
+    }
 }
 
 impl Properties {
@@ -741,6 +759,16 @@ mod tests {
         assert!(is_secret("x.pw", &[PW.decl()]));
         assert!(is_secret("redis.password", &[]));
         assert!(!is_secret("redis.host", &[]));
+    }
+
+    #[test]
+    fn debug_output_redacts_secrets() {
+        let p = Properties::new()
+            .with("redis.password", "hunter2")
+            .with("redis.host", "127.0.0.1");
+        let text = format!("{p:?}");
+        assert!(!text.contains("hunter2"), "{text}");
+        assert!(text.contains("127.0.0.1") && text.contains(REDACTED), "{text}");
     }
 
     #[test]
