@@ -1,5 +1,103 @@
-//! YCSB's workload engine.
+//! YCSB's workload engine, faithful to Java YCSB: the CoreWorkload, its
+//! generators, measurement and the runner.
+//!
+//! Implement [`db::Store`] and [`db::StoreThread`] for your engine (the
+//! `ycsb-db` crate, re-exported here as [`db`]), then run any workload:
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//! use std::sync::Mutex;
+//! use ycsb_core::db::{
+//!     Fields, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
+//!     ThreadContext,
+//! };
+//! use ycsb_core::Benchmark;
+//!
+//! /// A toy engine: one ordered map behind a mutex.
+//! #[derive(Default)]
+//! struct MyEngine(Mutex<BTreeMap<String, Record>>);
+//!
+//! struct MyThread<'a>(&'a MyEngine);
+//!
+//! impl Store for MyEngine {
+//!     fn thread(&self, _: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
+//!         Ok(Box::new(MyThread(self)))
+//!     }
+//! }
+//!
+//! impl StoreThread for MyThread<'_> {
+//!     fn read(&mut self, _: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+//!         match self.0 .0.lock().unwrap().get(key) {
+//!             Some(record) => {
+//!                 for f in record.iter().filter(|f| fields.contains(f.name)) {
+//!                     out.push(f.name, f.value);
+//!                 }
+//!                 Status::Ok
+//!             }
+//!             None => Status::NotFound,
+//!         }
+//!     }
+//!     fn scan(&mut self, _: &str, start: &str, count: usize, _: Fields<'_>, out: &mut ScanResult) -> Status {
+//!         for (key, record) in self.0 .0.lock().unwrap().range(start.to_string()..).take(count) {
+//!             let row = out.push_row(key);
+//!             for f in record.iter() {
+//!                 row.push(f.name, f.value);
+//!             }
+//!         }
+//!         Status::Ok
+//!     }
+//!     fn update(&mut self, _: &str, key: &str, values: &Record) -> Status {
+//!         match self.0 .0.lock().unwrap().get_mut(key) {
+//!             Some(record) => {
+//!                 record.merge_from(values);
+//!                 Status::Ok
+//!             }
+//!             None => Status::NotFound,
+//!         }
+//!     }
+//!     fn insert(&mut self, _: &str, key: &str, values: &Record) -> Status {
+//!         self.0 .0.lock().unwrap().insert(key.to_string(), values.clone());
+//!         Status::Ok
+//!     }
+//!     fn delete(&mut self, _: &str, key: &str) -> Status {
+//!         self.0 .0.lock().unwrap().remove(key);
+//!         Status::Ok
+//!     }
+//! }
+//!
+//! // Workload A (50 % reads, 50 % updates, zipfian keys) at a small scale.
+//! let props = Properties::new()
+//!     .with("recordcount", 1000)
+//!     .with("operationcount", 5000)
+//!     .with("readproportion", 0.5)
+//!     .with("updateproportion", 0.5)
+//!     .with("requestdistribution", "zipfian")
+//!     .with("threadcount", 2);
+//! let benchmark = Benchmark::from_properties(&props)?;
+//! let engine = MyEngine::default();
+//! benchmark.load(&engine)?;
+//! let run = benchmark.run(&engine)?;
+//! assert_eq!(run.operations, 5000);
+//!
+//! // Java YCSB's text report.
+//! let mut text = Vec::new();
+//! ycsb_core::measurement::TextExporter::new(&mut text).write_phase(&run.report)?;
+//! assert!(String::from_utf8(text)?.contains("[READ], Return=OK"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The modules: [`properties`] (Java `.properties` files), [`generator`]
+//! (Java YCSB's distributions), [`workload`] (the CoreWorkload),
+//! [`measurement`] (per-thread histograms, reports, exporters), [`runner`]
+//! (threads, target rate, status intervals), and [`Benchmark`] tying them
+//! together.
+
+#![deny(missing_docs)]
+
 pub use ycsb_db as db;
+
+mod benchmark;
+pub use benchmark::{properties as known_properties, Benchmark, ConfigError};
 
 pub mod generator;
 pub mod measurement;
