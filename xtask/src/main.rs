@@ -135,6 +135,13 @@ fn test(extra: &[String]) -> Result<()> {
         .current_dir(&root)
         .args(["test", "--workspace", "--doc"])
         .args(extra))?;
+    for example in ["own_store", "embedded_workload"] {
+        eprintln!("xtask: example {example}");
+        run(Command::new(&cargo)
+            .current_dir(&root)
+            .args(["run", "--quiet", "-p", "ycsb-examples", "--example", example])
+            .stdout(std::process::Stdio::null()))?;
+    }
     Ok(())
 }
 
