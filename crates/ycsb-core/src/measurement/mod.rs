@@ -64,6 +64,7 @@
 
 mod export;
 mod format;
+mod hdrlog;
 mod recorder;
 mod report;
 mod settings;
@@ -78,7 +79,13 @@ pub use export::{
 pub use format::{
     format_status_line, java_decimal, java_double, java_ordinal, remaining_text, StatusLine,
 };
-pub use recorder::{IntervalSection, IntervalSnapshot, Measurements, Recorder};
+pub use hdrlog::{
+    decode_histogram, encode_histogram, read_interval_log, HdrLogError, HdrLogSettings, HdrLogs,
+    IntervalLog, LogInterval, HDR_FILE_OUTPUT, HDR_OUTPUT_PATH,
+};
+pub use recorder::{
+    java_percentile, IntervalSection, IntervalSnapshot, Measurements, Recorder, SectionHistogram,
+};
 pub use report::{
     effective_config, ConfigEntry, JavaMeasurement, JavaNumber, PercentileLatency, PhaseReport,
     RunMetadata, RunReport, SectionReport, StatusCount,

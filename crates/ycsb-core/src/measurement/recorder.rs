@@ -115,27 +115,9 @@ impl<C: Counter> Stats<C> {
         }
     }
 
-    /// The value at `percentile` (in `(0, 100]`): the smallest recorded
-    /// value that at least `percentile` % of the values do not exceed.
+    /// The value at `percentile` (in `(0, 100]`), by [`java_percentile`].
     fn percentile_ns(&self, percentile: f64) -> u64 {
-        let n = self.count();
-        if n == 0 {
-            return 0;
-        }
-        // As Java's HdrHistogram, the percentile is lowered by one ulp
-        // before the rank is rounded up, so that roundoff (99.9 / 100 *
-        // 1000 = 999.0000000000001) cannot push the rank into the next
-        // value; the crate's value_at_percentile has no such guard.
-        let lowered = if percentile > 0.0 {
-            f64::from_bits(percentile.to_bits() - 1)
-        } else {
-            0.0
-        };
-        let rank = ((lowered.min(100.0) * n as f64) / 100.0).ceil().max(1.0);
-        // Half a count below the rank, ceil(quantile * n) is the rank
-        // whatever the roundoff.
-        let quantile = ((rank - 0.5) / n as f64).clamp(0.0, 1.0);
-        self.histogram.value_at_quantile(quantile)
+        java_percentile(&self.histogram, percentile)
     }
 
     /// Bytes held by the histogram's counts, for the memory bound test.
@@ -143,6 +125,33 @@ impl<C: Counter> Stats<C> {
     fn histogram_bytes(&self) -> usize {
         self.histogram.distinct_values() * std::mem::size_of::<C>()
     }
+}
+
+/// The value at `percentile` (in `(0, 100]`) of `histogram`: the smallest
+/// recorded value that at least `percentile` % of the values do not exceed,
+/// with Java HdrHistogram's rank rounding; 0 for an empty histogram.
+///
+/// Every percentile of a report comes from here, so that a histogram
+/// decoded from an export or a log (`ycsb merge`) gives the same figures.
+pub fn java_percentile<C: Counter>(histogram: &Histogram<C>, percentile: f64) -> u64 {
+    let n = histogram.len();
+    if n == 0 {
+        return 0;
+    }
+    // As Java's HdrHistogram, the percentile is lowered by one ulp
+    // before the rank is rounded up, so that roundoff (99.9 / 100 *
+    // 1000 = 999.0000000000001) cannot push the rank into the next
+    // value; the crate's value_at_percentile has no such guard.
+    let lowered = if percentile > 0.0 {
+        f64::from_bits(percentile.to_bits() - 1)
+    } else {
+        0.0
+    };
+    let rank = ((lowered.min(100.0) * n as f64) / 100.0).ceil().max(1.0);
+    // Half a count below the rank, ceil(quantile * n) is the rank
+    // whatever the roundoff.
+    let quantile = ((rank - 0.5) / n as f64).clamp(0.0, 1.0);
+    histogram.value_at_quantile(quantile)
 }
 
 /// A per-thread section.
@@ -255,6 +264,9 @@ pub struct Measurements {
     percentiles: Vec<f64>,
     publish_period: Duration,
     thread_count: usize,
+    /// Whether interval snapshots carry their merged histograms (for the
+    /// HdrHistogram interval logs).
+    keep_histograms: bool,
     // Lock order: aggregate, then slots, then one slot.
     aggregate: Arc<Mutex<Aggregate>>,
     slots: Mutex<Vec<Arc<Mutex<Slot>>>>,
@@ -269,6 +281,7 @@ impl Measurements {
             percentiles: settings.percentiles.clone(),
             publish_period: settings.publish_period(),
             thread_count: thread_count.max(1),
+            keep_histograms: settings.interval_histograms,
             aggregate: Arc::new(Mutex::new(Aggregate {
                 interval: empty_sections(),
                 totals: empty_sections(),
@@ -311,6 +324,7 @@ impl Measurements {
         self.collect(interval, totals);
 
         let mut sections = Vec::new();
+        let mut histograms = Vec::new();
         for (index, total) in totals.iter().enumerate() {
             if total.is_none() {
                 continue;
@@ -342,11 +356,27 @@ impl Measurements {
                 figures.p999_us = p999;
                 figures.p9999_us = p9999;
                 figures.returns = stats.statuses;
+                if self.keep_histograms {
+                    histograms.push(SectionHistogram {
+                        name,
+                        histogram: stats.histogram.clone(),
+                    });
+                }
                 stats.reset();
+            } else if self.keep_histograms {
+                // An idle interval is logged too, as an empty histogram,
+                // so that a log's intervals cover the phase without gaps.
+                histograms.push(SectionHistogram {
+                    name,
+                    histogram: Stats::<u64>::boxed().histogram,
+                });
             }
             sections.push(figures);
         }
-        IntervalSnapshot { sections }
+        IntervalSnapshot {
+            sections,
+            histograms,
+        }
     }
 
     /// Drains every slot into `interval`, then adds `interval` to `totals`
@@ -397,6 +427,7 @@ impl Measurements {
                     average_ns,
                     min_ns,
                     max_ns: stats.max_ns,
+                    histogram: Some(super::hdrlog::encode_histogram(&stats.histogram)),
                     percentiles: self
                         .percentiles
                         .iter()
@@ -578,6 +609,20 @@ pub struct IntervalSnapshot {
     /// The sections seen so far in the phase, operations in report order
     /// and then the intended-latency sections.
     pub sections: Vec<IntervalSection>,
+    /// With [`MeasurementSettings::interval_histograms`], each section's
+    /// merged latency histogram of the interval (nanoseconds), in the
+    /// order of `sections`; empty otherwise.
+    pub histograms: Vec<SectionHistogram>,
+}
+
+/// One section's latency histogram of one interval.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SectionHistogram {
+    /// Java's section name (`READ`, `Intended-READ`).
+    pub name: &'static str,
+    /// The latencies recorded in the interval, in nanoseconds (3
+    /// significant digits).
+    pub histogram: Histogram<u64>,
 }
 
 impl IntervalSnapshot {

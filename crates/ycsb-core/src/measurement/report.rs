@@ -172,6 +172,12 @@ pub struct SectionReport {
     pub max_ns: u64,
     /// The configured percentiles, in their configured order.
     pub percentiles: Vec<PercentileLatency>,
+    /// The whole latency histogram (nanoseconds), HdrHistogram's
+    /// compressed V2 encoding in base64, as in an interval log line: what
+    /// `ycsb merge` adds up to compute exact percentiles over several
+    /// clients. Decode it with [`decode_histogram`](super::decode_histogram).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<String>,
     /// Operations per status, in [`Status::ALL`] order, only those that
     /// occurred.
     pub returns: Vec<StatusCount>,

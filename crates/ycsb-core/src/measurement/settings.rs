@@ -83,6 +83,8 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     EXPORTER.decl(),
     EXPORT_FILE.decl(),
     MEASUREMENT_TYPE.decl(),
+    super::hdrlog::HDR_FILE_OUTPUT.decl(),
+    super::hdrlog::HDR_OUTPUT_PATH.decl(),
 ];
 
 /// Java's other measurement types, refused with a specific message.
@@ -113,6 +115,9 @@ pub struct MeasurementSettings {
     pub exporter: ExporterKind,
     /// Where the final report goes; standard output when `None`.
     pub export_file: Option<PathBuf>,
+    /// Whether each interval snapshot carries the merged histogram of every
+    /// section (`hdrhistogram.fileoutput`: the interval logs need them).
+    pub interval_histograms: bool,
 }
 
 impl Default for MeasurementSettings {
@@ -124,6 +129,7 @@ impl Default for MeasurementSettings {
             status_interval: Duration::from_secs(10),
             exporter: ExporterKind::Text,
             export_file: None,
+            interval_histograms: false,
         }
     }
 }
@@ -177,6 +183,7 @@ impl MeasurementSettings {
             status_interval,
             exporter: props.get(&EXPORTER)?,
             export_file: props.get_opt(&EXPORT_FILE)?,
+            interval_histograms: props.get(&super::hdrlog::HDR_FILE_OUTPUT)?,
         })
     }
 

@@ -82,7 +82,9 @@ fn settings_defaults_match_the_declarations() {
             "status.interval",
             "exporter",
             "exportfile",
-            "measurementtype"
+            "measurementtype",
+            "hdrhistogram.fileoutput",
+            "hdrhistogram.output.path"
         ]
     );
 }
@@ -470,6 +472,7 @@ fn status_line_matches_the_reference_example() {
             p9999_us: 18_335,
             returns,
         }],
+        histograms: vec![],
     };
     let line = StatusLine {
         label: "",
@@ -504,7 +507,13 @@ fn status_line_matches_the_reference_example() {
         ..line
     };
     assert_eq!(
-        format_status_line(&idle, &IntervalSnapshot { sections: vec![] }),
+        format_status_line(
+            &idle,
+            &IntervalSnapshot {
+                sections: vec![],
+                histograms: vec![]
+            }
+        ),
         "exp1 2021-04-24 11:57:04:722 0 sec: 0 operations;"
     );
 }
@@ -565,6 +574,7 @@ fn golden_phase() -> PhaseReport {
                     })
                     .collect(),
                 returns: Vec::new(),
+                histogram: None,
             }
         };
     let mut read = section(
@@ -806,6 +816,8 @@ fn effective_config_lists_defaults_once_and_redacts_secrets() {
         [
             "db.auth_token",
             "exporter",
+            "hdrhistogram.fileoutput",
+            "hdrhistogram.output.path",
             "hdrhistogram.percentiles",
             "measurement.interval",
             "measurementtype",

@@ -1,0 +1,479 @@
+//! HdrHistogram interval logs (Java YCSB's `hdrhistogram.fileoutput`) and
+//! the base64 V2 histogram encoding that exports carry for exact merging.
+//!
+//! A log is HdrHistogram's standard text format, which Java's
+//! `HistogramLogProcessor`, the `hdrhistogram` Python package and the Rust
+//! crate read:
+//!
+//! ```text
+//! #[Logging for: READ]
+//! #[Histogram log format version 1.3]
+//! #[StartTime: 1764456000.123 (seconds since epoch), Sat Nov 29 22:40:00 +00:00 2025]
+//! #[BaseTime: 1764456000.123 (seconds since epoch)]
+//! "StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"
+//! 0.000,1.000,2.769,HISTFAAAAEV42pNpmSzMwMCyAAJMQAwDAAQ...
+//! ```
+//!
+//! One line per status interval, its timestamp in seconds after the
+//! `BaseTime` (the phase start). Values are nanoseconds (Java YCSB logs
+//! microseconds; HdrHistogram's tools take `-outputValueUnitRatio 1000`
+//! for microseconds), and `Interval_Max` is in milliseconds (the maximum
+//! divided by 10^6, HdrHistogram's convention for nanosecond logs).
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use hdrhistogram::serialization::{Deserializer, Serializer as _, V2DeflateSerializer};
+use hdrhistogram::{Counter, Histogram};
+use ycsb_db::{Properties, Property, PropertyError};
+
+use super::IntervalSnapshot;
+
+/// `hdrhistogram.fileoutput`.
+pub const HDR_FILE_OUTPUT: Property<bool> = Property::new(
+    "hdrhistogram.fileoutput",
+    "false",
+    "Write an HdrHistogram interval log per operation (<hdrhistogram.output.path><OPERATION>.hdr, e.g. READ.hdr; load-/run- prefixed when one process runs both phases): one compressed V2 histogram of nanosecond latencies per status interval, readable by HdrHistogram's tools and ycsb merge.",
+);
+
+/// `hdrhistogram.output.path`.
+pub const HDR_OUTPUT_PATH: Property<String> = Property::new(
+    "hdrhistogram.output.path",
+    "",
+    "Prefix of the HdrHistogram interval log files, as in Java YCSB: a directory needs its trailing slash (results/ gives results/READ.hdr).",
+);
+
+/// Interval_Max is written in milliseconds for nanosecond values.
+const MAX_VALUE_DIVISOR: f64 = 1e6;
+
+/// Where the interval logs go.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct HdrLogSettings {
+    /// Whether logs are written (`hdrhistogram.fileoutput`).
+    pub enabled: bool,
+    /// The file name prefix (`hdrhistogram.output.path`).
+    pub prefix: String,
+}
+
+impl HdrLogSettings {
+    /// Reads [`HDR_FILE_OUTPUT`] and [`HDR_OUTPUT_PATH`].
+    ///
+    /// # Errors
+    ///
+    /// A [`PropertyError`] naming an unreadable value and its origin.
+    pub fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
+        Ok(Self {
+            enabled: props.get(&HDR_FILE_OUTPUT)?,
+            prefix: props.get(&HDR_OUTPUT_PATH)?,
+        })
+    }
+}
+
+/// An error reading or writing interval logs and encoded histograms.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum HdrLogError {
+    /// A log file could not be created or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        #[source]
+        source: io::Error,
+    },
+    /// A histogram could not be encoded.
+    #[error("encoding the {section} histogram: {reason}")]
+    Encode {
+        /// The section.
+        section: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A text that should hold a base64 V2 histogram does not.
+    #[error("{origin}: not a base64 HdrHistogram V2 histogram: {reason}")]
+    Decode {
+        /// Where the text came from (`file:line`, a JSON path).
+        origin: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// Encodes a histogram as HdrHistogram's compressed V2 encoding in base64
+/// (the last column of an interval log line).
+pub fn encode_histogram<C: Counter>(histogram: &Histogram<C>) -> String {
+    let mut bytes = Vec::new();
+    // Serializing into a Vec fails only for a histogram whose counts do
+    // not fit the format (never with our 3-digit nanosecond histograms);
+    // an empty string then decodes to an error naming the export.
+    if V2DeflateSerializer::new()
+        .serialize(histogram, &mut bytes)
+        .is_err()
+    {
+        return String::new();
+    }
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Decodes [`encode_histogram`]'s text (also accepting the uncompressed V2
+/// encoding); `origin` names where the text came from, for the error.
+///
+/// # Errors
+///
+/// [`HdrLogError::Decode`] when the text is not base64 or not a V2
+/// histogram.
+pub fn decode_histogram(text: &str, origin: &str) -> Result<Histogram<u64>, HdrLogError> {
+    let fail = |reason: String| HdrLogError::Decode {
+        origin: origin.to_string(),
+        reason,
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text.trim())
+        .map_err(|e| fail(e.to_string()))?;
+    Deserializer::new()
+        .deserialize::<u64, _>(&mut bytes.as_slice())
+        .map_err(|e| fail(format!("{e:?}")))
+}
+
+/// One open log file.
+#[derive(Debug)]
+struct LogFile {
+    name: &'static str,
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+/// The interval logs of one phase: one file per section, created when the
+/// section first appears, one line per interval.
+///
+/// Feed it every [`IntervalSnapshot`] of the phase (taken with
+/// [`MeasurementSettings::interval_histograms`](super::MeasurementSettings::interval_histograms)
+/// on) and call [`HdrLogs::finish`] at the end.
+pub struct HdrLogs {
+    prefix: String,
+    start: SystemTime,
+    files: Vec<LogFile>,
+    serializer: V2DeflateSerializer,
+    bytes: Vec<u8>,
+    text: String,
+}
+
+impl std::fmt::Debug for HdrLogs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HdrLogs")
+            .field("prefix", &self.prefix)
+            .field("start", &self.start)
+            .field("files", &self.files)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HdrLogs {
+    /// Logs for a phase that started at `start`, written to
+    /// `<prefix><label><SECTION>.hdr` (`label` is `""`, or `"run-"` when a
+    /// process runs several phases).
+    pub fn new(settings: &HdrLogSettings, label: &str, start: SystemTime) -> Self {
+        Self {
+            prefix: format!("{}{label}", settings.prefix),
+            start,
+            files: Vec::new(),
+            serializer: V2DeflateSerializer::new(),
+            bytes: Vec::new(),
+            text: String::new(),
+        }
+    }
+
+    /// The file a section's log goes to.
+    pub fn path_of(&self, section: &str) -> PathBuf {
+        PathBuf::from(format!("{}{section}.hdr", self.prefix))
+    }
+
+    /// Appends one interval, which began `offset` after the phase start and
+    /// lasted `length`, to the log of every section in `snapshot`.
+    ///
+    /// # Errors
+    ///
+    /// [`HdrLogError::Io`] when a file cannot be created or written.
+    pub fn write_interval(
+        &mut self,
+        snapshot: &IntervalSnapshot,
+        offset: Duration,
+        length: Duration,
+    ) -> Result<(), HdrLogError> {
+        for section in &snapshot.histograms {
+            let index = match self.files.iter().position(|f| f.name == section.name) {
+                Some(index) => index,
+                None => {
+                    let file = self.create(section.name)?;
+                    self.files.push(file);
+                    self.files.len() - 1
+                }
+            };
+            self.bytes.clear();
+            self.serializer
+                .serialize(&section.histogram, &mut self.bytes)
+                .map_err(|e| HdrLogError::Encode {
+                    section: section.name.to_string(),
+                    reason: format!("{e:?}"),
+                })?;
+            self.text.clear();
+            base64::engine::general_purpose::STANDARD.encode_string(&self.bytes, &mut self.text);
+            let file = &mut self.files[index];
+            writeln!(
+                file.out,
+                "{:.3},{:.3},{:.3},{}",
+                offset.as_secs_f64(),
+                length.as_secs_f64(),
+                section.histogram.max() as f64 / MAX_VALUE_DIVISOR,
+                self.text
+            )
+            .map_err(|source| HdrLogError::Io {
+                path: file.path.clone(),
+                source,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn create(&self, name: &'static str) -> Result<LogFile, HdrLogError> {
+        let path = self.path_of(name);
+        let io_error = |source| HdrLogError::Io {
+            path: path.clone(),
+            source,
+        };
+        let mut out = BufWriter::new(File::create(&path).map_err(io_error)?);
+        let seconds = self
+            .start
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs_f64();
+        let date = chrono::DateTime::<chrono::Local>::from(self.start)
+            .format("%a %b %d %H:%M:%S %:z %Y")
+            .to_string();
+        write!(
+            out,
+            "#[Logging for: {name}]\n\
+             #[Histogram log format version 1.3]\n\
+             #[StartTime: {seconds:.3} (seconds since epoch), {date}]\n\
+             #[BaseTime: {seconds:.3} (seconds since epoch)]\n\
+             \"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n"
+        )
+        .map_err(io_error)?;
+        Ok(LogFile { name, path, out })
+    }
+
+    /// Flushes every log and returns the files written, in the order their
+    /// sections appeared.
+    ///
+    /// # Errors
+    ///
+    /// [`HdrLogError::Io`] for the first file that cannot be flushed.
+    pub fn finish(&mut self) -> Result<Vec<PathBuf>, HdrLogError> {
+        for file in &mut self.files {
+            file.out.flush().map_err(|source| HdrLogError::Io {
+                path: file.path.clone(),
+                source,
+            })?;
+        }
+        Ok(self.files.iter().map(|f| f.path.clone()).collect())
+    }
+}
+
+/// One interval read back from a log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogInterval {
+    /// The line's tag (`Tag=...`), if any.
+    pub tag: Option<String>,
+    /// When the interval started, in seconds since the epoch when the log
+    /// has a `StartTime` or `BaseTime`, else as written.
+    pub start: f64,
+    /// The interval's length in seconds.
+    pub length: f64,
+    /// Its histogram.
+    pub histogram: Histogram<u64>,
+}
+
+/// An interval log read back.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct IntervalLog {
+    /// The section named by a `#[Logging for: NAME]` comment, if any.
+    pub name: Option<String>,
+    /// The `StartTime`, in seconds since the epoch, if given.
+    pub start_time: Option<f64>,
+    /// The intervals in file order.
+    pub intervals: Vec<LogInterval>,
+}
+
+/// Reads an interval log's text; `origin` (a file name) prefixes errors.
+///
+/// Timestamps are made absolute with the `BaseTime` (or, lacking one, the
+/// `StartTime`), as HdrHistogram's readers do for relative timestamps.
+///
+/// # Errors
+///
+/// [`HdrLogError::Decode`] naming `origin:line` for a line that is neither
+/// a comment, the legend nor a well-formed interval.
+pub fn read_interval_log(text: &str, origin: &str) -> Result<IntervalLog, HdrLogError> {
+    let mut log = IntervalLog::default();
+    let mut base_time: Option<f64> = None;
+    for (number, line) in text.lines().enumerate() {
+        let at = format!("{origin}:{}", number + 1);
+        let bad = |reason: &str| HdrLogError::Decode {
+            origin: at.clone(),
+            reason: reason.to_string(),
+        };
+        let line = line.trim_end_matches('\r');
+        if let Some(rest) = line.strip_prefix("#[Logging for: ") {
+            log.name = Some(rest.trim_end_matches(']').trim().to_string());
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("#[StartTime: ") {
+            log.start_time = rest.split_whitespace().next().and_then(|s| s.parse().ok());
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("#[BaseTime: ") {
+            base_time = rest.split_whitespace().next().and_then(|s| s.parse().ok());
+            continue;
+        }
+        if line.starts_with('#') || line.starts_with("\"StartTimestamp\"") || line.is_empty() {
+            continue;
+        }
+        let (tag, fields) = match line.strip_prefix("Tag=") {
+            Some(rest) => {
+                let (tag, fields) = rest.split_once(',').ok_or_else(|| bad("a tag alone"))?;
+                (Some(tag.to_string()), fields)
+            }
+            None => (None, line),
+        };
+        let mut parts = fields.splitn(4, ',');
+        let mut number_field = |what: &str| -> Result<f64, HdrLogError> {
+            parts
+                .next()
+                .and_then(|s| s.trim().parse::<f64>().ok())
+                .ok_or_else(|| bad(&format!("expected the {what} as a number")))
+        };
+        let start = number_field("start timestamp")?;
+        let length = number_field("interval length")?;
+        let _max = number_field("interval maximum")?;
+        let encoded = parts
+            .next()
+            .ok_or_else(|| bad("expected a compressed histogram"))?;
+        let histogram = decode_histogram(encoded, &at)?;
+        log.intervals.push(LogInterval {
+            tag,
+            start: start + base_time.or(log.start_time).unwrap_or(0.0),
+            length,
+            histogram,
+        });
+    }
+    Ok(log)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measurement::{
+        java_percentile, MeasurementSettings, Measurements, Operation, SectionHistogram,
+    };
+    use ycsb_db::Status;
+
+    #[test]
+    fn encoded_histograms_decode_to_the_same_counts() {
+        let mut h = Histogram::<u64>::new(3).unwrap();
+        for v in [1_000u64, 2_500, 2_500, 1_000_000, 7_000_000_000] {
+            h.record(v).unwrap();
+        }
+        let text = encode_histogram(&h);
+        assert!(text.starts_with("HISTF"), "V2 compressed cookie: {text}");
+        let back = decode_histogram(&text, "test").unwrap();
+        assert_eq!(back.len(), 5);
+        for p in [50.0, 99.0, 100.0] {
+            assert_eq!(java_percentile(&back, p), java_percentile(&h, p));
+        }
+        let err = decode_histogram("not base64!", "x.json: phases[0]").unwrap_err();
+        assert!(err.to_string().starts_with("x.json: phases[0]: "), "{err}");
+    }
+
+    #[test]
+    fn a_log_round_trips_through_the_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = HdrLogSettings {
+            enabled: true,
+            prefix: format!("{}/", dir.path().display()),
+        };
+        let start = UNIX_EPOCH + Duration::from_millis(1_700_000_000_250);
+        let mut logs = HdrLogs::new(&settings, "", start);
+        let mut expected = Vec::new();
+        for (i, latency) in [10_000u64, 20_000].into_iter().enumerate() {
+            let mut h = Histogram::<u64>::new(3).unwrap();
+            h.record_n(latency, i as u64 + 1).unwrap();
+            expected.push(h.clone());
+            let snapshot = IntervalSnapshot {
+                sections: Vec::new(),
+                histograms: vec![SectionHistogram {
+                    name: "READ",
+                    histogram: h,
+                }],
+            };
+            logs.write_interval(
+                &snapshot,
+                Duration::from_secs(i as u64),
+                Duration::from_secs(1),
+            )
+            .unwrap();
+        }
+        let files = logs.finish().unwrap();
+        assert_eq!(files, vec![dir.path().join("READ.hdr")]);
+        let text = std::fs::read_to_string(&files[0]).unwrap();
+        assert!(text.contains("#[StartTime: 1700000000.250 (seconds since epoch), "));
+        assert!(text.contains("\n0.000,1.000,0.010,HISTF"), "{text}");
+        let log = read_interval_log(&text, "READ.hdr").unwrap();
+        assert_eq!(log.name.as_deref(), Some("READ"));
+        assert_eq!(log.intervals.len(), 2);
+        assert!((log.intervals[1].start - 1_700_000_001.25).abs() < 1e-6);
+        for (interval, h) in log.intervals.iter().zip(&expected) {
+            assert_eq!(&interval.histogram, h);
+        }
+        let bad = read_interval_log("0.0,1.0,2.0,@@@\n", "x.hdr").unwrap_err();
+        assert!(bad.to_string().starts_with("x.hdr:1: "), "{bad}");
+    }
+
+    #[test]
+    fn snapshots_carry_histograms_only_when_asked() {
+        for keep in [false, true] {
+            let settings = MeasurementSettings {
+                interval_histograms: keep,
+                ..MeasurementSettings::default()
+            };
+            let measurements = Measurements::new(&settings, 1);
+            let mut recorder = measurements.recorder(0);
+            recorder.record(Operation::Read, Status::Ok, 5_000);
+            recorder.record(Operation::Read, Status::Ok, 7_000);
+            recorder.publish();
+            let first = measurements.take_interval();
+            let second = measurements.take_interval();
+            if keep {
+                assert_eq!(first.histograms.len(), 1);
+                assert_eq!(first.histograms[0].name, "READ");
+                assert_eq!(first.histograms[0].histogram.len(), 2);
+                // An idle interval still logs an (empty) histogram.
+                assert_eq!(second.histograms[0].histogram.len(), 0);
+            } else {
+                assert!(first.histograms.is_empty() && second.histograms.is_empty());
+            }
+            drop(recorder);
+            let report = measurements.summary("run", Duration::from_secs(1), 2);
+            let encoded = report.sections[0].histogram.as_deref().unwrap();
+            let total = decode_histogram(encoded, "report").unwrap();
+            assert_eq!(total.len(), 2);
+            assert_eq!(
+                java_percentile(&total, 50.0),
+                report.sections[0].percentiles[0].ns
+            );
+        }
+    }
+}
