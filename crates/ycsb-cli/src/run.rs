@@ -23,10 +23,12 @@ use crate::{
 /// Prints Java's status line on standard error when `-s` was given.
 struct StatusPrinter {
     enabled: bool,
+    hdr: crate::hdrlog::HdrLogWriter,
 }
 
 impl Observer for StatusPrinter {
     fn on_status(&mut self, update: &StatusUpdate<'_>) {
+        self.hdr.on_status(update);
         if !self.enabled {
             return;
         }
@@ -109,6 +111,10 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
     let mut phases: Vec<PhaseReport> = Vec::new();
     let mut observer = StatusPrinter {
         enabled: bench.status,
+        hdr: crate::hdrlog::HdrLogWriter::new(
+            measurement::HdrLogSettings::from_properties(&props).map_err(Failure::usage)?,
+            bench.load && bench.run,
+        ),
     };
     let mut failure: Option<Failure> = None;
     let requested: Vec<Phase> = [(bench.load, Phase::Load), (bench.run, Phase::Run)]
@@ -143,13 +149,37 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
                 for error in &outcome.thread_errors {
                     eprintln!("ycsb: error: {error}");
                 }
+                let budget_spent = outcome.error_budget_spent;
+                let (operations, interrupted) = (outcome.operations, outcome.interrupted);
                 phases.push(outcome.report);
+                if let Some(failed) = budget_spent {
+                    // The report and exports are still written below.
+                    failure = Some(Failure::runtime(format!(
+                        "{} phase stopped: {failed} operations failed, more than errorbudget={} allows (their statuses are the Return= lines of the report)",
+                        phase.name(),
+                        runner_settings.error_budget.unwrap_or(0)
+                    )));
+                    break;
+                }
+                if phase == Phase::Load && !interrupted && operations < workload.insert_count() {
+                    // A load thread stops at an insert that fails for good
+                    // (as in Java); a data set with holes must not pass
+                    // for a complete one, nor be run against.
+                    failure = Some(Failure::runtime(format!(
+                        "load phase incomplete: {operations} of {} records inserted (see the messages above and the Return= lines of the report)",
+                        workload.insert_count()
+                    )));
+                    break;
+                }
             }
             Err(e) => {
                 failure = Some(Failure::runtime(e));
                 break;
             }
         }
+    }
+    for path in observer.hdr.finish() {
+        eprintln!("HdrHistogram log: {}", path.display());
     }
     if let Err(e) = store.close() {
         eprintln!("ycsb: error: closing the store: {e}");

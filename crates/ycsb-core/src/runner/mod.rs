@@ -23,6 +23,9 @@ use crate::measurement::{
 };
 use crate::workload::{CoreWorkload, WorkloadError};
 
+mod budget;
+use budget::ErrorBudget;
+
 /// `threadcount` (the `-threads` flag).
 pub const THREAD_COUNT: Property<u64> = Property::new(
     "threadcount",
@@ -47,12 +50,19 @@ pub const SEED: Property<u64> = Property::optional(
     "Seed of every random stream: the same seed and thread count give the same operation sequence. Unset: a random seed, reported with the results.",
 );
 
+/// `errorbudget`.
+pub const ERROR_BUDGET: Property<u64> = Property::optional(
+    "errorbudget",
+    "Failed operations a phase tolerates: once more than this many store operations have failed (any status but OK, BATCHED_OK and NOT_FOUND; each retried insert counts), the phase stops, its report and exports are still written and ycsb exits with status 1. 0 stops at the first failure. Counted per thread without slowing successful operations; a few in-flight operations may fail after the budget is spent. Unset: no limit, as Java YCSB.",
+);
+
 /// Every property the runner reads.
 pub const PROPERTIES: &[&PropertyDecl] = &[
     THREAD_COUNT.decl(),
     TARGET.decl(),
     MAX_EXECUTION_TIME.decl(),
     SEED.decl(),
+    ERROR_BUDGET.decl(),
 ];
 
 /// Which phase to run.
@@ -87,6 +97,9 @@ pub struct RunnerSettings {
     pub seed: u64,
     /// Whether the seed was chosen at random (not set by the user).
     pub seed_is_random: bool,
+    /// Failed operations a phase tolerates before it stops; `None`: no
+    /// limit.
+    pub error_budget: Option<u64>,
 }
 
 impl RunnerSettings {
@@ -126,6 +139,7 @@ impl RunnerSettings {
             max_execution_time: (max > 0).then(|| Duration::from_secs(max)),
             seed,
             seed_is_random,
+            error_budget: props.get_opt(&ERROR_BUDGET)?,
         })
     }
 }
@@ -239,6 +253,9 @@ pub struct PhaseOutcome {
     /// Errors of individual threads, which stopped those threads but not
     /// the phase; the report covers what was measured.
     pub thread_errors: Vec<RunError>,
+    /// `Some(failed operations)` when the phase stopped because more
+    /// operations failed than [`RunnerSettings::error_budget`] allows.
+    pub error_budget_spent: Option<u64>,
 }
 
 /// A progress counter alone in its cache line, so that the owning worker's
@@ -289,6 +306,9 @@ pub fn run_phase(
     let finished = AtomicU64::new(0);
     let errors: Mutex<Vec<RunError>> = Mutex::new(Vec::new());
     let notices: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let budget = settings
+        .error_budget
+        .map(|limit| ErrorBudget::new(limit, threads));
     let tick = settings
         .target
         .map(|t| Duration::from_secs_f64(threads as f64 / t));
@@ -297,12 +317,13 @@ pub fn run_phase(
     let interrupted = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
         for (thread, mut state) in states.into_iter().enumerate() {
-            let (measurements, progress, finished, errors, notices) = (
+            let (measurements, progress, finished, errors, notices, budget) = (
                 &measurements,
                 &progress[thread],
                 &finished,
                 &errors,
                 &notices,
+                budget.as_ref(),
             );
             let count = match phase {
                 Phase::Load => state.load_remaining(),
@@ -318,13 +339,23 @@ pub fn run_phase(
                 .spawn_scoped(scope, move || {
                     let mut recorder = measurements.recorder(thread);
                     let context = ThreadContext::new(thread, threads);
-                    let mut db = match store.thread(context) {
+                    let mut db_box = match store.thread(context) {
                         Ok(db) => db,
                         Err(source) => {
                             lock(errors).push(RunError::StoreThread { thread, source });
                             finished.fetch_add(1, Ordering::Relaxed);
                             return;
                         }
+                    };
+                    // Only with a budget does each call go through the
+                    // counting wrapper; without one the path is unchanged.
+                    let mut guarded;
+                    let db: &mut dyn ycsb_db::StoreThread = match budget {
+                        Some(budget) => {
+                            guarded = budget.guard(thread, &mut *db_box, stop);
+                            &mut guarded
+                        }
+                        None => &mut *db_box,
                     };
                     let mut schedule = tick.map(|tick| Schedule::new(tick, thread, threads));
                     let mut done: u64 = 0;
@@ -359,7 +390,7 @@ pub fn run_phase(
                     let cleanup_ns = u64::try_from(cleanup_start.elapsed().as_nanos()).unwrap_or(u64::MAX);
                     recorder.record(Operation::Cleanup, status, cleanup_ns);
                     recorder.publish();
-                    drop(db);
+                    drop(db_box);
                     finished.fetch_add(1, Ordering::Release);
                 });
             match handle {
@@ -387,6 +418,7 @@ pub fn run_phase(
             start,
             stop,
             observer,
+            budget: budget.as_ref(),
         });
         for (thread, handle) in handles.into_iter().enumerate() {
             if let Err(panic) = handle.join() {
@@ -402,6 +434,11 @@ pub fn run_phase(
     });
 
     let runtime = start.elapsed();
+    if let Some(budget) = &budget {
+        // The last failures may have come after the status loop's last
+        // sweep; a budget spent then still fails the phase.
+        budget.check(stop);
+    }
     let operations: u64 = progress.iter().map(|p| p.0.load(Ordering::Relaxed)).sum();
     for notice in lock(&notices).iter() {
         observer.on_notice(notice);
@@ -419,6 +456,10 @@ pub fn run_phase(
         runtime,
         interrupted,
         thread_errors,
+        error_budget_spent: budget
+            .as_ref()
+            .filter(|b| b.is_spent())
+            .map(ErrorBudget::failures),
     })
 }
 
@@ -440,6 +481,7 @@ struct StatusLoop<'a> {
     start: Instant,
     stop: &'a StopSignal,
     observer: &'a mut dyn Observer,
+    budget: Option<&'a ErrorBudget>,
 }
 
 /// Waits for the workers, reporting every status interval; enforces the
@@ -462,6 +504,10 @@ fn status_loop(s: StatusLoop<'_>) -> bool {
                 s.stop.stop();
                 interrupted = true;
             }
+        }
+        if let Some(budget) = s.budget {
+            // Catches a budget spent by threads each within its share.
+            budget.check(s.stop);
         }
         if s.stop.is_stopped() {
             interrupted = true;

@@ -1,0 +1,229 @@
+//! Store faults through the `ycsb` binary: the error budget against a
+//! redis-server killed mid-run, SIGTERM's partial report, and a load that
+//! fills a small tmpfs on the embedded engines.
+
+mod common;
+mod rel_support;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::*;
+use rel_support::*;
+
+/// Loads `records` into `redis`, then starts an unbounded run with
+/// `errorbudget=budget` and kills the server once the run is under way.
+/// Returns the run's exit code, its standard error and its export.
+fn run_until_redis_dies(threads: u32, budget: u64) -> (Option<i32>, String, serde_json::Value) {
+    let mut redis = Redis::start(&[]);
+    let port = format!("redis.port={}", redis.port);
+    let load = ycsb()
+        .args(["load", "redis", "-p", &port, "-p", "recordcount=200"])
+        .output()
+        .unwrap();
+    assert!(load.status.success(), "{}", stderr(&load));
+
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("run.json");
+    let mut child = ycsb()
+        .args(["run", "redis", "-P", "workloads/workloada", "-p", &port])
+        .args(["-p", "recordcount=200", "-p", "operationcount=0"])
+        // The time limit only bounds a broken budget; the run must end
+        // long before it.
+        .args([
+            "-p",
+            "maxexecutiontime=120",
+            "-threads",
+            &threads.to_string(),
+        ])
+        .args([
+            "-p",
+            &format!("errorbudget={budget}"),
+            "-p",
+            "exporter=json",
+        ])
+        .arg("-p")
+        .arg(format!("exportfile={}", export.display()))
+        .args(["-s", "-p", "status.interval=1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    // One status line means operations are succeeding against the server.
+    lines
+        .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
+        .expect("a status line");
+    redis.kill();
+    let status = wait_bounded(&mut child, Duration::from_secs(100), "the run");
+    let err = lines.rest();
+    (status.code(), err, read_json(&export))
+}
+
+#[test]
+fn error_budget_stops_one_thread_at_exactly_budget_plus_one_failures() {
+    let (code, err, json) = run_until_redis_dies(1, 100);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let errors: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("ycsb: error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(
+        errors[0].contains("run phase stopped: 101 operations failed, more than errorbudget=100"),
+        "{}",
+        errors[0]
+    );
+    let run = &json["phases"][0];
+    assert_eq!(run["phase"], "run");
+    // One thread counts and checks its own failures at every failure: the
+    // 101st stops it, before another operation starts.
+    assert_eq!(failures(run), 101, "{run}");
+    assert!(
+        returns(run, "READ", "SERVICE_UNAVAILABLE") + returns(run, "UPDATE", "SERVICE_UNAVAILABLE")
+            > 0,
+        "{run}"
+    );
+    assert!(returns(run, "READ", "OK") > 0, "{run}");
+}
+
+#[test]
+fn error_budget_with_four_threads_stops_the_run_and_keeps_the_report() {
+    let (code, err, json) = run_until_redis_dies(4, 200);
+    assert_eq!(code, Some(1), "{err}");
+    let errors: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("ycsb: error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(
+        errors[0].contains("more than errorbudget=200"),
+        "{}",
+        errors[0]
+    );
+    let run = &json["phases"][0];
+    let failed = failures(run);
+    // The documented precision: other threads finish their operation in
+    // progress and the sweep runs every 20 ms, so a few more than 201 may
+    // fail. A dead server fails hundreds of thousands of operations in the
+    // 120 s limit, so the bound of 2000 shows the budget, not the limit,
+    // ended the run.
+    assert!((201..2000).contains(&failed), "{failed} failures: {run}");
+    let reported: u64 = errors[0]
+        .split("stopped: ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(
+        reported > 200 && reported <= failed,
+        "{reported} vs {failed}"
+    );
+}
+
+#[test]
+fn error_budget_is_not_spent_by_not_found_or_success() {
+    // Every read of workload C on an empty memory store is NOT_FOUND: a
+    // normal outcome, so a budget of 0 lets the run complete.
+    let o = run("run memory -P workloads/workloadc -p recordcount=100 -p operationcount=500 -p errorbudget=0");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(
+        report_value(&out, "READ", "Return=NOT_FOUND").as_deref(),
+        Some("500"),
+        "{out}"
+    );
+}
+
+#[test]
+fn sigterm_stops_cleanly_with_a_partial_report_and_valid_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("partial.json");
+    let mut child = ycsb()
+        .args([
+            "-load",
+            "-run",
+            "-db",
+            "memory",
+            "-P",
+            "workloads/workloada",
+        ])
+        .args([
+            "-p",
+            "recordcount=100",
+            "-p",
+            "operationcount=0",
+            "-threads",
+            "2",
+        ])
+        .args(["-p", "exporter=json", "-s", "-p", "status.interval=1", "-p"])
+        .arg(format!("exportfile={}", path.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    lines
+        .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
+        .expect("the run phase's first status line");
+    signal(&child, SIGTERM);
+    let status = wait_bounded(&mut child, Duration::from_secs(30), "ycsb after SIGTERM");
+    let err = lines.rest();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let json = read_json(&path);
+    let phases = json["phases"].as_array().unwrap();
+    assert_eq!(phases.len(), 2, "{json}");
+    assert_eq!(phases[0]["operations"], 100);
+    assert!(phases[1]["operations"].as_u64().unwrap() > 0, "{json}");
+    // No temporary file is left beside the export.
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n != "partial.json")
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn a_load_that_fills_the_disk_ends_with_a_clear_error() {
+    for engine in embedded_engines() {
+        let fs = Tmpfs::mount("8m");
+        let db = fs.path.join("db");
+        let o = ycsb()
+            .args(["load", engine, "-P", "workloads/workloada"])
+            // 1 KB records: 50 000 of them cannot fit in 8 MB (the write-
+            // ahead log alone outgrows it).
+            .args(["-p", "recordcount=50000", "-threads", "2"])
+            .arg("-p")
+            .arg(format!("{engine}.dbname={}", db.display()))
+            .output()
+            .unwrap();
+        let (out, err) = (stdout(&o), stderr(&o));
+        assert!(!err.contains("panicked"), "{engine}: {err}");
+        assert_eq!(o.status.code(), Some(1), "{engine}: {err}");
+        let errors: Vec<&str> = err
+            .lines()
+            .filter(|l| l.starts_with("ycsb: error: "))
+            .collect();
+        assert!(
+            errors
+                .iter()
+                .any(|l| l.contains("load phase incomplete")
+                    && l.contains("of 50000 records inserted")),
+            "{engine}: {err}"
+        );
+        // The report of what was measured is still printed, with the
+        // failed inserts counted by status.
+        let failed: u64 = report_value(&out, "INSERT", "Return=ERROR")
+            .unwrap_or_else(|| panic!("{engine}: no INSERT Return=ERROR in: {out}"))
+            .parse()
+            .unwrap();
+        assert!(failed >= 1, "{engine}: {out}");
+        let ok: u64 = report_value(&out, "INSERT", "Return=OK")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        assert!(ok < 50000, "{engine}: {out}");
+    }
+}

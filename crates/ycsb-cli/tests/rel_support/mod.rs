@@ -1,0 +1,296 @@
+//! Real fault sources for the reliability tests: redis-server processes,
+//! small tmpfs mounts, signals, and reading a child's standard error while
+//! it runs. Every external program is started with an argument vector,
+//! never through a shell.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, signal: i32) -> i32;
+}
+
+pub const SIGINT: i32 = 2;
+pub const SIGKILL: i32 = 9;
+pub const SIGTERM: i32 = 15;
+
+/// Sends `signal` to `child`.
+pub fn signal(child: &Child, signal: i32) {
+    // SAFETY: kill(2) on the pid of our own child, which has not been
+    // waited for yet, so the pid cannot have been reused.
+    let rc = unsafe { libc_kill(child.id() as i32, signal) };
+    assert_eq!(rc, 0, "kill({}, {signal})", child.id());
+}
+
+/// Fails with a clear message when `binary` is missing.
+pub fn require(binary: &str, package: &str) {
+    let found = Command::new(binary)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok();
+    assert!(
+        found,
+        "{binary} is not installed: this test needs the Debian package {package} (cargo xtask deps installs it)"
+    );
+}
+
+/// A port free on loopback now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+/// A redis-server on a loopback port, killed when dropped.
+pub struct Redis {
+    child: Option<Child>,
+    pub port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Redis {
+    /// Starts redis-server with `extra` arguments (for example
+    /// `["--requirepass", "x"]`), bound to 127.0.0.1 only.
+    pub fn start(extra: &[&str]) -> Self {
+        require("redis-server", "redis-server");
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string()])
+            .args(["--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .arg("--dir")
+            .arg(dir.path())
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server starts");
+        let server = Self {
+            child: Some(child),
+            port,
+            _dir: dir,
+        };
+        server.wait_ready();
+        server
+    }
+
+    fn wait_ready(&self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) {
+                s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+                let mut buf = [0u8; 64];
+                // Any answer (+PONG or -NOAUTH) means it is serving.
+                if s.write_all(b"PING\r\n").is_ok() && matches!(s.read(&mut buf), Ok(n) if n > 0) {
+                    return;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "redis-server on port {} did not start",
+                self.port
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Kills the server at once, as a crash would.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A tmpfs of `size` mounted on a fresh directory, unmounted when dropped.
+pub struct Tmpfs {
+    pub path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    /// Mounts a tmpfs of `size` (as mount's `size=` option, e.g. `8m`).
+    /// Fails, rather than skipping, when this environment cannot mount
+    /// (the test needs root or CAP_SYS_ADMIN).
+    pub fn mount(size: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .output()
+            .expect("mount(8) runs");
+        assert!(
+            out.status.success(),
+            "cannot mount a {size} tmpfs on {} (this test needs root or CAP_SYS_ADMIN to mount a small file system and fill it): {}",
+            dir.path().display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+        Self {
+            path: dir.path().to_path_buf(),
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let ok = Command::new("umount")
+            .arg(&self.path)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            // A process may still hold a file open: detach it lazily so
+            // that no mount outlives the test.
+            let _ = Command::new("umount").arg("-l").arg(&self.path).status();
+        }
+    }
+}
+
+/// Lines of a child's standard error as they arrive, and all of them.
+pub struct StderrLines {
+    rx: Receiver<String>,
+    pub seen: Vec<String>,
+}
+
+impl StderrLines {
+    pub fn new(stderr: ChildStderr) -> Self {
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            rx,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Waits up to `timeout` for a line for which `pred` holds.
+    pub fn wait_for(&mut self, timeout: Duration, pred: impl Fn(&str) -> bool) -> Option<String> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if pred(&line) {
+                        return Some(line);
+                    }
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Everything, once the child has ended.
+    pub fn rest(&mut self) -> String {
+        while let Ok(line) = self.rx.recv_timeout(Duration::from_secs(10)) {
+            self.seen.push(line);
+        }
+        self.seen.join("\n")
+    }
+}
+
+/// Waits for `child` to end, killing it after `timeout` (a hang is a
+/// failure of the test, not a stuck CI job).
+pub fn wait_bounded(child: &mut Child, timeout: Duration, what: &str) -> std::process::ExitStatus {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not end within {timeout:?}: deadlock or hang");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The stores `ycsb stores` lists.
+pub fn registered_stores() -> Vec<String> {
+    let out = super::common::run("stores");
+    super::common::stdout(&out)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+/// The embedded engines the binary links: leveldb always, rocksdb once
+/// it is registered (the reliability checks then cover it too).
+pub fn embedded_engines() -> Vec<&'static str> {
+    let stores = registered_stores();
+    assert!(stores.iter().any(|s| s == "leveldb"), "{stores:?}");
+    let mut engines = vec!["leveldb"];
+    if stores.iter().any(|s| s == "rocksdb") {
+        engines.push("rocksdb");
+    } else {
+        eprintln!("note: rocksdb is not registered in the ycsb binary yet; checking leveldb only");
+    }
+    engines
+}
+
+/// Parses a JSON export file.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("export {} missing: {e}", path.display()));
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("export {} is not valid JSON: {e}", path.display()))
+}
+
+/// The count of `status` for section `name` of a phase in a JSON export.
+pub fn returns(phase: &serde_json::Value, name: &str, status: &str) -> u64 {
+    phase["sections"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["name"] == name)
+        .flat_map(|s| s["returns"].as_array().into_iter().flatten())
+        .filter(|r| r["status"] == status)
+        .map(|r| r["count"].as_u64().unwrap_or(0))
+        .sum()
+}
+
+/// Operations of a phase that failed (any status but OK, BATCHED_OK and
+/// NOT_FOUND), over the store operations (not VERIFY or CLEANUP).
+pub fn failures(phase: &serde_json::Value) -> u64 {
+    phase["sections"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| {
+            s["intended"] != true && !matches!(s["name"].as_str(), Some("VERIFY" | "CLEANUP"))
+        })
+        .flat_map(|s| s["returns"].as_array().into_iter().flatten())
+        .filter(|r| {
+            !matches!(
+                r["status"].as_str(),
+                Some("OK" | "BATCHED_OK" | "NOT_FOUND")
+            )
+        })
+        .map(|r| r["count"].as_u64().unwrap_or(0))
+        .sum()
+}
