@@ -99,6 +99,7 @@ pub use ycsb_db as db;
 mod benchmark;
 pub use benchmark::{properties as known_properties, Benchmark, ConfigError};
 
+pub mod clock;
 pub mod generator;
 pub mod measurement;
 pub mod properties;

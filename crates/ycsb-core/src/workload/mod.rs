@@ -7,6 +7,7 @@
 //! nothing and touches no shared state except the run-phase insert counter.
 
 mod keys;
+mod timing;
 mod values;
 
 pub use keys::{build_key_name, key_name, KeyOrder, KEY_PREFIX};
@@ -16,11 +17,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use timing::Timing;
+
 use ycsb_db::{
     choice_property, Fields, Properties, Property, PropertyDecl, PropertyError, Record, ScanResult,
     Status, StoreThread,
 };
 
+use crate::clock::{Clock, CLOCK};
 use crate::generator::{
     seeded_rng, AcknowledgedCounter, Discrete, Exponential, GeneratorError, HistogramGenerator,
     Hotspot, NumberGenerator, Rng64, ScrambledZipfian, Sequential, SkewedLatest, Uniform, Zipfian,
@@ -339,6 +343,7 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     ZERO_PADDING.decl(),
     INSERTION_RETRY_LIMIT.decl(),
     INSERTION_RETRY_INTERVAL.decl(),
+    CLOCK.decl(),
 ];
 
 /// An error building the workload from its properties.
@@ -428,6 +433,7 @@ pub struct CoreWorkload {
     retry_limit: u64,
     retry_interval: Duration,
     inserts: Arc<AcknowledgedCounter>,
+    clock: Clock,
 }
 
 fn check_fraction(v: &f64) -> Result<(), String> {
@@ -679,6 +685,7 @@ impl CoreWorkload {
             retry_limit: props.get(&INSERTION_RETRY_LIMIT)?,
             retry_interval: Duration::from_secs(props.get(&INSERTION_RETRY_INTERVAL)?),
             inserts: Arc::new(AcknowledgedCounter::new(record_count)),
+            clock: Clock::new(props.get(&CLOCK)?),
         };
         // Build one thread's generators now so that every parameter error
         // surfaces before any thread starts.
@@ -720,6 +727,35 @@ impl CoreWorkload {
     /// Whether values are deterministic and reads verified.
     pub fn data_integrity(&self) -> bool {
         self.data_integrity
+    }
+
+    /// Whether an update writes every field (`writeallfields`) rather
+    /// than one.
+    pub fn write_all_fields(&self) -> bool {
+        self.write_all_fields
+    }
+
+    /// The mean length in bytes of a generated field value under the
+    /// field length distribution (for estimating the bytes a phase wrote).
+    pub fn mean_field_length(&self) -> f64 {
+        match &self.field_length {
+            FieldLengthSpec::Constant(n) => *n as f64,
+            FieldLengthSpec::Uniform(lb, ub) => (*lb as f64 + *ub as f64) / 2.0,
+            FieldLengthSpec::Zipfian(lb, ub) => {
+                // Rank r (0-based) has weight (r+1)^-θ; the range is a
+                // field length, small enough to sum (capped for safety).
+                let n = (ub - lb + 1).min(1_000_000);
+                let theta = crate::generator::ZIPFIAN_CONSTANT;
+                let (mut weights, mut weighted) = (0.0, 0.0);
+                for r in 0..n {
+                    let w = ((r + 1) as f64).powf(-theta);
+                    weights += w;
+                    weighted += r as f64 * w;
+                }
+                *lb as f64 + weighted / weights
+            }
+            FieldLengthSpec::Histogram(h) => h.mean(),
+        }
     }
 
     /// The key name of key number `number`, as the workload builds it.
@@ -815,7 +851,7 @@ impl CoreWorkload {
             scan_length,
             next_load: range.start,
             load_end: range.end,
-            last_end: Instant::now(),
+            timing: Timing::new(self.clock),
             key: String::with_capacity(KEY_PREFIX.len() + 24),
             values: Record::with_capacity(self.field_names.len(), 0),
             read: Record::new(),
@@ -879,39 +915,13 @@ pub struct WorkloadThread<'w> {
     scan_length: Box<dyn NumberGenerator>,
     next_load: u64,
     load_end: u64,
-    last_end: Instant,
+    timing: Timing,
     key: String,
     values: Record,
     read: Record,
     scan: ScanResult,
     expected: Vec<u8>,
     pending_acks: Vec<u64>,
-}
-
-/// Times one store call and records it, with its intended latency when
-/// the runner schedules operations at a target rate.
-#[inline]
-fn measured(
-    recorder: &mut Recorder,
-    operation: Operation,
-    intended_start: Option<Instant>,
-    last_end: &mut Instant,
-    call: impl FnOnce() -> Status,
-) -> Status {
-    let start = Instant::now();
-    let status = call();
-    let end = Instant::now();
-    recorder.record(operation, status, nanos(end - start));
-    // Without a target schedule the intended start is the actual start,
-    // as in Java; the recorder ignores this unless intended latency is on.
-    let intended = intended_start.unwrap_or(start);
-    recorder.record_intended(operation, nanos(end.saturating_duration_since(intended)));
-    *last_end = end;
-    status
-}
-
-fn nanos(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 impl WorkloadThread<'_> {
@@ -923,7 +933,7 @@ impl WorkloadThread<'_> {
     /// When the last measured store call of this thread ended: a recent
     /// clock reading the runner reuses instead of reading the clock again.
     pub fn last_end(&self) -> Instant {
-        self.last_end
+        self.timing.last_end()
     }
 
     /// Loads the next record of this thread's range (Java's `doInsert`),
@@ -942,13 +952,10 @@ impl WorkloadThread<'_> {
         self.build_values(true);
         let mut retries = 0;
         loop {
-            let status = measured(
-                recorder,
-                Operation::Insert,
-                None,
-                &mut self.last_end,
-                || db.insert(&self.workload.table, &self.key, &self.values),
-            );
+            let (workload, key, values) = (self.workload, &self.key, &self.values);
+            let status = self.timing.measure(recorder, Operation::Insert, None, || {
+                db.insert(&workload.table, key, values)
+            });
             if status.is_ok() {
                 return true;
             }
@@ -1081,13 +1088,10 @@ impl WorkloadThread<'_> {
         };
         self.read.clear();
         let (key, read) = (&self.key, &mut self.read);
-        measured(
-            recorder,
-            Operation::Read,
-            intended,
-            &mut self.last_end,
-            || db.read(&workload.table, key, fields, read),
-        );
+        self.timing
+            .measure(recorder, Operation::Read, intended, || {
+                db.read(&workload.table, key, fields, read)
+            });
         if workload.data_integrity {
             self.verify(recorder);
         }
@@ -1096,7 +1100,7 @@ impl WorkloadThread<'_> {
     /// Java's `verifyRow`: every field read must equal its deterministic
     /// value; an empty read is an error.
     fn verify(&mut self, recorder: &mut Recorder) {
-        let start = Instant::now();
+        let start = self.timing.now();
         let status = if self.read.is_empty() {
             Status::Error
         } else {
@@ -1118,7 +1122,7 @@ impl WorkloadThread<'_> {
             }
             status
         };
-        recorder.record(Operation::Verify, status, nanos(start.elapsed()));
+        recorder.record(Operation::Verify, status, self.timing.since(start));
     }
 
     fn constant_length(&self) -> usize {
@@ -1137,13 +1141,10 @@ impl WorkloadThread<'_> {
         self.next_key();
         self.build_values(self.workload.write_all_fields);
         let (workload, key, values) = (self.workload, &self.key, &self.values);
-        measured(
-            recorder,
-            Operation::Update,
-            intended,
-            &mut self.last_end,
-            || db.update(&workload.table, key, values),
-        );
+        self.timing
+            .measure(recorder, Operation::Update, intended, || {
+                db.update(&workload.table, key, values)
+            });
     }
 
     fn transaction_insert(
@@ -1162,13 +1163,10 @@ impl WorkloadThread<'_> {
         );
         self.build_values(true);
         let (workload, key, values) = (self.workload, &self.key, &self.values);
-        measured(
-            recorder,
-            Operation::Insert,
-            intended,
-            &mut self.last_end,
-            || db.insert(&workload.table, key, values),
-        );
+        self.timing
+            .measure(recorder, Operation::Insert, intended, || {
+                db.insert(&workload.table, key, values)
+            });
         // Java acknowledges whatever the outcome, so that one failed insert
         // does not freeze the readable key range.
         self.acknowledge(number);
@@ -1230,13 +1228,10 @@ impl WorkloadThread<'_> {
         };
         self.scan.clear();
         let (key, scan) = (&self.key, &mut self.scan);
-        measured(
-            recorder,
-            Operation::Scan,
-            intended,
-            &mut self.last_end,
-            || db.scan(&workload.table, key, length, fields, scan),
-        );
+        self.timing
+            .measure(recorder, Operation::Scan, intended, || {
+                db.scan(&workload.table, key, length, fields, scan)
+            });
     }
 
     fn transaction_read_modify_write(
@@ -1257,24 +1252,19 @@ impl WorkloadThread<'_> {
             Fields::All
         };
         self.build_values(workload.write_all_fields);
-        let start = Instant::now();
+        let start = self.timing.now();
         self.read.clear();
         let (key, read, values) = (&self.key, &mut self.read, &self.values);
-        let read_status = measured(
-            recorder,
-            Operation::Read,
-            intended,
-            &mut self.last_end,
-            || db.read(&workload.table, key, fields, read),
-        );
-        let update_status = measured(
-            recorder,
-            Operation::Update,
-            intended,
-            &mut self.last_end,
-            || db.update(&workload.table, key, values),
-        );
-        let end = self.last_end;
+        let read_status = self
+            .timing
+            .measure(recorder, Operation::Read, intended, || {
+                db.read(&workload.table, key, fields, read)
+            });
+        let update_status = self
+            .timing
+            .measure(recorder, Operation::Update, intended, || {
+                db.update(&workload.table, key, values)
+            });
         // Java measures the whole read-modify-write from the start of the
         // read to the end of the update and reports no status for it; we
         // report the first failing step's status (OK when both succeed).
@@ -1283,10 +1273,12 @@ impl WorkloadThread<'_> {
         } else {
             read_status
         };
-        recorder.record(Operation::ReadModifyWrite, status, nanos(end - start));
-        recorder.record_intended(
+        self.timing.record_span(
+            recorder,
             Operation::ReadModifyWrite,
-            nanos(end.saturating_duration_since(intended.unwrap_or(start))),
+            status,
+            intended,
+            start,
         );
         if workload.data_integrity {
             self.verify(recorder);
@@ -1301,12 +1293,9 @@ impl WorkloadThread<'_> {
     ) {
         self.next_key();
         let (workload, key) = (self.workload, &self.key);
-        measured(
-            recorder,
-            Operation::Delete,
-            intended,
-            &mut self.last_end,
-            || db.delete(&workload.table, key),
-        );
+        self.timing
+            .measure(recorder, Operation::Delete, intended, || {
+                db.delete(&workload.table, key)
+            });
     }
 }

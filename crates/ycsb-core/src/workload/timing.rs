@@ -1,0 +1,134 @@
+//! Timing of store calls: the per-operation path of measurement.
+
+use std::time::{Duration, Instant};
+
+use ycsb_db::Status;
+
+use crate::clock::{Clock, Stamp};
+use crate::measurement::{Operation, Recorder};
+
+/// How many untimed operations (`measurement.clock=off`) pass between two
+/// readings of the OS clock for [`Timing::last_end`]: often enough for the
+/// recorder's publication against any store fast enough to be worth
+/// running untimed, rarely enough to cost nothing per operation.
+const UNTIMED_REFRESH: u32 = 64;
+
+/// One thread's clock and the end of its last timed store call.
+#[derive(Debug)]
+pub(super) struct Timing {
+    clock: Clock,
+    last_end: Stamp,
+    /// With an untimed clock: operations since `untimed_now` was read.
+    untimed_ops: u32,
+    untimed_now: Instant,
+}
+
+impl Timing {
+    pub(super) fn new(clock: Clock) -> Self {
+        Self {
+            last_end: clock.now(),
+            clock,
+            untimed_ops: 0,
+            untimed_now: Instant::now(),
+        }
+    }
+
+    /// Reads the clock.
+    #[inline]
+    pub(super) fn now(&self) -> Stamp {
+        self.clock.now()
+    }
+
+    /// Nanoseconds since `start`.
+    #[inline]
+    pub(super) fn since(&self, start: Stamp) -> u64 {
+        self.clock.nanos_between(start, self.clock.now())
+    }
+
+    /// When the last timed call ended, as an `Instant` (with an untimed
+    /// clock, a reading of the OS clock at most [`UNTIMED_REFRESH`]
+    /// operations old).
+    #[inline]
+    pub(super) fn last_end(&self) -> Instant {
+        if self.clock.is_timing() {
+            self.clock.instant(self.last_end)
+        } else {
+            self.untimed_now
+        }
+    }
+
+    /// Times one store call and records it; with a target schedule
+    /// (`intended_start`), also its latency from the intended start.
+    #[inline]
+    pub(super) fn measure(
+        &mut self,
+        recorder: &mut Recorder,
+        operation: Operation,
+        intended_start: Option<Instant>,
+        call: impl FnOnce() -> Status,
+    ) -> Status {
+        let start = self.clock.now();
+        let status = call();
+        let end = self.clock.now();
+        let latency = self.clock.nanos_between(start, end);
+        recorder.record(operation, status, latency);
+        // Without a target schedule the intended start is the actual start,
+        // as in Java; the recorder ignores this unless intended latency is
+        // on.
+        let intended = match intended_start {
+            Some(intended) => self.intended_latency(intended, end),
+            None => latency,
+        };
+        recorder.record_intended(operation, intended);
+        self.last_end = end;
+        if !self.clock.is_timing() {
+            self.untimed_tick();
+        }
+        status
+    }
+
+    /// Records the latency of a whole read-modify-write from `start` (a
+    /// reading taken before its read) to the end of its update.
+    pub(super) fn record_span(
+        &self,
+        recorder: &mut Recorder,
+        operation: Operation,
+        status: Status,
+        intended_start: Option<Instant>,
+        start: Stamp,
+    ) {
+        let latency = self.clock.nanos_between(start, self.last_end);
+        recorder.record(operation, status, latency);
+        let intended = match intended_start {
+            Some(intended) => self.intended_latency(intended, self.last_end),
+            None => latency,
+        };
+        recorder.record_intended(operation, intended);
+    }
+
+    fn intended_latency(&self, intended: Instant, end: Stamp) -> u64 {
+        if self.clock.is_timing() {
+            nanos(self.clock.instant(end).saturating_duration_since(intended))
+        } else {
+            0
+        }
+    }
+
+    #[cold]
+    fn untimed_refresh(&mut self) {
+        self.untimed_ops = 0;
+        self.untimed_now = Instant::now();
+    }
+
+    #[inline]
+    fn untimed_tick(&mut self) {
+        self.untimed_ops += 1;
+        if self.untimed_ops >= UNTIMED_REFRESH {
+            self.untimed_refresh();
+        }
+    }
+}
+
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
