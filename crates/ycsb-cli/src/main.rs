@@ -5,6 +5,7 @@
 //! `ycsb_core::runner`. It is the only place that prints or exits.
 
 mod args;
+mod hdrlog;
 mod reference;
 mod registry;
 mod run;

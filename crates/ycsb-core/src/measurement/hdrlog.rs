@@ -43,7 +43,7 @@ pub const HDR_FILE_OUTPUT: Property<bool> = Property::new(
 pub const HDR_OUTPUT_PATH: Property<String> = Property::new(
     "hdrhistogram.output.path",
     "",
-    "Prefix of the HdrHistogram interval log files, as in Java YCSB: a directory needs its trailing slash (results/ gives results/READ.hdr).",
+    "Prefix of the HdrHistogram interval log files, as in Java YCSB: a directory needs its trailing slash (results/ gives results/READ.hdr; missing directories are created).",
 );
 
 /// Interval_Max is written in milliseconds for nanosecond values.
@@ -245,6 +245,11 @@ impl HdrLogs {
             path: path.clone(),
             source,
         };
+        // Java fails on a missing directory; creating it saves a run that
+        // would otherwise lose its logs.
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(io_error)?;
+        }
         let mut out = BufWriter::new(File::create(&path).map_err(io_error)?);
         let seconds = self
             .start

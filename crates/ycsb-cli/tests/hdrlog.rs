@@ -1,0 +1,139 @@
+//! HdrHistogram interval logs (`hdrhistogram.fileoutput=true`), decoded by
+//! an independent implementation: the `hdrhistogram` package from PyPI.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::*;
+
+/// Makes sure `python3` can import `hdrh`, installing the package with pip
+/// when it is missing (CI installs it with `cargo xtask deps`).
+pub fn python_with_hdrh() -> &'static str {
+    let importable = || {
+        Command::new("python3")
+            .args(["-c", "import hdrh.log"])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !importable() {
+        let _ = Command::new("python3")
+            .args(["-m", "pip", "install", "--quiet", "hdrhistogram"])
+            .status();
+    }
+    if !importable() {
+        let _ = Command::new("python3")
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--break-system-packages",
+                "hdrhistogram",
+            ])
+            .status();
+    }
+    assert!(
+        importable(),
+        "this test needs python3 with the PyPI package hdrhistogram (python3 -m pip install hdrhistogram); installing it failed"
+    );
+    "python3"
+}
+
+/// Runs the decoder on `files` and returns its JSON answer.
+pub fn decode(percentiles: &str, files: &[&Path]) -> serde_json::Value {
+    let python = python_with_hdrh();
+    let script = root().join("crates/ycsb-cli/tests/hdr_support/hdr_decode.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg(percentiles)
+        .args(files)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "decoder failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("decoder prints JSON")
+}
+
+#[test]
+fn interval_logs_decode_with_pythons_hdrhistogram_to_the_reported_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = format!("{}/logs/", dir.path().display());
+    let export = dir.path().join("report.json");
+    // A random 0-3 ms delay spreads 2400 operations over about
+    // two seconds, so the 1 s status interval gives several log lines.
+    let out = ycsb()
+        .args([
+            "run",
+            "basic",
+            "-P",
+            "workloads/workloada",
+            "-threads",
+            "2",
+            "-p",
+            "operationcount=2400",
+            "-p",
+            "basicdb.simulatedelay=4",
+            "-p",
+            "status.interval=1",
+            "-p",
+            "hdrhistogram.fileoutput=true",
+            "-p",
+            &format!("hdrhistogram.output.path={prefix}"),
+            "-p",
+            "hdrhistogram.percentiles=50,90,99,99.9,100",
+            "-p",
+            "exporter=json",
+            "-p",
+        ])
+        .arg(format!("exportfile={}", export.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let read_log = dir.path().join("logs/READ.hdr");
+    let update_log = dir.path().join("logs/UPDATE.hdr");
+    let text = std::fs::read_to_string(&read_log).unwrap();
+    assert!(
+        text.starts_with(
+            "#[Logging for: READ]\n#[Histogram log format version 1.3]\n#[StartTime: "
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\n\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n"));
+
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
+    let decoded = decode("50,90,99,99.9,100", &[&read_log, &update_log]);
+    let sections = report["phases"][0]["sections"].as_array().unwrap();
+    for name in ["READ", "UPDATE"] {
+        let ours = sections.iter().find(|s| s["name"] == name).unwrap();
+        let theirs = &decoded[name];
+        assert_eq!(theirs["count"], ours["operations"], "{name}: {theirs}");
+        assert!(
+            theirs["intervals"].as_u64().unwrap() >= 2,
+            "{name}: {theirs}"
+        );
+        for p in ours["percentiles"].as_array().unwrap() {
+            let key = match p["percentile"].as_f64().unwrap() {
+                v if v.fract() == 0.0 => format!("{v:.0}"),
+                v => v.to_string(),
+            };
+            assert_eq!(
+                theirs["percentiles"][&key], p["ns"],
+                "{name} p{key}: python {theirs}, ours {p}"
+            );
+        }
+        // The exact maximum falls into the bucket whose top HdrHistogram
+        // reports.
+        let max = ours["max_ns"].as_u64().unwrap();
+        let top = theirs["max"].as_u64().unwrap();
+        assert!(
+            top >= max && (top - max) as f64 <= max as f64 * 0.001 + 1.0,
+            "{name}: max {max}, python {top}"
+        );
+    }
+}
