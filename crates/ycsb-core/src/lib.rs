@@ -102,6 +102,7 @@ pub use benchmark::{properties as known_properties, Benchmark, ConfigError};
 pub mod clock;
 pub mod generator;
 pub mod measurement;
+pub mod observe;
 pub mod properties;
 pub mod runner;
 pub mod workload;

@@ -85,6 +85,7 @@ pub use hdrlog::{
 };
 pub use recorder::{
     java_percentile, IntervalSection, IntervalSnapshot, Measurements, Recorder, SectionHistogram,
+    TickSection, TickSnapshot,
 };
 pub use report::{
     effective_config, ConfigEntry, JavaMeasurement, JavaNumber, PercentileLatency, PhaseReport,

@@ -247,9 +247,36 @@ struct Slot {
     sections: Sections<u32>,
 }
 
-/// The status thread's state: the interval being merged and the totals.
+/// Adds the time-series interval to the status interval and the totals,
+/// and empties it.
+fn fold_series(aggregate: &mut Aggregate) {
+    let Aggregate {
+        series,
+        interval,
+        totals,
+    } = aggregate;
+    for (index, stats) in series.iter_mut().enumerate() {
+        if let Some(stats) = stats.as_deref_mut() {
+            if !stats.is_empty() {
+                section(interval, index).merge(stats);
+                section(totals, index).merge(stats);
+                stats.reset();
+            }
+        }
+    }
+}
+
+#[path = "tick.rs"]
+mod tick;
+pub use tick::{TickSection, TickSnapshot};
+
+/// The status thread's state: the time-series interval being merged
+/// (`series`, see [`Measurements::take_tick`]), the status-line interval
+/// and the totals. Slots drain into `series`, which is folded into both
+/// others.
 #[derive(Debug)]
 struct Aggregate {
+    series: Sections<u64>,
     interval: Sections<u64>,
     totals: Sections<u64>,
 }
@@ -283,6 +310,7 @@ impl Measurements {
             thread_count: thread_count.max(1),
             keep_histograms: settings.interval_histograms,
             aggregate: Arc::new(Mutex::new(Aggregate {
+                series: empty_sections(),
                 interval: empty_sections(),
                 totals: empty_sections(),
             })),
@@ -320,8 +348,10 @@ impl Measurements {
     /// counts for those idle in this interval), as Java's status line does.
     pub fn take_interval(&self) -> IntervalSnapshot {
         let mut aggregate = lock(&self.aggregate);
-        let Aggregate { interval, totals } = &mut *aggregate;
-        self.collect(interval, totals);
+        self.collect(&mut aggregate);
+        let Aggregate {
+            interval, totals, ..
+        } = &mut *aggregate;
 
         let mut sections = Vec::new();
         let mut histograms = Vec::new();
@@ -379,18 +409,18 @@ impl Measurements {
         }
     }
 
-    /// Drains every slot into `interval`, then adds `interval` to `totals`
-    /// (leaving `interval` filled, for the caller to read and reset).
-    fn collect(&self, interval: &mut Sections<u64>, totals: &mut Sections<u64>) {
+    /// Drains every slot into `series`, then folds `series` into the
+    /// status interval and the totals (leaving `interval` filled, for the
+    /// caller to read and reset).
+    fn collect(&self, aggregate: &mut Aggregate) {
+        self.drain_slots(&mut aggregate.series);
+        fold_series(aggregate);
+    }
+
+    /// Drains every slot into `series`.
+    fn drain_slots(&self, series: &mut Sections<u64>) {
         for slot in lock(&self.slots).iter() {
-            drain_into(&mut lock(slot).sections, interval, Wide::merge_narrow);
-        }
-        for (index, stats) in interval.iter().enumerate() {
-            if let Some(stats) = stats.as_deref() {
-                if !stats.is_empty() {
-                    section(totals, index).merge(stats);
-                }
-            }
+            drain_into(&mut lock(slot).sections, series, Wide::merge_narrow);
         }
     }
 
@@ -402,8 +432,10 @@ impl Measurements {
     /// number of operations the threads completed, for the throughput.
     pub fn summary(&self, phase: &str, runtime: Duration, operations: u64) -> PhaseReport {
         let mut aggregate = lock(&self.aggregate);
-        let Aggregate { interval, totals } = &mut *aggregate;
-        self.collect(interval, totals);
+        self.collect(&mut aggregate);
+        let Aggregate {
+            interval, totals, ..
+        } = &mut *aggregate;
         for stats in interval.iter_mut().flatten() {
             stats.reset();
         }
@@ -464,6 +496,7 @@ impl Measurements {
                 operations as f64 * 1e9 / runtime_ns as f64
             },
             sections,
+            observation: None,
         }
     }
 
@@ -479,7 +512,7 @@ impl Measurements {
             .iter()
             .map(|slot| sum(&lock(slot).sections))
             .sum();
-        slots + sum(&aggregate.interval) + sum(&aggregate.totals)
+        slots + sum(&aggregate.series) + sum(&aggregate.interval) + sum(&aggregate.totals)
     }
 }
 
@@ -566,7 +599,7 @@ impl Recorder {
             slot = lock(&self.slot);
             drain_into(
                 &mut slot.sections,
-                &mut aggregate.interval,
+                &mut aggregate.series,
                 Wide::merge_narrow,
             );
         }

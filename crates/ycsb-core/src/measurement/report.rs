@@ -144,6 +144,10 @@ pub struct PhaseReport {
     /// The sections seen: operations in report order, then the intended
     /// latency.
     pub sections: Vec<SectionReport>,
+    /// The phase's time series, resources, stability and amplification
+    /// (see [`crate::observe`]); `None` when not observed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observation: Option<crate::observe::PhaseObservation>,
 }
 
 /// The cumulative figures of one section (an operation's latency or its

@@ -628,6 +628,7 @@ fn golden_phase() -> PhaseReport {
         operations: 1_000_000,
         throughput: 1_000_000.0 * 1e9 / 20_892_000_000.0,
         sections: vec![read, update, intended],
+        observation: None,
     }
 }
 

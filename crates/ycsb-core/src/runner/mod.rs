@@ -19,8 +19,9 @@ use ycsb_db::{
 };
 
 use crate::measurement::{
-    IntervalSnapshot, MeasurementSettings, Measurements, Operation, PhaseReport,
+    IntervalSnapshot, MeasurementSettings, Measurements, Operation, PhaseReport, TickSnapshot,
 };
+use crate::observe::{Warmup, WarmupSummary};
 use crate::workload::{CoreWorkload, WorkloadError};
 
 mod budget;
@@ -100,6 +101,12 @@ pub struct RunnerSettings {
     /// Failed operations a phase tolerates before it stops; `None`: no
     /// limit.
     pub error_budget: Option<u64>,
+    /// The time-series interval (`timeseries.granularity`): the status
+    /// loop hands a [`Tick`] to the observer this often; `None`: no ticks.
+    pub granularity: Option<Duration>,
+    /// The run phase's warm-up (`measurement.warmup`), excluded from the
+    /// final report.
+    pub warmup: Warmup,
 }
 
 impl RunnerSettings {
@@ -140,6 +147,8 @@ impl RunnerSettings {
             seed,
             seed_is_random,
             error_budget: props.get_opt(&ERROR_BUDGET)?,
+            granularity: crate::observe::granularity(props)?,
+            warmup: props.get(&crate::observe::WARMUP)?,
         })
     }
 }
@@ -187,10 +196,39 @@ pub struct StatusUpdate<'a> {
     pub gauges: &'a [Gauge],
 }
 
+/// What the status loop reports each time-series interval.
+#[derive(Debug)]
+pub struct Tick<'a> {
+    /// The phase running.
+    pub phase: Phase,
+    /// Time from the phase's start to the end of this interval.
+    pub elapsed: Duration,
+    /// The length of this interval (the last one, or the one closed by the
+    /// end of a warm-up, may be shorter than the granularity).
+    pub length: Duration,
+    /// Operations completed so far over all threads.
+    pub operations: u64,
+    /// Operations the phase will perform in all (0 when unbounded).
+    pub total_operations: u64,
+    /// Whether this interval belongs to the warm-up.
+    pub warmup: bool,
+    /// The interval's measurements.
+    pub snapshot: &'a TickSnapshot,
+    /// The store's engine gauges at the end of the interval.
+    pub gauges: &'a [Gauge],
+}
+
 /// Receives status updates and notices during a phase.
 pub trait Observer {
     /// Called at every status interval on the thread that runs the phase.
     fn on_status(&mut self, update: &StatusUpdate<'_>);
+
+    /// Called every time-series interval (`timeseries.granularity`) on the
+    /// thread that runs the phase, before the status update of the same
+    /// moment. The default ignores it.
+    fn on_tick(&mut self, tick: &Tick<'_>) {
+        let _ = tick;
+    }
 
     /// Called for a notable event that is not an error of the whole phase
     /// (a load thread that gave up after a failed insert). The default
@@ -256,6 +294,9 @@ pub struct PhaseOutcome {
     /// `Some(failed operations)` when the phase stopped because more
     /// operations failed than [`RunnerSettings::error_budget`] allows.
     pub error_budget_spent: Option<u64>,
+    /// Where the run phase's warm-up ended; the report covers only what
+    /// came after (`operations` and `runtime` above cover the whole phase).
+    pub warmup: Option<WarmupSummary>,
 }
 
 /// A progress counter alone in its cache line, so that the owning worker's
@@ -314,7 +355,7 @@ pub fn run_phase(
         .map(|t| Duration::from_secs_f64(threads as f64 / t));
     let start = Instant::now();
 
-    let interrupted = std::thread::scope(|scope| {
+    let (interrupted, warmup_end) = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
         for (thread, mut state) in states.into_iter().enumerate() {
             let (measurements, progress, finished, errors, notices, budget) = (
@@ -405,7 +446,7 @@ pub fn run_phase(
             }
         }
 
-        let interrupted = status_loop(StatusLoop {
+        let (interrupted, warmup_end) = status_loop(StatusLoop {
             phase,
             status_interval: measurement.status_interval,
             store,
@@ -419,6 +460,11 @@ pub fn run_phase(
             stop,
             observer,
             budget: budget.as_ref(),
+            warmup: if phase == Phase::Run {
+                settings.warmup
+            } else {
+                Warmup::None
+            },
         });
         for (thread, handle) in handles.into_iter().enumerate() {
             if let Err(panic) = handle.join() {
@@ -430,7 +476,7 @@ pub fn run_phase(
                 lock(&errors).push(RunError::Panicked { thread, message });
             }
         }
-        interrupted
+        (interrupted, warmup_end)
     });
 
     let runtime = start.elapsed();
@@ -448,7 +494,18 @@ pub fn run_phase(
         // No thread ran at all: the phase failed as a whole.
         return Err(thread_errors.swap_remove(0));
     }
-    let report = measurements.summary(phase.name(), runtime, operations);
+    let (measured_runtime, measured_operations) = match (warmup_end, settings.warmup) {
+        (Some((at, ops)), _) => (runtime.saturating_sub(at), operations.saturating_sub(ops)),
+        (None, w) if phase == Phase::Run && w != Warmup::None => {
+            observer.on_notice(&format!(
+                "the run phase ended during its warm-up ({w}): the final figures cover no operations"
+            ));
+            measurements.discard_totals();
+            (Duration::ZERO, 0)
+        }
+        _ => (runtime, operations),
+    };
+    let report = measurements.summary(phase.name(), measured_runtime, measured_operations);
     Ok(PhaseOutcome {
         phase,
         report,
@@ -460,6 +517,10 @@ pub fn run_phase(
             .as_ref()
             .filter(|b| b.is_spent())
             .map(ErrorBudget::failures),
+        warmup: warmup_end.map(|(at, ops)| WarmupSummary {
+            end_s: at.as_secs_f64(),
+            operations: ops,
+        }),
     })
 }
 
@@ -482,18 +543,67 @@ struct StatusLoop<'a> {
     stop: &'a StopSignal,
     observer: &'a mut dyn Observer,
     budget: Option<&'a ErrorBudget>,
+    warmup: Warmup,
 }
 
-/// Waits for the workers, reporting every status interval; enforces the
-/// time limit. Returns whether the phase was cut short.
-fn status_loop(s: StatusLoop<'_>) -> bool {
+/// The time-series side of the status loop.
+struct Ticks {
+    granularity: Option<Duration>,
+    next: Option<Instant>,
+    last_time: Instant,
+}
+
+fn completed(progress: &[Progress]) -> u64 {
+    progress.iter().map(|p| p.0.load(Ordering::Relaxed)).sum()
+}
+
+/// Closes a time-series interval at `now` and hands it to the observer.
+fn tick(
+    s: &mut StatusLoop<'_>,
+    ticks: &mut Ticks,
+    now: Instant,
+    warmup: bool,
+    gauges: &mut Vec<Gauge>,
+) {
+    let snapshot = s.measurements.take_tick();
+    gauges.clear();
+    s.store.gauges(gauges);
+    s.observer.on_tick(&Tick {
+        phase: s.phase,
+        elapsed: now.duration_since(s.start),
+        length: now.duration_since(ticks.last_time),
+        operations: completed(s.progress),
+        total_operations: s.total_operations,
+        warmup,
+        snapshot: &snapshot,
+        gauges,
+    });
+    ticks.last_time = now;
+}
+
+/// Waits for the workers, handing the observer a [`Tick`] every
+/// time-series interval and a status update every status interval;
+/// enforces the time limit and ends the warm-up. Returns whether the phase
+/// was cut short, and where the warm-up ended (time since the start,
+/// operations completed by then).
+fn status_loop(mut s: StatusLoop<'_>) -> (bool, Option<(Duration, u64)>) {
     let interval = s.status_interval;
     let mut next_status = s.start + interval;
     let mut last_operations = 0u64;
     let mut last_time = s.start;
+    let mut ticks = Ticks {
+        granularity: s.settings.granularity,
+        next: s.settings.granularity.map(|g| s.start + g),
+        last_time: s.start,
+    };
     let mut gauges = Vec::new();
     let deadline = s.settings.max_execution_time.map(|d| s.start + d);
     let mut interrupted = false;
+    let warmup_time = match s.warmup {
+        Warmup::Time(d) => Some(s.start + d),
+        _ => None,
+    };
+    let mut warmup_end: Option<(Duration, u64)> = None;
     loop {
         if s.finished.load(Ordering::Acquire) == s.threads {
             break;
@@ -512,8 +622,37 @@ fn status_loop(s: StatusLoop<'_>) -> bool {
         if s.stop.is_stopped() {
             interrupted = true;
         }
+        let in_warmup = s.warmup != Warmup::None && warmup_end.is_none();
+        if in_warmup {
+            let reached = match s.warmup {
+                Warmup::Time(_) => warmup_time.is_some_and(|t| now >= t),
+                Warmup::Operations(n) => completed(s.progress) >= n,
+                Warmup::None => false,
+            };
+            if reached {
+                // The warm-up closes its own interval, so no row mixes
+                // warm-up and measured operations.
+                if let Some(g) = ticks.granularity {
+                    tick(&mut s, &mut ticks, now, true, &mut gauges);
+                    ticks.next = Some(now + g);
+                }
+                s.measurements.discard_totals();
+                warmup_end = Some((now.duration_since(s.start), completed(s.progress)));
+            }
+        }
+        if let (Some(next), Some(g)) = (ticks.next, ticks.granularity) {
+            if now >= next {
+                let warmup = s.warmup != Warmup::None && warmup_end.is_none();
+                tick(&mut s, &mut ticks, now, warmup, &mut gauges);
+                let mut next = next;
+                while next <= now {
+                    next += g;
+                }
+                ticks.next = Some(next);
+            }
+        }
         if now >= next_status {
-            let operations: u64 = s.progress.iter().map(|p| p.0.load(Ordering::Relaxed)).sum();
+            let operations = completed(s.progress);
             let snapshot = s.measurements.take_interval();
             gauges.clear();
             s.store.gauges(&mut gauges);
@@ -535,8 +674,15 @@ fn status_loop(s: StatusLoop<'_>) -> bool {
             }
         }
         let mut wake = next_status;
-        if let Some(deadline) = deadline {
-            wake = wake.min(deadline);
+        for due in [
+            deadline,
+            ticks.next,
+            warmup_time.filter(|_| warmup_end.is_none()),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            wake = wake.min(due);
         }
         // Short naps keep the reaction to finished workers and stop
         // requests quick without busy-waiting.
@@ -545,10 +691,16 @@ fn status_loop(s: StatusLoop<'_>) -> bool {
             .min(Duration::from_millis(20));
         std::thread::sleep(nap);
     }
+    let now = Instant::now();
+    if ticks.granularity.is_some() && now > ticks.last_time {
+        // The tail of the phase, with the threads' last publications (and
+        // their CLEANUP).
+        let warmup = s.warmup != Warmup::None && warmup_end.is_none();
+        tick(&mut s, &mut ticks, now, warmup, &mut gauges);
+    }
     // One last line for the tail of the phase, as Java's status thread
     // prints when the clients finish.
-    let now = Instant::now();
-    let operations: u64 = s.progress.iter().map(|p| p.0.load(Ordering::Relaxed)).sum();
+    let operations = completed(s.progress);
     if operations > last_operations || now.duration_since(s.start) >= interval {
         let snapshot = s.measurements.take_interval();
         gauges.clear();
@@ -564,7 +716,7 @@ fn status_loop(s: StatusLoop<'_>) -> bool {
             gauges: &gauges,
         });
     }
-    interrupted || s.stop.is_stopped()
+    (interrupted || s.stop.is_stopped(), warmup_end)
 }
 
 /// Open-loop scheduling at a fixed rate: operation `k` of a thread is due

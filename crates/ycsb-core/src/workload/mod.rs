@@ -758,6 +758,35 @@ impl CoreWorkload {
         }
     }
 
+    /// Whether an update writes every field (`writeallfields`) rather
+    /// than one.
+    pub fn write_all_fields(&self) -> bool {
+        self.write_all_fields
+    }
+
+    /// The mean length in bytes of a generated field value under the
+    /// field length distribution (for estimating the bytes a phase wrote).
+    pub fn mean_field_length(&self) -> f64 {
+        match &self.field_length {
+            FieldLengthSpec::Constant(n) => *n as f64,
+            FieldLengthSpec::Uniform(lb, ub) => (*lb as f64 + *ub as f64) / 2.0,
+            FieldLengthSpec::Zipfian(lb, ub) => {
+                // Rank r (0-based) has weight (r+1)^-θ; the range is a
+                // field length, small enough to sum (capped for safety).
+                let n = (ub - lb + 1).min(1_000_000);
+                let theta = crate::generator::ZIPFIAN_CONSTANT;
+                let (mut weights, mut weighted) = (0.0, 0.0);
+                for r in 0..n {
+                    let w = ((r + 1) as f64).powf(-theta);
+                    weights += w;
+                    weighted += r as f64 * w;
+                }
+                *lb as f64 + weighted / weights
+            }
+            FieldLengthSpec::Histogram(h) => h.mean(),
+        }
+    }
+
     /// The key name of key number `number`, as the workload builds it.
     pub fn key_name(&self, number: u64) -> String {
         key_name(number, self.key_order, self.zero_padding)

@@ -1,0 +1,181 @@
+//! Time-series ticks: the figures of one `timeseries.granularity`
+//! interval, taken independently of the status-line interval.
+
+use ycsb_db::Status;
+
+use super::{fold_series, lock, section_name, to_us, Measurements};
+use crate::measurement::Operation;
+
+/// One section's figures in one time-series interval, latencies in whole
+/// microseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TickSection {
+    /// Java's section name (`READ`, `Intended-READ`).
+    pub name: &'static str,
+    /// The operation.
+    pub operation: Operation,
+    /// Whether this is intended latency.
+    pub intended: bool,
+    /// Latencies recorded in the interval.
+    pub count: u64,
+    /// Operations per returned status, indexed by [`Status::index`].
+    pub returns: [u64; Status::COUNT],
+    /// The smallest latency (0 when none).
+    pub min_us: u64,
+    /// The mean latency (0 when none).
+    pub mean_us: f64,
+    /// The median.
+    pub p50_us: u64,
+    /// The 99th percentile.
+    pub p99_us: u64,
+    /// The 99.9th percentile.
+    pub p999_us: u64,
+    /// The largest latency (0 when none).
+    pub max_us: u64,
+}
+
+impl TickSection {
+    /// The operations this section counts: its status counts, or its
+    /// latencies for an intended-latency section that carries no statuses.
+    pub fn operations(&self) -> u64 {
+        self.count.max(self.returns.iter().sum())
+    }
+
+    /// Of those, the ones whose status is not OK.
+    pub fn errors(&self) -> u64 {
+        Status::ALL
+            .iter()
+            .filter(|s| !s.is_ok())
+            .map(|s| self.returns[s.index()])
+            .sum()
+    }
+}
+
+/// The figures of one time-series interval.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TickSnapshot {
+    /// Every section seen so far in the phase (zero figures when idle in
+    /// this interval), operations in report order, then intended latency.
+    pub sections: Vec<TickSection>,
+}
+
+impl Measurements {
+    /// Merges everything published since the last tick into the figures of
+    /// one time-series interval; the data then goes on to the status-line
+    /// interval ([`Measurements::take_interval`]) and the totals, so ticks
+    /// and status lines can run at different periods.
+    pub fn take_tick(&self) -> TickSnapshot {
+        let mut aggregate = lock(&self.aggregate);
+        self.drain_slots(&mut aggregate.series);
+        let mut sections = Vec::new();
+        for index in 0..aggregate.series.len() {
+            let seen = aggregate.totals[index].is_some() || aggregate.series[index].is_some();
+            if !seen {
+                continue;
+            }
+            let (operation, intended, name) = section_name(index, self.mode);
+            let mut figures = TickSection {
+                name,
+                operation,
+                intended,
+                count: 0,
+                returns: [0; Status::COUNT],
+                min_us: 0,
+                mean_us: 0.0,
+                p50_us: 0,
+                p99_us: 0,
+                p999_us: 0,
+                max_us: 0,
+            };
+            if let Some(stats) = aggregate.series[index].as_deref() {
+                figures.count = stats.count();
+                figures.returns = stats.statuses;
+                figures.min_us = to_us(stats.min_ns());
+                figures.mean_us = stats.mean_ns() / 1_000.0;
+                figures.p50_us = to_us(stats.percentile_ns(50.0));
+                figures.p99_us = to_us(stats.percentile_ns(99.0));
+                figures.p999_us = to_us(stats.percentile_ns(99.9));
+                figures.max_us = to_us(stats.max_ns);
+            }
+            sections.push(figures);
+        }
+        fold_series(&mut aggregate);
+        TickSnapshot { sections }
+    }
+
+    /// Forgets the cumulative figures gathered so far (a warm-up's), after
+    /// taking in everything published: [`Measurements::summary`] then
+    /// reports only what is recorded from now on. Status-line intervals
+    /// and ticks are not affected.
+    pub fn discard_totals(&self) {
+        let mut aggregate = lock(&self.aggregate);
+        self.collect(&mut aggregate);
+        for stats in aggregate.totals.iter_mut().flatten() {
+            stats.reset();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::measurement::MeasurementSettings;
+
+    #[test]
+    fn ticks_and_status_intervals_see_the_same_operations() {
+        let measurements = Measurements::new(&MeasurementSettings::default(), 1);
+        let mut recorder = measurements.recorder(0);
+        for us in 1..=100 {
+            recorder.record(Operation::Read, Status::Ok, us * 1_000);
+        }
+        recorder.record(Operation::Update, Status::Error, 7_000);
+        recorder.publish();
+        let first = measurements.take_tick();
+        assert_eq!(first.sections.len(), 2);
+        let read = &first.sections[0];
+        assert_eq!(
+            (read.name, read.count, read.operations()),
+            ("READ", 100, 100)
+        );
+        assert_eq!((read.p50_us, read.p99_us, read.max_us), (50, 99, 100));
+        assert_eq!(first.sections[1].errors(), 1);
+
+        recorder.record(Operation::Read, Status::Ok, 5_000);
+        recorder.publish();
+        let second = measurements.take_tick();
+        assert_eq!(second.sections[0].count, 1);
+        assert_eq!(second.sections[1].count, 0, "idle sections are listed");
+
+        // The status line covers both ticks.
+        let status = measurements.take_interval();
+        assert_eq!(status.sections[0].count, 101);
+        assert_eq!(measurements.take_tick().sections[0].count, 0);
+        drop(recorder);
+        let report = measurements.summary("run", Duration::from_secs(1), 102);
+        assert_eq!(report.sections[0].operations, 101);
+    }
+
+    #[test]
+    fn discarded_totals_leave_the_rest_of_the_phase() {
+        let measurements = Measurements::new(&MeasurementSettings::default(), 1);
+        let mut recorder = measurements.recorder(0);
+        for _ in 0..10 {
+            recorder.record(Operation::Insert, Status::Ok, 9_000_000);
+        }
+        recorder.publish();
+        measurements.take_tick();
+        recorder.record(Operation::Insert, Status::Ok, 1_000);
+        recorder.publish();
+        measurements.discard_totals();
+        for _ in 0..3 {
+            recorder.record(Operation::Insert, Status::Ok, 2_000);
+        }
+        drop(recorder);
+        let report = measurements.summary("run", Duration::from_secs(1), 3);
+        let insert = &report.sections[0];
+        assert_eq!(insert.operations, 3);
+        assert_eq!((insert.min_us, insert.max_us), (2, 2));
+    }
+}
