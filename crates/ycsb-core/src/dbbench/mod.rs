@@ -1,0 +1,985 @@
+//! db_bench's benchmarks on any store: `fillseq`, `readrandom` and the
+//! rest of RocksDB's and LevelDB's micro-benchmark vocabulary, run through
+//! the [`Store`]/[`StoreThread`] traits and reported in db_bench's format.
+//!
+//! Faithful to db_bench:
+//! - keys are key numbers as zero-padded decimal of `key_size` digits
+//!   (LevelDB's `%016d`); random keys are `rand % num`;
+//! - values come from db_bench's [`ValueGenerator`] (its Park–Miller
+//!   `Random(301)`, 100-byte pieces compressible to `compression_ratio`);
+//! - every thread performs the whole operation count (`num`, `reads`,
+//!   `deletes`), as db_bench does, and the result line
+//!   ([`BenchReport::line`]) is db_bench's: `micros/op` is the summed
+//!   thread time per operation, `ops/sec` the operations over the wall time
+//!   from the first thread's start to the last thread's end;
+//! - `--histogram` latencies are the time between consecutive finished
+//!   operations of a thread, in RocksDB's buckets ([`Histogram`]).
+//!
+//! Where the store contract differs from a LevelDB/RocksDB handle, the
+//! emulation is stated rather than hidden:
+//! - a value is a record with one field named [`VALUE_FIELD`], so an
+//!   embedded engine stores the value plus 3 bytes of field framing;
+//! - `batch_size` groups that many writes into one timed operation, but
+//!   the trait has no atomic batch: they are separate writes;
+//! - `readseq` reads with scans of [`SCAN_CHUNK`] rows, `readreverse` walks
+//!   the key numbers downwards in chunks of forward scans (the trait has no
+//!   reverse iterator), `seekrandom` is a scan of `1 + seek_nexts` rows;
+//!   their histograms have one sample per scan;
+//! - with several threads, the `(N of M found)` counts sum all threads
+//!   (db_bench shows only the first thread's).
+
+mod histogram;
+mod random;
+
+pub use histogram::Histogram;
+pub use random::{ParkMiller, ValueGenerator};
+
+use std::fmt::{self, Write as _};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+
+use rand::RngCore;
+use ycsb_db::{Fields, Record, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext};
+
+use crate::generator::{seeded_rng, Rng64};
+
+/// The name of the one field that holds a benchmark value.
+pub const VALUE_FIELD: &str = "v";
+
+/// Rows per scan of `readseq` and `readreverse`.
+pub const SCAN_CHUNK: u64 = 1000;
+
+/// One of db_bench's benchmarks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum BenchmarkKind {
+    /// Write `num` values in key order into a fresh database.
+    FillSeq,
+    /// Write `num` values in random key order into a fresh database.
+    FillRandom,
+    /// Overwrite `num` values in random key order.
+    Overwrite,
+    /// Write `num / 1000` values of 100 KB in random order into a fresh
+    /// database.
+    Fill100K,
+    /// Read `reads` random keys.
+    ReadRandom,
+    /// Read `reads` keys that do not exist (one digit longer).
+    ReadMissing,
+    /// Read `reads` records in key order.
+    ReadSeq,
+    /// Read `reads` records in reverse key order.
+    ReadReverse,
+    /// `readrandom` on `threads` threads while one more thread overwrites
+    /// random keys until the readers finish.
+    ReadWhileWriting,
+    /// Seek to `reads` random keys and read `seek_nexts` more records.
+    SeekRandom,
+    /// Delete `deletes` keys in key order.
+    DeleteSeq,
+    /// Delete `deletes` random keys.
+    DeleteRandom,
+    /// Print the store's statistics (engine reports and gauges).
+    Stats,
+}
+
+const NAMES: &[(&str, BenchmarkKind)] = &[
+    ("fillseq", BenchmarkKind::FillSeq),
+    ("fillrandom", BenchmarkKind::FillRandom),
+    ("overwrite", BenchmarkKind::Overwrite),
+    ("fill100K", BenchmarkKind::Fill100K),
+    ("readrandom", BenchmarkKind::ReadRandom),
+    ("readmissing", BenchmarkKind::ReadMissing),
+    ("readseq", BenchmarkKind::ReadSeq),
+    ("readreverse", BenchmarkKind::ReadReverse),
+    ("readwhilewriting", BenchmarkKind::ReadWhileWriting),
+    ("seekrandom", BenchmarkKind::SeekRandom),
+    ("deleteseq", BenchmarkKind::DeleteSeq),
+    ("deleterandom", BenchmarkKind::DeleteRandom),
+    ("stats", BenchmarkKind::Stats),
+];
+
+impl BenchmarkKind {
+    /// Every benchmark name, in db_bench's spelling.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        NAMES.iter().map(|(n, _)| *n)
+    }
+
+    /// The benchmark called `name` (db_bench's spelling, exactly).
+    pub fn from_name(name: &str) -> Option<Self> {
+        NAMES.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
+    }
+
+    /// The name db_bench prints.
+    pub fn name(self) -> &'static str {
+        NAMES
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("?", |(n, _)| n)
+    }
+
+    /// Whether db_bench runs it on a freshly destroyed database.
+    pub fn needs_fresh_db(self) -> bool {
+        matches!(
+            self,
+            BenchmarkKind::FillSeq | BenchmarkKind::FillRandom | BenchmarkKind::Fill100K
+        )
+    }
+
+    /// The operation its histogram is titled with (`Microseconds per
+    /// write:`).
+    fn operation(self) -> &'static str {
+        match self {
+            BenchmarkKind::FillSeq
+            | BenchmarkKind::FillRandom
+            | BenchmarkKind::Overwrite
+            | BenchmarkKind::Fill100K => "write",
+            BenchmarkKind::SeekRandom => "seek",
+            BenchmarkKind::DeleteSeq | BenchmarkKind::DeleteRandom => "delete",
+            _ => "read",
+        }
+    }
+}
+
+/// Parses db_bench's `--benchmarks` list (comma-separated, empty items
+/// skipped).
+///
+/// # Errors
+///
+/// [`BenchError::UnknownBenchmark`] naming the first unknown name.
+pub fn parse_benchmarks(list: &str) -> Result<Vec<BenchmarkKind>, BenchError> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|name| {
+            BenchmarkKind::from_name(name).ok_or_else(|| BenchError::UnknownBenchmark {
+                name: name.to_string(),
+                known: BenchmarkKind::names().collect::<Vec<_>>().join(", "),
+            })
+        })
+        .collect()
+}
+
+/// What a benchmark run does: db_bench's flags, with its defaults.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Settings {
+    /// `--num`: keys in the database (1000000).
+    pub num: u64,
+    /// `--reads`: reads per thread; `None` (db_bench's -1) means `num`.
+    pub reads: Option<u64>,
+    /// `--writes`: writes per thread of `overwrite` and the fills; `None`
+    /// means `num`.
+    pub writes: Option<u64>,
+    /// `--deletes`: deletes per thread; `None` means `num`.
+    pub deletes: Option<u64>,
+    /// `--threads` (1); `readwhilewriting` adds one writer thread.
+    pub threads: usize,
+    /// `--key_size` (16): digits of a zero-padded key number.
+    pub key_size: usize,
+    /// `--value_size` (100).
+    pub value_size: usize,
+    /// `--compression_ratio` (0.5).
+    pub compression_ratio: f64,
+    /// `--batch_size` (1): writes per timed operation.
+    pub batch_size: u64,
+    /// `--seek_nexts` (0): records read after each seek of `seekrandom`.
+    pub seek_nexts: u64,
+    /// `--histogram`: record latencies.
+    pub histogram: bool,
+    /// `--stats_interval_seconds`: report each thread's progress this
+    /// often; `None` for never.
+    pub stats_interval: Option<Duration>,
+    /// `--seed`: base seed; thread `i` uses stream `i`.
+    pub seed: u64,
+    /// The table name passed to the store.
+    pub table: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            num: 1_000_000,
+            reads: None,
+            writes: None,
+            deletes: None,
+            threads: 1,
+            key_size: 16,
+            value_size: 100,
+            compression_ratio: 0.5,
+            batch_size: 1,
+            seek_nexts: 0,
+            histogram: false,
+            stats_interval: None,
+            seed: 0,
+            table: "usertable".to_string(),
+        }
+    }
+}
+
+/// The largest value size accepted: db_bench's values must fit its
+/// generator buffer, and a gigabyte per value is no micro-benchmark.
+pub const MAX_VALUE_SIZE: usize = 1 << 30;
+
+impl Settings {
+    /// Checks the settings.
+    ///
+    /// # Errors
+    ///
+    /// [`BenchError::Invalid`] naming the flag that is out of range.
+    pub fn validate(&self) -> Result<(), BenchError> {
+        let invalid = |setting: &'static str, reason: &str| {
+            Err(BenchError::Invalid {
+                setting,
+                reason: reason.to_string(),
+            })
+        };
+        if self.num == 0 {
+            return invalid("--num", "must be at least 1");
+        }
+        if self.threads == 0 {
+            return invalid("--threads", "must be at least 1");
+        }
+        if self.key_size == 0 || self.key_size > 1024 {
+            return invalid("--key_size", "must be 1..=1024");
+        }
+        if self.value_size > MAX_VALUE_SIZE {
+            return invalid("--value_size", "must be at most 1073741824");
+        }
+        if !(self.compression_ratio > 0.0 && self.compression_ratio <= 1.0) {
+            return invalid("--compression_ratio", "must be above 0 and at most 1");
+        }
+        if self.batch_size == 0 {
+            return invalid("--batch_size", "must be at least 1");
+        }
+        if self.stats_interval == Some(Duration::ZERO) {
+            return invalid("--stats_interval_seconds", "must be above 0");
+        }
+        Ok(())
+    }
+}
+
+/// An error running a benchmark.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// A name in `--benchmarks` that is not a benchmark.
+    #[error("--benchmarks: unknown benchmark '{name}' (known: {known})")]
+    UnknownBenchmark {
+        /// The name given.
+        name: String,
+        /// The known names.
+        known: String,
+    },
+    /// A setting out of range.
+    #[error("{setting}: {reason}")]
+    Invalid {
+        /// The flag, for example `--num`.
+        setting: &'static str,
+        /// What is allowed.
+        reason: String,
+    },
+    /// A store thread could not be opened.
+    #[error("{benchmark}: thread {thread}: {source}")]
+    Thread {
+        /// The benchmark.
+        benchmark: &'static str,
+        /// The thread number.
+        thread: usize,
+        /// The store's error (boxed: it is large and rare).
+        #[source]
+        source: Box<StoreError>,
+    },
+    /// An operation failed (db_bench stops on the first failed write or
+    /// failed read).
+    #[error("{benchmark}: {operation} of key '{key}' returned {status}")]
+    Operation {
+        /// The benchmark.
+        benchmark: &'static str,
+        /// `insert`, `read`, `scan` or `delete`.
+        operation: &'static str,
+        /// The key.
+        key: String,
+        /// The status the store returned.
+        status: Status,
+    },
+    /// A benchmark thread panicked (a bug in a store binding).
+    #[error("{benchmark}: a benchmark thread panicked")]
+    Panicked {
+        /// The benchmark.
+        benchmark: &'static str,
+    },
+}
+
+/// One thread's progress at a `--stats_interval_seconds` boundary.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct IntervalReport {
+    /// The thread.
+    pub thread: usize,
+    /// Operations in this interval.
+    pub interval_ops: u64,
+    /// Operations since the benchmark started.
+    pub total_ops: u64,
+    /// The interval's length.
+    pub interval: Duration,
+    /// Time since the benchmark started.
+    pub total: Duration,
+    /// When the report was made.
+    pub at: chrono::DateTime<chrono::Local>,
+}
+
+/// db_bench's interval line: `2026/11/29-22:53:25 ... thread 0:
+/// (1000,5000) ops and (1000.0,1000.0) ops/second in (1.000000,5.000000)
+/// seconds`.
+impl fmt::Display for IntervalReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rate = |ops: u64, d: Duration| {
+            let s = d.as_secs_f64();
+            if s > 0.0 {
+                ops as f64 / s
+            } else {
+                0.0
+            }
+        };
+        write!(
+            f,
+            "{} ... thread {}: ({},{}) ops and ({:.1},{:.1}) ops/second in ({:.6},{:.6}) seconds",
+            self.at.format("%Y/%m/%d-%H:%M:%S"),
+            self.thread,
+            self.interval_ops,
+            self.total_ops,
+            rate(self.interval_ops, self.interval),
+            rate(self.total_ops, self.total),
+            self.interval.as_secs_f64(),
+            self.total.as_secs_f64(),
+        )
+    }
+}
+
+/// Receives interval reports, called from the benchmark threads.
+pub trait Progress: Sync {
+    /// One thread reached an interval boundary.
+    fn interval(&self, report: &IntervalReport);
+}
+
+/// A [`Progress`] that ignores every report.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn interval(&self, _: &IntervalReport) {}
+}
+
+/// What one benchmark measured, merged over its threads.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct BenchReport {
+    /// The benchmark.
+    pub benchmark: BenchmarkKind,
+    /// Operations over all threads (a batch counts its writes).
+    pub operations: u64,
+    /// Wall time from the first thread's start to the last one's end.
+    pub elapsed: Duration,
+    /// The threads' times added up.
+    pub thread_time: Duration,
+    /// Key and value bytes written or read.
+    pub bytes: u64,
+    /// Reads that found their key and reads attempted, for the benchmarks
+    /// that report `(N of M found)`.
+    pub found: Option<(u64, u64)>,
+    /// The latencies, with `--histogram`.
+    pub histogram: Option<Histogram>,
+}
+
+impl BenchReport {
+    /// db_bench's result line, for example `fillseq      :       3.622
+    /// micros/op 276122 ops/sec 1.811 seconds 500000 operations;   30.5
+    /// MB/s`.
+    pub fn line(&self) -> String {
+        // db_bench divides by at least one operation and reports the wall
+        // time with microsecond resolution.
+        let done = self.operations.max(1);
+        let elapsed = self.elapsed.as_secs_f64().max(1e-6);
+        let mut extra = String::new();
+        if self.bytes > 0 {
+            let _ = write!(
+                extra,
+                "{:6.1} MB/s",
+                self.bytes as f64 / 1_048_576.0 / elapsed
+            );
+        }
+        if let Some((found, of)) = self.found {
+            if !extra.is_empty() {
+                extra.push(' ');
+            }
+            let _ = write!(extra, "({found} of {of} found)");
+        }
+        format!(
+            "{:<12} : {:11.3} micros/op {} ops/sec {:.3} seconds {} operations;{}{}",
+            self.benchmark.name(),
+            self.thread_time.as_secs_f64() * 1e6 / done as f64,
+            (done as f64 / elapsed) as i64,
+            elapsed,
+            done,
+            if extra.is_empty() { "" } else { " " },
+            extra
+        )
+    }
+
+    /// db_bench's histogram block (`Microseconds per read:` and the
+    /// histogram), with `--histogram`.
+    pub fn histogram_text(&self) -> Option<String> {
+        self.histogram
+            .as_ref()
+            .map(|h| format!("Microseconds per {}:\n{h}", self.benchmark.operation()))
+    }
+
+    /// Operations per second of wall time.
+    pub fn ops_per_sec(&self) -> f64 {
+        self.operations as f64 / self.elapsed.as_secs_f64().max(1e-6)
+    }
+}
+
+/// The result of one benchmark.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum BenchOutcome {
+    /// A measured benchmark.
+    Measured(BenchReport),
+    /// `stats`: the store's reports and gauges as text.
+    Stats(String),
+}
+
+/// Runs `kind` on `store` with `settings`, reporting intervals to
+/// `progress`.
+///
+/// The store must already hold what the benchmark reads (db_bench's
+/// `fillseq,readrandom` order); destroying the database before a
+/// fresh-database benchmark ([`BenchmarkKind::needs_fresh_db`]) is the
+/// caller's job, because only it knows how to reopen the store.
+///
+/// # Errors
+///
+/// [`BenchError::Invalid`] for invalid settings, [`BenchError::Thread`]
+/// when a store thread cannot start, [`BenchError::Operation`] on the
+/// first write, delete or scan that fails or read that returns an error
+/// other than not-found.
+pub fn run(
+    store: &dyn Store,
+    kind: BenchmarkKind,
+    settings: &Settings,
+    progress: &dyn Progress,
+) -> Result<BenchOutcome, BenchError> {
+    settings.validate()?;
+    if kind == BenchmarkKind::Stats {
+        return Ok(BenchOutcome::Stats(stats_text(store)));
+    }
+    let readers = settings.threads;
+    let writer = kind == BenchmarkKind::ReadWhileWriting;
+    let total = readers + usize::from(writer);
+    let barrier = Barrier::new(total);
+    let readers_left = AtomicUsize::new(readers);
+    let results: Vec<Result<ThreadStats, BenchError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..total)
+            .map(|id| {
+                let barrier = &barrier;
+                let readers_left = &readers_left;
+                scope.spawn(move || {
+                    let role = if id < readers {
+                        Role::Measured
+                    } else {
+                        Role::BackgroundWriter
+                    };
+                    let worker = Worker::open(store, kind, settings, id, total, progress);
+                    barrier.wait();
+                    match role {
+                        Role::Measured => {
+                            // Counted down however the reader ends (even by
+                            // a panic), so that readwhilewriting's writer
+                            // stops.
+                            let _done = CountDown(readers_left);
+                            worker.and_then(|mut w| {
+                                w.run(kind)?;
+                                Ok(w.stats)
+                            })
+                        }
+                        Role::BackgroundWriter => worker.and_then(|mut w| {
+                            w.background_writes(readers_left)?;
+                            Ok(w.stats)
+                        }),
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or(Err(BenchError::Panicked {
+                    benchmark: kind.name(),
+                }))
+            })
+            .collect()
+    });
+    let mut merged: Option<ThreadStats> = None;
+    for (id, result) in results.into_iter().enumerate() {
+        let stats = result?;
+        if id >= readers {
+            continue;
+        }
+        match &mut merged {
+            None => merged = Some(stats),
+            Some(m) => m.merge(&stats),
+        }
+    }
+    // `threads` is at least 1, so there is one measured thread.
+    let m = merged.ok_or(BenchError::Panicked {
+        benchmark: kind.name(),
+    })?;
+    let reports_found = matches!(
+        kind,
+        BenchmarkKind::ReadRandom
+            | BenchmarkKind::ReadMissing
+            | BenchmarkKind::ReadWhileWriting
+            | BenchmarkKind::SeekRandom
+    );
+    Ok(BenchOutcome::Measured(BenchReport {
+        benchmark: kind,
+        operations: m.done,
+        elapsed: m.finish.saturating_duration_since(m.start),
+        thread_time: m.thread_time,
+        bytes: m.bytes,
+        found: reports_found.then_some((m.found, m.done)),
+        histogram: m.histogram,
+    }))
+}
+
+/// The `stats` benchmark's text: the store's engine, its gauges and its
+/// reports (RocksDB's `rocksdb.stats`).
+pub fn stats_text(store: &dyn Store) -> String {
+    let mut text = String::new();
+    let info = store.engine_info();
+    if !info.name.is_empty() {
+        let _ = writeln!(text, "Engine: {} {}", info.name, info.version);
+    }
+    let mut gauges = Vec::new();
+    store.gauges(&mut gauges);
+    for g in &gauges {
+        let _ = writeln!(text, "{}: {}", g.name, g.value);
+    }
+    for report in store.final_reports() {
+        let _ = writeln!(text, "** {} **\n{}", report.name, report.text.trim_end());
+    }
+    text
+}
+
+/// Decrements the count of running readers when dropped.
+struct CountDown<'a>(&'a AtomicUsize);
+
+impl Drop for CountDown<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Release);
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Measured,
+    BackgroundWriter,
+}
+
+/// One thread's counters (db_bench's `Stats`).
+struct ThreadStats {
+    id: usize,
+    done: u64,
+    bytes: u64,
+    found: u64,
+    start: Instant,
+    finish: Instant,
+    thread_time: Duration,
+    last_op: Instant,
+    histogram: Option<Histogram>,
+    interval: Option<Duration>,
+    next_check: u64,
+    last_report: Instant,
+    last_report_done: u64,
+}
+
+/// Operations between clock checks for interval reports: rare enough to
+/// cost nothing, frequent enough for any store slower than 10 M ops/s.
+const REPORT_CHECK_EVERY: u64 = 256;
+
+impl ThreadStats {
+    fn new(id: usize, settings: &Settings) -> Self {
+        let now = Instant::now();
+        Self {
+            id,
+            done: 0,
+            bytes: 0,
+            found: 0,
+            start: now,
+            finish: now,
+            thread_time: Duration::ZERO,
+            last_op: now,
+            histogram: settings.histogram.then(Histogram::new),
+            interval: settings.stats_interval,
+            next_check: REPORT_CHECK_EVERY,
+            last_report: now,
+            last_report_done: 0,
+        }
+    }
+
+    fn begin(&mut self) {
+        let now = Instant::now();
+        self.start = now;
+        self.last_op = now;
+        self.last_report = now;
+    }
+
+    fn end(&mut self) {
+        self.finish = Instant::now();
+        self.thread_time = self.finish.saturating_duration_since(self.start);
+    }
+
+    /// db_bench's `FinishedOps`: one histogram sample per call.
+    fn finished(&mut self, ops: u64, progress: &dyn Progress) {
+        self.done += ops;
+        if let Some(h) = &mut self.histogram {
+            let now = Instant::now();
+            h.add(now.saturating_duration_since(self.last_op).as_micros() as u64);
+            self.last_op = now;
+        }
+        if let Some(interval) = self.interval {
+            if self.done >= self.next_check {
+                self.next_check = self.done + REPORT_CHECK_EVERY;
+                let now = Instant::now();
+                let since = now.saturating_duration_since(self.last_report);
+                if since >= interval {
+                    progress.interval(&IntervalReport {
+                        thread: self.id,
+                        interval_ops: self.done - self.last_report_done,
+                        total_ops: self.done,
+                        interval: since,
+                        total: now.saturating_duration_since(self.start),
+                        at: chrono::Local::now(),
+                    });
+                    self.last_report = now;
+                    self.last_report_done = self.done;
+                }
+            }
+        }
+    }
+
+    fn merge(&mut self, other: &ThreadStats) {
+        self.done += other.done;
+        self.bytes += other.bytes;
+        self.found += other.found;
+        self.start = self.start.min(other.start);
+        self.finish = self.finish.max(other.finish);
+        self.thread_time += other.thread_time;
+        if let (Some(a), Some(b)) = (&mut self.histogram, &other.histogram) {
+            a.merge(b);
+        }
+    }
+}
+
+/// One benchmark thread: its store thread, generators and buffers.
+struct Worker<'a> {
+    thread: Box<dyn StoreThread + 'a>,
+    settings: &'a Settings,
+    progress: &'a dyn Progress,
+    kind: BenchmarkKind,
+    key: String,
+    scan_start: String,
+    record: Record,
+    out: Record,
+    scan: ScanResult,
+    values: ValueGenerator,
+    value_size: usize,
+    key_size: usize,
+    rng: Rng64,
+    stats: ThreadStats,
+}
+
+fn make_key(buf: &mut String, n: u64, width: usize) {
+    buf.clear();
+    // Writing into a String that has grown to the key size allocates
+    // nothing.
+    let _ = write!(buf, "{n:0width$}");
+}
+
+impl<'a> Worker<'a> {
+    fn open(
+        store: &'a dyn Store,
+        kind: BenchmarkKind,
+        settings: &'a Settings,
+        id: usize,
+        total: usize,
+        progress: &'a dyn Progress,
+    ) -> Result<Self, BenchError> {
+        let thread = store
+            .thread(ThreadContext::new(id, total))
+            .map_err(|source| BenchError::Thread {
+                benchmark: kind.name(),
+                thread: id,
+                source: Box::new(source),
+            })?;
+        let value_size = if kind == BenchmarkKind::Fill100K {
+            100_000
+        } else {
+            settings.value_size
+        };
+        let key_size = if kind == BenchmarkKind::ReadMissing {
+            settings.key_size + 1
+        } else {
+            settings.key_size
+        };
+        Ok(Self {
+            thread,
+            settings,
+            progress,
+            kind,
+            key: String::with_capacity(key_size.max(24)),
+            scan_start: String::with_capacity(key_size + 1),
+            record: Record::with_capacity(1, value_size),
+            out: Record::with_capacity(1, value_size + 16),
+            scan: ScanResult::new(),
+            values: ValueGenerator::new(settings.compression_ratio, value_size),
+            value_size,
+            key_size,
+            rng: seeded_rng(settings.seed, id as u64),
+            stats: ThreadStats::new(id, settings),
+        })
+    }
+
+    fn fail(&self, operation: &'static str, status: Status) -> BenchError {
+        BenchError::Operation {
+            benchmark: self.kind.name(),
+            operation,
+            key: self.key.clone(),
+            status,
+        }
+    }
+
+    fn random_key_number(&mut self) -> u64 {
+        self.rng.next_u64() % self.settings.num
+    }
+
+    fn run(&mut self, kind: BenchmarkKind) -> Result<(), BenchError> {
+        let s = self.settings;
+        self.stats.begin();
+        let result = match kind {
+            BenchmarkKind::FillSeq => self.writes(s.writes.unwrap_or(s.num), true),
+            BenchmarkKind::FillRandom | BenchmarkKind::Overwrite => {
+                self.writes(s.writes.unwrap_or(s.num), false)
+            }
+            BenchmarkKind::Fill100K => self.writes(s.writes.unwrap_or(s.num) / 1000, false),
+            BenchmarkKind::ReadRandom
+            | BenchmarkKind::ReadMissing
+            | BenchmarkKind::ReadWhileWriting => self.random_reads(s.reads.unwrap_or(s.num)),
+            BenchmarkKind::ReadSeq => self.read_seq(s.reads.unwrap_or(s.num)),
+            BenchmarkKind::ReadReverse => self.read_reverse(s.reads.unwrap_or(s.num)),
+            BenchmarkKind::SeekRandom => self.seek_random(s.reads.unwrap_or(s.num)),
+            BenchmarkKind::DeleteSeq => self.deletes(s.deletes.unwrap_or(s.num), true),
+            BenchmarkKind::DeleteRandom => self.deletes(s.deletes.unwrap_or(s.num), false),
+            BenchmarkKind::Stats => Ok(()),
+        };
+        self.stats.end();
+        result
+    }
+
+    fn write_one(&mut self, n: u64) -> Result<(), BenchError> {
+        make_key(&mut self.key, n, self.key_size);
+        self.record.clear();
+        self.record
+            .push(VALUE_FIELD, self.values.generate(self.value_size));
+        match self
+            .thread
+            .insert(&self.settings.table, &self.key, &self.record)
+        {
+            Status::Ok => {
+                self.stats.bytes += (self.key.len() + self.value_size) as u64;
+                Ok(())
+            }
+            status => Err(self.fail("insert", status)),
+        }
+    }
+
+    fn writes(&mut self, count: u64, sequential: bool) -> Result<(), BenchError> {
+        let batch = self.settings.batch_size;
+        let mut i = 0;
+        while i < count {
+            let n = batch.min(count - i);
+            for j in 0..n {
+                let key = if sequential {
+                    i + j
+                } else {
+                    self.random_key_number()
+                };
+                self.write_one(key)?;
+            }
+            i += n;
+            self.stats.finished(n, self.progress);
+        }
+        Ok(())
+    }
+
+    fn deletes(&mut self, count: u64, sequential: bool) -> Result<(), BenchError> {
+        let batch = self.settings.batch_size;
+        let mut i = 0;
+        while i < count {
+            let n = batch.min(count - i);
+            for j in 0..n {
+                let key = if sequential {
+                    i + j
+                } else {
+                    self.random_key_number()
+                };
+                make_key(&mut self.key, key, self.key_size);
+                match self.thread.delete(&self.settings.table, &self.key) {
+                    // Deleting a missing key succeeds in LevelDB and
+                    // RocksDB; stores that say so are not failing.
+                    Status::Ok | Status::NotFound => {}
+                    status => return Err(self.fail("delete", status)),
+                }
+            }
+            i += n;
+            self.stats.finished(n, self.progress);
+        }
+        Ok(())
+    }
+
+    fn random_reads(&mut self, count: u64) -> Result<(), BenchError> {
+        for _ in 0..count {
+            let n = self.random_key_number();
+            make_key(&mut self.key, n, self.key_size);
+            self.out.clear();
+            match self
+                .thread
+                .read(&self.settings.table, &self.key, Fields::All, &mut self.out)
+            {
+                Status::Ok => {
+                    self.stats.found += 1;
+                    self.stats.bytes += (self.key.len() + self.out.value_bytes()) as u64;
+                }
+                Status::NotFound => {}
+                status => return Err(self.fail("read", status)),
+            }
+            self.stats.finished(1, self.progress);
+        }
+        Ok(())
+    }
+
+    /// Scans `count` rows from `start`, adding the rows' bytes; returns
+    /// the number of rows and leaves the last row's key in `scan_start`.
+    fn scan_rows(&mut self, count: u64) -> Result<u64, BenchError> {
+        self.scan.clear();
+        let count = usize::try_from(count).unwrap_or(usize::MAX);
+        match self.thread.scan(
+            &self.settings.table,
+            &self.key,
+            count,
+            Fields::All,
+            &mut self.scan,
+        ) {
+            Status::Ok => {}
+            status => return Err(self.fail("scan", status)),
+        }
+        Ok(self.scan.len() as u64)
+    }
+
+    fn read_seq(&mut self, count: u64) -> Result<(), BenchError> {
+        self.key.clear();
+        let mut done = 0;
+        while done < count {
+            let want = SCAN_CHUNK.min(count - done);
+            let rows = self.scan_rows(want)?;
+            for (key, record) in self.scan.iter() {
+                self.stats.bytes += (key.len() + record.value_bytes()) as u64;
+            }
+            let last = self.scan.iter().last().map(|(k, _)| k);
+            if let Some(last) = last {
+                self.scan_start.clear();
+                self.scan_start.push_str(last);
+            }
+            done += rows;
+            if rows > 0 {
+                self.stats.finished(rows, self.progress);
+            }
+            if rows < want {
+                break;
+            }
+            // The smallest string above the last key: the next scan starts
+            // right after it.
+            self.key.clear();
+            self.key.push_str(&self.scan_start);
+            self.key.push('\0');
+        }
+        Ok(())
+    }
+
+    fn read_reverse(&mut self, count: u64) -> Result<(), BenchError> {
+        let mut done = 0;
+        let mut high = self.settings.num - 1;
+        while done < count {
+            let low = high.saturating_sub(SCAN_CHUNK - 1);
+            make_key(&mut self.scan_start, high, self.key_size);
+            make_key(&mut self.key, low, self.key_size);
+            self.scan_rows(high - low + 1)?;
+            let mut rows = 0;
+            // Rows past `high` belong to the chunk above (keys are missing
+            // in this one) and were read already.
+            for (key, record) in self.scan.iter() {
+                if key > self.scan_start.as_str() || done + rows >= count {
+                    continue;
+                }
+                self.stats.bytes += (key.len() + record.value_bytes()) as u64;
+                rows += 1;
+            }
+            done += rows;
+            if rows > 0 {
+                self.stats.finished(rows, self.progress);
+            }
+            if low == 0 {
+                break;
+            }
+            high = low - 1;
+        }
+        Ok(())
+    }
+
+    fn seek_random(&mut self, count: u64) -> Result<(), BenchError> {
+        let rows = 1 + self.settings.seek_nexts;
+        for _ in 0..count {
+            let n = self.random_key_number();
+            make_key(&mut self.key, n, self.key_size);
+            self.scan_rows(rows)?;
+            let mut first = true;
+            for (key, record) in self.scan.iter() {
+                if first && key == self.key {
+                    self.stats.found += 1;
+                }
+                first = false;
+                self.stats.bytes += (key.len() + record.value_bytes()) as u64;
+            }
+            self.stats.finished(1, self.progress);
+        }
+        Ok(())
+    }
+
+    /// readwhilewriting's extra thread: random overwrites until every
+    /// reader has finished; not part of the reported figures.
+    fn background_writes(&mut self, readers_left: &AtomicUsize) -> Result<(), BenchError> {
+        self.stats.begin();
+        while readers_left.load(Ordering::Acquire) > 0 {
+            let n = self.random_key_number();
+            self.write_one(n)?;
+        }
+        self.stats.end();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

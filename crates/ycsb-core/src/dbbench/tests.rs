@@ -1,0 +1,287 @@
+//! The benchmarks on the real in-process memory store.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use ycsb_db::{Fields, Record, Status, Store, ThreadContext};
+use ycsb_memory::MemoryStore;
+
+use super::*;
+
+fn settings(num: u64) -> Settings {
+    Settings {
+        num,
+        seed: 7,
+        ..Settings::default()
+    }
+}
+
+fn measured(store: &dyn Store, kind: BenchmarkKind, s: &Settings) -> BenchReport {
+    match run(store, kind, s, &NoProgress).unwrap() {
+        BenchOutcome::Measured(r) => r,
+        BenchOutcome::Stats(_) => panic!("{kind:?} gave stats"),
+    }
+}
+
+#[test]
+fn names_round_trip_and_unknown_names_are_errors() {
+    for name in BenchmarkKind::names() {
+        assert_eq!(BenchmarkKind::from_name(name).unwrap().name(), name);
+    }
+    let list = parse_benchmarks("fillseq,,readrandom, stats").unwrap();
+    assert_eq!(
+        list,
+        vec![
+            BenchmarkKind::FillSeq,
+            BenchmarkKind::ReadRandom,
+            BenchmarkKind::Stats
+        ]
+    );
+    let err = parse_benchmarks("fillseq,readrandm")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("--benchmarks: unknown benchmark 'readrandm' (known: fillseq,"),
+        "{err}"
+    );
+}
+
+#[test]
+fn fillseq_writes_db_bench_keys_and_compressible_values() {
+    let store = MemoryStore::new();
+    let s = settings(100);
+    let r = measured(&store, BenchmarkKind::FillSeq, &s);
+    assert_eq!(r.operations, 100);
+    assert_eq!(r.bytes, 100 * (16 + 100));
+    assert_eq!(r.found, None);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut out = Record::new();
+    assert_eq!(
+        t.read("usertable", "0000000000000042", Fields::All, &mut out),
+        Status::Ok
+    );
+    let v = out.get(VALUE_FIELD).unwrap();
+    assert_eq!(v.len(), 100);
+    assert_eq!(&v[..50], &v[50..], "ratio 0.5 repeats a 50-byte prefix");
+    out.clear();
+    assert_eq!(
+        t.read("usertable", "0000000000000100", Fields::All, &mut out),
+        Status::NotFound
+    );
+}
+
+#[test]
+fn reads_find_what_was_written() {
+    let store = MemoryStore::new();
+    let s = Settings {
+        reads: Some(500),
+        ..settings(200)
+    };
+    measured(&store, BenchmarkKind::FillSeq, &s);
+    let r = measured(&store, BenchmarkKind::ReadRandom, &s);
+    assert_eq!(r.found, Some((500, 500)));
+    assert_eq!(r.bytes, 500 * 116);
+    assert!(
+        r.line().ends_with(" MB/s (500 of 500 found)"),
+        "{}",
+        r.line()
+    );
+    let r = measured(&store, BenchmarkKind::ReadMissing, &s);
+    assert_eq!(r.found, Some((0, 500)));
+    assert!(
+        r.line().ends_with(" operations; (0 of 500 found)"),
+        "{}",
+        r.line()
+    );
+    let r = measured(&store, BenchmarkKind::SeekRandom, &s);
+    assert_eq!(r.found, Some((500, 500)));
+    // Sequential reads stop at the end of the data.
+    let r = measured(&store, BenchmarkKind::ReadSeq, &s);
+    assert_eq!(r.operations, 200);
+    assert_eq!(r.bytes, 200 * 116);
+    let r = measured(&store, BenchmarkKind::ReadReverse, &s);
+    assert_eq!(r.operations, 200);
+    let s = Settings {
+        reads: Some(50),
+        ..s
+    };
+    assert_eq!(measured(&store, BenchmarkKind::ReadSeq, &s).operations, 50);
+    assert_eq!(
+        measured(&store, BenchmarkKind::ReadReverse, &s).operations,
+        50
+    );
+}
+
+#[test]
+fn readseq_crosses_scan_chunks_and_reverse_skips_holes() {
+    let store = MemoryStore::new();
+    let s = settings(2500);
+    measured(&store, BenchmarkKind::FillSeq, &s);
+    // Holes: every key from 1000 to 1999 is deleted.
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    for n in 1000..2000 {
+        assert_eq!(t.delete("usertable", &format!("{n:016}")), Status::Ok);
+    }
+    assert_eq!(
+        measured(&store, BenchmarkKind::ReadSeq, &s).operations,
+        1500
+    );
+    assert_eq!(
+        measured(&store, BenchmarkKind::ReadReverse, &s).operations,
+        1500
+    );
+}
+
+#[test]
+fn deletes_remove_keys() {
+    let store = MemoryStore::new();
+    let s = settings(300);
+    measured(&store, BenchmarkKind::FillSeq, &s);
+    let r = measured(&store, BenchmarkKind::DeleteSeq, &s);
+    assert_eq!((r.operations, r.bytes), (300, 0));
+    assert!(r.line().ends_with(" 300 operations;"), "{}", r.line());
+    assert_eq!(
+        measured(&store, BenchmarkKind::ReadRandom, &s).found,
+        Some((0, 300))
+    );
+    measured(&store, BenchmarkKind::FillRandom, &s);
+    measured(&store, BenchmarkKind::DeleteRandom, &s);
+}
+
+#[test]
+fn every_thread_does_the_whole_count_in_batches() {
+    let store = MemoryStore::new();
+    let s = Settings {
+        threads: 3,
+        batch_size: 7,
+        histogram: true,
+        ..settings(100)
+    };
+    let r = measured(&store, BenchmarkKind::FillRandom, &s);
+    assert_eq!(r.operations, 300);
+    // One histogram sample per batch: ceil(100 / 7) = 15 per thread.
+    assert_eq!(r.histogram.as_ref().unwrap().count(), 45);
+    let text = r.histogram_text().unwrap();
+    assert!(
+        text.starts_with("Microseconds per write:\nCount: 45 "),
+        "{text}"
+    );
+}
+
+#[test]
+fn read_while_writing_reports_only_readers() {
+    let store = MemoryStore::new();
+    let s = Settings {
+        threads: 2,
+        ..settings(1000)
+    };
+    measured(&store, BenchmarkKind::FillSeq, &s);
+    let r = measured(&store, BenchmarkKind::ReadWhileWriting, &s);
+    assert_eq!(r.operations, 2000);
+    let (found, of) = r.found.unwrap();
+    assert_eq!(of, 2000);
+    // Not all 2000: the memory store replaces a skip-list entry by removing
+    // it first, so a read racing the writer's overwrite can miss its key.
+    assert!(found > 1000, "{found}");
+}
+
+struct Collect(Mutex<Vec<IntervalReport>>);
+
+impl Progress for Collect {
+    fn interval(&self, report: &IntervalReport) {
+        self.0.lock().unwrap().push(report.clone());
+    }
+}
+
+#[test]
+fn intervals_are_reported_in_db_bench_format() {
+    let store = MemoryStore::new();
+    let s = Settings {
+        // Shorter than any 256 operations take, so every check reports.
+        stats_interval: Some(Duration::from_nanos(1)),
+        ..settings(1000)
+    };
+    let progress = Collect(Mutex::new(Vec::new()));
+    run(&store, BenchmarkKind::FillSeq, &s, &progress).unwrap();
+    let reports = progress.0.into_inner().unwrap();
+    let totals: Vec<u64> = reports.iter().map(|r| r.total_ops).collect();
+    assert_eq!(totals, vec![256, 512, 768]);
+    let line = reports[1].to_string();
+    assert!(
+        line.contains(" ... thread 0: (256,512) ops and ("),
+        "{line}"
+    );
+    assert!(line.ends_with(" seconds"), "{line}");
+}
+
+#[test]
+fn result_line_is_db_bench_format() {
+    let r = BenchReport {
+        benchmark: BenchmarkKind::FillSeq,
+        operations: 500_000,
+        elapsed: Duration::from_micros(1_811_000),
+        thread_time: Duration::from_micros(1_811_000),
+        bytes: 500_000 * 116,
+        found: None,
+        histogram: None,
+    };
+    assert_eq!(
+        r.line(),
+        "fillseq      :       3.622 micros/op 276090 ops/sec 1.811 seconds 500000 operations;   30.5 MB/s"
+    );
+    let r = BenchReport {
+        benchmark: BenchmarkKind::ReadRandom,
+        found: Some((315_873, 500_000)),
+        ..r
+    };
+    assert!(r
+        .line()
+        .ends_with("500000 operations;   30.5 MB/s (315873 of 500000 found)"));
+}
+
+#[test]
+fn stats_and_bad_settings() {
+    let store = MemoryStore::new();
+    let BenchOutcome::Stats(text) =
+        run(&store, BenchmarkKind::Stats, &settings(1), &NoProgress).unwrap()
+    else {
+        panic!("stats is text");
+    };
+    assert!(text.contains("memory.records: 0"), "{text}");
+    for (s, flag) in [
+        (settings(0), "--num"),
+        (
+            Settings {
+                threads: 0,
+                ..settings(1)
+            },
+            "--threads",
+        ),
+        (
+            Settings {
+                key_size: 0,
+                ..settings(1)
+            },
+            "--key_size",
+        ),
+        (
+            Settings {
+                batch_size: 0,
+                ..settings(1)
+            },
+            "--batch_size",
+        ),
+        (
+            Settings {
+                compression_ratio: 0.0,
+                ..settings(1)
+            },
+            "--compression_ratio",
+        ),
+    ] {
+        let err = run(&store, BenchmarkKind::FillSeq, &s, &NoProgress)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with(flag), "{err}");
+    }
+}
