@@ -191,8 +191,14 @@ pub struct Settings {
     /// `--stats_interval_seconds`: report each thread's progress this
     /// often; `None` for never.
     pub stats_interval: Option<Duration>,
-    /// `--seed`: base seed; thread `i` uses stream `i`.
+    /// `--seed`: base seed; thread `i` draws from random stream
+    /// `first_stream + i`.
     pub seed: u64,
+    /// The random stream of thread 0. db_bench numbers threads across the
+    /// benchmarks of a run, so that `overwrite` after `fillrandom` draws
+    /// other keys: a caller running several benchmarks adds each one's
+    /// thread count (see [`thread_streams`]).
+    pub first_stream: u64,
     /// The table name passed to the store.
     pub table: String,
 }
@@ -213,6 +219,7 @@ impl Default for Settings {
             histogram: false,
             stats_interval: None,
             seed: 0,
+            first_stream: 0,
             table: "usertable".to_string(),
         }
     }
@@ -440,6 +447,13 @@ impl BenchReport {
     pub fn ops_per_sec(&self) -> f64 {
         self.operations as f64 / self.elapsed.as_secs_f64().max(1e-6)
     }
+}
+
+/// How many random streams (threads) `kind` uses with `settings`: what to
+/// add to [`Settings::first_stream`] before the next benchmark.
+pub fn thread_streams(kind: BenchmarkKind, settings: &Settings) -> u64 {
+    let writer = u64::from(kind == BenchmarkKind::ReadWhileWriting);
+    settings.threads as u64 + writer
 }
 
 /// The result of one benchmark.
@@ -748,7 +762,7 @@ impl<'a> Worker<'a> {
             values: ValueGenerator::new(settings.compression_ratio, value_size),
             value_size,
             key_size,
-            rng: seeded_rng(settings.seed, id as u64),
+            rng: seeded_rng(settings.seed, settings.first_stream + id as u64),
             stats: ThreadStats::new(id, settings),
         })
     }

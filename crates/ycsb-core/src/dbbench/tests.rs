@@ -285,3 +285,25 @@ fn stats_and_bad_settings() {
         assert!(err.starts_with(flag), "{err}");
     }
 }
+
+#[test]
+fn later_benchmarks_draw_other_keys() {
+    let store = MemoryStore::new();
+    let mut s = settings(1000);
+    measured(&store, BenchmarkKind::FillRandom, &s);
+    let after_fill = measured(&store, BenchmarkKind::ReadSeq, &s).operations;
+    // The same streams again write exactly the same keys.
+    measured(&store, BenchmarkKind::Overwrite, &s);
+    assert_eq!(
+        measured(&store, BenchmarkKind::ReadSeq, &s).operations,
+        after_fill
+    );
+    s.first_stream += thread_streams(BenchmarkKind::Overwrite, &s);
+    measured(&store, BenchmarkKind::Overwrite, &s);
+    let after_overwrite = measured(&store, BenchmarkKind::ReadSeq, &s).operations;
+    // About 1 - e^-1 of the keys after one pass, 1 - e^-2 after two.
+    assert!(
+        after_fill < 700 && after_overwrite > 800,
+        "{after_fill} {after_overwrite}"
+    );
+}
