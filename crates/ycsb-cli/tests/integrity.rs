@@ -1,0 +1,189 @@
+//! Data integrity across processes: `dataintegrity=true` data loaded by
+//! one `ycsb` process and verified by another (embedded engines and a real
+//! redis-server), and no acknowledged record lost when a synced load is
+//! killed with SIGKILL.
+
+mod common;
+mod rel_support;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::*;
+use rel_support::*;
+
+/// The figure of `[section], name` in a text report, as a number.
+fn figure(out: &str, section: &str, name: &str) -> u64 {
+    report_value(out, section, name)
+        .unwrap_or_else(|| panic!("no [{section}], {name} in: {out}"))
+        .parse()
+        .unwrap()
+}
+
+/// Runs `args` (plus `extra`) and returns standard output, requiring
+/// success.
+fn ok(args: &[&str], extra: &[String]) -> String {
+    let o = ycsb().args(args).args(extra).output().unwrap();
+    assert!(o.status.success(), "{args:?} {extra:?}: {}", stderr(&o));
+    stdout(&o)
+}
+
+/// Loads with data integrity in one process, runs workload A (reads
+/// verified, updates rewriting deterministic values) in a second and
+/// reads every record back in a third. Returns the records verified.
+fn verify_across_processes(db: &str, store_props: &[String]) -> u64 {
+    const RECORDS: u64 = 2000;
+    let common = [
+        "-p",
+        "dataintegrity=true",
+        "-p",
+        "recordcount=2000",
+        "-p",
+        "fieldcount=4",
+        "-p",
+        "fieldlength=50",
+    ];
+    let out = ok(
+        &[&["load", db][..], &common, &["-threads", "4"]].concat(),
+        store_props,
+    );
+    assert_eq!(figure(&out, "INSERT", "Return=OK"), RECORDS, "{out}");
+
+    let out = ok(
+        &[
+            &["run", db, "-P", "workloads/workloada"][..],
+            &common,
+            &["-p", "operationcount=3000", "-threads", "4"],
+        ]
+        .concat(),
+        store_props,
+    );
+    let reads = figure(&out, "READ", "Operations");
+    assert_eq!(figure(&out, "READ", "Return=OK"), reads, "{out}");
+    assert_eq!(figure(&out, "VERIFY", "Return=OK"), reads, "{out}");
+    assert!(!out.contains("UNEXPECTED_STATE"), "{out}");
+    assert!(!out.contains("Return=ERROR"), "{out}");
+
+    // Every record, once each, in a last process.
+    let out = ok(
+        &[
+            &["run", db][..],
+            &common,
+            &[
+                "-p",
+                "operationcount=2000",
+                "-p",
+                "readproportion=1",
+                "-p",
+                "updateproportion=0",
+                "-p",
+                "requestdistribution=sequential",
+            ],
+        ]
+        .concat(),
+        store_props,
+    );
+    assert_eq!(figure(&out, "VERIFY", "Return=OK"), RECORDS, "{out}");
+    assert!(!out.contains("UNEXPECTED_STATE"), "{out}");
+    reads + RECORDS
+}
+
+#[test]
+fn data_integrity_holds_across_processes_on_embedded_engines() {
+    for engine in embedded_engines() {
+        let dir = tempfile::tempdir().unwrap();
+        let props = vec![
+            "-p".to_string(),
+            format!("{engine}.dbname={}", dir.path().join("db").display()),
+        ];
+        let verified = verify_across_processes(engine, &props);
+        assert!(verified > 2000, "{engine}: {verified}");
+    }
+}
+
+#[test]
+fn data_integrity_holds_across_processes_on_a_real_redis_server() {
+    let redis = Redis::start(&[]);
+    let props = vec!["-p".to_string(), format!("redis.port={}", redis.port)];
+    let verified = verify_across_processes("redis", &props);
+    assert!(verified > 2000, "{verified}");
+}
+
+/// The operations of a Java status line: `... 12 sec: 3456 operations; ...`.
+fn status_operations(line: &str) -> Option<u64> {
+    let (_, rest) = line.split_once(" sec: ")?;
+    rest.split(' ').next()?.parse().ok()
+}
+
+/// Why this check is sound: a single load thread inserts key numbers 0,
+/// 1, 2, ... in order, each insert returning (synced, with `<db>.sync`)
+/// before the next starts, and the runner counts an insert in the progress
+/// a status line prints only after the store acknowledged it. So when a
+/// status line says N operations, keys 0..N-1 were acknowledged. After
+/// SIGKILL (at an arbitrary point of a later insert) a new process reads
+/// keys 0..N-1 once each and verifies their values: every one must be
+/// there, intact.
+#[test]
+fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
+    for engine in embedded_engines() {
+        let dir = tempfile::tempdir().unwrap();
+        let dbname = format!("{engine}.dbname={}", dir.path().join("db").display());
+        let shape = [
+            "-p",
+            "dataintegrity=true",
+            "-p",
+            "insertorder=ordered",
+            "-p",
+            "fieldcount=2",
+            "-p",
+            "fieldlength=32",
+        ];
+        let mut child = ycsb()
+            .args(["load", engine, "-p", &dbname])
+            .args(shape)
+            .args(["-p", "recordcount=100000000", "-threads", "1"])
+            .args(["-p", &format!("{engine}.sync=true")])
+            .args(["-s", "-p", "status.interval=1"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = StderrLines::new(child.stderr.take().unwrap());
+        let mut acknowledged = 0;
+        // Two status lines: the load is well under way and the kill lands
+        // in the middle of an insert stream.
+        for _ in 0..2 {
+            let line = lines
+                .wait_for(Duration::from_secs(60), |l| status_operations(l).is_some())
+                .unwrap_or_else(|| panic!("{engine}: no status line: {:?}", lines.seen));
+            acknowledged = status_operations(&line).unwrap();
+        }
+        signal(&child, SIGKILL);
+        let status = wait_bounded(&mut child, Duration::from_secs(30), "the killed load");
+        assert_eq!(status.code(), None, "{engine}: not killed by the signal");
+        assert!(acknowledged > 0, "{engine}: {:?}", lines.seen);
+
+        let o = ycsb()
+            .args(["run", engine, "-p", &dbname])
+            .args(shape)
+            .args(["-p", &format!("recordcount={acknowledged}")])
+            .args(["-p", &format!("operationcount={acknowledged}")])
+            .args(["-p", "readproportion=1", "-p", "updateproportion=0"])
+            .args(["-p", "requestdistribution=sequential", "-threads", "1"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{engine}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert_eq!(
+            figure(&out, "READ", "Return=OK"),
+            acknowledged,
+            "{engine}: acknowledged records lost: {out}"
+        );
+        assert_eq!(
+            figure(&out, "VERIFY", "Return=OK"),
+            acknowledged,
+            "{engine}: {out}"
+        );
+        eprintln!("{engine}: {acknowledged} acknowledged records survived SIGKILL");
+    }
+}

@@ -1,0 +1,266 @@
+//! Security: servers bind loopback unless told otherwise and say where
+//! they listen; passwords never reach standard output, standard error,
+//! status lines or export files; no shell ever runs a command built from
+//! strings.
+
+mod common;
+mod rel_support;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::*;
+use rel_support::*;
+
+/// The address of a `ycsb serve: ... over <protocol> at <addr> (<scope>)`
+/// line, with its scope.
+fn listening(line: &str, protocol: &str) -> Option<(SocketAddr, String)> {
+    let (_, rest) = line.split_once(&format!(" over {protocol} at "))?;
+    let (addr, scope) = rest.split_once(' ')?;
+    Some((addr.parse().ok()?, scope.to_string()))
+}
+
+#[test]
+fn serve_binds_loopback_for_bare_ports_and_says_where() {
+    let mut child = ycsb()
+        .args(["serve", "memory", "--resp", "0", "--http", "0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    let mut found = Vec::new();
+    for protocol in ["RESP", "HTTP"] {
+        let line = lines
+            .wait_for(Duration::from_secs(30), |l| {
+                listening(l, protocol).is_some()
+            })
+            .unwrap_or_else(|| panic!("no {protocol} address line: {:?}", lines.seen));
+        let (addr, scope) = listening(&line, protocol).unwrap();
+        assert!(addr.ip().is_loopback(), "{line}");
+        assert_ne!(addr.port(), 0, "the real port is printed: {line}");
+        assert_eq!(scope, "(loopback only)", "{line}");
+        found.push(addr);
+    }
+    // The printed RESP address is where it really serves.
+    let mut s = TcpStream::connect(found[0]).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.write_all(b"*1\r\n$4\r\nPING\r\n").unwrap();
+    let mut buf = [0u8; 16];
+    let n = s.read(&mut buf).unwrap();
+    assert_eq!(&buf[..n], b"+PONG\r\n");
+    drop(s);
+    signal(&child, SIGTERM);
+    let status = wait_bounded(&mut child, Duration::from_secs(30), "ycsb serve");
+    let err = lines.rest();
+    assert!(status.success(), "{err}");
+    assert!(err.contains("ycsb serve: stopping"), "{err}");
+}
+
+#[test]
+fn serve_defaults_to_loopback_addresses() {
+    // Without address flags: either it serves on 127.0.0.1:6379 and
+    // 127.0.0.1:8080 and says so, or those ports are taken and its one
+    // error line names the loopback address it tried. Either proves the
+    // default is loopback.
+    let mut child = ycsb()
+        .args(["serve", "memory"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    let first = lines
+        .wait_for(Duration::from_secs(30), |l| {
+            listening(l, "RESP").is_some() || l.starts_with("ycsb: error: ")
+        })
+        .unwrap_or_else(|| panic!("no address or error line: {:?}", lines.seen));
+    if first.starts_with("ycsb: error: ") {
+        let status = wait_bounded(&mut child, Duration::from_secs(30), "ycsb serve");
+        assert!(!status.success());
+        assert!(first.contains("127.0.0.1:6379"), "{first}");
+        return;
+    }
+    let (addr, scope) = listening(&first, "RESP").unwrap();
+    assert_eq!(addr, "127.0.0.1:6379".parse().unwrap(), "{first}");
+    assert_eq!(scope, "(loopback only)");
+    let http = lines.wait_for(Duration::from_secs(30), |l| {
+        listening(l, "HTTP").is_some() || l.starts_with("ycsb: error: ")
+    });
+    signal(&child, SIGTERM);
+    wait_bounded(&mut child, Duration::from_secs(30), "ycsb serve");
+    let http = http.expect("an HTTP line");
+    match listening(&http, "HTTP") {
+        Some((addr, _)) => assert_eq!(addr, "127.0.0.1:8080".parse().unwrap(), "{http}"),
+        None => assert!(http.contains("127.0.0.1:8080"), "{http}"),
+    }
+}
+
+const PASSWORD: &str = "S3cret-pw-9f2c1e";
+
+/// Asserts that `PASSWORD` is nowhere in `text`.
+fn clean(what: &str, text: &str) {
+    assert!(
+        !text.contains(PASSWORD),
+        "the password leaked into {what}: {text}"
+    );
+}
+
+#[test]
+fn a_redis_password_never_appears_in_output_status_lines_or_exports() {
+    let redis = Redis::start(&["--requirepass", PASSWORD]);
+    let dir = tempfile::tempdir().unwrap();
+    let port = format!("redis.port={}", redis.port);
+    let password = format!("redis.password={PASSWORD}");
+    // The password also comes from a property file, whose origin
+    // (file:line) is reported.
+    let file = dir.path().join("secret.properties");
+    std::fs::write(&file, format!("redis.password={PASSWORD}\n")).unwrap();
+
+    for (exporter, name) in [
+        ("json", "out.json"),
+        ("jsonarray", "out.jsonarray"),
+        ("text", "out.txt"),
+    ] {
+        let export = dir.path().join(name);
+        let o = ycsb()
+            .args(["-load", "-run", "-db", "redis", "-P", "workloads/workloada"])
+            .args(["-p", &port, "-p", &password, "-P"])
+            .arg(&file)
+            .args(["-p", "recordcount=200", "-p", "operationcount=0"])
+            .args(["-p", "maxexecutiontime=2", "-s", "-p", "status.interval=1"])
+            .args(["-p", &format!("exporter={exporter}"), "-p"])
+            .arg(format!("exportfile={}", export.display()))
+            .output()
+            .unwrap();
+        let (out, err) = (stdout(&o), stderr(&o));
+        assert!(o.status.success(), "{exporter}: {err}");
+        // It really authenticated and ran.
+        assert!(err.contains(" sec: "), "{exporter}: no status line: {err}");
+        clean("standard output", &out);
+        clean("standard error (status lines, command line)", &err);
+        let exported = std::fs::read_to_string(&export).unwrap();
+        assert!(exported.contains("READ"), "{exporter}: {exported}");
+        clean(&format!("the {exporter} export"), &exported);
+        assert_no_password_in_dir(dir.path(), &file);
+    }
+
+    // A wrong password fails with one clear line that does not echo it.
+    let wrong = "Wr0ng-pw-77ab";
+    let o = ycsb()
+        .args(["load", "redis", "-p", &port])
+        .args([
+            "-p",
+            &format!("redis.password={wrong}"),
+            "-p",
+            "recordcount=10",
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(!o.status.success(), "{err}");
+    assert!(!err.contains(wrong), "the wrong password leaked: {err}");
+    assert!(!stdout(&o).contains(wrong));
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn basic_verbose_property_dump_redacts_passwords() {
+    let o = ycsb()
+        .args([
+            "load",
+            "basic",
+            "-p",
+            "basicdb.verbose=true",
+            "-p",
+            "recordcount=2",
+        ])
+        .args(["-p", &format!("redis.password={PASSWORD}")])
+        .args(["-p", &format!("http.password={PASSWORD}")])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("properties"), "{}", stdout(&o));
+    clean("basicdb's property dump", &stdout(&o));
+    clean("standard error", &stderr(&o));
+}
+
+/// No file in `dir` but the property file itself holds the password (no
+/// temporary export or log file kept it).
+fn assert_no_password_in_dir(dir: &Path, except: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path == except {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        clean(
+            &path.display().to_string(),
+            &String::from_utf8_lossy(&bytes),
+        );
+    }
+}
+
+/// Every Rust source of the workspace (crates and xtask).
+fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            if !name.starts_with('.') && !name.starts_with("target") {
+                sources(&path, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// No program of the project runs a shell: a shell given a string built
+/// from user input is an injection. Commands are argument vectors
+/// (`Command::new(program).args(...)`). This scans every Rust source for
+/// a shell as the program, and for C's `system`/`popen`.
+#[test]
+fn no_shell_is_ever_invoked() {
+    let root = root();
+    let mut files = Vec::new();
+    sources(&root.join("crates"), &mut files);
+    sources(&root.join("xtask"), &mut files);
+    assert!(files.len() > 20, "{} sources found", files.len());
+    let shells = [
+        "sh",
+        "bash",
+        "dash",
+        "zsh",
+        "ksh",
+        "fish",
+        "cmd",
+        "powershell",
+    ];
+    let mut offences = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        // This test names what it looks for.
+        if file.ends_with("tests/security.rs") {
+            continue;
+        }
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        for shell in shells {
+            for prefix in ["", "/bin/", "/usr/bin/", "/usr/bin/env\",\""] {
+                let needle = format!("Command::new(\"{prefix}{shell}\"");
+                if compact.contains(&needle) {
+                    offences.push(format!("{}: {needle}", file.display()));
+                }
+            }
+        }
+        for needle in ["fnsystem(", "fnpopen(", "libc::system(", "libc::popen("] {
+            if compact.contains(needle) {
+                offences.push(format!("{}: {needle}", file.display()));
+            }
+        }
+    }
+    assert!(offences.is_empty(), "shell invocations: {offences:#?}");
+}
