@@ -6,10 +6,12 @@
 //! generator, key choosers and reusable buffers, so an operation allocates
 //! nothing and touches no shared state except the run-phase insert counter.
 
+mod clients;
 mod keys;
 mod timing;
 mod values;
 
+pub use clients::{ClientPartition, CLIENT_COUNT, CLIENT_INDEX};
 pub use keys::{build_key_name, key_name, KeyOrder, KEY_PREFIX};
 pub use values::{build_deterministic_value, fill_random_printable};
 
@@ -313,6 +315,8 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     OPERATION_COUNT.decl(),
     INSERT_START.decl(),
     INSERT_COUNT.decl(),
+    CLIENT_COUNT.decl(),
+    CLIENT_INDEX.decl(),
     TABLE.decl(),
     FIELD_COUNT.decl(),
     FIELD_NAME_PREFIX.decl(),
@@ -428,8 +432,11 @@ pub struct CoreWorkload {
     zero_padding: usize,
     record_count: u64,
     operation_count: u64,
-    insert_start: u64,
-    insert_count: u64,
+    /// This client's load range (`insertstart`/`insertcount`, or its
+    /// share with several clients).
+    load_start: u64,
+    load_count: u64,
+    clients: ClientPartition,
     retry_limit: u64,
     retry_interval: Duration,
     inserts: Arc<AcknowledgedCounter>,
@@ -584,6 +591,15 @@ impl CoreWorkload {
             .into());
         }
         let insert_proportion = props.get(&INSERT_PROPORTION)?;
+        let clients = ClientPartition::from_properties(props)?;
+        let (load_start, load_count) = if clients.count > 1
+            && !props.is_set(INSERT_START.decl())
+            && !props.is_set(INSERT_COUNT.decl())
+        {
+            clients.load_share(record_count)
+        } else {
+            (insert_start, insert_count)
+        };
 
         let keys = match props.get(&REQUEST_DISTRIBUTION)? {
             RequestDistribution::Uniform => {
@@ -680,8 +696,9 @@ impl CoreWorkload {
             zero_padding,
             record_count,
             operation_count,
-            insert_start,
-            insert_count,
+            load_start,
+            load_count,
+            clients,
             retry_limit: props.get(&INSERTION_RETRY_LIMIT)?,
             retry_interval: Duration::from_secs(props.get(&INSERTION_RETRY_INTERVAL)?),
             inserts: Arc::new(AcknowledgedCounter::new(record_count)),
@@ -704,14 +721,22 @@ impl CoreWorkload {
         self.operation_count
     }
 
-    /// The number of records this client loads (`insertcount`).
+    /// The number of records this client loads (`insertcount`, or its
+    /// share of `recordcount` with several clients).
     pub fn insert_count(&self) -> u64 {
-        self.insert_count
+        self.load_count
     }
 
-    /// The first key number this client loads (`insertstart`).
+    /// The first key number this client loads (`insertstart`, or the start
+    /// of its share with several clients).
     pub fn insert_start(&self) -> u64 {
-        self.insert_start
+        self.load_start
+    }
+
+    /// This process's place among several clients (`client.index`,
+    /// `client.count`).
+    pub fn clients(&self) -> ClientPartition {
+        self.clients
     }
 
     /// The table name.
@@ -800,12 +825,7 @@ impl CoreWorkload {
     /// shared atomic per insert (with `insertorder=ordered` the interleaving
     /// of inserts in time differs).
     pub fn load_range(&self, thread_id: usize, thread_count: usize) -> std::ops::Range<u64> {
-        split_range(
-            self.insert_start,
-            self.insert_count,
-            thread_id,
-            thread_count,
-        )
+        split_range(self.load_start, self.load_count, thread_id, thread_count)
     }
 
     /// The state of one client thread, with random streams derived from
@@ -1050,7 +1070,10 @@ impl WorkloadThread<'_> {
     }
 
     fn next_key(&mut self) {
-        let number = self.next_key_number();
+        let workload = self.workload;
+        let number = workload
+            .clients
+            .key_number(workload.record_count, self.next_key_number());
         build_key_name(
             number,
             self.workload.key_order,
@@ -1185,7 +1208,11 @@ impl WorkloadThread<'_> {
         let inserts = &self.workload.inserts;
         let number = inserts.next();
         build_key_name(
-            number,
+            // Acknowledged below by its counter number; the key number
+            // keeps clients' inserts apart.
+            self.workload
+                .clients
+                .key_number(self.workload.record_count, number),
             self.workload.key_order,
             self.workload.zero_padding,
             &mut self.key,
