@@ -6,6 +6,8 @@
 
 mod args;
 mod hdrlog;
+mod observe;
+mod progress;
 mod reference;
 mod registry;
 mod run;
@@ -93,6 +95,7 @@ pub(crate) fn core_properties() -> Vec<(&'static str, &'static [&'static Propert
         ("CoreWorkload", workload::PROPERTIES),
         ("Runner", runner::PROPERTIES),
         ("Measurement", measurement::PROPERTIES),
+        ("Observation", ycsb_core::observe::PROPERTIES),
     ]
 }
 

@@ -10,7 +10,7 @@ use ycsb_core::measurement::{
     StatusLine,
 };
 use ycsb_core::runner::{
-    self, Observer, Phase, PhaseOutcome, RunnerSettings, StatusUpdate, StopSignal,
+    self, Observer, Phase, PhaseOutcome, RunnerSettings, StatusUpdate, StopSignal, Tick,
 };
 use ycsb_core::workload::CoreWorkload;
 use ycsb_db::{Origin, PropertyDecl, StoreContext};
@@ -24,11 +24,17 @@ use crate::{
 struct StatusPrinter {
     enabled: bool,
     hdr: crate::hdrlog::HdrLogWriter,
+    observe: crate::observe::ObserveHook,
 }
 
 impl Observer for StatusPrinter {
+    fn on_tick(&mut self, tick: &Tick<'_>) {
+        self.observe.on_tick(tick);
+    }
+
     fn on_status(&mut self, update: &StatusUpdate<'_>) {
         self.hdr.on_status(update);
+        self.observe.on_status(update);
         if !self.enabled {
             return;
         }
@@ -49,6 +55,7 @@ impl Observer for StatusPrinter {
     }
 
     fn on_notice(&mut self, notice: &str) {
+        self.observe.clear_progress();
         eprintln!("ycsb: {notice}");
     }
 }
@@ -73,6 +80,7 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         // the user chose otherwise (Java needs measurement.interval=both).
         measurement_settings.interval = measurement::MeasurementInterval::Both;
     }
+    check_export_target(&measurement_settings, &props)?;
     if runner_settings.seed_is_random {
         // Recorded so that the export says how to reproduce the run.
         props.set("seed", runner_settings.seed.to_string(), Origin::Default);
@@ -115,6 +123,13 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
             measurement::HdrLogSettings::from_properties(&props).map_err(Failure::usage)?,
             bench.load && bench.run,
         ),
+        observe: crate::observe::ObserveHook::new(
+            &props,
+            measurement_settings.interval,
+            store.as_ref(),
+            bench.status,
+            runner_settings.max_execution_time,
+        )?,
     };
     let mut failure: Option<Failure> = None;
     let requested: Vec<Phase> = [(bench.load, Phase::Load), (bench.run, Phase::Run)]
@@ -135,6 +150,7 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
                 format!(", {} {}", engine.name, engine.version)
             }
         );
+        observer.observe.start_phase(phase);
         match runner::run_phase(
             phase,
             &workload,
@@ -144,7 +160,11 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
             &stop,
             &mut observer,
         ) {
-            Ok(outcome) => {
+            Ok(mut outcome) => {
+                if let Err(e) = observer.observe.finish_phase(&mut outcome, &workload) {
+                    // The phase's figures are still reported and exported.
+                    failure.get_or_insert(e);
+                }
                 report_phase(&bench, &measurement_settings, &outcome)?;
                 for error in &outcome.thread_errors {
                     eprintln!("ycsb: error: {error}");
@@ -241,6 +261,52 @@ fn report_phase(
     };
     write(&mut out)
         .map_err(|e| Failure::runtime(format!("writing the report to standard output: {e}")))
+}
+
+/// Checks, before any phase runs, that the export file can be created
+/// where it goes: a run of hours must not end in "cannot write".
+fn check_export_target(
+    settings: &MeasurementSettings,
+    props: &ycsb_db::Properties,
+) -> Result<(), Failure> {
+    let Some(path) = &settings.export_file else {
+        return Ok(());
+    };
+    let origin = props
+        .origin(measurement::EXPORT_FILE.name())
+        .map(|o| format!(" ({o})"))
+        .unwrap_or_default();
+    let bad = |why: String| {
+        Failure::usage(format!(
+            "{}={}{origin}: {why}",
+            measurement::EXPORT_FILE.name(),
+            path.display()
+        ))
+    };
+    if path.is_dir() {
+        return Err(bad("is a directory".into()));
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(bad(format!("directory {} does not exist", dir.display())));
+    }
+    // The export is written to a temporary file beside it, then renamed:
+    // creating a file there is what must work.
+    let probe = dir.join(format!(".ycsb-export-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(bad(format!("cannot create files in {}: {e}", dir.display()))),
+    }
 }
 
 /// Writes the export file, atomically, with every phase.

@@ -54,6 +54,12 @@ const CASES: &[Case] = &[
     Case { args: "load basic extra", file: None, expect: &["unexpected argument 'extra'"] },
     Case { args: "load leveldb", file: None, expect: &["leveldb.dbname"] },
     Case { args: "load basic -p zeropadding=100", file: None, expect: &["zeropadding"] },
+    Case { args: "run basic -p measurement.warmup=soon", file: None, expect: &["measurement.warmup", "'soon'", "100000ops"] },
+    Case { args: "run basic -p timeseries.granularity=0.001", file: None, expect: &["timeseries.granularity", "'0.001'"] },
+    Case { args: "run basic -p monitor.pid=abc", file: None, expect: &["monitor.pid", "'abc'"] },
+    Case { args: "run basic -p monitor.pid=4294967290", file: None, expect: &["monitor.pid", "no process"] },
+    Case { args: "run basic -p steadystate.tolerance=0", file: None, expect: &["steadystate.tolerance"] },
+    Case { args: "run basic -p timeseries.file=/nonexistent/dir/ts.csv", file: None, expect: &["timeseries.file", "/nonexistent/dir/ts.csv"] },
 ];
 
 #[test]
