@@ -74,6 +74,9 @@ pub enum Invocation {
     Stores,
     /// Serve an embedded store over RESP and HTTP (`ycsb serve`).
     Serve(Serve),
+    /// `ycsb bench [db_bench flags]`: the arguments after `bench`, parsed
+    /// by the `bench` module.
+    Bench(Vec<String>),
 }
 
 /// `ycsb serve <db> [options]`: which store, with which properties, on
@@ -207,6 +210,10 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         Some("serve") => {
             it.next();
             return parse_serve(it.collect());
+        }
+        Some("bench") => {
+            it.next();
+            return Ok(Invocation::Bench(it.collect()));
         }
         Some("properties") => {
             it.next();
@@ -447,3 +454,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "args_fuzz.rs"]
+mod fuzz;

@@ -5,6 +5,7 @@
 //! `ycsb_core::runner`. It is the only place that prints or exits.
 
 mod args;
+mod bench;
 mod hdrlog;
 mod observe;
 mod progress;
@@ -86,6 +87,7 @@ fn execute(invocation: Invocation, argv: &[OsString]) -> Result<u8, Failure> {
         }
         Invocation::Benchmark(bench) => run::benchmark(bench, argv),
         Invocation::Serve(serve) => serve::serve_store(serve),
+        Invocation::Bench(args) => bench::run(args),
     }
 }
 

@@ -22,6 +22,9 @@ Other commands:
                                 serve an embedded store over RESP (default 127.0.0.1:6379)
                                 and simpleleveldb-style HTTP (default 127.0.0.1:8080)
                                 until Ctrl-C; a bare port means 127.0.0.1:<port>
+  ycsb bench [--db-engine <db>] --benchmarks=fillseq,readrandom,... [--num=N ...]
+                                db_bench's benchmarks, flags and output on any store
+                                (see 'ycsb bench --help')
   ycsb stores                   list the stores
   ycsb properties [--markdown]  list every property with its default and meaning
   ycsb --help | --version

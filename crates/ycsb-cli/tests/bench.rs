@@ -1,0 +1,236 @@
+//! `ycsb bench`: db_bench's benchmarks and output through the binary, on
+//! the memory, leveldb and redis stores (and rocksdb when the binary has
+//! it).
+
+mod common;
+mod rel_support;
+
+use common::*;
+use rel_support::*;
+
+const ALL: &str = "fillseq,fillrandom,overwrite,readrandom,readmissing,readseq,readreverse,\
+                   readwhilewriting,seekrandom,deleterandom,deleteseq,stats";
+
+/// A parsed db_bench result line.
+#[derive(Debug)]
+struct Line {
+    name: String,
+    operations: u64,
+    found: Option<(u64, u64)>,
+}
+
+/// Parses `name : X micros/op N ops/sec S seconds N operations;[ R MB/s][ (F of M found)]`
+/// strictly, so a format drift fails the test.
+fn parse_line(line: &str) -> Option<Line> {
+    let (name, rest) = line.split_once(" : ")?;
+    if name.len() < 12 || name.trim_end() != name.trim() {
+        return None;
+    }
+    let t: Vec<&str> = rest.split_whitespace().collect();
+    t[0].parse::<f64>().ok()?;
+    if t[1] != "micros/op" || t[3] != "ops/sec" || t[5] != "seconds" || t[7] != "operations;" {
+        return None;
+    }
+    t[2].parse::<u64>().ok()?;
+    let operations = t[6].parse().ok()?;
+    let found = line.rfind(" found)").map(|end| {
+        let open = line[..end].rfind('(').unwrap();
+        let (f, m) = line[open + 1..end].split_once(" of ").unwrap();
+        (f.parse().unwrap(), m.parse().unwrap())
+    });
+    Some(Line {
+        name: name.trim().to_string(),
+        operations,
+        found,
+    })
+}
+
+fn lines(out: &str) -> Vec<Line> {
+    out.lines()
+        .filter(|l| l.contains(" micros/op "))
+        .map(|l| parse_line(l).unwrap_or_else(|| panic!("not db_bench's format: {l}")))
+        .collect()
+}
+
+fn bench(args: &[&str]) -> (Vec<Line>, String) {
+    let o = ycsb().arg("bench").args(args).output().unwrap();
+    let out = stdout(&o);
+    assert!(o.status.success(), "{args:?}: {}\n{out}", stderr(&o));
+    (lines(&out), out)
+}
+
+fn find<'a>(lines: &'a [Line], name: &str) -> &'a Line {
+    lines
+        .iter()
+        .find(|l| l.name == name)
+        .unwrap_or_else(|| panic!("no {name} line"))
+}
+
+/// Every benchmark on a store that scans in key order.
+fn check_ordered_store(lines: &[Line], num: u64) {
+    let names: Vec<&str> = lines.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ALL.split(',').filter(|n| *n != "stats").collect::<Vec<_>>()
+    );
+    for l in lines {
+        assert!(l.operations > 0, "{l:?}");
+    }
+    assert_eq!(find(lines, "fillseq").operations, num);
+    // After fillrandom and overwrite of fresh keys, every key was written
+    // by one of them with probability 1 - (1 - 1/num)^(2 num), about 86 %.
+    let (found, of) = find(lines, "readrandom").found.unwrap();
+    assert_eq!(of, num);
+    assert!(found > num * 7 / 10 && found < num, "{found} of {of}");
+    assert_eq!(find(lines, "readmissing").found, Some((0, num)));
+    let stored = find(lines, "readseq").operations;
+    assert!(stored > num * 7 / 10 && stored < num, "{stored}");
+    assert_eq!(find(lines, "readreverse").operations, stored);
+    let (seek_found, _) = find(lines, "seekrandom").found.unwrap();
+    assert!(seek_found > num * 7 / 10, "{seek_found}");
+}
+
+#[test]
+fn every_benchmark_on_memory() {
+    let (lines, out) = bench(&[
+        "--db-engine=memory",
+        &format!("--benchmarks={ALL}"),
+        "--num=3000",
+        "--seed=5",
+    ]);
+    check_ordered_store(&lines, 3000);
+    assert!(out.contains("Keys:       16 bytes each\n"), "{out}");
+    assert!(
+        out.contains("Values:     100 bytes each (50 bytes after compression)\n"),
+        "{out}"
+    );
+    assert!(out.contains("memory.records: "), "{out}");
+    assert!(!out.contains("Set seed"), "{out}");
+}
+
+#[test]
+fn every_benchmark_on_leveldb_then_existing_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("--db={}", dir.path().join("db").display());
+    let (lines, out) = bench(&[
+        "--db-engine",
+        "leveldb",
+        &db,
+        &format!("--benchmarks={ALL}"),
+        "--num=3000",
+        "--seed=5",
+        "--histogram",
+    ]);
+    check_ordered_store(&lines, 3000);
+    assert!(
+        out.contains("Microseconds per write:\nCount: 3000 Average: "),
+        "{out}"
+    );
+    assert!(out.contains("Microseconds per seek:\n"), "{out}");
+    assert!(out.contains("leveldb.num-files-at-level0: "), "{out}");
+    // deleteseq removed everything; fill again and read it in a second
+    // process with --use_existing_db, which skips fills.
+    bench(&[
+        "--db-engine=leveldb",
+        &db,
+        "--benchmarks=fillseq",
+        "--num=500",
+    ]);
+    let (lines, out) = bench(&[
+        "--db-engine=leveldb",
+        &db,
+        "--benchmarks=fillseq,readrandom",
+        "--num=500",
+        "--use_existing_db",
+    ]);
+    assert!(
+        out.contains("fillseq      : skipped (--use_existing_db is true)\n"),
+        "{out}"
+    );
+    assert_eq!(find(&lines, "readrandom").found, Some((500, 500)));
+    // A fresh run destroys it first.
+    let (lines, _) = bench(&[
+        "--db-engine=leveldb",
+        &db,
+        "--benchmarks=readrandom",
+        "--num=500",
+    ]);
+    assert_eq!(find(&lines, "readrandom").found, Some((0, 500)));
+}
+
+#[test]
+fn threads_and_batches_count_as_db_bench() {
+    let o = ycsb()
+        .args([
+            "bench",
+            "--db-engine=memory",
+            "--benchmarks=fillrandom,readrandom",
+        ])
+        .args(["--num=2000", "--threads=3", "--batch_size=10", "--seed=1"])
+        .args([
+            "--stats_interval_seconds=1",
+            "--compression_ratio=0.25",
+            "--value_size=40",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines = lines(&stdout(&o));
+    // Every thread does the whole count, as db_bench.
+    assert_eq!(find(&lines, "fillrandom").operations, 6000);
+    assert_eq!(find(&lines, "readrandom").found.unwrap().1, 6000);
+    assert!(stdout(&o).contains("Values:     40 bytes each (10 bytes after compression)"));
+}
+
+#[test]
+fn every_benchmark_on_redis() {
+    let redis = Redis::start(&[]);
+    let port = format!("redis.port={}", redis.port);
+    let (lines, out) = bench(&[
+        "--db-engine=redis",
+        "-p",
+        &port,
+        &format!("--benchmarks={ALL}"),
+        "--num=500",
+        "--seed=5",
+    ]);
+    assert_eq!(lines.len(), 11, "{out}");
+    assert_eq!(find(&lines, "fillseq").operations, 500);
+    let (found, of) = find(&lines, "readrandom").found.unwrap();
+    assert!(found > 350 && of == 500, "{found} of {of}");
+    assert_eq!(find(&lines, "readmissing").found, Some((0, 500)));
+    assert!(out.contains("Engine: Redis "), "{out}");
+}
+
+#[test]
+fn rocksdb_when_the_binary_has_it() {
+    let o = run("stores");
+    if !stdout(&o).lines().any(|l| l.starts_with("rocksdb ")) {
+        eprintln!("the ycsb binary has no rocksdb store yet; skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("--db={}", dir.path().join("db").display());
+    let (lines, out) = bench(&[
+        "--db-engine=rocksdb",
+        &db,
+        &format!("--benchmarks={ALL}"),
+        "--num=3000",
+        "--seed=5",
+        "--bloom_bits=10",
+        "--cache_size=1048576",
+    ]);
+    check_ordered_store(&lines, 3000);
+    assert!(out.contains("** rocksdb.stats **"), "{out}");
+}
+
+#[test]
+fn help_names_every_benchmark_and_engine_flag() {
+    let o = run("bench --help");
+    assert!(o.status.success());
+    let out = stdout(&o);
+    for name in ALL.split(',') {
+        assert!(out.contains(name), "{name}: {out}");
+    }
+    assert!(out.contains("--cache_size") && out.contains("rocksdb.cache_size, leveldb.cache_size"));
+}
