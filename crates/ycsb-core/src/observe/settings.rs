@@ -105,7 +105,7 @@ impl PropertyValue for Warmup {
         }
         let seconds = raw.strip_suffix('s').unwrap_or(raw).trim();
         match seconds.parse::<f64>() {
-            Ok(s) if s == 0.0 => Ok(Warmup::None),
+            Ok(0.0) => Ok(Warmup::None),
             Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => {
                 Ok(Warmup::Time(Duration::from_secs_f64(s)))
             }
