@@ -8,6 +8,8 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{bail, Context, Result};
 
+mod experiment;
+
 /// Debian packages the build and the tests need: the engines' libraries
 /// (linked, not built from source, to keep a cold CI build short), clang
 /// for bindgen, the real servers the network tests start, and the peers
@@ -22,6 +24,7 @@ const DEBIAN_PACKAGES: &[&str] = &[
     "redis-tools",
     "rocksdb-tools",
     "nginx-light",
+    "chromium",
 ];
 
 const USAGE: &str = "usage: cargo xtask <command>
@@ -34,6 +37,9 @@ commands:
           on embedded RocksDB and LevelDB (load + run) and print a comparison table;
           options: --records N (default 200000), --operations N (default 200000),
           --threads N (default 2)
+  experiment <matrix.toml> [--check] [--force] [--report] [--results DIR] [--ycsb PATH]
+          run a matrix of benchmark cells (resumable), write summary tables and an HTML
+          report under results/<experiment>/ (see docs/experiments.md)
 ";
 
 fn main() -> ExitCode {
@@ -42,6 +48,7 @@ fn main() -> ExitCode {
         Some("deps") => deps(),
         Some("test") => deps().and_then(|()| test(&args[1..])),
         Some("demo") => deps().and_then(|()| demo(&args[1..])),
+        Some("experiment") => experiment::main(&project_root(), &args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

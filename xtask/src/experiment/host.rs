@@ -1,0 +1,180 @@
+//! Facts about the machine and the checkout, the filesystem of a directory,
+//! space on disk, and the sequential write bandwidth (the I/O ceiling).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+
+/// CPU model, cores, memory and kernel.
+pub fn facts() -> Value {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')))
+        .map(|(_, v)| v.trim().to_string());
+    let logical = cpuinfo.lines().filter(|l| l.starts_with("processor")).count();
+    let available = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let mem_kb = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+    let read = |p: &str| std::fs::read_to_string(p).ok().map(|s| s.trim().to_string());
+    json!({
+        "hostname": read("/proc/sys/kernel/hostname"),
+        "cpu_model": model,
+        "logical_cpus": logical,
+        "available_cpus": available,
+        "memory_bytes": mem_kb.map(|k| k * 1024),
+        "kernel": read("/proc/sys/kernel/osrelease"),
+        "kernel_version": read("/proc/version"),
+        "os": read("/etc/os-release").and_then(|t| t.lines().find_map(|l| l.strip_prefix("PRETTY_NAME=").map(|v| v.trim_matches('"').to_string()))),
+    })
+}
+
+/// `git rev-parse HEAD`, with `-dirty` when tracked files changed.
+pub fn git_revision(root: &Path) -> Option<String> {
+    let out = Command::new("git").current_dir(root).args(["rev-parse", "HEAD"]).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let mut rev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let dirty = Command::new("git")
+        .current_dir(root)
+        .args(["status", "--porcelain", "--untracked-files=no"])
+        .output()
+        .map(|o| !o.stdout.is_empty())
+        .unwrap_or(false);
+    if dirty {
+        rev.push_str("-dirty");
+    }
+    Some(rev)
+}
+
+/// The mount holding `dir`: (mount point, device, filesystem type), from
+/// the longest mount point that prefixes its canonical path.
+pub fn filesystem(dir: &Path) -> Option<(String, String, String)> {
+    let canonical = dir.canonicalize().ok()?;
+    let mounts = std::fs::read_to_string("/proc/self/mounts").ok()?;
+    let mut best: Option<(String, String, String)> = None;
+    for line in mounts.lines() {
+        let mut f = line.split_whitespace();
+        let (Some(dev), Some(mnt), Some(fs)) = (f.next(), f.next(), f.next()) else {
+            continue;
+        };
+        // /proc/mounts escapes spaces as \040.
+        let mnt = mnt.replace("\\040", " ");
+        if canonical.starts_with(&mnt) && best.as_ref().is_none_or(|b| mnt.len() >= b.0.len()) {
+            best = Some((mnt, dev.to_string(), fs.to_string()));
+        }
+    }
+    best
+}
+
+/// Filesystem facts of a directory as JSON.
+pub fn filesystem_json(dir: &Path) -> Value {
+    match filesystem(dir) {
+        Some((mount, device, fstype)) => json!({"path": dir.display().to_string(), "mount": mount, "device": device, "type": fstype}),
+        None => json!({"path": dir.display().to_string()}),
+    }
+}
+
+/// Bytes allocated on disk under `path` (st_blocks, as `du`), hard links
+/// counted once per visit.
+pub fn disk_usage(path: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return 0;
+    };
+    let mut total = meta.blocks() * 512;
+    if meta.is_dir() {
+        if let Ok(entries) = std::fs::read_dir(path) {
+            for e in entries.flatten() {
+                total += disk_usage(&e.path());
+            }
+        }
+    }
+    total
+}
+
+/// Writes `bytes` sequentially in 1 MiB blocks into `dir` and syncs,
+/// returning bytes per second: the bound a device puts on any engine.
+///
+/// # Errors
+/// The file cannot be written.
+pub fn measure_write_bandwidth(dir: &Path, bytes: u64) -> Result<f64> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join(format!(".io-ceiling-{}", std::process::id()));
+    let result = (|| -> Result<f64> {
+        let mut f = std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        // Not zeros: a compressing or deduplicating filesystem would flatter it.
+        let mut block = vec![0u8; 1 << 20];
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for b in block.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+        let start = Instant::now();
+        let mut written = 0u64;
+        while written < bytes {
+            let n = (bytes - written).min(block.len() as u64) as usize;
+            f.write_all(&block[..n]).with_context(|| format!("writing {}", path.display()))?;
+            written += n as u64;
+        }
+        f.sync_all().with_context(|| format!("syncing {}", path.display()))?;
+        let secs = start.elapsed().as_secs_f64().max(1e-9);
+        Ok(written as f64 / secs)
+    })();
+    let _ = std::fs::remove_file(&path);
+    result
+}
+
+/// The I/O ceiling of the filesystem holding `dir`, measured once per host
+/// and filesystem and remembered in `cache` (a JSON object keyed by host,
+/// device and mount).
+///
+/// # Errors
+/// The measurement fails or the cache cannot be written.
+pub fn io_ceiling(cache: &Path, dir: &Path, bytes: u64) -> Result<Value> {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let (mount, device, fstype) = filesystem(dir).unwrap_or_default();
+    let key = format!("{}|{device}|{mount}|{bytes}", host.trim());
+    let mut all: serde_json::Map<String, Value> = std::fs::read_to_string(cache)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    if let Some(v) = all.get(&key) {
+        return Ok(v.clone());
+    }
+    let bps = measure_write_bandwidth(dir, bytes)?;
+    let v = json!({
+        "host": host.trim(), "device": device, "mount": mount, "type": fstype,
+        "bytes_written": bytes, "write_bytes_per_sec": bps,
+        "measured_at": chrono::Utc::now().to_rfc3339(),
+        "method": "sequential 1 MiB writes of pseudo-random data, one fsync at the end",
+    });
+    all.insert(key, v.clone());
+    write_atomic(cache, serde_json::to_string_pretty(&Value::Object(all))?.as_bytes())?;
+    Ok(v)
+}
+
+/// Writes a file through a temporary name and a rename, so readers never
+/// see half of it.
+///
+/// # Errors
+/// The file cannot be written or renamed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp: PathBuf = {
+        let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+        name.push(format!(".tmp{}", std::process::id()));
+        path.with_file_name(name)
+    };
+    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
+}

@@ -1,0 +1,628 @@
+//! `matrix.toml`: parsing and validation, all before anything runs.
+//!
+//! Every refusal names the matrix file and the line of the offending key or
+//! value, so a typo costs seconds, not a night of benchmarking.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+/// The stores the `ycsb` binary knows by name (`ycsb stores`), plus
+/// `rocksdb`, which a release build links.
+pub const KNOWN_STORES: &[&str] = &["basic", "memory", "leveldb", "rocksdb", "redis", "http"];
+
+/// Embedded engines that keep their data in a directory, with the property
+/// naming it.
+pub const DIR_PROPERTIES: &[(&str, &str)] =
+    &[("leveldb", "leveldb.dbname"), ("rocksdb", "rocksdb.dbname")];
+
+/// The directory property of an embedded engine.
+pub fn dir_property(store: &str) -> Option<&'static str> {
+    DIR_PROPERTIES
+        .iter()
+        .find(|(s, _)| *s == store)
+        .map(|(_, p)| *p)
+}
+
+/// A refused matrix: one line naming the file and line.
+#[derive(Debug)]
+pub struct MatrixError(pub String);
+
+impl std::fmt::Display for MatrixError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for MatrixError {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMatrix {
+    experiment: Spanned<RawExperiment>,
+    #[serde(default)]
+    properties: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
+    axes: Spanned<BTreeMap<Spanned<String>, Spanned<Vec<Spanned<toml::Value>>>>>,
+    #[serde(default)]
+    db: BTreeMap<Spanned<String>, Spanned<RawDb>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExperiment {
+    name: Option<Spanned<String>>,
+    description: Option<String>,
+    repeats: Option<Spanned<u32>>,
+    phases: Option<Spanned<Vec<Spanned<String>>>>,
+    reuse_load_across: Option<Vec<Spanned<String>>>,
+    time_limit: Option<Spanned<u64>>,
+    #[serde(default)]
+    property_files: Vec<Spanned<String>>,
+    baseline: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
+    cpus: Option<Spanned<String>>,
+    server_cpus: Option<Spanned<String>>,
+    memory_limit: Option<Spanned<String>>,
+    io_ceiling: Option<Spanned<String>>,
+    status_interval: Option<Spanned<u64>>,
+    data_dir: Option<Spanned<String>>,
+    keep_data: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDb {
+    store: Option<Spanned<String>>,
+    #[serde(default)]
+    property_files: Vec<Spanned<String>>,
+    #[serde(default)]
+    properties: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
+    server: Option<Spanned<String>>,
+    engine: Option<Spanned<String>>,
+    #[serde(default)]
+    engine_property_files: Vec<Spanned<String>>,
+    #[serde(default)]
+    engine_properties: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
+}
+
+/// Which phases each cell runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Phases {
+    /// Insert the data set.
+    pub load: bool,
+    /// Run the operation mix.
+    pub run: bool,
+}
+
+/// A server a db entry talks to, started per cell on loopback.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Server {
+    /// `redis-server` without persistence, its directory inside the cell's.
+    Redis,
+    /// `ycsb serve <engine>` over RESP, its data in the cell's DB directory.
+    YcsbServe {
+        /// The embedded store served.
+        engine: String,
+        /// Property files of the served engine.
+        property_files: Vec<PathBuf>,
+        /// Properties of the served engine.
+        properties: Vec<(String, String)>,
+    },
+}
+
+/// One entry of the `db` axis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Db {
+    /// The name used on the axis and in cell names.
+    pub label: String,
+    /// The `ycsb` store (`-db`).
+    pub store: String,
+    /// Property files of this db, after the base files.
+    pub property_files: Vec<PathBuf>,
+    /// Properties of this db, after the base properties.
+    pub properties: Vec<(String, String)>,
+    /// The server to start per cell, if any.
+    pub server: Option<Server>,
+}
+
+impl Db {
+    /// The engine whose data lives in the cell's DB directory, and its
+    /// directory property: the client's own store or the served one.
+    pub fn data_engine(&self) -> Option<(&str, &'static str)> {
+        match &self.server {
+            Some(Server::YcsbServe { engine, .. }) => {
+                dir_property(engine).map(|p| (engine.as_str(), p))
+            }
+            Some(Server::Redis) => None,
+            None => dir_property(&self.store).map(|p| (self.store.as_str(), p)),
+        }
+    }
+
+    /// Whether data loaded by one process can be copied and reopened by
+    /// another: only engines with a DB directory.
+    pub fn data_is_reusable(&self) -> bool {
+        self.data_engine().is_some()
+    }
+}
+
+/// One value of an axis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AxisValue {
+    /// The value given to `ycsb` (a property value or a file path).
+    pub value: String,
+    /// The short form in cell names and tables.
+    pub label: String,
+}
+
+/// One axis: `db`, `workload` (property files) or any property.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Axis {
+    /// `db`, `workload` or a property name.
+    pub name: String,
+    /// Its values in file order.
+    pub values: Vec<AxisValue>,
+}
+
+/// A validated matrix.
+#[derive(Clone, Debug)]
+pub struct Matrix {
+    /// The experiment's name: `results/<name>/`.
+    pub name: String,
+    /// Free text for the report.
+    pub description: String,
+    /// The matrix file.
+    pub path: PathBuf,
+    /// The matrix file's text, kept with the results.
+    pub text: String,
+    /// Runs of every cell.
+    pub repeats: u32,
+    /// The phases of every cell.
+    pub phases: Phases,
+    /// Axes whose values share one load (the load uses their first value).
+    pub reuse_load_across: Vec<String>,
+    /// Seconds per phase (`maxexecutiontime`).
+    pub time_limit: Option<u64>,
+    /// Base property files.
+    pub property_files: Vec<PathBuf>,
+    /// Base properties.
+    pub properties: Vec<(String, String)>,
+    /// The axes in file order; `db` is always present.
+    pub axes: Vec<Axis>,
+    /// The db entries by label (only those on the axis).
+    pub dbs: BTreeMap<String, Db>,
+    /// Baseline cell coordinates (axis name, value label).
+    pub baseline: Option<Vec<(String, String)>>,
+    /// `taskset -c` CPU list of the client.
+    pub cpus: Option<String>,
+    /// `taskset -c` CPU list of servers.
+    pub server_cpus: Option<String>,
+    /// Memory limit of the client's cgroup in bytes (page cache included).
+    pub memory_limit: Option<u64>,
+    /// Bytes written to measure the I/O ceiling; `None` skips it.
+    pub io_ceiling: Option<u64>,
+    /// Seconds between status lines (the time series resolution).
+    pub status_interval: u64,
+    /// Where the DB directories go, if not under the results.
+    pub data_dir: Option<PathBuf>,
+    /// Keep DB directories after their cells.
+    pub keep_data: bool,
+}
+
+/// Byte offset to a 1-based line number.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+struct Ctx<'a> {
+    path: &'a Path,
+    text: &'a str,
+    dir: PathBuf,
+}
+
+impl Ctx<'_> {
+    fn err<T>(&self, span: std::ops::Range<usize>, message: impl std::fmt::Display) -> Result<T, MatrixError> {
+        Err(MatrixError(format!(
+            "{}:{}: {message}",
+            self.path.display(),
+            line_of(self.text, span.start)
+        )))
+    }
+
+    fn file(&self, s: &Spanned<String>, what: &str) -> Result<PathBuf, MatrixError> {
+        let path = self.dir.join(s.get_ref());
+        if !path.is_file() {
+            return self.err(
+                s.span(),
+                format!(
+                    "{what} '{}' not found (relative paths are relative to the matrix file's directory: {})",
+                    s.get_ref(),
+                    path.display()
+                ),
+            );
+        }
+        Ok(path)
+    }
+
+    fn files(&self, list: &[Spanned<String>], what: &str) -> Result<Vec<PathBuf>, MatrixError> {
+        list.iter().map(|s| self.file(s, what)).collect()
+    }
+
+    fn scalar(&self, v: &Spanned<toml::Value>, key: &str) -> Result<String, MatrixError> {
+        match v.get_ref() {
+            toml::Value::String(s) => Ok(s.clone()),
+            toml::Value::Integer(i) => Ok(i.to_string()),
+            toml::Value::Float(f) => Ok(f.to_string()),
+            toml::Value::Boolean(b) => Ok(b.to_string()),
+            other => self.err(
+                v.span(),
+                format!("{key}: expected a string, number or boolean, found {}", other.type_str()),
+            ),
+        }
+    }
+
+    fn properties(
+        &self,
+        map: &BTreeMap<Spanned<String>, Spanned<toml::Value>>,
+    ) -> Result<Vec<(String, String)>, MatrixError> {
+        let mut out: Vec<(usize, String, String)> = Vec::new();
+        for (k, v) in map {
+            if k.get_ref().trim().is_empty() {
+                return self.err(k.span(), "empty property name");
+            }
+            out.push((k.span().start, k.get_ref().clone(), self.scalar(v, k.get_ref())?));
+        }
+        // Keep file order: later lines win in ycsb, as users expect.
+        out.sort_by_key(|(at, _, _)| *at);
+        Ok(out.into_iter().map(|(_, k, v)| (k, v)).collect())
+    }
+}
+
+/// Parses a size such as `512M`, `2G`, `1048576`.
+pub fn parse_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => t.split_at(i),
+        None => (t, ""),
+    };
+    let n: u64 = digits.parse().ok()?;
+    let mult: u64 = match unit.trim().to_ascii_uppercase().trim_end_matches("IB").trim_end_matches('B') {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        "T" => 1 << 40,
+        _ => return None,
+    };
+    n.checked_mul(mult).filter(|&b| b > 0)
+}
+
+fn valid_cpu_list(text: &str) -> bool {
+    !text.is_empty()
+        && text.split(',').all(|part| {
+            let mut ends = part.splitn(2, '-');
+            ends.all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        })
+}
+
+/// Characters allowed in directory names of cells.
+fn label_of(value: &str) -> String {
+    value
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "._-+".contains(c) { c } else { '_' })
+        .collect()
+}
+
+/// Reads and validates a matrix file.
+///
+/// # Errors
+/// The file cannot be read, or the first problem found, naming its line.
+pub fn load(path: &Path) -> Result<Matrix, MatrixError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| MatrixError(format!("{}: cannot read: {e}", path.display())))?;
+    parse(path, &text)
+}
+
+/// Validates matrix text read from `path` (used for messages and relative
+/// paths).
+///
+/// # Errors
+/// The first problem found, naming its line.
+pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
+    let raw: RawMatrix = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
+        MatrixError(format!("{}:{line}: {}", path.display(), e.message().trim()))
+    })?;
+    let dir = path
+        .parent()
+        .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let cx = Ctx { path, text, dir };
+    let e = raw.experiment.get_ref();
+    let exp_span = raw.experiment.span();
+
+    let name = match &e.name {
+        Some(n) => {
+            if n.get_ref().is_empty() || label_of(n.get_ref()) != *n.get_ref() {
+                return cx.err(
+                    n.span(),
+                    format!("experiment.name '{}': use letters, digits, '.', '_', '-' or '+' (it names a directory)", n.get_ref()),
+                );
+            }
+            n.get_ref().clone()
+        }
+        None => label_of(
+            &path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "experiment".into()),
+        ),
+    };
+    let repeats = match &e.repeats {
+        Some(r) if *r.get_ref() == 0 => return cx.err(r.span(), "experiment.repeats must be at least 1"),
+        Some(r) => *r.get_ref(),
+        None => 1,
+    };
+    let phases = match &e.phases {
+        None => Phases { load: true, run: true },
+        Some(list) => {
+            if list.get_ref().is_empty() {
+                return cx.err(list.span(), "experiment.phases is empty: use [\"load\"], [\"run\"] or [\"load\", \"run\"]");
+            }
+            let mut p = Phases { load: false, run: false };
+            for item in list.get_ref() {
+                match item.get_ref().as_str() {
+                    "load" if !p.load => p.load = true,
+                    "run" if !p.run => p.run = true,
+                    "load" | "run" => return cx.err(item.span(), format!("experiment.phases: '{}' listed twice", item.get_ref())),
+                    other => return cx.err(item.span(), format!("experiment.phases: unknown phase '{other}' (load or run)")),
+                }
+            }
+            p
+        }
+    };
+    let time_limit = match &e.time_limit {
+        Some(t) if *t.get_ref() == 0 => return cx.err(t.span(), "experiment.time_limit must be at least 1 second"),
+        Some(t) => Some(*t.get_ref()),
+        None => None,
+    };
+    let status_interval = match &e.status_interval {
+        Some(t) if *t.get_ref() == 0 => return cx.err(t.span(), "experiment.status_interval must be at least 1 second"),
+        Some(t) => *t.get_ref(),
+        None => 1,
+    };
+    let size = |s: &Option<Spanned<String>>, key: &str| -> Result<Option<u64>, MatrixError> {
+        match s {
+            None => Ok(None),
+            Some(s) => match parse_size(s.get_ref()) {
+                Some(b) => Ok(Some(b)),
+                None => cx.err(s.span(), format!("experiment.{key} '{}': expected a size such as 512M or 2G", s.get_ref())),
+            },
+        }
+    };
+    let memory_limit = size(&e.memory_limit, "memory_limit")?;
+    let io_ceiling = match &e.io_ceiling {
+        Some(s) if s.get_ref() == "off" => None,
+        other => Some(size(other, "io_ceiling")?.unwrap_or(256 << 20)),
+    };
+    for (cpus, key) in [(&e.cpus, "cpus"), (&e.server_cpus, "server_cpus")] {
+        if let Some(c) = cpus {
+            if !valid_cpu_list(c.get_ref()) {
+                return cx.err(c.span(), format!("experiment.{key} '{}': expected a CPU list such as 0 or 0,2 or 0-3", c.get_ref()));
+            }
+        }
+    }
+    let property_files = cx.files(&e.property_files, "property file")?;
+    let properties = cx.properties(&raw.properties)?;
+
+    // Axes, in file order.
+    let mut raw_axes: Vec<_> = raw.axes.get_ref().iter().collect();
+    raw_axes.sort_by_key(|(k, _)| k.span().start);
+    if !raw_axes.iter().any(|(k, _)| k.get_ref() == "db") {
+        return cx.err(raw.axes.span(), "axes: no 'db' axis (list the stores to compare, e.g. db = [\"leveldb\", \"rocksdb\"])");
+    }
+    let mut axes = Vec::new();
+    let mut dbs = BTreeMap::new();
+    for (key, values) in raw_axes {
+        let name = key.get_ref().clone();
+        if values.get_ref().is_empty() {
+            return cx.err(values.span(), format!("axes.{name} is empty: give at least one value"));
+        }
+        let mut out: Vec<AxisValue> = Vec::new();
+        for v in values.get_ref() {
+            let value = cx.scalar(v, &format!("axes.{name}"))?;
+            let label = match name.as_str() {
+                "workload" => {
+                    let path = cx.file(&Spanned::new(v.span(), value.clone()), "workload file")?;
+                    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                    let label = label_of(&stem);
+                    out.push(AxisValue { value: path.display().to_string(), label: label.clone() });
+                    if out.iter().filter(|o| o.label == label).count() > 1 {
+                        return cx.err(v.span(), format!("axes.workload: two files named '{stem}'; cell names would clash"));
+                    }
+                    continue;
+                }
+                "db" => {
+                    let label = value.clone();
+                    if label_of(&label) != label || label.is_empty() {
+                        return cx.err(v.span(), format!("axes.db '{label}': use letters, digits, '.', '_', '-' or '+'"));
+                    }
+                    let db = match raw.db.iter().find(|(k, _)| k.get_ref() == &label) {
+                        Some((_, d)) => build_db(&cx, &label, d.get_ref(), d.span())?,
+                        None if KNOWN_STORES.contains(&label.as_str()) => Db {
+                            label: label.clone(),
+                            store: label.clone(),
+                            property_files: Vec::new(),
+                            properties: Vec::new(),
+                            server: None,
+                        },
+                        None => {
+                            return cx.err(
+                                v.span(),
+                                format!(
+                                    "axes.db: unknown db '{label}': not a store ({}) and no [db.{label}] table",
+                                    KNOWN_STORES.join(", ")
+                                ),
+                            )
+                        }
+                    };
+                    dbs.insert(label.clone(), db);
+                    label
+                }
+                _ => label_of(&value),
+            };
+            if out.iter().any(|o| o.label == label) {
+                return cx.err(v.span(), format!("axes.{name}: value '{value}' listed twice"));
+            }
+            out.push(AxisValue { value, label });
+        }
+        axes.push(Axis { name, values: out });
+    }
+    for (k, d) in &raw.db {
+        if !dbs.contains_key(k.get_ref()) {
+            // A table nobody uses is most likely a misspelt axis value.
+            return cx.err(d.span(), format!("[db.{}] is not on the db axis", k.get_ref()));
+        }
+    }
+
+    let mut reuse_load_across = Vec::new();
+    if let Some(list) = &e.reuse_load_across {
+        for a in list {
+            let n = a.get_ref();
+            if !axes.iter().any(|x| &x.name == n) {
+                return cx.err(a.span(), format!("experiment.reuse_load_across: no axis '{n}'"));
+            }
+            if n == "db" {
+                return cx.err(a.span(), "experiment.reuse_load_across: the db axis cannot share a load");
+            }
+            reuse_load_across.push(n.clone());
+        }
+        if !reuse_load_across.is_empty() {
+            if !(phases.load && phases.run) {
+                return cx.err(exp_span.clone(), "experiment.reuse_load_across needs phases = [\"load\", \"run\"]");
+            }
+            if let Some(db) = dbs.values().find(|d| !d.data_is_reusable()) {
+                return cx.err(
+                    exp_span.clone(),
+                    format!(
+                        "experiment.reuse_load_across: db '{}' keeps no data directory to copy; only leveldb and rocksdb (embedded or served) can reuse a load",
+                        db.label
+                    ),
+                );
+            }
+        }
+    }
+
+    let baseline = match &e.baseline {
+        None => None,
+        Some(map) => {
+            let mut coords = Vec::new();
+            for (k, v) in map {
+                let value = cx.scalar(v, "experiment.baseline")?;
+                let Some(axis) = axes.iter().find(|a| &a.name == k.get_ref()) else {
+                    return cx.err(k.span(), format!("experiment.baseline: no axis '{}'", k.get_ref()));
+                };
+                let label = if axis.name == "workload" {
+                    Path::new(&value).file_stem().map(|s| label_of(&s.to_string_lossy())).unwrap_or_default()
+                } else if axis.name == "db" {
+                    value.clone()
+                } else {
+                    label_of(&value)
+                };
+                if !axis.values.iter().any(|x| x.label == label) {
+                    return cx.err(v.span(), format!("experiment.baseline: '{value}' is not a value of axis '{}'", axis.name));
+                }
+                coords.push((axis.name.clone(), label));
+            }
+            Some(coords)
+        }
+    };
+    if let Some(d) = &e.data_dir {
+        if d.get_ref().is_empty() {
+            return cx.err(d.span(), "experiment.data_dir is empty");
+        }
+    }
+    Ok(Matrix {
+        name,
+        description: e.description.clone().unwrap_or_default(),
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        repeats,
+        phases,
+        reuse_load_across,
+        time_limit,
+        property_files,
+        properties,
+        axes,
+        dbs,
+        baseline,
+        cpus: e.cpus.as_ref().map(|c| c.get_ref().clone()),
+        server_cpus: e.server_cpus.as_ref().map(|c| c.get_ref().clone()),
+        memory_limit,
+        io_ceiling,
+        status_interval,
+        data_dir: e.data_dir.as_ref().map(|d| cx.dir.join(d.get_ref())),
+        keep_data: e.keep_data.unwrap_or(false),
+    })
+}
+
+fn build_db(cx: &Ctx<'_>, label: &str, d: &RawDb, span: std::ops::Range<usize>) -> Result<Db, MatrixError> {
+    let store = match &d.store {
+        Some(s) if !KNOWN_STORES.contains(&s.get_ref().as_str()) => {
+            return cx.err(s.span(), format!("db.{label}.store: unknown store '{}' ({})", s.get_ref(), KNOWN_STORES.join(", ")))
+        }
+        Some(s) => s.get_ref().clone(),
+        None if KNOWN_STORES.contains(&label) => label.to_string(),
+        None => return cx.err(span, format!("[db.{label}]: '{label}' is not a store: set store = \"...\" ({})", KNOWN_STORES.join(", "))),
+    };
+    let server = match &d.server {
+        None => {
+            if let Some(e) = &d.engine {
+                return cx.err(e.span(), format!("db.{label}.engine needs server = \"ycsb-serve\""));
+            }
+            None
+        }
+        Some(s) => {
+            if store != "redis" {
+                return cx.err(s.span(), format!("db.{label}.server: the client store must be redis (RESP) to talk to a server, not '{store}'"));
+            }
+            match s.get_ref().as_str() {
+                "redis-server" => {
+                    if let Some(e) = &d.engine {
+                        return cx.err(e.span(), format!("db.{label}.engine is only for server = \"ycsb-serve\""));
+                    }
+                    Some(Server::Redis)
+                }
+                "ycsb-serve" => {
+                    let Some(engine) = &d.engine else {
+                        return cx.err(s.span(), format!("db.{label}: server = \"ycsb-serve\" needs engine = \"leveldb\", \"rocksdb\" or \"memory\""));
+                    };
+                    if !["leveldb", "rocksdb", "memory"].contains(&engine.get_ref().as_str()) {
+                        return cx.err(engine.span(), format!("db.{label}.engine '{}': ycsb serve embeds leveldb, rocksdb or memory", engine.get_ref()));
+                    }
+                    Some(Server::YcsbServe {
+                        engine: engine.get_ref().clone(),
+                        property_files: cx.files(&d.engine_property_files, "property file")?,
+                        properties: cx.properties(&d.engine_properties)?,
+                    })
+                }
+                other => return cx.err(s.span(), format!("db.{label}.server: unknown server '{other}' (redis-server or ycsb-serve)")),
+            }
+        }
+    };
+    if server.is_none() && (!d.engine_property_files.is_empty() || !d.engine_properties.is_empty()) {
+        return cx.err(span, format!("db.{label}: engine_property_files and engine_properties need server = \"ycsb-serve\""));
+    }
+    Ok(Db {
+        label: label.to_string(),
+        store,
+        property_files: cx.files(&d.property_files, "property file")?,
+        properties: cx.properties(&d.properties)?,
+        server,
+    })
+}

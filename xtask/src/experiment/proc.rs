@@ -1,0 +1,238 @@
+//! Child processes of a cell: spawning with CPU pinning, a memory cgroup
+//! and death with the xtask; `/proc` sampling; servers on loopback.
+
+use std::ffi::CString;
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+/// A memory cgroup (v2 or v1) a cell's client runs in; removed on drop.
+pub struct Cgroup {
+    dir: PathBuf,
+    procs: CString,
+    version: u8,
+}
+
+fn own_cgroup_path(controller_v1: Option<&str>) -> String {
+    let text = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    for line in text.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(_), Some(ctrls), Some(path)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        match controller_v1 {
+            None if ctrls.is_empty() => return path.to_string(),
+            Some(c) if ctrls.split(',').any(|x| x == c) => return path.to_string(),
+            _ => {}
+        }
+    }
+    "/".into()
+}
+
+impl Cgroup {
+    /// Creates a cgroup below this process's own, limited to `bytes` of
+    /// memory including page cache (and no swap, where the host allows
+    /// setting it).
+    ///
+    /// # Errors
+    /// No memory controller is mounted, or it is not writable (root is
+    /// needed).
+    pub fn create(name: &str, bytes: u64) -> Result<Cgroup> {
+        let v2_root = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+            .into_iter()
+            .map(Path::new)
+            .find(|p| {
+                std::fs::read_to_string(p.join("cgroup.controllers"))
+                    .map(|c| c.split_whitespace().any(|x| x == "memory"))
+                    .unwrap_or(false)
+            });
+        let (dir, version) = if let Some(root) = v2_root {
+            let parent = root.join(own_cgroup_path(None).trim_start_matches('/'));
+            // A v2 child only gets a memory controller its parent delegates.
+            let _ = std::fs::write(parent.join("cgroup.subtree_control"), "+memory");
+            (parent.join(name), 2)
+        } else if Path::new("/sys/fs/cgroup/memory/memory.limit_in_bytes").exists() {
+            let parent = Path::new("/sys/fs/cgroup/memory").join(own_cgroup_path(Some("memory")).trim_start_matches('/'));
+            (parent.join(name), 1)
+        } else {
+            bail!("memory_limit: no memory cgroup controller is mounted (looked for cgroup v2 at /sys/fs/cgroup and v1 at /sys/fs/cgroup/memory)");
+        };
+        if let Err(e) = std::fs::create_dir(&dir) {
+            if e.kind() != std::io::ErrorKind::AlreadyExists {
+                bail!("memory_limit: cannot create cgroup {}: {e} (creating cgroups needs root)", dir.display());
+            }
+        }
+        let cg = Cgroup {
+            procs: CString::new(dir.join("cgroup.procs").as_os_str().as_encoded_bytes()).context("cgroup path")?,
+            dir,
+            version,
+        };
+        let (limit, swap) = if version == 2 { ("memory.max", "memory.swap.max") } else { ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes") };
+        std::fs::write(cg.dir.join(limit), bytes.to_string()).with_context(|| {
+            format!("memory_limit: cannot write {} (cgroup v{version}; needs root, and on v2 a parent that delegates the memory controller)", cg.dir.join(limit).display())
+        })?;
+        let swap_value = if version == 2 { "0".to_string() } else { bytes.to_string() };
+        let _ = std::fs::write(cg.dir.join(swap), swap_value);
+        Ok(cg)
+    }
+
+    /// Highest memory use seen in the cgroup, when the kernel tells.
+    pub fn peak_bytes(&self) -> Option<u64> {
+        let file = if self.version == 2 { "memory.peak" } else { "memory.max_usage_in_bytes" };
+        std::fs::read_to_string(self.dir.join(file)).ok()?.trim().parse().ok()
+    }
+}
+
+impl Drop for Cgroup {
+    fn drop(&mut self) {
+        // Only succeeds once its processes are gone, which callers ensure.
+        for _ in 0..50 {
+            if std::fs::remove_dir(&self.dir).is_ok() || !self.dir.exists() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// Builds the command for `argv`, pinned with `taskset -c` when `cpus` is
+/// set, in its own process group (Ctrl-C reaches the xtask, which stops
+/// the cell itself), killed when the xtask dies, and joined to `cgroup`.
+pub fn command(argv: &[String], cpus: Option<&str>, cgroup: Option<&Cgroup>) -> Command {
+    let mut full: Vec<String> = Vec::new();
+    if let Some(c) = cpus {
+        full.extend(["taskset".into(), "-c".into(), c.into()]);
+    }
+    full.extend(argv.iter().cloned());
+    let mut cmd = Command::new(&full[0]);
+    cmd.args(&full[1..]);
+    let procs = cgroup.map(|c| c.procs.clone());
+    // SAFETY: the closure runs between fork and exec and only makes
+    // async-signal-safe system calls (prctl, setpgid, open, write, close)
+    // on memory prepared before the fork.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+            libc::setpgid(0, 0);
+            if let Some(p) = &procs {
+                let fd = libc::open(p.as_ptr(), libc::O_WRONLY);
+                if fd < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                let ok = libc::write(fd, b"0\n".as_ptr().cast(), 2) == 2;
+                libc::close(fd);
+                if !ok {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    cmd
+}
+
+/// Kills a child's process group and reaps it.
+pub fn kill(child: &mut Child, signal: i32, grace: Duration) {
+    let pid = child.id() as i32;
+    // SAFETY: plain syscalls on a process group this xtask created.
+    unsafe {
+        libc::kill(-pid, signal);
+    }
+    let deadline = Instant::now() + grace;
+    while Instant::now() < deadline {
+        // An error means it was already reaped (by try_wait4).
+        if !matches!(child.try_wait(), Ok(None)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+    }
+    let _ = child.wait();
+}
+
+/// Reaps the child if it has exited: its exit status and the CPU seconds
+/// (user + system) it used in total, exact where `/proc` sampling is not.
+///
+/// # Errors
+/// `wait4` fails (the pid is not our child).
+pub fn try_wait4(pid: u32) -> std::io::Result<Option<(std::process::ExitStatus, f64)>> {
+    use std::os::unix::process::ExitStatusExt;
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 writes both out-parameters.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid as i32, &mut status, libc::WNOHANG, &mut usage) };
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if r == 0 {
+        return Ok(None);
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Ok(Some((std::process::ExitStatus::from_raw(status), secs(usage.ru_utime) + secs(usage.ru_stime))))
+}
+
+/// CPU seconds (user + system) and resident bytes of a process.
+pub fn sample(pid: u32) -> Option<(f64, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may contain spaces; fields resume after its ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // Fields 14, 15 (utime, stime) and 24 (rss pages), counted from 1 with
+    // pid and comm as 1 and 2.
+    let utime: f64 = f.get(11)?.parse().ok()?;
+    let stime: f64 = f.get(12)?.parse().ok()?;
+    let rss_pages: u64 = f.get(21)?.parse().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let (tick, page) = unsafe { (libc::sysconf(libc::_SC_CLK_TCK), libc::sysconf(libc::_SC_PAGESIZE)) };
+    Some(((utime + stime) / tick.max(1) as f64, rss_pages * page.max(1) as u64))
+}
+
+/// A free loopback port (bound, read, released).
+///
+/// # Errors
+/// No port can be bound.
+pub fn free_port() -> Result<u16> {
+    let l = TcpListener::bind("127.0.0.1:0").context("binding a loopback port")?;
+    Ok(l.local_addr()?.port())
+}
+
+/// Waits until something accepts connections on the port, or the server
+/// exits, or `timeout` passes.
+///
+/// # Errors
+/// The server exited or never listened.
+pub fn wait_listening(child: &mut Child, port: u16, timeout: Duration) -> Result<()> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return Ok(());
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            bail!("the server exited ({status}) before listening on 127.0.0.1:{port}");
+        }
+        if Instant::now() > deadline {
+            bail!("the server did not listen on 127.0.0.1:{port} within {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The argv as one line a shell would run (for people, not for us).
+pub fn shell_line(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@%".contains(c)) {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

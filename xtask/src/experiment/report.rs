@@ -1,0 +1,189 @@
+//! The self-contained HTML report: summary tables and inline SVG charts
+//! (throughput bars with error bars, throughput, CPU and level file counts
+//! over time, latency CDFs). No scripts, no network.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::matrix::Matrix;
+use super::summary::{self, CellResult, Row};
+use super::svg::{self, esc, Series};
+
+/// Cells that differ only in `db`, repeat 1: one small chart each, one line
+/// per db, so lines stay few.
+fn panels<'a>(m: &Matrix, results: &'a [CellResult], phase: &str) -> Vec<(String, Vec<&'a CellResult>)> {
+    let others: Vec<String> = summary::varying_axes(m).into_iter().filter(|a| a != "db").collect();
+    let mut out: Vec<(String, Vec<&CellResult>)> = Vec::new();
+    for r in results.iter().filter(|r| r.cell.repeat == 1 && r.phase_series(phase).is_some()) {
+        let key = others
+            .iter()
+            .filter_map(|a| r.cell.label(a).map(|l| format!("{a}={l}")))
+            .collect::<Vec<_>>()
+            .join(", ");
+        match out.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(r),
+            None => out.push((key, vec![r])),
+        }
+    }
+    out
+}
+
+fn db_color(m: &Matrix, r: &CellResult) -> usize {
+    let label = r.cell.label("db").unwrap_or("");
+    m.axes.iter().find(|a| a.name == "db").and_then(|a| a.values.iter().position(|v| v.label == label)).unwrap_or(0)
+}
+
+fn table_html(head: &str, md: &str) -> String {
+    // The Markdown table from the summary, as HTML.
+    let mut out = format!("<h3>{}</h3><table>", esc(head));
+    for (i, line) in md.lines().filter(|l| l.starts_with('|')).enumerate() {
+        if i == 1 {
+            continue;
+        }
+        let tag = if i == 0 { "th" } else { "td" };
+        out.push_str("<tr>");
+        for cell in line.trim_matches('|').split(" | ") {
+            let _ = write!(out, "<{tag}>{}</{tag}>", esc(cell.trim()));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table>");
+    out
+}
+
+fn level_gauges(series: &super::series::PhaseSeries) -> BTreeMap<String, Vec<(f64, f64)>> {
+    let mut out: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for p in &series.status {
+        for (k, v) in &p.gauges {
+            if let Some((_, level)) = k.split_once("num-files-at-level") {
+                out.entry(format!("L{level}")).or_default().push((p.t, *v));
+            }
+        }
+    }
+    out
+}
+
+/// The whole page.
+pub fn html(m: &Matrix, results: &[CellResult], phases: &[(String, Vec<Row>)], extra: &Value) -> String {
+    let mut body = String::new();
+    let _ = write!(body, "<h1>{}</h1>", esc(&m.name));
+    if !m.description.is_empty() {
+        let _ = write!(body, "<p>{}</p>", esc(&m.description));
+    }
+    let host = &extra["host"];
+    let _ = write!(
+        body,
+        "<p class=meta>{} cells complete · git {} · {} · {} logical CPUs · {:.1} GiB · kernel {} · DB filesystem {} ({}){}</p>",
+        results.len(),
+        esc(extra["git"].as_str().unwrap_or("?")),
+        esc(host["cpu_model"].as_str().unwrap_or("?")),
+        host["logical_cpus"],
+        host["memory_bytes"].as_f64().unwrap_or(0.0) / (1u64 << 30) as f64,
+        esc(host["kernel"].as_str().unwrap_or("?")),
+        esc(extra["fs"]["type"].as_str().unwrap_or("?")),
+        esc(extra["fs"]["device"].as_str().unwrap_or("?")),
+        match extra["io_ceiling"]["write_bytes_per_sec"].as_f64() {
+            Some(b) => format!(" · sequential write ceiling {:.0} MB/s", b / 1e6),
+            None => String::new(),
+        }
+    );
+    for (phase, rows) in phases {
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = write!(body, "<h2>{} phase</h2>", esc(phase));
+        body.push_str(&table_html("Summary", &summary::markdown(m, phase, rows)));
+        body.push_str("<div class=grid>");
+        let bars: Vec<(String, f64, f64)> = rows.iter().map(|r| (r.group.clone(), r.ops_mean, r.ops_sd)).collect();
+        let title = if m.repeats > 1 { format!("{phase}: throughput, mean ± sd of {} repeats", m.repeats) } else { format!("{phase}: throughput") };
+        body.push_str(&svg::bars(&title, "ops/s", &bars));
+        body.push_str("</div><h3>Throughput over time</h3><div class=grid>");
+        let panels = panels(m, results, phase);
+        for (key, cells) in &panels {
+            let series: Vec<Series> = cells
+                .iter()
+                .filter_map(|r| {
+                    let s = r.phase_series(phase)?;
+                    Some(Series { name: r.cell.label("db").unwrap_or("").into(), points: s.status.iter().map(|p| (p.t, p.ops_per_sec)).collect(), dashed: false, color: db_color(m, r) })
+                })
+                .collect();
+            body.push_str(&svg::lines(&format!("{phase} {key}"), "seconds", "ops/s", &series, false, None));
+        }
+        body.push_str("</div><h3>Latency CDFs (exported percentiles)</h3><div class=grid>");
+        let ops: Vec<String> = {
+            let mut o: Vec<String> = rows.iter().flat_map(|r| r.latency.keys().cloned()).collect();
+            o.sort();
+            o.dedup();
+            o
+        };
+        for (key, cells) in &panels {
+            for op in &ops {
+                let series: Vec<Series> = cells
+                    .iter()
+                    .filter_map(|r| {
+                        let p = r.phase(phase)?;
+                        let section = summary::op_sections(p).into_iter().find(|s| s["name"] == op.as_str())?;
+                        let mut points: Vec<(f64, f64)> = vec![];
+                        if let Some(min) = section["min_ns"].as_f64() {
+                            points.push((min / 1000.0, 0.0));
+                        }
+                        for e in section["percentiles"].as_array()? {
+                            let us = e["ns"].as_f64().map(|n| n / 1000.0).or_else(|| e["us"].as_f64())?;
+                            points.push((us, e["percentile"].as_f64()?));
+                        }
+                        if let Some(max) = section["max_ns"].as_f64() {
+                            points.push((max / 1000.0, 100.0));
+                        }
+                        Some(Series { name: r.cell.label("db").unwrap_or("").into(), points, dashed: false, color: db_color(m, r) })
+                    })
+                    .collect();
+                if !series.is_empty() {
+                    body.push_str(&svg::lines(&format!("{phase} {op} {key}"), "latency, µs (log)", "percentile", &series, true, Some(100.0)));
+                }
+            }
+        }
+        body.push_str("</div><h3>CPU over time (client solid, server dashed; % of one core)</h3><div class=grid>");
+        for (key, cells) in &panels {
+            let mut series = Vec::new();
+            for r in cells {
+                let Some(s) = r.phase_series(phase) else { continue };
+                let db = r.cell.label("db").unwrap_or("").to_string();
+                series.push(Series { name: db.clone(), points: s.resources.iter().map(|p| (p.t, p.cpu_percent)).collect(), dashed: false, color: db_color(m, r) });
+                if s.resources.iter().any(|p| p.server_cpu_percent.is_some()) {
+                    series.push(Series {
+                        name: format!("{db} server"),
+                        points: s.resources.iter().filter_map(|p| Some((p.t, p.server_cpu_percent?))).collect(),
+                        dashed: true,
+                        color: db_color(m, r),
+                    });
+                }
+            }
+            body.push_str(&svg::lines(&format!("{phase} {key}"), "seconds", "CPU %", &series, false, None));
+        }
+        body.push_str("</div>");
+        let mut level_charts = String::new();
+        for r in results.iter().filter(|r| r.cell.repeat == 1) {
+            let Some(s) = r.phase_series(phase) else { continue };
+            let levels = level_gauges(s);
+            if levels.is_empty() {
+                continue;
+            }
+            let series: Vec<Series> = levels.into_iter().enumerate().map(|(i, (name, points))| Series { name, points, dashed: false, color: i }).collect();
+            level_charts.push_str(&svg::lines(&format!("{phase} {}", r.cell.group), "seconds", "files", &series, false, None));
+        }
+        if !level_charts.is_empty() {
+            let _ = write!(body, "<h3>Files per LSM level over time</h3><div class=grid>{level_charts}</div>");
+        }
+    }
+    let _ = write!(body, "<h2>Matrix</h2><pre>{}</pre>", esc(&m.text));
+    format!(
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{}</title><style>\
+body{{font-family:sans-serif;margin:24px;color:#222}}h1{{margin-bottom:4px}}.meta{{color:#555;font-size:13px}}\
+table{{border-collapse:collapse;font-size:12px;margin:8px 0}}td,th{{border:1px solid #ccc;padding:3px 7px;text-align:right}}th{{background:#f3f3f3}}\
+.grid{{display:flex;flex-wrap:wrap;gap:10px}}.grid svg{{border:1px solid #e5e5e5}}pre{{background:#f7f7f7;padding:8px;font-size:12px}}\
+</style></head><body>{body}</body></html>\n",
+        esc(&m.name)
+    )
+}

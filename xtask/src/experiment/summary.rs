@@ -1,0 +1,419 @@
+//! Summary tables per phase: repeats grouped, mean ± standard deviation of
+//! throughput, latency percentiles, CPU, space, stability, I/O share and
+//! ratios against a baseline; as terminal, Markdown and CSV text.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde_json::Value;
+
+use super::cells::Cell;
+use super::matrix::Matrix;
+use super::run::cell_dir;
+use super::series::{mean_sd, PhaseSeries};
+
+/// One complete cell's results, read back from its directory.
+#[derive(Clone, Debug)]
+pub struct CellResult {
+    /// The cell.
+    pub cell: Cell,
+    /// `export.json`.
+    pub export: Value,
+    /// `timeseries.json`.
+    pub series: Vec<PhaseSeries>,
+    /// `cell.json`.
+    pub record: Value,
+}
+
+impl CellResult {
+    /// The export's entry for a phase.
+    pub fn phase(&self, phase: &str) -> Option<&Value> {
+        self.export["phases"].as_array()?.iter().find(|p| p["phase"] == phase)
+    }
+
+    /// The time series of a phase.
+    pub fn phase_series(&self, phase: &str) -> Option<&PhaseSeries> {
+        self.series.iter().find(|p| p.phase == phase)
+    }
+
+    /// An effective property, from the export's configuration.
+    pub fn property(&self, key: &str) -> Option<&str> {
+        self.export["config"].as_array()?.iter().find(|c| c["key"] == key)?["value"].as_str()
+    }
+}
+
+/// Reads every complete cell among `cells` (in their order).
+///
+/// # Errors
+/// A complete cell's files cannot be parsed.
+pub fn read_results(results: &Path, cells: &[Cell]) -> Result<Vec<CellResult>> {
+    let mut out = Vec::new();
+    for cell in cells {
+        let dir = cell_dir(results, &cell.id);
+        let Ok(record) = std::fs::read_to_string(dir.join("cell.json")) else {
+            continue;
+        };
+        let read = |name: &str| -> Result<String> {
+            std::fs::read_to_string(dir.join(name)).with_context(|| format!("reading {}", dir.join(name).display()))
+        };
+        out.push(CellResult {
+            cell: cell.clone(),
+            record: serde_json::from_str(&record).with_context(|| format!("parsing {}/cell.json", dir.display()))?,
+            export: serde_json::from_str(&read("export.json")?).with_context(|| format!("parsing {}/export.json", dir.display()))?,
+            series: serde_json::from_str(&read("timeseries.json")?).with_context(|| format!("parsing {}/timeseries.json", dir.display()))?,
+        });
+    }
+    Ok(out)
+}
+
+/// Latency percentiles of one operation, microseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Latency {
+    /// Median.
+    pub p50: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p999: f64,
+}
+
+/// One line of a summary table: the repeats of one combination in one phase.
+#[derive(Clone, Debug, Default)]
+pub struct Row {
+    /// The combination (cell id without the repeat).
+    pub group: String,
+    /// (axis, value label) pairs.
+    pub coords: Vec<(String, String)>,
+    /// Repeats found.
+    pub n: usize,
+    /// Throughput mean, ops/s.
+    pub ops_mean: f64,
+    /// Throughput sample standard deviation across repeats.
+    pub ops_sd: f64,
+    /// Throughput relative to the baseline's.
+    pub ratio: Option<f64>,
+    /// Per operation, means across repeats.
+    pub latency: BTreeMap<String, Latency>,
+    /// Client CPU, percent of one core.
+    pub cpu: Option<f64>,
+    /// Server CPU, percent of one core.
+    pub server_cpu: Option<f64>,
+    /// Bytes on disk of the DB directory at the phase's end.
+    pub space: Option<f64>,
+    /// Coefficient of variation of per-interval throughput, percent.
+    pub cv: Option<f64>,
+    /// Estimated user bytes written per second (keys and values).
+    pub user_bytes_per_sec: Option<f64>,
+    /// That as a fraction of the device's sequential write bandwidth.
+    pub io_fraction: Option<f64>,
+}
+
+fn percentile(section: &Value, p: f64) -> Option<f64> {
+    let list = section["percentiles"].as_array()?;
+    let e = list.iter().find(|x| x["percentile"].as_f64().is_some_and(|v| (v - p).abs() < 1e-9))?;
+    e["ns"].as_f64().map(|ns| ns / 1000.0).or_else(|| e["us"].as_f64())
+}
+
+/// The operation sections of a phase that users read (not the cleanup, not
+/// the intended-start twins).
+pub fn op_sections(phase: &Value) -> Vec<&Value> {
+    phase["sections"]
+        .as_array()
+        .map(|s| {
+            s.iter()
+                .filter(|x| x["intended"] != true && x["name"] != "CLEANUP" && x["operations"].as_u64().unwrap_or(0) > 0)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Estimated user bytes of a phase's writes: key plus values per insert,
+/// key plus the written fields per update (field names not counted).
+fn user_bytes(r: &CellResult, phase: &Value) -> Option<f64> {
+    let num = |k: &str| r.property(k).and_then(|v| v.trim().parse::<f64>().ok());
+    let fieldcount = num("fieldcount").unwrap_or(10.0);
+    let max_len = num("fieldlength").unwrap_or(100.0);
+    let len = match r.property("fieldlengthdistribution").unwrap_or("constant") {
+        "constant" => max_len,
+        // Uniform and zipfian draw between the minimum and the maximum.
+        _ => (num("minfieldlength").unwrap_or(1.0) + max_len) / 2.0,
+    };
+    // Hashed keys have up to 19 digits; ordered ones as many as the count.
+    let digits = if r.property("insertorder") == Some("ordered") {
+        num("recordcount").unwrap_or(1000.0).max(1.0).log10().ceil()
+    } else {
+        19.0
+    };
+    let key = 4.0 + digits.max(num("zeropadding").unwrap_or(1.0));
+    let writeall = r.property("writeallfields") == Some("true");
+    let mut total = 0.0;
+    for s in op_sections(phase) {
+        let ops = s["operations"].as_f64().unwrap_or(0.0);
+        match s["name"].as_str().unwrap_or("") {
+            "INSERT" => total += ops * (key + fieldcount * len),
+            "UPDATE" => total += ops * (key + if writeall { fieldcount } else { 1.0 } * len),
+            _ => {}
+        }
+    }
+    (total > 0.0).then_some(total)
+}
+
+fn mean_opt(values: &[Option<f64>]) -> Option<f64> {
+    let v: Vec<f64> = values.iter().flatten().copied().filter(|x| x.is_finite()).collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// The summary rows of a phase, in cell order.
+pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
+    let mut groups: Vec<(String, Vec<&CellResult>)> = Vec::new();
+    for r in results {
+        if r.phase(phase).is_none() {
+            continue;
+        }
+        match groups.iter_mut().find(|(g, _)| *g == r.cell.group) {
+            Some((_, v)) => v.push(r),
+            None => groups.push((r.cell.group.clone(), vec![r])),
+        }
+    }
+    let mut rows: Vec<Row> = groups
+        .into_iter()
+        .map(|(group, rs)| {
+            let tputs: Vec<f64> = rs.iter().filter_map(|r| r.phase(phase)?["throughput"].as_f64()).collect();
+            let (ops_mean, ops_sd) = mean_sd(&tputs);
+            let mut latency: BTreeMap<String, Vec<Latency>> = BTreeMap::new();
+            for r in &rs {
+                let Some(p) = r.phase(phase) else { continue };
+                for s in op_sections(p) {
+                    let l = Latency {
+                        p50: percentile(s, 50.0).unwrap_or(f64::NAN),
+                        p99: percentile(s, 99.0).unwrap_or(f64::NAN),
+                        p999: percentile(s, 99.9).unwrap_or(f64::NAN),
+                    };
+                    latency.entry(s["name"].as_str().unwrap_or("?").to_string()).or_default().push(l);
+                }
+            }
+            let latency = latency
+                .into_iter()
+                .map(|(op, ls)| {
+                    let n = ls.len() as f64;
+                    let avg = |f: fn(&Latency) -> f64| ls.iter().map(f).sum::<f64>() / n;
+                    (op, Latency { p50: avg(|l| l.p50), p99: avg(|l| l.p99), p999: avg(|l| l.p999) })
+                })
+                .collect();
+            let series: Vec<Option<&PhaseSeries>> = rs.iter().map(|r| r.phase_series(phase)).collect();
+            let ubps: Vec<Option<f64>> = rs
+                .iter()
+                .map(|r| {
+                    let p = r.phase(phase)?;
+                    let secs = p["runtime_ms"].as_f64()? / 1000.0;
+                    (secs > 0.0).then_some(user_bytes(r, p)? / secs)
+                })
+                .collect();
+            // Only engines that keep data on disk face the device's bound.
+            let persists = rs[0].cell.db.data_engine().is_some();
+            let user_bytes_per_sec = mean_opt(&ubps).filter(|_| persists);
+            let ceiling = rs.first().and_then(|r| r.record["io_ceiling"]["write_bytes_per_sec"].as_f64());
+            Row {
+                coords: rs[0].cell.coords.iter().map(|(a, _, l)| (a.clone(), l.clone())).collect(),
+                group,
+                n: rs.len(),
+                ops_mean,
+                ops_sd,
+                ratio: None,
+                latency,
+                cpu: mean_opt(&series.iter().map(|s| s.and_then(|s| s.cpu_percent)).collect::<Vec<_>>()),
+                server_cpu: mean_opt(&series.iter().map(|s| s.and_then(|s| s.server_cpu_percent)).collect::<Vec<_>>()),
+                space: if !persists { None } else { mean_opt(&series.iter().map(|s| s.and_then(|s| s.space_bytes).map(|b| b as f64)).collect::<Vec<_>>()) },
+                cv: mean_opt(&series.iter().map(|s| s.and_then(PhaseSeries::throughput_cv_percent)).collect::<Vec<_>>()),
+                user_bytes_per_sec,
+                io_fraction: user_bytes_per_sec.zip(ceiling).map(|(u, c)| u / c),
+            }
+        })
+        .collect();
+    if let Some(base) = &m.baseline {
+        let baseline_of = |row: &Row| -> Vec<(String, String)> {
+            row.coords
+                .iter()
+                .map(|(a, l)| match base.iter().find(|(ba, _)| ba == a) {
+                    Some((_, bl)) => (a.clone(), bl.clone()),
+                    None => (a.clone(), l.clone()),
+                })
+                .collect()
+        };
+        let means: Vec<(Vec<(String, String)>, f64)> = rows.iter().map(|r| (r.coords.clone(), r.ops_mean)).collect();
+        for row in &mut rows {
+            let want = baseline_of(row);
+            row.ratio = means.iter().find(|(c, _)| *c == want).map(|(_, b)| row.ops_mean / b);
+        }
+    }
+    rows
+}
+
+/// Axes with more than one value: the ones that tell rows apart.
+pub fn varying_axes(m: &Matrix) -> Vec<String> {
+    let v: Vec<String> = m.axes.iter().filter(|a| a.values.len() > 1).map(|a| a.name.clone()).collect();
+    if v.is_empty() {
+        vec!["db".into()]
+    } else {
+        v
+    }
+}
+
+fn fmt_num(v: f64) -> String {
+    if !v.is_finite() {
+        "-".into()
+    } else if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "-".into())
+}
+
+/// Column names and cells of a table for people (terminal and Markdown).
+fn display_table(m: &Matrix, rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
+    let axes = varying_axes(m);
+    let ops: Vec<String> = {
+        let mut o: Vec<String> = rows.iter().flat_map(|r| r.latency.keys().cloned()).collect();
+        o.sort();
+        o.dedup();
+        o
+    };
+    let any = |f: fn(&Row) -> bool| rows.iter().any(f);
+    let mut head: Vec<String> = axes.clone();
+    head.extend(["n".into(), "ops/s".into()]);
+    let has_ratio = any(|r| r.ratio.is_some());
+    if has_ratio {
+        head.push("ratio".into());
+    }
+    for op in &ops {
+        head.push(format!("{op} p50/p99/p99.9 us"));
+    }
+    head.push("cpu %".into());
+    let has_server = any(|r| r.server_cpu.is_some());
+    if has_server {
+        head.push("server cpu %".into());
+    }
+    head.extend(["disk MB".into(), "cv %".into()]);
+    let has_io = any(|r| r.user_bytes_per_sec.is_some());
+    if has_io {
+        head.extend(["user MB/s".into(), "of device".into()]);
+    }
+    let body = rows
+        .iter()
+        .map(|r| {
+            let mut c: Vec<String> = axes
+                .iter()
+                .map(|a| r.coords.iter().find(|(x, _)| x == a).map(|(_, l)| l.clone()).unwrap_or_default())
+                .collect();
+            c.push(r.n.to_string());
+            c.push(if r.n > 1 { format!("{} ± {}", fmt_num(r.ops_mean), fmt_num(r.ops_sd)) } else { fmt_num(r.ops_mean) });
+            if has_ratio {
+                c.push(opt(r.ratio, |x| format!("{x:.2}x")));
+            }
+            for op in &ops {
+                c.push(match r.latency.get(op) {
+                    Some(l) => format!("{}/{}/{}", fmt_num(l.p50), fmt_num(l.p99), fmt_num(l.p999)),
+                    None => "-".into(),
+                });
+            }
+            c.push(opt(r.cpu, fmt_num));
+            if has_server {
+                c.push(opt(r.server_cpu, fmt_num));
+            }
+            c.push(opt(r.space, |b| fmt_num(b / 1e6)));
+            c.push(opt(r.cv, fmt_num));
+            if has_io {
+                c.push(opt(r.user_bytes_per_sec, |b| fmt_num(b / 1e6)));
+                c.push(opt(r.io_fraction, |f| format!("{:.1}%", 100.0 * f)));
+            }
+            c
+        })
+        .collect();
+    (head, body)
+}
+
+/// An aligned plain-text table.
+pub fn terminal(m: &Matrix, phase: &str, rows: &[Row]) -> String {
+    let (head, body) = display_table(m, rows);
+    let widths: Vec<usize> = (0..head.len())
+        .map(|i| body.iter().map(|r| r[i].chars().count()).chain([head[i].chars().count()]).max().unwrap_or(0))
+        .collect();
+    let mut out = format!("{phase} phase\n");
+    let line = |cells: &[String]| {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c:>w$}", w = widths[i]))
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    let _ = writeln!(out, "{}", line(&head));
+    for r in &body {
+        let _ = writeln!(out, "{}", line(r));
+    }
+    out
+}
+
+/// A Markdown table.
+pub fn markdown(m: &Matrix, phase: &str, rows: &[Row]) -> String {
+    let (head, body) = display_table(m, rows);
+    let mut out = format!("### {phase} phase\n\n| {} |\n|{}|\n", head.join(" | "), head.iter().map(|_| "---:").collect::<Vec<_>>().join("|"));
+    for r in &body {
+        let _ = writeln!(out, "| {} |", r.join(" | "));
+    }
+    out
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// A CSV table with one number per column, for spreadsheets and plots.
+pub fn csv(m: &Matrix, rows: &[Row]) -> String {
+    let axes: Vec<String> = m.axes.iter().map(|a| a.name.clone()).collect();
+    let mut ops: Vec<String> = rows.iter().flat_map(|r| r.latency.keys().cloned()).collect();
+    ops.sort();
+    ops.dedup();
+    let mut head: Vec<String> = axes.clone();
+    head.extend(["repeats", "ops_per_sec_mean", "ops_per_sec_sd", "ratio_to_baseline"].map(String::from));
+    for op in &ops {
+        for p in ["p50", "p99", "p99.9"] {
+            head.push(format!("{op}_{p}_us"));
+        }
+    }
+    head.extend(["cpu_percent", "server_cpu_percent", "disk_bytes", "throughput_cv_percent", "user_bytes_per_sec", "io_ceiling_fraction"].map(String::from));
+    let mut out = head.iter().map(|h| csv_field(h)).collect::<Vec<_>>().join(",") + "\n";
+    let num = |v: Option<f64>| v.filter(|x| x.is_finite()).map(|x| format!("{x}")).unwrap_or_default();
+    for r in rows {
+        let mut c: Vec<String> = axes
+            .iter()
+            .map(|a| r.coords.iter().find(|(x, _)| x == a).map(|(_, l)| l.clone()).unwrap_or_default())
+            .collect();
+        c.push(r.n.to_string());
+        c.push(num(Some(r.ops_mean)));
+        c.push(num(Some(r.ops_sd)));
+        c.push(num(r.ratio));
+        for op in &ops {
+            let l = r.latency.get(op);
+            c.push(num(l.map(|l| l.p50)));
+            c.push(num(l.map(|l| l.p99)));
+            c.push(num(l.map(|l| l.p999)));
+        }
+        c.extend([num(r.cpu), num(r.server_cpu), num(r.space), num(r.cv), num(r.user_bytes_per_sec), num(r.io_fraction)]);
+        out.push_str(&c.iter().map(|x| csv_field(x)).collect::<Vec<_>>().join(","));
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,138 @@
+//! Matrix validation table and expansion.
+
+use std::path::Path;
+
+use super::cells;
+use super::matrix::{parse, parse_size};
+
+fn dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../matrices")
+}
+
+fn check(text: &str) -> Result<super::matrix::Matrix, String> {
+    parse(&dir().join("test.toml"), text).map_err(|e| e.0)
+}
+
+const OK: &str = r#"
+[experiment]
+name = "t"
+repeats = 2
+
+[properties]
+recordcount = 100
+
+[axes]
+db = ["leveldb", "memory"]
+fieldlength = [32, 128]
+"#;
+
+#[test]
+fn a_good_matrix_expands() {
+    let m = check(OK).unwrap();
+    assert_eq!(m.repeats, 2);
+    assert_eq!(m.properties, vec![("recordcount".to_string(), "100".to_string())]);
+    let cells = cells::expand(&m);
+    assert_eq!(cells.len(), 8);
+    assert_eq!(cells[0].id, "db=leveldb,fieldlength=32,r1");
+    assert_eq!(cells[3].id, "db=memory,fieldlength=128,r1");
+    assert_eq!(cells[7].id, "db=memory,fieldlength=128,r2");
+    assert_eq!(cells[7].group, "db=memory,fieldlength=128");
+    assert_eq!(cells[1].axis_properties(), vec![("fieldlength".to_string(), "128".to_string())]);
+    let ids: std::collections::BTreeSet<_> = cells.iter().map(|c| &c.id).collect();
+    assert_eq!(ids.len(), cells.len(), "ids are unique");
+}
+
+/// Bad matrices and the line and words their refusal must name.
+const BAD: &[(&str, &str, &str)] = &[
+    ("[experiment]\nrepaets = 2\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "unknown field `repaets`"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\n[colours]\nx = 1\n", "test.toml:4:", "unknown field `colours`"),
+    ("[experiment]\n[axes]\ndb = []\n", "test.toml:3:", "axes.db is empty"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\nfieldlength = []\n", "test.toml:4:", "axes.fieldlength is empty"),
+    ("[experiment]\n[axes]\ndb = [\"memory\",\n  \"mongodb\"]\n", "test.toml:4:", "unknown db 'mongodb'"),
+    ("[experiment]\n[axes]\nfieldlength = [1]\n", "test.toml:2:", "no 'db' axis"),
+    ("[experiment]\n[axes]\ndb = [\"memory\", \"memory\"]\n", "test.toml:3:", "listed twice"),
+    ("[experiment]\nrepeats = 0\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "at least 1"),
+    ("[experiment]\nphases = [\"warmup\"]\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "unknown phase 'warmup'"),
+    ("[experiment]\nmemory_limit = \"lots\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "expected a size"),
+    ("[experiment]\ncpus = \"0;1\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "CPU list"),
+    ("[experiment]\nname = \"a/b\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "names a directory"),
+    ("[experiment]\nproperty_files = [\"nope.properties\"]\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "'nope.properties' not found"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\nworkload = [\"../workloads/nothere\"]\n", "test.toml:4:", "workload file"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\nthreadcount = [[1]]\n", "test.toml:4:", "expected a string, number or boolean"),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nproperties = {}\n", "test.toml:4:", "set store"),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"mongodb\"\n", "test.toml:5:", "unknown store 'mongodb'"),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"memcached\"\n", "test.toml:6:", "unknown server"),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"ycsb-serve\"\n", "test.toml:6:", "needs engine"),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"leveldb\"\nserver = \"redis-server\"\n", "test.toml:6:", "must be redis"),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"ycsb-serve\"\nengine = \"redis\"\n", "test.toml:7:", "ycsb serve embeds"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\n[db.levledb]\n", "test.toml:4:", "not on the db axis"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\n[db.memory]\nstoer = \"x\"\n", "test.toml:5:", "unknown field `stoer`"),
+    ("[experiment]\nreuse_load_across = [\"threads\"]\n[axes]\ndb = [\"leveldb\"]\nthreadcount = [1, 2]\n", "test.toml:2:", "no axis 'threads'"),
+    ("[experiment]\nreuse_load_across = [\"threadcount\"]\n[axes]\ndb = [\"memory\"]\nthreadcount = [1, 2]\n", "test.toml:1:", "keeps no data directory"),
+    ("[experiment]\nreuse_load_across = [\"threadcount\"]\nphases = [\"run\"]\n[axes]\ndb = [\"leveldb\"]\nthreadcount = [1, 2]\n", "test.toml:1:", "needs phases"),
+    ("[experiment]\nbaseline = { db = \"rocksdb\" }\n[axes]\ndb = [\"leveldb\"]\n", "test.toml:2:", "not a value of axis 'db'"),
+    ("[experiment]\nbaseline = { engine = \"leveldb\" }\n[axes]\ndb = [\"leveldb\"]\n", "test.toml:2:", "no axis 'engine'"),
+    ("[experiment]\ntime_limit = 0\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "at least 1 second"),
+    ("[experiment\n[axes]\n", "test.toml:1:", ""),
+    ("[axes]\ndb = [\"memory\"]\n", "test.toml:1:", "missing field `experiment`"),
+];
+
+#[test]
+fn bad_matrices_are_refused_naming_the_line() {
+    for (text, at, words) in BAD {
+        match check(text) {
+            Ok(_) => panic!("accepted:\n{text}"),
+            Err(e) => {
+                assert!(e.contains(at) && e.contains(words), "for\n{text}\nexpected '{at}' and '{words}' in: {e}");
+                assert!(!e.contains('\n'), "one line: {e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn shared_loads_group_run_cells() {
+    let text = "[experiment]\nreuse_load_across = [\"threadcount\"]\n[axes]\ndb = [\"leveldb\", \"rocksdb\"]\nthreadcount = [1, 2]\n";
+    let m = check(text).unwrap();
+    let all = cells::expand(&m);
+    assert_eq!(all[0].load.as_deref(), Some("load,db=leveldb,r1"));
+    assert_eq!(all[1].load, all[0].load);
+    assert_ne!(all[2].load, all[0].load);
+    let loads = cells::load_cells(&m, &all);
+    assert_eq!(loads.len(), 2);
+    // The load runs with the shared axis at its first value.
+    assert_eq!(loads[0].axis_properties(), vec![("threadcount".to_string(), "1".to_string())]);
+}
+
+#[test]
+fn servers_and_workloads() {
+    let text = "[experiment]\n[axes]\ndb = [\"lv\", \"rd\"]\nworkload = [\"../workloads/workloada\", \"../workloads/workloadc\"]\n[db.lv]\nstore = \"redis\"\nserver = \"ycsb-serve\"\nengine = \"leveldb\"\n[db.rd]\nstore = \"redis\"\nserver = \"redis-server\"\n";
+    let m = check(text).unwrap();
+    let all = cells::expand(&m);
+    assert_eq!(all[0].id, "db=lv,workload=workloada,r1");
+    assert!(all[0].workload_files()[0].ends_with("workloads/workloada"));
+    assert_eq!(m.dbs["lv"].data_engine(), Some(("leveldb", "leveldb.dbname")));
+    assert!(!m.dbs["rd"].data_is_reusable());
+}
+
+#[test]
+fn sizes() {
+    assert_eq!(parse_size("512M"), Some(512 << 20));
+    assert_eq!(parse_size("2GiB"), Some(2 << 30));
+    assert_eq!(parse_size("1000"), Some(1000));
+    assert_eq!(parse_size("0"), None);
+    assert_eq!(parse_size("12Q"), None);
+}
+
+#[test]
+fn shipped_matrices_are_valid() {
+    let mut n = 0;
+    for e in std::fs::read_dir(dir()).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            super::matrix::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            n += 1;
+        }
+    }
+    assert!(n >= 3, "matrices/ has the examples");
+}
