@@ -155,7 +155,7 @@ fn parse_serve(args: Vec<String>) -> Result<Invocation, UsageError> {
             }
         }
     }
-    let db = db.ok_or_else(|| usage("'ycsb serve' needs a store, as in 'ycsb serve memory' or 'ycsb serve rocksdb -p rocksdb.dbname=/tmp/db'"))?;
+    let db = db.filter(|d| !d.is_empty()).ok_or_else(|| usage("'ycsb serve' needs a store, as in 'ycsb serve memory' or 'ycsb serve rocksdb -p rocksdb.dbname=/tmp/db'"))?;
     if resp.is_none() && http.is_none() {
         return Err(usage(
             "'ycsb serve' with --resp off and --http off has nothing to serve",
@@ -237,7 +237,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
                 bench.run = true;
             }
             match it.next() {
-                Some(name) if !name.starts_with('-') => db = Some(name),
+                Some(name) if !name.starts_with('-') && !name.is_empty() => db = Some(name),
                 Some(flag) => {
                     return Err(usage(format!(
                         "'ycsb {command}' needs the store's name before the options, as in 'ycsb {command} basic -P workloads/workloada' (found '{flag}')"
@@ -311,7 +311,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
             "nothing to do: give 'load' or 'run' (Java form) or -load and/or -run (YCSB-cpp form); see 'ycsb --help'",
         ));
     }
-    bench.db = db.ok_or_else(|| {
+    bench.db = db.filter(|d| !d.is_empty()).ok_or_else(|| {
         usage("no store named: add -db <name> (for example -db basic); 'ycsb stores' lists them")
     })?;
     Ok(Invocation::Benchmark(bench))
