@@ -81,7 +81,6 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         measurement_settings.interval = measurement::MeasurementInterval::Both;
     }
     check_export_target(&measurement_settings, &props)?;
-    check_export_target(&measurement_settings, &props)?;
     if runner_settings.seed_is_random {
         // Recorded so that the export says how to reproduce the run.
         props.set("seed", runner_settings.seed.to_string(), Origin::Default);
@@ -262,55 +261,6 @@ fn report_phase(
     };
     write(&mut out)
         .map_err(|e| Failure::runtime(format!("writing the report to standard output: {e}")))
-}
-
-/// Checks, before any phase runs, that the export file can be created
-/// where it goes: a run of hours must not end in "cannot write".
-fn check_export_target(
-    settings: &MeasurementSettings,
-    props: &ycsb_db::Properties,
-) -> Result<(), Failure> {
-    let Some(path) = &settings.export_file else {
-        return Ok(());
-    };
-    let origin = props
-        .origin(measurement::EXPORT_FILE.name())
-        .map(|o| format!(" ({o})"))
-        .unwrap_or_default();
-    let bad = |why: String| {
-        Failure::usage(format!(
-            "{}={}{origin}: {why}",
-            measurement::EXPORT_FILE.name(),
-            path.display()
-        ))
-    };
-    if path.is_dir() {
-        return Err(bad("is a directory".into()));
-    }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => std::path::Path::new("."),
-    };
-    if !dir.is_dir() {
-        return Err(bad(format!("directory {} does not exist", dir.display())));
-    }
-    // The export is written to a temporary file beside it, then renamed:
-    // creating a file there is what must work.
-    let probe = dir.join(format!(".ycsb-export-probe-{}", std::process::id()));
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&probe)
-    {
-        Ok(_) => {
-            let _ = std::fs::remove_file(&probe);
-            Ok(())
-        }
-        Err(e) => Err(bad(format!(
-            "cannot create files in {}: {e}",
-            dir.display()
-        ))),
-    }
 }
 
 /// Checks, before any phase runs, that the export file can be created
