@@ -77,6 +77,12 @@ pub enum Invocation {
     /// `ycsb bench [db_bench flags]`: the arguments after `bench`, parsed
     /// by the `bench` module.
     Bench(Vec<String>),
+    /// `ycsb merge [-o out] inputs...`: the arguments after `merge`,
+    /// parsed by the `merge` module.
+    Merge(Vec<String>),
+    /// `ycsb report inputs... -o out`: the arguments after `report`,
+    /// parsed by the `report` module.
+    Report(Vec<String>),
 }
 
 /// `ycsb serve <db> [options]`: which store, with which properties, on
@@ -214,6 +220,14 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         Some("bench") => {
             it.next();
             return Ok(Invocation::Bench(it.collect()));
+        }
+        Some("merge") => {
+            it.next();
+            return Ok(Invocation::Merge(it.collect()));
+        }
+        Some("report") => {
+            it.next();
+            return Ok(Invocation::Report(it.collect()));
         }
         Some("properties") => {
             it.next();

@@ -7,10 +7,12 @@
 mod args;
 mod bench;
 mod hdrlog;
+mod merge;
 mod observe;
 mod progress;
 mod reference;
 mod registry;
+mod report;
 mod run;
 mod serve;
 
@@ -88,6 +90,8 @@ fn execute(invocation: Invocation, argv: &[OsString]) -> Result<u8, Failure> {
         Invocation::Benchmark(bench) => run::benchmark(bench, argv),
         Invocation::Serve(serve) => serve::serve_store(serve),
         Invocation::Bench(args) => bench::run(args),
+        Invocation::Merge(args) => merge::run(args, argv),
+        Invocation::Report(args) => report::run(args),
     }
 }
 

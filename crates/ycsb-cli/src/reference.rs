@@ -25,6 +25,14 @@ Other commands:
   ycsb bench [--db-engine <db>] --benchmarks=fillseq,readrandom,... [--num=N ...]
                                 db_bench's benchmarks, flags and output on any store
                                 (see 'ycsb bench --help')
+  ycsb merge [-o merged.json] a.json b.json...
+                                one report from several clients' JSON exports: counts
+                                summed, percentiles from the merged histograms
+  ycsb merge -o merged/READ.hdr a/READ.hdr b/READ.hdr...
+                                one HdrHistogram interval log from several clients' logs
+  ycsb report export.json... -o charts.html|charts.svg
+                                charts over time: throughput, latency percentiles, CPU,
+                                files per LSM level (self-contained HTML or SVG)
   ycsb stores                   list the stores
   ycsb properties [--markdown]  list every property with its default and meaning
   ycsb --help | --version

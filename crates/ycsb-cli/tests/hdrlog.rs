@@ -2,62 +2,10 @@
 //! an independent implementation: the `hdrhistogram` package from PyPI.
 
 mod common;
-
-use std::path::Path;
-use std::process::Command;
+mod hdr_support;
 
 use common::*;
-
-/// Makes sure `python3` can import `hdrh`, installing the package with pip
-/// when it is missing (CI installs it with `cargo xtask deps`).
-pub fn python_with_hdrh() -> &'static str {
-    let importable = || {
-        Command::new("python3")
-            .args(["-c", "import hdrh.log"])
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if !importable() {
-        let _ = Command::new("python3")
-            .args(["-m", "pip", "install", "--quiet", "hdrhistogram"])
-            .status();
-    }
-    if !importable() {
-        let _ = Command::new("python3")
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--break-system-packages",
-                "hdrhistogram",
-            ])
-            .status();
-    }
-    assert!(
-        importable(),
-        "this test needs python3 with the PyPI package hdrhistogram (python3 -m pip install hdrhistogram); installing it failed"
-    );
-    "python3"
-}
-
-/// Runs the decoder on `files` and returns its JSON answer.
-pub fn decode(percentiles: &str, files: &[&Path]) -> serde_json::Value {
-    let python = python_with_hdrh();
-    let script = root().join("crates/ycsb-cli/tests/hdr_support/hdr_decode.py");
-    let out = Command::new(python)
-        .arg(script)
-        .arg(percentiles)
-        .args(files)
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "decoder failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("decoder prints JSON")
-}
+use hdr_support::decode;
 
 #[test]
 fn interval_logs_decode_with_pythons_hdrhistogram_to_the_reported_figures() {

@@ -1,0 +1,560 @@
+//! `ycsb merge`: one report from several clients' JSON exports, or one
+//! interval log from several clients' HdrHistogram logs.
+//!
+//! Counts are sums and percentiles come from the sum of the clients'
+//! histograms (each export carries every section's full histogram), never
+//! from averaged percentiles. See docs/multi-client.md.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use hdrhistogram::Histogram;
+use serde_json::Value;
+use ycsb_core::measurement::Exporter as _;
+use ycsb_core::measurement::{
+    self, decode_histogram, encode_histogram, java_percentile, read_interval_log, ConfigEntry,
+    IntervalLog, JsonExporter, Operation, PercentileLatency, PhaseReport, RunMetadata, RunReport,
+    SectionReport, StatusCount, TextExporter,
+};
+use ycsb_core::observe::{PhaseObservation, SeriesRow, SeriesSection};
+use ycsb_db::Status;
+
+use crate::Failure;
+
+pub const USAGE: &str = "usage: ycsb merge [-o merged.json] export.json...  (JSON exports of exporter=json)\n       ycsb merge -o merged/READ.hdr a/READ.hdr b/READ.hdr...  (HdrHistogram interval logs)";
+
+/// `ycsb merge` with the arguments after `merge`.
+pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
+    let mut output: Option<PathBuf> = None;
+    let mut inputs: Vec<PathBuf> = Vec::new();
+    let mut it = args.into_iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "-o" | "--output" => {
+                let value = it
+                    .next()
+                    .ok_or_else(|| Failure::usage(format!("merge: {arg} needs a file name")))?;
+                output = Some(PathBuf::from(value));
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(0);
+            }
+            flag if flag.starts_with('-') && flag.len() > 1 => {
+                return Err(Failure::usage(format!(
+                    "merge: unknown flag '{flag}'\n{USAGE}"
+                )))
+            }
+            _ => inputs.push(PathBuf::from(arg)),
+        }
+    }
+    if inputs.is_empty() {
+        return Err(Failure::usage(format!("merge: no input files\n{USAGE}")));
+    }
+    let logs = inputs.iter().filter(|p| is_hdr_log(p)).count();
+    if logs == inputs.len() {
+        let output = output.ok_or_else(|| {
+            Failure::usage("merge: merging HdrHistogram logs needs -o <merged.hdr>")
+        })?;
+        merge_logs(&inputs, &output)
+    } else if logs == 0 {
+        merge_exports(&inputs, output.as_deref(), argv)
+    } else {
+        Err(Failure::usage(
+            "merge: give either JSON exports or HdrHistogram logs (.hdr), not both",
+        ))
+    }
+}
+
+/// Creates the directory an output goes to, as `-o merged/READ.hdr`
+/// suggests.
+fn create_parent(path: &Path) -> Result<(), Failure> {
+    match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => std::fs::create_dir_all(parent)
+            .map_err(|e| Failure::runtime(format!("creating {}: {e}", parent.display()))),
+        None => Ok(()),
+    }
+}
+
+fn is_hdr_log(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "hdr")
+}
+
+fn read(path: &Path) -> Result<String, Failure> {
+    std::fs::read_to_string(path)
+        .map_err(|e| Failure::usage(format!("merge: {}: {e}", path.display())))
+}
+
+/// One section of one client, decoded.
+struct ClientSection {
+    name: String,
+    operation: Operation,
+    intended: bool,
+    operations: u64,
+    average_ns: f64,
+    min_ns: u64,
+    max_ns: u64,
+    histogram: Histogram<u64>,
+    returns: Vec<(Status, u64)>,
+    percentiles: Vec<f64>,
+}
+
+/// One phase of one client.
+struct ClientPhase {
+    runtime_ns: u64,
+    operations: u64,
+    throughput: f64,
+    sections: Vec<ClientSection>,
+    observation: Option<PhaseObservation>,
+}
+
+fn bad(path: &Path, what: impl std::fmt::Display) -> Failure {
+    Failure::usage(format!("merge: {}: {what}", path.display()))
+}
+
+fn parse_phase(path: &Path, index: usize, phase: &Value) -> Result<ClientPhase, Failure> {
+    let at = |field: &str| format!("phases[{index}].{field}");
+    let u64_of = |v: &Value, field: &str| {
+        v.as_u64()
+            .ok_or_else(|| bad(path, format!("{} is not a whole number", at(field))))
+    };
+    let mut sections = Vec::new();
+    for (k, s) in phase["sections"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let field = |name: &str| format!("sections[{k}].{name}");
+        let name = s["name"]
+            .as_str()
+            .ok_or_else(|| bad(path, format!("{} is missing", at(&field("name")))))?;
+        let op_name = s["operation"].as_str().unwrap_or(name);
+        let operation = Operation::ALL
+            .into_iter()
+            .find(|o| o.name() == op_name)
+            .ok_or_else(|| {
+                bad(
+                    path,
+                    format!("{}: unknown operation '{op_name}'", at(&field("operation"))),
+                )
+            })?;
+        let encoded = s["histogram"].as_str().ok_or_else(|| {
+            bad(
+                path,
+                format!(
+                    "{} is missing: exact merging needs the histogram that exports of this ycsb carry",
+                    at(&field("histogram"))
+                ),
+            )
+        })?;
+        let origin = format!("{}: {}", path.display(), at(&field("histogram")));
+        let histogram = decode_histogram(encoded, &origin).map_err(Failure::usage)?;
+        let mut returns = Vec::new();
+        for r in s["returns"].as_array().into_iter().flatten() {
+            let status_name = r["status"].as_str().unwrap_or("");
+            let status = Status::ALL
+                .into_iter()
+                .find(|st| st.name() == status_name)
+                .ok_or_else(|| {
+                    bad(
+                        path,
+                        format!("{}: unknown status '{status_name}'", at(&field("returns"))),
+                    )
+                })?;
+            returns.push((status, u64_of(&r["count"], &field("returns.count"))?));
+        }
+        sections.push(ClientSection {
+            name: name.to_string(),
+            operation,
+            intended: s["intended"].as_bool().unwrap_or(false),
+            operations: u64_of(&s["operations"], &field("operations"))?,
+            average_ns: s["average_ns"].as_f64().unwrap_or(0.0),
+            min_ns: u64_of(&s["min_ns"], &field("min_ns"))?,
+            max_ns: u64_of(&s["max_ns"], &field("max_ns"))?,
+            histogram,
+            returns,
+            percentiles: s["percentiles"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p["percentile"].as_f64())
+                .collect(),
+        });
+    }
+    let observation = match phase.get("observation") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            serde_json::from_value(v.clone())
+                .map_err(|e| bad(path, format!("{}: {e}", at("observation"))))?,
+        ),
+    };
+    Ok(ClientPhase {
+        runtime_ns: u64_of(&phase["runtime_ns"], "runtime_ns")?,
+        operations: u64_of(&phase["operations"], "operations")?,
+        throughput: phase["throughput"].as_f64().unwrap_or(0.0),
+        sections,
+        observation,
+    })
+}
+
+/// Sums sections of the same name over the clients.
+fn merge_sections(clients: &[&ClientPhase]) -> Vec<SectionReport> {
+    let mut merged: Vec<SectionReport> = Vec::new();
+    let mut histograms: Vec<Histogram<u64>> = Vec::new();
+    let mut percentiles: Vec<Vec<f64>> = Vec::new();
+    for client in clients {
+        for s in &client.sections {
+            let index = match merged.iter().position(|m| m.name == s.name) {
+                Some(i) => i,
+                None => {
+                    merged.push(SectionReport {
+                        name: s.name.clone(),
+                        operation: s.operation,
+                        intended: s.intended,
+                        operations: 0,
+                        average_us: 0.0,
+                        min_us: 0,
+                        max_us: 0,
+                        average_ns: 0.0,
+                        min_ns: u64::MAX,
+                        max_ns: 0,
+                        percentiles: Vec::new(),
+                        returns: Vec::new(),
+                        histogram: None,
+                    });
+                    // Auto-resizing, so any client's range fits.
+                    histograms.push(Histogram::new(3).unwrap_or_else(|_| s.histogram.clone()));
+                    percentiles.push(s.percentiles.clone());
+                    merged.len() - 1
+                }
+            };
+            let m = &mut merged[index];
+            // The exact sums: mean weighted by each client's count.
+            let total = m.operations + s.operations;
+            if total > 0 {
+                m.average_ns = (m.average_ns * m.operations as f64
+                    + s.average_ns * s.operations as f64)
+                    / total as f64;
+            }
+            m.operations = total;
+            if s.operations > 0 {
+                m.min_ns = m.min_ns.min(s.min_ns);
+                m.max_ns = m.max_ns.max(s.max_ns);
+            }
+            for &(status, count) in &s.returns {
+                match m.returns.iter_mut().find(|r| r.status == status) {
+                    Some(r) => r.count += count,
+                    None => m.returns.push(StatusCount { status, count }),
+                }
+            }
+            // Adding fails only if the counts array cannot grow.
+            let _ = histograms[index].add(&s.histogram);
+        }
+    }
+    for ((m, histogram), wanted) in merged.iter_mut().zip(&histograms).zip(&percentiles) {
+        if m.min_ns == u64::MAX {
+            m.min_ns = 0;
+        }
+        m.average_us = m.average_ns / 1_000.0;
+        m.min_us = m.min_ns / 1_000;
+        m.max_us = m.max_ns / 1_000;
+        m.returns.sort_by_key(|r| r.status.index());
+        m.percentiles = wanted
+            .iter()
+            .map(|&percentile| {
+                let ns = java_percentile(histogram, percentile);
+                PercentileLatency {
+                    percentile,
+                    us: ns / 1_000,
+                    ns,
+                }
+            })
+            .collect();
+        m.histogram = Some(encode_histogram(histogram));
+    }
+    // Report order: operations, then intended sections, as a single client.
+    merged.sort_by_key(|m| (m.intended, m.operation.index()));
+    merged
+}
+
+/// Lines up the clients' time series by wall-clock time and sums what
+/// adds up (operations, throughput, errors). Per-interval latencies are
+/// the largest of the clients' (an upper bound: the series carry no
+/// per-interval histograms); resources are left out (they are per host);
+/// gauges come from the first client that has them (the shared server).
+fn merge_observations(clients: &[&ClientPhase]) -> Option<PhaseObservation> {
+    let observed: Vec<&PhaseObservation> = clients
+        .iter()
+        .filter_map(|c| c.observation.as_ref())
+        .collect();
+    let first = *observed.first()?;
+    let granularity_ms = (first.granularity_s * 1_000.0).round().max(1.0) as u64;
+    let start = observed.iter().map(|o| o.start_unix_ms).min()?;
+    let mut buckets: BTreeMap<u64, SeriesRow> = BTreeMap::new();
+    for obs in &observed {
+        for row in &obs.series {
+            // The bucket whose end is nearest this row's end.
+            let offset = row.unix_ms.saturating_sub(start);
+            let bucket = (offset + granularity_ms / 2) / granularity_ms;
+            let end_s = (bucket * granularity_ms) as f64 / 1_000.0;
+            let merged = buckets.entry(bucket).or_insert_with(|| {
+                let mut r = SeriesRow::empty(end_s, first.granularity_s, row.warmup);
+                r.unix_ms = start + bucket * granularity_ms;
+                r
+            });
+            merged.operations += row.operations;
+            merged.throughput += row.throughput;
+            merged.errors += row.errors;
+            merged.warmup &= row.warmup;
+            if merged.gauges.is_empty() {
+                merged.gauges = row.gauges.clone();
+                merged.db_size_bytes = row.db_size_bytes;
+                merged.monitor = row.monitor.clone();
+            }
+            for s in &row.sections {
+                match merged.sections.iter_mut().find(|m| m.name == s.name) {
+                    Some(m) => add_section(m, s),
+                    None => merged.sections.push(s.clone()),
+                }
+            }
+        }
+    }
+    Some(PhaseObservation {
+        granularity_s: first.granularity_s,
+        start_unix_ms: start,
+        warmup: None,
+        series: buckets.into_values().collect(),
+        stability: None,
+        amplification: None,
+    })
+}
+
+fn add_section(m: &mut SeriesSection, s: &SeriesSection) {
+    let total = m.operations + s.operations;
+    if total > 0 {
+        m.avg_us = (m.avg_us * m.operations as f64 + s.avg_us * s.operations as f64) / total as f64;
+    }
+    if s.operations > 0 {
+        m.min_us = if m.operations > 0 {
+            m.min_us.min(s.min_us)
+        } else {
+            s.min_us
+        };
+    }
+    m.operations = total;
+    m.throughput += s.throughput;
+    m.errors += s.errors;
+    m.p50_us = m.p50_us.max(s.p50_us);
+    m.p99_us = m.p99_us.max(s.p99_us);
+    m.p999_us = m.p999_us.max(s.p999_us);
+    m.max_us = m.max_us.max(s.max_us);
+}
+
+fn merge_exports(
+    inputs: &[PathBuf],
+    output: Option<&Path>,
+    argv: &[std::ffi::OsString],
+) -> Result<u8, Failure> {
+    let mut documents = Vec::new();
+    for path in inputs {
+        let doc: Value = serde_json::from_str(&read(path)?).map_err(|e| {
+            bad(
+                path,
+                format!("not JSON ({e}); merge reads exports written with -p exporter=json"),
+            )
+        })?;
+        let phases = doc["phases"].as_array().ok_or_else(|| {
+            bad(
+                path,
+                "no \"phases\" array; merge reads exports written with -p exporter=json",
+            )
+        })?;
+        let mut parsed = Vec::new();
+        for (i, phase) in phases.iter().enumerate() {
+            let name = phase["phase"]
+                .as_str()
+                .ok_or_else(|| bad(path, format!("phases[{i}].phase is missing")))?
+                .to_string();
+            parsed.push((name, parse_phase(path, i, phase)?));
+        }
+        documents.push((path, doc, parsed));
+    }
+
+    // Phases in the order the first export lists them, then any others.
+    let mut names: Vec<String> = Vec::new();
+    for (_, _, phases) in &documents {
+        for (name, _) in phases {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+    }
+    let mut phases = Vec::new();
+    for name in &names {
+        let clients: Vec<&ClientPhase> = documents
+            .iter()
+            .flat_map(|(_, _, phases)| phases.iter().filter(|(n, _)| n == name).map(|(_, p)| p))
+            .collect();
+        let runtime_ns = clients.iter().map(|c| c.runtime_ns).max().unwrap_or(0);
+        phases.push(PhaseReport {
+            phase: name.clone(),
+            runtime_ms: runtime_ns / 1_000_000,
+            runtime_ns,
+            operations: clients.iter().map(|c| c.operations).sum(),
+            // The clients ran side by side: their rates add up.
+            throughput: clients.iter().map(|c| c.throughput).sum(),
+            sections: merge_sections(&clients),
+            observation: merge_observations(&clients),
+        });
+    }
+
+    let command_line = argv.iter().map(|a| a.to_string_lossy().into_owned());
+    let mut metadata = RunMetadata::new("ycsb merge", env!("CARGO_PKG_VERSION"), command_line, &[]);
+    metadata.git_revision = option_env!("YCSB_GIT_REVISION").map(str::to_string);
+    // The merged configuration: the first client's, plus one entry per
+    // input saying where it ran (the clients differ in client.index).
+    let mut config: Vec<ConfigEntry> = documents[0]
+        .1
+        .get("config")
+        .cloned()
+        .and_then(|c| serde_json::from_value::<Vec<ConfigJson>>(c).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| ConfigEntry {
+            key: c.key,
+            value: c.value,
+            origin: format!("{} ({})", c.origin, documents[0].0.display()),
+        })
+        .collect();
+    for (i, (path, doc, _)) in documents.iter().enumerate() {
+        let mut who = String::new();
+        let _ = write!(who, "{}", path.display());
+        if let Some(host) = doc.pointer("/metadata/host").and_then(Value::as_str) {
+            let _ = write!(who, " on {host}");
+        }
+        if let Some(start) = doc.pointer("/metadata/start_time").and_then(Value::as_str) {
+            let _ = write!(who, " at {start}");
+        }
+        config.push(ConfigEntry {
+            key: format!("merge.input.{i}"),
+            value: who,
+            origin: "ycsb merge".into(),
+        });
+    }
+    let report = RunReport {
+        metadata,
+        config,
+        phases,
+    };
+
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for (i, phase) in report.phases.iter().enumerate() {
+        let written = if i > 0 {
+            std::io::Write::write_all(&mut out, b"\n")
+        } else {
+            Ok(())
+        };
+        written
+            .and_then(|()| TextExporter::new(&mut out).write_phase(phase))
+            .map_err(|e| Failure::runtime(format!("writing the report: {e}")))?;
+    }
+    if let Some(path) = output {
+        create_parent(path)?;
+        measurement::write_atomically(path, |w| JsonExporter::new(w).export(&report))
+            .map_err(|e| Failure::runtime(format!("writing {}: {e}", path.display())))?;
+        eprintln!("merged {} exports into {}", documents.len(), path.display());
+    }
+    Ok(0)
+}
+
+#[derive(serde::Deserialize)]
+struct ConfigJson {
+    key: String,
+    value: String,
+    origin: String,
+}
+
+/// Sums interval logs of the same operation from several clients: each
+/// input interval goes to the output interval (of the first log's usual
+/// length, from the earliest start) its start falls in.
+fn merge_logs(inputs: &[PathBuf], output: &Path) -> Result<u8, Failure> {
+    let mut logs: Vec<IntervalLog> = Vec::new();
+    for path in inputs {
+        let text = read(path)?;
+        logs.push(read_interval_log(&text, &path.display().to_string()).map_err(Failure::usage)?);
+    }
+    let start = logs
+        .iter()
+        .flat_map(|l| l.intervals.iter().map(|i| i.start))
+        .fold(f64::INFINITY, f64::min);
+    if !start.is_finite() {
+        return Err(Failure::usage("merge: the logs hold no intervals"));
+    }
+    let mut lengths: Vec<f64> = logs[0].intervals.iter().map(|i| i.length).collect();
+    lengths.sort_by(f64::total_cmp);
+    let length = lengths
+        .get(lengths.len() / 2)
+        .copied()
+        .filter(|l| *l > 0.0)
+        .unwrap_or(1.0);
+    let mut buckets: BTreeMap<u64, Histogram<u64>> = BTreeMap::new();
+    let mut total: Histogram<u64> =
+        Histogram::new(3).map_err(|e| Failure::runtime(format!("merge: {e:?}")))?;
+    for interval in logs.iter().flat_map(|l| &l.intervals) {
+        let bucket = ((interval.start - start) / length + 1e-6).floor().max(0.0) as u64;
+        let slot = buckets
+            .entry(bucket)
+            .or_insert_with(|| Histogram::new_from(&total));
+        let _ = slot.add(&interval.histogram);
+        let _ = total.add(&interval.histogram);
+    }
+    let name = logs
+        .iter()
+        .find_map(|l| l.name.clone())
+        .unwrap_or_else(|| "merged".into());
+    let start_date = chrono::DateTime::<chrono::Local>::from(
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(start.max(0.0)),
+    )
+    .format("%a %b %d %H:%M:%S %:z %Y");
+    let mut text = format!(
+        "#[Logging for: {name}]\n#[Merged by ycsb merge from {} logs]\n#[Histogram log format version 1.3]\n\
+         #[StartTime: {start:.3} (seconds since epoch), {start_date}]\n\
+         #[BaseTime: {start:.3} (seconds since epoch)]\n\
+         \"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n",
+        logs.len()
+    );
+    for (bucket, histogram) in &buckets {
+        let _ = writeln!(
+            text,
+            "{:.3},{length:.3},{:.3},{}",
+            *bucket as f64 * length,
+            histogram.max() as f64 / 1e6,
+            encode_histogram(histogram)
+        );
+    }
+    create_parent(output)?;
+    measurement::write_atomically(output, |w| std::io::Write::write_all(w, text.as_bytes()))
+        .map_err(|e| Failure::runtime(format!("writing {}: {e}", output.display())))?;
+    println!(
+        "[{name}], Operations, {}\n[{name}], MaxLatency(us), {}",
+        total.len(),
+        total.max() / 1_000
+    );
+    for p in [50.0, 95.0, 99.0, 99.9] {
+        println!(
+            "[{name}], {}PercentileLatency(us), {}",
+            measurement::java_ordinal(p),
+            java_percentile(&total, p) / 1_000
+        );
+    }
+    eprintln!(
+        "merged {} logs ({} intervals) into {}",
+        logs.len(),
+        buckets.len(),
+        output.display()
+    );
+    Ok(0)
+}

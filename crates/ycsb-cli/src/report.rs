@@ -1,0 +1,120 @@
+//! `ycsb report <export.json>... -o <file.html|file.svg>`: charts of a
+//! run's time series, drawn by the `ycsb-report` crate.
+
+use std::path::{Path, PathBuf};
+
+use ycsb_core::measurement;
+
+use crate::Failure;
+
+pub const USAGE: &str =
+    "usage: ycsb report export.json... -o charts.html|charts.svg  (exports of exporter=json)";
+
+/// `ycsb report` with the arguments after `report`.
+pub fn run(args: Vec<String>) -> Result<u8, Failure> {
+    let mut output: Option<PathBuf> = None;
+    let mut title: Option<String> = None;
+    let mut inputs: Vec<PathBuf> = Vec::new();
+    let mut it = args.into_iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "-o" | "--output" | "--title" => {
+                let value = it
+                    .next()
+                    .ok_or_else(|| Failure::usage(format!("report: {arg} needs a value")))?;
+                if arg == "--title" {
+                    title = Some(value);
+                } else {
+                    output = Some(PathBuf::from(value));
+                }
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(0);
+            }
+            flag if flag.starts_with('-') && flag.len() > 1 => {
+                return Err(Failure::usage(format!(
+                    "report: unknown flag '{flag}'\n{USAGE}"
+                )))
+            }
+            _ => inputs.push(PathBuf::from(arg)),
+        }
+    }
+    if inputs.is_empty() {
+        return Err(Failure::usage(format!("report: no export given\n{USAGE}")));
+    }
+    let output =
+        output.ok_or_else(|| Failure::usage(format!("report: -o <file> is required\n{USAGE}")))?;
+    let format = Format::of(&output)?;
+
+    let mut groups = Vec::new();
+    for path in &inputs {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Failure::usage(format!("report: {}: {e}", path.display())))?;
+        let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            Failure::usage(format!(
+                "report: {}: not JSON ({e}); report reads exports written with -p exporter=json",
+                path.display()
+            ))
+        })?;
+        // With several exports, each group says which one it shows.
+        let label = if inputs.len() > 1 {
+            path.display().to_string()
+        } else {
+            String::new()
+        };
+        groups.extend(
+            ycsb_report::charts_from_export(&doc, &path.display().to_string(), &label)
+                .map_err(|e| Failure::usage(format!("report: {e}")))?,
+        );
+    }
+    let title = title.unwrap_or_else(|| {
+        let names: Vec<String> = inputs.iter().map(|p| file_name(p)).collect();
+        format!("ycsb report: {}", names.join(", "))
+    });
+    let page = match format {
+        Format::Html => ycsb_report::render_html(&title, &groups),
+        Format::Svg => ycsb_report::render_svg_page(&title, &groups),
+    };
+    measurement::write_atomically(&output, |w| w.write_all(page.as_bytes()))
+        .map_err(|e| Failure::runtime(format!("writing {}: {e}", output.display())))?;
+    for group in &groups {
+        if let Some(note) = &group.note {
+            eprintln!("ycsb report: {}: {note}", group.heading);
+        }
+    }
+    eprintln!(
+        "ycsb report: {} charts written to {}",
+        groups.iter().map(|g| g.charts.len()).sum::<usize>(),
+        output.display()
+    );
+    Ok(0)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+enum Format {
+    Html,
+    Svg,
+}
+
+impl Format {
+    fn of(path: &Path) -> Result<Self, Failure> {
+        match path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+            .as_deref()
+        {
+            Some("html" | "htm") => Ok(Format::Html),
+            Some("svg") => Ok(Format::Svg),
+            _ => Err(Failure::usage(format!(
+                "report: -o {}: expected a file name ending in .html or .svg",
+                path.display()
+            ))),
+        }
+    }
+}
