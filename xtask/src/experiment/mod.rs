@@ -8,6 +8,7 @@ pub mod cells;
 pub mod host;
 pub mod matrix;
 pub mod proc;
+pub mod redact;
 pub mod report;
 pub mod run;
 pub mod series;
@@ -186,7 +187,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                 }
             }
         }
-        host::write_atomic(&results.join("matrix.toml"), m.text.as_bytes())?;
+        host::write_atomic(&results.join("matrix.toml"), redact::text(&m.text).as_bytes())?;
         host::write_atomic(&results.join("host.json"), serde_json::to_string_pretty(&json!({"matrix": m.path.display().to_string(), "host": host_facts, "git_revision": git, "db_filesystem": host::filesystem_json(&data)}))?.as_bytes())?;
         let io_ceiling = match m.io_ceiling {
             Some(bytes) => {

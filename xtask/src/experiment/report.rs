@@ -177,7 +177,7 @@ pub fn html(m: &Matrix, results: &[CellResult], phases: &[(String, Vec<Row>)], e
             let _ = write!(body, "<h3>Files per LSM level over time</h3><div class=grid>{level_charts}</div>");
         }
     }
-    let _ = write!(body, "<h2>Matrix</h2><pre>{}</pre>", esc(&m.text));
+    let _ = write!(body, "<h2>Matrix</h2><pre>{}</pre>", esc(&super::redact::text(&m.text)));
     format!(
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{}</title><style>\
 body{{font-family:sans-serif;margin:24px;color:#222}}h1{{margin-bottom:4px}}.meta{{color:#555;font-size:13px}}\

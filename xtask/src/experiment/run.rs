@@ -15,6 +15,7 @@ use super::cells::Cell;
 use super::host;
 use super::matrix::{Matrix, Server};
 use super::proc::{self, Cgroup};
+use super::redact;
 use super::series::{self, PhaseSeries, ResourcePoint};
 
 /// Percentiles every cell exports unless the matrix sets its own: enough
@@ -493,10 +494,12 @@ impl Runner {
             Some(c) => ["taskset", "-c", c].iter().map(|s| s.to_string()).chain(argv.iter().cloned()).collect(),
             None => argv.to_vec(),
         };
+        // Secrets (redis.password, --requirepass) never reach the results.
+        let (pinned, server_argv) = (redact::argv(&pinned), redact::argv(server_argv));
         let mut command_txt = proc::shell_line(&pinned);
         command_txt.push('\n');
         if !server_argv.is_empty() {
-            command_txt.push_str(&format!("# server:\n{}\n", proc::shell_line(server_argv)));
+            command_txt.push_str(&format!("# server:\n{}\n", proc::shell_line(&server_argv)));
         }
         std::fs::write(partial.join("command.txt"), command_txt)?;
         let coords: serde_json::Map<String, Value> = cell.coords.iter().map(|(a, v, l)| (a.clone(), json!({"value": v, "label": l}))).collect();
