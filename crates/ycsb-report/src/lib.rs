@@ -23,7 +23,7 @@ mod svg;
 
 use serde_json::Value;
 
-pub use svg::{escape, format_value, render_svg, Chart, Series};
+pub use svg::{escape, format_value, render_svg, Chart, Dash, Series};
 
 /// Chart width in pixels.
 pub const WIDTH: u32 = 900;
@@ -105,12 +105,27 @@ pub fn phase_charts(phase: &Value, heading: String) -> ChartGroup {
         "this export has no time series (phases[].observation.series): charts need a ycsb that records them".to_string()
     });
     let time = |row: &Value| number(&row["time_s"]);
+    // A phase's last interval is usually a fragment (the tail after the
+    // last full interval): its rates, over a few milliseconds, are noise
+    // that would dwarf the chart, so rate charts leave it out.
+    let granularity = phase
+        .pointer("/observation/granularity_s")
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    let full: Vec<&Value> = rows
+        .iter()
+        .filter(|r| {
+            r["interval_s"]
+                .as_f64()
+                .is_none_or(|l| l >= granularity * 0.5)
+        })
+        .collect();
 
     // Throughput: the total and, with several operations, each one.
     let mut throughput = Chart::new("Throughput", "time (s)", "operations/s");
     throughput.series.push(Series::new(
         "all operations",
-        rows.iter()
+        full.iter()
             .map(|r| (time(r), number(&r["throughput"])))
             .collect(),
     ));
@@ -119,7 +134,7 @@ pub fn phase_charts(phase: &Value, heading: String) -> ChartGroup {
         for op in &operations {
             throughput.series.push(Series::new(
                 op.clone(),
-                rows.iter()
+                full.iter()
                     .map(|r| {
                         (
                             time(r),
@@ -135,20 +150,28 @@ pub fn phase_charts(phase: &Value, heading: String) -> ChartGroup {
     // above the median.
     let mut latency = Chart::new("Latency percentiles", "time (s)", "latency (µs)");
     latency.log_y = true;
-    for op in &operations {
-        for (key, label) in [("p50_us", "p50"), ("p99_us", "p99"), ("p999_us", "p99.9")] {
-            latency.series.push(Series::new(
-                format!("{op} {label}"),
-                rows.iter()
-                    .map(|r| {
-                        // An idle interval has no latency: a gap, not 0.
-                        let y = section(r, op)
-                            .filter(|s| s["operations"].as_u64().unwrap_or(0) > 0)
-                            .map_or(f64::NAN, |s| number(&s[key]));
-                        (time(r), y)
-                    })
-                    .collect(),
-            ));
+    // One colour per operation, one pattern per percentile.
+    for (colour, op) in operations.iter().enumerate() {
+        for (key, label, dash) in [
+            ("p50_us", "p50", Dash::Solid),
+            ("p99_us", "p99", Dash::Dashed),
+            ("p999_us", "p99.9", Dash::Dotted),
+        ] {
+            latency.series.push(
+                Series::new(
+                    format!("{op} {label}"),
+                    rows.iter()
+                        .map(|r| {
+                            // An idle interval has no latency: a gap, not 0.
+                            let y = section(r, op)
+                                .filter(|s| s["operations"].as_u64().unwrap_or(0) > 0)
+                                .map_or(f64::NAN, |s| number(&s[key]));
+                            (time(r), y)
+                        })
+                        .collect(),
+                )
+                .styled(colour, dash),
+            );
         }
     }
 
@@ -161,7 +184,7 @@ pub fn phase_charts(phase: &Value, heading: String) -> ChartGroup {
         for (figure, label) in [("cpu_user_pct", "user"), ("cpu_system_pct", "system")] {
             cpu.series.push(Series::new(
                 format!("{who} {label}"),
-                rows.iter()
+                full.iter()
                     .map(|r| (time(r), number(&r[key][figure])))
                     .collect(),
             ));
@@ -183,6 +206,8 @@ pub fn phase_charts(phase: &Value, heading: String) -> ChartGroup {
         }
     }
     level_gauges.sort();
+    // Levels that never held a file would only stack flat lines at 0.
+    level_gauges.retain(|(_, name)| rows.iter().any(|r| number(&r["gauges"][name]) > 0.0));
     for (level, name) in &level_gauges {
         levels.series.push(Series::new(
             format!("L{level}"),
@@ -306,7 +331,8 @@ mod tests {
     fn export() -> Value {
         let row = |t: f64, ops: u64, p99: u64, l0: f64| {
             json!({
-                "time_s": t, "throughput": ops as f64, "operations": ops,
+                "time_s": t, "interval_s": if t.fract() == 0.0 { 1.0 } else { 0.01 },
+                "throughput": ops as f64, "operations": ops,
                 "sections": [
                     {"name": "READ", "intended": false, "operations": ops / 2, "throughput": (ops / 2) as f64,
                      "p50_us": 10, "p99_us": p99, "p999_us": p99 * 3},
@@ -317,11 +343,14 @@ mod tests {
                 "client": {"cpu_user_pct": 50.0, "cpu_system_pct": 10.0},
                 "monitor": null,
                 "gauges": {"rocksdb.num-files-at-level0": l0, "rocksdb.num-files-at-level1": 4.0,
+                           "rocksdb.num-files-at-level2": 0.0,
                            "rocksdb.estimate-pending-compaction-bytes": 0.0}
             })
         };
-        json!({"phases": [{"phase": "run", "observation": {"series": [
-            row(1.0, 1000, 80, 2.0), row(2.0, 1200, 95, 3.0), row(3.0, 900, 400, 1.0)
+        // The last row is a 10 ms tail fragment.
+        json!({"phases": [{"phase": "run", "observation": {"granularity_s": 1.0, "series": [
+            row(1.0, 1000, 80, 2.0), row(2.0, 1200, 95, 3.0), row(3.0, 900, 400, 1.0),
+            row(3.01, 90_000, 400, 1.0)
         ]}}, {"phase": "load"}]})
     }
 
@@ -345,6 +374,10 @@ mod tests {
         let names = |c: &Chart| c.series.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
         assert_eq!(names(&run.charts[0]), ["all operations", "READ", "UPDATE"]);
         assert_eq!(run.charts[0].series[0].points[1], (2.0, 1200.0));
+        // The tail fragment's rate is left out of the rate charts.
+        assert_eq!(run.charts[0].series[0].points.len(), 3);
+        assert_eq!(run.charts[2].series[0].points.len(), 3);
+        assert_eq!(run.charts[1].series[0].points.len(), 4);
         assert_eq!(
             run.charts[1].series.len(),
             6,
@@ -354,6 +387,7 @@ mod tests {
         assert!(run.charts[1].series[3].points.iter().all(|p| p.1.is_nan()));
         assert_eq!(run.charts[1].series[1].points[2], (3.0, 400.0));
         assert_eq!(names(&run.charts[2]), ["client user", "client system"]);
+        // L2 never held a file.
         assert_eq!(names(&run.charts[3]), ["L0", "L1"]);
         assert_eq!(run.charts[3].series[0].points[2], (3.0, 1.0));
         // The load phase has no series: a note, empty charts.

@@ -10,6 +10,33 @@ pub struct Series {
     pub name: String,
     /// `(x, y)` points in x order; non-finite values break the line.
     pub points: Vec<(f64, f64)>,
+    /// The palette colour to use (series sharing one are related, e.g. the
+    /// percentiles of one operation); `None`: the series' own position.
+    pub colour: Option<usize>,
+    /// The line pattern.
+    pub dash: Dash,
+}
+
+/// A line pattern, to tell apart series of one colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Dash {
+    /// A solid line.
+    #[default]
+    Solid,
+    /// Dashes.
+    Dashed,
+    /// Dots.
+    Dotted,
+}
+
+impl Dash {
+    fn attribute(self) -> &'static str {
+        match self {
+            Dash::Solid => "",
+            Dash::Dashed => r#" stroke-dasharray="7 4""#,
+            Dash::Dotted => r#" stroke-dasharray="2 3""#,
+        }
+    }
 }
 
 impl Series {
@@ -18,7 +45,16 @@ impl Series {
         Self {
             name: name.into(),
             points,
+            colour: None,
+            dash: Dash::Solid,
         }
+    }
+
+    /// The same series drawn in palette colour `colour` with `dash`.
+    pub fn styled(mut self, colour: usize, dash: Dash) -> Self {
+        self.colour = Some(colour);
+        self.dash = dash;
+        self
     }
 }
 
@@ -195,6 +231,10 @@ pub fn render_svg(chart: &Chart, width: u32, height: u32) -> String {
         y_lo = y_lo.min(*y);
         y_hi = y_hi.max(*y);
     }
+    // Time axes start at 0, the start of the phase.
+    if x_lo > 0.0 {
+        x_lo = 0.0;
+    }
     if x_hi <= x_lo {
         x_hi = x_lo + 1.0;
     }
@@ -263,7 +303,8 @@ pub fn render_svg(chart: &Chart, width: u32, height: u32) -> String {
 
     // Lines: a path per series, broken at non-finite points.
     for (i, series) in chart.series.iter().enumerate() {
-        let colour = PALETTE[i % PALETTE.len()];
+        let colour = PALETTE[series.colour.unwrap_or(i) % PALETTE.len()];
+        let dash = series.dash.attribute();
         // Runs of consecutive usable points: a run of two or more is a
         // line, a lone point (between gaps) a dot, so it stays visible.
         let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
@@ -286,7 +327,7 @@ pub fn render_svg(chart: &Chart, width: u32, height: u32) -> String {
         if !d.is_empty() {
             let _ = write!(
                 svg,
-                r#"<path d="{}" fill="none" stroke="{colour}" stroke-width="1.8" stroke-linejoin="round"/>"#,
+                r#"<path d="{}" fill="none" stroke="{colour}" stroke-width="1.8" stroke-linejoin="round"{dash}/>"#,
                 d.trim_end()
             );
         }
@@ -304,7 +345,7 @@ pub fn render_svg(chart: &Chart, width: u32, height: u32) -> String {
         let ly = plot_height + row * LEGEND_ROW;
         let _ = write!(
             svg,
-            r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{colour}" stroke-width="3"/><text x="{:.1}" y="{:.1}">{}</text>"#,
+            r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{colour}" stroke-width="3"{dash}/><text x="{:.1}" y="{:.1}">{}</text>"#,
             lx + 22.0,
             lx + 28.0,
             ly + 4.0,
