@@ -248,3 +248,70 @@ fn monitor_pid_samples_another_process() {
         "{monitor}"
     );
 }
+
+#[test]
+fn a_target_adds_intended_latency_and_a_time_warmup_closes_an_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let series = dir.path().join("series.csv");
+    let export = dir.path().join("export.json");
+    let o = run(&format!(
+        "run basic -P workloads/workloada -p recordcount=100 -p operationcount=600 \
+         -p basicdb.verbose=false -target 1000 -p measurement.warmup=0.25s \
+         -p timeseries.granularity=0.1 -p timeseries.file={} -p exporter=json -p exportfile={}",
+        series.display(),
+        export.display()
+    ));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let export = json(&export);
+    let run = phase(&export, "run");
+    let observation = &run["observation"];
+    let end = observation["warmup"]["end_s"].as_f64().unwrap();
+    assert!((0.25..0.4).contains(&end), "{observation}");
+    let rows = observation["series"].as_array().unwrap();
+    // The warm-up's last interval ends at the warm-up's end.
+    let last_warm = rows.iter().rev().find(|r| r["warmup"] == true).unwrap();
+    assert_eq!(last_warm["time_s"].as_f64().unwrap(), end);
+    let busy = rows
+        .iter()
+        .find(|r| r["operations"].as_u64().unwrap() > 0)
+        .unwrap();
+    let names: Vec<&str> = busy["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"Intended-READ"), "{names:?}");
+    let text = std::fs::read_to_string(&series).unwrap();
+    assert!(text
+        .lines()
+        .next()
+        .unwrap()
+        .contains("Intended-READ_p99_us"));
+}
+
+#[test]
+fn a_phase_that_ends_during_its_warmup_reports_nothing() {
+    for granularity in ["0", "1"] {
+        let o = run(&format!(
+            "run basic -p operationcount=200 -p basicdb.verbose=false \
+             -p measurement.warmup=1000ops -p timeseries.granularity={granularity}"
+        ));
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("ended during its warm-up"),
+            "{}",
+            stderr(&o)
+        );
+        let report = stdout(&o);
+        assert_eq!(
+            report_value(&report, "OVERALL", "RunTime(ms)").as_deref(),
+            Some("0")
+        );
+        assert_eq!(
+            report_value(&report, "READ", "Operations").as_deref(),
+            Some("0"),
+            "{report}"
+        );
+    }
+}

@@ -103,13 +103,16 @@ impl Measurements {
         TickSnapshot { sections }
     }
 
-    /// Forgets the cumulative figures gathered so far (a warm-up's), after
-    /// taking in everything published: [`Measurements::summary`] then
-    /// reports only what is recorded from now on. Status-line intervals
-    /// and ticks are not affected.
+    /// Forgets the cumulative figures taken in so far (a warm-up's) by
+    /// ticks and status intervals: [`Measurements::summary`] then reports
+    /// only what is taken in from now on. What workers published since the
+    /// last tick stays where it is and counts after the boundary, so every
+    /// operation is in exactly one tick and the ticks before the boundary
+    /// hold exactly what was discarded. Status-line intervals and ticks
+    /// are not affected.
     pub fn discard_totals(&self) {
         let mut aggregate = lock(&self.aggregate);
-        self.collect(&mut aggregate);
+        fold_series(&mut aggregate);
         for stats in aggregate.totals.iter_mut().flatten() {
             stats.reset();
         }
@@ -165,17 +168,20 @@ mod tests {
             recorder.record(Operation::Insert, Status::Ok, 9_000_000);
         }
         recorder.publish();
-        measurements.take_tick();
+        let warm = measurements.take_tick();
+        assert_eq!(warm.sections[0].count, 10);
+        measurements.discard_totals();
+        // Published after the boundary's tick: measured.
         recorder.record(Operation::Insert, Status::Ok, 1_000);
         recorder.publish();
-        measurements.discard_totals();
         for _ in 0..3 {
             recorder.record(Operation::Insert, Status::Ok, 2_000);
         }
         drop(recorder);
-        let report = measurements.summary("run", Duration::from_secs(1), 3);
+        assert_eq!(measurements.take_tick().sections[0].count, 4);
+        let report = measurements.summary("run", Duration::from_secs(1), 4);
         let insert = &report.sections[0];
-        assert_eq!(insert.operations, 3);
-        assert_eq!((insert.min_us, insert.max_us), (2, 2));
+        assert_eq!(insert.operations, 4);
+        assert_eq!((insert.min_us, insert.max_us), (1, 2));
     }
 }

@@ -342,7 +342,16 @@ pub fn run_phase(
     for thread in 0..threads {
         states.push(workload.thread(thread, threads, seed)?);
     }
-    let measurements = Measurements::new(measurement, threads);
+    // Workers publish ten times per status interval; with a finer time
+    // series, ten times per series interval, so rows are not lumpy.
+    let measurements = match settings.granularity {
+        Some(g) if g < measurement.status_interval => {
+            let mut finer = measurement.clone();
+            finer.status_interval = g;
+            Measurements::new(&finer, threads)
+        }
+        _ => Measurements::new(measurement, threads),
+    };
     let progress: Vec<Progress> = (0..threads).map(|_| Progress::default()).collect();
     let finished = AtomicU64::new(0);
     let errors: Mutex<Vec<RunError>> = Mutex::new(Vec::new());
@@ -500,6 +509,8 @@ pub fn run_phase(
             observer.on_notice(&format!(
                 "the run phase ended during its warm-up ({w}): the final figures cover no operations"
             ));
+            // Take in the last publications first: all of it was warm-up.
+            let _ = measurements.take_interval();
             measurements.discard_totals();
             (Duration::ZERO, 0)
         }
