@@ -88,6 +88,19 @@ const CASES: &[Case] = &[
     Case { args: "run basic -p monitor.pid=4294967290", file: None, expect: &["monitor.pid", "no process"] },
     Case { args: "run basic -p steadystate.tolerance=0", file: None, expect: &["steadystate.tolerance"] },
     Case { args: "run basic -p timeseries.file=/nonexistent/dir/ts.csv", file: None, expect: &["timeseries.file", "/nonexistent/dir/ts.csv"] },
+    // Issue 5 (multi-client runs, merge, charts).
+    Case { args: "run basic -p client.count=0", file: None, expect: &["client.count", "'0'", "at least 1"] },
+    Case { args: "run basic -p client.count=2 -p client.index=5", file: None, expect: &["client.index", "'5'", "below client.count (2)"] },
+    Case { args: "run basic -p hdrhistogram.fileoutput=yes", file: None, expect: &["hdrhistogram.fileoutput", "'yes'"] },
+    Case { args: "merge", file: None, expect: &["no input files"] },
+    Case { args: "merge -o", file: None, expect: &["-o needs a file name"] },
+    Case { args: "merge {dir}/bad.properties", file: Some("not json\n"), expect: &["bad.properties", "not JSON", "exporter=json"] },
+    Case { args: "merge {dir}/bad.properties", file: Some("{\"phases\": [{\"phase\": \"run\", \"runtime_ns\": 1, \"operations\": 1, \"sections\": [{\"name\": \"READ\", \"operations\": 1, \"min_ns\": 1, \"max_ns\": 1}]}]}"), expect: &["bad.properties", "phases[0].sections[0].histogram is missing"] },
+    Case { args: "merge -o {dir}/m.hdr {dir}/bad.hdr", file: None, expect: &["bad.hdr"] },
+    Case { args: "report", file: None, expect: &["no export given"] },
+    Case { args: "report {dir}/bad.properties", file: Some("{}"), expect: &["-o <file> is required"] },
+    Case { args: "report {dir}/bad.properties -o {dir}/x.png", file: Some("{}"), expect: &["x.png", ".html or .svg"] },
+    Case { args: "report {dir}/bad.properties -o {dir}/x.html", file: Some("{}"), expect: &["bad.properties", "not a ycsb JSON export"] },
 ];
 
 #[test]
