@@ -68,9 +68,10 @@ fn report_draws_the_four_charts_of_each_phase() {
     // latencies, CPU and at least level 0 of LevelDB.
     assert!(page.matches("<path d=\"M").count() >= 8, "{page}");
     assert!(page.contains(">READ p99<") && page.contains(">client user<"));
+    // 20 MB through a 4 MB write buffer: files appear on some level.
     assert!(
-        page.contains(">L0<"),
-        "LevelDB's level-0 file count is charted"
+        (0..7).any(|level| page.contains(&format!(">L{level}<"))),
+        "LevelDB's files per level are charted"
     );
 
     let svg = dir.path().join("charts.svg");
