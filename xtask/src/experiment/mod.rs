@@ -17,6 +17,8 @@ pub mod svg;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod fuzz;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
