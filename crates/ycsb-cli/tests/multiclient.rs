@@ -187,6 +187,20 @@ fn three_clients_insert_disjoint_keys_and_merge_exactly() {
         }
     }
     assert_eq!(ok_inserts(&merged), inserted);
+    // The time series, lined up by wall clock, keeps every operation.
+    let series_ops = |d: &serde_json::Value| -> u64 {
+        d["phases"][0]["observation"]["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["operations"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(
+        series_ops(&merged),
+        docs.iter().map(series_ops).sum::<u64>(),
+        "merged series"
+    );
 
     // Merge the READ logs: the same count and percentiles again.
     let logs: Vec<PathBuf> = (0..clients)
