@@ -264,3 +264,63 @@ fn no_shell_is_ever_invoked() {
     }
     assert!(offences.is_empty(), "shell invocations: {offences:#?}");
 }
+
+/// Every server the project's code and tests start binds loopback: a
+/// redis-server is always given `--bind 127.0.0.1`, nginx configurations
+/// listen on 127.0.0.1, listeners bound to a literal address use a
+/// loopback one, and no source names the wildcard address. (`ycsb serve`'s
+/// own defaults are checked by running it, above.)
+#[test]
+fn every_server_started_by_code_or_tests_binds_loopback() {
+    let root = root();
+    let mut files = Vec::new();
+    sources(&root.join("crates"), &mut files);
+    sources(&root.join("xtask"), &mut files);
+    let mut offences = Vec::new();
+    let mut redis_spawns = 0;
+    for file in &files {
+        if file.ends_with("tests/security.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        let name = file.display().to_string();
+        for wildcard in ["0.0.0.0", "[::]:", "\"::\""] {
+            if text.contains(wildcard) {
+                offences.push(format!("{name}: names the wildcard address {wildcard}"));
+            }
+        }
+        for (i, line) in text.lines().enumerate() {
+            let trimmed = line.trim_start();
+            if trimmed.starts_with("listen ") && !trimmed.contains("127.0.0.1") {
+                offences.push(format!("{name}:{}: {trimmed}", i + 1));
+            }
+            if let Some(rest) = line.split("TcpListener::bind(\"").nth(1) {
+                if !rest.starts_with("127.0.0.1") && !rest.starts_with("localhost") {
+                    offences.push(format!("{name}:{}: {}", i + 1, line.trim()));
+                }
+            }
+        }
+        // A redis-server started as a child: its arguments (within the
+        // next lines) must bind loopback.
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        for (at, _) in compact.match_indices("\"redis-server\"") {
+            let window = &compact[at..(at + 400).min(compact.len())];
+            let is_spawn = window.starts_with("\"redis-server\")")
+                || window.starts_with("\"redis-server\",\"--port\"");
+            // `redis-server --version` asks for the version, serves nothing.
+            let version_query = window[..window.len().min(80)].contains("\"--version\"");
+            if !is_spawn || version_query {
+                continue;
+            }
+            redis_spawns += 1;
+            if !window.contains("\"--bind\",\"127.0.0.1\"") {
+                offences.push(format!("{name}: a redis-server without --bind 127.0.0.1"));
+            }
+        }
+    }
+    assert!(
+        redis_spawns >= 3,
+        "found only {redis_spawns} redis-server spawns"
+    );
+    assert!(offences.is_empty(), "{offences:#?}");
+}

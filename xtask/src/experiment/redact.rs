@@ -106,6 +106,8 @@ mod tests {
             "redis-server",
             "--port",
             "7000",
+            "--bind",
+            "127.0.0.1",
             "--requirepass",
             "pw2",
         ]));
@@ -115,6 +117,8 @@ mod tests {
                 "redis-server",
                 "--port",
                 "7000",
+                "--bind",
+                "127.0.0.1",
                 "--requirepass",
                 "<redacted>"
             ])
