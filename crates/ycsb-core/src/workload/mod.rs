@@ -891,6 +891,8 @@ impl CoreWorkload {
         let range = self.load_range(thread_id, thread_count);
         Ok(WorkloadThread {
             workload: self,
+            origin: (thread_id, thread_count, seed),
+            local: false,
             rng: seeded_rng(seed, thread_id as u64),
             keys,
             operations: Discrete::new(self.mix.clone()).map_err(generator("readproportion"))?,
@@ -956,6 +958,11 @@ enum FieldLength {
 /// reusable buffers.
 pub struct WorkloadThread<'w> {
     workload: &'w CoreWorkload,
+    /// (thread id, thread count, seed) this state was built for, to build
+    /// it again on the thread that runs it.
+    origin: (usize, usize, u64),
+    /// Whether the state was built by the thread that runs it.
+    local: bool,
     rng: Rng64,
     keys: KeyChooser,
     operations: Discrete<TransactionKind>,
@@ -974,6 +981,33 @@ pub struct WorkloadThread<'w> {
 }
 
 impl WorkloadThread<'_> {
+    /// Builds this state again on the calling thread before its first
+    /// operation. The runner builds every thread's state up front (so that
+    /// errors surface before any thread starts), which packs the buffers of
+    /// all threads next to each other in its own heap: a key buffer written
+    /// on every operation could then share a cache line with another
+    /// thread's data, and the line would bounce between cores on every
+    /// operation. Built again here, the buffers come from the running
+    /// thread's own malloc arena.
+    #[inline]
+    fn make_local(&mut self) {
+        if !self.local {
+            self.relocate();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn relocate(&mut self) {
+        let (thread_id, thread_count, seed) = self.origin;
+        // Nothing has been drawn yet, so the new state is the same state;
+        // building it succeeded once already.
+        if let Ok(fresh) = self.workload.thread(thread_id, thread_count, seed) {
+            *self = fresh;
+        }
+        self.local = true;
+    }
+
     /// The number of load inserts left for this thread.
     pub fn load_remaining(&self) -> u64 {
         self.load_end.saturating_sub(self.next_load)
@@ -990,6 +1024,7 @@ impl WorkloadThread<'_> {
     /// whether the insert finally succeeded; Java's load thread stops at
     /// the first insert that fails for good, and the runner does the same.
     pub fn do_insert(&mut self, db: &mut dyn StoreThread, recorder: &mut Recorder) -> bool {
+        self.make_local();
         let number = self.next_load;
         self.next_load += 1;
         build_key_name(
@@ -1027,6 +1062,7 @@ impl WorkloadThread<'_> {
         recorder: &mut Recorder,
         intended_start: Option<Instant>,
     ) -> TransactionKind {
+        self.make_local();
         let kind = self.operations.next(&mut self.rng);
         match kind {
             TransactionKind::Read => self.transaction_read(db, recorder, intended_start),
