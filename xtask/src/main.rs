@@ -25,6 +25,8 @@ const DEBIAN_PACKAGES: &[&str] = &[
     "rocksdb-tools",
     "nginx-light",
     "chromium",
+    // mount(8)/umount(8): the disk-full test mounts a small tmpfs.
+    "mount",
 ];
 
 const USAGE: &str = "usage: cargo xtask <command>
