@@ -280,7 +280,8 @@ fn merge_sections(clients: &[&ClientPhase]) -> Vec<SectionReport> {
 }
 
 /// Lines up the clients' time series by wall-clock time and sums what
-/// adds up (operations, throughput, errors). Per-interval latencies are
+/// adds up (operations, errors; throughput is the bucket's operations per
+/// second). Per-interval latencies are
 /// the largest of the clients' (an upper bound: the series carry no
 /// per-interval histograms); resources are left out (they are per host);
 /// gauges come from the first client that has them (the shared server).
@@ -305,12 +306,16 @@ fn merge_observations(clients: &[&ClientPhase]) -> Option<PhaseObservation> {
                 r
             });
             merged.operations += row.operations;
-            merged.throughput += row.throughput;
             merged.errors += row.errors;
             merged.warmup &= row.warmup;
-            if merged.gauges.is_empty() {
+            // The server's figures from one client only (each samples
+            // the same server), from a full interval, not a tail fragment.
+            let full = row.interval_s >= first.granularity_s * 0.5;
+            if full && merged.gauges.is_empty() && !row.gauges.is_empty() {
                 merged.gauges = row.gauges.clone();
                 merged.db_size_bytes = row.db_size_bytes;
+            }
+            if full && merged.monitor.is_none() {
                 merged.monitor = row.monitor.clone();
             }
             for s in &row.sections {
@@ -319,6 +324,15 @@ fn merge_observations(clients: &[&ClientPhase]) -> Option<PhaseObservation> {
                     None => merged.sections.push(s.clone()),
                 }
             }
+        }
+    }
+    // Rates over the bucket, not sums of the clients' rates: a client's
+    // short tail interval has a rate far from its share of the bucket.
+    let seconds = granularity_ms as f64 / 1_000.0;
+    for row in buckets.values_mut() {
+        row.throughput = row.operations as f64 / seconds;
+        for s in &mut row.sections {
+            s.throughput = s.operations as f64 / seconds;
         }
     }
     Some(PhaseObservation {
@@ -344,7 +358,6 @@ fn add_section(m: &mut SeriesSection, s: &SeriesSection) {
         };
     }
     m.operations = total;
-    m.throughput += s.throughput;
     m.errors += s.errors;
     m.p50_us = m.p50_us.max(s.p50_us);
     m.p99_us = m.p99_us.max(s.p99_us);

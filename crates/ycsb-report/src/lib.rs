@@ -150,7 +150,8 @@ pub fn phase_charts(phase: &Value, heading: String) -> ChartGroup {
     // above the median.
     let mut latency = Chart::new("Latency percentiles", "time (s)", "latency (µs)");
     latency.log_y = true;
-    // One colour per operation, one pattern per percentile.
+    // One colour per operation (as in the throughput chart, where the
+    // total takes the first), one pattern per percentile.
     for (colour, op) in operations.iter().enumerate() {
         for (key, label, dash) in [
             ("p50_us", "p50", Dash::Solid),
@@ -170,7 +171,8 @@ pub fn phase_charts(phase: &Value, heading: String) -> ChartGroup {
                         })
                         .collect(),
                 )
-                .styled(colour, dash),
+                // The operation's colour in the throughput chart.
+                .styled(colour + 1, dash),
             );
         }
     }
