@@ -27,6 +27,10 @@ const DEBIAN_PACKAGES: &[&str] = &[
     "chromium",
     // mount(8)/umount(8): the disk-full test mounts a small tmpfs.
     "mount",
+    // python3 with pip: the HdrHistogram log tests decode with the PyPI
+    // package hdrhistogram, which they install with pip when missing.
+    "python3",
+    "python3-pip",
 ];
 
 const USAGE: &str = "usage: cargo xtask <command>
