@@ -5,6 +5,9 @@ use std::path::PathBuf;
 
 use super::matrix::{Db, Matrix};
 
+/// Axes that are not `ycsb` properties.
+pub const NOT_PROPERTIES: &[&str] = &["db", "workload", "memory_limit"];
+
 /// One run of one combination of axis values.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cell {
@@ -31,6 +34,15 @@ impl Cell {
             .map(|(_, _, l)| l.as_str())
     }
 
+    /// The client's memory limit: the axis value, else the experiment's.
+    pub fn memory_limit(&self, experiment: Option<u64>) -> Option<u64> {
+        self.coords
+            .iter()
+            .find(|(a, _, _)| a == "memory_limit")
+            .and_then(|(_, v, _)| super::matrix::parse_size(v))
+            .or(experiment)
+    }
+
     /// Workload property files (the `workload` axis) of this cell.
     pub fn workload_files(&self) -> Vec<PathBuf> {
         self.coords
@@ -40,11 +52,11 @@ impl Cell {
             .collect()
     }
 
-    /// Properties set by axes (all but `db` and `workload`).
+    /// Properties set by axes (all but `db`, `workload`, `memory_limit`).
     pub fn axis_properties(&self) -> Vec<(String, String)> {
         self.coords
             .iter()
-            .filter(|(a, _, _)| a != "db" && a != "workload")
+            .filter(|(a, _, _)| !NOT_PROPERTIES.contains(&a.as_str()))
             .map(|(a, v, _)| (a.clone(), v.clone()))
             .collect()
     }
@@ -101,7 +113,10 @@ pub fn expand(m: &Matrix) -> Vec<Cell> {
 
 /// The coordinates of the load a cell reuses: the shared axes at their
 /// first value.
-pub fn load_coords(m: &Matrix, coords: &[(String, String, String)]) -> Vec<(String, String, String)> {
+pub fn load_coords(
+    m: &Matrix,
+    coords: &[(String, String, String)],
+) -> Vec<(String, String, String)> {
     coords
         .iter()
         .map(|(a, v, l)| {
@@ -142,7 +157,10 @@ pub fn load_cells(m: &Matrix, cells: &[Cell]) -> Vec<Cell> {
         let coords = load_coords(m, &c.coords);
         out.push(Cell {
             id: id.clone(),
-            group: id.rsplit_once(",r").map(|(g, _)| g.to_string()).unwrap_or_default(),
+            group: id
+                .rsplit_once(",r")
+                .map(|(g, _)| g.to_string())
+                .unwrap_or_default(),
             coords,
             repeat: c.repeat,
             db: c.db.clone(),

@@ -16,14 +16,23 @@ pub fn facts() -> Value {
         .lines()
         .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')))
         .map(|(_, v)| v.trim().to_string());
-    let logical = cpuinfo.lines().filter(|l| l.starts_with("processor")).count();
-    let available = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
+    let logical = cpuinfo
+        .lines()
+        .filter(|l| l.starts_with("processor"))
+        .count();
+    let available = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(0);
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
     let mem_kb = meminfo
         .lines()
         .find_map(|l| l.strip_prefix("MemTotal:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
-    let read = |p: &str| std::fs::read_to_string(p).ok().map(|s| s.trim().to_string());
+    let read = |p: &str| {
+        std::fs::read_to_string(p)
+            .ok()
+            .map(|s| s.trim().to_string())
+    };
     json!({
         "hostname": read("/proc/sys/kernel/hostname"),
         "cpu_model": model,
@@ -38,7 +47,11 @@ pub fn facts() -> Value {
 
 /// `git rev-parse HEAD`, with `-dirty` when tracked files changed.
 pub fn git_revision(root: &Path) -> Option<String> {
-    let out = Command::new("git").current_dir(root).args(["rev-parse", "HEAD"]).output().ok()?;
+    let out = Command::new("git")
+        .current_dir(root)
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()?;
     if !out.status.success() {
         return None;
     }
@@ -78,7 +91,9 @@ pub fn filesystem(dir: &Path) -> Option<(String, String, String)> {
 /// Filesystem facts of a directory as JSON.
 pub fn filesystem_json(dir: &Path) -> Value {
     match filesystem(dir) {
-        Some((mount, device, fstype)) => json!({"path": dir.display().to_string(), "mount": mount, "device": device, "type": fstype}),
+        Some((mount, device, fstype)) => {
+            json!({"path": dir.display().to_string(), "mount": mount, "device": device, "type": fstype})
+        }
         None => json!({"path": dir.display().to_string()}),
     }
 }
@@ -110,7 +125,8 @@ pub fn measure_write_bandwidth(dir: &Path, bytes: u64) -> Result<f64> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join(format!(".io-ceiling-{}", std::process::id()));
     let result = (|| -> Result<f64> {
-        let mut f = std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        let mut f =
+            std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
         // Not zeros: a compressing or deduplicating filesystem would flatter it.
         let mut block = vec![0u8; 1 << 20];
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -124,10 +140,12 @@ pub fn measure_write_bandwidth(dir: &Path, bytes: u64) -> Result<f64> {
         let mut written = 0u64;
         while written < bytes {
             let n = (bytes - written).min(block.len() as u64) as usize;
-            f.write_all(&block[..n]).with_context(|| format!("writing {}", path.display()))?;
+            f.write_all(&block[..n])
+                .with_context(|| format!("writing {}", path.display()))?;
             written += n as u64;
         }
-        f.sync_all().with_context(|| format!("syncing {}", path.display()))?;
+        f.sync_all()
+            .with_context(|| format!("syncing {}", path.display()))?;
         let secs = start.elapsed().as_secs_f64().max(1e-9);
         Ok(written as f64 / secs)
     })();
@@ -160,7 +178,10 @@ pub fn io_ceiling(cache: &Path, dir: &Path, bytes: u64) -> Result<Value> {
         "method": "sequential 1 MiB writes of pseudo-random data, one fsync at the end",
     });
     all.insert(key, v.clone());
-    write_atomic(cache, serde_json::to_string_pretty(&Value::Object(all))?.as_bytes())?;
+    write_atomic(
+        cache,
+        serde_json::to_string_pretty(&Value::Object(all))?.as_bytes(),
+    )?;
     Ok(v)
 }
 
@@ -171,10 +192,14 @@ pub fn io_ceiling(cache: &Path, dir: &Path, bytes: u64) -> Result<Value> {
 /// The file cannot be written or renamed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp: PathBuf = {
-        let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+        let mut name = path
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
         name.push(format!(".tmp{}", std::process::id()));
         path.with_file_name(name)
     };
     std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
 }

@@ -38,13 +38,15 @@ impl std::fmt::Display for MatrixError {
 
 impl std::error::Error for MatrixError {}
 
+type RawAxis = Spanned<Vec<Spanned<toml::Value>>>;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawMatrix {
     experiment: Spanned<RawExperiment>,
     #[serde(default)]
     properties: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
-    axes: Spanned<BTreeMap<Spanned<String>, Spanned<Vec<Spanned<toml::Value>>>>>,
+    axes: Spanned<BTreeMap<Spanned<String>, RawAxis>>,
     #[serde(default)]
     db: BTreeMap<Spanned<String>, Spanned<RawDb>>,
 }
@@ -155,7 +157,8 @@ pub struct AxisValue {
     pub label: String,
 }
 
-/// One axis: `db`, `workload` (property files) or any property.
+/// One axis: `db`, `workload` (property files), `memory_limit` (the
+/// client's memory cgroup) or any property.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Axis {
     /// `db`, `workload` or a property name.
@@ -225,7 +228,11 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn err<T>(&self, span: std::ops::Range<usize>, message: impl std::fmt::Display) -> Result<T, MatrixError> {
+    fn err<T>(
+        &self,
+        span: std::ops::Range<usize>,
+        message: impl std::fmt::Display,
+    ) -> Result<T, MatrixError> {
         Err(MatrixError(format!(
             "{}:{}: {message}",
             self.path.display(),
@@ -260,7 +267,10 @@ impl Ctx<'_> {
             toml::Value::Boolean(b) => Ok(b.to_string()),
             other => self.err(
                 v.span(),
-                format!("{key}: expected a string, number or boolean, found {}", other.type_str()),
+                format!(
+                    "{key}: expected a string, number or boolean, found {}",
+                    other.type_str()
+                ),
             ),
         }
     }
@@ -274,7 +284,11 @@ impl Ctx<'_> {
             if k.get_ref().trim().is_empty() {
                 return self.err(k.span(), "empty property name");
             }
-            out.push((k.span().start, k.get_ref().clone(), self.scalar(v, k.get_ref())?));
+            out.push((
+                k.span().start,
+                k.get_ref().clone(),
+                self.scalar(v, k.get_ref())?,
+            ));
         }
         // Keep file order: later lines win in ycsb, as users expect.
         out.sort_by_key(|(at, _, _)| *at);
@@ -290,7 +304,12 @@ pub fn parse_size(text: &str) -> Option<u64> {
         None => (t, ""),
     };
     let n: u64 = digits.parse().ok()?;
-    let mult: u64 = match unit.trim().to_ascii_uppercase().trim_end_matches("IB").trim_end_matches('B') {
+    let mult: u64 = match unit
+        .trim()
+        .to_ascii_uppercase()
+        .trim_end_matches("IB")
+        .trim_end_matches('B')
+    {
         "" => 1,
         "K" => 1 << 10,
         "M" => 1 << 20,
@@ -313,7 +332,13 @@ fn valid_cpu_list(text: &str) -> bool {
 fn label_of(value: &str) -> String {
     value
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "._-+".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-+".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -339,7 +364,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
     })?;
     let dir = path
         .parent()
-        .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            }
+        })
         .unwrap_or(Path::new("."))
         .to_path_buf();
     let cx = Ctx { path, text, dir };
@@ -364,35 +395,63 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
         ),
     };
     let repeats = match &e.repeats {
-        Some(r) if *r.get_ref() == 0 => return cx.err(r.span(), "experiment.repeats must be at least 1"),
+        Some(r) if *r.get_ref() == 0 => {
+            return cx.err(r.span(), "experiment.repeats must be at least 1")
+        }
         Some(r) => *r.get_ref(),
         None => 1,
     };
     let phases = match &e.phases {
-        None => Phases { load: true, run: true },
+        None => Phases {
+            load: true,
+            run: true,
+        },
         Some(list) => {
             if list.get_ref().is_empty() {
-                return cx.err(list.span(), "experiment.phases is empty: use [\"load\"], [\"run\"] or [\"load\", \"run\"]");
+                return cx.err(
+                    list.span(),
+                    "experiment.phases is empty: use [\"load\"], [\"run\"] or [\"load\", \"run\"]",
+                );
             }
-            let mut p = Phases { load: false, run: false };
+            let mut p = Phases {
+                load: false,
+                run: false,
+            };
             for item in list.get_ref() {
                 match item.get_ref().as_str() {
                     "load" if !p.load => p.load = true,
                     "run" if !p.run => p.run = true,
-                    "load" | "run" => return cx.err(item.span(), format!("experiment.phases: '{}' listed twice", item.get_ref())),
-                    other => return cx.err(item.span(), format!("experiment.phases: unknown phase '{other}' (load or run)")),
+                    "load" | "run" => {
+                        return cx.err(
+                            item.span(),
+                            format!("experiment.phases: '{}' listed twice", item.get_ref()),
+                        )
+                    }
+                    other => {
+                        return cx.err(
+                            item.span(),
+                            format!("experiment.phases: unknown phase '{other}' (load or run)"),
+                        )
+                    }
                 }
             }
             p
         }
     };
     let time_limit = match &e.time_limit {
-        Some(t) if *t.get_ref() == 0 => return cx.err(t.span(), "experiment.time_limit must be at least 1 second"),
+        Some(t) if *t.get_ref() == 0 => {
+            return cx.err(t.span(), "experiment.time_limit must be at least 1 second")
+        }
         Some(t) => Some(*t.get_ref()),
         None => None,
     };
     let status_interval = match &e.status_interval {
-        Some(t) if *t.get_ref() == 0 => return cx.err(t.span(), "experiment.status_interval must be at least 1 second"),
+        Some(t) if *t.get_ref() == 0 => {
+            return cx.err(
+                t.span(),
+                "experiment.status_interval must be at least 1 second",
+            )
+        }
         Some(t) => *t.get_ref(),
         None => 1,
     };
@@ -401,7 +460,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
             None => Ok(None),
             Some(s) => match parse_size(s.get_ref()) {
                 Some(b) => Ok(Some(b)),
-                None => cx.err(s.span(), format!("experiment.{key} '{}': expected a size such as 512M or 2G", s.get_ref())),
+                None => cx.err(
+                    s.span(),
+                    format!(
+                        "experiment.{key} '{}': expected a size such as 512M or 2G",
+                        s.get_ref()
+                    ),
+                ),
             },
         }
     };
@@ -413,7 +478,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
     for (cpus, key) in [(&e.cpus, "cpus"), (&e.server_cpus, "server_cpus")] {
         if let Some(c) = cpus {
             if !valid_cpu_list(c.get_ref()) {
-                return cx.err(c.span(), format!("experiment.{key} '{}': expected a CPU list such as 0 or 0,2 or 0-3", c.get_ref()));
+                return cx.err(
+                    c.span(),
+                    format!(
+                        "experiment.{key} '{}': expected a CPU list such as 0 or 0,2 or 0-3",
+                        c.get_ref()
+                    ),
+                );
             }
         }
     }
@@ -424,14 +495,20 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
     let mut raw_axes: Vec<_> = raw.axes.get_ref().iter().collect();
     raw_axes.sort_by_key(|(k, _)| k.span().start);
     if !raw_axes.iter().any(|(k, _)| k.get_ref() == "db") {
-        return cx.err(raw.axes.span(), "axes: no 'db' axis (list the stores to compare, e.g. db = [\"leveldb\", \"rocksdb\"])");
+        return cx.err(
+            raw.axes.span(),
+            "axes: no 'db' axis (list the stores to compare, e.g. db = [\"leveldb\", \"rocksdb\"])",
+        );
     }
     let mut axes = Vec::new();
     let mut dbs = BTreeMap::new();
     for (key, values) in raw_axes {
         let name = key.get_ref().clone();
         if values.get_ref().is_empty() {
-            return cx.err(values.span(), format!("axes.{name} is empty: give at least one value"));
+            return cx.err(
+                values.span(),
+                format!("axes.{name} is empty: give at least one value"),
+            );
         }
         let mut out: Vec<AxisValue> = Vec::new();
         for v in values.get_ref() {
@@ -439,18 +516,32 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
             let label = match name.as_str() {
                 "workload" => {
                     let path = cx.file(&Spanned::new(v.span(), value.clone()), "workload file")?;
-                    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                    let stem = path
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default();
                     let label = label_of(&stem);
-                    out.push(AxisValue { value: path.display().to_string(), label: label.clone() });
+                    out.push(AxisValue {
+                        value: path.display().to_string(),
+                        label: label.clone(),
+                    });
                     if out.iter().filter(|o| o.label == label).count() > 1 {
-                        return cx.err(v.span(), format!("axes.workload: two files named '{stem}'; cell names would clash"));
+                        return cx.err(
+                            v.span(),
+                            format!(
+                                "axes.workload: two files named '{stem}'; cell names would clash"
+                            ),
+                        );
                     }
                     continue;
                 }
                 "db" => {
                     let label = value.clone();
                     if label_of(&label) != label || label.is_empty() {
-                        return cx.err(v.span(), format!("axes.db '{label}': use letters, digits, '.', '_', '-' or '+'"));
+                        return cx.err(
+                            v.span(),
+                            format!("axes.db '{label}': use letters, digits, '.', '_', '-' or '+'"),
+                        );
                     }
                     let db = match raw.db.iter().find(|(k, _)| k.get_ref() == &label) {
                         Some((_, d)) => build_db(&cx, &label, d.get_ref(), d.span())?,
@@ -474,10 +565,24 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                     dbs.insert(label.clone(), db);
                     label
                 }
+                "memory_limit" => {
+                    if parse_size(&value).is_none() {
+                        return cx.err(
+                            v.span(),
+                            format!(
+                                "axes.memory_limit '{value}': expected a size such as 512M or 2G"
+                            ),
+                        );
+                    }
+                    label_of(&value)
+                }
                 _ => label_of(&value),
             };
             if out.iter().any(|o| o.label == label) {
-                return cx.err(v.span(), format!("axes.{name}: value '{value}' listed twice"));
+                return cx.err(
+                    v.span(),
+                    format!("axes.{name}: value '{value}' listed twice"),
+                );
             }
             out.push(AxisValue { value, label });
         }
@@ -486,7 +591,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
     for (k, d) in &raw.db {
         if !dbs.contains_key(k.get_ref()) {
             // A table nobody uses is most likely a misspelt axis value.
-            return cx.err(d.span(), format!("[db.{}] is not on the db axis", k.get_ref()));
+            return cx.err(
+                d.span(),
+                format!("[db.{}] is not on the db axis", k.get_ref()),
+            );
         }
     }
 
@@ -495,16 +603,25 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
         for a in list {
             let n = a.get_ref();
             if !axes.iter().any(|x| &x.name == n) {
-                return cx.err(a.span(), format!("experiment.reuse_load_across: no axis '{n}'"));
+                return cx.err(
+                    a.span(),
+                    format!("experiment.reuse_load_across: no axis '{n}'"),
+                );
             }
             if n == "db" {
-                return cx.err(a.span(), "experiment.reuse_load_across: the db axis cannot share a load");
+                return cx.err(
+                    a.span(),
+                    "experiment.reuse_load_across: the db axis cannot share a load",
+                );
             }
             reuse_load_across.push(n.clone());
         }
         if !reuse_load_across.is_empty() {
             if !(phases.load && phases.run) {
-                return cx.err(exp_span.clone(), "experiment.reuse_load_across needs phases = [\"load\", \"run\"]");
+                return cx.err(
+                    exp_span.clone(),
+                    "experiment.reuse_load_across needs phases = [\"load\", \"run\"]",
+                );
             }
             if let Some(db) = dbs.values().find(|d| !d.data_is_reusable()) {
                 return cx.err(
@@ -525,17 +642,29 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
             for (k, v) in map {
                 let value = cx.scalar(v, "experiment.baseline")?;
                 let Some(axis) = axes.iter().find(|a| &a.name == k.get_ref()) else {
-                    return cx.err(k.span(), format!("experiment.baseline: no axis '{}'", k.get_ref()));
+                    return cx.err(
+                        k.span(),
+                        format!("experiment.baseline: no axis '{}'", k.get_ref()),
+                    );
                 };
                 let label = if axis.name == "workload" {
-                    Path::new(&value).file_stem().map(|s| label_of(&s.to_string_lossy())).unwrap_or_default()
+                    Path::new(&value)
+                        .file_stem()
+                        .map(|s| label_of(&s.to_string_lossy()))
+                        .unwrap_or_default()
                 } else if axis.name == "db" {
                     value.clone()
                 } else {
                     label_of(&value)
                 };
                 if !axis.values.iter().any(|x| x.label == label) {
-                    return cx.err(v.span(), format!("experiment.baseline: '{value}' is not a value of axis '{}'", axis.name));
+                    return cx.err(
+                        v.span(),
+                        format!(
+                            "experiment.baseline: '{value}' is not a value of axis '{}'",
+                            axis.name
+                        ),
+                    );
                 }
                 coords.push((axis.name.clone(), label));
             }
@@ -571,19 +700,42 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
     })
 }
 
-fn build_db(cx: &Ctx<'_>, label: &str, d: &RawDb, span: std::ops::Range<usize>) -> Result<Db, MatrixError> {
+fn build_db(
+    cx: &Ctx<'_>,
+    label: &str,
+    d: &RawDb,
+    span: std::ops::Range<usize>,
+) -> Result<Db, MatrixError> {
     let store = match &d.store {
         Some(s) if !KNOWN_STORES.contains(&s.get_ref().as_str()) => {
-            return cx.err(s.span(), format!("db.{label}.store: unknown store '{}' ({})", s.get_ref(), KNOWN_STORES.join(", ")))
+            return cx.err(
+                s.span(),
+                format!(
+                    "db.{label}.store: unknown store '{}' ({})",
+                    s.get_ref(),
+                    KNOWN_STORES.join(", ")
+                ),
+            )
         }
         Some(s) => s.get_ref().clone(),
         None if KNOWN_STORES.contains(&label) => label.to_string(),
-        None => return cx.err(span, format!("[db.{label}]: '{label}' is not a store: set store = \"...\" ({})", KNOWN_STORES.join(", "))),
+        None => {
+            return cx.err(
+                span,
+                format!(
+                    "[db.{label}]: '{label}' is not a store: set store = \"...\" ({})",
+                    KNOWN_STORES.join(", ")
+                ),
+            )
+        }
     };
     let server = match &d.server {
         None => {
             if let Some(e) = &d.engine {
-                return cx.err(e.span(), format!("db.{label}.engine needs server = \"ycsb-serve\""));
+                return cx.err(
+                    e.span(),
+                    format!("db.{label}.engine needs server = \"ycsb-serve\""),
+                );
             }
             None
         }
@@ -594,7 +746,10 @@ fn build_db(cx: &Ctx<'_>, label: &str, d: &RawDb, span: std::ops::Range<usize>) 
             match s.get_ref().as_str() {
                 "redis-server" => {
                     if let Some(e) = &d.engine {
-                        return cx.err(e.span(), format!("db.{label}.engine is only for server = \"ycsb-serve\""));
+                        return cx.err(
+                            e.span(),
+                            format!("db.{label}.engine is only for server = \"ycsb-serve\""),
+                        );
                     }
                     Some(Server::Redis)
                 }
@@ -611,11 +766,19 @@ fn build_db(cx: &Ctx<'_>, label: &str, d: &RawDb, span: std::ops::Range<usize>) 
                         properties: cx.properties(&d.engine_properties)?,
                     })
                 }
-                other => return cx.err(s.span(), format!("db.{label}.server: unknown server '{other}' (redis-server or ycsb-serve)")),
+                other => {
+                    return cx.err(
+                        s.span(),
+                        format!(
+                        "db.{label}.server: unknown server '{other}' (redis-server or ycsb-serve)"
+                    ),
+                    )
+                }
             }
         }
     };
-    if server.is_none() && (!d.engine_property_files.is_empty() || !d.engine_properties.is_empty()) {
+    if server.is_none() && (!d.engine_property_files.is_empty() || !d.engine_properties.is_empty())
+    {
         return cx.err(span, format!("db.{label}: engine_property_files and engine_properties need server = \"ycsb-serve\""));
     }
     Ok(Db {

@@ -16,9 +16,9 @@ pub mod summary;
 pub mod svg;
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod fuzz;
+#[cfg(test)]
+mod tests;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -60,7 +60,14 @@ struct Options {
 }
 
 fn parse_options(args: &[String]) -> Result<Options> {
-    let mut o = Options { matrix: PathBuf::new(), check: false, force: false, report_only: false, results: None, ycsb: None };
+    let mut o = Options {
+        matrix: PathBuf::new(),
+        check: false,
+        force: false,
+        report_only: false,
+        results: None,
+        ycsb: None,
+    };
     let mut it = args.iter();
     let mut matrix = None;
     while let Some(a) = it.next() {
@@ -68,13 +75,17 @@ fn parse_options(args: &[String]) -> Result<Options> {
             "--check" => o.check = true,
             "--force" => o.force = true,
             "--report" => o.report_only = true,
-            "--results" => o.results = Some(it.next().context("--results needs a directory")?.into()),
+            "--results" => {
+                o.results = Some(it.next().context("--results needs a directory")?.into())
+            }
             "--ycsb" => o.ycsb = Some(it.next().context("--ycsb needs a path")?.into()),
             "-h" | "--help" => {
                 print!("{USAGE}");
                 std::process::exit(0);
             }
-            other if other.starts_with('-') => bail!("experiment: unknown option {other}\n\n{USAGE}"),
+            other if other.starts_with('-') => {
+                bail!("experiment: unknown option {other}\n\n{USAGE}")
+            }
             other if matrix.is_none() => matrix = Some(PathBuf::from(other)),
             other => bail!("experiment: unexpected argument {other}\n\n{USAGE}"),
         }
@@ -109,8 +120,14 @@ fn hms(secs: f64) -> String {
 /// Checks what the cells need before any runs: stores the binary knows,
 /// servers and tools installed.
 fn preflight(m: &Matrix, ycsb: &Path) -> Result<()> {
-    let out = Command::new(ycsb).arg("stores").output().with_context(|| format!("running {} stores", ycsb.display()))?;
-    let known: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| l.split_whitespace().next().map(String::from)).collect();
+    let out = Command::new(ycsb)
+        .arg("stores")
+        .output()
+        .with_context(|| format!("running {} stores", ycsb.display()))?;
+    let known: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(String::from))
+        .collect();
     let mut needed: Vec<(String, String)> = Vec::new();
     for db in m.dbs.values() {
         needed.push((db.label.clone(), db.store.clone()));
@@ -120,13 +137,19 @@ fn preflight(m: &Matrix, ycsb: &Path) -> Result<()> {
     }
     for (label, store) in needed {
         if !known.contains(&store) {
-            bail!("db '{label}' needs store '{store}', which {} does not have (it has: {})", ycsb.display(), known.join(", "));
+            bail!(
+                "db '{label}' needs store '{store}', which {} does not have (it has: {})",
+                ycsb.display(),
+                known.join(", ")
+            );
         }
     }
     let tool = |name: &str, why: &str| -> Result<()> {
         match Command::new(name).arg("--version").output() {
             Ok(_) => Ok(()),
-            Err(_) => bail!("{why} needs '{name}', which is not installed (cargo xtask deps installs it)"),
+            Err(_) => {
+                bail!("{why} needs '{name}', which is not installed (cargo xtask deps installs it)")
+            }
         }
     };
     if m.dbs.values().any(|d| d.server == Some(Server::Redis)) {
@@ -135,9 +158,12 @@ fn preflight(m: &Matrix, ycsb: &Path) -> Result<()> {
     if m.cpus.is_some() || m.server_cpus.is_some() {
         tool("taskset", "experiment.cpus")?;
     }
-    if m.memory_limit.is_some() {
+    if m.memory_limit.is_some() || m.axes.iter().any(|a| a.name == "memory_limit") {
         // Fails now, with the reason, rather than at the first cell.
-        proc::Cgroup::create(&format!("ycsb-xtask-{}-check", std::process::id()), m.memory_limit.unwrap_or(1 << 30))?;
+        proc::Cgroup::create(
+            &format!("ycsb-xtask-{}-check", std::process::id()),
+            m.memory_limit.unwrap_or(1 << 30),
+        )?;
     }
     Ok(())
 }
@@ -153,9 +179,26 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let work = plan(&m, &all);
     if o.check {
         let loads = work.len() - all.len();
-        println!("{}: {} cells{}", m.name, all.len(), if loads > 0 { format!(" and {loads} shared loads") } else { String::new() });
+        println!(
+            "{}: {} cells{}",
+            m.name,
+            all.len(),
+            if loads > 0 {
+                format!(" and {loads} shared loads")
+            } else {
+                String::new()
+            }
+        );
         for (c, k) in &work {
-            println!("  {}{}", c.id, if *k == Kind::SharedLoad { "  (shared load)" } else { "" });
+            println!(
+                "  {}{}",
+                c.id,
+                if *k == Kind::SharedLoad {
+                    "  (shared load)"
+                } else {
+                    ""
+                }
+            );
         }
         return Ok(());
     }
@@ -177,7 +220,9 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             Some(p) => p.clone(),
             None => build_ycsb(root)?,
         };
-        let ycsb = ycsb.canonicalize().with_context(|| format!("ycsb binary {}", ycsb.display()))?;
+        let ycsb = ycsb
+            .canonicalize()
+            .with_context(|| format!("ycsb binary {}", ycsb.display()))?;
         preflight(&m, &ycsb)?;
         // Leftovers of a killed run: never results.
         for sub in ["cells", "loads"] {
@@ -189,7 +234,10 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                 }
             }
         }
-        host::write_atomic(&results.join("matrix.toml"), redact::text(&m.text).as_bytes())?;
+        host::write_atomic(
+            &results.join("matrix.toml"),
+            redact::text(&m.text).as_bytes(),
+        )?;
         host::write_atomic(&results.join("host.json"), serde_json::to_string_pretty(&json!({"matrix": m.path.display().to_string(), "host": host_facts, "git_revision": git, "db_filesystem": host::filesystem_json(&data)}))?.as_bytes())?;
         let io_ceiling = match m.io_ceiling {
             Some(bytes) => {
@@ -210,22 +258,47 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             // A second handler (tests running twice in one process) is refused; the first one still sets a flag.
             let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
         }
-        let runner = Runner { ycsb, results: results.clone(), data: data.clone(), force: o.force, stop: Arc::clone(&stop), host: host_facts.clone(), git: git.clone(), io_ceiling };
+        let runner = Runner {
+            ycsb,
+            results: results.clone(),
+            data: data.clone(),
+            force: o.force,
+            stop: Arc::clone(&stop),
+            host: host_facts.clone(),
+            git: git.clone(),
+            io_ceiling,
+        };
         let started = Instant::now();
         let (mut executed, mut executed_secs, mut skipped) = (0usize, 0.0f64, 0usize);
         let mut failed: Vec<(String, String)> = Vec::new();
         for (i, (cell, kind)) in work.iter().enumerate() {
             // A shared load is only needed while some of its run cells are not complete.
             if *kind == Kind::SharedLoad && !o.force {
-                let pending = work.iter().any(|(c, k)| *k == Kind::RunOnCopy && c.load.as_ref() == Some(&cell.id) && !runner.is_complete(&m, c, *k));
+                let pending = work.iter().any(|(c, k)| {
+                    *k == Kind::RunOnCopy
+                        && c.load.as_ref() == Some(&cell.id)
+                        && !runner.is_complete(&m, c, *k)
+                });
                 if !pending {
                     skipped += 1;
                     continue;
                 }
             }
             let remaining = work.len() - i;
-            let eta = if executed > 0 { format!("ETA {}", hms(executed_secs / executed as f64 * remaining as f64)) } else { "ETA after the first cell".into() };
-            let progress = format!("[{}/{}] {} elapsed, {eta}:", i + 1, work.len(), hms(started.elapsed().as_secs_f64()));
+            let eta = if executed > 0 {
+                format!(
+                    "ETA {}",
+                    hms(executed_secs / executed as f64 * remaining as f64)
+                )
+            } else {
+                "ETA after the first cell".into()
+            };
+            let progress = format!(
+                "[{}/{}] {} elapsed, {eta}:",
+                i + 1,
+                work.len(),
+                hms(started.elapsed().as_secs_f64())
+            );
             let t = Instant::now();
             match runner.run_cell(&m, cell, *kind, &progress)? {
                 Outcome::Done => {
@@ -250,19 +323,53 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         if !m.keep_data {
             // Shared loads whose run cells are all complete.
             for (cell, kind) in &work {
-                if *kind == Kind::SharedLoad && work.iter().all(|(c, k)| *k != Kind::RunOnCopy || c.load.as_ref() != Some(&cell.id) || runner.is_complete(&m, c, *k)) {
+                if *kind == Kind::SharedLoad
+                    && work.iter().all(|(c, k)| {
+                        *k != Kind::RunOnCopy
+                            || c.load.as_ref() != Some(&cell.id)
+                            || runner.is_complete(&m, c, *k)
+                    })
+                {
                     let _ = std::fs::remove_dir_all(data.join(&cell.id));
                 }
             }
         }
-        eprintln!("experiment: {executed} cells run, {skipped} already complete, {} failed, in {}", failed.len(), hms(started.elapsed().as_secs_f64()));
-        write_reports(&m, &results, &all, &work, &host_facts, git.as_deref(), &data)?;
+        eprintln!(
+            "experiment: {executed} cells run, {skipped} already complete, {} failed, in {}",
+            failed.len(),
+            hms(started.elapsed().as_secs_f64())
+        );
+        write_reports(
+            &m,
+            &results,
+            &all,
+            &work,
+            &host_facts,
+            git.as_deref(),
+            &data,
+        )?;
         if !failed.is_empty() {
-            bail!("{} cells failed (rerun to retry them): {}", failed.len(), failed.iter().map(|f| f.0.as_str()).collect::<Vec<_>>().join(" "));
+            bail!(
+                "{} cells failed (rerun to retry them): {}",
+                failed.len(),
+                failed
+                    .iter()
+                    .map(|f| f.0.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
         }
         return Ok(());
     }
-    write_reports(&m, &results, &all, &work, &host_facts, git.as_deref(), &data)
+    write_reports(
+        &m,
+        &results,
+        &all,
+        &work,
+        &host_facts,
+        git.as_deref(),
+        &data,
+    )
 }
 
 fn count_complete(results: &Path) -> usize {
@@ -274,8 +381,20 @@ fn count_complete(results: &Path) -> usize {
         .count()
 }
 
-fn write_reports(m: &Matrix, results: &Path, all: &[Cell], work: &[(Cell, Kind)], host_facts: &serde_json::Value, git: Option<&str>, data: &Path) -> Result<()> {
-    let mut cells: Vec<Cell> = work.iter().filter(|(_, k)| *k == Kind::SharedLoad).map(|(c, _)| c.clone()).collect();
+fn write_reports(
+    m: &Matrix,
+    results: &Path,
+    all: &[Cell],
+    work: &[(Cell, Kind)],
+    host_facts: &serde_json::Value,
+    git: Option<&str>,
+    data: &Path,
+) -> Result<()> {
+    let mut cells: Vec<Cell> = work
+        .iter()
+        .filter(|(_, k)| *k == Kind::SharedLoad)
+        .map(|(c, _)| c.clone())
+        .collect();
     cells.extend(all.iter().cloned());
     let res = summary::read_results(results, &cells)?;
     let mut phases = Vec::new();
@@ -288,27 +407,47 @@ fn write_reports(m: &Matrix, results: &Path, all: &[Cell], work: &[(Cell, Kind)]
         println!("\n{}", summary::terminal(m, phase, &rows));
         md.push_str(&summary::markdown(m, phase, &rows));
         md.push('\n');
-        host::write_atomic(&results.join(format!("summary-{phase}.csv")), summary::csv(m, &rows).as_bytes())?;
+        host::write_atomic(
+            &results.join(format!("summary-{phase}.csv")),
+            summary::csv(m, &rows).as_bytes(),
+        )?;
         phases.push((phase.to_string(), rows));
     }
     md.push_str("Throughput is mean ± sample standard deviation over repeats; latencies in microseconds (means over repeats); cpu % is of one core; cv % is the coefficient of variation of per-interval throughput (lower is steadier); user MB/s counts keys and values written, its share is of the measured sequential write bandwidth.\n");
     host::write_atomic(&results.join("summary.md"), md.as_bytes())?;
-    let io = res.iter().find_map(|r| (!r.record["io_ceiling"].is_null()).then(|| r.record["io_ceiling"].clone())).unwrap_or_default();
+    let io = res
+        .iter()
+        .find_map(|r| (!r.record["io_ceiling"].is_null()).then(|| r.record["io_ceiling"].clone()))
+        .unwrap_or_default();
     let extra = json!({"host": host_facts, "git": git, "fs": host::filesystem_json(data), "io_ceiling": io});
     let html = report::html(m, &res, &phases, &extra);
     host::write_atomic(&results.join("report.html"), html.as_bytes())?;
-    println!("results: {}\nreport:  {}", results.display(), results.join("report.html").display());
+    println!(
+        "results: {}\nreport:  {}",
+        results.display(),
+        results.join("report.html").display()
+    );
     Ok(())
 }
 
 fn build_ycsb(root: &Path) -> Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     eprintln!("experiment: building ycsb (release)");
-    let status = Command::new(&cargo).current_dir(root).args(["build", "--release", "-p", "ycsb-cli"]).status().context("starting cargo")?;
+    let status = Command::new(&cargo)
+        .current_dir(root)
+        .args(["build", "--release", "-p", "ycsb-cli"])
+        .status()
+        .context("starting cargo")?;
     if !status.success() {
         bail!("cargo build --release -p ycsb-cli failed with {status}");
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target"));
-    let target = if target.is_relative() { root.join(target) } else { target };
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let target = if target.is_relative() {
+        root.join(target)
+    } else {
+        target
+    };
     Ok(target.join("release").join("ycsb"))
 }

@@ -56,34 +56,55 @@ impl Cgroup {
             let _ = std::fs::write(parent.join("cgroup.subtree_control"), "+memory");
             (parent.join(name), 2)
         } else if Path::new("/sys/fs/cgroup/memory/memory.limit_in_bytes").exists() {
-            let parent = Path::new("/sys/fs/cgroup/memory").join(own_cgroup_path(Some("memory")).trim_start_matches('/'));
+            let parent = Path::new("/sys/fs/cgroup/memory")
+                .join(own_cgroup_path(Some("memory")).trim_start_matches('/'));
             (parent.join(name), 1)
         } else {
             bail!("memory_limit: no memory cgroup controller is mounted (looked for cgroup v2 at /sys/fs/cgroup and v1 at /sys/fs/cgroup/memory)");
         };
         if let Err(e) = std::fs::create_dir(&dir) {
             if e.kind() != std::io::ErrorKind::AlreadyExists {
-                bail!("memory_limit: cannot create cgroup {}: {e} (creating cgroups needs root)", dir.display());
+                bail!(
+                    "memory_limit: cannot create cgroup {}: {e} (creating cgroups needs root)",
+                    dir.display()
+                );
             }
         }
         let cg = Cgroup {
-            procs: CString::new(dir.join("cgroup.procs").as_os_str().as_encoded_bytes()).context("cgroup path")?,
+            procs: CString::new(dir.join("cgroup.procs").as_os_str().as_encoded_bytes())
+                .context("cgroup path")?,
             dir,
             version,
         };
-        let (limit, swap) = if version == 2 { ("memory.max", "memory.swap.max") } else { ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes") };
+        let (limit, swap) = if version == 2 {
+            ("memory.max", "memory.swap.max")
+        } else {
+            ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes")
+        };
         std::fs::write(cg.dir.join(limit), bytes.to_string()).with_context(|| {
             format!("memory_limit: cannot write {} (cgroup v{version}; needs root, and on v2 a parent that delegates the memory controller)", cg.dir.join(limit).display())
         })?;
-        let swap_value = if version == 2 { "0".to_string() } else { bytes.to_string() };
+        let swap_value = if version == 2 {
+            "0".to_string()
+        } else {
+            bytes.to_string()
+        };
         let _ = std::fs::write(cg.dir.join(swap), swap_value);
         Ok(cg)
     }
 
     /// Highest memory use seen in the cgroup, when the kernel tells.
     pub fn peak_bytes(&self) -> Option<u64> {
-        let file = if self.version == 2 { "memory.peak" } else { "memory.max_usage_in_bytes" };
-        std::fs::read_to_string(self.dir.join(file)).ok()?.trim().parse().ok()
+        let file = if self.version == 2 {
+            "memory.peak"
+        } else {
+            "memory.max_usage_in_bytes"
+        };
+        std::fs::read_to_string(self.dir.join(file))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
     }
 }
 
@@ -116,7 +137,13 @@ pub fn command(argv: &[String], cpus: Option<&str>, cgroup: Option<&Cgroup>) -> 
     // on memory prepared before the fork.
     unsafe {
         cmd.pre_exec(move || {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
             libc::setpgid(0, 0);
             if let Some(p) = &procs {
                 let fd = libc::open(p.as_ptr(), libc::O_WRONLY);
@@ -174,7 +201,10 @@ pub fn try_wait4(pid: u32) -> std::io::Result<Option<(std::process::ExitStatus, 
         return Ok(None);
     }
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    Ok(Some((std::process::ExitStatus::from_raw(status), secs(usage.ru_utime) + secs(usage.ru_stime))))
+    Ok(Some((
+        std::process::ExitStatus::from_raw(status),
+        secs(usage.ru_utime) + secs(usage.ru_stime),
+    )))
 }
 
 /// CPU seconds (user + system) and resident bytes of a process.
@@ -189,8 +219,16 @@ pub fn sample(pid: u32) -> Option<(f64, u64)> {
     let stime: f64 = f.get(12)?.parse().ok()?;
     let rss_pages: u64 = f.get(21)?.parse().ok()?;
     // SAFETY: sysconf has no preconditions.
-    let (tick, page) = unsafe { (libc::sysconf(libc::_SC_CLK_TCK), libc::sysconf(libc::_SC_PAGESIZE)) };
-    Some(((utime + stime) / tick.max(1) as f64, rss_pages * page.max(1) as u64))
+    let (tick, page) = unsafe {
+        (
+            libc::sysconf(libc::_SC_CLK_TCK),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    Some((
+        (utime + stime) / tick.max(1) as f64,
+        rss_pages * page.max(1) as u64,
+    ))
 }
 
 /// A free loopback port (bound, read, released).
@@ -227,7 +265,10 @@ pub fn wait_listening(child: &mut Child, port: u16, timeout: Duration) -> Result
 pub fn shell_line(argv: &[String]) -> String {
     argv.iter()
         .map(|a| {
-            if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@%".contains(c)) {
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@%".contains(c))
+            {
                 a.clone()
             } else {
                 format!("'{}'", a.replace('\'', "'\\''"))

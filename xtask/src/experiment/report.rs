@@ -13,10 +13,20 @@ use super::svg::{self, esc, Series};
 
 /// Cells that differ only in `db`, repeat 1: one small chart each, one line
 /// per db, so lines stay few.
-fn panels<'a>(m: &Matrix, results: &'a [CellResult], phase: &str) -> Vec<(String, Vec<&'a CellResult>)> {
-    let others: Vec<String> = summary::varying_axes(m).into_iter().filter(|a| a != "db").collect();
+fn panels<'a>(
+    m: &Matrix,
+    results: &'a [CellResult],
+    phase: &str,
+) -> Vec<(String, Vec<&'a CellResult>)> {
+    let others: Vec<String> = summary::varying_axes(m)
+        .into_iter()
+        .filter(|a| a != "db")
+        .collect();
     let mut out: Vec<(String, Vec<&CellResult>)> = Vec::new();
-    for r in results.iter().filter(|r| r.cell.repeat == 1 && r.phase_series(phase).is_some()) {
+    for r in results
+        .iter()
+        .filter(|r| r.cell.repeat == 1 && r.phase_series(phase).is_some())
+    {
         let key = others
             .iter()
             .filter_map(|a| r.cell.label(a).map(|l| format!("{a}={l}")))
@@ -32,7 +42,11 @@ fn panels<'a>(m: &Matrix, results: &'a [CellResult], phase: &str) -> Vec<(String
 
 fn db_color(m: &Matrix, r: &CellResult) -> usize {
     let label = r.cell.label("db").unwrap_or("");
-    m.axes.iter().find(|a| a.name == "db").and_then(|a| a.values.iter().position(|v| v.label == label)).unwrap_or(0)
+    m.axes
+        .iter()
+        .find(|a| a.name == "db")
+        .and_then(|a| a.values.iter().position(|v| v.label == label))
+        .unwrap_or(0)
 }
 
 fn table_html(head: &str, md: &str) -> String {
@@ -62,11 +76,18 @@ fn level_gauges(series: &super::series::PhaseSeries) -> BTreeMap<String, Vec<(f6
             }
         }
     }
+    // Levels that never held a file say nothing.
+    out.retain(|_, points| points.iter().any(|p| p.1 > 0.0));
     out
 }
 
 /// The whole page.
-pub fn html(m: &Matrix, results: &[CellResult], phases: &[(String, Vec<Row>)], extra: &Value) -> String {
+pub fn html(
+    m: &Matrix,
+    results: &[CellResult],
+    phases: &[(String, Vec<Row>)],
+    extra: &Value,
+) -> String {
     let mut body = String::new();
     let _ = write!(body, "<h1>{}</h1>", esc(&m.name));
     if !m.description.is_empty() {
@@ -96,8 +117,28 @@ pub fn html(m: &Matrix, results: &[CellResult], phases: &[(String, Vec<Row>)], e
         let _ = write!(body, "<h2>{} phase</h2>", esc(phase));
         body.push_str(&table_html("Summary", &summary::markdown(m, phase, rows)));
         body.push_str("<div class=grid>");
-        let bars: Vec<(String, f64, f64)> = rows.iter().map(|r| (r.group.clone(), r.ops_mean, r.ops_sd)).collect();
-        let title = if m.repeats > 1 { format!("{phase}: throughput, mean ± sd of {} repeats", m.repeats) } else { format!("{phase}: throughput") };
+        let db_index = |r: &Row| {
+            let label = r
+                .coords
+                .iter()
+                .find(|(a, _)| a == "db")
+                .map(|(_, l)| l.as_str())
+                .unwrap_or("");
+            m.axes
+                .iter()
+                .find(|a| a.name == "db")
+                .and_then(|a| a.values.iter().position(|v| v.label == label))
+                .unwrap_or(0)
+        };
+        let bars: Vec<(String, f64, f64, usize)> = rows
+            .iter()
+            .map(|r| (r.group.clone(), r.ops_mean, r.ops_sd, db_index(r)))
+            .collect();
+        let title = if m.repeats > 1 {
+            format!("{phase}: throughput, mean ± sd of {} repeats", m.repeats)
+        } else {
+            format!("{phase}: throughput")
+        };
         body.push_str(&svg::bars(&title, "ops/s", &bars));
         body.push_str("</div><h3>Throughput over time</h3><div class=grid>");
         let panels = panels(m, results, phase);
@@ -106,14 +147,29 @@ pub fn html(m: &Matrix, results: &[CellResult], phases: &[(String, Vec<Row>)], e
                 .iter()
                 .filter_map(|r| {
                     let s = r.phase_series(phase)?;
-                    Some(Series { name: r.cell.label("db").unwrap_or("").into(), points: s.status.iter().map(|p| (p.t, p.ops_per_sec)).collect(), dashed: false, color: db_color(m, r) })
+                    Some(Series {
+                        name: r.cell.label("db").unwrap_or("").into(),
+                        points: s.status.iter().map(|p| (p.t, p.ops_per_sec)).collect(),
+                        dashed: false,
+                        color: db_color(m, r),
+                    })
                 })
                 .collect();
-            body.push_str(&svg::lines(&format!("{phase} {key}"), "seconds", "ops/s", &series, false, None));
+            body.push_str(&svg::lines(
+                &format!("{phase} {key}"),
+                "seconds",
+                "ops/s",
+                &series,
+                false,
+                None,
+            ));
         }
         body.push_str("</div><h3>Latency CDFs (exported percentiles)</h3><div class=grid>");
         let ops: Vec<String> = {
-            let mut o: Vec<String> = rows.iter().flat_map(|r| r.latency.keys().cloned()).collect();
+            let mut o: Vec<String> = rows
+                .iter()
+                .flat_map(|r| r.latency.keys().cloned())
+                .collect();
             o.sort();
             o.dedup();
             o
@@ -124,23 +180,40 @@ pub fn html(m: &Matrix, results: &[CellResult], phases: &[(String, Vec<Row>)], e
                     .iter()
                     .filter_map(|r| {
                         let p = r.phase(phase)?;
-                        let section = summary::op_sections(p).into_iter().find(|s| s["name"] == op.as_str())?;
+                        let section = summary::op_sections(p)
+                            .into_iter()
+                            .find(|s| s["name"] == op.as_str())?;
                         let mut points: Vec<(f64, f64)> = vec![];
                         if let Some(min) = section["min_ns"].as_f64() {
                             points.push((min / 1000.0, 0.0));
                         }
                         for e in section["percentiles"].as_array()? {
-                            let us = e["ns"].as_f64().map(|n| n / 1000.0).or_else(|| e["us"].as_f64())?;
+                            let us = e["ns"]
+                                .as_f64()
+                                .map(|n| n / 1000.0)
+                                .or_else(|| e["us"].as_f64())?;
                             points.push((us, e["percentile"].as_f64()?));
                         }
                         if let Some(max) = section["max_ns"].as_f64() {
                             points.push((max / 1000.0, 100.0));
                         }
-                        Some(Series { name: r.cell.label("db").unwrap_or("").into(), points, dashed: false, color: db_color(m, r) })
+                        Some(Series {
+                            name: r.cell.label("db").unwrap_or("").into(),
+                            points,
+                            dashed: false,
+                            color: db_color(m, r),
+                        })
                     })
                     .collect();
                 if !series.is_empty() {
-                    body.push_str(&svg::lines(&format!("{phase} {op} {key}"), "latency, µs (log)", "percentile", &series, true, Some(100.0)));
+                    body.push_str(&svg::lines(
+                        &format!("{phase} {op} {key}"),
+                        "latency, µs (log)",
+                        "percentile",
+                        &series,
+                        true,
+                        Some(100.0),
+                    ));
                 }
             }
         }
@@ -148,36 +221,79 @@ pub fn html(m: &Matrix, results: &[CellResult], phases: &[(String, Vec<Row>)], e
         for (key, cells) in &panels {
             let mut series = Vec::new();
             for r in cells {
-                let Some(s) = r.phase_series(phase) else { continue };
+                let Some(s) = r.phase_series(phase) else {
+                    continue;
+                };
                 let db = r.cell.label("db").unwrap_or("").to_string();
-                series.push(Series { name: db.clone(), points: s.resources.iter().map(|p| (p.t, p.cpu_percent)).collect(), dashed: false, color: db_color(m, r) });
+                series.push(Series {
+                    name: db.clone(),
+                    points: s.resources.iter().map(|p| (p.t, p.cpu_percent)).collect(),
+                    dashed: false,
+                    color: db_color(m, r),
+                });
                 if s.resources.iter().any(|p| p.server_cpu_percent.is_some()) {
                     series.push(Series {
                         name: format!("{db} server"),
-                        points: s.resources.iter().filter_map(|p| Some((p.t, p.server_cpu_percent?))).collect(),
+                        points: s
+                            .resources
+                            .iter()
+                            .filter_map(|p| Some((p.t, p.server_cpu_percent?)))
+                            .collect(),
                         dashed: true,
                         color: db_color(m, r),
                     });
                 }
             }
-            body.push_str(&svg::lines(&format!("{phase} {key}"), "seconds", "CPU %", &series, false, None));
+            body.push_str(&svg::lines(
+                &format!("{phase} {key}"),
+                "seconds",
+                "CPU %",
+                &series,
+                false,
+                None,
+            ));
         }
         body.push_str("</div>");
         let mut level_charts = String::new();
         for r in results.iter().filter(|r| r.cell.repeat == 1) {
-            let Some(s) = r.phase_series(phase) else { continue };
+            let Some(s) = r.phase_series(phase) else {
+                continue;
+            };
             let levels = level_gauges(s);
             if levels.is_empty() {
                 continue;
             }
-            let series: Vec<Series> = levels.into_iter().enumerate().map(|(i, (name, points))| Series { name, points, dashed: false, color: i }).collect();
-            level_charts.push_str(&svg::lines(&format!("{phase} {}", r.cell.group), "seconds", "files", &series, false, None));
+            let series: Vec<Series> = levels
+                .into_iter()
+                .enumerate()
+                .map(|(i, (name, points))| Series {
+                    name,
+                    points,
+                    dashed: false,
+                    color: i,
+                })
+                .collect();
+            level_charts.push_str(&svg::lines(
+                &format!("{phase} {}", r.cell.group),
+                "seconds",
+                "files",
+                &series,
+                false,
+                None,
+            ));
         }
         if !level_charts.is_empty() {
-            let _ = write!(body, "<h3>Files per LSM level over time</h3><div class=grid>{level_charts}</div>");
+            let _ = write!(
+                body,
+                "<h3>Files per LSM level over time</h3><div class=grid>{level_charts}</div>"
+            );
         }
     }
-    let _ = write!(body, "<h2>Matrix</h2><pre>{}</pre>", esc(&super::redact::text(&m.text)));
+    let _ = write!(
+        body,
+        "<h2>Matrix</h2><pre>{}</pre>",
+        esc(&super::redact::text(&m.text))
+    );
     format!(
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{}</title><style>\
 body{{font-family:sans-serif;margin:24px;color:#222}}h1{{margin-bottom:4px}}.meta{{color:#555;font-size:13px}}\

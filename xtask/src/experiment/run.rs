@@ -68,7 +68,11 @@ pub struct Runner {
 
 /// The directory of a complete cell.
 pub fn cell_dir(results: &Path, id: &str) -> PathBuf {
-    let sub = if id.starts_with("load,") { "loads" } else { "cells" };
+    let sub = if id.starts_with("load,") {
+        "loads"
+    } else {
+        "cells"
+    };
     results.join(sub).join(id)
 }
 
@@ -86,7 +90,12 @@ fn fingerprint(m: &Matrix, cell: &Cell, kind: Kind, argv: &[String], server: &[S
     let mut text = String::new();
     let strip = |a: &String| {
         // Paths that differ between attempts are not inputs.
-        if a.contains("exportfile=") || a.contains(".dbname=") || a.contains("redis.port=") || a.starts_with("127.0.0.1:") || a.contains("/.partial-") {
+        if a.contains("exportfile=")
+            || a.contains(".dbname=")
+            || a.contains("redis.port=")
+            || a.starts_with("127.0.0.1:")
+            || a.contains("/.partial-")
+        {
             String::new()
         } else {
             a.clone()
@@ -101,7 +110,10 @@ fn fingerprint(m: &Matrix, cell: &Cell, kind: Kind, argv: &[String], server: &[S
         }
         previous = a;
     }
-    text.push_str(&format!("{kind:?}|{:?}|{:?}|{:?}|{:?}", cell.coords, m.cpus, m.server_cpus, m.memory_limit));
+    text.push_str(&format!(
+        "{kind:?}|{:?}|{:?}|{:?}|{:?}",
+        cell.coords, m.cpus, m.server_cpus, m.memory_limit
+    ));
     fnv64(&text)
 }
 
@@ -113,6 +125,10 @@ fn complete(dir: &Path, fingerprint: &str) -> bool {
         .is_some_and(|v| v["fingerprint"] == fingerprint)
 }
 
+/// (seconds since the cell started, client CPU seconds, client resident
+/// bytes, server CPU seconds and resident bytes).
+type Sample = (f64, f64, u64, Option<(f64, u64)>);
+
 struct Lines {
     lines: Vec<(f64, String)>,
 }
@@ -120,7 +136,15 @@ struct Lines {
 impl Runner {
     /// The client's argv for a cell (without pinning), its server's argv
     /// and port.
-    fn commands(&self, m: &Matrix, cell: &Cell, kind: Kind, db_dir: &Path, export: &Path, port: u16) -> (Vec<String>, Vec<String>) {
+    fn commands(
+        &self,
+        m: &Matrix,
+        cell: &Cell,
+        kind: Kind,
+        db_dir: &Path,
+        export: &Path,
+        port: u16,
+    ) -> (Vec<String>, Vec<String>) {
         let mut argv: Vec<String> = vec![self.ycsb.display().to_string()];
         match kind {
             Kind::Fresh => {
@@ -135,12 +159,22 @@ impl Runner {
             Kind::RunOnCopy => argv.push("-run".into()),
         }
         argv.extend(["-db".into(), cell.db.store.clone()]);
-        let files = m.property_files.iter().cloned().chain(cell.workload_files()).chain(cell.db.property_files.iter().cloned());
+        let files = m
+            .property_files
+            .iter()
+            .cloned()
+            .chain(cell.workload_files())
+            .chain(cell.db.property_files.iter().cloned());
         for f in files {
             argv.extend(["-P".into(), f.display().to_string()]);
         }
         let mut props: Vec<(String, String)> = Vec::new();
-        if !m.properties.iter().chain(&cell.db.properties).any(|(k, _)| k == "hdrhistogram.percentiles") {
+        if !m
+            .properties
+            .iter()
+            .chain(&cell.db.properties)
+            .any(|(k, _)| k == "hdrhistogram.percentiles")
+        {
             props.push(("hdrhistogram.percentiles".into(), CDF_PERCENTILES.into()));
         }
         props.extend(m.properties.iter().cloned());
@@ -159,14 +193,33 @@ impl Runner {
                 props.push(("redis.port".into(), p.to_string()));
                 match s {
                     Server::Redis => {
-                        server = ["redis-server", "--port", &p.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir"]
-                            .iter()
-                            .map(|s| s.to_string())
-                            .collect();
+                        server = [
+                            "redis-server",
+                            "--port",
+                            &p.to_string(),
+                            "--bind",
+                            "127.0.0.1",
+                            "--save",
+                            "",
+                            "--appendonly",
+                            "no",
+                            "--dir",
+                        ]
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect();
                         server.push(db_dir.display().to_string());
                     }
-                    Server::YcsbServe { engine, property_files, properties } => {
-                        server = vec![self.ycsb.display().to_string(), "serve".into(), engine.clone()];
+                    Server::YcsbServe {
+                        engine,
+                        property_files,
+                        properties,
+                    } => {
+                        server = vec![
+                            self.ycsb.display().to_string(),
+                            "serve".into(),
+                            engine.clone(),
+                        ];
                         for f in property_files {
                             server.extend(["-P".into(), f.display().to_string()]);
                         }
@@ -176,7 +229,12 @@ impl Runner {
                         if let Some(dp) = super::matrix::dir_property(engine) {
                             server.extend(["-p".into(), format!("{dp}={}", db_dir.display())]);
                         }
-                        server.extend(["--resp".into(), format!("127.0.0.1:{p}"), "--http".into(), "off".into()]);
+                        server.extend([
+                            "--resp".into(),
+                            format!("127.0.0.1:{p}"),
+                            "--http".into(),
+                            "off".into(),
+                        ]);
                     }
                 }
             }
@@ -204,8 +262,10 @@ impl Runner {
     /// Whether the cell is complete with its current inputs (a shared load
     /// also needs its data).
     pub fn is_complete(&self, m: &Matrix, cell: &Cell, kind: Kind) -> bool {
-        complete(&cell_dir(&self.results, &cell.id), &self.fingerprint_of(m, cell, kind))
-            && (kind != Kind::SharedLoad || self.data.join(&cell.id).join("db").exists())
+        complete(
+            &cell_dir(&self.results, &cell.id),
+            &self.fingerprint_of(m, cell, kind),
+        ) && (kind != Kind::SharedLoad || self.data.join(&cell.id).join("db").exists())
     }
 
     /// Runs one cell unless it is already complete.
@@ -216,7 +276,8 @@ impl Runner {
     pub fn run_cell(&self, m: &Matrix, cell: &Cell, kind: Kind, progress: &str) -> Result<Outcome> {
         let final_dir = cell_dir(&self.results, &cell.id);
         let parent = final_dir.parent().context("cell directory")?.to_path_buf();
-        std::fs::create_dir_all(&parent).with_context(|| format!("creating {}", parent.display()))?;
+        std::fs::create_dir_all(&parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
         let partial = parent.join(format!(".partial-{}", cell.id));
         let data_dir = self.data.join(&cell.id);
         let db_dir = data_dir.join("db");
@@ -225,13 +286,19 @@ impl Runner {
             return Ok(Outcome::Skipped);
         }
         let fp = self.fingerprint_of(m, cell, kind);
-        let port = if cell.db.server.is_some() { Some(proc::free_port()?) } else { None };
+        let port = if cell.db.server.is_some() {
+            Some(proc::free_port()?)
+        } else {
+            None
+        };
         let (argv, server_argv) = self.commands(m, cell, kind, &db_dir, &export, port.unwrap_or(0));
         eprintln!("{progress} {}", cell.id);
         let _ = std::fs::remove_dir_all(&partial);
-        std::fs::create_dir_all(&partial).with_context(|| format!("creating {}", partial.display()))?;
+        std::fs::create_dir_all(&partial)
+            .with_context(|| format!("creating {}", partial.display()))?;
         let _ = std::fs::remove_dir_all(&data_dir);
-        std::fs::create_dir_all(&data_dir).with_context(|| format!("creating {}", data_dir.display()))?;
+        std::fs::create_dir_all(&data_dir)
+            .with_context(|| format!("creating {}", data_dir.display()))?;
         if kind == Kind::RunOnCopy {
             let load_id = cell.load.as_deref().context("run cell without a load")?;
             let source = self.data.join(load_id).join("db");
@@ -242,10 +309,25 @@ impl Runner {
                 .status()
                 .context("starting cp")?;
             if !status.success() {
-                bail!("copying the shared load {} to {} failed", source.display(), db_dir.display());
+                bail!(
+                    "copying the shared load {} to {} failed",
+                    source.display(),
+                    db_dir.display()
+                );
             }
         }
-        let result = self.execute(m, cell, kind, &argv, &server_argv, port, &partial, &data_dir, &db_dir, &fp);
+        let result = self.execute(
+            m,
+            cell,
+            kind,
+            &argv,
+            &server_argv,
+            port,
+            &partial,
+            &data_dir,
+            &db_dir,
+            &fp,
+        );
         let cleanup_data = |keep: bool| {
             if !keep {
                 let _ = std::fs::remove_dir_all(&data_dir);
@@ -254,8 +336,9 @@ impl Runner {
         match result {
             Ok(Outcome::Done) => {
                 let _ = std::fs::remove_dir_all(&final_dir);
-                std::fs::rename(&partial, &final_dir)
-                    .with_context(|| format!("renaming {} to {}", partial.display(), final_dir.display()))?;
+                std::fs::rename(&partial, &final_dir).with_context(|| {
+                    format!("renaming {} to {}", partial.display(), final_dir.display())
+                })?;
                 cleanup_data(m.keep_data || kind == Kind::SharedLoad);
                 Ok(Outcome::Done)
             }
@@ -294,12 +377,21 @@ impl Runner {
             std::fs::create_dir_all(db_dir).ok();
             let log = std::fs::File::create(partial.join("server.log"))?;
             let mut cmd = proc::command(server_argv, m.server_cpus.as_deref(), None);
-            cmd.stdin(Stdio::null()).stdout(log.try_clone()?).stderr(log);
-            let mut child = cmd.spawn().with_context(|| format!("starting {}", server_argv[0]))?;
-            if let Err(e) = proc::wait_listening(&mut child, port.unwrap_or(0), Duration::from_secs(30)) {
+            cmd.stdin(Stdio::null())
+                .stdout(log.try_clone()?)
+                .stderr(log);
+            let mut child = cmd
+                .spawn()
+                .with_context(|| format!("starting {}", server_argv[0]))?;
+            if let Err(e) =
+                proc::wait_listening(&mut child, port.unwrap_or(0), Duration::from_secs(30))
+            {
                 proc::kill(&mut child, libc::SIGKILL, Duration::from_secs(1));
                 let log = std::fs::read_to_string(partial.join("server.log")).unwrap_or_default();
-                return Ok(Outcome::Failed(format!("{e}; server log: {}", log.lines().last().unwrap_or(""))));
+                return Ok(Outcome::Failed(format!(
+                    "{e}; server log: {}",
+                    log.lines().last().unwrap_or("")
+                )));
             }
             if server_argv[0] == "redis-server" {
                 server_version = std::process::Command::new("redis-server")
@@ -310,13 +402,19 @@ impl Runner {
             }
             server = Some(child);
         }
-        let cgroup = match m.memory_limit {
-            Some(bytes) => Some(Cgroup::create(&format!("ycsb-xtask-{}", std::process::id()), bytes)?),
+        let memory_limit = cell.memory_limit(m.memory_limit);
+        let cgroup = match memory_limit {
+            Some(bytes) => Some(Cgroup::create(
+                &format!("ycsb-xtask-{}", std::process::id()),
+                bytes,
+            )?),
             None => None,
         };
         let mut cmd = proc::command(argv, m.cpus.as_deref(), cgroup.as_ref());
         let stdout = std::fs::File::create(partial.join("stdout.txt"))?;
-        cmd.stdin(Stdio::null()).stdout(stdout).stderr(Stdio::piped());
+        cmd.stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(Stdio::piped());
         let mut child = match cmd.spawn() {
             Ok(c) => c,
             Err(e) => {
@@ -346,9 +444,12 @@ impl Runner {
             Kind::Fresh => u64::from(m.phases.load) + u64::from(m.phases.run),
             _ => 1,
         };
-        let hard_limit = m.time_limit.map(|t| Duration::from_secs(t * phases_expected + 120));
-        let interval = Duration::from_secs(m.status_interval);
-        let mut samples: Vec<(f64, f64, u64, Option<(f64, u64)>)> = Vec::new();
+        let hard_limit = m
+            .time_limit
+            .map(|t| Duration::from_secs(t * phases_expected + 120));
+        // Twice a second at least, so short phases still get a CPU figure.
+        let interval = Duration::from_millis((m.status_interval * 1000).min(500));
+        let mut samples: Vec<Sample> = Vec::new();
         let mut boundaries: Vec<(f64, Option<u64>)> = Vec::new();
         let mut seen_headers = 0;
         let mut next_sample = Instant::now();
@@ -362,22 +463,38 @@ impl Runner {
             if let Some(limit) = hard_limit {
                 if started.elapsed() > limit {
                     proc::kill(&mut child, libc::SIGKILL, Duration::from_secs(2));
-                    outcome = Some(Outcome::Failed(format!("killed after {}s (time_limit per phase + 120s)", limit.as_secs())));
+                    outcome = Some(Outcome::Failed(format!(
+                        "killed after {}s (time_limit per phase + 120s)",
+                        limit.as_secs()
+                    )));
                     break None;
                 }
             }
             if let Some(s) = server.as_mut() {
                 if let Ok(Some(st)) = s.try_wait() {
                     proc::kill(&mut child, libc::SIGKILL, Duration::from_secs(2));
-                    outcome = Some(Outcome::Failed(format!("the server exited during the cell ({st})")));
+                    outcome = Some(Outcome::Failed(format!(
+                        "the server exited during the cell ({st})"
+                    )));
                     break None;
                 }
             }
-            let headers = lines.lock().map(|l| l.lines.iter().filter(|(_, s)| series::phase_header(s).is_some()).count()).unwrap_or(0);
+            let headers = lines
+                .lock()
+                .map(|l| {
+                    l.lines
+                        .iter()
+                        .filter(|(_, s)| series::phase_header(s).is_some())
+                        .count()
+                })
+                .unwrap_or(0);
             if headers > seen_headers {
                 // A phase began: the previous one's data is all on disk.
                 for _ in seen_headers..headers {
-                    boundaries.push((started.elapsed().as_secs_f64(), Some(host::disk_usage(db_dir))));
+                    boundaries.push((
+                        started.elapsed().as_secs_f64(),
+                        Some(host::disk_usage(db_dir)),
+                    ));
                 }
                 seen_headers = headers;
             }
@@ -415,11 +532,28 @@ impl Runner {
         let end_time = chrono::Utc::now();
         if !status.success() {
             let text = std::fs::read_to_string(partial.join("stderr.txt")).unwrap_or_default();
-            let last = text.lines().filter(|l| !l.trim().is_empty()).last().unwrap_or("").to_string();
-            return Ok(Outcome::Failed(format!("ycsb exited with {status}: {last}")));
+            let last = text
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .to_string();
+            use std::os::unix::process::ExitStatusExt;
+            if status.signal() == Some(libc::SIGKILL) {
+                if let Some(limit) = memory_limit {
+                    return Ok(Outcome::Failed(format!("ycsb was killed (SIGKILL), most likely by the out-of-memory killer of its cgroup (memory_limit {} MiB); last line: {last}", limit >> 20)));
+                }
+            }
+            return Ok(Outcome::Failed(format!(
+                "ycsb exited with {status}: {last}"
+            )));
         }
         let expected: Vec<&str> = match kind {
-            Kind::Fresh => [("load", m.phases.load), ("run", m.phases.run)].iter().filter(|p| p.1).map(|p| p.0).collect(),
+            Kind::Fresh => [("load", m.phases.load), ("run", m.phases.run)]
+                .iter()
+                .filter(|p| p.1)
+                .map(|p| p.0)
+                .collect(),
             Kind::SharedLoad => vec!["load"],
             Kind::RunOnCopy => vec!["run"],
         };
@@ -428,7 +562,12 @@ impl Runner {
             // its run would not be comparable.
             return Ok(Outcome::Failed(format!("the JSON export has no complete {missing} phase (a load cut short by time_limit stops the cell)")));
         }
-        let lines = std::mem::take(&mut lines.lock().map_err(|_| anyhow::anyhow!("stderr reader panicked"))?.lines);
+        let lines = std::mem::take(
+            &mut lines
+                .lock()
+                .map_err(|_| anyhow::anyhow!("stderr reader panicked"))?
+                .lines,
+        );
 
         // Split the status lines and samples into phases.
         let mut phases: Vec<PhaseSeries> = Vec::new();
@@ -438,8 +577,16 @@ impl Runner {
                 if let Some(last) = phases.last_mut() {
                     last.end_s = *t;
                 }
-                engine = engine.or_else(|| line.split_once("threads, ").map(|(_, e)| e.trim().to_string()));
-                phases.push(PhaseSeries { phase: p.into(), start_s: *t, end_s: end_s, ..PhaseSeries::default() });
+                engine = engine.or_else(|| {
+                    line.split_once("threads, ")
+                        .map(|(_, e)| e.trim().to_string())
+                });
+                phases.push(PhaseSeries {
+                    phase: p.into(),
+                    start_s: *t,
+                    end_s,
+                    ..PhaseSeries::default()
+                });
             } else if let Some(point) = series::parse_status(line) {
                 if let Some(last) = phases.last_mut() {
                     last.status.push(point);
@@ -447,9 +594,19 @@ impl Runner {
             }
         }
         for (i, p) in phases.iter_mut().enumerate() {
-            p.space_bytes = boundaries.get(i + 1).and_then(|b| b.1).or(if i + 1 == seen_headers { Some(space_end) } else { None });
-            let in_phase: Vec<_> = samples.iter().filter(|s| s.0 >= p.start_s && s.0 <= p.end_s).collect();
-            let mut prev: Option<&(f64, f64, u64, Option<(f64, u64)>)> = None;
+            p.space_bytes = boundaries
+                .get(i + 1)
+                .and_then(|b| b.1)
+                .or(if i + 1 == seen_headers {
+                    Some(space_end)
+                } else {
+                    None
+                });
+            let in_phase: Vec<_> = samples
+                .iter()
+                .filter(|s| s.0 >= p.start_s && s.0 <= p.end_s)
+                .collect();
+            let mut prev: Option<&Sample> = None;
             for s in &in_phase {
                 if let Some(q) = prev {
                     let dt = (s.0 - q.0).max(1e-9);
@@ -466,18 +623,28 @@ impl Runner {
             // Mean CPU from the last sample at or before the phase start
             // (or the process start) to the last sample in the phase; the
             // final sample is the exact total from wait4.
-            let base = samples.iter().filter(|s| s.0 <= p.start_s).last().copied().unwrap_or((0.0, 0.0, 0, Some((0.0, 0))));
-            if let Some(last) = samples.iter().filter(|s| s.0 <= p.end_s + 1e-6).last() {
+            let base = samples
+                .iter()
+                .rev()
+                .find(|s| s.0 <= p.start_s)
+                .copied()
+                .unwrap_or((0.0, 0.0, 0, Some((0.0, 0))));
+            if let Some(last) = samples.iter().rev().find(|s| s.0 <= p.end_s + 1e-6) {
                 let dt = last.0 - base.0;
                 if dt > 0.0 {
                     p.cpu_percent = Some(100.0 * (last.1 - base.1) / dt);
-                    p.server_cpu_percent = last.3.zip(base.3).map(|(l, b)| 100.0 * (l.0 - b.0) / dt);
+                    p.server_cpu_percent =
+                        last.3.zip(base.3).map(|(l, b)| 100.0 * (l.0 - b.0) / dt);
                 }
             }
         }
-        host::write_atomic(&partial.join("timeseries.json"), serde_json::to_string_pretty(&phases)?.as_bytes())?;
+        host::write_atomic(
+            &partial.join("timeseries.json"),
+            serde_json::to_string_pretty(&phases)?.as_bytes(),
+        )?;
 
-        let export: Value = serde_json::from_str(&std::fs::read_to_string(partial.join("export.json"))?)?;
+        let export: Value =
+            serde_json::from_str(&std::fs::read_to_string(partial.join("export.json"))?)?;
         let mut props = String::new();
         if let Some(config) = export["config"].as_array() {
             for c in config {
@@ -491,7 +658,11 @@ impl Runner {
         }
         std::fs::write(partial.join("properties.txt"), props)?;
         let pinned: Vec<String> = match &m.cpus {
-            Some(c) => ["taskset", "-c", c].iter().map(|s| s.to_string()).chain(argv.iter().cloned()).collect(),
+            Some(c) => ["taskset", "-c", c]
+                .iter()
+                .map(|s| s.to_string())
+                .chain(argv.iter().cloned())
+                .collect(),
             None => argv.to_vec(),
         };
         // Secrets (redis.password, --requirepass) never reach the results.
@@ -502,7 +673,11 @@ impl Runner {
             command_txt.push_str(&format!("# server:\n{}\n", proc::shell_line(&server_argv)));
         }
         std::fs::write(partial.join("command.txt"), command_txt)?;
-        let coords: serde_json::Map<String, Value> = cell.coords.iter().map(|(a, v, l)| (a.clone(), json!({"value": v, "label": l}))).collect();
+        let coords: serde_json::Map<String, Value> = cell
+            .coords
+            .iter()
+            .map(|(a, v, l)| (a.clone(), json!({"value": v, "label": l})))
+            .collect();
         let record = json!({
             "id": cell.id,
             "group": cell.group,
@@ -515,7 +690,7 @@ impl Runner {
             "command": pinned,
             "server_command": server_argv,
             "cwd": std::env::current_dir().ok().map(|d| d.display().to_string()),
-            "environment": {"cpus": m.cpus, "server_cpus": m.server_cpus, "memory_limit_bytes": m.memory_limit, "cgroup_peak_bytes": cgroup_peak},
+            "environment": {"cpus": m.cpus, "server_cpus": m.server_cpus, "memory_limit_bytes": memory_limit, "cgroup_peak_bytes": cgroup_peak},
             "start_time": start_time.to_rfc3339(),
             "end_time": end_time.to_rfc3339(),
             "duration_s": end_s,
@@ -530,14 +705,19 @@ impl Runner {
             "io_ceiling": self.io_ceiling,
         });
         // Last: its presence (after the rename) marks the cell complete.
-        host::write_atomic(&partial.join("cell.json"), serde_json::to_string_pretty(&record)?.as_bytes())?;
+        host::write_atomic(
+            &partial.join("cell.json"),
+            serde_json::to_string_pretty(&record)?.as_bytes(),
+        )?;
         Ok(Outcome::Done)
     }
 }
 
 /// The first expected phase the export lacks, or a load that ended early.
 fn missing_phase(path: &Path, expected: &[&str]) -> Option<String> {
-    let export: Option<Value> = std::fs::read_to_string(path).ok().and_then(|t| serde_json::from_str(&t).ok());
+    let export: Option<Value> = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
     let Some(export) = export else {
         return Some("(no readable export)".into());
     };
@@ -549,7 +729,11 @@ fn missing_phase(path: &Path, expected: &[&str]) -> Option<String> {
         if *want == "load" {
             let wanted = export["config"]
                 .as_array()
-                .and_then(|c| c.iter().find(|c| c["key"] == "insertcount").or_else(|| c.iter().find(|c| c["key"] == "recordcount")))
+                .and_then(|c| {
+                    c.iter()
+                        .find(|c| c["key"] == "insertcount")
+                        .or_else(|| c.iter().find(|c| c["key"] == "recordcount"))
+                })
                 .and_then(|c| c["value"].as_str()?.parse::<u64>().ok());
             if let (Some(w), Some(got)) = (wanted, p["operations"].as_u64()) {
                 if got < w {

@@ -108,7 +108,9 @@ pub fn parse_status(line: &str) -> Option<StatusPoint> {
     let mut gauges = BTreeMap::new();
     let mut s = rest;
     while let Some(open) = s.find('[') {
-        let Some(close) = s[open..].find(']') else { break };
+        let Some(close) = s[open..].find(']') else {
+            break;
+        };
         let item = &s[open + 1..open + close];
         s = &s[open + close + 1..];
         // Operation summaries are "[READ: Count=...]"; gauges "[name=value]".
@@ -121,7 +123,12 @@ pub fn parse_status(line: &str) -> Option<StatusPoint> {
             }
         }
     }
-    Some(StatusPoint { t, operations, ops_per_sec, gauges })
+    Some(StatusPoint {
+        t,
+        operations,
+        ops_per_sec,
+        gauges,
+    })
 }
 
 #[cfg(test)]
@@ -136,9 +143,15 @@ mod tests {
         assert_eq!(p.ops_per_sec, 39741.88);
         assert_eq!(p.gauges.len(), 2);
         assert_eq!(p.gauges["rocksdb.num-files-at-level0"], 3.0);
-        assert_eq!(parse_status("2026-11-29 22:53:07:543 0 sec: 0 operations; est completion in 1 second"), None);
+        assert_eq!(
+            parse_status("2026-11-29 22:53:07:543 0 sec: 0 operations; est completion in 1 second"),
+            None
+        );
         assert_eq!(parse_status("load phase: 1 threads"), None);
-        assert_eq!(phase_header("run phase: 2 threads, leveldb 1.23"), Some("run"));
+        assert_eq!(
+            phase_header("run phase: 2 threads, leveldb 1.23"),
+            Some("run")
+        );
     }
 
     #[test]
@@ -150,7 +163,12 @@ mod tests {
         let series = PhaseSeries {
             status: [100.0, 100.0, 100.0, 7.0]
                 .iter()
-                .map(|&r| StatusPoint { t: 0.0, operations: 0, ops_per_sec: r, gauges: BTreeMap::new() })
+                .map(|&r| StatusPoint {
+                    t: 0.0,
+                    operations: 0,
+                    ops_per_sec: r,
+                    gauges: BTreeMap::new(),
+                })
                 .collect(),
             ..PhaseSeries::default()
         };

@@ -30,7 +30,10 @@ pub struct CellResult {
 impl CellResult {
     /// The export's entry for a phase.
     pub fn phase(&self, phase: &str) -> Option<&Value> {
-        self.export["phases"].as_array()?.iter().find(|p| p["phase"] == phase)
+        self.export["phases"]
+            .as_array()?
+            .iter()
+            .find(|p| p["phase"] == phase)
     }
 
     /// The time series of a phase.
@@ -40,7 +43,11 @@ impl CellResult {
 
     /// An effective property, from the export's configuration.
     pub fn property(&self, key: &str) -> Option<&str> {
-        self.export["config"].as_array()?.iter().find(|c| c["key"] == key)?["value"].as_str()
+        self.export["config"]
+            .as_array()?
+            .iter()
+            .find(|c| c["key"] == key)?["value"]
+            .as_str()
     }
 }
 
@@ -56,13 +63,17 @@ pub fn read_results(results: &Path, cells: &[Cell]) -> Result<Vec<CellResult>> {
             continue;
         };
         let read = |name: &str| -> Result<String> {
-            std::fs::read_to_string(dir.join(name)).with_context(|| format!("reading {}", dir.join(name).display()))
+            std::fs::read_to_string(dir.join(name))
+                .with_context(|| format!("reading {}", dir.join(name).display()))
         };
         out.push(CellResult {
             cell: cell.clone(),
-            record: serde_json::from_str(&record).with_context(|| format!("parsing {}/cell.json", dir.display()))?,
-            export: serde_json::from_str(&read("export.json")?).with_context(|| format!("parsing {}/export.json", dir.display()))?,
-            series: serde_json::from_str(&read("timeseries.json")?).with_context(|| format!("parsing {}/timeseries.json", dir.display()))?,
+            record: serde_json::from_str(&record)
+                .with_context(|| format!("parsing {}/cell.json", dir.display()))?,
+            export: serde_json::from_str(&read("export.json")?)
+                .with_context(|| format!("parsing {}/export.json", dir.display()))?,
+            series: serde_json::from_str(&read("timeseries.json")?)
+                .with_context(|| format!("parsing {}/timeseries.json", dir.display()))?,
         });
     }
     Ok(out)
@@ -112,8 +123,15 @@ pub struct Row {
 
 fn percentile(section: &Value, p: f64) -> Option<f64> {
     let list = section["percentiles"].as_array()?;
-    let e = list.iter().find(|x| x["percentile"].as_f64().is_some_and(|v| (v - p).abs() < 1e-9))?;
-    e["ns"].as_f64().map(|ns| ns / 1000.0).or_else(|| e["us"].as_f64())
+    let e = list.iter().find(|x| {
+        x["percentile"]
+            .as_f64()
+            .is_some_and(|v| (v - p).abs() < 1e-9)
+    })?;
+    e["ns"]
+        .as_f64()
+        .map(|ns| ns / 1000.0)
+        .or_else(|| e["us"].as_f64())
 }
 
 /// The operation sections of a phase that users read (not the cleanup, not
@@ -123,7 +141,11 @@ pub fn op_sections(phase: &Value) -> Vec<&Value> {
         .as_array()
         .map(|s| {
             s.iter()
-                .filter(|x| x["intended"] != true && x["name"] != "CLEANUP" && x["operations"].as_u64().unwrap_or(0) > 0)
+                .filter(|x| {
+                    x["intended"] != true
+                        && x["name"] != "CLEANUP"
+                        && x["operations"].as_u64().unwrap_or(0) > 0
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -161,7 +183,12 @@ fn user_bytes(r: &CellResult, phase: &Value) -> Option<f64> {
 }
 
 fn mean_opt(values: &[Option<f64>]) -> Option<f64> {
-    let v: Vec<f64> = values.iter().flatten().copied().filter(|x| x.is_finite()).collect();
+    let v: Vec<f64> = values
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|x| x.is_finite())
+        .collect();
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
@@ -180,7 +207,10 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
     let mut rows: Vec<Row> = groups
         .into_iter()
         .map(|(group, rs)| {
-            let tputs: Vec<f64> = rs.iter().filter_map(|r| r.phase(phase)?["throughput"].as_f64()).collect();
+            let tputs: Vec<f64> = rs
+                .iter()
+                .filter_map(|r| r.phase(phase)?["throughput"].as_f64())
+                .collect();
             let (ops_mean, ops_sd) = mean_sd(&tputs);
             let mut latency: BTreeMap<String, Vec<Latency>> = BTreeMap::new();
             for r in &rs {
@@ -191,7 +221,10 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
                         p99: percentile(s, 99.0).unwrap_or(f64::NAN),
                         p999: percentile(s, 99.9).unwrap_or(f64::NAN),
                     };
-                    latency.entry(s["name"].as_str().unwrap_or("?").to_string()).or_default().push(l);
+                    latency
+                        .entry(s["name"].as_str().unwrap_or("?").to_string())
+                        .or_default()
+                        .push(l);
                 }
             }
             let latency = latency
@@ -199,10 +232,18 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
                 .map(|(op, ls)| {
                     let n = ls.len() as f64;
                     let avg = |f: fn(&Latency) -> f64| ls.iter().map(f).sum::<f64>() / n;
-                    (op, Latency { p50: avg(|l| l.p50), p99: avg(|l| l.p99), p999: avg(|l| l.p999) })
+                    (
+                        op,
+                        Latency {
+                            p50: avg(|l| l.p50),
+                            p99: avg(|l| l.p99),
+                            p999: avg(|l| l.p999),
+                        },
+                    )
                 })
                 .collect();
-            let series: Vec<Option<&PhaseSeries>> = rs.iter().map(|r| r.phase_series(phase)).collect();
+            let series: Vec<Option<&PhaseSeries>> =
+                rs.iter().map(|r| r.phase_series(phase)).collect();
             let ubps: Vec<Option<f64>> = rs
                 .iter()
                 .map(|r| {
@@ -214,19 +255,50 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
             // Only engines that keep data on disk face the device's bound.
             let persists = rs[0].cell.db.data_engine().is_some();
             let user_bytes_per_sec = mean_opt(&ubps).filter(|_| persists);
-            let ceiling = rs.first().and_then(|r| r.record["io_ceiling"]["write_bytes_per_sec"].as_f64());
+            let ceiling = rs
+                .first()
+                .and_then(|r| r.record["io_ceiling"]["write_bytes_per_sec"].as_f64());
             Row {
-                coords: rs[0].cell.coords.iter().map(|(a, _, l)| (a.clone(), l.clone())).collect(),
+                coords: rs[0]
+                    .cell
+                    .coords
+                    .iter()
+                    .map(|(a, _, l)| (a.clone(), l.clone()))
+                    .collect(),
                 group,
                 n: rs.len(),
                 ops_mean,
                 ops_sd,
                 ratio: None,
                 latency,
-                cpu: mean_opt(&series.iter().map(|s| s.and_then(|s| s.cpu_percent)).collect::<Vec<_>>()),
-                server_cpu: mean_opt(&series.iter().map(|s| s.and_then(|s| s.server_cpu_percent)).collect::<Vec<_>>()),
-                space: if !persists { None } else { mean_opt(&series.iter().map(|s| s.and_then(|s| s.space_bytes).map(|b| b as f64)).collect::<Vec<_>>()) },
-                cv: mean_opt(&series.iter().map(|s| s.and_then(PhaseSeries::throughput_cv_percent)).collect::<Vec<_>>()),
+                cpu: mean_opt(
+                    &series
+                        .iter()
+                        .map(|s| s.and_then(|s| s.cpu_percent))
+                        .collect::<Vec<_>>(),
+                ),
+                server_cpu: mean_opt(
+                    &series
+                        .iter()
+                        .map(|s| s.and_then(|s| s.server_cpu_percent))
+                        .collect::<Vec<_>>(),
+                ),
+                space: if !persists {
+                    None
+                } else {
+                    mean_opt(
+                        &series
+                            .iter()
+                            .map(|s| s.and_then(|s| s.space_bytes).map(|b| b as f64))
+                            .collect::<Vec<_>>(),
+                    )
+                },
+                cv: mean_opt(
+                    &series
+                        .iter()
+                        .map(|s| s.and_then(PhaseSeries::throughput_cv_percent))
+                        .collect::<Vec<_>>(),
+                ),
                 user_bytes_per_sec,
                 io_fraction: user_bytes_per_sec.zip(ceiling).map(|(u, c)| u / c),
             }
@@ -242,10 +314,16 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
                 })
                 .collect()
         };
-        let means: Vec<(Vec<(String, String)>, f64)> = rows.iter().map(|r| (r.coords.clone(), r.ops_mean)).collect();
+        let means: Vec<(Vec<(String, String)>, f64)> = rows
+            .iter()
+            .map(|r| (r.coords.clone(), r.ops_mean))
+            .collect();
         for row in &mut rows {
             let want = baseline_of(row);
-            row.ratio = means.iter().find(|(c, _)| *c == want).map(|(_, b)| row.ops_mean / b);
+            row.ratio = means
+                .iter()
+                .find(|(c, _)| *c == want)
+                .map(|(_, b)| row.ops_mean / b);
         }
     }
     rows
@@ -253,7 +331,12 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
 
 /// Axes with more than one value: the ones that tell rows apart.
 pub fn varying_axes(m: &Matrix) -> Vec<String> {
-    let v: Vec<String> = m.axes.iter().filter(|a| a.values.len() > 1).map(|a| a.name.clone()).collect();
+    let v: Vec<String> = m
+        .axes
+        .iter()
+        .filter(|a| a.values.len() > 1)
+        .map(|a| a.name.clone())
+        .collect();
     if v.is_empty() {
         vec!["db".into()]
     } else {
@@ -281,7 +364,10 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
 fn display_table(m: &Matrix, rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
     let axes = varying_axes(m);
     let ops: Vec<String> = {
-        let mut o: Vec<String> = rows.iter().flat_map(|r| r.latency.keys().cloned()).collect();
+        let mut o: Vec<String> = rows
+            .iter()
+            .flat_map(|r| r.latency.keys().cloned())
+            .collect();
         o.sort();
         o.dedup();
         o
@@ -311,10 +397,20 @@ fn display_table(m: &Matrix, rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
         .map(|r| {
             let mut c: Vec<String> = axes
                 .iter()
-                .map(|a| r.coords.iter().find(|(x, _)| x == a).map(|(_, l)| l.clone()).unwrap_or_default())
+                .map(|a| {
+                    r.coords
+                        .iter()
+                        .find(|(x, _)| x == a)
+                        .map(|(_, l)| l.clone())
+                        .unwrap_or_default()
+                })
                 .collect();
             c.push(r.n.to_string());
-            c.push(if r.n > 1 { format!("{} ± {}", fmt_num(r.ops_mean), fmt_num(r.ops_sd)) } else { fmt_num(r.ops_mean) });
+            c.push(if r.n > 1 {
+                format!("{} ± {}", fmt_num(r.ops_mean), fmt_num(r.ops_sd))
+            } else {
+                fmt_num(r.ops_mean)
+            });
             if has_ratio {
                 c.push(opt(r.ratio, |x| format!("{x:.2}x")));
             }
@@ -344,7 +440,13 @@ fn display_table(m: &Matrix, rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
 pub fn terminal(m: &Matrix, phase: &str, rows: &[Row]) -> String {
     let (head, body) = display_table(m, rows);
     let widths: Vec<usize> = (0..head.len())
-        .map(|i| body.iter().map(|r| r[i].chars().count()).chain([head[i].chars().count()]).max().unwrap_or(0))
+        .map(|i| {
+            body.iter()
+                .map(|r| r[i].chars().count())
+                .chain([head[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = format!("{phase} phase\n");
     let line = |cells: &[String]| {
@@ -365,7 +467,11 @@ pub fn terminal(m: &Matrix, phase: &str, rows: &[Row]) -> String {
 /// A Markdown table.
 pub fn markdown(m: &Matrix, phase: &str, rows: &[Row]) -> String {
     let (head, body) = display_table(m, rows);
-    let mut out = format!("### {phase} phase\n\n| {} |\n|{}|\n", head.join(" | "), head.iter().map(|_| "---:").collect::<Vec<_>>().join("|"));
+    let mut out = format!(
+        "### {phase} phase\n\n| {} |\n|{}|\n",
+        head.join(" | "),
+        head.iter().map(|_| "---:").collect::<Vec<_>>().join("|")
+    );
     for r in &body {
         let _ = writeln!(out, "| {} |", r.join(" | "));
     }
@@ -383,23 +489,59 @@ fn csv_field(s: &str) -> String {
 /// A CSV table with one number per column, for spreadsheets and plots.
 pub fn csv(m: &Matrix, rows: &[Row]) -> String {
     let axes: Vec<String> = m.axes.iter().map(|a| a.name.clone()).collect();
-    let mut ops: Vec<String> = rows.iter().flat_map(|r| r.latency.keys().cloned()).collect();
+    let mut ops: Vec<String> = rows
+        .iter()
+        .flat_map(|r| r.latency.keys().cloned())
+        .collect();
     ops.sort();
     ops.dedup();
     let mut head: Vec<String> = axes.clone();
-    head.extend(["repeats", "ops_per_sec_mean", "ops_per_sec_sd", "ratio_to_baseline"].map(String::from));
+    head.extend(
+        [
+            "repeats",
+            "ops_per_sec_mean",
+            "ops_per_sec_sd",
+            "ratio_to_baseline",
+        ]
+        .map(String::from),
+    );
     for op in &ops {
         for p in ["p50", "p99", "p99.9"] {
             head.push(format!("{op}_{p}_us"));
         }
     }
-    head.extend(["cpu_percent", "server_cpu_percent", "disk_bytes", "throughput_cv_percent", "user_bytes_per_sec", "io_ceiling_fraction"].map(String::from));
-    let mut out = head.iter().map(|h| csv_field(h)).collect::<Vec<_>>().join(",") + "\n";
-    let num = |v: Option<f64>| v.filter(|x| x.is_finite()).map(|x| format!("{x}")).unwrap_or_default();
+    head.extend(
+        [
+            "cpu_percent",
+            "server_cpu_percent",
+            "disk_bytes",
+            "throughput_cv_percent",
+            "user_bytes_per_sec",
+            "io_ceiling_fraction",
+        ]
+        .map(String::from),
+    );
+    let mut out = head
+        .iter()
+        .map(|h| csv_field(h))
+        .collect::<Vec<_>>()
+        .join(",")
+        + "\n";
+    let num = |v: Option<f64>| {
+        v.filter(|x| x.is_finite())
+            .map(|x| format!("{x}"))
+            .unwrap_or_default()
+    };
     for r in rows {
         let mut c: Vec<String> = axes
             .iter()
-            .map(|a| r.coords.iter().find(|(x, _)| x == a).map(|(_, l)| l.clone()).unwrap_or_default())
+            .map(|a| {
+                r.coords
+                    .iter()
+                    .find(|(x, _)| x == a)
+                    .map(|(_, l)| l.clone())
+                    .unwrap_or_default()
+            })
             .collect();
         c.push(r.n.to_string());
         c.push(num(Some(r.ops_mean)));
@@ -411,7 +553,14 @@ pub fn csv(m: &Matrix, rows: &[Row]) -> String {
             c.push(num(l.map(|l| l.p99)));
             c.push(num(l.map(|l| l.p999)));
         }
-        c.extend([num(r.cpu), num(r.server_cpu), num(r.space), num(r.cv), num(r.user_bytes_per_sec), num(r.io_fraction)]);
+        c.extend([
+            num(r.cpu),
+            num(r.server_cpu),
+            num(r.space),
+            num(r.cv),
+            num(r.user_bytes_per_sec),
+            num(r.io_fraction),
+        ]);
         out.push_str(&c.iter().map(|x| csv_field(x)).collect::<Vec<_>>().join(","));
         out.push('\n');
     }

@@ -30,14 +30,20 @@ fieldlength = [32, 128]
 fn a_good_matrix_expands() {
     let m = check(OK).unwrap();
     assert_eq!(m.repeats, 2);
-    assert_eq!(m.properties, vec![("recordcount".to_string(), "100".to_string())]);
+    assert_eq!(
+        m.properties,
+        vec![("recordcount".to_string(), "100".to_string())]
+    );
     let cells = cells::expand(&m);
     assert_eq!(cells.len(), 8);
     assert_eq!(cells[0].id, "db=leveldb,fieldlength=32,r1");
     assert_eq!(cells[3].id, "db=memory,fieldlength=128,r1");
     assert_eq!(cells[7].id, "db=memory,fieldlength=128,r2");
     assert_eq!(cells[7].group, "db=memory,fieldlength=128");
-    assert_eq!(cells[1].axis_properties(), vec![("fieldlength".to_string(), "128".to_string())]);
+    assert_eq!(
+        cells[1].axis_properties(),
+        vec![("fieldlength".to_string(), "128".to_string())]
+    );
     let ids: std::collections::BTreeSet<_> = cells.iter().map(|c| &c.id).collect();
     assert_eq!(ids.len(), cells.len(), "ids are unique");
 }
@@ -83,7 +89,10 @@ fn bad_matrices_are_refused_naming_the_line() {
         match check(text) {
             Ok(_) => panic!("accepted:\n{text}"),
             Err(e) => {
-                assert!(e.contains(at) && e.contains(words), "for\n{text}\nexpected '{at}' and '{words}' in: {e}");
+                assert!(
+                    e.contains(at) && e.contains(words),
+                    "for\n{text}\nexpected '{at}' and '{words}' in: {e}"
+                );
                 assert!(!e.contains('\n'), "one line: {e}");
             }
         }
@@ -101,7 +110,10 @@ fn shared_loads_group_run_cells() {
     let loads = cells::load_cells(&m, &all);
     assert_eq!(loads.len(), 2);
     // The load runs with the shared axis at its first value.
-    assert_eq!(loads[0].axis_properties(), vec![("threadcount".to_string(), "1".to_string())]);
+    assert_eq!(
+        loads[0].axis_properties(),
+        vec![("threadcount".to_string(), "1".to_string())]
+    );
 }
 
 #[test]
@@ -111,7 +123,10 @@ fn servers_and_workloads() {
     let all = cells::expand(&m);
     assert_eq!(all[0].id, "db=lv,workload=workloada,r1");
     assert!(all[0].workload_files()[0].ends_with("workloads/workloada"));
-    assert_eq!(m.dbs["lv"].data_engine(), Some(("leveldb", "leveldb.dbname")));
+    assert_eq!(
+        m.dbs["lv"].data_engine(),
+        Some(("leveldb", "leveldb.dbname"))
+    );
     assert!(!m.dbs["rd"].data_is_reusable());
 }
 
