@@ -19,6 +19,10 @@
 //! microseconds; HdrHistogram's tools take `-outputValueUnitRatio 1000`
 //! for microseconds), and `Interval_Max` is in milliseconds (the maximum
 //! divided by 10^6, HdrHistogram's convention for nanosecond logs).
+//!
+//! The logs cover the whole phase, a `measurement.warmup` included; the
+//! histogram each [`SectionReport`](super::SectionReport) carries covers
+//! what the report covers.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
