@@ -8,6 +8,7 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{bail, Context, Result};
 
+mod engine_bench;
 mod experiment;
 
 /// Debian packages the build and the tests need: the engines' libraries
@@ -46,6 +47,8 @@ commands:
   experiment <matrix.toml> [--check] [--force] [--report] [--results DIR] [--ycsb PATH]
           run a matrix of benchmark cells (resumable), write summary tables and an HTML
           report under results/<experiment>/ (see docs/experiments.md)
+  engine-bench  ycsb against direct-engine loops (and YCSB-cpp with YCSB_CPP_BIN) on
+          RocksDB and LevelDB, workloads A and C; --help for options
 ";
 
 fn main() -> ExitCode {
@@ -55,6 +58,9 @@ fn main() -> ExitCode {
         Some("test") => deps().and_then(|()| test(&args[1..])),
         Some("demo") => deps().and_then(|()| demo(&args[1..])),
         Some("experiment") => experiment::main(&project_root(), &args[1..]),
+        Some("engine-bench") => {
+            deps().and_then(|()| engine_bench::main(&project_root(), &args[1..]))
+        }
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
