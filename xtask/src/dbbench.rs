@@ -1,0 +1,297 @@
+//! `cargo xtask dbbench-compare`: Debian's `db_bench` and `ycsb bench
+//! --db-engine rocksdb` side by side, with the same flags, on the same
+//! RocksDB shared library, and the throughput ratios.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+
+/// The benchmarks compared, in this order, each in its own process on the
+/// database the previous one left.
+const BENCHMARKS: &[&str] = &["fillseq", "fillrandom", "overwrite", "readrandom"];
+
+/// The goal: our throughput within 5 % of db_bench's.
+const TOLERANCE: f64 = 0.05;
+
+pub const USAGE: &str = "  dbbench-compare
+          build ycsb (release), run Debian's db_bench and 'ycsb bench --db-engine rocksdb'
+          with the same flags (fillseq, fillrandom, overwrite, readrandom) and print both
+          and the ratios; options: --num N (default 500000), --threads N (default 1),
+          --repeat N (default 3, the median run counts), --value_size N (default 100),
+          --dir PATH (default target/dbbench-compare)
+";
+
+fn option(args: &[String], name: &str, default: u64) -> Result<u64> {
+    match args.iter().position(|a| a == name) {
+        None => Ok(default),
+        Some(i) => {
+            let v = args
+                .get(i + 1)
+                .with_context(|| format!("{name} needs a value"))?;
+            v.parse()
+                .with_context(|| format!("{name} {v}: expected a whole number"))
+        }
+    }
+}
+
+/// The `ops/sec` figure of each benchmark line in db_bench's format.
+fn parse_ops(output: &str) -> Vec<(String, f64)> {
+    output
+        .lines()
+        .filter_map(|line| {
+            let (name, rest) = line.split_once(" : ")?;
+            let tokens: Vec<&str> = rest.split_whitespace().collect();
+            let at = tokens.iter().position(|t| *t == "ops/sec")?;
+            let ops = tokens.get(at.checked_sub(1)?)?.parse().ok()?;
+            Some((name.trim().to_string(), ops))
+        })
+        .collect()
+}
+
+fn run_capture(command: &mut Command, what: &str) -> Result<String> {
+    let out = command
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped())
+        .output()
+        .with_context(|| format!("starting {what}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+        bail!(
+            "{what} failed ({}): {}",
+            out.status,
+            tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
+        );
+    }
+    Ok(stdout)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+pub fn compare(args: &[String]) -> Result<()> {
+    for a in args.iter().filter(|a| a.starts_with("--")) {
+        if !["--num", "--threads", "--repeat", "--value_size", "--dir"].contains(&a.as_str()) {
+            bail!("dbbench-compare: unknown option {a}");
+        }
+    }
+    let num = option(args, "--num", 500_000)?;
+    let threads = option(args, "--threads", 1)?;
+    let repeat = option(args, "--repeat", 3)?.max(1);
+    let value_size = option(args, "--value_size", 100)?;
+    let db_bench = Path::new("/usr/bin/db_bench");
+    if !db_bench.exists() {
+        bail!("/usr/bin/db_bench is missing: install the rocksdb-tools package (cargo xtask deps)");
+    }
+    let root = crate::project_root();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    eprintln!("xtask: building ycsb (release)");
+    crate::run(Command::new(&cargo).current_dir(&root).args([
+        "build",
+        "--release",
+        "-p",
+        "ycsb-cli",
+    ]))?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let ycsb = target.join("release").join("ycsb");
+    let dir = match args.iter().position(|a| a == "--dir") {
+        Some(i) => PathBuf::from(args.get(i + 1).context("--dir needs a value")?),
+        None => target.join("dbbench-compare"),
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    // The flags both programs take, spelled out so that neither relies on
+    // a default the other does not share. Same library, same options:
+    // snappy, an 8 MiB block cache, 64 MiB memtables, no Bloom filter.
+    let common: Vec<String> = vec![
+        format!("--num={num}"),
+        format!("--threads={threads}"),
+        "--key_size=16".into(),
+        format!("--value_size={value_size}"),
+        "--compression_ratio=0.5".into(),
+        "--compression_type=snappy".into(),
+        "--cache_size=8388608".into(),
+        "--write_buffer_size=67108864".into(),
+        "--max_write_buffer_number=2".into(),
+        "--max_background_jobs=2".into(),
+        "--bloom_bits=-1".into(),
+        "--open_files=-1".into(),
+        "--seed=42".into(),
+    ];
+    // Each benchmark runs in its own process (on the database the
+    // previous one left, --use_existing_db), alternating the two programs,
+    // so that both see the same machine load; the CPU time of each process
+    // (getrusage of the children) is the figure least disturbed by other
+    // work on a shared machine.
+    let mut rows: Vec<Row> = BENCHMARKS
+        .iter()
+        .map(|b| Row {
+            name: b,
+            ..Row::default()
+        })
+        .collect();
+    for round in 1..=repeat {
+        for tool in [Tool::DbBench, Tool::Ycsb] {
+            let db = dir.join(tool.name());
+            let _ = std::fs::remove_dir_all(&db);
+            for row in rows.iter_mut() {
+                // fillseq and fillrandom start fresh; overwrite and
+                // readrandom use what fillrandom wrote.
+                let existing = !matches!(row.name, "fillseq" | "fillrandom");
+                let mut command = match tool {
+                    Tool::DbBench => {
+                        let mut c = Command::new(db_bench);
+                        c.arg("--progress_reports=false");
+                        c
+                    }
+                    Tool::Ycsb => {
+                        let mut c = Command::new(&ycsb);
+                        c.args(["bench", "--db-engine", "rocksdb"]);
+                        c
+                    }
+                };
+                command
+                    .args(&common)
+                    .arg(format!("--benchmarks={}", row.name))
+                    .arg(format!("--use_existing_db={existing}"))
+                    .arg(format!("--db={}", db.display()));
+                let before = children_cpu();
+                let out = run_capture(&mut command, tool.name())?;
+                let cpu = children_cpu() - before;
+                let ops = parse_ops(&out)
+                    .into_iter()
+                    .find(|(n, _)| n == row.name)
+                    .map(|(_, o)| o)
+                    .with_context(|| format!("{}: no {} line in:\n{out}", tool.name(), row.name))?;
+                print_lines(tool.name(), &out);
+                eprintln!(
+                    "  {:<8} {:<12} process CPU {cpu:.3} s (round {round})",
+                    tool.name(),
+                    row.name
+                );
+                let ops_per_cpu = (num * threads) as f64 / cpu.max(1e-9);
+                match tool {
+                    Tool::DbBench => {
+                        row.theirs.push(ops);
+                        row.theirs_cpu.push(ops_per_cpu);
+                    }
+                    Tool::Ycsb => {
+                        row.ours.push(ops);
+                        row.ours_cpu.push(ops_per_cpu);
+                    }
+                }
+            }
+            let _ = std::fs::remove_dir_all(&db);
+        }
+    }
+    println!();
+    println!(
+        "RocksDB 7.8.3 (Debian librocksdb.so.7.8, shared by both), num={num}, threads={threads}, value_size={value_size}, median of {repeat}"
+    );
+    println!(
+        "| {:<11} | {:>14} | {:>14} | {:>7} | {:>16} | {:>16} | {:>7} |",
+        "benchmark",
+        "db_bench ops/s",
+        "ycsb ops/s",
+        "ratio",
+        "db_bench ops/cpu-s",
+        "ycsb ops/cpu-s",
+        "ratio"
+    );
+    println!(
+        "|{:-<13}|{:->16}|{:->16}|{:->9}|{:->18}|{:->18}|{:->9}|",
+        "", "", "", "", "", "", ""
+    );
+    let mut outside = Vec::new();
+    for row in rows {
+        let (t, o) = (median(row.theirs), median(row.ours));
+        let (tc, oc) = (median(row.theirs_cpu), median(row.ours_cpu));
+        let (ratio, cpu_ratio) = (o / t, oc / tc);
+        if (ratio - 1.0).abs() > TOLERANCE {
+            outside.push(row.name);
+        }
+        println!(
+            "| {:<11} | {t:>14.0} | {o:>14.0} | {ratio:>7.3} | {tc:>16.0} | {oc:>16.0} | {cpu_ratio:>7.3} |",
+            row.name
+        );
+    }
+    println!("\nratio = ycsb / db_bench; ops/cpu-s counts the whole process (open, close, background threads).");
+    if outside.is_empty() {
+        println!("throughput: all within {:.0}%", TOLERANCE * 100.0);
+    } else {
+        println!(
+            "throughput outside {:.0}%: {}",
+            TOLERANCE * 100.0,
+            outside.join(", ")
+        );
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy)]
+enum Tool {
+    DbBench,
+    Ycsb,
+}
+
+impl Tool {
+    fn name(self) -> &'static str {
+        match self {
+            Tool::DbBench => "db_bench",
+            Tool::Ycsb => "ycsb",
+        }
+    }
+}
+
+#[derive(Default)]
+struct Row {
+    name: &'static str,
+    theirs: Vec<f64>,
+    ours: Vec<f64>,
+    theirs_cpu: Vec<f64>,
+    ours_cpu: Vec<f64>,
+}
+
+/// User plus system CPU seconds of every waited-for child so far.
+fn children_cpu() -> f64 {
+    // SAFETY: getrusage fills the struct it is given and has no other
+    // effect.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+fn print_lines(who: &str, output: &str) {
+    for line in output.lines().filter(|l| l.contains(" ops/sec ")) {
+        eprintln!("  {who:<8} {line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_db_bench_lines() {
+        let out = "DB path: [/tmp/x]\n\
+            fillseq      :       3.622 micros/op 276122 ops/sec 1.811 seconds 500000 operations;   30.5 MB/s\n\
+            readrandom   :       6.531 micros/op 153119 ops/sec 3.265 seconds 500000 operations;   10.7 MB/s (315873 of 500000 found)\n";
+        assert_eq!(
+            parse_ops(out),
+            vec![
+                ("fillseq".to_string(), 276122.0),
+                ("readrandom".to_string(), 153119.0)
+            ]
+        );
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+    }
+}
