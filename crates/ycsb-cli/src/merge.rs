@@ -571,3 +571,58 @@ fn merge_logs(inputs: &[PathBuf], output: &Path) -> Result<u8, Failure> {
     );
     Ok(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(latency_ns: u64, count: u64) -> ClientPhase {
+        let mut histogram = Histogram::<u64>::new(3).unwrap();
+        histogram.record_n(latency_ns, count).unwrap();
+        ClientPhase {
+            runtime_ns: 1_000_000_000,
+            operations: count,
+            throughput: count as f64,
+            sections: vec![ClientSection {
+                name: "READ".into(),
+                operation: Operation::Read,
+                intended: false,
+                operations: count,
+                average_ns: latency_ns as f64,
+                min_ns: latency_ns,
+                max_ns: latency_ns,
+                histogram,
+                returns: vec![(Status::Ok, count)],
+                percentiles: vec![50.0, 99.0],
+            }],
+            observation: None,
+        }
+    }
+
+    #[test]
+    fn percentiles_come_from_the_summed_histograms_not_averages() {
+        // 1000 fast reads on one client, 10 slow ones on another: the p99
+        // of all 1010 is the 1000th value, a fast one (averaging the two
+        // p99s would say 50 ms).
+        let fast = client(1_000_000, 1_000);
+        let slow = client(100_000_000, 10);
+        let merged = merge_sections(&[&fast, &slow]);
+        let read = &merged[0];
+        assert_eq!(read.operations, 1_010);
+        assert_eq!(
+            read.returns,
+            vec![StatusCount {
+                status: Status::Ok,
+                count: 1_010
+            }]
+        );
+        assert_eq!((read.min_ns, read.max_ns), (1_000_000, 100_000_000));
+        let p99 = read.percentiles[1].ns;
+        assert!((1_000_000..1_001_000).contains(&p99), "p99 {p99}");
+        let expected_mean = (1_000.0 * 1e6 + 10.0 * 1e8) / 1_010.0;
+        assert!((read.average_ns - expected_mean).abs() < 1e-3);
+        // The merged export can be merged again.
+        let again = decode_histogram(read.histogram.as_deref().unwrap(), "merged").unwrap();
+        assert_eq!(again.len(), 1_010);
+    }
+}
