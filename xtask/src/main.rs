@@ -3,6 +3,8 @@
 //! Commands build argument vectors and never pass user-supplied strings
 //! through a shell.
 
+mod bench;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -58,15 +60,16 @@ fn main() -> ExitCode {
         Some("test") => deps().and_then(|()| test(&args[1..])),
         Some("demo") => deps().and_then(|()| demo(&args[1..])),
         Some("experiment") => experiment::main(&project_root(), &args[1..]),
+        Some("bench") => bench::main(&project_root(), &args[1..]),
         Some("engine-bench") => {
             deps().and_then(|()| engine_bench::main(&project_root(), &args[1..]))
         }
         Some("-h" | "--help" | "help") | None => {
-            print!("{USAGE}");
+            print!("{USAGE}{}", bench::USAGE);
             return ExitCode::SUCCESS;
         }
         Some(other) => {
-            eprintln!("xtask: unknown command '{other}'\n\n{USAGE}");
+            eprintln!("xtask: unknown command '{other}'\n\n{USAGE}{}", bench::USAGE);
             return ExitCode::from(2);
         }
     };

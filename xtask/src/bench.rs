@@ -1,0 +1,571 @@
+//! `cargo xtask bench`: whole-process benchmarks of the client against the
+//! targets of docs/performance.md, printed side by side from one run.
+//!
+//! Every figure is the best of `--rounds` runs: on a shared, noisy machine
+//! the best run is the one least disturbed by other processes, so it is the
+//! closest to what the client itself costs. The load average is printed
+//! before and after, to judge how noisy the machine was. Nothing here
+//! asserts: a missed target is printed as such.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+pub const USAGE: &str =
+    "  bench   build ycsb in release mode and measure the client: basic store workload A
+          on 1 and 2 threads, timing on/off and clock costs, load-phase value
+          generation, zipfian start-up over 10^10 items, peak RSS at recordcount 10^9
+          with 16 threads; with YCSB_CPP_BIN=<path to YCSB-cpp's ycsb> also its basic DB.
+          options: --rounds N (default 3), --operations N (default 20000000),
+          --rss-operations N (default 100000000), --quick (small sizes, 1 round)
+";
+
+struct Options {
+    rounds: usize,
+    operations: u64,
+    rss_operations: u64,
+    load_records: u64,
+}
+
+fn parse(args: &[String]) -> Result<Options> {
+    let mut options = Options {
+        rounds: 3,
+        operations: 20_000_000,
+        rss_operations: 100_000_000,
+        load_records: 5_000_000,
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let mut number = |name: &str| -> Result<u64> {
+            let value = args
+                .next()
+                .with_context(|| format!("{name} needs a number"))?;
+            value
+                .parse::<u64>()
+                .ok()
+                .filter(|n| *n > 0)
+                .with_context(|| format!("{name}: expected a positive whole number, got '{value}'"))
+        };
+        match arg.as_str() {
+            "--rounds" => options.rounds = number("--rounds")? as usize,
+            "--operations" => options.operations = number("--operations")?,
+            "--rss-operations" => options.rss_operations = number("--rss-operations")?,
+            "--quick" => {
+                options.rounds = 1;
+                options.operations = 2_000_000;
+                options.rss_operations = 2_000_000;
+                options.load_records = 1_000_000;
+            }
+            other => bail!("bench: unknown option '{other}'\n\n{USAGE}"),
+        }
+    }
+    Ok(options)
+}
+
+pub fn main(root: &Path, args: &[String]) -> Result<()> {
+    let options = parse(args)?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let target = if target.is_absolute() {
+        target
+    } else {
+        root.join(target)
+    };
+    cargo(root, &["build", "--release", "-p", "ycsb-cli"])?;
+    cargo(
+        root,
+        &[
+            "build",
+            "--release",
+            "-p",
+            "ycsb-core",
+            "--example",
+            "perf_probe",
+        ],
+    )?;
+    let ycsb = target.join("release").join("ycsb");
+    let probe = target.join("release").join("examples").join("perf_probe");
+    let workload_a = root.join("workloads").join("workloada");
+
+    println!("== machine");
+    println!("cpu: {}", cpu_model());
+    println!(
+        "cores: {}",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    println!("clocksource: {}", clocksource());
+    let load_before = load_average();
+    println!("load average before: {load_before}");
+
+    println!("\n== probe (clock, zipfian start-up, value generation)");
+    let probe_out = run_capture(&mut Command::new(&probe))?;
+    let figure = |name: &str| -> Option<String> {
+        probe_out
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ').map(str::to_string))
+    };
+    for line in probe_out.lines() {
+        println!("  {line}");
+    }
+
+    let bench = Bench {
+        ycsb: &ycsb,
+        workload_a: &workload_a,
+        rounds: options.rounds,
+    };
+    let ops = options.operations;
+    println!(
+        "\n== basic store, workload A, 10^6 records (best of {} runs; M ops/s wall | M ops per CPU-second)",
+        options.rounds
+    );
+    let a1 = bench.run_a(1, ops, "auto")?;
+    let a2 = bench.run_a(2, 2 * ops, "auto")?;
+    let a1_std = bench.run_a(1, ops, "std")?;
+    let a1_off = bench.run_a(1, ops, "off")?;
+
+    println!("\n== load phase, 10 fields of 100 bytes, 1 thread");
+    let load = bench.best(
+        &[
+            "load",
+            "basic",
+            "-P",
+            &workload_a.display().to_string(),
+            "-p",
+            &format!("recordcount={}", options.load_records),
+            "-p",
+            "fieldcount=10",
+            "-p",
+            "fieldlength=100",
+            "-threads",
+            "1",
+        ],
+        "load",
+    )?;
+    // Each insert generates 10 fields of 100 bytes.
+    let load_gbps = load.throughput * 1000.0 / 1e9;
+    let load_cpu_gbps = load.per_cpu_second * 1000.0 / 1e9;
+
+    println!(
+        "\n== memory: recordcount 10^9, {} operations, 16 threads",
+        options.rss_operations
+    );
+    let rss = bench.best(
+        &[
+            "run",
+            "basic",
+            "-P",
+            &workload_a.display().to_string(),
+            "-p",
+            "recordcount=1000000000",
+            "-p",
+            &format!("operationcount={}", options.rss_operations),
+            "-threads",
+            "16",
+        ],
+        "16 threads",
+    )?;
+    let rss_mib = rss.peak_rss_kib as f64 / 1024.0;
+    println!("  peak RSS (VmHWM) {rss_mib:.1} MiB");
+
+    let cpp = match std::env::var_os("YCSB_CPP_BIN") {
+        Some(bin) => {
+            println!("\n== YCSB-cpp basic DB (basic.silent=true), workload A, 1 thread");
+            Some(bench.run_ycsb_cpp(Path::new(&bin), ops)?)
+        }
+        None => None,
+    };
+    let load_after = load_average();
+
+    let clock_ns = figure("clock_auto_ns_per_reading").unwrap_or_default();
+    let clock_std_ns = figure("clock_std_ns_per_reading").unwrap_or_default();
+    let zipf_ms: f64 = figure("zipfian_startup_worst_ms")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::NAN);
+    let per_op_ns = |rate: f64| 1e9 / rate;
+    let timing_ns = per_op_ns(a1.per_cpu_second) - per_op_ns(a1_off.per_cpu_second);
+    let timing_std_ns = per_op_ns(a1_std.per_cpu_second) - per_op_ns(a1_off.per_cpu_second);
+
+    println!("\n== summary (wall: as measured; per CPU-s: operations per second of CPU time the process used)");
+    println!("load average before: {load_before}; after: {load_after}");
+    let row = |what: &str, value: String, target: &str, met: Option<bool>| {
+        let verdict = match met {
+            Some(true) => "met",
+            Some(false) => "NOT met",
+            None => "",
+        };
+        println!("{what:<48} {value:>22}  {target:<12} {verdict}");
+    };
+    let pair = |wall: f64, cpu: f64| format!("{wall:.2} | {cpu:.2}");
+    row("figure", "wall | per CPU-s".into(), "target", None);
+    row(
+        "workload A, 1 thread (M ops/s)",
+        pair(a1.throughput / 1e6, a1.per_cpu_second / 1e6),
+        ">= 10",
+        Some(a1.throughput >= 10e6),
+    );
+    match cpp {
+        Some(cpp) => {
+            row(
+                "YCSB-cpp basic, 1 thread (M ops/s)",
+                pair(cpp.throughput / 1e6, cpp.per_cpu_second / 1e6),
+                "",
+                None,
+            );
+            row(
+                "ratio ours / YCSB-cpp",
+                pair(
+                    a1.throughput / cpp.throughput,
+                    a1.per_cpu_second / cpp.per_cpu_second,
+                ),
+                ">= 5",
+                Some(a1.throughput / cpp.throughput >= 5.0),
+            );
+        }
+        None => row(
+            "ratio ours / YCSB-cpp",
+            "skipped".into(),
+            "YCSB_CPP_BIN",
+            None,
+        ),
+    }
+    row(
+        "workload A, 2 threads (M ops/s)",
+        pair(a2.throughput / 1e6, a2.per_cpu_second / 1e6),
+        "",
+        None,
+    );
+    // Per CPU-second, perfect scaling keeps the rate per CPU-second: two
+    // threads on two idle cores would then reach twice the 1-thread rate.
+    row(
+        "scaling 2 threads / 1 thread",
+        pair(
+            a2.throughput / a1.throughput,
+            2.0 * a2.per_cpu_second / a1.per_cpu_second,
+        ),
+        ">= 1.8",
+        Some(a2.throughput / a1.throughput >= 1.8),
+    );
+    row(
+        "load value generation (GB/s per thread)",
+        pair(load_gbps, load_cpu_gbps),
+        ">= 1",
+        Some(load_gbps >= 1.0),
+    );
+    row(
+        "zipfian start-up, 10^10 items, worst (ms)",
+        format!("{zipf_ms:.3}"),
+        "< 50",
+        Some(zipf_ms < 50.0),
+    );
+    row(
+        "peak RSS, 10^9 records, 16 threads (MiB)",
+        format!("{rss_mib:.1}"),
+        "< 64",
+        Some(rss_mib < 64.0),
+    );
+    row("clock reading, auto (ns)", clock_ns, "", None);
+    row("clock reading, std (ns)", clock_std_ns, "", None);
+    row(
+        "workload A, timing off (M ops/s)",
+        pair(a1_off.throughput / 1e6, a1_off.per_cpu_second / 1e6),
+        "",
+        None,
+    );
+    row(
+        "timing cost per op, auto clock (ns/CPU)",
+        format!("{timing_ns:.1}"),
+        "",
+        None,
+    );
+    row(
+        "timing cost per op, std clock (ns/CPU)",
+        format!("{timing_std_ns:.1}"),
+        "",
+        None,
+    );
+    Ok(())
+}
+
+/// The best of several runs, figure by figure.
+#[derive(Clone, Copy)]
+struct Best {
+    throughput: f64,
+    per_cpu_second: f64,
+    peak_rss_kib: u64,
+}
+
+struct Bench<'a> {
+    ycsb: &'a Path,
+    workload_a: &'a Path,
+    rounds: usize,
+}
+
+impl Bench<'_> {
+    /// Workload A on the basic store.
+    fn run_a(&self, threads: u32, operations: u64, clock: &str) -> Result<Best> {
+        self.best(
+            &[
+                "run",
+                "basic",
+                "-P",
+                &self.workload_a.display().to_string(),
+                "-p",
+                "recordcount=1000000",
+                "-p",
+                &format!("operationcount={operations}"),
+                "-p",
+                &format!("measurement.clock={clock}"),
+                "-threads",
+                &threads.to_string(),
+            ],
+            &format!("{threads} thread(s), clock {clock}"),
+        )
+    }
+
+    /// Runs `ycsb args` `rounds` times: the best throughputs, and the
+    /// largest peak RSS.
+    fn best(&self, args: &[&str], label: &str) -> Result<Best> {
+        let runs = (0..self.rounds)
+            .map(|_| measured_run(Command::new(self.ycsb).args(args), parse_ycsb))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(summarise(label, &runs))
+    }
+
+    /// YCSB-cpp's basic DB with output off, the same mix and sizes.
+    fn run_ycsb_cpp(&self, bin: &Path, operations: u64) -> Result<Best> {
+        // YCSB-cpp's property names are Java's; written out so that no
+        // file of ours needs to suit its parser.
+        let dir = std::env::temp_dir().join(format!("ycsb-bench-cpp-{}", std::process::id()));
+        fs::create_dir_all(&dir)?;
+        let props = dir.join("workloada-cpp");
+        fs::write(
+            &props,
+            format!(
+                "recordcount=1000000\noperationcount={operations}\nworkload=com.yahoo.ycsb.workloads.CoreWorkload\n\
+                 readallfields=true\nreadproportion=0.5\nupdateproportion=0.5\nscanproportion=0\n\
+                 insertproportion=0\nrequestdistribution=zipfian\nbasic.silent=true\n"
+            ),
+        )?;
+        let mut runs = Vec::new();
+        for _ in 0..self.rounds {
+            let run = measured_run(
+                Command::new(bin).args([
+                    "-run",
+                    "-db",
+                    "basic",
+                    "-P",
+                    &props.display().to_string(),
+                    "-threads",
+                    "1",
+                ]),
+                parse_ycsb_cpp,
+            );
+            runs.push(run?);
+        }
+        let _ = fs::remove_dir_all(&dir);
+        Ok(summarise("YCSB-cpp", &runs))
+    }
+}
+
+fn summarise(label: &str, runs: &[Run]) -> Best {
+    let mut best = Best {
+        throughput: 0.0,
+        per_cpu_second: 0.0,
+        peak_rss_kib: 0,
+    };
+    let mut each = Vec::new();
+    for run in runs {
+        best.throughput = best.throughput.max(run.throughput);
+        best.per_cpu_second = best.per_cpu_second.max(run.per_cpu_second);
+        best.peak_rss_kib = best.peak_rss_kib.max(run.peak_rss_kib);
+        each.push(format!(
+            "{:.2} | {:.2}",
+            run.throughput / 1e6,
+            run.per_cpu_second / 1e6
+        ));
+    }
+    println!(
+        "  {label}: best {:.2} | {:.2} (runs: {})",
+        best.throughput / 1e6,
+        best.per_cpu_second / 1e6,
+        each.join("; ")
+    );
+    best
+}
+
+fn cargo(root: &Path, args: &[&str]) -> Result<()> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(args)
+        .current_dir(root)
+        .status()
+        .context("running cargo")?;
+    if !status.success() {
+        bail!("cargo {} failed", args.join(" "));
+    }
+    Ok(())
+}
+
+/// Runs a command to completion; its standard output and error, joined.
+fn run_capture(command: &mut Command) -> Result<String> {
+    let program = format!("{:?}", command.get_program());
+    let out = command
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("running {program}"))?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if !out.status.success() {
+        bail!("{program} failed ({}):\n{text}", out.status);
+    }
+    Ok(text)
+}
+
+fn overall_throughput(report: &str) -> Option<f64> {
+    report
+        .lines()
+        .find_map(|l| l.strip_prefix("[OVERALL], Throughput(ops/sec), "))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// What one run of `ycsb` showed.
+struct Run {
+    /// `[OVERALL], Throughput(ops/sec)`.
+    throughput: f64,
+    /// Operations per second of CPU time the process used (user + system):
+    /// what the run would reach if nothing else competed for the cores.
+    per_cpu_second: f64,
+    /// The peak resident set (VmHWM), KiB.
+    peak_rss_kib: u64,
+}
+
+/// Runs the command, polling its CPU time and peak resident set until it
+/// ends. The kernel keeps the peak itself, and CPU time only grows, so
+/// polling misses only the last few milliseconds of the process.
+fn measured_run(command: &mut Command, parse: fn(&str) -> Option<(f64, f64)>) -> Result<Run> {
+    let dir = std::env::temp_dir().join(format!("ycsb-bench-{}", std::process::id()));
+    fs::create_dir_all(&dir)?;
+    let out_path = dir.join("out");
+    let out = fs::File::create(&out_path)?;
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(out.try_clone()?)
+        .stderr(out)
+        .spawn()
+        .context("starting ycsb")?;
+    let proc_dir = PathBuf::from(format!("/proc/{}", child.id()));
+    let (mut peak, mut cpu_ticks) = (0u64, 0u64);
+    let started = Instant::now();
+    let status = loop {
+        if let Some(kib) = fs::read_to_string(proc_dir.join("status"))
+            .ok()
+            .and_then(|status| {
+                status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("VmHWM:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            })
+        {
+            peak = peak.max(kib);
+        }
+        if let Some(ticks) = fs::read_to_string(proc_dir.join("stat"))
+            .ok()
+            .and_then(|stat| cpu_ticks_of(&stat))
+        {
+            cpu_ticks = cpu_ticks.max(ticks);
+        }
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let text = fs::read_to_string(&out_path).unwrap_or_default();
+    let _ = fs::remove_dir_all(&dir);
+    if !status.success() {
+        bail!(
+            "ycsb failed after {:?} ({status}):\n{text}",
+            started.elapsed()
+        );
+    }
+    let (throughput, runtime_s) = parse(&text)
+        .with_context(|| format!("no throughput and run time in the output:\n{text}"))?;
+    // USER_HZ is 100 on every Linux architecture this runs on.
+    let cpu_s = cpu_ticks as f64 / 100.0;
+    Ok(Run {
+        throughput,
+        per_cpu_second: if cpu_s > 0.0 {
+            throughput * runtime_s / cpu_s
+        } else {
+            f64::NAN
+        },
+        peak_rss_kib: peak,
+    })
+}
+
+/// Throughput and run time (s) from ycsb's text report.
+fn parse_ycsb(report: &str) -> Option<(f64, f64)> {
+    let runtime_ms: f64 = report
+        .lines()
+        .find_map(|l| l.strip_prefix("[OVERALL], RunTime(ms), "))?
+        .trim()
+        .parse()
+        .ok()?;
+    Some((overall_throughput(report)?, runtime_ms / 1e3))
+}
+
+/// Throughput and run time (s) from YCSB-cpp's output.
+fn parse_ycsb_cpp(report: &str) -> Option<(f64, f64)> {
+    let value = |prefix: &str| -> Option<f64> {
+        report
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(prefix))?
+            .trim()
+            .parse()
+            .ok()
+    };
+    Some((
+        value("Run throughput(ops/sec):")?,
+        value("Run runtime(sec):")?,
+    ))
+}
+
+/// utime + stime (clock ticks) from a `/proc/<pid>/stat` line; the command
+/// name in parentheses may contain spaces, so fields count from its end.
+fn cpu_ticks_of(stat: &str) -> Option<u64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // After the name: state is field 3 of the line, utime 14, stime 15.
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    Some(utime + stime)
+}
+
+fn load_average() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+fn cpu_model() -> String {
+    fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn clocksource() -> String {
+    fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
+}
