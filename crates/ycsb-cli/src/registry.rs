@@ -7,6 +7,7 @@ pub fn stores() -> Vec<StoreDescriptor> {
     vec![
         ycsb_basic::DESCRIPTOR,
         ycsb_memory::DESCRIPTOR,
+        ycsb_rocksdb::DESCRIPTOR,
         ycsb_leveldb::DESCRIPTOR,
         ycsb_http::DESCRIPTOR,
         ycsb_redis::DESCRIPTOR,
