@@ -4,6 +4,7 @@
 //! through a shell.
 
 mod bench;
+mod overhead;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -46,6 +47,9 @@ commands:
           on embedded RocksDB and LevelDB (load + run) and print a comparison table;
           options: --records N (default 200000), --operations N (default 200000),
           --threads N (default 2)
+  overhead  build ycsb in release mode and compare the basic store's throughput with
+          the time series and resource sampling off and on; options: --rounds N
+          (default 5), --operations N (default 50000000), --threads N (default 1)
   experiment <matrix.toml> [--check] [--force] [--report] [--results DIR] [--ycsb PATH]
           run a matrix of benchmark cells (resumable), write summary tables and an HTML
           report under results/<experiment>/ (see docs/experiments.md)
@@ -59,6 +63,7 @@ fn main() -> ExitCode {
         Some("deps") => deps(),
         Some("test") => deps().and_then(|()| test(&args[1..])),
         Some("demo") => deps().and_then(|()| demo(&args[1..])),
+        Some("overhead") => overhead::main(&project_root(), &args[1..]),
         Some("experiment") => experiment::main(&project_root(), &args[1..]),
         Some("bench") => bench::main(&project_root(), &args[1..]),
         Some("engine-bench") => {
