@@ -12,6 +12,7 @@ use std::process::{Command, ExitCode};
 use anyhow::{bail, Context, Result};
 
 mod engine_bench;
+mod redis_bench;
 mod experiment;
 
 /// Debian packages the build and the tests need: the engines' libraries
@@ -55,6 +56,8 @@ commands:
           report under results/<experiment>/ (see docs/experiments.md)
   engine-bench  ycsb against direct-engine loops (and YCSB-cpp with YCSB_CPP_BIN) on
           RocksDB and LevelDB, workloads A and C; --help for options
+  redis-bench  the redis store through ycsb against redis-benchmark (SET/GET and
+          HMSET/HGETALL) on a private redis-server, pipeline depths 1, 8, 32; --help
 ";
 
 fn main() -> ExitCode {
@@ -68,6 +71,9 @@ fn main() -> ExitCode {
         Some("bench") => bench::main(&project_root(), &args[1..]),
         Some("engine-bench") => {
             deps().and_then(|()| engine_bench::main(&project_root(), &args[1..]))
+        }
+        Some("redis-bench") => {
+            deps().and_then(|()| redis_bench::main(&project_root(), &args[1..]))
         }
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}{}", bench::USAGE);
