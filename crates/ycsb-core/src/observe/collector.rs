@@ -212,12 +212,20 @@ impl Collector {
             (Some(c), Some(Some(m))) => Some(c + m),
             _ => None,
         };
-        let amplification = Amplification::new(
-            user.written(inserts, updates),
-            records as f64 * user.per_insert,
-            written,
-            self.settings.db_dir.as_deref().and_then(dir_size),
-        );
+        // Without a directory or a server to watch, the client's own
+        // writes say nothing about the store (a network store, or one in
+        // memory): no amplification then.
+        let watched = self.settings.db_dir.is_some() || self.monitor.is_some();
+        let amplification = watched
+            .then(|| {
+                Amplification::new(
+                    user.written(inserts, updates),
+                    records as f64 * user.per_insert,
+                    written,
+                    self.settings.db_dir.as_deref().and_then(dir_size),
+                )
+            })
+            .flatten();
         PhaseObservation {
             granularity_s,
             start_unix_ms: self.start_unix_ms.unwrap_or_else(unix_ms),

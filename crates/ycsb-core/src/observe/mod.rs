@@ -95,7 +95,10 @@
 //!
 //! # Amplification
 //!
-//! Write amplification is the bytes written to the storage layer during
+//! Computed only when a DB directory (`monitor.dir` or the store's own
+//! directory property) or `monitor.pid` is known: otherwise the client's
+//! own writes say nothing about the store. Write amplification is the bytes
+//! written to the storage layer during
 //! the phase (`write_bytes` of `/proc/self/io`, plus `monitor.pid`'s) per
 //! user byte written; space amplification is the DB directory's size at the
 //! end of the phase per user byte of the data set. User bytes are
