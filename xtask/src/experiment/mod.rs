@@ -271,6 +271,11 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         let started = Instant::now();
         let (mut executed, mut executed_secs, mut skipped) = (0usize, 0.0f64, 0usize);
         let mut failed: Vec<(String, String)> = Vec::new();
+        // Cells still to run, for an ETA that does not count complete ones.
+        let todo: Vec<bool> = work
+            .iter()
+            .map(|(c, k)| o.force || !runner.is_complete(&m, c, *k))
+            .collect();
         for (i, (cell, kind)) in work.iter().enumerate() {
             // A shared load is only needed while some of its run cells are not complete.
             if *kind == Kind::SharedLoad && !o.force {
@@ -284,7 +289,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                     continue;
                 }
             }
-            let remaining = work.len() - i;
+            let remaining = todo[i..].iter().filter(|t| **t).count().max(1);
             let eta = if executed > 0 {
                 format!(
                     "ETA {}",

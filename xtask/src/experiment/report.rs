@@ -114,7 +114,7 @@ pub fn html(
         if rows.is_empty() {
             continue;
         }
-        let _ = write!(body, "<h2>{} phase</h2>", esc(phase));
+        let _ = write!(body, "<h2 id={phase}>{} phase</h2>", esc(phase));
         body.push_str(&table_html("Summary", &summary::markdown(m, phase, rows)));
         body.push_str("<div class=grid>");
         let db_index = |r: &Row| {
@@ -140,7 +140,10 @@ pub fn html(
             format!("{phase}: throughput")
         };
         body.push_str(&svg::bars(&title, "ops/s", &bars));
-        body.push_str("</div><h3>Throughput over time</h3><div class=grid>");
+        let _ = write!(
+            body,
+            "</div><h3 id={phase}-throughput>Throughput over time</h3><div class=grid>"
+        );
         let panels = panels(m, results, phase);
         for (key, cells) in &panels {
             let series: Vec<Series> = cells
@@ -164,7 +167,10 @@ pub fn html(
                 None,
             ));
         }
-        body.push_str("</div><h3>Latency CDFs (exported percentiles)</h3><div class=grid>");
+        let _ = write!(
+            body,
+            "</div><h3 id={phase}-latency>Latency CDFs (exported percentiles)</h3><div class=grid>"
+        );
         let ops: Vec<String> = {
             let mut o: Vec<String> = rows
                 .iter()
@@ -217,7 +223,7 @@ pub fn html(
                 }
             }
         }
-        body.push_str("</div><h3>CPU over time (client solid, server dashed; % of one core)</h3><div class=grid>");
+        let _ = write!(body, "</div><h3 id={phase}-cpu>CPU over time (client solid, server dashed; % of one core)</h3><div class=grid>");
         for (key, cells) in &panels {
             let mut series = Vec::new();
             for r in cells {
@@ -285,13 +291,13 @@ pub fn html(
         if !level_charts.is_empty() {
             let _ = write!(
                 body,
-                "<h3>Files per LSM level over time</h3><div class=grid>{level_charts}</div>"
+                "<h3 id={phase}-levels>Files per LSM level over time</h3><div class=grid>{level_charts}</div>"
             );
         }
     }
     let _ = write!(
         body,
-        "<h2>Matrix</h2><pre>{}</pre>",
+        "<h2 id=matrix>Matrix</h2><pre>{}</pre>",
         esc(&super::redact::text(&m.text))
     );
     format!(

@@ -589,6 +589,11 @@ impl Runner {
                 });
             } else if let Some(point) = series::parse_status(line) {
                 if let Some(last) = phases.last_mut() {
+                    // The end-of-phase line repeats the last second with no
+                    // new operations: not an interval of its own.
+                    if last.status.last().is_some_and(|p| p.t == point.t) {
+                        continue;
+                    }
                     last.status.push(point);
                 }
             }
@@ -602,7 +607,10 @@ impl Runner {
                 } else {
                     None
                 });
-            let in_phase: Vec<_> = samples
+            // The exact total from wait4 is accounted differently from
+            // /proc's ticks: right for the phase mean, a spike as a point.
+            let sampled = &samples[..samples.len().saturating_sub(1)];
+            let in_phase: Vec<_> = sampled
                 .iter()
                 .filter(|s| s.0 >= p.start_s && s.0 <= p.end_s)
                 .collect();

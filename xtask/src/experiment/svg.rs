@@ -235,8 +235,12 @@ pub fn lines(
     if log_x {
         x0 = x0.floor();
         x1 = x1.ceil().max(x0 + 1.0);
-    } else if x1 <= x0 {
-        x1 = x0 + 1.0;
+    } else {
+        // Time axes start at the phase's start.
+        x0 = x0.min(0.0);
+        if x1 <= x0 {
+            x1 = x0 + 1.0;
+        }
     }
     // All zeros still get a readable 0..1 axis.
     let hi = y_max.unwrap_or_else(|| pts().map(|p| p.1).fold(0.0, f64::max) * 1.08);

@@ -151,3 +151,67 @@ fn shipped_matrices_are_valid() {
     }
     assert!(n >= 3, "matrices/ has the examples");
 }
+
+/// A result as a cell would leave it, with the figures the summary reads.
+fn result(
+    m: &super::matrix::Matrix,
+    id: &str,
+    throughput: f64,
+    p99_ns: f64,
+) -> super::summary::CellResult {
+    let cell = cells::expand(m).into_iter().find(|c| c.id == id).unwrap();
+    let export = serde_json::json!({
+        "config": [{"key": "fieldcount", "value": "1"}, {"key": "fieldlength", "value": "100"}],
+        "phases": [{"phase": "run", "throughput": throughput, "runtime_ms": 1000, "sections": [
+            {"name": "INSERT", "intended": false, "operations": 1000,
+             "percentiles": [{"percentile": 50.0, "ns": 1000.0}, {"percentile": 99.0, "ns": p99_ns}, {"percentile": 99.9, "ns": 9000.0}]},
+            {"name": "CLEANUP", "intended": false, "operations": 1, "percentiles": []}
+        ]}]
+    });
+    super::summary::CellResult {
+        cell,
+        export,
+        series: Vec::new(),
+        record: serde_json::json!({"io_ceiling": {"write_bytes_per_sec": 1e6}}),
+    }
+}
+
+#[test]
+fn summary_groups_repeats_and_divides_by_the_baseline() {
+    let text = "[experiment]\nrepeats = 2\nphases = [\"run\"]\nbaseline = { db = \"leveldb\" }\n[axes]\ndb = [\"leveldb\", \"memory\"]\n";
+    let m = check(text).unwrap();
+    let rs = vec![
+        result(&m, "db=leveldb,r1", 100.0, 2000.0),
+        result(&m, "db=leveldb,r2", 300.0, 4000.0),
+        result(&m, "db=memory,r1", 400.0, 1000.0),
+        result(&m, "db=memory,r2", 400.0, 1000.0),
+    ];
+    let rows = super::summary::rows(&m, &rs, "run");
+    assert_eq!(rows.len(), 2);
+    assert_eq!((rows[0].n, rows[0].ops_mean), (2, 200.0));
+    assert!((rows[0].ops_sd - 20_000f64.sqrt()).abs() < 1e-9);
+    assert_eq!(rows[0].ratio, Some(1.0));
+    assert_eq!(rows[1].ratio, Some(2.0));
+    assert_eq!(rows[1].ops_sd, 0.0);
+    // Latencies are means over repeats, in microseconds; CLEANUP is not an operation row.
+    assert_eq!(rows[0].latency.keys().collect::<Vec<_>>(), vec!["INSERT"]);
+    assert_eq!(rows[0].latency["INSERT"].p99, 3.0);
+    // Inserts of a 23-byte key and one 100-byte field, 1000 per second, on a 1 MB/s device;
+    // only engines with a data directory are compared with the device.
+    assert_eq!(rows[0].user_bytes_per_sec, Some(123_000.0));
+    assert_eq!(rows[0].io_fraction, Some(0.123));
+    assert_eq!(rows[1].user_bytes_per_sec, None);
+    let csv = super::summary::csv(&m, &rows);
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("leveldb,2,200,141.42"),
+        "{csv}"
+    );
+    let md = super::summary::markdown(&m, "run", &rows);
+    assert!(
+        md.contains("| leveldb | 2 | 200 ± 141 | 1.00x | 1.00/3.00/9.00 |"),
+        "{md}"
+    );
+}
