@@ -245,3 +245,78 @@ fn a_load_that_fills_the_disk_ends_with_a_clear_error() {
         assert!(ok < 50000, "{engine}: {out}");
     }
 }
+
+#[test]
+fn error_budget_counts_every_retried_insert_of_a_load() {
+    let mut redis = Redis::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("load.json");
+    let mut child = ycsb()
+        .args(["load", "redis", "-p", &format!("redis.port={}", redis.port)])
+        .args(["-p", "recordcount=100000000", "-p", "errorbudget=50"])
+        // Retry each failed insert up to 1000 times at once: without the
+        // budget, a dead server would keep the load retrying for ever.
+        .args(["-p", "core_workload_insertion_retry_limit=1000"])
+        .args(["-p", "core_workload_insertion_retry_interval=0"])
+        .args(["-p", "exporter=json", "-s", "-p", "status.interval=1", "-p"])
+        .arg(format!("exportfile={}", export.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    lines
+        .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
+        .expect("a status line of the load");
+    redis.kill();
+    let status = wait_bounded(&mut child, Duration::from_secs(60), "the load");
+    let err = lines.rest();
+    assert_eq!(status.code(), Some(1), "{err}");
+    let errors: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("ycsb: error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(
+        errors[0].contains("load phase stopped: 51 operations failed, more than errorbudget=50"),
+        "{}",
+        errors[0]
+    );
+    let json = read_json(&export);
+    let load = &json["phases"][0];
+    assert_eq!(failures(load), 51, "{load}");
+    assert!(returns(load, "INSERT", "OK") > 0, "{load}");
+}
+
+#[test]
+fn sigint_ends_a_load_waiting_between_insert_retries() {
+    let mut redis = Redis::start(&[]);
+    let mut child = ycsb()
+        .args(["load", "redis", "-p", &format!("redis.port={}", redis.port)])
+        .args(["-p", "recordcount=100000000"])
+        // A dead server, 1000 retries 3 s apart: about 50 minutes of
+        // retrying unless the stop reaches the retry wait.
+        .args(["-p", "core_workload_insertion_retry_limit=1000"])
+        .args(["-p", "core_workload_insertion_retry_interval=3"])
+        .args(["-s", "-p", "status.interval=1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    lines
+        .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
+        .expect("a status line of the load");
+    redis.kill();
+    // Let the thread fail and enter its retry wait.
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&child, SIGINT);
+    let status = wait_bounded(&mut child, Duration::from_secs(30), "the load after SIGINT");
+    let err = lines.rest();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(!err.contains("failed for good"), "{err}");
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    assert!(out.contains("[INSERT], Return=OK, "), "{out}");
+    assert!(out.contains("# load phase interrupted after "), "{out}");
+}

@@ -25,6 +25,7 @@ use crate::observe::{Warmup, WarmupSummary};
 use crate::workload::{CoreWorkload, WorkloadError};
 
 mod budget;
+pub(crate) mod interrupt;
 use budget::ErrorBudget;
 
 /// `threadcount` (the `-threads` flag).
@@ -387,6 +388,7 @@ pub fn run_phase(
             let handle = std::thread::Builder::new()
                 .name(format!("ycsb-client-{thread}"))
                 .spawn_scoped(scope, move || {
+                    let _stop_scope = interrupt::enter(stop);
                     let mut recorder = measurements.recorder(thread);
                     let context = ThreadContext::new(thread, threads);
                     let mut db_box = match store.thread(context) {
@@ -414,6 +416,10 @@ pub fn run_phase(
                         match phase {
                             Phase::Load => {
                                 if !state.do_insert(&mut *db, &mut recorder) {
+                                    if stop.is_stopped() {
+                                        // Retries gave up because the phase stops.
+                                        break;
+                                    }
                                     lock(notices).push(format!(
                                         "thread {thread}: an insert failed for good after the configured retries; this load thread stops (as in Java YCSB) after {done} records"
                                     ));

@@ -1044,11 +1044,12 @@ impl WorkloadThread<'_> {
                 return true;
             }
             retries += 1;
-            if retries > self.workload.retry_limit {
+            // A phase asked to stop retries no more (and its wait ends).
+            if retries > self.workload.retry_limit || crate::runner::interrupt::stopped() {
                 return false;
             }
             let jitter = 0.8 + 0.4 * rand::Rng::random::<f64>(&mut self.rng);
-            std::thread::sleep(self.workload.retry_interval.mul_f64(jitter));
+            crate::runner::interrupt::pause(self.workload.retry_interval.mul_f64(jitter));
         }
     }
 
