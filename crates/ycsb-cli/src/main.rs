@@ -99,6 +99,7 @@ fn execute(invocation: Invocation, argv: &[OsString]) -> Result<u8, Failure> {
 pub(crate) fn core_properties() -> Vec<(&'static str, &'static [&'static PropertyDecl])> {
     vec![
         ("CoreWorkload", workload::PROPERTIES),
+        ("Data files", workload::datafile::PROPERTIES),
         ("Runner", runner::PROPERTIES),
         ("Measurement", measurement::PROPERTIES),
         ("Observation", ycsb_core::observe::PROPERTIES),

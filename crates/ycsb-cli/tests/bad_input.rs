@@ -88,6 +88,15 @@ const CASES: &[Case] = &[
     Case { args: "run basic -p monitor.pid=4294967290", file: None, expect: &["monitor.pid", "no process"] },
     Case { args: "run basic -p steadystate.tolerance=0", file: None, expect: &["steadystate.tolerance"] },
     Case { args: "run basic -p timeseries.file=/nonexistent/dir/ts.csv", file: None, expect: &["timeseries.file", "/nonexistent/dir/ts.csv"] },
+    Case { args: "bench --db-engine memory --num=ten", file: None, expect: &["--num", "'ten'"] },
+    Case { args: "bench --db-engine memory --benchmarks=fillseq,bogus", file: None, expect: &["--benchmarks", "'bogus'"] },
+    Case { args: "bench --db-engine memory --frobnicate", file: None, expect: &["unknown flag '--frobnicate'"] },
+    Case { args: "bench --db-engine nosuchdb", file: None, expect: &["unknown store 'nosuchdb'"] },
+    Case { args: "bench --db-engine memory --threads=0", file: None, expect: &["--threads", "at least 1"] },
+    Case { args: "bench --db-engine memory --histogram=maybe", file: None, expect: &["--histogram", "'maybe'"] },
+    Case { args: "bench --db-engine memory --compression_ratio=0", file: None, expect: &["--compression_ratio"] },
+    Case { args: "bench --db-engine leveldb --db={dir}/db --compression_type=xpress", file: None, expect: &["leveldb.compression", "'xpress'", "--compression_type flag"] },
+    Case { args: "bench --db-engine leveldb --db={dir}/db --cache_size=big", file: None, expect: &["leveldb.cache_size", "'big'", "--cache_size flag"] },
     // Issue 5 (multi-client runs, merge, charts).
     Case { args: "run basic -p client.count=0", file: None, expect: &["client.count", "'0'", "at least 1"] },
     Case { args: "run basic -p client.count=2 -p client.index=5", file: None, expect: &["client.index", "'5'", "below client.count (2)"] },
@@ -101,6 +110,12 @@ const CASES: &[Case] = &[
     Case { args: "report {dir}/bad.properties", file: Some("{}"), expect: &["-o <file> is required"] },
     Case { args: "report {dir}/bad.properties -o {dir}/x.png", file: Some("{}"), expect: &["x.png", ".html or .svg"] },
     Case { args: "report {dir}/bad.properties -o {dir}/x.html", file: Some("{}"), expect: &["bad.properties", "not a ycsb JSON export"] },
+    Case { args: "load basic -p datafile=crates/ycsb-cli/tests/data/bad.tsv", file: None, expect: &["bad.tsv:3", "2 columns, expected 3"] },
+    Case { args: "load basic -p datafile=/nonexistent/rows.tsv", file: None, expect: &["/nonexistent/rows.tsv"] },
+    Case { args: "load basic -p datafile=crates/ycsb-cli/tests/data/bsd.csv -p keyfield=title", file: None, expect: &["bsd.csv", "keyfield 'title' is not a column"] },
+    Case { args: "load basic -p datafile=crates/ycsb-cli/tests/data/bsd.csv -p delimiter=;;", file: None, expect: &["delimiter", "';;'"] },
+    Case { args: "load basic -p datafile=crates/ycsb-cli/tests/data/bsd.csv -p dataformat=xml", file: None, expect: &["dataformat", "'xml'"] },
+    Case { args: "run basic -p keyfile=/nonexistent/keys", file: None, expect: &["/nonexistent/keys"] },
 ];
 
 #[test]

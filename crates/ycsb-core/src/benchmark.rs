@@ -24,6 +24,7 @@ pub enum ConfigError {
 pub fn properties() -> Vec<&'static PropertyDecl> {
     let mut all = Vec::new();
     all.extend_from_slice(workload::PROPERTIES);
+    all.extend_from_slice(workload::datafile::PROPERTIES);
     all.extend_from_slice(runner::PROPERTIES);
     all.extend_from_slice(measurement::PROPERTIES);
     all

@@ -7,6 +7,7 @@
 //! nothing and touches no shared state except the run-phase insert counter.
 
 mod clients;
+pub mod datafile;
 mod keys;
 mod timing;
 mod values;
@@ -366,6 +367,9 @@ pub enum WorkloadError {
         #[source]
         source: GeneratorError,
     },
+    /// The `datafile` or `keyfile` cannot be used.
+    #[error(transparent)]
+    DataFile(#[from] datafile::DataSetError),
 }
 
 /// A run-phase operation kind, as the operation mix chooses them.
@@ -441,6 +445,8 @@ pub struct CoreWorkload {
     retry_interval: Duration,
     inserts: Arc<AcknowledgedCounter>,
     clock: Clock,
+    /// Records and keys from `datafile`/`keyfile`.
+    data: Option<Arc<datafile::DataSet>>,
 }
 
 fn check_fraction(v: &f64) -> Result<(), String> {
@@ -475,6 +481,16 @@ impl CoreWorkload {
     /// A [`WorkloadError`] naming the first invalid property, its value and
     /// where it came from.
     pub fn from_properties(props: &Properties) -> Result<Self, WorkloadError> {
+        // A data file decides the record count and the fields.
+        let data = datafile::DataSet::from_properties(props)?.map(Arc::new);
+        let with_data;
+        let props = match &data {
+            Some(d) => {
+                with_data = d.workload_properties(props);
+                &with_data
+            }
+            None => props,
+        };
         props.get_checked(&WORKLOAD_CLASS, |class| {
             if CORE_WORKLOAD_NAMES
                 .iter()
@@ -677,9 +693,20 @@ impl CoreWorkload {
                 Err("expected at most 64 digits".into())
             }
         })? as usize;
+        if data_integrity && data.as_ref().is_some_and(|d| d.has_rows()) {
+            return Err(props
+                .invalid(
+                    DATA_INTEGRITY.decl(),
+                    "dataintegrity checks generated values; a datafile's values are not",
+                )
+                .into());
+        }
         let workload = Self {
             table: props.get(&TABLE)?,
-            field_names,
+            field_names: match &data {
+                Some(d) if d.has_rows() => d.field_names(),
+                _ => field_names,
+            },
             field_length,
             read_all_fields: props.get(&READ_ALL_FIELDS)?,
             read_all_fields_by_name: props.get(&READ_ALL_FIELDS_BY_NAME)?,
@@ -703,6 +730,7 @@ impl CoreWorkload {
             retry_interval: Duration::from_secs(props.get(&INSERTION_RETRY_INTERVAL)?),
             inserts: Arc::new(AcknowledgedCounter::new(record_count)),
             clock: Clock::new(props.get(&CLOCK)?),
+            data,
         };
         // Build one thread's generators now so that every parameter error
         // surfaces before any thread starts.
@@ -763,35 +791,9 @@ impl CoreWorkload {
     /// The mean length in bytes of a generated field value under the
     /// field length distribution (for estimating the bytes a phase wrote).
     pub fn mean_field_length(&self) -> f64 {
-        match &self.field_length {
-            FieldLengthSpec::Constant(n) => *n as f64,
-            FieldLengthSpec::Uniform(lb, ub) => (*lb as f64 + *ub as f64) / 2.0,
-            FieldLengthSpec::Zipfian(lb, ub) => {
-                // Rank r (0-based) has weight (r+1)^-θ; the range is a
-                // field length, small enough to sum (capped for safety).
-                let n = (ub - lb + 1).min(1_000_000);
-                let theta = crate::generator::ZIPFIAN_CONSTANT;
-                let (mut weights, mut weighted) = (0.0, 0.0);
-                for r in 0..n {
-                    let w = ((r + 1) as f64).powf(-theta);
-                    weights += w;
-                    weighted += r as f64 * w;
-                }
-                *lb as f64 + weighted / weights
-            }
-            FieldLengthSpec::Histogram(h) => h.mean(),
+        if let Some(d) = self.data.as_ref().filter(|d| d.has_rows()) {
+            return d.mean_field_length();
         }
-    }
-
-    /// Whether an update writes every field (`writeallfields`) rather
-    /// than one.
-    pub fn write_all_fields(&self) -> bool {
-        self.write_all_fields
-    }
-
-    /// The mean length in bytes of a generated field value under the
-    /// field length distribution (for estimating the bytes a phase wrote).
-    pub fn mean_field_length(&self) -> f64 {
         match &self.field_length {
             FieldLengthSpec::Constant(n) => *n as f64,
             FieldLengthSpec::Uniform(lb, ub) => (*lb as f64 + *ub as f64) / 2.0,
@@ -814,6 +816,9 @@ impl CoreWorkload {
 
     /// The key name of key number `number`, as the workload builds it.
     pub fn key_name(&self, number: u64) -> String {
+        if let Some(key) = self.data.as_ref().and_then(|d| d.load_key(number)) {
+            return key.to_string();
+        }
         key_name(number, self.key_order, self.zero_padding)
     }
 
@@ -909,6 +914,13 @@ impl CoreWorkload {
             scan: ScanResult::new(),
             expected: Vec::new(),
             pending_acks: Vec::new(),
+            rows: match &self.data {
+                Some(d) if d.has_rows() => Some(
+                    d.reader(range.start)
+                        .map_err(|e| WorkloadError::DataFile(e.into()))?,
+                ),
+                _ => None,
+            },
         })
     }
 }
@@ -978,6 +990,36 @@ pub struct WorkloadThread<'w> {
     scan: ScanResult,
     expected: Vec<u8>,
     pending_acks: Vec<u64>,
+    /// This thread's reader of `datafile` rows, for the load phase.
+    rows: Option<datafile::RowReader>,
+}
+
+impl<'w> WorkloadThread<'w> {
+    /// The fields a read asks for, as Java's `doTransactionRead`: one
+    /// random field unless `readallfields`; every field by name when values
+    /// are verified or `readallfieldsbyname` is set; otherwise all fields.
+    fn read_selection(&mut self) -> Fields<'w> {
+        let workload: &'w CoreWorkload = self.workload;
+        if !workload.read_all_fields {
+            let index = self.random_field();
+            Fields::Only(std::slice::from_ref(&workload.field_names[index]))
+        } else if workload.data_integrity || workload.read_all_fields_by_name {
+            Fields::Only(&workload.field_names)
+        } else {
+            Fields::All
+        }
+    }
+
+    /// The fields a scan asks for: all, or one random field.
+    fn scan_selection(&mut self) -> Fields<'w> {
+        let workload: &'w CoreWorkload = self.workload;
+        if workload.read_all_fields {
+            Fields::All
+        } else {
+            let index = self.random_field();
+            Fields::Only(std::slice::from_ref(&workload.field_names[index]))
+        }
+    }
 }
 
 impl WorkloadThread<'_> {
@@ -1033,7 +1075,15 @@ impl WorkloadThread<'_> {
             self.workload.zero_padding,
             &mut self.key,
         );
-        self.build_values(true);
+        if let Some(rows) = &mut self.rows {
+            // The file was checked when the workload was built; a row that
+            // no longer reads means it changed, and the load stops there.
+            if rows.next_row(&mut self.key, &mut self.values).is_err() {
+                return false;
+            }
+        } else {
+            self.build_values(true);
+        }
         let mut retries = 0;
         loop {
             let (workload, key, values) = (self.workload, &self.key, &self.values);
@@ -1111,6 +1161,11 @@ impl WorkloadThread<'_> {
         let number = workload
             .clients
             .key_number(workload.record_count, self.next_key_number());
+        if let Some(key) = workload.data.as_ref().and_then(|d| d.run_key(number)) {
+            self.key.clear();
+            self.key.push_str(key);
+            return;
+        }
         build_key_name(
             number,
             self.workload.key_order,
@@ -1166,15 +1221,7 @@ impl WorkloadThread<'_> {
     ) {
         self.next_key();
         let workload = self.workload;
-        let single;
-        let fields = if !workload.read_all_fields {
-            single = self.random_field();
-            Fields::Only(std::slice::from_ref(&workload.field_names[single]))
-        } else if workload.data_integrity || workload.read_all_fields_by_name {
-            Fields::Only(&workload.field_names)
-        } else {
-            Fields::All
-        };
+        let fields = self.read_selection();
         self.read.clear();
         let (key, read) = (&self.key, &mut self.read);
         self.timing
@@ -1312,13 +1359,7 @@ impl WorkloadThread<'_> {
         self.next_key();
         let length = self.scan_length.next_value(&mut self.rng) as usize;
         let workload = self.workload;
-        let single;
-        let fields = if workload.read_all_fields {
-            Fields::All
-        } else {
-            single = self.random_field();
-            Fields::Only(std::slice::from_ref(&workload.field_names[single]))
-        };
+        let fields = self.scan_selection();
         self.scan.clear();
         let (key, scan) = (&self.key, &mut self.scan);
         self.timing
@@ -1335,15 +1376,7 @@ impl WorkloadThread<'_> {
     ) {
         self.next_key();
         let workload = self.workload;
-        let single;
-        let fields = if !workload.read_all_fields {
-            single = self.random_field();
-            Fields::Only(std::slice::from_ref(&workload.field_names[single]))
-        } else if workload.data_integrity || workload.read_all_fields_by_name {
-            Fields::Only(&workload.field_names)
-        } else {
-            Fields::All
-        };
+        let fields = self.read_selection();
         self.build_values(workload.write_all_fields);
         let start = self.timing.now();
         self.read.clear();
