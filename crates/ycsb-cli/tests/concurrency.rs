@@ -110,4 +110,7 @@ fn sixty_four_threads_scan_insert_and_delete_without_losing_a_record() {
     assert_eq!(gauge_at_end(&err[..run_start]), RECORDS, "{err}");
     let last = gauge_at_end(&err[run_start..]);
     assert_eq!(last, RECORDS + inserts - deleted, "{err}\n{run_report}");
+    eprintln!(
+        "64 threads: {scans} scans, {inserts} inserts, {deletes} deletes ({deleted} found); {last} records at the end = {RECORDS} + {inserts} - {deleted}"
+    );
 }

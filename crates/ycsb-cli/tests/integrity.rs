@@ -98,6 +98,7 @@ fn data_integrity_holds_across_processes_on_embedded_engines() {
         ];
         let verified = verify_across_processes(engine, &props);
         assert!(verified > 2000, "{engine}: {verified}");
+        eprintln!("{engine}: {verified} reads verified across 3 processes, none wrong");
     }
 }
 
@@ -107,6 +108,7 @@ fn data_integrity_holds_across_processes_on_a_real_redis_server() {
     let props = vec!["-p".to_string(), format!("redis.port={}", redis.port)];
     let verified = verify_across_processes("redis", &props);
     assert!(verified > 2000, "{verified}");
+    eprintln!("redis: {verified} reads verified across 3 processes, none wrong");
 }
 
 /// The operations of a Java status line: `... 12 sec: 3456 operations; ...`.
