@@ -40,6 +40,25 @@ fn panels<'a>(
     out
 }
 
+/// A chart over time drawn by `ycsb-report`, the same as `ycsb`'s own
+/// report draws them.
+fn time_chart(title: &str, y_label: &str, series: &[Series]) -> String {
+    use ycsb_report::{render_svg, Chart, Dash, Series as RSeries};
+    let mut chart = Chart::new(title, "time (s)", y_label);
+    chart.series = series
+        .iter()
+        .map(|s| {
+            let dash = if s.dashed { Dash::Dashed } else { Dash::Solid };
+            RSeries::new(s.name.clone(), s.points.clone()).styled(s.color, dash)
+        })
+        .collect();
+    if chart.is_empty() {
+        // Phases shorter than one sample have no points to draw.
+        return svg::lines(title, "time (s)", y_label, &[], false, None);
+    }
+    render_svg(&chart, 460, 260)
+}
+
 fn db_color(m: &Matrix, r: &CellResult) -> usize {
     let label = r.cell.label("db").unwrap_or("");
     m.axes
@@ -158,14 +177,7 @@ pub fn html(
                     })
                 })
                 .collect();
-            body.push_str(&svg::lines(
-                &format!("{phase} {key}"),
-                "seconds",
-                "ops/s",
-                &series,
-                false,
-                None,
-            ));
+            body.push_str(&time_chart(&format!("{phase} {key}"), "ops/s", &series));
         }
         let _ = write!(
             body,
@@ -250,14 +262,7 @@ pub fn html(
                     });
                 }
             }
-            body.push_str(&svg::lines(
-                &format!("{phase} {key}"),
-                "seconds",
-                "CPU %",
-                &series,
-                false,
-                None,
-            ));
+            body.push_str(&time_chart(&format!("{phase} {key}"), "CPU %", &series));
         }
         body.push_str("</div>");
         let mut level_charts = String::new();
@@ -279,13 +284,10 @@ pub fn html(
                     color: i,
                 })
                 .collect();
-            level_charts.push_str(&svg::lines(
+            level_charts.push_str(&time_chart(
                 &format!("{phase} {}", r.cell.group),
-                "seconds",
                 "files",
                 &series,
-                false,
-                None,
             ));
         }
         if !level_charts.is_empty() {

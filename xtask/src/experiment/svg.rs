@@ -3,9 +3,10 @@
 
 use std::fmt::Write as _;
 
-/// Colours that stay apart for the colour-blind (Okabe-Ito) and in print.
+/// Colours that stay apart for the colour-blind (Okabe-Ito), in the order
+/// `ycsb-report` uses, so a db has one colour in every chart.
 pub const PALETTE: &[&str] = &[
-    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
 ];
 
 /// One line of a line chart.
