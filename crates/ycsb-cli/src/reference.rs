@@ -51,6 +51,13 @@ Options:
 The final report is printed on standard output in Java YCSB's format;
 -p exporter=json -p exportfile=<path> also writes a JSON document.
 
+Exit status: 0 done; 2 bad input (command line, property files, property
+values: one line naming it and where it came from, before any phase runs);
+1 a failure while running (a store that cannot be used, an incomplete load,
+more failed operations than errorbudget allows), with the report and export
+of what ran still written; 130 stopped by Ctrl-C or SIGTERM, with a partial
+report and export.
+
 Stores:
 {stores}
 Examples:
