@@ -116,6 +116,8 @@ const CASES: &[Case] = &[
     Case { args: "load basic -p datafile=crates/ycsb-cli/tests/data/bsd.csv -p delimiter=;;", file: None, expect: &["delimiter", "';;'"] },
     Case { args: "load basic -p datafile=crates/ycsb-cli/tests/data/bsd.csv -p dataformat=xml", file: None, expect: &["dataformat", "'xml'"] },
     Case { args: "run basic -p keyfile=/nonexistent/keys", file: None, expect: &["/nonexistent/keys"] },
+    // Issue 8: the latency clock.
+    Case { args: "run basic -p measurement.clock=rdtsc", file: None, expect: &["measurement.clock", "'rdtsc'", "auto, std, off"] },
 ];
 
 #[test]
