@@ -371,12 +371,22 @@ impl Runner {
     ) -> Result<Outcome> {
         let start_time = chrono::Utc::now();
         let started = Instant::now();
+        // One cgroup per cell: with a server, the limit covers the engine
+        // wherever it runs (client and server together).
+        let memory_limit = cell.memory_limit(m.memory_limit);
+        let cgroup = match memory_limit {
+            Some(bytes) => Some(Cgroup::create(
+                &format!("ycsb-xtask-{}", std::process::id()),
+                bytes,
+            )?),
+            None => None,
+        };
         let mut server = None;
         let mut server_version = None;
         if !server_argv.is_empty() {
             std::fs::create_dir_all(db_dir).ok();
             let log = std::fs::File::create(partial.join("server.log"))?;
-            let mut cmd = proc::command(server_argv, m.server_cpus.as_deref(), None);
+            let mut cmd = proc::command(server_argv, m.server_cpus.as_deref(), cgroup.as_ref());
             cmd.stdin(Stdio::null())
                 .stdout(log.try_clone()?)
                 .stderr(log);
@@ -393,23 +403,25 @@ impl Runner {
                     log.lines().last().unwrap_or("")
                 )));
             }
-            if server_argv[0] == "redis-server" {
-                server_version = std::process::Command::new("redis-server")
+            server_version = if server_argv[0] == "redis-server" {
+                std::process::Command::new("redis-server")
                     .arg("--version")
                     .output()
                     .ok()
-                    .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
-            }
+                    .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            } else {
+                // "ycsb serve: leveldb store (LevelDB 1.23) over RESP at ..."
+                std::fs::read_to_string(partial.join("server.log"))
+                    .ok()
+                    .and_then(|l| {
+                        l.lines()
+                            .next()
+                            .map(|l| l.trim_start_matches("ycsb serve: "))
+                            .map(|l| l.split(" over ").next().unwrap_or(l).trim().to_string())
+                    })
+            };
             server = Some(child);
         }
-        let memory_limit = cell.memory_limit(m.memory_limit);
-        let cgroup = match memory_limit {
-            Some(bytes) => Some(Cgroup::create(
-                &format!("ycsb-xtask-{}", std::process::id()),
-                bytes,
-            )?),
-            None => None,
-        };
         let mut cmd = proc::command(argv, m.cpus.as_deref(), cgroup.as_ref());
         let stdout = std::fs::File::create(partial.join("stdout.txt"))?;
         cmd.stdin(Stdio::null())
