@@ -5,14 +5,15 @@
 
 mod bench;
 mod overhead;
+mod dbbench;
+mod engine_bench;
+mod redis_bench;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use anyhow::{bail, Context, Result};
 
-mod engine_bench;
-mod redis_bench;
 mod experiment;
 
 /// Debian packages the build and the tests need: the engines' libraries
@@ -60,6 +61,10 @@ commands:
           HMSET/HGETALL) on a private redis-server, pipeline depths 1, 8, 32; --help
 ";
 
+fn usage() -> String {
+    format!("{USAGE}{}{}", dbbench::USAGE, bench::USAGE)
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
@@ -68,19 +73,20 @@ fn main() -> ExitCode {
         Some("demo") => deps().and_then(|()| demo(&args[1..])),
         Some("overhead") => overhead::main(&project_root(), &args[1..]),
         Some("experiment") => experiment::main(&project_root(), &args[1..]),
-        Some("bench") => bench::main(&project_root(), &args[1..]),
         Some("engine-bench") => {
             deps().and_then(|()| engine_bench::main(&project_root(), &args[1..]))
         }
         Some("redis-bench") => {
             deps().and_then(|()| redis_bench::main(&project_root(), &args[1..]))
         }
+        Some("bench") => bench::main(&project_root(), &args[1..]),
+        Some("dbbench-compare") => deps().and_then(|()| dbbench::compare(&args[1..])),
         Some("-h" | "--help" | "help") | None => {
-            print!("{USAGE}{}", bench::USAGE);
+            print!("{}", usage());
             return ExitCode::SUCCESS;
         }
         Some(other) => {
-            eprintln!("xtask: unknown command '{other}'\n\n{USAGE}{}", bench::USAGE);
+            eprintln!("xtask: unknown command '{other}'\n\n{}", usage());
             return ExitCode::from(2);
         }
     };
