@@ -87,6 +87,30 @@ struct Phase {
 struct Cell {
     load: Phase,
     run: Phase,
+    /// CPU time (user + system, all threads, engine background work
+    /// included) of the whole client process.
+    cpu_seconds: f64,
+}
+
+impl Cell {
+    /// Operations of both phases per CPU-second of the process: on a
+    /// machine whose load average exceeds its cores, the rate a client
+    /// reaches when nothing competes for its core.
+    fn ops_per_cpu_second(&self) -> f64 {
+        (self.load.operations + self.run.operations) as f64 / self.cpu_seconds
+    }
+}
+
+/// CPU seconds used so far by the children this process has waited for.
+fn children_cpu_seconds() -> f64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
 fn check(status: std::process::ExitStatus, what: &str, stderr: &[u8]) -> Result<()> {
@@ -158,6 +182,7 @@ fn run_ycsb(
     Ok(Cell {
         load: phase("load")?,
         run: phase("run")?,
+        cpu_seconds: 0.0,
     })
 }
 
@@ -193,6 +218,7 @@ fn run_direct(bin: &Path, dir: &Path, read: f64, o: &Options) -> Result<Cell> {
     Ok(Cell {
         load: phase("load")?,
         run: phase("run")?,
+        cpu_seconds: 0.0,
     })
 }
 
@@ -237,6 +263,7 @@ fn run_cpp(
     Ok(Cell {
         load: phase("Load")?,
         run: phase("Run")?,
+        cpu_seconds: 0.0,
     })
 }
 
@@ -336,7 +363,8 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                         "engine-bench: {engine} workload{workload} round {} {client}",
                         round + 1
                     );
-                    let cell = match client {
+                    let cpu_before = children_cpu_seconds();
+                    let mut cell = match client {
                         "direct" => run_direct(&direct_bin, &dir, read, &o)?,
                         "ycsb" => run_ycsb(&ycsb, root, engine, workload, &dir, &o)?,
                         _ => match &cpp {
@@ -344,6 +372,9 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                             None => continue,
                         },
                     };
+                    // The client was waited for, so its CPU time (and only
+                    // its: clients run one at a time) is in the delta.
+                    cell.cpu_seconds = children_cpu_seconds() - cpu_before;
                     let _ = std::fs::remove_dir_all(&dir);
                     match client {
                         "direct" => row.direct.push(cell),
@@ -403,6 +434,27 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                 cr
             );
         }
+    }
+    println!();
+    println!("Whole process (open, load, run, close), operations per CPU-second:");
+    println!();
+    println!("| engine  | workload  | direct | ycsb | ycsb/direct | YCSB-cpp | ycsb/YCSB-cpp |");
+    println!("|---------|-----------|-------:|-----:|------------:|---------:|--------------:|");
+    for r in &rows {
+        let med = |cells: &[Cell]| median(cells.iter().map(Cell::ops_per_cpu_second).collect());
+        let (d, y) = (med(&r.direct), med(&r.ycsb));
+        let (c, cr) = if r.cpp.is_empty() {
+            ("-".to_string(), "-".to_string())
+        } else {
+            let c = med(&r.cpp);
+            (format!("{c:.0}"), format!("{:.3}", y / c))
+        };
+        println!(
+            "| {:<7} | {:<9} | {d:.0} | {y:.0} | {:.3} | {c} | {cr} |",
+            r.engine,
+            format!("workload{}", r.workload),
+            y / d
+        );
     }
     println!(
         "\nmedians of {} round(s), {} thread(s); load average before {load_before}, after {}",
