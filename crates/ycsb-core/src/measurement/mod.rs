@@ -5,9 +5,12 @@
 //! lazily per operation type, growing as needed): no lock and no shared
 //! atomic per operation. Every [`MeasurementSettings::publish_period`] the
 //! recorder moves what it gathered into its own mutex-guarded slot, which
-//! only the status thread also touches. [`Measurements::take_interval`]
-//! (the status thread, every `status.interval`) merges the slots into the
-//! figures of one status line and folds them into the cumulative totals;
+//! only the status thread also touches. [`Measurements::take_tick`] (the
+//! status thread, every `timeseries.granularity`) merges the slots into the
+//! figures of one time-series interval, which then fold into the status
+//! line's interval and the cumulative totals;
+//! [`Measurements::take_interval`] (every `status.interval`) takes in what
+//! is left and gives the figures of one status line;
 //! [`Measurements::summary`] gives the [`PhaseReport`] of a finished phase,
 //! which the [`Exporter`]s write in Java's text format or as JSON.
 //!
