@@ -254,6 +254,7 @@ fn fold_series(aggregate: &mut Aggregate) {
         series,
         interval,
         totals,
+        ..
     } = aggregate;
     for (index, stats) in series.iter_mut().enumerate() {
         if let Some(stats) = stats.as_deref_mut() {
@@ -276,6 +277,9 @@ pub use tick::{TickSection, TickSnapshot};
 /// others.
 #[derive(Debug)]
 struct Aggregate {
+    /// Whether time-series ticks take the slots in: status intervals then
+    /// leave them to the ticks, so that every operation is in one tick.
+    ticking: bool,
     series: Sections<u64>,
     interval: Sections<u64>,
     totals: Sections<u64>,
@@ -310,6 +314,7 @@ impl Measurements {
             thread_count: thread_count.max(1),
             keep_histograms: settings.interval_histograms,
             aggregate: Arc::new(Mutex::new(Aggregate {
+                ticking: false,
                 series: empty_sections(),
                 interval: empty_sections(),
                 totals: empty_sections(),
@@ -348,7 +353,9 @@ impl Measurements {
     /// counts for those idle in this interval), as Java's status line does.
     pub fn take_interval(&self) -> IntervalSnapshot {
         let mut aggregate = lock(&self.aggregate);
-        self.collect(&mut aggregate);
+        if !aggregate.ticking {
+            self.collect(&mut aggregate);
+        }
         let Aggregate {
             interval, totals, ..
         } = &mut *aggregate;

@@ -64,8 +64,13 @@ impl Measurements {
     /// one time-series interval; the data then goes on to the status-line
     /// interval ([`Measurements::take_interval`]) and the totals, so ticks
     /// and status lines can run at different periods.
+    ///
+    /// Once ticks are taken, status intervals take in only what the ticks
+    /// passed on (a status line then covers the ticks up to it), so that
+    /// every operation is in exactly one tick.
     pub fn take_tick(&self) -> TickSnapshot {
         let mut aggregate = lock(&self.aggregate);
+        aggregate.ticking = true;
         self.drain_slots(&mut aggregate.series);
         let mut sections = Vec::new();
         for index in 0..aggregate.series.len() {
@@ -92,9 +97,19 @@ impl Measurements {
                 figures.returns = stats.statuses;
                 figures.min_us = to_us(stats.min_ns());
                 figures.mean_us = stats.mean_ns() / 1_000.0;
-                figures.p50_us = to_us(stats.percentile_ns(50.0));
-                figures.p99_us = to_us(stats.percentile_ns(99.0));
-                figures.p999_us = to_us(stats.percentile_ns(99.9));
+                // A bucket's value may lie up to 0.1 % above the exact
+                // extremes; a percentile outside them would read as a
+                // contradiction in a row.
+                let at = |p: f64| {
+                    to_us(
+                        stats
+                            .percentile_ns(p)
+                            .clamp(stats.min_ns(), stats.max_ns.max(stats.min_ns())),
+                    )
+                };
+                figures.p50_us = at(50.0);
+                figures.p99_us = at(99.0);
+                figures.p999_us = at(99.9);
                 figures.max_us = to_us(stats.max_ns);
             }
             sections.push(figures);
@@ -151,13 +166,17 @@ mod tests {
         assert_eq!(second.sections[0].count, 1);
         assert_eq!(second.sections[1].count, 0, "idle sections are listed");
 
-        // The status line covers both ticks.
+        // The status line covers both ticks, and nothing published after
+        // the last tick: that is the next tick's.
+        recorder.record(Operation::Read, Status::Ok, 5_000);
+        recorder.publish();
         let status = measurements.take_interval();
         assert_eq!(status.sections[0].count, 101);
-        assert_eq!(measurements.take_tick().sections[0].count, 0);
+        assert_eq!(measurements.take_tick().sections[0].count, 1);
+        assert_eq!(measurements.take_interval().sections[0].count, 1);
         drop(recorder);
-        let report = measurements.summary("run", Duration::from_secs(1), 102);
-        assert_eq!(report.sections[0].operations, 101);
+        let report = measurements.summary("run", Duration::from_secs(1), 103);
+        assert_eq!(report.sections[0].operations, 102);
     }
 
     #[test]
