@@ -315,3 +315,34 @@ fn a_phase_that_ends_during_its_warmup_reports_nothing() {
         );
     }
 }
+
+#[test]
+fn progress_bar_only_on_a_terminal() {
+    let args = "run basic -p operationcount=2000 -p basicdb.verbose=false \
+                -p basicdb.simulatedelay=2 -p timeseries.granularity=0.2";
+    // Piped standard error: no bar (no escape sequence, no carriage return).
+    let o = run(args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains('\u{1b}') && !stderr(&o).contains('\r'));
+
+    // Under a pseudo-terminal (script(1), util-linux, Essential in Debian)
+    // the bar is drawn and then cleared.
+    let command = format!("{} {args}", env!("CARGO_BIN_EXE_ycsb"));
+    let o = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(root())
+        .output()
+        .expect("script(1) runs");
+    assert!(o.status.success(), "{}", stdout(&o));
+    let text = stdout(&o);
+    assert!(text.contains("\r\u{1b}[2Krun ["), "{text:?}");
+    assert!(text.contains("ops/s elapsed "), "{text:?}");
+    assert!(text.contains("/2000 ops"), "{text:?}");
+    // With -s the status lines take the place of the bar.
+    let o = std::process::Command::new("script")
+        .args(["-qec", &format!("{command} -s"), "/dev/null"])
+        .current_dir(root())
+        .output()
+        .expect("script(1) runs");
+    assert!(!stdout(&o).contains("\u{1b}[2K"), "{:?}", stdout(&o));
+}
