@@ -28,9 +28,11 @@
 //! ```json
 //! "observation": {
 //!   "granularity_s": 1.0,
+//!   "start_unix_ms": 1795993319000,
 //!   "warmup": { "end_s": 5.0, "operations": 51234 },          // or null
 //!   "series": [
-//!     { "time_s": 1.0, "interval_s": 1.0, "warmup": true,
+//!     { "time_s": 1.0, "unix_ms": 1795993320000, "interval_s": 1.0,
+//!       "warmup": true,
 //!       "operations": 10250, "throughput": 10250.0, "errors": 0,
 //!       "sections": [
 //!         { "name": "READ", "operation": "READ", "intended": false,
@@ -56,8 +58,9 @@
 //!     "steady_state": { "time_s": 3.0, "interval": 2 }    // or null
 //!   },                                                     // or null
 //!   "amplification": {
-//!     "user_bytes": 1.1e9, "write_bytes": 3.3e9, "write_amplification": 3.0,
-//!     "db_size_bytes": 1.2e9, "space_amplification": 1.09 } // or null
+//!     "user_bytes": 1.1e9, "write_bytes": 3300000000, "write_amplification": 3.0,
+//!     "data_bytes": 1.1e9, "db_size_bytes": 1200000000,
+//!     "space_amplification": 1.09 }                        // or null
 //! }
 //! ```
 //!
