@@ -116,6 +116,30 @@ pub fn disk_usage(path: &Path) -> u64 {
     total
 }
 
+/// Writes every file under `path` to disk and drops its pages from the page
+/// cache (`fdatasync`, then `POSIX_FADV_DONTNEED`), best effort.
+pub fn evict_page_cache(path: &Path) {
+    use std::os::unix::io::AsRawFd;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return;
+    };
+    if meta.is_dir() {
+        if let Ok(entries) = std::fs::read_dir(path) {
+            for e in entries.flatten() {
+                evict_page_cache(&e.path());
+            }
+        }
+    } else if meta.is_file() {
+        if let Ok(f) = std::fs::File::open(path) {
+            let _ = f.sync_data();
+            // SAFETY: a valid descriptor; advice has no memory effects here.
+            unsafe {
+                libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+            }
+        }
+    }
+}
+
 /// Writes `bytes` sequentially in 1 MiB blocks into `dir` and syncs,
 /// returning bytes per second: the bound a device puts on any engine.
 ///

@@ -315,6 +315,10 @@ impl Runner {
                     db_dir.display()
                 );
             }
+            // The copy's pages would be cached and charged to the xtask:
+            // write them out and drop them, so every run starts cold and a
+            // memory-limited run pays for its own cache.
+            host::evict_page_cache(&db_dir);
         }
         let result = self.execute(
             m,
