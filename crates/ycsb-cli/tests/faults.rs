@@ -232,6 +232,11 @@ fn a_load_that_fills_the_disk_ends_with_a_clear_error() {
                     && l.contains("of 50000 records inserted")),
             "{engine}: {err}"
         );
+        // The engine's own reason reaches the user.
+        assert!(
+            err.contains("(the store said: ") && err.contains("No space left on device"),
+            "{engine}: {err}"
+        );
         // The report of what was measured is still printed, with the
         // failed inserts counted by status.
         let failed: u64 = report_value(&out, "INSERT", "Return=ERROR")

@@ -179,6 +179,15 @@ pub trait StoreThread {
     fn cleanup(&mut self) -> Result<(), StoreError> {
         Ok(())
     }
+
+    /// The engine's own message for this thread's most recent failed
+    /// operation, when the binding keeps one (`No space left on device`,
+    /// a refused connection): the runner quotes it when a failure stops a
+    /// load thread. Keeping it costs nothing on operations that succeed.
+    /// The default keeps none.
+    fn last_error(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// Where a store may write human-readable output, such as the `basic`

@@ -130,6 +130,7 @@ impl Store for LevelStore {
             stored: Record::new(),
             merged: Record::new(),
             batch,
+            last_error: None,
         }))
     }
 
@@ -207,9 +208,19 @@ struct LevelThread<'a> {
     /// The merged record an update writes back.
     merged: Record,
     batch: WriteBatch,
+    /// LevelDB's message for the last failed write.
+    last_error: Option<String>,
 }
 
 impl LevelThread<'_> {
+    /// Keeps LevelDB's message of a failed write for
+    /// [`StoreThread::last_error`] (a full disk says so) and answers ERROR.
+    #[cold]
+    fn failed(&mut self, message: String) -> Status {
+        self.last_error = Some(message);
+        Status::Error
+    }
+
     /// Sets `self.key` to `<key>:`, the prefix of a record's row entries.
     fn row_prefix(&mut self, key: &str) {
         self.key.clear();
@@ -284,7 +295,7 @@ impl LevelThread<'_> {
         codec::encode(&self.merged, &mut self.value);
         match self.db.put(key.as_bytes(), &self.value) {
             Ok(()) => Status::Ok,
-            Err(_) => Status::Error,
+            Err(e) => self.failed(e),
         }
     }
 
@@ -293,7 +304,7 @@ impl LevelThread<'_> {
         codec::encode(values, &mut self.value);
         match self.db.put(key.as_bytes(), &self.value) {
             Ok(()) => Status::Ok,
-            Err(_) => Status::Error,
+            Err(e) => self.failed(e),
         }
     }
 
@@ -306,7 +317,7 @@ impl LevelThread<'_> {
         }
         match self.db.write(&mut self.batch) {
             Ok(()) => Status::Ok,
-            Err(_) => Status::Error,
+            Err(e) => self.failed(e),
         }
     }
 
@@ -403,7 +414,7 @@ impl LevelThread<'_> {
         drop(it);
         match self.db.write(&mut self.batch) {
             Ok(()) => Status::Ok,
-            Err(_) => Status::Error,
+            Err(e) => self.failed(e),
         }
     }
 }
@@ -450,8 +461,12 @@ impl StoreThread for LevelThread<'_> {
             Format::Row => self.delete_row(key),
             Format::Single | Format::Column => match self.db.delete(key.as_bytes()) {
                 Ok(()) => Status::Ok,
-                Err(_) => Status::Error,
+                Err(e) => self.failed(e),
             },
         }
+    }
+
+    fn last_error(&self) -> Option<&str> {
+        self.last_error.as_deref()
     }
 }

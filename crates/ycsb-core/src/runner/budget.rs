@@ -162,6 +162,10 @@ impl StoreThread for Guarded<'_, '_> {
     fn cleanup(&mut self) -> Result<(), StoreError> {
         self.inner.cleanup()
     }
+
+    fn last_error(&self) -> Option<&str> {
+        self.inner.last_error()
+    }
 }
 
 #[cfg(test)]
@@ -170,6 +174,47 @@ mod tests {
 
     /// A store thread answering every operation with one status.
     struct Answer(Status);
+
+    /// A store thread that failed once and says why.
+    struct Said;
+
+    impl StoreThread for Said {
+        fn read(&mut self, _: &str, _: &str, _: Fields<'_>, _: &mut Record) -> Status {
+            Status::Error
+        }
+        fn scan(
+            &mut self,
+            _: &str,
+            _: &str,
+            _: usize,
+            _: Fields<'_>,
+            _: &mut ScanResult,
+        ) -> Status {
+            Status::Error
+        }
+        fn update(&mut self, _: &str, _: &str, _: &Record) -> Status {
+            Status::Error
+        }
+        fn insert(&mut self, _: &str, _: &str, _: &Record) -> Status {
+            Status::Error
+        }
+        fn delete(&mut self, _: &str, _: &str) -> Status {
+            Status::Error
+        }
+        fn last_error(&self) -> Option<&str> {
+            Some("disk full")
+        }
+    }
+
+    #[test]
+    fn the_wrapper_passes_the_stores_last_error_on() {
+        let budget = ErrorBudget::new(10, 1);
+        let stop = StopSignal::new();
+        let mut inner = Said;
+        let mut db = budget.guard(0, &mut inner, &stop);
+        db.insert("t", "k", &Record::new());
+        assert_eq!(db.last_error(), Some("disk full"));
+    }
 
     impl StoreThread for Answer {
         fn read(&mut self, _: &str, _: &str, _: Fields<'_>, _: &mut Record) -> Status {

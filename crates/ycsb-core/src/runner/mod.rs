@@ -420,8 +420,12 @@ pub fn run_phase(
                                         // Retries gave up because the phase stops.
                                         break;
                                     }
+                                    let cause = db
+                                        .last_error()
+                                        .map(|e| format!(" (the store said: {e})"))
+                                        .unwrap_or_default();
                                     lock(notices).push(format!(
-                                        "thread {thread}: an insert failed for good after the configured retries; this load thread stops (as in Java YCSB) after {done} records"
+                                        "thread {thread}: an insert failed for good after the configured retries{cause}; this load thread stops (as in Java YCSB) after {done} records"
                                     ));
                                     break;
                                 }
