@@ -1,6 +1,7 @@
 //! Store faults through the `ycsb` binary: the error budget against a
-//! redis-server killed mid-run, SIGTERM's partial report, and a load that
-//! fills a small tmpfs on the embedded engines.
+//! redis-server killed mid-run (run phase, and load phase with retried
+//! inserts), SIGTERM's partial report, SIGINT during an insert retry wait,
+//! and a load that fills a small tmpfs on the embedded engines.
 
 mod common;
 mod rel_support;
@@ -11,8 +12,9 @@ use std::time::Duration;
 use common::*;
 use rel_support::*;
 
-/// Loads `records` into `redis`, then starts an unbounded run with
-/// `errorbudget=budget` and kills the server once the run is under way.
+/// Loads 200 records into a fresh redis-server, then starts an unbounded
+/// run with `errorbudget=budget` and kills the server once the run is
+/// under way.
 /// Returns the run's exit code, its standard error and its export.
 fn run_until_redis_dies(threads: u32, budget: u64) -> (Option<i32>, String, serde_json::Value) {
     let mut redis = Redis::start(&[]);
