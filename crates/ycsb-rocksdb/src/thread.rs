@@ -20,6 +20,8 @@ pub(crate) struct RocksThread<'a> {
     /// The record an update writes back; reused instead of
     /// `Record::merge_from`, which builds a new record each time.
     merged: Record,
+    /// RocksDB's message for the last failed write.
+    last_error: Option<String>,
 }
 
 impl<'a> RocksThread<'a> {
@@ -38,13 +40,22 @@ impl<'a> RocksThread<'a> {
             value: Vec::with_capacity(1024),
             stored: Record::with_capacity(16, 1024),
             merged: Record::with_capacity(16, 1024),
+            last_error: None,
         }
+    }
+
+    /// Keeps RocksDB's message of a failed write for
+    /// [`StoreThread::last_error`] (a full disk says so) and answers ERROR.
+    #[cold]
+    fn failed(&mut self, error: rocksdb::Error) -> Status {
+        self.last_error = Some(error.into_string());
+        Status::Error
     }
 
     fn put(&mut self, key: &str) -> Status {
         match self.db.put_opt(key, &self.value, &self.write_options) {
             Ok(()) => Status::Ok,
-            Err(_) => Status::Error,
+            Err(e) => self.failed(e),
         }
     }
 }
@@ -102,7 +113,7 @@ impl StoreThread for RocksThread<'_> {
             codec::encode(values, &mut self.value);
             return match self.db.merge_opt(key, &self.value, &self.write_options) {
                 Ok(()) => Status::Ok,
-                Err(_) => Status::Error,
+                Err(e) => self.failed(e),
             };
         }
         // Read-modify-write, as YCSB-cpp and Java: the stored record with
@@ -140,7 +151,11 @@ impl StoreThread for RocksThread<'_> {
     fn delete(&mut self, _table: &str, key: &str) -> Status {
         match self.db.delete_opt(key, &self.write_options) {
             Ok(()) => Status::Ok,
-            Err(_) => Status::Error,
+            Err(e) => self.failed(e),
         }
+    }
+
+    fn last_error(&self) -> Option<&str> {
+        self.last_error.as_deref()
     }
 }
