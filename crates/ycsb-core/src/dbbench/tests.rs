@@ -307,3 +307,19 @@ fn later_benchmarks_draw_other_keys() {
         "{after_fill} {after_overwrite}"
     );
 }
+
+#[test]
+fn keys_are_zero_padded_decimal() {
+    let mut key = String::new();
+    for (n, width, expected) in [
+        (0, 16, "0000000000000000"),
+        (42, 16, "0000000000000042"),
+        (123_456, 3, "123456"),
+        (7, 1, "7"),
+        (u64::MAX, 22, "0018446744073709551615"),
+    ] {
+        make_key(&mut key, n, width);
+        assert_eq!(key, expected);
+        assert_eq!(key, format!("{n:0width$}"));
+    }
+}
