@@ -10,7 +10,7 @@ use ycsb_db::{Properties, Property, PropertyDecl, PropertyError, PropertyKind, P
 pub const GRANULARITY: Property<Duration> = Property::new(
     "timeseries.granularity",
     "1",
-    "Seconds per time-series interval (per-operation throughput and latency, client resources, engine gauges, DB size); 0 turns the series, resource sampling and stability figures off. Independent of status.interval.",
+    "Seconds per time-series interval (per-operation throughput and latency, client resources, engine gauges, DB size); 0 turns the series, resource sampling and stability figures off. Independent of status.interval, except that a shorter status.interval makes the series that fine too.",
 );
 
 /// `timeseries.file`.
@@ -226,7 +226,9 @@ impl ObserveSettings {
     }
 }
 
-/// Reads `timeseries.granularity`: `None` for 0.
+/// Reads `timeseries.granularity`: `None` for 0. A shorter
+/// `status.interval` makes the series that fine too: a status line covers
+/// whole series intervals, so it cannot come more often than they do.
 ///
 /// # Errors
 ///
@@ -240,7 +242,15 @@ pub(crate) fn granularity(props: &Properties) -> Result<Option<Duration>, Proper
             Err("expected 0 (off) or at least 0.01 seconds".into())
         }
     })?;
-    Ok((!g.is_zero()).then_some(g))
+    if g.is_zero() {
+        return Ok(None);
+    }
+    // An invalid status.interval is reported by the measurement settings.
+    let status = props
+        .get(&crate::measurement::STATUS_INTERVAL)
+        .unwrap_or(g)
+        .max(MIN_GRANULARITY);
+    Ok(Some(g.min(status)))
 }
 
 #[cfg(test)]
@@ -299,6 +309,9 @@ mod tests {
         let props = Properties::new().with("timeseries.granularity", "0");
         let s = ObserveSettings::from_properties(&props).unwrap();
         assert_eq!(s.granularity, None);
+        let props = Properties::new().with("status.interval", "0.5");
+        let s = ObserveSettings::from_properties(&props).unwrap();
+        assert_eq!(s.granularity, Some(Duration::from_millis(500)));
         let own = std::process::id().to_string();
         let props = Properties::new().with("monitor.pid", own);
         assert!(ObserveSettings::from_properties(&props).is_ok());
