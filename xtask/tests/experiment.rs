@@ -227,6 +227,8 @@ fn a_killed_run_resumes_and_keeps_complete_cells() {
     // Self-contained: no scripts, no fetched resources (the only URL is the SVG namespace).
     assert!(!html.contains("<script") && !html.contains("src=") && !html.contains("https://"));
 
+    renders_in_chromium(&results.join("report.html"), &dir);
+
     // Complete now: nothing runs again, unless forced.
     let (out, err) = finish(start(&dir, &matrix, &[]));
     assert!(
@@ -244,6 +246,63 @@ fn a_killed_run_resumes_and_keeps_complete_cells() {
         "--force reruns"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Headless Chromium (Debian package chromium, installed by `cargo xtask
+/// deps`) parses the report and paints it without the network.
+fn renders_in_chromium(report: &Path, dir: &Path) {
+    let chromium = ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|c| Command::new(c).arg("--version").output().is_ok())
+        .expect("chromium is not installed: run cargo xtask deps");
+    let headless = |extra: &[String]| {
+        let out = Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--no-first-run",
+            ])
+            .arg(format!(
+                "--user-data-dir={}",
+                dir.join("chromium").display()
+            ))
+            .args(extra)
+            .arg(format!("file://{}", report.display()))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let dom = String::from_utf8_lossy(&headless(&["--dump-dom".into()]).stdout).into_owned();
+    let source = std::fs::read_to_string(report).unwrap();
+    assert_eq!(
+        dom.matches("<svg").count(),
+        source.matches("<svg").count(),
+        "every chart parsed"
+    );
+    assert!(
+        dom.contains("<table>") || dom.contains("<table"),
+        "tables parsed"
+    );
+    let png = dir.join("report.png");
+    headless(&[
+        format!("--screenshot={}", png.display()),
+        "--window-size=1200,1600".into(),
+    ]);
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG"), "a PNG");
+    // A blank page compresses to a few kilobytes; charts and tables do not.
+    assert!(
+        bytes.len() > 30_000,
+        "the screenshot has content ({} bytes)",
+        bytes.len()
+    );
 }
 
 #[test]
