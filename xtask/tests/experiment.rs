@@ -103,6 +103,11 @@ fn state(dir: &Path) -> (Vec<String>, Vec<String>) {
             let name = e.file_name().to_string_lossy().into_owned();
             if name.starts_with(".partial-") {
                 partial.push(name);
+            } else if name.starts_with(".failed-") {
+                panic!(
+                    "a cell failed: see {}",
+                    e.path().join("stderr.txt").display()
+                );
             } else {
                 assert!(
                     e.path().join("cell.json").is_file(),

@@ -279,6 +279,7 @@ impl Runner {
         std::fs::create_dir_all(&parent)
             .with_context(|| format!("creating {}", parent.display()))?;
         let partial = parent.join(format!(".partial-{}", cell.id));
+        let failed = parent.join(format!(".failed-{}", cell.id));
         let data_dir = self.data.join(&cell.id);
         let db_dir = data_dir.join("db");
         let export = partial.join("export.json");
@@ -339,12 +340,25 @@ impl Runner {
         };
         match result {
             Ok(Outcome::Done) => {
+                let _ = std::fs::remove_dir_all(&failed);
                 let _ = std::fs::remove_dir_all(&final_dir);
                 std::fs::rename(&partial, &final_dir).with_context(|| {
                     format!("renaming {} to {}", partial.display(), final_dir.display())
                 })?;
                 cleanup_data(m.keep_data || kind == Kind::SharedLoad);
                 Ok(Outcome::Done)
+            }
+            Ok(Outcome::Failed(why)) => {
+                // Kept for a look (logs, command), never taken for a result.
+                let _ = std::fs::remove_dir_all(&failed);
+                let kept = std::fs::rename(&partial, &failed).is_ok();
+                let _ = std::fs::remove_dir_all(&partial);
+                cleanup_data(false);
+                Ok(Outcome::Failed(if kept {
+                    format!("{why} (logs in {})", failed.display())
+                } else {
+                    why
+                }))
             }
             Ok(other) => {
                 let _ = std::fs::remove_dir_all(&partial);
