@@ -59,6 +59,32 @@ fn time_chart(title: &str, y_label: &str, series: &[Series]) -> String {
     render_svg(&chart, 460, 260)
 }
 
+/// CDF points (µs, percentile) from an export's base64 V2 HdrHistogram of
+/// nanosecond latencies: dense in the tail, where engines differ.
+fn histogram_cdf(text: &str) -> Option<Vec<(f64, f64)>> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text.trim())
+        .ok()?;
+    let h: hdrhistogram::Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .ok()?;
+    if h.is_empty() {
+        return None;
+    }
+    let mut quantiles: Vec<f64> = (0..=36).map(|i| f64::from(i) * 0.025).collect();
+    // 0.9 onwards: equal steps in the number of nines, up to 99.999%.
+    quantiles.extend((1..=60).map(|k| 1.0 - 0.1 * 10f64.powf(-f64::from(k) / 15.0)));
+    quantiles.push(1.0);
+    let mut points = vec![(h.min() as f64 / 1000.0, 0.0)];
+    points.extend(
+        quantiles
+            .iter()
+            .map(|&q| (h.value_at_quantile(q) as f64 / 1000.0, 100.0 * q)),
+    );
+    Some(points)
+}
+
 fn db_color(m: &Matrix, r: &CellResult) -> usize {
     let label = r.cell.label("db").unwrap_or("");
     m.axes
@@ -181,7 +207,7 @@ pub fn html(
         }
         let _ = write!(
             body,
-            "</div><h3 id={phase}-latency>Latency CDFs (exported percentiles)</h3><div class=grid>"
+            "</div><h3 id={phase}-latency>Latency CDFs (from the exported histograms)</h3><div class=grid>"
         );
         let ops: Vec<String> = {
             let mut o: Vec<String> = rows
@@ -201,6 +227,15 @@ pub fn html(
                         let section = summary::op_sections(p)
                             .into_iter()
                             .find(|s| s["name"] == op.as_str())?;
+                        if let Some(points) = section["histogram"].as_str().and_then(histogram_cdf)
+                        {
+                            return Some(Series {
+                                name: r.cell.label("db").unwrap_or("").into(),
+                                points,
+                                dashed: false,
+                                color: db_color(m, r),
+                            });
+                        }
                         let mut points: Vec<(f64, f64)> = vec![];
                         if let Some(min) = section["min_ns"].as_f64() {
                             points.push((min / 1000.0, 0.0));
@@ -310,4 +345,41 @@ table{{border-collapse:collapse;font-size:12px;margin:8px 0}}td,th{{border:1px s
 </style></head><body>{body}</body></html>\n",
         esc(&m.name)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use base64::Engine as _;
+    use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
+
+    #[test]
+    fn cdf_from_an_exported_histogram() {
+        // 1..=1000 µs uniformly, in nanoseconds, encoded as ycsb exports it.
+        let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+        for us in 1..=1000u64 {
+            h.record(us * 1000).unwrap();
+        }
+        let mut bytes = Vec::new();
+        V2DeflateSerializer::new()
+            .serialize(&h, &mut bytes)
+            .unwrap();
+        let text = base64::engine::general_purpose::STANDARD.encode(bytes);
+        let points = super::histogram_cdf(&text).unwrap();
+        assert!(
+            (points[0].0 - 1.0).abs() < 0.01 && points[0].1 == 0.0,
+            "{:?}",
+            points[0]
+        );
+        let median = points.iter().find(|p| p.1 == 50.0).unwrap();
+        assert!((median.0 - 500.0).abs() < 1.0, "{median:?}");
+        let last = points.last().unwrap();
+        assert!((last.0 - 1000.0).abs() < 1.0 && last.1 == 100.0, "{last:?}");
+        assert!(
+            points
+                .windows(2)
+                .all(|w| w[0].0 <= w[1].0 && w[0].1 <= w[1].1),
+            "monotone"
+        );
+        assert!(super::histogram_cdf("not base64!").is_none());
+    }
 }
