@@ -313,8 +313,15 @@ impl StoreThread for MemoryThread<'_> {
 
     fn insert(&mut self, table: &str, key: &str, values: &Record) -> Status {
         let record = StoredRecord::from_record(values);
-        self.table(table)
-            .insert(key.to_string(), Mutex::new(record));
+        let table = self.table(table);
+        // Overwrite an existing record in place: SkipMap::insert unlinks the
+        // old entry before linking the new one, so a concurrent read of the
+        // key could find nothing.
+        if let Some(entry) = table.get(key) {
+            *lock(entry.value()) = record;
+            return Status::Ok;
+        }
+        table.insert(key.to_string(), Mutex::new(record));
         Status::Ok
     }
 
@@ -336,6 +343,38 @@ mod tests {
             r.push(n, v.as_bytes());
         }
         r
+    }
+
+    #[test]
+    fn overwriting_never_hides_the_key_from_readers() {
+        let store = MemoryStore::new();
+        let mut values = Record::new();
+        values.push("f", b"0");
+        store
+            .thread(ThreadContext::new(0, 2))
+            .unwrap()
+            .insert("t", "k", &values);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut writer = store.thread(ThreadContext::new(0, 2)).unwrap();
+                let mut values = Record::new();
+                for i in 0..20_000u32 {
+                    values.clear();
+                    values.push("f", i.to_string().as_bytes());
+                    assert_eq!(writer.insert("t", "k", &values), Status::Ok);
+                }
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            });
+            let mut reader = store.thread(ThreadContext::new(1, 2)).unwrap();
+            let mut out = Record::new();
+            let mut reads = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) || reads == 0 {
+                out.clear();
+                assert_eq!(reader.read("t", "k", Fields::All, &mut out), Status::Ok);
+                reads += 1;
+            }
+        });
     }
 
     #[test]
