@@ -173,7 +173,15 @@ impl Zipfian {
             1
         } else {
             // The float-to-int cast truncates like Java's (long) cast.
-            (self.items as f64 * (self.eta * u - self.eta + 1.0).powf(self.alpha)) as u64
+            // x^α as exp(α·ln x): half the instructions of powf, which
+            // took a sixth of an operation against the basic store.
+            // |α·ln x| is at most ln(n/2) < 45 where the rank matters, so
+            // the result is within about 2·10^−14 relative of powf's; the
+            // rounding of x = η·u − η + 1 itself, amplified by α, already
+            // moves it by as much (Java's value included). The rank can
+            // differ only when n·x^α falls within that of an integer, and
+            // then by one: a test finds no difference in 10^6 draws.
+            (self.items as f64 * ((self.eta * u - self.eta + 1.0).ln() * self.alpha).exp()) as u64
         };
         rank.min(self.items - 1)
     }
@@ -307,6 +315,39 @@ mod tests {
 
     fn expected(g: &Zipfian) -> Vec<f64> {
         (0..g.item_count()).map(|r| g.probability(r)).collect()
+    }
+
+    /// `next_rank` computes x^α as exp(α·ln x); its ranks must be those
+    /// of the textbook powf formula (Java's `Math.pow`).
+    #[test]
+    fn ranks_match_the_powf_formula() {
+        for (n, theta) in [
+            (1_000u64, 0.99),
+            (SCRAMBLED_ITEM_COUNT + 1, 0.99),
+            (1_000_000, 0.5),
+            (1_000_000, 1.5),
+            (100, 4.0),
+        ] {
+            let mut g = Zipfian::new(0, n - 1, theta).unwrap();
+            let mut rng = seeded_rng(3, 0);
+            let mut same_draws = rng.clone();
+            let mut differ = 0;
+            for _ in 0..200_000 {
+                let rank = g.next_rank(&mut rng);
+                let u: f64 = same_draws.random();
+                let uz = u * g.zeta_n;
+                let expected = if uz < 1.0 {
+                    0
+                } else if uz < 1.0 + g.half_pow_theta {
+                    1
+                } else {
+                    ((g.items as f64 * (g.eta * u - g.eta + 1.0).powf(g.alpha)) as u64)
+                        .min(g.items - 1)
+                };
+                differ += u32::from(rank != expected);
+            }
+            assert_eq!(differ, 0, "n={n} θ={theta}");
+        }
     }
 
     #[test]
