@@ -15,6 +15,11 @@
 //! retire. HdrHistogram keeps 3 significant digits, so this matters only
 //! for latencies of a few nanoseconds, which only the `basic` store has.
 //!
+//! The kernel's verdict is read once per process. A virtual machine that
+//! migrates to a host whose TSC runs at another rate makes the kernel
+//! leave the TSC, but this process would keep the old calibration: on
+//! hosts that migrate, use `measurement.clock=std`.
+//!
 //! `measurement.clock=off` takes no readings at all: every latency is
 //! recorded as 0, to show what timing costs (`cargo xtask bench`).
 
