@@ -4,9 +4,9 @@
 //! through a shell.
 
 mod bench;
-mod overhead;
 mod dbbench;
 mod engine_bench;
+mod overhead;
 mod redis_bench;
 
 use std::path::{Path, PathBuf};
@@ -76,9 +76,7 @@ fn main() -> ExitCode {
         Some("engine-bench") => {
             deps().and_then(|()| engine_bench::main(&project_root(), &args[1..]))
         }
-        Some("redis-bench") => {
-            deps().and_then(|()| redis_bench::main(&project_root(), &args[1..]))
-        }
+        Some("redis-bench") => deps().and_then(|()| redis_bench::main(&project_root(), &args[1..])),
         Some("bench") => bench::main(&project_root(), &args[1..]),
         Some("dbbench-compare") => deps().and_then(|()| dbbench::compare(&args[1..])),
         Some("-h" | "--help" | "help") | None => {
@@ -137,7 +135,10 @@ fn deps() -> Result<()> {
         .filter(|p| !is_installed(p))
         .collect();
     if missing.is_empty() {
-        eprintln!("xtask: system packages present: {}", DEBIAN_PACKAGES.join(" "));
+        eprintln!(
+            "xtask: system packages present: {}",
+            DEBIAN_PACKAGES.join(" ")
+        );
         return Ok(());
     }
     if !is_root() {
@@ -178,7 +179,14 @@ fn test(extra: &[String]) -> Result<()> {
         eprintln!("xtask: example {example}");
         run(Command::new(&cargo)
             .current_dir(&root)
-            .args(["run", "--quiet", "-p", "ycsb-examples", "--example", example])
+            .args([
+                "run",
+                "--quiet",
+                "-p",
+                "ycsb-examples",
+                "--example",
+                example,
+            ])
             .stdout(std::process::Stdio::null()))?;
     }
     Ok(())
@@ -271,7 +279,10 @@ fn demo(args: &[String]) -> Result<()> {
         "| {:<8} | {:<9} | {:>14} | {:>14} | {:>13} | {:>15} |",
         "db", "workload", "load ops/s", "run ops/s", "read p99 us", "update p99 us"
     );
-    println!("|{:-<10}|{:-<11}|{:->16}|{:->16}|{:->15}|{:->17}|", "", "", "", "", "", "");
+    println!(
+        "|{:-<10}|{:-<11}|{:->16}|{:->16}|{:->15}|{:->17}|",
+        "", "", "", "", "", ""
+    );
     let show = |v: Option<f64>| v.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
     for r in &rows {
         println!(
@@ -289,15 +300,19 @@ fn demo(args: &[String]) -> Result<()> {
 }
 
 fn read_demo_row(db: &str, workload: &str, export: &Path) -> Result<DemoRow> {
-    let text = std::fs::read_to_string(export)
-        .with_context(|| format!("reading {}", export.display()))?;
-    let json: serde_json::Value = serde_json::from_str(&text)
-        .with_context(|| format!("parsing {}", export.display()))?;
+    let text =
+        std::fs::read_to_string(export).with_context(|| format!("reading {}", export.display()))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", export.display()))?;
     let phases = json["phases"]
         .as_array()
         .with_context(|| format!("{}: no phases", export.display()))?;
     let phase = |name: &str| phases.iter().find(|p| p["phase"] == name);
-    let throughput = |name: &str| phase(name).and_then(|p| p["throughput"].as_f64()).unwrap_or(0.0);
+    let throughput = |name: &str| {
+        phase(name)
+            .and_then(|p| p["throughput"].as_f64())
+            .unwrap_or(0.0)
+    };
     let p99 = |section: &str| {
         phase("run")?["sections"]
             .as_array()?

@@ -3,7 +3,9 @@
 use ycsb_db::{Properties, PropertyDecl, PropertyError, Store};
 
 use crate::measurement::{self, MeasurementInterval, MeasurementSettings};
-use crate::runner::{self, Observer, Phase, PhaseOutcome, RunError, RunnerSettings, Silent, StopSignal};
+use crate::runner::{
+    self, Observer, Phase, PhaseOutcome, RunError, RunnerSettings, Silent, StopSignal,
+};
 use crate::workload::{self, CoreWorkload, WorkloadError};
 
 /// An error in a benchmark's configuration.

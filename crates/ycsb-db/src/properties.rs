@@ -768,7 +768,10 @@ mod tests {
             .with("redis.host", "127.0.0.1");
         let text = format!("{p:?}");
         assert!(!text.contains("hunter2"), "{text}");
-        assert!(text.contains("127.0.0.1") && text.contains(REDACTED), "{text}");
+        assert!(
+            text.contains("127.0.0.1") && text.contains(REDACTED),
+            "{text}"
+        );
     }
 
     #[test]
