@@ -63,6 +63,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         metadata: RunMetadata::new("embedded_workload", "0", std::env::args(), &[]),
         config: ycsb_core::measurement::effective_config(&props, &ycsb_core::known_properties()),
         phases,
+        engine_reports: Vec::new(),
     };
     let mut json = Vec::new();
     ycsb_core::measurement::Exporter::export(&mut JsonExporter::new(&mut json), &report)?;

@@ -460,6 +460,7 @@ fn merge_exports(
         metadata,
         config,
         phases,
+        engine_reports: Vec::new(),
     };
 
     let stdout = std::io::stdout();

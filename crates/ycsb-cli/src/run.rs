@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ycsb_core::measurement::{
-    self, effective_config, ExporterKind, MeasurementSettings, PhaseReport, RunMetadata, RunReport,
-    StatusLine,
+    self, effective_config, EngineReportEntry, ExporterKind, MeasurementSettings, PhaseReport,
+    RunMetadata, RunReport, StatusLine,
 };
 use ycsb_core::runner::{
     self, Observer, Phase, PhaseOutcome, RunnerSettings, StatusUpdate, StopSignal, Tick,
@@ -201,16 +201,34 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
     for path in observer.hdr.finish() {
         eprintln!("HdrHistogram log: {}", path.display());
     }
-    if let Err(e) = store.close() {
-        eprintln!("ycsb: error: closing the store: {e}");
+    let engine_reports: Vec<EngineReportEntry> = store
+        .final_reports()
+        .into_iter()
+        .map(|r| EngineReportEntry {
+            name: r.name,
+            text: r.text,
+        })
+        .collect();
+    metadata.store = Some(descriptor.name.to_string());
+    if !engine.name.is_empty() {
+        metadata.engine = Some(engine.name.clone());
+        metadata.engine_version = Some(engine.version.clone());
     }
     let config = effective_config(&props, &known);
     let run_report = RunReport {
         metadata,
         config,
         phases,
+        engine_reports,
     };
-    export(&measurement_settings, &run_report)?;
+    // Results are written before the store closes: an engine that fails
+    // while closing (a full disk) cannot take them with it.
+    let exported = export(&measurement_settings, &run_report);
+    save_engine_reports(&measurement_settings, &run_report.engine_reports);
+    if let Err(e) = store.close() {
+        eprintln!("ycsb: error: closing the store: {e}");
+    }
+    exported?;
     if let Some(failure) = failure {
         return Err(failure);
     }
@@ -309,6 +327,35 @@ fn check_export_target(
             "cannot create files in {}: {e}",
             dir.display()
         ))),
+    }
+}
+
+/// Saves each engine report (`rocksdb.stats`, ...) beside the export file
+/// as `<exportfile>.<name>.txt`; without an export file they are only in
+/// a JSON export.
+fn save_engine_reports(settings: &MeasurementSettings, reports: &[EngineReportEntry]) {
+    let Some(export) = &settings.export_file else {
+        return;
+    };
+    for report in reports {
+        let safe: String = report
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let mut name = export.as_os_str().to_owned();
+        name.push(format!(".{safe}.txt"));
+        let path = std::path::PathBuf::from(name);
+        match measurement::write_atomically(&path, |w| w.write_all(report.text.as_bytes())) {
+            Ok(()) => eprintln!("{}: {}", report.name, path.display()),
+            Err(e) => eprintln!("ycsb: error: writing {}: {e}", path.display()),
+        }
     }
 }
 

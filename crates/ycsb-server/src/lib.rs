@@ -1,4 +1,16 @@
-//! Serves any embedded store over the network.
+//! Serves any embedded store over the network, so that the same engine can
+//! be measured embedded and over TCP side by side (`ycsb serve`).
+//!
+//! [`resp`] speaks the subset of the Redis protocol that the `redis` store,
+//! `redis-cli` and `redis-benchmark -t set,get` use; [`http`] serves
+//! simpleleveldb-style (`/get`, `/put`, `/del`, ...) and WebDAV-style
+//! (`GET`/`PUT`/`DELETE /<table>/<key>`) requests. Both run one thread per
+//! connection, each with its own store thread, and listen on 127.0.0.1
+//! unless given another address.
+
+#![deny(missing_docs)]
 
 pub mod http;
 pub mod resp;
+
+pub use http::ServeError;

@@ -120,6 +120,8 @@ struct JsonDocument<'a> {
     metadata: &'a super::RunMetadata,
     config: &'a [super::ConfigEntry],
     phases: Vec<JsonPhase<'a>>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    engine_reports: &'a [super::report::EngineReportEntry],
 }
 
 impl<W: Write> Exporter for JsonExporter<W> {
@@ -135,6 +137,7 @@ impl<W: Write> Exporter for JsonExporter<W> {
                     measurements: phase.java_measurements(),
                 })
                 .collect(),
+            engine_reports: &report.engine_reports,
         };
         serde_json::to_writer_pretty(&mut self.out, &document)?;
         writeln!(self.out)?;

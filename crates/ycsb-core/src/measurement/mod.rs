@@ -91,8 +91,8 @@ pub use recorder::{
     TickSection, TickSnapshot,
 };
 pub use report::{
-    effective_config, ConfigEntry, JavaMeasurement, JavaNumber, PercentileLatency, PhaseReport,
-    RunMetadata, RunReport, SectionReport, StatusCount,
+    effective_config, ConfigEntry, EngineReportEntry, JavaMeasurement, JavaNumber,
+    PercentileLatency, PhaseReport, RunMetadata, RunReport, SectionReport, StatusCount,
 };
 pub use settings::{
     ExporterKind, MeasurementInterval, MeasurementSettings, EXPORTER, EXPORT_FILE,

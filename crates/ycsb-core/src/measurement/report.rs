@@ -16,6 +16,19 @@ pub struct RunReport {
     pub config: Vec<ConfigEntry>,
     /// The phases run, in order.
     pub phases: Vec<PhaseReport>,
+    /// Texts the store produced at the end (for example `rocksdb.stats`),
+    /// saved with the results.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub engine_reports: Vec<EngineReportEntry>,
+}
+
+/// One text a store produced at the end of a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EngineReportEntry {
+    /// The report's name, for example `rocksdb.stats`.
+    pub name: String,
+    /// Its text.
+    pub text: String,
 }
 
 /// Who ran what, where and when.
@@ -33,6 +46,15 @@ pub struct RunMetadata {
     pub start_time: String,
     /// The command line, secret property values redacted.
     pub command_line: Vec<String>,
+    /// The store's name (`rocksdb`), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store: Option<String>,
+    /// The engine behind the store (`RocksDB`), when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
+    /// The exact engine version linked or connected to, when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine_version: Option<String>,
 }
 
 impl RunMetadata {
@@ -57,6 +79,9 @@ impl RunMetadata {
                 .into_iter()
                 .map(|arg| redact_argument(arg, known))
                 .collect(),
+            store: None,
+            engine: None,
+            engine_version: None,
         }
     }
 }

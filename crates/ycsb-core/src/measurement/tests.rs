@@ -690,6 +690,7 @@ fn golden_report() -> RunReport {
         metadata,
         config: effective_config(&props, PROPERTIES),
         phases: vec![load, golden_phase()],
+        engine_reports: Vec::new(),
     }
 }
 
