@@ -46,7 +46,8 @@ commands:
           otherwise print the command to run)
   test    install what is missing, then run the whole test suite (what CI runs)
   demo    install what is missing, build ycsb in release mode, run workloads A and C
-          on embedded RocksDB and LevelDB (load + run) and print a comparison table;
+          on embedded RocksDB and LevelDB (load + run), print a comparison table and
+          write an HTML report with the charts of every run;
           options: --records N (default 200000), --operations N (default 200000),
           --threads N (default 2)
   overhead  build ycsb in release mode and compare the basic store's throughput with
@@ -282,6 +283,8 @@ fn demo(args: &[String]) -> Result<()> {
                 .args(["-p", &format!("recordcount={records}")])
                 .args(["-p", &format!("operationcount={operations}")])
                 .args(["-threads", &threads.to_string()])
+                // Short phases still get a time series worth a chart.
+                .args(["-p", "timeseries.granularity=0.2"])
                 .args(["-p", "exporter=json", "-p"])
                 .arg(format!("exportfile={}", export.display()))
                 .stdout(std::process::Stdio::null());
@@ -311,7 +314,18 @@ fn demo(args: &[String]) -> Result<()> {
             show(r.update_p99_us)
         );
     }
+    let html = work.join("report.html");
+    let mut report = Command::new(&ycsb);
+    report.current_dir(&root).arg("report");
+    for db in ["rocksdb", "leveldb"] {
+        for workload in ["workloada", "workloadc"] {
+            report.arg(work.join(format!("{db}-{workload}.json")));
+        }
+    }
+    report.arg("-o").arg(&html);
+    run(&mut report)?;
     println!("\nJSON exports: {}", work.display());
+    println!("HTML report:  {}", html.display());
     Ok(())
 }
 
