@@ -38,13 +38,11 @@
 //! server.
 
 use std::io::{self, Write};
-use std::net::{
-    IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, SocketAddrV4, TcpListener, TcpStream,
-};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
+use std::net::{Ipv4Addr, Shutdown, SocketAddr, SocketAddrV4, TcpStream};
+use std::sync::Arc;
 
+use crate::listener::Listener;
+pub use crate::listener::ServeError;
 use ycsb_db::{
     Fields, Properties, Property, PropertyDecl, PropertyError, Record, ScanResult, Status, Store,
     StoreThread, ThreadContext,
@@ -117,67 +115,10 @@ impl HttpServerConfig {
     }
 }
 
-/// An error starting or stopping the HTTP server.
-#[non_exhaustive]
-#[derive(Debug, thiserror::Error)]
-pub enum ServeError {
-    /// The address could not be bound.
-    #[error("cannot listen for HTTP on {addr}: {source}")]
-    Bind {
-        /// The address asked for.
-        addr: SocketAddr,
-        /// The underlying error.
-        #[source]
-        source: io::Error,
-    },
-    /// Another I/O failure, with what was being done.
-    #[error("{context}: {source}")]
-    Io {
-        /// What was being done.
-        context: String,
-        /// The underlying error.
-        #[source]
-        source: io::Error,
-    },
-    /// A server thread panicked (a bug in a store).
-    #[error("an HTTP server thread panicked")]
-    Panicked,
-}
-
-/// What the accept loop and the handle share.
-struct Shared {
-    stopping: AtomicBool,
-    /// Live connections (a clone of each stream, to shut them down on
-    /// stop) and the threads serving them. Touched once per connection,
-    /// never per request.
-    connections: Mutex<Vec<(TcpStream, JoinHandle<()>)>>,
-}
-
-/// Shuts a connection down when its thread ends, even by a panic in a
-/// store: the accept loop holds a clone of the socket (to shut it down on
-/// stop), so dropping the thread's own handle would not close it.
-struct CloseOnDrop(TcpStream);
-
-impl Drop for CloseOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.shutdown(Shutdown::Both);
-    }
-}
-
 /// A running HTTP server. Dropping it stops the server.
 #[derive(Debug)]
 pub struct HttpServerHandle {
-    addr: SocketAddr,
-    shared: Arc<Shared>,
-    accept: Option<JoinHandle<()>>,
-}
-
-impl std::fmt::Debug for Shared {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shared")
-            .field("stopping", &self.stopping)
-            .finish_non_exhaustive()
-    }
+    listener: Listener,
 }
 
 /// Starts serving `store` on `addr` (port 0 picks a free port; see
@@ -193,77 +134,19 @@ pub fn serve_http(
     addr: SocketAddr,
     config: HttpServerConfig,
 ) -> Result<HttpServerHandle, ServeError> {
-    let listener = TcpListener::bind(addr).map_err(|source| ServeError::Bind { addr, source })?;
-    let local = listener.local_addr().map_err(|source| ServeError::Io {
-        context: format!("reading the address bound for {addr}"),
-        source,
-    })?;
-    let shared = Arc::new(Shared {
-        stopping: AtomicBool::new(false),
-        connections: Mutex::new(Vec::new()),
-    });
     let config = Arc::new(config);
-    let accept_shared = Arc::clone(&shared);
-    let accept = std::thread::Builder::new()
-        .name("http-accept".into())
-        .spawn(move || accept_loop(listener, store, config, accept_shared))
-        .map_err(|source| ServeError::Io {
-            context: "starting the HTTP accept thread".into(),
-            source,
-        })?;
+    let handler =
+        move |stream: TcpStream, id: usize| serve_connection(&*store, stream, id, &config);
     Ok(HttpServerHandle {
-        addr: local,
-        shared,
-        accept: Some(accept),
+        listener: Listener::start("HTTP", addr, Arc::new(handler))?,
     })
-}
-
-fn accept_loop(
-    listener: TcpListener,
-    store: Arc<dyn Store>,
-    config: Arc<HttpServerConfig>,
-    shared: Arc<Shared>,
-) {
-    let mut next_id = 0usize;
-    for stream in listener.incoming() {
-        if shared.stopping.load(Ordering::Acquire) {
-            break;
-        }
-        let Ok(stream) = stream else {
-            // Failed handshakes and exhausted descriptors are transient:
-            // keep accepting, without spinning while descriptors are out.
-            std::thread::sleep(std::time::Duration::from_millis(10));
-            continue;
-        };
-        let (Ok(handle_copy), Ok(closer)) = (stream.try_clone(), stream.try_clone()) else {
-            continue;
-        };
-        let id = next_id;
-        next_id += 1;
-        let store = Arc::clone(&store);
-        let config = Arc::clone(&config);
-        let spawned = std::thread::Builder::new()
-            .name(format!("http-conn-{id}"))
-            .spawn(move || {
-                let _closer = CloseOnDrop(closer);
-                serve_connection(&*store, stream, id, &config);
-            });
-        let mut connections = shared
-            .connections
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        connections.retain(|(_, t)| !t.is_finished());
-        if let Ok(thread) = spawned {
-            connections.push((handle_copy, thread));
-        }
-    }
 }
 
 impl HttpServerHandle {
     /// The address the server listens on (with the real port when 0 was
     /// asked for).
     pub fn local_addr(&self) -> SocketAddr {
-        self.addr
+        self.listener.local_addr()
     }
 
     /// Stops accepting, closes every connection after its current request
@@ -273,52 +156,7 @@ impl HttpServerHandle {
     ///
     /// [`ServeError::Panicked`] when a server thread panicked.
     pub fn stop(mut self) -> Result<(), ServeError> {
-        self.shutdown()
-    }
-
-    fn shutdown(&mut self) -> Result<(), ServeError> {
-        let Some(accept) = self.accept.take() else {
-            return Ok(());
-        };
-        self.shared.stopping.store(true, Ordering::Release);
-        // Wake the blocking accept with a connection of our own.
-        let wake = match self.addr.ip() {
-            IpAddr::V4(ip) if ip.is_unspecified() => {
-                SocketAddr::new(Ipv4Addr::LOCALHOST.into(), self.addr.port())
-            }
-            IpAddr::V6(ip) if ip.is_unspecified() => {
-                SocketAddr::new(Ipv6Addr::LOCALHOST.into(), self.addr.port())
-            }
-            _ => self.addr,
-        };
-        let _ = TcpStream::connect(wake);
-        let mut panicked = accept.join().is_err();
-        let connections = std::mem::take(
-            &mut *self
-                .shared
-                .connections
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        );
-        for (stream, _) in &connections {
-            // Reading side only: an idle connection sees the end of its
-            // input and a request in progress still gets its answer.
-            let _ = stream.shutdown(Shutdown::Read);
-        }
-        for (_, thread) in connections {
-            panicked |= thread.join().is_err();
-        }
-        if panicked {
-            Err(ServeError::Panicked)
-        } else {
-            Ok(())
-        }
-    }
-}
-
-impl Drop for HttpServerHandle {
-    fn drop(&mut self) {
-        let _ = self.shutdown();
+        self.listener.shutdown()
     }
 }
 

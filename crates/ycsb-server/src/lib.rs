@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod http;
+mod listener;
 pub mod resp;
 
-pub use http::ServeError;
+pub use listener::ServeError;
