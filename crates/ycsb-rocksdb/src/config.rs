@@ -75,6 +75,30 @@ pub const STATISTICS: Property<bool> = Property::new(
     "false",
     "Collect RocksDB statistics (Options.statistics) and save them with the results; costs a little speed.",
 );
+ycsb_db::choice_property! {
+    /// The least severe messages RocksDB writes to its info LOG.
+    pub enum InfoLogLevel {
+        /// Debug and above.
+        Debug = "debug",
+        /// Info and above (RocksDB's default).
+        Info = "info",
+        /// Warnings and above.
+        Warn = "warn",
+        /// Errors and above.
+        Error = "error",
+        /// Fatal errors only.
+        Fatal = "fatal",
+        /// The header only.
+        Header = "header",
+    }
+}
+
+/// `rocksdb.info_log_level`.
+pub const INFO_LOG_LEVEL: Property<InfoLogLevel> = Property::optional(
+    "rocksdb.info_log_level",
+    "Least severe messages written to RocksDB's info LOG (Options.info_log_level; unset: RocksDB's default, info, or the options file's). With an assertion-enabled RocksDB before 9.1 (Debian's 7.8.3) a full disk aborts the process inside RocksDB when it logs the error to the failed LOG file (facebook/rocksdb#12448); fatal avoids that.",
+);
+
 /// Whether updates use the merge operator instead of read-modify-write.
 pub const MERGEUPDATE: Property<bool> = Property::new(
     "rocksdb.mergeupdate",
@@ -220,6 +244,7 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     DISABLE_WAL.decl(),
     FILL_CACHE.decl(),
     STATISTICS.decl(),
+    INFO_LOG_LEVEL.decl(),
     MERGEUPDATE.decl(),
     OPTIONSFILE.decl(),
     COMPRESSION.decl(),
@@ -318,6 +343,8 @@ pub struct RocksConfig {
     pub fill_cache: bool,
     /// Collect RocksDB statistics.
     pub statistics: bool,
+    /// The info LOG's level, when set.
+    pub info_log_level: Option<InfoLogLevel>,
     /// Update through the merge operator.
     pub merge_update: bool,
     /// Engine options.
@@ -479,6 +506,7 @@ impl RocksConfig {
             disable_wal,
             fill_cache: props.get(&FILL_CACHE)?,
             statistics: props.get(&STATISTICS)?,
+            info_log_level: props.get_opt(&INFO_LOG_LEVEL)?,
             merge_update,
             engine,
         })

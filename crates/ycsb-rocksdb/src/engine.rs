@@ -9,7 +9,7 @@ use rocksdb::{
 };
 use ycsb_db::{codec, Fields, Gauge, Record, StoreError};
 
-use crate::config::{Compression, EngineOptions, RocksConfig, Tuning};
+use crate::config::{Compression, EngineOptions, InfoLogLevel, RocksConfig, Tuning};
 
 /// The merge operator's name, as YCSB-cpp's, recorded by RocksDB in the
 /// OPTIONS file.
@@ -62,6 +62,16 @@ pub(crate) fn open(config: &RocksConfig) -> Result<Opened, StoreError> {
     options.create_if_missing(true);
     if config.statistics {
         options.enable_statistics();
+    }
+    if let Some(level) = config.info_log_level {
+        options.set_log_level(match level {
+            InfoLogLevel::Debug => rocksdb::LogLevel::Debug,
+            InfoLogLevel::Info => rocksdb::LogLevel::Info,
+            InfoLogLevel::Warn => rocksdb::LogLevel::Warn,
+            InfoLogLevel::Error => rocksdb::LogLevel::Error,
+            InfoLogLevel::Fatal => rocksdb::LogLevel::Fatal,
+            InfoLogLevel::Header => rocksdb::LogLevel::Header,
+        });
     }
     if let EngineOptions::Properties(_) = config.engine {
         // Installed whatever rocksdb.mergeupdate says, so that a database

@@ -46,12 +46,32 @@ fn open_boxed(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> 
 
 /// A RocksDB database opened for a benchmark phase.
 pub struct RocksStore {
-    // Declared first so that it is dropped (closed) before the options and
-    // caches it was opened with.
-    db: DB,
+    // Dropped (closed) by hand in `Drop`, before the options and caches it
+    // was opened with, and not at all once a write has failed with an I/O
+    // error (see `write_fence`).
+    db: std::mem::ManuallyDrop<DB>,
+    /// Raised by the first write that fails with an I/O error (a full
+    /// disk): from then on no thread writes and the database is not closed.
+    /// RocksDB before 9.1 built with assertions (Debian's 7.8.3) aborts the
+    /// process when a write file is used again after a failed write
+    /// (facebook/rocksdb#12448); fencing writes keeps the process alive to
+    /// report what happened. Threads only read it until it is raised.
+    write_fence: std::sync::atomic::AtomicBool,
     options: rocksdb::Options,
     config: RocksConfig,
     engine: EngineInfo,
+}
+
+impl Drop for RocksStore {
+    fn drop(&mut self) {
+        if !self.write_fence.load(std::sync::atomic::Ordering::Acquire) {
+            // SAFETY: `db` is dropped exactly once, here, and never used
+            // after: `self` is being dropped.
+            unsafe { std::mem::ManuallyDrop::drop(&mut self.db) };
+        }
+        // Otherwise the handle is left open on purpose (see `write_fence`):
+        // the process exits soon and the OS releases its files.
+    }
 }
 
 impl std::fmt::Debug for RocksStore {
@@ -89,7 +109,8 @@ impl RocksStore {
             version: engine::linked_version(&config.path).unwrap_or_else(|| "unknown".into()),
         };
         Ok(Self {
-            db: opened.db,
+            db: std::mem::ManuallyDrop::new(opened.db),
+            write_fence: std::sync::atomic::AtomicBool::new(false),
             options: opened.options,
             config,
             engine,
@@ -115,7 +136,11 @@ impl RocksStore {
 
 impl Store for RocksStore {
     fn thread(&self, _context: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
-        Ok(Box::new(thread::RocksThread::new(&self.db, &self.config)))
+        Ok(Box::new(thread::RocksThread::new(
+            &self.db,
+            &self.write_fence,
+            &self.config,
+        )))
     }
 
     fn gauges(&self, out: &mut Vec<Gauge>) {
@@ -154,6 +179,12 @@ impl Store for RocksStore {
     }
 
     fn close(&self) -> Result<(), StoreError> {
+        if self.write_fence.load(std::sync::atomic::Ordering::Acquire) {
+            return Err(StoreError::Other(format!(
+                "rocksdb at {} left unclosed after a failed write (an I/O error such as a full disk); what was acknowledged before it is in the write-ahead log",
+                self.config.path.display()
+            )));
+        }
         // Without a WAL the memtables hold the only copy of recent writes;
         // with one, syncing it makes every acknowledged write durable.
         let result = if self.config.disable_wal {

@@ -1,5 +1,7 @@
 //! One client thread's operations on the shared database.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rocksdb::{ReadOptions, WriteOptions, DB};
 use ycsb_db::{codec, Fields, Record, ScanResult, Status, StoreThread};
 
@@ -9,6 +11,8 @@ use crate::config::RocksConfig;
 /// operation.
 pub(crate) struct RocksThread<'a> {
     db: &'a DB,
+    /// The store's write fence: raised after an I/O error on a write.
+    write_fence: &'a AtomicBool,
     merge_update: bool,
     fill_cache: bool,
     read_options: ReadOptions,
@@ -25,7 +29,7 @@ pub(crate) struct RocksThread<'a> {
 }
 
 impl<'a> RocksThread<'a> {
-    pub(crate) fn new(db: &'a DB, config: &RocksConfig) -> Self {
+    pub(crate) fn new(db: &'a DB, write_fence: &'a AtomicBool, config: &RocksConfig) -> Self {
         let mut read_options = ReadOptions::default();
         read_options.fill_cache(config.fill_cache);
         let mut write_options = WriteOptions::default();
@@ -33,6 +37,7 @@ impl<'a> RocksThread<'a> {
         write_options.disable_wal(config.disable_wal);
         Self {
             db,
+            write_fence,
             merge_update: config.merge_update,
             fill_cache: config.fill_cache,
             read_options,
@@ -46,13 +51,34 @@ impl<'a> RocksThread<'a> {
 
     /// Keeps RocksDB's message of a failed write for
     /// [`StoreThread::last_error`] (a full disk says so) and answers ERROR.
+    /// An I/O error (a full disk) also raises the store's write fence.
     #[cold]
     fn failed(&mut self, error: rocksdb::Error) -> Status {
-        self.last_error = Some(error.into_string());
+        let message = error.into_string();
+        if message.starts_with("IO error") {
+            self.write_fence.store(true, Ordering::Release);
+        }
+        self.last_error = Some(message);
         Status::Error
     }
 
+    /// Whether writes are fenced off after an I/O error; the thread then
+    /// answers ERROR without touching the engine.
+    #[inline]
+    fn fenced(&mut self) -> bool {
+        if !self.write_fence.load(Ordering::Relaxed) {
+            return false;
+        }
+        if self.last_error.is_none() {
+            self.last_error = Some("writes stopped after an I/O error of another thread".into());
+        }
+        true
+    }
+
     fn put(&mut self, key: &str) -> Status {
+        if self.fenced() {
+            return Status::Error;
+        }
         match self.db.put_opt(key, &self.value, &self.write_options) {
             Ok(()) => Status::Ok,
             Err(e) => self.failed(e),
@@ -110,6 +136,9 @@ impl StoreThread for RocksThread<'_> {
     fn update(&mut self, _table: &str, key: &str, values: &Record) -> Status {
         self.value.clear();
         if self.merge_update {
+            if self.fenced() {
+                return Status::Error;
+            }
             codec::encode(values, &mut self.value);
             return match self.db.merge_opt(key, &self.value, &self.write_options) {
                 Ok(()) => Status::Ok,
@@ -149,6 +178,9 @@ impl StoreThread for RocksThread<'_> {
     }
 
     fn delete(&mut self, _table: &str, key: &str) -> Status {
+        if self.fenced() {
+            return Status::Error;
+        }
         match self.db.delete_opt(key, &self.write_options) {
             Ok(()) => Status::Ok,
             Err(e) => self.failed(e),
