@@ -176,6 +176,12 @@ fn test(extra: &[String]) -> Result<()> {
         .current_dir(&root)
         .args(["test", "--workspace", "--doc"])
         .args(extra))?;
+    // Documentation must build without broken links or warnings.
+    eprintln!("xtask: cargo doc");
+    run(Command::new(&cargo)
+        .current_dir(&root)
+        .args(["doc", "--workspace", "--no-deps", "--quiet"])
+        .env("RUSTDOCFLAGS", "-D warnings"))?;
     // The library crates must stay publishable: package them together
     // (each one's unpublished dependencies come from the others).
     eprintln!("xtask: cargo package (library crates)");

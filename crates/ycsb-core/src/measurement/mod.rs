@@ -43,7 +43,7 @@
 //!   `Double.toString` switches to `1.0E7` notation at 10^7 and above;
 //!   plain decimals parse everywhere, so we never use exponents.
 //! - Sections are listed in a fixed order ([`Operation::ALL`], then the
-//!   `Intended-` sections) and `Return=` lines in [`Status::ALL`] order,
+//!   `Intended-` sections) and `Return=` lines in [`Status::ALL`](ycsb_db::Status::ALL) order,
 //!   where Java follows hash-map order. Only statuses that occurred are
 //!   listed, as in Java.
 //! - No JVM lines (`[TOTAL_GCS_...]`, `[TOTAL_GC_TIME...]`): there is no
