@@ -167,8 +167,10 @@ fn warmup_is_excluded_from_the_report_but_kept_in_the_series() {
     let run = phase(&export, "run");
     let warmup = &run["observation"]["warmup"];
     let warm_ops = warmup["operations"].as_u64().unwrap();
-    // The status thread checks the count every few milliseconds.
-    assert!((400..450).contains(&warm_ops), "{warmup}");
+    // The status thread checks the count every few milliseconds, so the
+    // warm-up ends at or shortly after 400 operations; the upper bound is
+    // loose because a busy test machine can delay that thread.
+    assert!((400..900).contains(&warm_ops), "{warmup}");
     assert_eq!(run["operations"].as_u64().unwrap(), 1000 - warm_ops);
     let measured: u64 = run["sections"]
         .as_array()
@@ -266,7 +268,9 @@ fn a_target_adds_intended_latency_and_a_time_warmup_closes_an_interval() {
     let run = phase(&export, "run");
     let observation = &run["observation"];
     let end = observation["warmup"]["end_s"].as_f64().unwrap();
-    assert!((0.25..0.4).contains(&end), "{observation}");
+    // It ends at the first series tick after 0.25 s (0.3 s on an idle
+    // machine; later when the status thread is delayed).
+    assert!((0.25..1.0).contains(&end), "{observation}");
     let rows = observation["series"].as_array().unwrap();
     // The warm-up's last interval ends at the warm-up's end.
     let last_warm = rows.iter().rev().find(|r| r["warmup"] == true).unwrap();
