@@ -41,8 +41,8 @@ use std::io::{self, Write};
 use std::net::{Ipv4Addr, Shutdown, SocketAddr, SocketAddrV4, TcpStream};
 use std::sync::Arc;
 
-use crate::listener::Listener;
 pub use crate::listener::ServeError;
+use crate::listener::ServerHandle;
 use ycsb_db::{
     Fields, Properties, Property, PropertyDecl, PropertyError, Record, ScanResult, Status, Store,
     StoreThread, ThreadContext,
@@ -116,10 +116,7 @@ impl HttpServerConfig {
 }
 
 /// A running HTTP server. Dropping it stops the server.
-#[derive(Debug)]
-pub struct HttpServerHandle {
-    listener: Listener,
-}
+pub type HttpServerHandle = ServerHandle;
 
 /// Starts serving `store` on `addr` (port 0 picks a free port; see
 /// [`HttpServerHandle::local_addr`]). Use [`DEFAULT_ADDR`] to listen on
@@ -137,27 +134,7 @@ pub fn serve_http(
     let config = Arc::new(config);
     let handler =
         move |stream: TcpStream, id: usize| serve_connection(&*store, stream, id, &config);
-    Ok(HttpServerHandle {
-        listener: Listener::start("HTTP", addr, Arc::new(handler))?,
-    })
-}
-
-impl HttpServerHandle {
-    /// The address the server listens on (with the real port when 0 was
-    /// asked for).
-    pub fn local_addr(&self) -> SocketAddr {
-        self.listener.local_addr()
-    }
-
-    /// Stops accepting, closes every connection after its current request
-    /// and waits for all server threads.
-    ///
-    /// # Errors
-    ///
-    /// [`ServeError::Panicked`] when a server thread panicked.
-    pub fn stop(mut self) -> Result<(), ServeError> {
-        self.listener.shutdown()
-    }
+    ServerHandle::start("HTTP", addr, Arc::new(handler))
 }
 
 /// An answer being built.

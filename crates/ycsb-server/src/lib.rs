@@ -14,4 +14,4 @@ pub mod http;
 mod listener;
 pub mod resp;
 
-pub use listener::ServeError;
+pub use listener::{ServeError, ServerHandle};

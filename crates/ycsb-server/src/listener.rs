@@ -62,24 +62,25 @@ impl Drop for CloseOnDrop {
     }
 }
 
-/// A listening server: its address, its accept thread and its connections.
-pub(crate) struct Listener {
+/// A running server (RESP or HTTP): its address, its accept thread and its
+/// connections. Dropping it stops the server.
+pub struct ServerHandle {
     protocol: &'static str,
     addr: SocketAddr,
     shared: Arc<Shared>,
     accept: Option<JoinHandle<()>>,
 }
 
-impl std::fmt::Debug for Listener {
+impl std::fmt::Debug for ServerHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Listener")
+        f.debug_struct("ServerHandle")
             .field("protocol", &self.protocol)
             .field("addr", &self.addr)
             .finish_non_exhaustive()
     }
 }
 
-impl Listener {
+impl ServerHandle {
     /// Binds `addr` and accepts connections on a thread named after
     /// `protocol`, handing each to `handler` on a thread of its own.
     pub(crate) fn start(
@@ -117,15 +118,26 @@ impl Listener {
         })
     }
 
-    /// The address listened on (with the real port when 0 was asked for).
-    pub(crate) fn local_addr(&self) -> SocketAddr {
+    /// The address the server listens on (with the real port when 0 was
+    /// asked for).
+    pub fn local_addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Stops accepting, closes every connection after the request or
+    /// commands it has received and waits for all server threads.
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::Panicked`] when a server thread panicked.
+    pub fn stop(mut self) -> Result<(), ServeError> {
+        self.shutdown()
     }
 
     /// Stops accepting, shuts the reading side of every connection (an
     /// idle one sees the end of its input, one in progress still answers)
     /// and waits for every thread. Calling it again does nothing.
-    pub(crate) fn shutdown(&mut self) -> Result<(), ServeError> {
+    fn shutdown(&mut self) -> Result<(), ServeError> {
         let Some(accept) = self.accept.take() else {
             return Ok(());
         };
@@ -165,7 +177,7 @@ impl Listener {
     }
 }
 
-impl Drop for Listener {
+impl Drop for ServerHandle {
     fn drop(&mut self) {
         let _ = self.shutdown();
     }

@@ -41,8 +41,8 @@ use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, Shutdown, SocketAddr, SocketAddrV4, TcpStream};
 use std::sync::Arc;
 
-use crate::listener::Listener;
 pub use crate::listener::ServeError;
+use crate::listener::ServerHandle;
 use ycsb_db::{
     Fields, Properties, Property, PropertyDecl, PropertyError, Record, ScanResult, Status, Store,
     StoreThread, ThreadContext,
@@ -106,10 +106,7 @@ impl RespServerConfig {
 }
 
 /// A running RESP server. Dropping it stops the server.
-#[derive(Debug)]
-pub struct RespServerHandle {
-    listener: Listener,
-}
+pub type RespServerHandle = ServerHandle;
 
 /// Starts serving `store` over RESP on `addr` (port 0 picks a free port;
 /// see [`RespServerHandle::local_addr`]). Use [`DEFAULT_ADDR`] to listen on
@@ -128,27 +125,7 @@ pub fn serve_resp(
     let config = Arc::new(config);
     let handler =
         move |stream: TcpStream, id: usize| serve_connection(&*store, stream, id, &config);
-    Ok(RespServerHandle {
-        listener: Listener::start("RESP", addr, Arc::new(handler))?,
-    })
-}
-
-impl RespServerHandle {
-    /// The address the server listens on (with the real port when 0 was
-    /// asked for).
-    pub fn local_addr(&self) -> SocketAddr {
-        self.listener.local_addr()
-    }
-
-    /// Stops accepting, closes every connection after the commands it has
-    /// received and waits for all server threads.
-    ///
-    /// # Errors
-    ///
-    /// [`ServeError::Panicked`] when a server thread panicked.
-    pub fn stop(mut self) -> Result<(), ServeError> {
-        self.listener.shutdown()
-    }
+    ServerHandle::start("RESP", addr, Arc::new(handler))
 }
 
 /// One connection's state apart from its read buffer.
