@@ -12,6 +12,22 @@ use std::time::Duration;
 use common::*;
 use rel_support::*;
 
+/// Starts `command` with standard error piped, waits for its first status
+/// line (operations are succeeding against the server), then kills the
+/// server under it.
+fn start_then_kill_redis(
+    command: &mut std::process::Command,
+    redis: &mut Redis,
+) -> (std::process::Child, StderrLines) {
+    let mut child = command.stderr(Stdio::piped()).spawn().unwrap();
+    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    lines
+        .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
+        .expect("a status line");
+    redis.kill();
+    (child, lines)
+}
+
 /// Loads 200 records into a fresh redis-server, then starts an unbounded
 /// run with `errorbudget=budget` and kills the server once the run is
 /// under way.
@@ -27,7 +43,8 @@ fn run_until_redis_dies(threads: u32, budget: u64) -> (Option<i32>, String, serd
 
     let dir = tempfile::tempdir().unwrap();
     let export = dir.path().join("run.json");
-    let mut child = ycsb()
+    let mut command = ycsb();
+    command
         .args(["run", "redis", "-P", "workloads/workloada", "-p", &port])
         .args(["-p", "recordcount=200", "-p", "operationcount=0"])
         // The time limit only bounds a broken budget; the run must end
@@ -47,16 +64,8 @@ fn run_until_redis_dies(threads: u32, budget: u64) -> (Option<i32>, String, serd
         .arg("-p")
         .arg(format!("exportfile={}", export.display()))
         .args(["-s", "-p", "status.interval=1"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = StderrLines::new(child.stderr.take().unwrap());
-    // One status line means operations are succeeding against the server.
-    lines
-        .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
-        .expect("a status line");
-    redis.kill();
+        .stdout(Stdio::null());
+    let (mut child, mut lines) = start_then_kill_redis(&mut command, &mut redis);
     let status = wait_bounded(&mut child, Duration::from_secs(100), "the run");
     let err = lines.rest();
     (status.code(), err, read_json(&export))
@@ -252,7 +261,8 @@ fn error_budget_counts_every_retried_insert_of_a_load() {
     let mut redis = Redis::start(&[]);
     let dir = tempfile::tempdir().unwrap();
     let export = dir.path().join("load.json");
-    let mut child = ycsb()
+    let mut command = ycsb();
+    command
         .args(["load", "redis", "-p", &format!("redis.port={}", redis.port)])
         .args(["-p", "recordcount=100000000", "-p", "errorbudget=50"])
         // Retry each failed insert up to 1000 times at once: without the
@@ -261,15 +271,8 @@ fn error_budget_counts_every_retried_insert_of_a_load() {
         .args(["-p", "core_workload_insertion_retry_interval=0"])
         .args(["-p", "exporter=json", "-s", "-p", "status.interval=1", "-p"])
         .arg(format!("exportfile={}", export.display()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = StderrLines::new(child.stderr.take().unwrap());
-    lines
-        .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
-        .expect("a status line of the load");
-    redis.kill();
+        .stdout(Stdio::null());
+    let (mut child, mut lines) = start_then_kill_redis(&mut command, &mut redis);
     let status = wait_bounded(&mut child, Duration::from_secs(60), "the load");
     let err = lines.rest();
     assert_eq!(status.code(), Some(1), "{err}");
@@ -292,7 +295,8 @@ fn error_budget_counts_every_retried_insert_of_a_load() {
 #[test]
 fn sigint_ends_a_load_waiting_between_insert_retries() {
     let mut redis = Redis::start(&[]);
-    let mut child = ycsb()
+    let mut command = ycsb();
+    command
         .args(["load", "redis", "-p", &format!("redis.port={}", redis.port)])
         .args(["-p", "recordcount=100000000"])
         // A dead server, 1000 retries 3 s apart: about 50 minutes of
@@ -300,15 +304,8 @@ fn sigint_ends_a_load_waiting_between_insert_retries() {
         .args(["-p", "core_workload_insertion_retry_limit=1000"])
         .args(["-p", "core_workload_insertion_retry_interval=3"])
         .args(["-s", "-p", "status.interval=1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = StderrLines::new(child.stderr.take().unwrap());
-    lines
-        .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
-        .expect("a status line of the load");
-    redis.kill();
+        .stdout(Stdio::piped());
+    let (mut child, mut lines) = start_then_kill_redis(&mut command, &mut redis);
     // Let the thread fail and enter its retry wait.
     std::thread::sleep(Duration::from_millis(500));
     signal(&child, SIGINT);
