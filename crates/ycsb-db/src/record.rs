@@ -104,6 +104,35 @@ impl Record {
         });
     }
 
+    /// Appends a field whose value of `len` bytes is produced eight bytes
+    /// at a time by `next_chunk` (the last chunk is cut to fit).
+    ///
+    /// Unlike [`push_with`](Self::push_with) the value buffer is never
+    /// zeroed first: generated values are written once.
+    #[inline]
+    pub fn push_chunks(&mut self, name: &str, len: usize, mut next_chunk: impl FnMut() -> [u8; 8]) {
+        self.names.push_str(name);
+        let start = self.values.len();
+        let whole = len.next_multiple_of(8);
+        self.values.reserve(whole);
+        // Chunks go straight into the spare capacity: `extend_from_slice`
+        // per chunk would check the capacity and update the length 13 times
+        // for a 100-byte value, which cost more than generating it.
+        let spare = &mut self.values.spare_capacity_mut()[..whole];
+        for slot in spare.chunks_exact_mut(8) {
+            for (byte, value) in slot.iter_mut().zip(next_chunk()) {
+                byte.write(value);
+            }
+        }
+        // SAFETY: the loop above initialised `whole` >= `len` bytes past
+        // the old length, within the capacity reserved for them.
+        unsafe { self.values.set_len(start + len) };
+        self.ends.push(FieldEnds {
+            name_end: self.names.len(),
+            value_end: self.values.len(),
+        });
+    }
+
     /// Appends a field whose name arrives as bytes (for example decoded from
     /// an engine's stored value).
     ///
@@ -285,6 +314,24 @@ mod tests {
         r.push_with("g", 0, |_| {});
         assert_eq!(r.get("f"), Some(&b"xyz"[..]));
         assert_eq!(r.get("g"), Some(&b""[..]));
+    }
+
+    #[test]
+    fn push_chunks_cuts_the_last_chunk() {
+        for len in [0, 1, 7, 8, 9, 100] {
+            let mut r = Record::new();
+            let mut n = 0u8;
+            r.push_chunks("f", len, || {
+                n += 1;
+                [n; 8]
+            });
+            let value = r.get("f").unwrap();
+            assert_eq!(value.len(), len);
+            assert!(value
+                .iter()
+                .enumerate()
+                .all(|(i, &b)| b == (i / 8) as u8 + 1));
+        }
     }
 
     #[test]

@@ -49,7 +49,7 @@ pub mod zeta;
 mod zipfian;
 
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 
 pub use counter::{AcknowledgedCounter, Counter, Sequential, ACK_WINDOW_SIZE};
 pub use discrete::Discrete;
@@ -114,6 +114,7 @@ fn splitmix64(state: &mut u64) -> u64 {
 /// `Long.MIN_VALUE` itself; this function returns its bit pattern,
 /// 2^63, for that one hash value, where Java would go on with a negative
 /// number.
+#[inline]
 pub fn fnvhash64(v: u64) -> u64 {
     const OFFSET_BASIS: u64 = 0xCBF2_9CE4_8422_2325;
     const PRIME: u64 = 1_099_511_628_211;

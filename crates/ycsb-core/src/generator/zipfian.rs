@@ -208,6 +208,7 @@ impl Zipfian {
 }
 
 impl NumberGenerator for Zipfian {
+    #[inline]
     fn next_value(&mut self, rng: &mut Rng64) -> u64 {
         self.last = self.base + self.next_rank(rng);
         self.last
@@ -287,6 +288,7 @@ impl ScrambledZipfian {
 }
 
 impl NumberGenerator for ScrambledZipfian {
+    #[inline]
     fn next_value(&mut self, rng: &mut Rng64) -> u64 {
         let rank = self.inner.next_value(rng);
         self.last = self.min + fnvhash64(rank) % self.item_count;

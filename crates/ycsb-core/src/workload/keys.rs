@@ -25,22 +25,6 @@ pub enum KeyOrder {
 /// formatting divides the whole number again for every pair of digits),
 /// and the key is assembled in one copy.
 pub fn build_key_name(number: u64, order: KeyOrder, zero_padding: usize, out: &mut String) {
-    let number = match order {
-        KeyOrder::Hashed => fnvhash64(number),
-        KeyOrder::Ordered => number,
-    };
-    // "user" then 20 digit places: every u64 fits.
-    let mut buf = [b'0'; KEY_PREFIX.len() + 20];
-    buf[..KEY_PREFIX.len()].copy_from_slice(KEY_PREFIX.as_bytes());
-    let digits = &mut buf[KEY_PREFIX.len()..];
-    let low = (number % 100_000_000) as u32;
-    let rest = number / 100_000_000;
-    let middle = (rest % 100_000_000) as u32;
-    let high = (rest / 100_000_000) as u32; // below 10^4
-    write_4_digits(high, &mut digits[..4]);
-    write_8_digits(middle, &mut digits[4..12]);
-    write_8_digits(low, &mut digits[12..]);
-    let used = decimal_digits(number);
     out.clear();
     out.push_str(KEY_PREFIX);
     if zero_padding > 20 {
@@ -48,11 +32,57 @@ pub fn build_key_name(number: u64, order: KeyOrder, zero_padding: usize, out: &m
             out.push('0');
         }
     }
-    let first = KEY_PREFIX.len() + 20 - used.max(zero_padding.min(20));
-    // SAFETY: `buf` holds only ASCII: the prefix and the digits written
-    // above from `PAIRS`. (Checking would cost a tenth of an operation
-    // against the `basic` store.)
-    out.push_str(unsafe { std::str::from_utf8_unchecked(&buf[first..]) });
+    let name = KeyName::new(number, order, zero_padding);
+    out.push_str(&name.as_str()[KEY_PREFIX.len()..]);
+}
+
+/// A key name of at most 20 digit places, formatted into a fixed buffer:
+/// what [`build_key_name`] writes when `zero_padding` is 20 or less (more
+/// padding only adds zeros in front of the digits).
+#[derive(Clone, Copy)]
+pub(crate) struct KeyName {
+    /// "user" then 20 digit places.
+    bytes: [u8; KEY_PREFIX.len() + 20],
+    /// Where the name starts in `bytes`: the prefix is moved up to touch
+    /// the first digit used.
+    start: u8,
+}
+
+impl KeyName {
+    /// The name of `number`, padded to `zero_padding` digits (at most 20
+    /// count).
+    #[inline]
+    pub(crate) fn new(number: u64, order: KeyOrder, zero_padding: usize) -> Self {
+        let number = match order {
+            KeyOrder::Hashed => fnvhash64(number),
+            KeyOrder::Ordered => number,
+        };
+        let mut bytes = [b'0'; KEY_PREFIX.len() + 20];
+        let digits = &mut bytes[KEY_PREFIX.len()..];
+        let low = (number % 100_000_000) as u32;
+        let rest = number / 100_000_000;
+        let middle = (rest % 100_000_000) as u32;
+        let high = (rest / 100_000_000) as u32; // below 10^4
+        write_4_digits(high, &mut digits[..4]);
+        write_8_digits(middle, &mut digits[4..12]);
+        write_8_digits(low, &mut digits[12..]);
+        let used = decimal_digits(number).max(zero_padding.min(20));
+        let start = 20 - used;
+        bytes[start..start + KEY_PREFIX.len()].copy_from_slice(KEY_PREFIX.as_bytes());
+        KeyName {
+            bytes,
+            start: start as u8,
+        }
+    }
+
+    /// The name.
+    #[inline]
+    pub(crate) fn as_str(&self) -> &str {
+        // SAFETY: `bytes` holds only ASCII: the prefix and digits written
+        // from `PAIRS`. (Checking would cost a tenth of an operation
+        // against the `basic` store.)
+        unsafe { std::str::from_utf8_unchecked(&self.bytes[self.start as usize..]) }
+    }
 }
 
 /// "00" to "99".
@@ -84,8 +114,22 @@ fn write_8_digits(v: u32, out: &mut [u8]) {
 /// The number of decimal digits of `v` (1 for 0).
 #[inline]
 fn decimal_digits(v: u64) -> usize {
-    // ilog10 is a few instructions (leading zeros, a table lookup).
-    v.checked_ilog10().map_or(1, |d| d as usize + 1)
+    // The bit length gives the digit count or one less (1233/4096 is just
+    // above log10(2)); one comparison settles which. Shorter than
+    // `ilog10`'s general path, and this runs for every key.
+    const POWERS: [u64; 20] = {
+        let mut powers = [1u64; 20];
+        let mut i = 1;
+        while i < 20 {
+            powers[i] = powers[i - 1] * 10;
+            i += 1;
+        }
+        powers
+    };
+    let v = v | 1;
+    let bits = 64 - v.leading_zeros() as usize;
+    let guess = (bits * 1233) >> 12;
+    guess + usize::from(v >= POWERS[guess])
 }
 
 /// The key name of `number`, allocating; see [`build_key_name`].
@@ -185,6 +229,24 @@ mod tests {
                 assert_eq!(out, format!("user{n:0pad$}"), "{n} padded to {pad}");
             }
         }
+    }
+
+    #[test]
+    fn decimal_digits_match_the_formatted_length() {
+        let mut v = 1u64;
+        for _ in 0..20 {
+            for n in [
+                v - 1,
+                v,
+                v + 1,
+                v.saturating_mul(5),
+                v.saturating_mul(10) - 1,
+            ] {
+                assert_eq!(decimal_digits(n), n.to_string().len(), "{n}");
+            }
+            v = v.saturating_mul(10);
+        }
+        assert_eq!(decimal_digits(u64::MAX), 20);
     }
 
     #[test]

@@ -8,13 +8,16 @@
 
 mod clients;
 pub mod datafile;
+mod keychooser;
 mod keys;
 mod timing;
 mod values;
 
 pub use clients::{ClientPartition, CLIENT_COUNT, CLIENT_INDEX};
 pub use keys::{build_key_name, key_name, KeyOrder, KEY_PREFIX};
-pub use values::{build_deterministic_value, fill_random_printable};
+pub use values::{
+    build_deterministic_value, fill_random_printable, random_printable_word, ValueRng,
+};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -34,6 +37,13 @@ use crate::generator::{
     ZIPFIAN_CONSTANT,
 };
 use crate::measurement::{Operation, Recorder};
+use keychooser::{Distribution, KeyChooser};
+
+/// The random stream of a thread's key chooser is this bit or'ed with the
+/// thread id; the thread's other draws use the thread id's own stream.
+const KEY_STREAM: u64 = 1 << 40;
+/// The same for the stream of a thread's field values.
+const VALUE_STREAM: u64 = 2 << 40;
 
 /// `workload`: the workload class, as Java's property files name it.
 pub const WORKLOAD_CLASS: Property<String> = Property::new(
@@ -849,11 +859,11 @@ impl CoreWorkload {
         let generator = |property: &'static str| {
             move |source: GeneratorError| WorkloadError::Generator { property, source }
         };
-        let keys = match &self.keys {
-            KeySpec::Uniform(lb, ub) => KeyChooser::Uniform(
+        let distribution = match &self.keys {
+            KeySpec::Uniform(lb, ub) => Distribution::Uniform(
                 Uniform::new(*lb, *ub).map_err(generator("requestdistribution"))?,
             ),
-            KeySpec::Sequential(lb, ub) => KeyChooser::Sequential(
+            KeySpec::Sequential(lb, ub) => Distribution::Sequential(
                 Sequential::new(*lb, *ub, thread_id as u64, thread_count as u64)
                     .map_err(generator("requestdistribution"))?,
             ),
@@ -863,16 +873,28 @@ impl CoreWorkload {
                 } else {
                     ScrambledZipfian::with_constant(*min, *max, *theta)
                 };
-                KeyChooser::Zipfian(chooser.map_err(generator("zipfian_const"))?)
+                Distribution::Zipfian(chooser.map_err(generator("zipfian_const"))?)
             }
-            KeySpec::Latest => KeyChooser::Latest(SkewedLatest::new(self.inserts.clone())),
-            KeySpec::Hotspot { lb, ub, data, opn } => KeyChooser::Hotspot(
+            KeySpec::Latest => Distribution::Latest(SkewedLatest::new(self.inserts.clone())),
+            KeySpec::Hotspot { lb, ub, data, opn } => Distribution::Hotspot(
                 Hotspot::new(*lb, *ub, *data, *opn).map_err(generator("hotspotdatafraction"))?,
             ),
-            KeySpec::Exponential { percentile, range } => KeyChooser::Exponential(
+            KeySpec::Exponential { percentile, range } => Distribution::Exponential(
                 Exponential::new(*percentile, *range).map_err(generator("exponential.frac"))?,
             ),
         };
+        let mut keys = KeyChooser::new(
+            distribution,
+            seeded_rng(seed, KEY_STREAM | thread_id as u64),
+        );
+        if self.data.is_none() && self.zero_padding <= 20 {
+            keys = keys.with_names(keychooser::Naming {
+                order: self.key_order,
+                zero_padding: self.zero_padding,
+                clients: self.clients,
+                record_count: self.record_count,
+            });
+        }
         let field_length = match &self.field_length {
             FieldLengthSpec::Constant(n) => FieldLength::Constant(*n as usize),
             FieldLengthSpec::Uniform(lb, ub) => FieldLength::Generator(Box::new(
@@ -899,6 +921,10 @@ impl CoreWorkload {
             origin: (thread_id, thread_count, seed),
             local: false,
             rng: seeded_rng(seed, thread_id as u64),
+            value_rng: ValueRng::new(rand::RngCore::next_u64(&mut seeded_rng(
+                seed,
+                VALUE_STREAM | thread_id as u64,
+            ))),
             keys,
             operations: Discrete::new(self.mix.clone()).map_err(generator("readproportion"))?,
             field_chooser: Uniform::new(0, self.field_names.len() as u64 - 1)
@@ -952,15 +978,6 @@ pub fn split_range(start: u64, count: u64, part: usize, parts: usize) -> std::op
     begin..begin + len
 }
 
-enum KeyChooser {
-    Uniform(Uniform),
-    Zipfian(ScrambledZipfian),
-    Latest(SkewedLatest),
-    Hotspot(Hotspot),
-    Sequential(Sequential),
-    Exponential(Exponential),
-}
-
 enum FieldLength {
     Constant(usize),
     Generator(Box<dyn NumberGenerator>),
@@ -976,6 +993,8 @@ pub struct WorkloadThread<'w> {
     /// Whether the state was built by the thread that runs it.
     local: bool,
     rng: Rng64,
+    /// The stream field values are drawn from.
+    value_rng: ValueRng,
     keys: KeyChooser,
     operations: Discrete<TransactionKind>,
     field_chooser: Uniform,
@@ -1130,37 +1149,19 @@ impl WorkloadThread<'_> {
 
     /// The key number of the next run-phase operation: drawn from the
     /// request distribution, never beyond the last acknowledged insert.
-    fn next_key_number(&mut self) -> u64 {
-        let limit = self.workload.inserts.limit().unwrap_or(0);
-        match &mut self.keys {
-            KeyChooser::Exponential(gen) => loop {
-                let back = gen.next_value(&mut self.rng);
-                if back <= limit {
-                    return limit - back;
-                }
-            },
-            KeyChooser::Latest(gen) => gen.next_value(&mut self.rng),
-            other => loop {
-                let number = match other {
-                    KeyChooser::Uniform(g) => g.next_value(&mut self.rng),
-                    KeyChooser::Zipfian(g) => g.next_value(&mut self.rng),
-                    KeyChooser::Hotspot(g) => g.next_value(&mut self.rng),
-                    KeyChooser::Sequential(g) => g.next_value(&mut self.rng),
-                    KeyChooser::Latest(g) => g.next_value(&mut self.rng),
-                    KeyChooser::Exponential(g) => g.next_value(&mut self.rng),
-                };
-                if number <= limit {
-                    return number;
-                }
-            },
-        }
-    }
-
+    /// Chooses the key of the next run-phase operation into `self.key`:
+    /// drawn from the request distribution, never beyond the last
+    /// acknowledged insert.
     fn next_key(&mut self) {
         let workload = self.workload;
-        let number = workload
-            .clients
-            .key_number(workload.record_count, self.next_key_number());
+        let limit = workload.inserts.limit().unwrap_or(0);
+        let drawn = self.keys.next(limit);
+        if let Some(name) = self.keys.last_name() {
+            self.key.clear();
+            self.key.push_str(name);
+            return;
+        }
+        let number = workload.clients.key_number(workload.record_count, drawn);
         if let Some(key) = workload.data.as_ref().and_then(|d| d.run_key(number)) {
             self.key.clear();
             self.key.push_str(key);
@@ -1207,9 +1208,9 @@ impl WorkloadThread<'_> {
             build_deterministic_value(&self.key, name, length, &mut self.expected);
             self.values.push(name, &self.expected);
         } else {
-            let rng = &mut self.rng;
+            let rng = &mut self.value_rng;
             self.values
-                .push_with(name, length, |buf| fill_random_printable(rng, buf));
+                .push_chunks(name, length, || random_printable_word(rng));
         }
     }
 

@@ -1,0 +1,225 @@
+//! The run phase's key numbers: the request distribution, drawn ahead in
+//! small batches where the distribution allows it.
+//!
+//! Why batches: drawing one scrambled-zipfian key is a chain of dependent
+//! steps (a uniform draw, `ln`, `exp`, eight dependent multiplications of
+//! FNV-1a, a 64-bit division) whose latency, not its instruction count, set
+//! the pace when each operation drew its own key just before using it.
+//! Drawing [`BATCH`] keys in one loop gives the CPU independent chains to
+//! overlap. Keys drawn ahead are the same keys that would have been drawn
+//! one at a time: the chooser has its own random stream, and its draws do
+//! not depend on anything that changes between operations.
+//!
+//! The one exception is `latest`, whose draw depends on the number of
+//! inserts acknowledged at that moment; it is drawn per operation.
+//!
+//! The key names (FNV-1a again, then the digits) are formatted ahead in the
+//! same way when the workload's keys are generated names: the name of a
+//! number depends on nothing but the number.
+
+use super::clients::ClientPartition;
+use super::keys::{KeyName, KeyOrder};
+use crate::generator::{
+    Exponential, Hotspot, NumberGenerator, Rng64, ScrambledZipfian, Sequential, SkewedLatest,
+    Uniform,
+};
+
+/// How many key numbers are drawn ahead at a time: enough independent work
+/// to fill the CPU's out-of-order window several times over, small enough
+/// to stay in one or two cache lines.
+pub(crate) const BATCH: usize = 16;
+
+/// A request distribution over key numbers.
+pub(crate) enum Distribution {
+    /// `uniform`.
+    Uniform(Uniform),
+    /// `zipfian`: Java's scrambled zipfian.
+    Zipfian(ScrambledZipfian),
+    /// `latest`: skewed towards the most recent acknowledged insert.
+    Latest(SkewedLatest),
+    /// `hotspot`.
+    Hotspot(Hotspot),
+    /// `sequential`.
+    Sequential(Sequential),
+    /// `exponential`: a distance back from the last acknowledged insert.
+    Exponential(Exponential),
+}
+
+/// How key numbers become names, for formatting them ahead.
+#[derive(Clone, Copy)]
+pub(crate) struct Naming {
+    /// `insertorder`.
+    pub(crate) order: KeyOrder,
+    /// `zeropadding`, at most 20.
+    pub(crate) zero_padding: usize,
+    /// This client's share of run-phase insert numbers.
+    pub(crate) clients: ClientPartition,
+    /// `recordcount`.
+    pub(crate) record_count: u64,
+}
+
+/// One thread's key chooser: the distribution, its own random stream and
+/// the key numbers drawn ahead.
+pub(crate) struct KeyChooser {
+    distribution: Distribution,
+    rng: Rng64,
+    ahead: [u64; BATCH],
+    /// Index of the next unused entry of `ahead`; `BATCH` when none is left.
+    next: usize,
+    /// The names of `ahead`, when they are formatted ahead.
+    names: Option<(Naming, Box<[KeyName; BATCH]>)>,
+    /// Whether the last number returned came from `ahead` (so its name is
+    /// `names[next - 1]`).
+    last_was_ahead: bool,
+}
+
+impl KeyChooser {
+    /// A chooser drawing from `distribution` with the random stream `rng`.
+    pub(crate) fn new(distribution: Distribution, rng: Rng64) -> Self {
+        KeyChooser {
+            distribution,
+            rng,
+            ahead: [0; BATCH],
+            next: BATCH,
+            names: None,
+            last_was_ahead: false,
+        }
+    }
+
+    /// Also formats the names of the numbers drawn ahead, as `naming` says.
+    pub(crate) fn with_names(mut self, naming: Naming) -> Self {
+        let blank = KeyName::new(0, naming.order, naming.zero_padding);
+        self.names = Some((naming, Box::new([blank; BATCH])));
+        self
+    }
+
+    /// The name of the number [`next`](Self::next) returned last, when it
+    /// was formatted ahead.
+    #[inline]
+    pub(crate) fn last_name(&self) -> Option<&str> {
+        match &self.names {
+            Some((_, names)) if self.last_was_ahead => Some(names[self.next - 1].as_str()),
+            _ => None,
+        }
+    }
+
+    /// The next key number, never above `limit` (the last acknowledged
+    /// insert): numbers beyond it are skipped, as Java draws again.
+    #[inline]
+    pub(crate) fn next(&mut self, limit: u64) -> u64 {
+        match &mut self.distribution {
+            Distribution::Latest(gen) => {
+                self.last_was_ahead = false;
+                gen.next_value(&mut self.rng)
+            }
+            Distribution::Exponential(_) => {
+                // The number depends on the limit at this moment: no name
+                // could be formatted ahead.
+                self.last_was_ahead = false;
+                loop {
+                    let back = self.take();
+                    if back <= limit {
+                        return limit - back;
+                    }
+                }
+            }
+            _ => loop {
+                let number = self.take();
+                if number <= limit {
+                    self.last_was_ahead = true;
+                    return number;
+                }
+            },
+        }
+    }
+
+    #[inline]
+    fn take(&mut self) -> u64 {
+        if self.next == BATCH {
+            self.refill();
+        }
+        let value = self.ahead[self.next];
+        self.next += 1;
+        value
+    }
+
+    #[inline(never)]
+    fn refill(&mut self) {
+        let (rng, ahead) = (&mut self.rng, &mut self.ahead);
+        match &mut self.distribution {
+            Distribution::Uniform(g) => fill(g, rng, ahead),
+            Distribution::Zipfian(g) => fill(g, rng, ahead),
+            Distribution::Hotspot(g) => fill(g, rng, ahead),
+            Distribution::Sequential(g) => fill(g, rng, ahead),
+            Distribution::Exponential(g) => fill(g, rng, ahead),
+            Distribution::Latest(g) => fill(g, rng, ahead),
+        }
+        if let Some((naming, names)) = &mut self.names {
+            for (name, &number) in names.iter_mut().zip(ahead.iter()) {
+                let number = naming.clients.key_number(naming.record_count, number);
+                *name = KeyName::new(number, naming.order, naming.zero_padding);
+            }
+        }
+        self.next = 0;
+    }
+}
+
+/// One loop per generator type, so each is compiled with the draw inlined.
+#[inline(always)]
+fn fill<G: NumberGenerator>(gen: &mut G, rng: &mut Rng64, ahead: &mut [u64; BATCH]) {
+    for slot in ahead {
+        *slot = gen.next_value(rng);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generator::seeded_rng;
+
+    /// Drawing ahead must not change which keys come out: the batched
+    /// chooser yields exactly the sequence of one-at-a-time draws from the
+    /// same stream.
+    #[test]
+    fn batched_draws_equal_one_at_a_time_draws() {
+        let mut batched = KeyChooser::new(
+            Distribution::Zipfian(ScrambledZipfian::new(0, 999_999).unwrap()),
+            seeded_rng(9, 3),
+        );
+        let mut single = ScrambledZipfian::new(0, 999_999).unwrap();
+        let mut rng = seeded_rng(9, 3);
+        for _ in 0..10 * BATCH + 3 {
+            assert_eq!(batched.next(u64::MAX), single.next_value(&mut rng));
+        }
+    }
+
+    /// Numbers above the limit are skipped without losing the order of the
+    /// others.
+    #[test]
+    fn numbers_above_the_limit_are_skipped_in_order() {
+        let mut batched = KeyChooser::new(
+            Distribution::Sequential(Sequential::new(0, 99, 0, 1).unwrap()),
+            seeded_rng(1, 0),
+        );
+        let mut single = Sequential::new(0, 99, 0, 1).unwrap();
+        let mut rng = seeded_rng(1, 0);
+        let expected: Vec<u64> = (0..200)
+            .map(|_| single.next_value(&mut rng))
+            .filter(|&n| n <= 49)
+            .take(60)
+            .collect();
+        let got: Vec<u64> = (0..60).map(|_| batched.next(49)).collect();
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn exponential_counts_back_from_the_limit() {
+        let mut chooser = KeyChooser::new(
+            Distribution::Exponential(Exponential::new(95.0, 1000.0).unwrap()),
+            seeded_rng(2, 0),
+        );
+        for _ in 0..1000 {
+            assert!(chooser.next(500) <= 500);
+        }
+    }
+}
