@@ -66,6 +66,7 @@
 //!   default).
 
 mod export;
+mod flat;
 mod format;
 mod hdrlog;
 mod recorder;

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use hdrhistogram::{Counter, Histogram};
 use ycsb_db::Status;
 
+use super::flat::FlatCounts;
 use super::report::{PercentileLatency, PhaseReport, SectionReport, StatusCount};
 use super::{MeasurementInterval, MeasurementSettings, Operation};
 
@@ -31,27 +32,95 @@ const LOCAL_LIMIT: u64 = 1 << 31;
 /// before a count could overflow. The status thread's merged figures count
 /// in 64 bits.
 #[derive(Clone, Debug)]
-struct Stats<C: Counter> {
-    histogram: Histogram<C>,
+struct Stats<H> {
+    histogram: H,
     min_ns: u64,
     max_ns: u64,
     sum_ns: u128,
     statuses: [u64; Status::COUNT],
 }
 
-impl<C: Counter> Stats<C> {
-    #[cold]
-    #[inline(never)]
-    fn boxed() -> Box<Self> {
-        // An auto-resizing histogram starts tiny and grows to the largest
-        // value recorded, so memory follows the latencies actually seen.
-        let histogram = match Histogram::new(SIGNIFICANT_DIGITS) {
+/// Where a section keeps its latencies: an HdrHistogram, or a worker's
+/// [`FlatCounts`] in the same layout.
+trait Latencies {
+    /// An empty store that grows with the values recorded, so memory
+    /// follows the latencies actually seen.
+    fn empty() -> Self;
+    fn record(&mut self, latency_ns: u64);
+    fn len(&self) -> u64;
+    fn reset(&mut self);
+    #[cfg(test)]
+    fn bytes(&self) -> usize;
+}
+
+impl<C: Counter> Latencies for Histogram<C> {
+    fn empty() -> Self {
+        match Histogram::new(SIGNIFICANT_DIGITS) {
             Ok(h) => h,
             // 3 significant digits is always within HdrHistogram's 0..=5.
             Err(e) => unreachable!("HdrHistogram refused 3 significant digits: {e:?}"),
-        };
+        }
+    }
+
+    #[inline]
+    fn record(&mut self, latency_ns: u64) {
+        // `record` grows the histogram to fit (saturating_record would
+        // clamp instead); it fails only if the counts array cannot grow,
+        // and then clamping is the best left to do.
+        if Histogram::record(self, latency_ns).is_err() {
+            self.saturating_record(latency_ns);
+        }
+    }
+
+    fn len(&self) -> u64 {
+        Histogram::len(self)
+    }
+
+    fn reset(&mut self) {
+        // Keeps the counts array, so the next round allocates nothing.
+        Histogram::reset(self);
+    }
+
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
+        self.distinct_values() * std::mem::size_of::<C>()
+    }
+}
+
+impl Latencies for FlatCounts {
+    fn empty() -> Self {
+        FlatCounts::default()
+    }
+
+    #[inline]
+    fn record(&mut self, latency_ns: u64) {
+        FlatCounts::record(self, latency_ns);
+    }
+
+    fn len(&self) -> u64 {
+        FlatCounts::len(self)
+    }
+
+    fn reset(&mut self) {
+        // Drained sections are zero already; this only matters for one
+        // dropped without a drain.
+        if self.len() != 0 {
+            *self = FlatCounts::default();
+        }
+    }
+
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
+        FlatCounts::bytes(self)
+    }
+}
+
+impl<H: Latencies> Stats<H> {
+    #[cold]
+    #[inline(never)]
+    fn boxed() -> Box<Self> {
         Box::new(Stats {
-            histogram,
+            histogram: H::empty(),
             min_ns: u64::MAX,
             max_ns: 0,
             sum_ns: 0,
@@ -61,23 +130,18 @@ impl<C: Counter> Stats<C> {
 
     #[inline]
     fn record(&mut self, latency_ns: u64) {
-        // `record` grows the histogram to fit (saturating_record would
-        // clamp instead); it fails only if the counts array cannot grow,
-        // and then clamping is the best left to do.
-        if self.histogram.record(latency_ns).is_err() {
-            self.histogram.saturating_record(latency_ns);
-        }
+        self.histogram.record(latency_ns);
         self.min_ns = self.min_ns.min(latency_ns);
         self.max_ns = self.max_ns.max(latency_ns);
         self.sum_ns += u128::from(latency_ns);
     }
 
     fn is_empty(&self) -> bool {
-        self.histogram.is_empty() && self.statuses.iter().all(|&c| c == 0)
+        self.histogram.len() == 0 && self.statuses.iter().all(|&c| c == 0)
     }
 
     /// Merges everything but the histogram.
-    fn merge_figures<D: Counter>(&mut self, other: &Stats<D>) {
+    fn merge_figures<G>(&mut self, other: &Stats<G>) {
         self.min_ns = self.min_ns.min(other.min_ns);
         self.max_ns = self.max_ns.max(other.max_ns);
         self.sum_ns += other.sum_ns;
@@ -87,8 +151,6 @@ impl<C: Counter> Stats<C> {
     }
 
     fn reset(&mut self) {
-        // Keeps the histogram's counts array, so the next round allocates
-        // nothing.
         self.histogram.reset();
         self.min_ns = u64::MAX;
         self.max_ns = 0;
@@ -115,15 +177,17 @@ impl<C: Counter> Stats<C> {
         }
     }
 
+    /// Bytes held by the latency counts, for the memory bound test.
+    #[cfg(test)]
+    fn histogram_bytes(&self) -> usize {
+        self.histogram.bytes()
+    }
+}
+
+impl<C: Counter> Stats<Histogram<C>> {
     /// The value at `percentile` (in `(0, 100]`), by [`java_percentile`].
     fn percentile_ns(&self, percentile: f64) -> u64 {
         java_percentile(&self.histogram, percentile)
-    }
-
-    /// Bytes held by the histogram's counts, for the memory bound test.
-    #[cfg(test)]
-    fn histogram_bytes(&self) -> usize {
-        self.histogram.distinct_values() * std::mem::size_of::<C>()
     }
 }
 
@@ -154,32 +218,30 @@ pub fn java_percentile<C: Counter>(histogram: &Histogram<C>, percentile: f64) ->
     histogram.value_at_quantile(quantile)
 }
 
-/// A per-thread section.
-type Narrow = Stats<u32>;
+/// A worker's own section, recorded on every operation.
+type Local = Stats<FlatCounts>;
+/// A slot's section.
+type Narrow = Stats<Histogram<u32>>;
 /// A merged section.
-type Wide = Stats<u64>;
+type Wide = Stats<Histogram<u64>>;
 
 impl Narrow {
-    /// Adds a recorder's section to a slot's (same counters: a plain copy
-    /// or addition of the counts arrays).
-    fn merge(&mut self, other: &Narrow) {
-        // Auto-resizing addition fails only when the counts array cannot
-        // grow; nothing better can be done then than keep the other
-        // figures.
-        let _ = self.histogram.add(&other.histogram);
+    /// Moves a recorder's section into a slot's.
+    fn take_local(&mut self, other: &mut Local) {
+        other.histogram.drain_into(&mut self.histogram);
         self.merge_figures(other);
     }
 }
 
 impl Wide {
     /// Adds merged figures (interval into totals).
-    fn merge(&mut self, other: &Wide) {
+    fn merge(&mut self, other: &mut Wide) {
         let _ = self.histogram.add(&other.histogram);
         self.merge_figures(other);
     }
 
     /// Adds a slot's section, bucket by bucket.
-    fn merge_narrow(&mut self, other: &Narrow) {
+    fn merge_narrow(&mut self, other: &mut Narrow) {
         for bucket in other.histogram.iter_recorded() {
             // The bucket's value falls into the same bucket here: both
             // histograms have the same precision and unit.
@@ -191,23 +253,23 @@ impl Wide {
     }
 }
 
-type Sections<C> = [Option<Box<Stats<C>>>; SECTIONS];
+type Sections<H> = [Option<Box<Stats<H>>>; SECTIONS];
 
-fn empty_sections<C: Counter>() -> Sections<C> {
+fn empty_sections<H>() -> Sections<H> {
     std::array::from_fn(|_| None)
 }
 
 #[inline]
-fn section<C: Counter>(sections: &mut Sections<C>, index: usize) -> &mut Stats<C> {
+fn section<H: Latencies>(sections: &mut Sections<H>, index: usize) -> &mut Stats<H> {
     sections[index].get_or_insert_with(Stats::boxed)
 }
 
 /// Moves every non-empty section of `from` into `into` with `merge`,
 /// leaving `from`'s sections empty but allocated.
-fn drain_into<C: Counter, D: Counter>(
-    from: &mut Sections<C>,
-    into: &mut Sections<D>,
-    merge: impl Fn(&mut Stats<D>, &Stats<C>),
+fn drain_into<H: Latencies, G: Latencies>(
+    from: &mut Sections<H>,
+    into: &mut Sections<G>,
+    merge: impl Fn(&mut Stats<G>, &mut Stats<H>),
 ) {
     for (index, stats) in from.iter_mut().enumerate() {
         if let Some(stats) = stats.as_deref_mut() {
@@ -244,7 +306,7 @@ fn to_us(ns: u64) -> u64 {
 /// One thread's published data, waiting for the status thread.
 #[derive(Debug)]
 struct Slot {
-    sections: Sections<u32>,
+    sections: Sections<Histogram<u32>>,
 }
 
 /// Adds the time-series interval to the status interval and the totals,
@@ -280,9 +342,9 @@ struct Aggregate {
     /// Whether time-series ticks take the slots in: status intervals then
     /// leave them to the ticks, so that every operation is in one tick.
     ticking: bool,
-    series: Sections<u64>,
-    interval: Sections<u64>,
-    totals: Sections<u64>,
+    series: Sections<Histogram<u64>>,
+    interval: Sections<Histogram<u64>>,
+    totals: Sections<Histogram<u64>>,
 }
 
 /// The measurements of one phase, shared by all threads (it is `Sync`).
@@ -405,7 +467,7 @@ impl Measurements {
                 // so that a log's intervals cover the phase without gaps.
                 histograms.push(SectionHistogram {
                     name,
-                    histogram: Stats::<u64>::boxed().histogram,
+                    histogram: Histogram::<u64>::empty(),
                 });
             }
             sections.push(figures);
@@ -425,7 +487,7 @@ impl Measurements {
     }
 
     /// Drains every slot into `series`.
-    fn drain_slots(&self, series: &mut Sections<u64>) {
+    fn drain_slots(&self, series: &mut Sections<Histogram<u64>>) {
         for slot in lock(&self.slots).iter() {
             drain_into(&mut lock(slot).sections, series, Wide::merge_narrow);
         }
@@ -511,7 +573,7 @@ impl Measurements {
     /// bound test.
     #[cfg(test)]
     pub(crate) fn histogram_bytes(&self) -> usize {
-        fn sum<C: Counter>(s: &Sections<C>) -> usize {
+        fn sum<H: Latencies>(s: &Sections<H>) -> usize {
             s.iter().flatten().map(|s| s.histogram_bytes()).sum()
         }
         let aggregate = lock(&self.aggregate);
@@ -530,7 +592,7 @@ impl Measurements {
 #[derive(Debug)]
 pub struct Recorder {
     mode: MeasurementInterval,
-    local: Sections<u32>,
+    local: Sections<FlatCounts>,
     /// Records since the last publication.
     pending: u64,
     slot: Arc<Mutex<Slot>>,
@@ -610,7 +672,7 @@ impl Recorder {
                 Wide::merge_narrow,
             );
         }
-        drain_into(&mut self.local, &mut slot.sections, Narrow::merge);
+        drain_into(&mut self.local, &mut slot.sections, Narrow::take_local);
         self.pending = 0;
     }
 
@@ -618,8 +680,8 @@ impl Recorder {
     /// 32-bit bucket count (no bucket holds more than its section's total).
     fn would_overflow(&self, slot: &Slot) -> bool {
         self.local.iter().zip(&slot.sections).any(|(local, slot)| {
-            let count = |s: &Option<Box<Narrow>>| s.as_deref().map_or(0, Narrow::count);
-            count(local) + count(slot) > u64::from(u32::MAX)
+            let local = local.as_deref().map_or(0, Local::count);
+            local + slot.as_deref().map_or(0, Narrow::count) > u64::from(u32::MAX)
         })
     }
 }
