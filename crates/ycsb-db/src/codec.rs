@@ -3,6 +3,14 @@
 //! A record is one engine value: for each field, the name's length as a
 //! LEB128 varint, the name, the value's length as a varint, the value.
 //! Ten 100-byte fields cost 10 × (1 + 6 + 1) = 80 bytes of framing.
+//!
+//! Decoding is on the read path of every embedded-engine operation, so it
+//! is written for the common case: lengths below 128 (one varint byte) and
+//! ASCII field names are checked inline, the general cases out of line.
+//! A profile of LevelDB workload C (callgrind, 200,000 cached reads) had
+//! the earlier straightforward version at about 2,300 instructions per
+//! read, half of what LevelDB's own `Get` costs, of which 900 were
+//! `str::from_utf8` on the ten field names.
 
 use crate::record::{Fields, Record};
 
@@ -25,7 +33,21 @@ fn put_varint(out: &mut Vec<u8>, mut v: usize) {
     out.push(v as u8);
 }
 
+/// Reads a varint at `*pos`: one byte (every length below 128) inline,
+/// longer ones in [`get_varint_slow`].
+#[inline(always)]
 fn get_varint(bytes: &[u8], pos: &mut usize) -> Result<usize, DecodeError> {
+    match bytes.get(*pos) {
+        Some(&b) if b < 0x80 => {
+            *pos += 1;
+            Ok(b as usize)
+        }
+        _ => get_varint_slow(bytes, pos),
+    }
+}
+
+#[inline(never)]
+fn get_varint_slow(bytes: &[u8], pos: &mut usize) -> Result<usize, DecodeError> {
     let mut value: usize = 0;
     for shift in (0..64).step_by(7) {
         let Some(&b) = bytes.get(*pos) else {
@@ -46,28 +68,93 @@ fn get_varint(bytes: &[u8], pos: &mut usize) -> Result<usize, DecodeError> {
     })
 }
 
+#[inline(always)]
 fn take<'a>(bytes: &'a [u8], pos: &mut usize, len: usize) -> Result<&'a [u8], DecodeError> {
-    let end = pos
-        .checked_add(len)
-        .filter(|&e| e <= bytes.len())
-        .ok_or(DecodeError {
-            offset: *pos,
+    let start = *pos;
+    match start.checked_add(len).and_then(|end| bytes.get(start..end)) {
+        Some(slice) => {
+            *pos = start + len;
+            Ok(slice)
+        }
+        None => Err(DecodeError {
+            offset: start,
             reason: "length past the end of the value",
-        })?;
-    let slice = &bytes[*pos..end];
-    *pos = end;
-    Ok(slice)
+        }),
+    }
+}
+
+/// Whether `b` is ASCII, for the short strings field names are: two
+/// overlapping word loads cover 4 to 16 bytes without a loop.
+#[inline(always)]
+fn is_ascii_short(b: &[u8]) -> bool {
+    let n = b.len();
+    let word = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+    let dword = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    match n {
+        0..=3 => b.iter().all(|&c| c < 0x80),
+        4..=7 => (word(0) | word(n - 4)) & 0x8080_8080 == 0,
+        8..=16 => (dword(0) | dword(n - 8)) & 0x8080_8080_8080_8080 == 0,
+        _ => b.is_ascii(),
+    }
+}
+
+/// A stored field name as text. Names are ASCII in practice (`field0`…),
+/// which [`is_ascii_short`] proves in a few instructions; anything else
+/// goes through the full UTF-8 check.
+#[inline(always)]
+fn name_str(name: &[u8], offset: usize) -> Result<&str, DecodeError> {
+    if is_ascii_short(name) {
+        // SAFETY: every byte is below 0x80, and ASCII is valid UTF-8.
+        return Ok(unsafe { std::str::from_utf8_unchecked(name) });
+    }
+    std::str::from_utf8(name).map_err(|_| DecodeError {
+        offset,
+        reason: "field name is not UTF-8",
+    })
+}
+
+/// One field of an encoded record, as borrowed slices of it.
+struct RawField<'a> {
+    name: &'a str,
+    value: &'a [u8],
+}
+
+/// Reads the field at `*pos` and moves past it.
+#[inline(always)]
+fn next_field<'a>(bytes: &'a [u8], pos: &mut usize) -> Result<RawField<'a>, DecodeError> {
+    let name_len = get_varint(bytes, pos)?;
+    let name_at = *pos;
+    let name = take(bytes, pos, name_len)?;
+    let value_len = get_varint(bytes, pos)?;
+    let value = take(bytes, pos, value_len)?;
+    Ok(RawField {
+        name: name_str(name, name_at)?,
+        value,
+    })
 }
 
 /// Appends the encoding of `record` to `out` (which is not cleared, so a
 /// caller can reuse one buffer across operations).
 pub fn encode(record: &Record, out: &mut Vec<u8>) {
+    // One reservation for the values and typical framing (names of up to a
+    // dozen bytes), so that a fresh buffer does not grow field by field; a
+    // reused one already has the room.
+    out.reserve(record.value_bytes() + 16 * record.len());
     for field in record.iter() {
-        put_varint(out, field.name.len());
-        out.extend_from_slice(field.name.as_bytes());
-        put_varint(out, field.value.len());
-        out.extend_from_slice(field.value);
+        put_field(out, field.name, field.value);
     }
+}
+
+#[inline(always)]
+fn put_field(out: &mut Vec<u8>, name: &str, value: &[u8]) {
+    put_varint(out, name.len());
+    out.extend_from_slice(name.as_bytes());
+    put_varint(out, value.len());
+    out.extend_from_slice(value);
 }
 
 /// Decodes `bytes` into `out`, keeping only the fields `fields` selects.
@@ -78,21 +165,96 @@ pub fn encode(record: &Record, out: &mut Vec<u8>) {
 /// the fields decoded before the error.
 pub fn decode(bytes: &[u8], fields: Fields<'_>, out: &mut Record) -> Result<(), DecodeError> {
     let mut pos = 0;
-    while pos < bytes.len() {
-        let name_len = get_varint(bytes, &mut pos)?;
-        let name_at = pos;
-        let name = take(bytes, &mut pos, name_len)?;
-        let value_len = get_varint(bytes, &mut pos)?;
-        let value = take(bytes, &mut pos, value_len)?;
-        let name = std::str::from_utf8(name).map_err(|_| DecodeError {
-            offset: name_at,
-            reason: "field name is not UTF-8",
-        })?;
-        if fields.contains(name) {
-            out.push(name, value);
+    match fields {
+        // The read-everything case (every YCSB core workload's default)
+        // without the selection test per field.
+        Fields::All => {
+            while pos < bytes.len() {
+                let f = next_field(bytes, &mut pos)?;
+                out.push(f.name, f.value);
+            }
+        }
+        Fields::Only(_) => {
+            while pos < bytes.len() {
+                let f = next_field(bytes, &mut pos)?;
+                if fields.contains(f.name) {
+                    out.push(f.name, f.value);
+                }
+            }
         }
     }
     Ok(())
+}
+
+/// Appends to `out` the encoding of the record `stored` encodes with
+/// `changes` applied: each stored field in its order, holding the value of
+/// the first field of `changes` with its name if there is one; then, in
+/// their order, the fields of `changes` whose name no stored field has.
+///
+/// This is the read-modify-write of an update (what decoding `stored`,
+/// [`Record::merge_from`] and [`encode`] give, byte for byte) without
+/// building the two records in between: the unchanged stored fields are
+/// copied once, as runs of their encoded bytes, from the engine's buffer
+/// into `out`.
+///
+/// # Errors
+///
+/// [`DecodeError`] when `stored` is not a valid encoding; `out` then holds a
+/// partial encoding and must not be written.
+pub fn merge(stored: &[u8], changes: &Record, out: &mut Vec<u8>) -> Result<(), DecodeError> {
+    out.reserve(stored.len() + changes.value_bytes() + 16 * changes.len());
+    // Bit i: field i of `changes` replaced a stored field (the first 64
+    // fields; later ones are looked up again in `stored`, which only a
+    // record of more than 64 changed fields pays for).
+    let mut replaced: u64 = 0;
+    // Stored fields that keep their value keep their encoding too: runs of
+    // them are copied as they are, from `copied` up to the field at hand.
+    let mut copied = 0;
+    let mut pos = 0;
+    while pos < stored.len() {
+        let start = pos;
+        let f = next_field(stored, &mut pos)?;
+        let mut value = None;
+        for (i, change) in changes.iter().enumerate() {
+            if change.name == f.name {
+                value.get_or_insert(change.value);
+                if i < 64 {
+                    replaced |= 1 << i;
+                }
+            }
+        }
+        if let Some(value) = value {
+            out.extend_from_slice(&stored[copied..start]);
+            put_field(out, f.name, value);
+            copied = pos;
+        }
+    }
+    out.extend_from_slice(&stored[copied..]);
+    for (i, change) in changes.iter().enumerate() {
+        let is_new = if i < 64 {
+            replaced & (1 << i) == 0
+        } else {
+            !has_field(stored, change.name)
+        };
+        if is_new {
+            put_field(out, change.name, change.value);
+        }
+    }
+    Ok(())
+}
+
+/// Whether the valid encoding `stored` has a field called `name`.
+#[cold]
+fn has_field(stored: &[u8], name: &str) -> bool {
+    let mut pos = 0;
+    while pos < stored.len() {
+        match next_field(stored, &mut pos) {
+            Ok(f) if f.name == name => return true,
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -131,5 +293,102 @@ mod tests {
         let mut out = Record::new();
         assert!(decode(&[0xff; 12], Fields::All, &mut out).is_err());
         assert!(decode(&[1, 0xff, 0], Fields::All, &mut out).is_err());
+    }
+
+    /// The slow way an update used to take: decode, merge, encode.
+    fn merged_the_long_way(stored: &Record, changes: &Record) -> Vec<u8> {
+        let mut buf = Vec::new();
+        encode(stored, &mut buf);
+        let mut back = Record::new();
+        decode(&buf, Fields::All, &mut back).unwrap();
+        back.merge_from(changes);
+        let mut out = Vec::new();
+        encode(&back, &mut out);
+        out
+    }
+
+    #[test]
+    fn merge_matches_decode_merge_from_encode() {
+        let mut stored = Record::new();
+        for i in 0..10 {
+            stored.push(&format!("field{i}"), &[b'a' + i as u8; 100]);
+        }
+        let mut one = Record::new();
+        one.push("field3", b"new");
+        let mut new_and_old = Record::new();
+        new_and_old.push("extra", &[1u8; 200]);
+        new_and_old.push("field0", b"");
+        new_and_old.push("extra2", b"x");
+        // Duplicate names in the changes: the first wins for a stored
+        // field; both are appended when the name is new (as merge_from).
+        let mut dupes = Record::new();
+        dupes.push("field9", b"first");
+        dupes.push("field9", b"second");
+        dupes.push("new", b"1");
+        dupes.push("new", b"2");
+        // More than 64 changes: the ones past the bit set are looked up.
+        let mut many = Record::new();
+        for i in 0..80 {
+            many.push(&format!("f{}", i % 70), &[i as u8; 3]);
+        }
+        many.push("field5", b"late");
+        let mut stored_many = stored.clone();
+        stored_many.push("f66", b"old");
+        for (stored, changes) in [
+            (&stored, &one),
+            (&stored, &new_and_old),
+            (&stored, &dupes),
+            (&stored, &Record::new()),
+            (&Record::new(), &one),
+            (&stored_many, &many),
+        ] {
+            let mut buf = Vec::new();
+            encode(stored, &mut buf);
+            let mut out = vec![0xEE];
+            merge(&buf, changes, &mut out).unwrap();
+            assert_eq!(out[1..], merged_the_long_way(stored, changes)[..]);
+        }
+    }
+
+    #[test]
+    fn merge_rejects_corrupt_values() {
+        let mut changes = Record::new();
+        changes.push("field0", b"v");
+        let mut out = Vec::new();
+        assert!(merge(&[0xff; 12], &changes, &mut out).is_err());
+        assert!(merge(&[1, 0xff, 0], &changes, &mut out).is_err());
+        assert!(merge(&[5, b'a'], &changes, &mut out).is_err());
+    }
+
+    #[test]
+    fn names_and_lengths_beyond_the_fast_paths() {
+        let mut r = Record::new();
+        r.push("größe", &[9u8; 1000]);
+        r.push(&"n".repeat(200), b"");
+        r.push("ascii", &[0u8; 127]);
+        r.push("ascii2", &[0u8; 128]);
+        let mut buf = Vec::new();
+        encode(&r, &mut buf);
+        let mut back = Record::new();
+        decode(&buf, Fields::All, &mut back).unwrap();
+        assert_eq!(back, r);
+        // A name that is not UTF-8 is an error at its offset.
+        let mut out = Record::new();
+        let err = decode(&[2, 0xc3, 0x28, 0], Fields::All, &mut out).unwrap_err();
+        assert_eq!(err.offset, 1);
+        assert_eq!(err.reason, "field name is not UTF-8");
+    }
+
+    #[test]
+    fn ascii_check_at_every_length_and_position() {
+        for n in 0..40 {
+            let ascii = vec![b'a'; n];
+            assert!(is_ascii_short(&ascii), "{n}");
+            for at in 0..n {
+                let mut b = ascii.clone();
+                b[at] = 0xc3;
+                assert!(!is_ascii_short(&b), "{n} {at}");
+            }
+        }
     }
 }

@@ -127,8 +127,6 @@ impl Store for LevelStore {
             format: self.config.format,
             value: Vec::new(),
             key: Vec::new(),
-            stored: Record::new(),
-            merged: Record::new(),
             batch,
             last_error: None,
         }))
@@ -203,10 +201,6 @@ struct LevelThread<'a> {
     value: Vec<u8>,
     /// A composite `<key>:<field>` key (row format).
     key: Vec<u8>,
-    /// The stored record an update merges into.
-    stored: Record,
-    /// The merged record an update writes back.
-    merged: Record,
     batch: WriteBatch,
     /// LevelDB's message for the last failed write.
     last_error: Option<String>,
@@ -274,25 +268,13 @@ impl LevelThread<'_> {
             Ok(None) => return Status::NotFound,
             Err(_) => return Status::Error,
         };
-        self.stored.clear();
-        if codec::decode(&stored, Fields::All, &mut self.stored).is_err() {
+        // Merged straight from LevelDB's buffer into the value to write:
+        // no intermediate records, each stored byte copied once.
+        self.value.clear();
+        if codec::merge(&stored, values, &mut self.value).is_err() {
             return Status::UnexpectedState;
         }
         drop(stored);
-        // Merged into a reused record rather than with Record::merge_from,
-        // which builds a new record per call.
-        self.merged.clear();
-        for field in self.stored.iter() {
-            self.merged
-                .push(field.name, values.get(field.name).unwrap_or(field.value));
-        }
-        for field in values.iter() {
-            if self.stored.get(field.name).is_none() {
-                self.merged.push(field.name, field.value);
-            }
-        }
-        self.value.clear();
-        codec::encode(&self.merged, &mut self.value);
         match self.db.put(key.as_bytes(), &self.value) {
             Ok(()) => Status::Ok,
             Err(e) => self.failed(e),

@@ -19,11 +19,6 @@ pub(crate) struct RocksThread<'a> {
     write_options: WriteOptions,
     /// The encoded value of the record being written.
     value: Vec<u8>,
-    /// The stored record during a read-modify-write update.
-    stored: Record,
-    /// The record an update writes back; reused instead of
-    /// `Record::merge_from`, which builds a new record each time.
-    merged: Record,
     /// RocksDB's message for the last failed write.
     last_error: Option<String>,
 }
@@ -43,8 +38,6 @@ impl<'a> RocksThread<'a> {
             read_options,
             write_options,
             value: Vec::with_capacity(1024),
-            stored: Record::with_capacity(16, 1024),
-            merged: Record::with_capacity(16, 1024),
             last_error: None,
         }
     }
@@ -146,28 +139,17 @@ impl StoreThread for RocksThread<'_> {
             };
         }
         // Read-modify-write, as YCSB-cpp and Java: the stored record with
-        // the changed fields replaced and new ones appended.
-        self.stored.clear();
+        // the changed fields replaced and new ones appended, merged straight
+        // from the pinned engine buffer into the value to write.
         match self.db.get_pinned_opt(key, &self.read_options) {
             Ok(Some(stored)) => {
-                if codec::decode(&stored, Fields::All, &mut self.stored).is_err() {
+                if codec::merge(&stored, values, &mut self.value).is_err() {
                     return Status::UnexpectedState;
                 }
             }
             Ok(None) => return Status::NotFound,
             Err(_) => return Status::Error,
         }
-        self.merged.clear();
-        for field in self.stored.iter() {
-            let value = values.get(field.name).unwrap_or(field.value);
-            self.merged.push(field.name, value);
-        }
-        for field in values.iter() {
-            if self.stored.get(field.name).is_none() {
-                self.merged.push(field.name, field.value);
-            }
-        }
-        codec::encode(&self.merged, &mut self.value);
         self.put(key)
     }
 
