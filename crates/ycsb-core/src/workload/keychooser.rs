@@ -157,7 +157,7 @@ impl KeyChooser {
         if let Some((naming, names)) = &mut self.names {
             for (name, &number) in names.iter_mut().zip(ahead.iter()) {
                 let number = naming.clients.key_number(naming.record_count, number);
-                *name = KeyName::new(number, naming.order, naming.zero_padding);
+                name.set(number, naming.order, naming.zero_padding);
             }
         }
         self.next = 0;

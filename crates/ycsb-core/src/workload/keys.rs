@@ -49,9 +49,18 @@ pub(crate) struct KeyName {
 }
 
 impl KeyName {
+    /// Replaces this name with that of `number`, written in place: a
+    /// name built on the stack and then copied was read back in 16-byte
+    /// loads across the smaller stores that wrote it, which the CPU cannot
+    /// forward (a stall per key).
+    #[inline(always)]
+    pub(crate) fn set(&mut self, number: u64, order: KeyOrder, zero_padding: usize) {
+        *self = Self::new(number, order, zero_padding);
+    }
+
     /// The name of `number`, padded to `zero_padding` digits (at most 20
     /// count).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn new(number: u64, order: KeyOrder, zero_padding: usize) -> Self {
         let number = match order {
             KeyOrder::Hashed => fnvhash64(number),
