@@ -67,6 +67,13 @@ impl harness::DirectEngine for Rocks {
             .put_opt(key, value, &self.write)
             .map_err(|e| e.into_string())
     }
+
+    /// The binding's default `rocksdb.perf_level=1`: RocksDB's thread-local
+    /// perf context off (its default for a new thread counts on every
+    /// operation).
+    fn thread_start(&self) {
+        rocksdb::perf::set_perf_stats(rocksdb::perf::PerfStatsLevel::Disable);
+    }
 }
 
 fn main() {

@@ -2,10 +2,11 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use rocksdb::perf::PerfStatsLevel;
 use rocksdb::{ReadOptions, WriteOptions, DB};
 use ycsb_db::{codec, Fields, Record, ScanResult, Status, StoreThread};
 
-use crate::config::RocksConfig;
+use crate::config::{Format, RocksConfig};
 
 /// Per-thread state: options built once and buffers reused by every
 /// operation.
@@ -15,6 +16,9 @@ pub(crate) struct RocksThread<'a> {
     write_fence: &'a AtomicBool,
     merge_update: bool,
     fill_cache: bool,
+    /// `Some(field name)` in the `raw` format: a record is its one field's
+    /// bare value.
+    raw_field: Option<String>,
     read_options: ReadOptions,
     write_options: WriteOptions,
     /// The encoded value of the record being written.
@@ -24,7 +28,23 @@ pub(crate) struct RocksThread<'a> {
 }
 
 impl<'a> RocksThread<'a> {
+    /// Builds the thread's state; called on the client thread that will use
+    /// it (the runner and `ycsb bench` both do), since the perf level it
+    /// sets is RocksDB's per-thread setting.
     pub(crate) fn new(db: &'a DB, write_fence: &'a AtomicBool, config: &RocksConfig) -> Self {
+        if let Some(level) = config.perf_level {
+            // RocksDB counts into a thread-local perf context on every
+            // operation unless told not to (its default for a new thread is
+            // "count"); db_bench disables it, and nothing here reads it.
+            rocksdb::perf::set_perf_stats(match level {
+                1 => PerfStatsLevel::Disable,
+                2 => PerfStatsLevel::EnableCount,
+                3 => PerfStatsLevel::EnableTimeExceptForMutex,
+                4 => PerfStatsLevel::EnableTimeAndCPUTimeExceptForMutex,
+                // The config admits 1..=5.
+                _ => PerfStatsLevel::EnableTime,
+            });
+        }
         let mut read_options = ReadOptions::default();
         read_options.fill_cache(config.fill_cache);
         let mut write_options = WriteOptions::default();
@@ -35,6 +55,7 @@ impl<'a> RocksThread<'a> {
             write_fence,
             merge_update: config.merge_update,
             fill_cache: config.fill_cache,
+            raw_field: (config.format == Format::Raw).then(|| config.raw_field.clone()),
             read_options,
             write_options,
             value: Vec::with_capacity(1024),
@@ -68,13 +89,30 @@ impl<'a> RocksThread<'a> {
         true
     }
 
+    /// Writes the encoded record in `self.value` at `key`.
     fn put(&mut self, key: &str) -> Status {
+        let value = std::mem::take(&mut self.value);
+        let status = self.put_bytes(key, &value);
+        self.value = value;
+        status
+    }
+
+    fn put_bytes(&mut self, key: &str, value: &[u8]) -> Status {
         if self.fenced() {
             return Status::Error;
         }
-        match self.db.put_opt(key, &self.value, &self.write_options) {
+        match self.db.put_opt(key, value, &self.write_options) {
             Ok(()) => Status::Ok,
             Err(e) => self.failed(e),
+        }
+    }
+
+    /// `raw` format: writes the one field of `values` as the bare value (a
+    /// record of any other number of fields cannot be stored).
+    fn put_raw(&mut self, key: &str, values: &Record) -> Status {
+        match values.field(0) {
+            Some(field) if values.len() == 1 => self.put_bytes(key, field.value),
+            _ => Status::BadRequest,
         }
     }
 }
@@ -82,10 +120,18 @@ impl<'a> RocksThread<'a> {
 impl StoreThread for RocksThread<'_> {
     fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
         match self.db.get_pinned_opt(key, &self.read_options) {
-            Ok(Some(value)) => match codec::decode(&value, fields, out) {
-                Ok(()) => Status::Ok,
-                // Not an engine failure: the stored data is not a record.
-                Err(_) => Status::UnexpectedState,
+            Ok(Some(value)) => match &self.raw_field {
+                Some(name) => {
+                    if fields.contains(name) {
+                        out.push(name, &value);
+                    }
+                    Status::Ok
+                }
+                None => match codec::decode(&value, fields, out) {
+                    Ok(()) => Status::Ok,
+                    // Not an engine failure: the stored data is not a record.
+                    Err(_) => Status::UnexpectedState,
+                },
             },
             Ok(None) => Status::NotFound,
             Err(_) => Status::Error,
@@ -114,8 +160,18 @@ impl StoreThread for RocksThread<'_> {
             let Ok(key) = std::str::from_utf8(key) else {
                 return Status::Error;
             };
-            if codec::decode(value, fields, out.push_row(key)).is_err() {
-                return Status::UnexpectedState;
+            let row = out.push_row(key);
+            match &self.raw_field {
+                Some(name) => {
+                    if fields.contains(name) {
+                        row.push(name, value);
+                    }
+                }
+                None => {
+                    if codec::decode(value, fields, row).is_err() {
+                        return Status::UnexpectedState;
+                    }
+                }
             }
             rows += 1;
             iter.next();
@@ -127,6 +183,11 @@ impl StoreThread for RocksThread<'_> {
     }
 
     fn update(&mut self, _table: &str, key: &str, values: &Record) -> Status {
+        if self.raw_field.is_some() {
+            // The record is its one field: the update replaces it, blindly
+            // (db_bench's overwrite), creating a missing key.
+            return self.put_raw(key, values);
+        }
         self.value.clear();
         if self.merge_update {
             if self.fenced() {
@@ -154,6 +215,9 @@ impl StoreThread for RocksThread<'_> {
     }
 
     fn insert(&mut self, _table: &str, key: &str, values: &Record) -> Status {
+        if self.raw_field.is_some() {
+            return self.put_raw(key, values);
+        }
         self.value.clear();
         codec::encode(values, &mut self.value);
         self.put(key)

@@ -63,6 +63,51 @@ fn insert_read_select_update_delete() {
 }
 
 #[test]
+fn raw_format_stores_the_bare_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(
+        dir.path(),
+        &[("rocksdb.format", "raw"), ("rocksdb.raw_field", "v")],
+    )
+    .unwrap();
+    let mut t = store.thread(ctx()).unwrap();
+    // The name written is not stored: reads give the configured one.
+    assert_eq!(t.insert(T, "k1", &record(&[("x", "value1")])), Status::Ok);
+    assert_eq!(t.insert(T, "k2", &record(&[("v", "value2")])), Status::Ok);
+    let mut out = Record::new();
+    assert_eq!(t.read(T, "k1", Fields::All, &mut out), Status::Ok);
+    assert_eq!(out, record(&[("v", "value1")]));
+    let other = vec!["w".to_string()];
+    let mut out = Record::new();
+    assert_eq!(t.read(T, "k1", Fields::Only(&other), &mut out), Status::Ok);
+    assert!(out.is_empty());
+    // An update is a blind overwrite and creates a missing key.
+    assert_eq!(t.update(T, "k1", &record(&[("v", "new")])), Status::Ok);
+    assert_eq!(t.update(T, "k3", &record(&[("v", "three")])), Status::Ok);
+    let mut out = Record::new();
+    assert_eq!(t.read(T, "k1", Fields::All, &mut out), Status::Ok);
+    assert_eq!(out.get("v"), Some(&b"new"[..]));
+    // Only records of exactly one field fit.
+    let two = record(&[("a", "1"), ("b", "2")]);
+    assert_eq!(t.insert(T, "k4", &two), Status::BadRequest);
+    assert_eq!(t.update(T, "k1", &Record::new()), Status::BadRequest);
+    let mut rows = ScanResult::new();
+    assert_eq!(t.scan(T, "k1", 10, Fields::All, &mut rows), Status::Ok);
+    let got: Vec<(String, Vec<u8>)> = rows
+        .iter()
+        .map(|(k, r)| (k.to_string(), r.get("v").unwrap_or_default().to_vec()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("k1".to_string(), b"new".to_vec()),
+            ("k2".to_string(), b"value2".to_vec()),
+            ("k3".to_string(), b"three".to_vec()),
+        ]
+    );
+}
+
+#[test]
 fn table_name_is_ignored_like_ycsb_cpp() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path(), &[]).unwrap();

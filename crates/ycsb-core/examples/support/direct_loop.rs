@@ -29,6 +29,10 @@ pub trait DirectEngine: Sync {
     fn get(&self, key: &[u8]) -> Result<bool, String>;
     /// Writes `value` at `key`.
     fn put(&self, key: &[u8], value: &[u8]) -> Result<(), String>;
+    /// Called first on every loop thread: per-thread engine settings that
+    /// the binding makes too (RocksDB's perf level), so that both do the
+    /// same engine work.
+    fn thread_start(&self) {}
 }
 
 /// Random printable bytes a thread cuts its values from, as db_bench's
@@ -46,6 +50,10 @@ pub struct Settings {
     read_proportion: f64,
     value_len: usize,
     seed: u64,
+    /// Whether to load before the run (`load=false`: run on a database
+    /// loaded earlier, so that a run phase can be compared with `ycsb -run`
+    /// on the very same files).
+    load: bool,
 }
 
 /// Reads the settings from the command line; exits with status 2 and a
@@ -65,6 +73,7 @@ fn parse_args() -> Result<Settings, String> {
     let (mut records, mut operations, mut threads) = (1000u64, 1000u64, 1usize);
     let (mut read_proportion, mut fields, mut field_len, mut seed) =
         (0.5f64, 10usize, 100usize, 1u64);
+    let mut load = true;
     for arg in std::env::args().skip(1) {
         let (name, value) = arg
             .split_once('=')
@@ -79,6 +88,7 @@ fn parse_args() -> Result<Settings, String> {
             "fieldcount" => fields = value.parse().map_err(|e| bad(&e))?,
             "fieldlength" => field_len = value.parse().map_err(|e| bad(&e))?,
             "seed" => seed = value.parse().map_err(|e| bad(&e))?,
+            "load" => load = value.parse().map_err(|e| bad(&e))?,
             _ => return Err(format!("{arg}: unknown setting")),
         }
     }
@@ -101,6 +111,7 @@ fn parse_args() -> Result<Settings, String> {
         read_proportion,
         value_len: encoded.len(),
         seed,
+        load,
     })
 }
 
@@ -132,6 +143,7 @@ struct Counts {
 }
 
 fn load(db: &impl DirectEngine, s: &Settings, thread: usize) -> Counts {
+    db.thread_start();
     let mut rng = seeded_rng(s.seed, thread as u64);
     let mut values = Values::new(&mut rng, s.value_len);
     let mut key = String::with_capacity(32);
@@ -146,6 +158,7 @@ fn load(db: &impl DirectEngine, s: &Settings, thread: usize) -> Counts {
 }
 
 fn run(db: &impl DirectEngine, s: &Settings, thread: usize) -> Counts {
+    db.thread_start();
     let mut rng = seeded_rng(s.seed, 1000 + thread as u64);
     let mut values = Values::new(&mut rng, s.value_len);
     let mut chooser = match ScrambledZipfian::new(0, s.records - 1) {
@@ -176,11 +189,14 @@ fn run(db: &impl DirectEngine, s: &Settings, thread: usize) -> Counts {
     counts
 }
 
-/// Runs the load, then the run phase on `db`, printing one
+/// Runs the load (unless `load=false`), then the run phase on `db`, printing one
 /// `phase=<load|run> operations=<n> seconds=<s> throughput=<ops/s>
 /// errors=<n> notfound=<n>` line per phase.
 pub fn drive(db: &impl DirectEngine, s: &Settings) {
     for phase in ["load", "run"] {
+        if phase == "load" && !s.load {
+            continue;
+        }
         let started = Instant::now();
         let counts: Vec<Counts> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..s.threads)
