@@ -22,6 +22,16 @@ const DB_BENCH_ONLY: &[&str] = &[
     "--table_cache_numshardbits=6",
     // db_bench's default is 8 MiB/s, the library's 0 (then 16 MiB/s).
     "--delayed_write_rate=16777216",
+    // The rest make the OPTIONS files the two leave identical (but for the
+    // merge operator the binding always installs, and db_bench's
+    // create_missing_column_families and error listener): the library's
+    // defaults where db_bench has its own.
+    "--dump_malloc_stats=false",
+    "--fifo_compaction_allow_compaction=false",
+    "--fifo_compaction_max_table_files_size_mb=1024",
+    "--hard_pending_compaction_bytes_limit=274877906944",
+    "--index_shortening_mode=1",
+    "--pin_top_level_index_and_filter=true",
 ];
 
 /// The goal: our throughput within 5 % of db_bench's.
@@ -135,6 +145,9 @@ pub fn compare(args: &[String]) -> Result<()> {
         "--bloom_bits=-1".into(),
         "--open_files=-1".into(),
         "--seed=42".into(),
+        // RocksDB's per-thread perf context off, db_bench's default and the
+        // binding's (rocksdb.perf_level=1); said explicitly on both sides.
+        "--perf_level=1".into(),
     ];
     // Each benchmark runs in its own process (on the database the
     // previous one left, --use_existing_db), alternating the two programs,
@@ -148,11 +161,22 @@ pub fn compare(args: &[String]) -> Result<()> {
             ..Row::default()
         })
         .collect();
+    let mut options_diff = None;
     for round in 1..=repeat {
-        for tool in [Tool::DbBench, Tool::Ycsb] {
-            let db = dir.join(tool.name());
-            let _ = std::fs::remove_dir_all(&db);
-            for row in rows.iter_mut() {
+        // Each benchmark runs for both programs back to back (each on its
+        // own database), the first program alternating between rounds, so
+        // that neither always meets the quieter or the warmer machine.
+        let order = if round % 2 == 1 {
+            [Tool::DbBench, Tool::Ycsb]
+        } else {
+            [Tool::Ycsb, Tool::DbBench]
+        };
+        for tool in order {
+            let _ = std::fs::remove_dir_all(dir.join(tool.name()));
+        }
+        for row in rows.iter_mut() {
+            for tool in order {
+                let db = dir.join(tool.name());
                 // fillseq and fillrandom start fresh; overwrite and
                 // readrandom use what fillrandom wrote.
                 let existing = !matches!(row.name, "fillseq" | "fillrandom");
@@ -199,7 +223,15 @@ pub fn compare(args: &[String]) -> Result<()> {
                     }
                 }
             }
-            let _ = std::fs::remove_dir_all(&db);
+            if options_diff.is_none() && row.name == "fillseq" {
+                options_diff = Some(compare_options(
+                    &dir.join(Tool::DbBench.name()),
+                    &dir.join(Tool::Ycsb.name()),
+                ));
+            }
+        }
+        for tool in order {
+            let _ = std::fs::remove_dir_all(dir.join(tool.name()));
         }
     }
     println!();
@@ -234,6 +266,27 @@ pub fn compare(args: &[String]) -> Result<()> {
         );
     }
     println!("\nratio = ycsb / db_bench; ops/cpu-s counts the whole process (open, close, background threads).");
+    match options_diff {
+        Some(Ok(lines)) if lines.is_empty() => {
+            println!("OPTIONS files after fillseq: identical");
+        }
+        Some(Ok(lines)) => {
+            println!("OPTIONS files after fillseq differ in (< db_bench, > ycsb):");
+            for line in lines {
+                println!("  {line}");
+            }
+        }
+        Some(Err(e)) => println!("OPTIONS files not compared: {e:#}"),
+        None => {}
+    }
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "load average at the end: {}",
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     if outside.is_empty() {
         println!("throughput: all within {:.0}%", TOLERANCE * 100.0);
     } else {
@@ -244,6 +297,47 @@ pub fn compare(args: &[String]) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The option lines (not comments) that differ between the newest
+/// `OPTIONS-*` files of two database directories, as `< line` (only in
+/// `a`) and `> line` (only in `b`).
+fn compare_options(a: &Path, b: &Path) -> Result<Vec<String>> {
+    let read = |dir: &Path| -> Result<Vec<String>> {
+        let newest = std::fs::read_dir(dir)
+            .with_context(|| format!("listing {}", dir.display()))?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("OPTIONS-"))
+            })
+            .max()
+            .with_context(|| format!("no OPTIONS file in {}", dir.display()))?;
+        let text = std::fs::read_to_string(&newest)
+            .with_context(|| format!("reading {}", newest.display()))?;
+        let mut lines: Vec<String> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect();
+        lines.sort();
+        Ok(lines)
+    };
+    let (x, y) = (read(a)?, read(b)?);
+    let mut out: Vec<String> = x
+        .iter()
+        .filter(|l| !y.contains(l))
+        .map(|l| format!("< {l}"))
+        .collect();
+    out.extend(
+        y.iter()
+            .filter(|l| !x.contains(l))
+            .map(|l| format!("> {l}")),
+    );
+    Ok(out)
 }
 
 #[derive(Clone, Copy)]
