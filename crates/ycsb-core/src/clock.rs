@@ -128,6 +128,21 @@ impl Clock {
         }
     }
 
+    /// The reading `span` after `stamp` (`stamp` itself for
+    /// [`ClockSource::Off`]).
+    pub fn after(&self, stamp: Stamp, span: Duration) -> Stamp {
+        let nanos = saturating_nanos(span);
+        let ticks = match self.kind {
+            Kind::Tsc(tsc) => {
+                u64::try_from((u128::from(nanos) << 32) / u128::from(tsc.mult.max(1)))
+                    .unwrap_or(u64::MAX)
+            }
+            Kind::Std => nanos,
+            Kind::Off => 0,
+        };
+        Stamp(stamp.0.saturating_add(ticks))
+    }
+
     /// The `Instant` of a reading (the clock's base instant for
     /// [`ClockSource::Off`], whose readings carry no time).
     #[inline]
@@ -287,6 +302,21 @@ mod tests {
         let start = off.now();
         std::thread::sleep(Duration::from_millis(1));
         assert_eq!(off.nanos_between(start, off.now()), 0);
+    }
+
+    #[test]
+    fn after_adds_the_span_in_the_clocks_units() {
+        for source in [ClockSource::Auto, ClockSource::Std] {
+            let clock = Clock::new(source);
+            let start = clock.now();
+            let later = clock.after(start, Duration::from_millis(3));
+            let nanos = clock.nanos_between(start, later);
+            // The TSC round trip loses at most a tick or two to rounding.
+            assert!((2_999_990..=3_000_010).contains(&nanos), "{nanos}");
+            assert_eq!(clock.after(start, Duration::ZERO), start);
+        }
+        let off = Clock::new(ClockSource::Off);
+        assert_eq!(off.after(off.now(), Duration::from_secs(1)), off.now());
     }
 
     #[test]

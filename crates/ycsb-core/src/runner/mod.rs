@@ -436,7 +436,7 @@ pub fn run_phase(
                         }
                         done += 1;
                         progress.0.store(done, Ordering::Relaxed);
-                        recorder.publish_if_due(state.last_end());
+                        state.publish_if_due(&mut recorder);
                     }
                     state.finish();
                     let cleanup_start = Instant::now();

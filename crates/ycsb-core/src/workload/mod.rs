@@ -1080,6 +1080,13 @@ impl WorkloadThread<'_> {
         self.timing.last_end()
     }
 
+    /// Lets `recorder` publish if its period has passed by the end of the
+    /// last operation (checked cheaply; call it after each operation).
+    #[inline]
+    pub fn publish_if_due(&mut self, recorder: &mut Recorder) {
+        self.timing.publish_if_due(recorder);
+    }
+
     /// Loads the next record of this thread's range (Java's `doInsert`),
     /// retrying as `core_workload_insertion_retry_limit` says. Returns
     /// whether the insert finally succeeded; Java's load thread stops at
