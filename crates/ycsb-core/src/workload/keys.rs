@@ -55,19 +55,15 @@ impl KeyName {
     /// forward (a stall per key).
     #[inline(always)]
     pub(crate) fn set(&mut self, number: u64, order: KeyOrder, zero_padding: usize) {
-        *self = Self::new(number, order, zero_padding);
-    }
-
-    /// The name of `number`, padded to `zero_padding` digits (at most 20
-    /// count).
-    #[inline(always)]
-    pub(crate) fn new(number: u64, order: KeyOrder, zero_padding: usize) -> Self {
         let number = match order {
             KeyOrder::Hashed => fnvhash64(number),
             KeyOrder::Ordered => number,
         };
-        let mut bytes = [b'0'; KEY_PREFIX.len() + 20];
-        let digits = &mut bytes[KEY_PREFIX.len()..];
+        // All 20 digit places are written, and the prefix just before the
+        // first one used, so nothing of the previous name shows through.
+        let digits: &mut [u8; 20] = (&mut self.bytes[KEY_PREFIX.len()..])
+            .try_into()
+            .expect("20 digit places");
         let low = (number % 100_000_000) as u32;
         let rest = number / 100_000_000;
         let middle = (rest % 100_000_000) as u32;
@@ -77,11 +73,20 @@ impl KeyName {
         write_8_digits(low, &mut digits[12..]);
         let used = decimal_digits(number).max(zero_padding.min(20));
         let start = 20 - used;
-        bytes[start..start + KEY_PREFIX.len()].copy_from_slice(KEY_PREFIX.as_bytes());
-        KeyName {
-            bytes,
-            start: start as u8,
-        }
+        self.bytes[start..start + KEY_PREFIX.len()].copy_from_slice(KEY_PREFIX.as_bytes());
+        self.start = start as u8;
+    }
+
+    /// The name of `number`, padded to `zero_padding` digits (at most 20
+    /// count).
+    #[inline(always)]
+    pub(crate) fn new(number: u64, order: KeyOrder, zero_padding: usize) -> Self {
+        let mut name = KeyName {
+            bytes: [b'0'; KEY_PREFIX.len() + 20],
+            start: 0,
+        };
+        name.set(number, order, zero_padding);
+        name
     }
 
     /// The name.
@@ -256,6 +261,23 @@ mod tests {
             v = v.saturating_mul(10);
         }
         assert_eq!(decimal_digits(u64::MAX), 20);
+    }
+
+    /// A name set in place over a longer or shorter one is exactly the
+    /// name built afresh.
+    #[test]
+    fn names_set_in_place_leave_nothing_of_the_previous_one() {
+        let mut name = KeyName::new(u64::MAX, KeyOrder::Ordered, 20);
+        for (number, order, padding) in [
+            (7, KeyOrder::Ordered, 1),
+            (u64::MAX, KeyOrder::Ordered, 0),
+            (3, KeyOrder::Ordered, 12),
+            (0, KeyOrder::Hashed, 1),
+            (42, KeyOrder::Ordered, 0),
+        ] {
+            name.set(number, order, padding);
+            assert_eq!(name.as_str(), key_name(number, order, padding));
+        }
     }
 
     #[test]
