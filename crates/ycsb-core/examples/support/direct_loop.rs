@@ -13,7 +13,10 @@
 //! then a whole new value, as the bindings' read-modify-write). Values have
 //! the encoded size of a record of `fieldcount` fields of `fieldlength`
 //! random printable bytes. There is no decoding, no measurement and no
-//! status thread.
+//! status thread. The database stays open from the load into the run, as
+//! `ycsb -load -run` keeps its store open across phases: the run then
+//! reads the same memtable and level-0 tables in both programs (a reopen
+//! would recover the log into a table first and change what reads touch).
 
 use std::path::PathBuf;
 use std::time::Instant;

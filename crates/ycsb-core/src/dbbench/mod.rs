@@ -17,8 +17,9 @@
 //!
 //! Where the store contract differs from a LevelDB/RocksDB handle, the
 //! emulation is stated rather than hidden:
-//! - a value is a record with one field named [`VALUE_FIELD`], so an
-//!   embedded engine stores the value plus 3 bytes of field framing;
+//! - a value is a record with one field named [`VALUE_FIELD`], which an
+//!   embedded engine stores with 3 bytes of field framing unless its store
+//!   has a bare-value layout (`ycsb bench` sets `rocksdb.format=raw`);
 //! - `batch_size` groups that many writes into one timed operation, but
 //!   the trait has no atomic batch: they are separate writes;
 //! - `readseq` reads with scans of [`SCAN_CHUNK`] rows, `readreverse` walks
