@@ -98,8 +98,9 @@ impl Db {
         }
     }
 
-    /// Reads `key`; `Ok(true)` when it exists.
-    fn get(&self, key: &[u8]) -> Result<bool, String> {
+    /// Reads `key`; `Ok(true)` when it exists; the value is copied to
+    /// `copy_to` when given.
+    fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
         let mut len = 0;
         let mut err = ptr::null_mut();
         // SAFETY: live database and read options, `key` valid for its
@@ -118,7 +119,16 @@ impl Db {
             if value.is_null() {
                 return Ok(false);
             }
-            black_box(std::slice::from_raw_parts(value.cast::<u8>(), len));
+            let bytes = std::slice::from_raw_parts(value.cast::<u8>(), len);
+            match copy_to {
+                Some(out) => {
+                    out.clear();
+                    out.extend_from_slice(bytes);
+                }
+                None => {
+                    black_box(bytes);
+                }
+            }
             sys::leveldb_free(value.cast::<c_void>());
             Ok(true)
         }
@@ -159,8 +169,8 @@ impl Drop for Db {
 }
 
 impl harness::DirectEngine for Db {
-    fn get(&self, key: &[u8]) -> Result<bool, String> {
-        Db::get(self, key)
+    fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
+        Db::get(self, key, copy_to)
     }
 
     fn put(&self, key: &[u8], value: &[u8]) -> Result<(), String> {

@@ -51,10 +51,18 @@ struct Rocks {
 }
 
 impl harness::DirectEngine for Rocks {
-    fn get(&self, key: &[u8]) -> Result<bool, String> {
+    fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
         match self.db.get_pinned(key) {
             Ok(Some(v)) => {
-                black_box(&*v);
+                match copy_to {
+                    Some(out) => {
+                        out.clear();
+                        out.extend_from_slice(&v);
+                    }
+                    None => {
+                        black_box(&*v);
+                    }
+                }
                 Ok(true)
             }
             Ok(None) => Ok(false),
