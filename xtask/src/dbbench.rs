@@ -96,6 +96,13 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// The median over the rounds of `ours[i] / theirs[i]`: within a round the
+/// two programs ran one benchmark back to back, under nearly the same
+/// machine load.
+fn paired_ratio(ours: &[f64], theirs: &[f64]) -> f64 {
+    median(ours.iter().zip(theirs).map(|(o, t)| o / t).collect())
+}
+
 pub fn compare(args: &[String]) -> Result<()> {
     for a in args.iter().filter(|a| a.starts_with("--")) {
         if !["--num", "--threads", "--repeat", "--value_size", "--dir"].contains(&a.as_str()) {
@@ -239,21 +246,25 @@ pub fn compare(args: &[String]) -> Result<()> {
         "RocksDB 7.8.3 (Debian librocksdb.so.7.8, shared by both), num={num}, threads={threads}, value_size={value_size}, median of {repeat}"
     );
     println!(
-        "| {:<11} | {:>14} | {:>14} | {:>7} | {:>16} | {:>16} | {:>7} |",
+        "| {:<11} | {:>14} | {:>14} | {:>7} | {:>7} | {:>16} | {:>16} | {:>7} | {:>7} |",
         "benchmark",
         "db_bench ops/s",
         "ycsb ops/s",
         "ratio",
+        "paired",
         "db_bench ops/cpu-s",
         "ycsb ops/cpu-s",
-        "ratio"
+        "ratio",
+        "paired"
     );
     println!(
-        "|{:-<13}|{:->16}|{:->16}|{:->9}|{:->18}|{:->18}|{:->9}|",
-        "", "", "", "", "", "", ""
+        "|{:-<13}|{:->16}|{:->16}|{:->9}|{:->9}|{:->18}|{:->18}|{:->9}|{:->9}|",
+        "", "", "", "", "", "", "", "", ""
     );
     let mut outside = Vec::new();
     for row in rows {
+        let paired = paired_ratio(&row.ours, &row.theirs);
+        let cpu_paired = paired_ratio(&row.ours_cpu, &row.theirs_cpu);
         let (t, o) = (median(row.theirs), median(row.ours));
         let (tc, oc) = (median(row.theirs_cpu), median(row.ours_cpu));
         let (ratio, cpu_ratio) = (o / t, oc / tc);
@@ -261,11 +272,11 @@ pub fn compare(args: &[String]) -> Result<()> {
             outside.push(row.name);
         }
         println!(
-            "| {:<11} | {t:>14.0} | {o:>14.0} | {ratio:>7.3} | {tc:>16.0} | {oc:>16.0} | {cpu_ratio:>7.3} |",
+            "| {:<11} | {t:>14.0} | {o:>14.0} | {ratio:>7.3} | {paired:>7.3} | {tc:>16.0} | {oc:>16.0} | {cpu_ratio:>7.3} | {cpu_paired:>7.3} |",
             row.name
         );
     }
-    println!("\nratio = ycsb / db_bench; ops/cpu-s counts the whole process (open, close, background threads).");
+    println!("\nratio = ycsb / db_bench of the medians; paired = the median of each round's ratio (the two ran back to back); ops/cpu-s counts the whole process (open, close, background threads).");
     match options_diff {
         Some(Ok(lines)) if lines.is_empty() => {
             println!("OPTIONS files after fillseq: identical");

@@ -276,6 +276,19 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// The median over the rounds of `ours[i] / theirs[i]`: the clients of a
+/// round run back to back, so each round's ratio compares them under
+/// nearly the same machine load, which medians of each client taken
+/// separately do not.
+fn paired_ratio(ours: &[Cell], theirs: &[Cell], value: impl Fn(&Cell) -> f64) -> f64 {
+    median(
+        ours.iter()
+            .zip(theirs)
+            .map(|(o, t)| value(o) / value(t))
+            .collect(),
+    )
+}
+
 fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
@@ -389,10 +402,10 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
 
     println!();
     println!(
-        "| engine  | workload  | phase | ops      | direct ops/s | ycsb ops/s | ycsb/direct | YCSB-cpp ops/s | ycsb/YCSB-cpp |"
+        "| engine  | workload  | phase | ops      | direct ops/s | ycsb ops/s | ycsb/direct | paired | YCSB-cpp ops/s | ycsb/YCSB-cpp |"
     );
     println!(
-        "|---------|-----------|-------|----------|-------------:|-----------:|------------:|---------------:|--------------:|"
+        "|---------|-----------|-------|----------|-------------:|-----------:|------------:|-------:|---------------:|--------------:|"
     );
     let mut mismatched = false;
     for r in &rows {
@@ -411,6 +424,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             let same = ops.windows(2).all(|w| w[0] == w[1]);
             mismatched |= !same;
             let (d, y) = (med(&r.direct), med(&r.ycsb));
+            let paired = paired_ratio(&r.ycsb, &r.direct, |c| pick(c).throughput);
             let (c, cr) = if r.cpp.is_empty() {
                 ("-".to_string(), "-".to_string())
             } else {
@@ -418,7 +432,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                 (format!("{c:.0}"), format!("{:.3}", y / c))
             };
             println!(
-                "| {:<7} | {:<9} | {:<5} | {:<8} | {:>12.0} | {:>10.0} | {:>11.3} | {:>14} | {:>13} |",
+                "| {:<7} | {:<9} | {:<5} | {:<8} | {:>12.0} | {:>10.0} | {:>11.3} | {:>6.3} | {:>14} | {:>13} |",
                 r.engine,
                 format!("workload{}", r.workload),
                 phase,
@@ -430,6 +444,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                 d,
                 y,
                 y / d,
+                paired,
                 c,
                 cr
             );
@@ -438,8 +453,12 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     println!();
     println!("Whole process (open, load, run, close), operations per CPU-second:");
     println!();
-    println!("| engine  | workload  | direct | ycsb | ycsb/direct | YCSB-cpp | ycsb/YCSB-cpp |");
-    println!("|---------|-----------|-------:|-----:|------------:|---------:|--------------:|");
+    println!(
+        "| engine  | workload  | direct | ycsb | ycsb/direct | paired | YCSB-cpp | ycsb/YCSB-cpp |"
+    );
+    println!(
+        "|---------|-----------|-------:|-----:|------------:|-------:|---------:|--------------:|"
+    );
     for r in &rows {
         let med = |cells: &[Cell]| median(cells.iter().map(Cell::ops_per_cpu_second).collect());
         let (d, y) = (med(&r.direct), med(&r.ycsb));
@@ -449,13 +468,17 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             let c = med(&r.cpp);
             (format!("{c:.0}"), format!("{:.3}", y / c))
         };
+        let paired = paired_ratio(&r.ycsb, &r.direct, Cell::ops_per_cpu_second);
         println!(
-            "| {:<7} | {:<9} | {d:.0} | {y:.0} | {:.3} | {c} | {cr} |",
+            "| {:<7} | {:<9} | {d:.0} | {y:.0} | {:.3} | {paired:.3} | {c} | {cr} |",
             r.engine,
             format!("workload{}", r.workload),
             y / d
         );
     }
+    println!(
+        "\npaired: the median over the rounds of each round's ycsb/direct ratio (the two ran back to back)"
+    );
     println!(
         "\nmedians of {} round(s), {} thread(s); load average before {load_before}, after {}",
         o.rounds,
