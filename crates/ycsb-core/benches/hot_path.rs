@@ -132,6 +132,23 @@ fn keys_and_values(c: &mut Criterion) {
             }
         })
     });
+    // What an embedded store does per read of a 10 x 100-byte record:
+    // decode its stored bytes into the caller's (cleared) record.
+    record.clear();
+    for name in &names {
+        record.push_chunks(name, 100, || random_printable_word(&mut values));
+    }
+    let mut stored = Vec::new();
+    ycsb_core::db::codec::encode(&record, &mut stored);
+    let mut read = Record::new();
+    group.throughput(Throughput::Bytes(stored.len() as u64));
+    group.bench_function("decode_10x100", |b| {
+        b.iter(|| {
+            read.clear();
+            ycsb_core::db::codec::decode(black_box(&stored), ycsb_core::db::Fields::All, &mut read)
+                .unwrap();
+        })
+    });
     let mut out = Vec::new();
     group.throughput(Throughput::Bytes(100));
     group.bench_function("deterministic_100", |b| {
