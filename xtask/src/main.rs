@@ -45,6 +45,8 @@ commands:
   deps    install the Debian packages the build and tests need (apt-get when root,
           otherwise print the command to run)
   test    install what is missing, then run the whole test suite (what CI runs)
+  package check that the library crates (ycsb-db, ycsb-basic, ycsb-memory, ycsb-core)
+          package and build from their tarballs, as `test` does at its end
   demo    install what is missing, build ycsb in release mode, run workloads A and C
           on embedded RocksDB and LevelDB (load + run), print a comparison table and
           write an HTML report with the charts of every run;
@@ -72,6 +74,7 @@ fn main() -> ExitCode {
         Some("deps") => deps(),
         Some("test") => deps().and_then(|()| test(&args[1..])),
         Some("demo") => deps().and_then(|()| demo(&args[1..])),
+        Some("package") => package(),
         Some("overhead") => overhead::main(&project_root(), &args[1..]),
         Some("experiment") => experiment::main(&project_root(), &args[1..]),
         Some("engine-bench") => {
@@ -182,22 +185,7 @@ fn test(extra: &[String]) -> Result<()> {
         .current_dir(&root)
         .args(["doc", "--workspace", "--no-deps", "--quiet"])
         .env("RUSTDOCFLAGS", "-D warnings"))?;
-    // The library crates must stay publishable: package them together
-    // (each one's unpublished dependencies come from the others).
-    eprintln!("xtask: cargo package (library crates)");
-    run(Command::new(&cargo).current_dir(&root).args([
-        "package",
-        "--quiet",
-        "--allow-dirty",
-        "-p",
-        "ycsb-db",
-        "-p",
-        "ycsb-basic",
-        "-p",
-        "ycsb-memory",
-        "-p",
-        "ycsb-core",
-    ]))?;
+    package()?;
     for example in ["own_store", "embedded_workload"] {
         eprintln!("xtask: example {example}");
         run(Command::new(&cargo)
@@ -211,6 +199,108 @@ fn test(extra: &[String]) -> Result<()> {
                 example,
             ])
             .stdout(std::process::Stdio::null()))?;
+    }
+    Ok(())
+}
+
+/// The library crates `cargo xtask test` packages.
+const PACKAGED: [&str; 4] = ["ycsb-db", "ycsb-basic", "ycsb-memory", "ycsb-core"];
+
+/// Packages the library crates together and builds each from its tarball
+/// (each one's unpublished dependencies come from the others), so that
+/// they stay publishable.
+fn package() -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let root = project_root();
+    eprintln!("xtask: cargo package (library crates)");
+    let verify_dir = package_target_dir(&root);
+    forget_packaged_builds(&PACKAGED, &verify_dir)?;
+    run(Command::new(&cargo)
+        .current_dir(&root)
+        .args(["package", "--quiet", "--allow-dirty", "--target-dir"])
+        .arg(&verify_dir)
+        .args(PACKAGED.iter().flat_map(|krate| ["-p", krate])))?;
+    Ok(())
+}
+
+/// Where `cargo package` verifies the tarballs: a target directory of its
+/// own, so that [`forget_packaged_builds`] can clear it.
+fn package_target_dir(root: &Path) -> PathBuf {
+    let base = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    base.join("package-verify")
+}
+
+/// Makes the next `cargo package` verify `crates` from their new tarballs.
+///
+/// Packaging several crates at once verifies each against the others'
+/// fresh tarballs through a local registry overlay. Cargo treats registry
+/// crates as immutable: it extracts one under `$CARGO_HOME/registry/src/
+/// -<hash>/` only if that directory is missing, and rebuilds it only if its
+/// version changed. Our versions do not change between commits, so on a
+/// machine that has packaged before (a reused CI machine, a developer's),
+/// verification compiled `ycsb-core` against an old `ycsb-db` and failed on
+/// anything added to it since. This removes our crates' extracted sources
+/// from overlay directories (named with a leading `-`; crates.io's start
+/// with `index.`) and their build artifacts from the verification target
+/// directory; third-party dependencies stay cached.
+fn forget_packaged_builds(crates: &[&str], target_dir: &Path) -> Result<()> {
+    let ours = |name: &str, separator: char, crate_name: &str| {
+        name.strip_prefix(crate_name)
+            .and_then(|rest| rest.strip_prefix(separator))
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_alphanumeric()))
+    };
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")));
+    let overlays = cargo_home
+        .and_then(|home| std::fs::read_dir(home.join("registry").join("src")).ok())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|dir| dir.file_name().to_string_lossy().starts_with('-'))
+        .map(|dir| dir.path());
+    let mut doomed = Vec::new();
+    for overlay in overlays {
+        for entry in std::fs::read_dir(&overlay).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if crates.iter().any(|krate| ours(&name, '-', krate)) {
+                doomed.push(entry.path());
+            }
+        }
+    }
+    for profile in ["debug", "release"] {
+        let fingerprints = target_dir.join(profile).join(".fingerprint");
+        for entry in std::fs::read_dir(&fingerprints)
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if crates.iter().any(|krate| ours(&name, '-', krate)) {
+                doomed.push(entry.path());
+            }
+        }
+        let deps = target_dir.join(profile).join("deps");
+        for entry in std::fs::read_dir(&deps).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let stem = name.strip_prefix("lib").unwrap_or(&name);
+            if crates
+                .iter()
+                .any(|krate| ours(stem, '-', &krate.replace('-', "_")))
+            {
+                doomed.push(entry.path());
+            }
+        }
+    }
+    for path in doomed {
+        let removed = if path.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        removed.with_context(|| format!("removing {}", path.display()))?;
     }
     Ok(())
 }
