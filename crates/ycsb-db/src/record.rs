@@ -104,22 +104,62 @@ impl Record {
         });
     }
 
-    /// Appends a field whose value of `len` bytes is produced eight bytes
-    /// at a time by `next_chunk` (the last chunk is cut to fit).
+    /// Appends a field whose value of `len` bytes is produced `N` bytes at
+    /// a time by `next_chunk` (the last chunk is cut to fit).
     ///
     /// Unlike [`push_with`](Self::push_with) the value buffer is never
     /// zeroed first: generated values are written once.
     #[inline]
-    pub fn push_chunks(&mut self, name: &str, len: usize, mut next_chunk: impl FnMut() -> [u8; 8]) {
+    pub fn push_chunks<const N: usize>(
+        &mut self,
+        name: &str,
+        len: usize,
+        next_chunk: impl FnMut() -> [u8; N],
+    ) {
         self.names.push_str(name);
+        self.fill_values(len, next_chunk);
+        self.ends.push(FieldEnds {
+            name_end: self.names.len(),
+            value_end: self.values.len(),
+        });
+    }
+
+    /// Appends one field per name in `names`, each with a value of `len`
+    /// bytes, the values produced `N` bytes at a time by `next_chunk` as
+    /// one run (the last chunk is cut to fit).
+    ///
+    /// What [`push_chunks`](Self::push_chunks) does for each name, with the
+    /// generation loop set up once for the whole record instead of once
+    /// per field: for ten 100-byte fields that set-up and the cut chunk of
+    /// every field were a third of the work.
+    pub fn push_fields_chunked<S: AsRef<str>, const N: usize>(
+        &mut self,
+        names: &[S],
+        len: usize,
+        next_chunk: impl FnMut() -> [u8; N],
+    ) {
         let start = self.values.len();
-        let whole = len.next_multiple_of(8);
+        self.fill_values(names.len() * len, next_chunk);
+        for (index, name) in names.iter().enumerate() {
+            self.names.push_str(name.as_ref());
+            self.ends.push(FieldEnds {
+                name_end: self.names.len(),
+                value_end: start + (index + 1) * len,
+            });
+        }
+    }
+
+    /// Appends `len` value bytes produced `N` at a time by `next_chunk`.
+    #[inline]
+    fn fill_values<const N: usize>(&mut self, len: usize, mut next_chunk: impl FnMut() -> [u8; N]) {
+        let start = self.values.len();
+        let whole = len.next_multiple_of(N);
         self.values.reserve(whole);
         // Chunks go straight into the spare capacity: `extend_from_slice`
-        // per chunk would check the capacity and update the length 13 times
-        // for a 100-byte value, which cost more than generating it.
+        // per chunk would check the capacity and update the length for
+        // every chunk, which cost more than generating it.
         let spare = &mut self.values.spare_capacity_mut()[..whole];
-        for slot in spare.chunks_exact_mut(8) {
+        for slot in spare.chunks_exact_mut(N) {
             for (byte, value) in slot.iter_mut().zip(next_chunk()) {
                 byte.write(value);
             }
@@ -127,10 +167,6 @@ impl Record {
         // SAFETY: the loop above initialised `whole` >= `len` bytes past
         // the old length, within the capacity reserved for them.
         unsafe { self.values.set_len(start + len) };
-        self.ends.push(FieldEnds {
-            name_end: self.names.len(),
-            value_end: self.values.len(),
-        });
     }
 
     /// Appends a field whose name arrives as bytes (for example decoded from
@@ -331,6 +367,32 @@ mod tests {
                 .iter()
                 .enumerate()
                 .all(|(i, &b)| b == (i / 8) as u8 + 1));
+        }
+    }
+
+    #[test]
+    fn push_fields_chunked_equals_pushing_each_field() {
+        for len in [0, 1, 8, 13, 100] {
+            let names = ["a", "bb", "ccc"];
+            let mut n = 0u8;
+            let mut next = || {
+                n = n.wrapping_add(1);
+                [n, n.wrapping_mul(3), 7, 9, n, 1, 2, 3]
+            };
+            let mut together = record(&[("first", "x")]);
+            together.push_fields_chunked(&names, len, &mut next);
+            // The same bytes, one run, split into fields.
+            let mut bytes = Vec::new();
+            let mut m = 0u8;
+            while bytes.len() < names.len() * len {
+                m = m.wrapping_add(1);
+                bytes.extend_from_slice(&[m, m.wrapping_mul(3), 7, 9, m, 1, 2, 3]);
+            }
+            let mut expected = record(&[("first", "x")]);
+            for (i, name) in names.iter().enumerate() {
+                expected.push(name, &bytes[i * len..(i + 1) * len]);
+            }
+            assert_eq!(together, expected, "len {len}");
         }
     }
 

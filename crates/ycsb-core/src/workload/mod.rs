@@ -1199,8 +1199,21 @@ impl WorkloadThread<'_> {
         self.values.clear();
         let workload = self.workload;
         if all_fields {
-            for index in 0..workload.field_names.len() {
-                self.push_value(index);
+            match self.field_length {
+                // The common case, every field the same length and random:
+                // one generation run for the whole record.
+                FieldLength::Constant(length) if !workload.data_integrity => {
+                    let rng = &mut self.value_rng;
+                    self.values
+                        .push_fields_chunked(&workload.field_names, length, || {
+                            random_printable_word(rng)
+                        });
+                }
+                _ => {
+                    for index in 0..workload.field_names.len() {
+                        self.push_value(index);
+                    }
+                }
             }
         } else {
             let index = self.random_field();
