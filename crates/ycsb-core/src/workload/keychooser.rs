@@ -66,11 +66,9 @@ pub(crate) struct KeyChooser {
     ahead: [u64; BATCH],
     /// Index of the next unused entry of `ahead`; `BATCH` when none is left.
     next: usize,
-    /// The names of `ahead`, when they are formatted ahead.
+    /// The names of `ahead`, when they are formatted ahead (only for
+    /// distributions whose every number comes from `ahead`).
     names: Option<(Naming, Box<[KeyName; BATCH]>)>,
-    /// Whether the last number returned came from `ahead` (so its name is
-    /// `names[next - 1]`).
-    last_was_ahead: bool,
 }
 
 impl KeyChooser {
@@ -82,12 +80,21 @@ impl KeyChooser {
             ahead: [0; BATCH],
             next: BATCH,
             names: None,
-            last_was_ahead: false,
         }
     }
 
     /// Also formats the names of the numbers drawn ahead, as `naming` says.
+    ///
+    /// `latest` and `exponential` keep formatting per operation: their key
+    /// numbers are known only when drawn (exponential's batch holds
+    /// distances back from the last insert, not keys).
     pub(crate) fn with_names(mut self, naming: Naming) -> Self {
+        if matches!(
+            self.distribution,
+            Distribution::Latest(_) | Distribution::Exponential(_)
+        ) {
+            return self;
+        }
         let blank = KeyName::new(0, naming.order, naming.zero_padding);
         self.names = Some((naming, Box::new([blank; BATCH])));
         self
@@ -97,10 +104,8 @@ impl KeyChooser {
     /// was formatted ahead.
     #[inline]
     pub(crate) fn last_name(&self) -> Option<&str> {
-        match &self.names {
-            Some((_, names)) if self.last_was_ahead => Some(names[self.next - 1].as_str()),
-            _ => None,
-        }
+        let (_, names) = self.names.as_ref()?;
+        Some(names[self.next.checked_sub(1)?].as_str())
     }
 
     /// The next key number, never above `limit` (the last acknowledged
@@ -108,25 +113,16 @@ impl KeyChooser {
     #[inline]
     pub(crate) fn next(&mut self, limit: u64) -> u64 {
         match &mut self.distribution {
-            Distribution::Latest(gen) => {
-                self.last_was_ahead = false;
-                gen.next_value(&mut self.rng)
-            }
-            Distribution::Exponential(_) => {
-                // The number depends on the limit at this moment: no name
-                // could be formatted ahead.
-                self.last_was_ahead = false;
-                loop {
-                    let back = self.take();
-                    if back <= limit {
-                        return limit - back;
-                    }
+            Distribution::Latest(gen) => gen.next_value(&mut self.rng),
+            Distribution::Exponential(_) => loop {
+                let back = self.take();
+                if back <= limit {
+                    return limit - back;
                 }
-            }
+            },
             _ => loop {
                 let number = self.take();
                 if number <= limit {
-                    self.last_was_ahead = true;
                     return number;
                 }
             },
@@ -210,6 +206,41 @@ mod tests {
             .collect();
         let got: Vec<u64> = (0..60).map(|_| batched.next(49)).collect();
         assert_eq!(got, expected);
+    }
+
+    /// Names formatted ahead are the names of the numbers returned, also
+    /// across skipped numbers and batch boundaries; distributions whose
+    /// numbers are known only when drawn format none.
+    #[test]
+    fn names_formatted_ahead_belong_to_the_numbers_returned() {
+        use crate::workload::clients::ClientPartition;
+        use crate::workload::keys::key_name;
+        let naming = Naming {
+            order: KeyOrder::Hashed,
+            zero_padding: 1,
+            clients: ClientPartition::default(),
+            record_count: 1_000,
+        };
+        let mut chooser = KeyChooser::new(
+            Distribution::Zipfian(ScrambledZipfian::new(0, 999).unwrap()),
+            seeded_rng(5, 1),
+        )
+        .with_names(naming);
+        for _ in 0..5 * BATCH {
+            let number = chooser.next(600);
+            assert!(number <= 600);
+            assert_eq!(
+                chooser.last_name(),
+                Some(key_name(number, KeyOrder::Hashed, 1).as_str())
+            );
+        }
+        let mut exponential = KeyChooser::new(
+            Distribution::Exponential(Exponential::new(95.0, 1000.0).unwrap()),
+            seeded_rng(2, 0),
+        )
+        .with_names(naming);
+        exponential.next(500);
+        assert_eq!(exponential.last_name(), None);
     }
 
     #[test]
