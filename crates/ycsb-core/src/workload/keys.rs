@@ -64,13 +64,7 @@ impl KeyName {
         let digits: &mut [u8; 20] = (&mut self.bytes[KEY_PREFIX.len()..])
             .try_into()
             .expect("20 digit places");
-        let low = (number % 100_000_000) as u32;
-        let rest = number / 100_000_000;
-        let middle = (rest % 100_000_000) as u32;
-        let high = (rest / 100_000_000) as u32; // below 10^4
-        write_4_digits(high, &mut digits[..4]);
-        write_8_digits(middle, &mut digits[4..12]);
-        write_8_digits(low, &mut digits[12..]);
+        write_20_digits(number, digits);
         let used = decimal_digits(number).max(zero_padding.min(20));
         let start = 20 - used;
         self.bytes[start..start + KEY_PREFIX.len()].copy_from_slice(KEY_PREFIX.as_bytes());
@@ -97,6 +91,21 @@ impl KeyName {
         // against the `basic` store.)
         unsafe { std::str::from_utf8_unchecked(&self.bytes[self.start as usize..]) }
     }
+}
+
+/// Writes `number` in decimal into all 20 places of `digits`, with
+/// leading zeros. The number is split into three chunks of at most 8
+/// digits that the CPU formats in parallel from a pair table, where the
+/// usual formatting divides the whole number again for every digit pair.
+#[inline(always)]
+pub(crate) fn write_20_digits(number: u64, digits: &mut [u8; 20]) {
+    let low = (number % 100_000_000) as u32;
+    let rest = number / 100_000_000;
+    let middle = (rest % 100_000_000) as u32;
+    let high = (rest / 100_000_000) as u32; // below 10^4
+    write_4_digits(high, &mut digits[..4]);
+    write_8_digits(middle, &mut digits[4..12]);
+    write_8_digits(low, &mut digits[12..]);
 }
 
 /// "00" to "99".
@@ -127,7 +136,7 @@ fn write_8_digits(v: u32, out: &mut [u8]) {
 
 /// The number of decimal digits of `v` (1 for 0).
 #[inline]
-fn decimal_digits(v: u64) -> usize {
+pub(crate) fn decimal_digits(v: u64) -> usize {
     // The bit length gives the digit count or one less (1233/4096 is just
     // above log10(2)); one comparison settles which. Shorter than
     // `ilog10`'s general path, and this runs for every key.
