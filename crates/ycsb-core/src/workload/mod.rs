@@ -1075,12 +1075,6 @@ impl WorkloadThread<'_> {
         self.load_end.saturating_sub(self.next_load)
     }
 
-    /// When the last measured store call of this thread ended: a recent
-    /// clock reading the runner reuses instead of reading the clock again.
-    pub fn last_end(&self) -> Instant {
-        self.timing.last_end()
-    }
-
     /// Lets `recorder` publish if its period has passed by the end of the
     /// last operation (checked cheaply; call it after each operation).
     #[inline]
