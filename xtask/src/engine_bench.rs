@@ -9,6 +9,16 @@
 //! clients take turns within each round so that a busy machine slows them
 //! alike; the table shows each client's median over the rounds and the
 //! ratios ycsb/direct (target ≥ 0.95) and ycsb/YCSB-cpp (target ≥ 1.0).
+//!
+//! With `--instructions`, each engine × workload runs the direct loop and
+//! ycsb once (or `--rounds` times) under `valgrind --tool=cachegrind
+//! --cache-sim=no`, with the same arguments as the timed runs, and the
+//! table gives the instructions each whole process executed, per operation
+//! (load records + run operations) too, and the work ratio direct/ycsb
+//! (≥ 0.95: ycsb does at most about 5 % more work than the loop). Unlike
+//! throughput, these counts hardly depend on the machine's load, so they can
+//! show a 5 % difference on a busy machine. The cachegrind files stay in
+//! `<target>/engine-bench/` for `cg_annotate`.
 //! See docs/performance-engines.md.
 
 use std::path::{Path, PathBuf};
@@ -17,9 +27,16 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations N] [--threads N]
-       [--rounds N] [--engines rocksdb,leveldb] [--workloads a,c]
-  env YCSB_CPP_BIN=/path/to/YCSB-cpp/ycsb adds YCSB-cpp (built against the same library)";
+       [--rounds N] [--engines rocksdb,leveldb] [--workloads a,c] [--instructions]
+  defaults: 200000 records, 200000 operations, 1 thread, 3 rounds
+  --instructions  count the instructions of each whole process under valgrind's
+                  cachegrind instead of timing it (needs valgrind: apt-get install
+                  valgrind); defaults then 20000 records, 60000 operations, 1 round
+                  (--rounds N runs each client N times and prints the spread)
+  env YCSB_CPP_BIN=/path/to/YCSB-cpp/ycsb adds YCSB-cpp (built against the same library;
+      timed runs only)";
 
+#[derive(Debug)]
 struct Options {
     records: u64,
     operations: u64,
@@ -27,19 +44,40 @@ struct Options {
     rounds: usize,
     engines: Vec<String>,
     workloads: Vec<String>,
+    /// Count instructions under cachegrind instead of timing.
+    instructions: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options> {
     let mut o = Options {
-        records: 200_000,
-        operations: 200_000,
+        records: 0,
+        operations: 0,
         threads: 1,
-        rounds: 3,
+        rounds: 0,
         engines: vec!["rocksdb".into(), "leveldb".into()],
         workloads: vec!["a".into(), "c".into()],
+        instructions: false,
     };
+    // The sizes default differently with and without --instructions,
+    // which may come after them.
+    let (mut records, mut operations, mut rounds) = (None, None, None);
     let mut it = args.iter();
     while let Some(flag) = it.next() {
+        if flag == "--instructions" {
+            o.instructions = true;
+            continue;
+        }
+        const VALUED: [&str; 6] = [
+            "--records",
+            "--operations",
+            "--threads",
+            "--rounds",
+            "--engines",
+            "--workloads",
+        ];
+        if !VALUED.contains(&flag.as_str()) {
+            bail!("engine-bench: unknown option {flag}\n{USAGE}");
+        }
         let value = it
             .next()
             .with_context(|| format!("{flag} needs a value\n{USAGE}"))?;
@@ -50,15 +88,23 @@ fn parse(args: &[String]) -> Result<Options> {
         };
         let list = || value.split(',').map(str::to_string).collect::<Vec<_>>();
         match flag.as_str() {
-            "--records" => o.records = number()?,
-            "--operations" => o.operations = number()?,
+            "--records" => records = Some(number()?),
+            "--operations" => operations = Some(number()?),
             "--threads" => o.threads = number()?,
-            "--rounds" => o.rounds = number()? as usize,
+            "--rounds" => rounds = Some(number()? as usize),
             "--engines" => o.engines = list(),
             "--workloads" => o.workloads = list(),
             _ => bail!("engine-bench: unknown option {flag}\n{USAGE}"),
         }
     }
+    let (default_records, default_operations, default_rounds) = if o.instructions {
+        (20_000, 60_000, 1)
+    } else {
+        (200_000, 200_000, 3)
+    };
+    o.records = records.unwrap_or(default_records);
+    o.operations = operations.unwrap_or(default_operations);
+    o.rounds = rounds.unwrap_or(default_rounds);
     if o.records == 0 || o.threads == 0 || o.rounds == 0 {
         bail!("engine-bench: --records, --threads and --rounds must be at least 1");
     }
@@ -139,6 +185,30 @@ fn read_proportion(root: &Path, workload: &str) -> Result<f64> {
     bail!("{}: no readproportion", path.display())
 }
 
+/// Where a client run under cachegrind leaves its counts and valgrind its
+/// own messages.
+struct Cachegrind {
+    out_file: PathBuf,
+    log_file: PathBuf,
+}
+
+/// The command that starts `program`: itself, or valgrind's cachegrind
+/// running it (instructions only, no cache simulation, the process's own
+/// threads and not its children).
+fn client(program: &Path, cachegrind: Option<&Cachegrind>) -> Command {
+    match cachegrind {
+        None => Command::new(program),
+        Some(c) => {
+            let mut cmd = Command::new("valgrind");
+            cmd.args(["--tool=cachegrind", "--cache-sim=no", "--trace-children=no"])
+                .arg(format!("--cachegrind-out-file={}", c.out_file.display()))
+                .arg(format!("--log-file={}", c.log_file.display()))
+                .arg(program);
+            cmd
+        }
+    }
+}
+
 fn run_ycsb(
     ycsb: &Path,
     root: &Path,
@@ -146,9 +216,10 @@ fn run_ycsb(
     workload: &str,
     dir: &Path,
     o: &Options,
+    cachegrind: Option<&Cachegrind>,
 ) -> Result<Cell> {
     let export = dir.with_extension("json");
-    let out = Command::new(ycsb)
+    let out = client(ycsb, cachegrind)
         .current_dir(root)
         .args(["-load", "-run", "-db", engine, "-P"])
         .arg(format!("workloads/workload{workload}"))
@@ -186,8 +257,14 @@ fn run_ycsb(
     })
 }
 
-fn run_direct(bin: &Path, dir: &Path, read: f64, o: &Options) -> Result<Cell> {
-    let out = Command::new(bin)
+fn run_direct(
+    bin: &Path,
+    dir: &Path,
+    read: f64,
+    o: &Options,
+    cachegrind: Option<&Cachegrind>,
+) -> Result<Cell> {
+    let out = client(bin, cachegrind)
         .arg(format!("dir={}", dir.display()))
         .arg(format!("recordcount={}", o.records))
         .arg(format!("operationcount={}", o.operations))
@@ -302,6 +379,9 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         return Ok(());
     }
     let o = parse(args)?;
+    if o.instructions {
+        check_valgrind()?;
+    }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     eprintln!("engine-bench: building ycsb and the direct loops (release)");
     crate::run(Command::new(&cargo).current_dir(root).args([
@@ -325,7 +405,9 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         .unwrap_or_else(|| root.join("target"));
     let release = target.join("release");
     let ycsb = release.join("ycsb");
-    let cpp = std::env::var_os("YCSB_CPP_BIN").map(PathBuf::from);
+    let cpp = std::env::var_os("YCSB_CPP_BIN")
+        .map(PathBuf::from)
+        .filter(|_| !o.instructions);
     if let Some(cpp) = &cpp {
         if !cpp.is_file() {
             bail!("YCSB_CPP_BIN={}: no such file", cpp.display());
@@ -334,6 +416,9 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let work = target.join("engine-bench");
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
+    if o.instructions {
+        return instructions(root, &release, &work, &o);
+    }
     let load_before = load_average();
     eprintln!(
         "engine-bench: {} records, {} operations, {} thread(s), {} round(s); load average {load_before}",
@@ -378,8 +463,8 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                     );
                     let cpu_before = children_cpu_seconds();
                     let mut cell = match client {
-                        "direct" => run_direct(&direct_bin, &dir, read, &o)?,
-                        "ycsb" => run_ycsb(&ycsb, root, engine, workload, &dir, &o)?,
+                        "direct" => run_direct(&direct_bin, &dir, read, &o, None)?,
+                        "ycsb" => run_ycsb(&ycsb, root, engine, workload, &dir, &o, None)?,
                         _ => match &cpp {
                             Some(bin) => run_cpp(bin, root, engine, workload, &dir, &o)?,
                             None => continue,
@@ -492,4 +577,388 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         bail!("the clients did not perform the same number of operations (DIFFER rows)");
     }
     Ok(())
+}
+
+/// Fails with the install command when valgrind cannot be started.
+fn check_valgrind() -> Result<()> {
+    match Command::new("valgrind").arg("--version").output() {
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => bail!(
+            "engine-bench --instructions: `valgrind --version` failed with {}; \
+             reinstall valgrind (apt-get install valgrind)",
+            out.status
+        ),
+        Err(e) => bail!(
+            "engine-bench --instructions needs valgrind, which cannot be started ({e}): \
+             install it (apt-get install valgrind)"
+        ),
+    }
+}
+
+/// The total `Ir` (instructions executed) of a cachegrind or callgrind
+/// output file: the `summary:` line's figure in the column that the
+/// `events:` line names `Ir`.
+fn cachegrind_ir(text: &str) -> Option<u64> {
+    let (mut events, mut summary) = (None, None);
+    for line in text.lines() {
+        if let Some(e) = line.strip_prefix("events:") {
+            events = Some(e);
+        } else if let Some(v) = line.strip_prefix("summary:") {
+            summary = Some(v);
+        }
+    }
+    let column = events?.split_whitespace().position(|e| e == "Ir")?;
+    summary?.split_whitespace().nth(column)?.parse().ok()
+}
+
+/// The total of valgrind's `I   refs:      922,599,996` line (cachegrind's
+/// summary on stderr or in its `--log-file`, each line prefixed with
+/// `==pid==`).
+fn valgrind_i_refs(text: &str) -> Option<u64> {
+    text.lines().find_map(|line| {
+        let body = match line.strip_prefix("==") {
+            Some(rest) => rest.split_once("==")?.1,
+            None => line,
+        };
+        let figure = body
+            .trim_start()
+            .strip_prefix('I')?
+            .trim_start()
+            .strip_prefix("refs:")?
+            .trim()
+            .replace(',', "");
+        figure.parse().ok()
+    })
+}
+
+/// The instructions of a client that ran under cachegrind: from its
+/// output file, else from valgrind's summary in the log.
+fn instructions_of(c: &Cachegrind) -> Result<u64> {
+    let from_out = std::fs::read_to_string(&c.out_file)
+        .ok()
+        .and_then(|t| cachegrind_ir(&t));
+    let from_log = || {
+        std::fs::read_to_string(&c.log_file)
+            .ok()
+            .and_then(|t| valgrind_i_refs(&t))
+    };
+    from_out.or_else(from_log).with_context(|| {
+        format!(
+            "no instruction count in {} (summary: line) nor in {} (I refs: line)",
+            c.out_file.display(),
+            c.log_file.display()
+        )
+    })
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// (largest − smallest) / smallest, as a percentage: how far repeated
+/// counts of one client moved.
+fn spread_percent(counts: &[u64]) -> f64 {
+    match (counts.iter().min(), counts.iter().max()) {
+        (Some(&lo), Some(&hi)) if lo > 0 => (hi - lo) as f64 / lo as f64 * 100.0,
+        _ => 0.0,
+    }
+}
+
+/// One client's counted run: its instructions and its operations (load
+/// records + run operations, as it reported them).
+#[derive(Clone, Copy, Debug)]
+struct Counted {
+    instructions: u64,
+    operations: u64,
+}
+
+/// `--instructions`: every client once per round under cachegrind, then
+/// the table of instructions and the work ratio direct/ycsb.
+fn instructions(root: &Path, release: &Path, work: &Path, o: &Options) -> Result<()> {
+    let ycsb = release.join("ycsb");
+    eprintln!(
+        "engine-bench --instructions: {} records, {} operations, {} thread(s), {} round(s), \
+         under valgrind --tool=cachegrind --cache-sim=no",
+        o.records, o.operations, o.threads, o.rounds
+    );
+    let started = std::time::Instant::now();
+    struct Row {
+        engine: String,
+        workload: String,
+        direct: Vec<Counted>,
+        ycsb: Vec<Counted>,
+    }
+    let mut rows = Vec::new();
+    for engine in &o.engines {
+        let direct_bin = release
+            .join("examples")
+            .join(format!("{engine}-direct-loop"));
+        for workload in &o.workloads {
+            let read = read_proportion(root, workload)?;
+            let mut row = Row {
+                engine: engine.clone(),
+                workload: workload.clone(),
+                direct: Vec::new(),
+                ycsb: Vec::new(),
+            };
+            for round in 0..o.rounds {
+                for client in ["direct", "ycsb"] {
+                    let name = format!("{engine}-{workload}-{client}-{round}");
+                    // A fresh, empty database directory, as the timed runs use.
+                    let dir = work.join(&name);
+                    let _ = std::fs::remove_dir_all(&dir);
+                    let c = Cachegrind {
+                        out_file: work.join(format!("{name}.cachegrind")),
+                        log_file: work.join(format!("{name}.valgrind.log")),
+                    };
+                    let t = std::time::Instant::now();
+                    let cell = match client {
+                        "direct" => run_direct(&direct_bin, &dir, read, o, Some(&c)),
+                        _ => run_ycsb(&ycsb, root, engine, workload, &dir, o, Some(&c)),
+                    }
+                    .with_context(|| {
+                        format!(
+                            "{client} under valgrind (valgrind's log: {})",
+                            c.log_file.display()
+                        )
+                    })?;
+                    let counted = Counted {
+                        instructions: instructions_of(&c)?,
+                        operations: cell.load.operations + cell.run.operations,
+                    };
+                    eprintln!(
+                        "engine-bench: {engine} workload{workload} round {} {client}: \
+                         {} instructions, {} operations, {:.1} s",
+                        round + 1,
+                        thousands(counted.instructions),
+                        counted.operations,
+                        t.elapsed().as_secs_f64()
+                    );
+                    let _ = std::fs::remove_dir_all(&dir);
+                    match client {
+                        "direct" => row.direct.push(counted),
+                        _ => row.ycsb.push(counted),
+                    }
+                }
+            }
+            rows.push(row);
+        }
+    }
+    let took = started.elapsed().as_secs_f64();
+
+    println!();
+    println!(
+        "| engine  | workload  | direct instr  | ycsb instr    | direct instr/op | ycsb instr/op | direct/ycsb |"
+    );
+    println!(
+        "|---------|-----------|--------------:|--------------:|----------------:|--------------:|------------:|"
+    );
+    let mut mismatched = false;
+    for r in &rows {
+        let ops: Vec<u64> = r
+            .direct
+            .iter()
+            .chain(&r.ycsb)
+            .map(|c| c.operations)
+            .collect();
+        let same = ops.windows(2).all(|w| w[0] == w[1]);
+        mismatched |= !same;
+        let med = |cs: &[Counted]| median(cs.iter().map(|c| c.instructions as f64).collect());
+        let (d, y) = (med(&r.direct), med(&r.ycsb));
+        let (d_per_op, y_per_op) = if same && ops[0] > 0 {
+            let n = ops[0] as f64;
+            (format!("{:.0}", d / n), format!("{:.0}", y / n))
+        } else {
+            ("DIFFER".to_string(), "DIFFER".to_string())
+        };
+        println!(
+            "| {:<7} | {:<9} | {:>13} | {:>13} | {:>15} | {:>13} | {:>11.3} |",
+            r.engine,
+            format!("workload{}", r.workload),
+            thousands(d.round() as u64),
+            thousands(y.round() as u64),
+            d_per_op,
+            y_per_op,
+            d / y
+        );
+    }
+    if o.rounds > 1 {
+        println!();
+        println!(
+            "Run-to-run spread of the counts, (largest − smallest) / smallest over {} rounds:",
+            o.rounds
+        );
+        println!();
+        println!("| engine  | workload  | direct | ycsb |");
+        println!("|---------|-----------|-------:|-----:|");
+        for r in &rows {
+            let spread = |cs: &[Counted]| {
+                spread_percent(&cs.iter().map(|c| c.instructions).collect::<Vec<_>>())
+            };
+            println!(
+                "| {:<7} | {:<9} | {:.3} % | {:.3} % |",
+                r.engine,
+                format!("workload{}", r.workload),
+                spread(&r.direct),
+                spread(&r.ycsb)
+            );
+        }
+    }
+    println!(
+        "\ninstructions of each whole process (open, load, run, close; all its threads) under \
+         valgrind --tool=cachegrind --cache-sim=no; {} records + {} operations, {} thread(s), \
+         {} of {} round(s); instr/op = instructions / (records + operations); direct/ycsb ≥ 0.95: \
+         ycsb does at most ~5 % more work than the loop",
+        o.records,
+        o.operations,
+        o.threads,
+        if o.rounds > 1 { "median" } else { "1" },
+        o.rounds
+    );
+    println!(
+        "took {took:.0} s; cachegrind files in {} (cg_annotate <file>)",
+        work.display()
+    );
+    if mismatched {
+        bail!("the clients did not perform the same number of operations (DIFFER rows)");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn parses_options() {
+        // (arguments, records, operations, rounds, instructions)
+        let cases = [
+            ("", 200_000, 200_000, 3, false),
+            ("--instructions", 20_000, 60_000, 1, true),
+            ("--records 5 --instructions", 5, 60_000, 1, true),
+            (
+                "--instructions --operations 7 --rounds 2",
+                20_000,
+                7,
+                2,
+                true,
+            ),
+            (
+                "--records 100000 --operations 300000",
+                100_000,
+                300_000,
+                3,
+                false,
+            ),
+        ];
+        for (line, records, operations, rounds, instructions) in cases {
+            let o = parse(&args(line)).unwrap_or_else(|e| panic!("{line:?}: {e}"));
+            assert_eq!(
+                (o.records, o.operations, o.rounds, o.instructions),
+                (records, operations, rounds, instructions),
+                "{line:?}"
+            );
+        }
+        let o = parse(&args("--engines leveldb --workloads c --threads 2")).unwrap();
+        assert_eq!(
+            (o.engines, o.workloads, o.threads),
+            (vec!["leveldb".to_string()], vec!["c".to_string()], 2)
+        );
+    }
+
+    #[test]
+    fn refuses_bad_options() {
+        // (arguments, part of the message)
+        let cases = [
+            ("--records", "needs a value"),
+            ("--records x", "expected a whole number"),
+            ("--records 0 --instructions", "at least 1"),
+            ("--rounds 0", "at least 1"),
+            ("--instructions 3", "unknown option 3"),
+            ("--engines redis", "expected rocksdb or leveldb"),
+            ("--workloads e", "expected a, b or c"),
+            ("--bogus 1", "unknown option --bogus"),
+        ];
+        for (line, message) in cases {
+            let e = parse(&args(line)).expect_err(line).to_string();
+            assert!(e.contains(message), "{line:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn reads_the_cachegrind_summary() {
+        // (file text, expected Ir)
+        let cases = [
+            (
+                "desc: I1 cache: 32768 B\ncmd: ycsb -load\nevents: Ir\nfl=x.rs\nfn=main\n3 12\nsummary: 922599996\n",
+                Some(922_599_996),
+            ),
+            // Cache simulation on: Ir is one column of several.
+            (
+                "events: Ir I1mr ILmr Dr\nsummary: 1152305100 2 3 4\n",
+                Some(1_152_305_100),
+            ),
+            ("events: Dr Ir\nsummary: 7 42\n", Some(42)),
+            // Callgrind names the same line the same way.
+            ("events: Ir\nsummary: 5\ntotals: 5\n", Some(5)),
+            ("events: Ir\n", None),
+            ("summary: 5\n", None),
+            ("events: Dr\nsummary: 5\n", None),
+            ("events: Ir\nsummary: many\n", None),
+            ("", None),
+        ];
+        for (text, ir) in cases {
+            assert_eq!(cachegrind_ir(text), ir, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn reads_valgrinds_i_refs_line() {
+        // (valgrind's messages, expected I refs)
+        let cases = [
+            (
+                "==10748== \n==10748== I   refs:      922,599,996\n",
+                Some(922_599_996),
+            ),
+            (
+                "==1== Command: x\n==1== I refs: 12\n==1== I1  misses: 3\n",
+                Some(12),
+            ),
+            ("I   refs:      1,000\n", Some(1000)),
+            ("==1== I1  misses:      3\n==1== D   refs:      9\n", None),
+            ("==1== I   refs:\n", None),
+            ("", None),
+        ];
+        for (text, refs) in cases {
+            assert_eq!(valgrind_i_refs(text), refs, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn formats_and_spreads() {
+        for (n, text) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (922_599_996, "922,599,996"),
+        ] {
+            assert_eq!(thousands(n), text);
+        }
+        assert_eq!(spread_percent(&[100]), 0.0);
+        assert_eq!(spread_percent(&[200, 202, 201]), 1.0);
+        assert_eq!(spread_percent(&[]), 0.0);
+    }
 }
