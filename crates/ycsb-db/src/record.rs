@@ -2,6 +2,8 @@
 //! a workload and a store can exchange them without allocating per
 //! operation.
 
+use crate::codec::{EncodedFields, EncodedRecord};
+
 /// One field of a [`Record`]: a name and its value bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Field<'a> {
@@ -254,6 +256,140 @@ impl<'a> FromIterator<Field<'a>> for Record {
     }
 }
 
+/// A record read in place: the fields a read selected, borrowed from
+/// wherever the store holds them for the duration of a
+/// [`StoreThread::read_in_place`] callback.
+///
+/// An embedded engine shows its pinned value ([`RecordView::encoded`]),
+/// so that a caller that only looks at the fields (or not even that: a
+/// benchmark that does not verify data) costs no copy; a store that reads
+/// into a [`Record`] shows that ([`RecordView::from`]).
+///
+/// [`StoreThread::read_in_place`]: crate::StoreThread::read_in_place
+#[derive(Clone, Copy, Debug)]
+pub struct RecordView<'a> {
+    repr: ViewRepr<'a>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum ViewRepr<'a> {
+    Record(&'a Record),
+    Encoded(EncodedRecord<'a>, Fields<'a>),
+    Single(Option<Field<'a>>),
+}
+
+impl<'a> RecordView<'a> {
+    /// The fields of `record` that `fields` selects.
+    pub fn encoded(record: EncodedRecord<'a>, fields: Fields<'a>) -> Self {
+        Self {
+            repr: ViewRepr::Encoded(record, fields),
+        }
+    }
+
+    /// A record of the one field `field`.
+    pub fn single(field: Field<'a>) -> Self {
+        Self {
+            repr: ViewRepr::Single(Some(field)),
+        }
+    }
+
+    /// A record with no field (for example when the selection named none
+    /// of the stored ones).
+    pub fn empty() -> Self {
+        Self {
+            repr: ViewRepr::Single(None),
+        }
+    }
+
+    /// The fields, in the order the store holds them.
+    pub fn iter(&self) -> ViewFields<'a> {
+        ViewFields {
+            repr: match self.repr {
+                ViewRepr::Record(r) => FieldsRepr::Record(r, 0),
+                ViewRepr::Encoded(e, fields) => FieldsRepr::Encoded(e.iter(), fields),
+                ViewRepr::Single(f) => FieldsRepr::Single(f),
+            },
+        }
+    }
+
+    /// The number of fields.
+    pub fn len(&self) -> usize {
+        match self.repr {
+            ViewRepr::Record(r) => r.len(),
+            _ => self.iter().count(),
+        }
+    }
+
+    /// Whether the record has no field.
+    pub fn is_empty(&self) -> bool {
+        self.iter().next().is_none()
+    }
+
+    /// The total number of value bytes over all fields.
+    pub fn value_bytes(&self) -> usize {
+        match self.repr {
+            ViewRepr::Record(r) => r.value_bytes(),
+            _ => self.iter().map(|f| f.value.len()).sum(),
+        }
+    }
+
+    /// The value of the first field called `name`.
+    pub fn get(&self, name: &str) -> Option<&'a [u8]> {
+        self.iter().find(|f| f.name == name).map(|f| f.value)
+    }
+
+    /// Appends the fields to `out`: the copy [`StoreThread::read`] makes.
+    ///
+    /// [`StoreThread::read`]: crate::StoreThread::read
+    pub fn copy_to(&self, out: &mut Record) {
+        for field in self.iter() {
+            out.push(field.name, field.value);
+        }
+    }
+}
+
+impl<'a> From<&'a Record> for RecordView<'a> {
+    fn from(record: &'a Record) -> Self {
+        Self {
+            repr: ViewRepr::Record(record),
+        }
+    }
+}
+
+/// The fields of a [`RecordView`].
+#[derive(Clone, Debug)]
+pub struct ViewFields<'a> {
+    repr: FieldsRepr<'a>,
+}
+
+#[derive(Clone, Debug)]
+enum FieldsRepr<'a> {
+    Record(&'a Record, usize),
+    Encoded(EncodedFields<'a>, Fields<'a>),
+    Single(Option<Field<'a>>),
+}
+
+impl<'a> Iterator for ViewFields<'a> {
+    type Item = Field<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Field<'a>> {
+        match &mut self.repr {
+            FieldsRepr::Record(r, index) => {
+                let field = r.field(*index)?;
+                *index += 1;
+                Some(field)
+            }
+            FieldsRepr::Encoded(fields, Fields::All) => fields.next(),
+            FieldsRepr::Encoded(fields, selection) => {
+                let selection = *selection;
+                fields.find(|f| selection.contains(f.name))
+            }
+            FieldsRepr::Single(field) => field.take(),
+        }
+    }
+}
+
 /// Which fields an operation reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fields<'a> {
@@ -341,6 +477,51 @@ mod tests {
         assert_eq!(r.get("c"), Some(&b"333"[..]));
         assert_eq!(r.get("zz"), None);
         assert_eq!(r.value_bytes(), 4);
+    }
+
+    /// Every kind of view shows what a read into a `Record` would hold,
+    /// for every selection.
+    #[test]
+    fn views_show_what_a_copying_read_holds() {
+        let stored = record(&[("field0", "a"), ("field1", "bb"), ("field2", "")]);
+        let mut bytes = Vec::new();
+        crate::codec::encode(&stored, &mut bytes);
+        let encoded = EncodedRecord::parse(&bytes).unwrap();
+        let one = vec!["field1".to_string()];
+        let two = vec!["field2".to_string(), "field0".to_string()];
+        let none = vec!["nope".to_string()];
+        for selection in [
+            Fields::All,
+            Fields::Only(&one),
+            Fields::Only(&two),
+            Fields::Only(&none),
+        ] {
+            let mut copied = Record::new();
+            crate::codec::decode(&bytes, selection, &mut copied).unwrap();
+            let mut selected = stored.clone();
+            selected.retain(selection);
+            for view in [
+                RecordView::encoded(encoded, selection),
+                RecordView::from(&selected),
+            ] {
+                assert_eq!(view.iter().collect::<Record>(), copied, "{selection:?}");
+                assert_eq!(view.len(), copied.len());
+                assert_eq!(view.is_empty(), copied.is_empty());
+                assert_eq!(view.value_bytes(), copied.value_bytes());
+                assert_eq!(view.get("field1"), copied.get("field1"));
+                let mut out = record(&[("before", "x")]);
+                view.copy_to(&mut out);
+                assert_eq!(out.len(), 1 + copied.len());
+            }
+        }
+        let single = RecordView::single(Field {
+            name: "v",
+            value: b"raw",
+        });
+        assert_eq!(single.iter().collect::<Record>(), record(&[("v", "raw")]));
+        assert_eq!((single.len(), single.value_bytes()), (1, 3));
+        assert!(RecordView::empty().is_empty());
+        assert_eq!(RecordView::empty().get("v"), None);
     }
 
     #[test]
