@@ -1,9 +1,9 @@
 //! The `leveldb` store: one database shared by all client threads.
 
-use ycsb_db::codec;
+use ycsb_db::codec::{self, EncodedRecord};
 use ycsb_db::{
-    EngineInfo, EngineReport, Fields, Gauge, Properties, Record, ScanResult, Status, Store,
-    StoreError, StoreThread, ThreadContext,
+    EngineInfo, EngineReport, Fields, Gauge, Properties, Record, RecordView, ScanResult, Status,
+    Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::ffi::{self, Db, WriteBatch};
@@ -406,6 +406,36 @@ impl StoreThread for LevelThread<'_> {
         match self.format {
             Format::Row => self.read_row(key, fields, out),
             Format::Single | Format::Column => self.read_single(key, fields, out),
+        }
+    }
+
+    /// LevelDB's own copy of the value itself, in the one-value formats:
+    /// no second copy and no decoding beyond checking it.
+    fn read_in_place(
+        &mut self,
+        _table: &str,
+        key: &str,
+        fields: Fields<'_>,
+        scratch: &mut Record,
+        visit: &mut dyn FnMut(RecordView<'_>),
+    ) -> Status {
+        if let Format::Row = self.format {
+            let status = self.read_row(key, fields, scratch);
+            if status.is_ok() {
+                visit(RecordView::from(&*scratch));
+            }
+            return status;
+        }
+        match self.db.get(key.as_bytes()) {
+            Ok(Some(value)) => match EncodedRecord::parse(&value) {
+                Ok(record) => {
+                    visit(RecordView::encoded(record, fields));
+                    Status::Ok
+                }
+                Err(_) => Status::UnexpectedState,
+            },
+            Ok(None) => Status::NotFound,
+            Err(_) => Status::Error,
         }
     }
 

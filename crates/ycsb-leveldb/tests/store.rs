@@ -48,9 +48,21 @@ fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Reads `key` both ways, copied and in place, and checks that they agree
+/// (the workload reads in place unless it verifies data).
 fn read(t: &mut dyn StoreThread, key: &str, fields: Fields<'_>) -> (Status, Vec<(String, String)>) {
     let mut out = Record::new();
     let status = t.read(TABLE, key, fields, &mut out);
+    let mut seen = None;
+    let in_place = t.read_in_place(TABLE, key, fields, &mut Record::new(), &mut |view| {
+        assert!(seen.is_none(), "visited twice");
+        seen = Some(view.iter().collect::<Record>());
+    });
+    assert_eq!(in_place, status, "read_in_place of {key}");
+    assert_eq!(seen.is_some(), status.is_ok(), "visited on {status:?}");
+    if let Some(seen) = seen {
+        assert_eq!(seen, out, "read_in_place of {key}");
+    }
     (status, fields_of(&out))
 }
 

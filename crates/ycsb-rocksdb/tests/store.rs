@@ -244,6 +244,51 @@ fn corrupt_stored_value_is_an_unexpected_state() {
     );
 }
 
+/// The workload reads in place unless it verifies data: every outcome of a
+/// copying read must look the same through `read_in_place`, in both value
+/// formats.
+#[test]
+fn read_in_place_shows_what_read_copies() {
+    let some = vec!["field3".to_string(), "field1".to_string()];
+    let none = vec!["missing".to_string()];
+    let raw_only = vec!["v".to_string()];
+    let selections = [
+        Fields::All,
+        Fields::Only(&some),
+        Fields::Only(&none),
+        Fields::Only(&raw_only),
+    ];
+    for format in [
+        &[][..],
+        &[("rocksdb.format", "raw"), ("rocksdb.raw_field", "v")][..],
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path(), format).unwrap();
+        store.db().put("bad", [0xff; 12]).unwrap();
+        let mut t = store.thread(ctx()).unwrap();
+        let stored = if format.is_empty() {
+            record_for("user1", 10, 100)
+        } else {
+            record(&[("v", "bare value")])
+        };
+        assert_eq!(t.insert(T, "user1", &stored), Status::Ok);
+        for key in ["user1", "user2", "bad"] {
+            for fields in selections {
+                let mut copied = Record::new();
+                let status = t.read(T, key, fields, &mut copied);
+                let mut seen = Vec::new();
+                let in_place = t.read_in_place(T, key, fields, &mut Record::new(), &mut |view| {
+                    seen.push(view.iter().collect::<Record>());
+                });
+                let what = format!("{format:?} {key} {fields:?}");
+                assert_eq!(in_place, status, "{what}");
+                let expected: Vec<Record> = if status.is_ok() { vec![copied] } else { vec![] };
+                assert_eq!(seen, expected, "{what}");
+            }
+        }
+    }
+}
+
 #[test]
 fn gauges_after_writes_and_a_flush() {
     let dir = tempfile::tempdir().unwrap();
