@@ -25,7 +25,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use ycsb_db::{Fields, Record, ScanResult, Status, StoreError, StoreThread};
+use ycsb_db::{Fields, Record, RecordView, ScanResult, Status, StoreError, StoreThread};
 
 use super::StopSignal;
 
@@ -129,6 +129,18 @@ impl Guarded<'_, '_> {
 impl StoreThread for Guarded<'_, '_> {
     fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
         let status = self.inner.read(table, key, fields, out);
+        self.count(status)
+    }
+
+    fn read_in_place(
+        &mut self,
+        table: &str,
+        key: &str,
+        fields: Fields<'_>,
+        scratch: &mut Record,
+        visit: &mut dyn FnMut(RecordView<'_>),
+    ) -> Status {
+        let status = self.inner.read_in_place(table, key, fields, scratch, visit);
         self.count(status)
     }
 
@@ -263,6 +275,20 @@ mod tests {
         assert!(stop.is_stopped());
         assert!(budget.is_spent());
         assert_eq!(budget.failures(), 6);
+    }
+
+    #[test]
+    fn failed_reads_in_place_spend_it_too() {
+        let budget = ErrorBudget::new(0, 1);
+        let stop = StopSignal::new();
+        let mut inner = Answer(Status::Error);
+        let mut db = budget.guard(0, &mut inner, &stop);
+        let status = db.read_in_place("t", "k", Fields::All, &mut Record::new(), &mut |_| {
+            panic!("a failed read shows no record")
+        });
+        assert_eq!(status, Status::Error);
+        assert!(stop.is_stopped());
+        assert_eq!(budget.failures(), 1);
     }
 
     #[test]

@@ -1242,7 +1242,14 @@ impl WorkloadThread<'_> {
         let (key, read) = (&self.key, &mut self.read);
         self.timing
             .measure(recorder, Operation::Read, intended, || {
-                db.read(&workload.table, key, fields, read)
+                read_record(
+                    db,
+                    &workload.table,
+                    key,
+                    fields,
+                    read,
+                    workload.data_integrity,
+                )
             });
         if workload.data_integrity {
             self.verify(recorder);
@@ -1400,7 +1407,14 @@ impl WorkloadThread<'_> {
         let read_status = self
             .timing
             .measure(recorder, Operation::Read, intended, || {
-                db.read(&workload.table, key, fields, read)
+                read_record(
+                    db,
+                    &workload.table,
+                    key,
+                    fields,
+                    read,
+                    workload.data_integrity,
+                )
             });
         let update_status = self
             .timing
@@ -1439,5 +1453,24 @@ impl WorkloadThread<'_> {
             .measure(recorder, Operation::Delete, intended, || {
                 db.delete(&workload.table, key)
             });
+    }
+}
+
+/// A read as the workload needs it: copied into `out` when the values are
+/// kept to be verified, and otherwise looked at in place, as Java's
+/// `CoreWorkload` drops the values it read unless `dataintegrity` is on.
+#[inline(always)]
+fn read_record(
+    db: &mut dyn StoreThread,
+    table: &str,
+    key: &str,
+    fields: Fields<'_>,
+    out: &mut Record,
+    keep_values: bool,
+) -> Status {
+    if keep_values {
+        db.read(table, key, fields, out)
+    } else {
+        db.read_in_place(table, key, fields, out, &mut |_| {})
     }
 }
