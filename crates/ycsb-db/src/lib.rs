@@ -52,7 +52,7 @@ pub use properties::{
     is_secret, Choice, Origin, Properties, Property, PropertyDecl, PropertyError, PropertyKind,
     PropertyValue, RawValue, REDACTED,
 };
-pub use record::{Field, Fields, Record, RecordView, ScanResult, ViewFields};
+pub use record::{Field, Fields, Record, RecordFields, RecordView, ScanResult, ViewFields};
 pub use status::Status;
 pub use store::{
     EngineInfo, EngineReport, Gauge, OutputSink, Store, StoreContext, StoreDescriptor, StoreError,

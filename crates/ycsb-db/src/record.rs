@@ -199,8 +199,13 @@ impl Record {
     }
 
     /// The fields in the order they were pushed.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = Field<'_>> + '_ {
-        (0..self.len()).map(move |i| self.field(i).expect("index below len"))
+    pub fn iter(&self) -> RecordFields<'_> {
+        RecordFields {
+            names: &self.names,
+            values: &self.values,
+            ends: self.ends.iter(),
+            start: FieldEnds::default(),
+        }
     }
 
     /// The value of the first field called `name`.
@@ -245,6 +250,44 @@ impl Record {
         *self = kept;
     }
 }
+
+/// The fields of a [`Record`], in the order they were pushed.
+#[derive(Clone, Debug)]
+pub struct RecordFields<'a> {
+    names: &'a str,
+    values: &'a [u8],
+    ends: std::slice::Iter<'a, FieldEnds>,
+    start: FieldEnds,
+}
+
+impl<'a> Iterator for RecordFields<'a> {
+    type Item = Field<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Field<'a>> {
+        let end = *self.ends.next()?;
+        let start = std::mem::replace(&mut self.start, end);
+        // Every update goes through here once per stored field (the merge
+        // looks each one up among the changes), so the name is cut without
+        // `str` slicing's char-boundary checks: `ends` only ever records
+        // the lengths of `names` after whole `&str`s were appended, and
+        // they only grow, so each range lies in bounds on char boundaries.
+        debug_assert!(self.names.is_char_boundary(start.name_end));
+        debug_assert!(self.names.is_char_boundary(end.name_end));
+        // SAFETY: see above.
+        let name = unsafe { self.names.get_unchecked(start.name_end..end.name_end) };
+        Some(Field {
+            name,
+            value: &self.values[start.value_end..end.value_end],
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.ends.size_hint()
+    }
+}
+
+impl ExactSizeIterator for RecordFields<'_> {}
 
 impl<'a> FromIterator<Field<'a>> for Record {
     fn from_iter<I: IntoIterator<Item = Field<'a>>>(iter: I) -> Self {
