@@ -757,10 +757,10 @@ fn instructions(root: &Path, release: &Path, work: &Path, o: &Options) -> Result
 
     println!();
     println!(
-        "| engine  | workload  | direct instr  | ycsb instr    | direct instr/op | ycsb instr/op | direct/ycsb |"
+        "| engine  | workload  | direct instr   | ycsb instr     | direct instr/op | ycsb instr/op | direct/ycsb |"
     );
     println!(
-        "|---------|-----------|--------------:|--------------:|----------------:|--------------:|------------:|"
+        "|---------|-----------|---------------:|---------------:|----------------:|--------------:|------------:|"
     );
     let mut mismatched = false;
     for r in &rows {
@@ -781,7 +781,7 @@ fn instructions(root: &Path, release: &Path, work: &Path, o: &Options) -> Result
             ("DIFFER".to_string(), "DIFFER".to_string())
         };
         println!(
-            "| {:<7} | {:<9} | {:>13} | {:>13} | {:>15} | {:>13} | {:>11.3} |",
+            "| {:<7} | {:<9} | {:>14} | {:>14} | {:>15} | {:>13} | {:>11.3} |",
             r.engine,
             format!("workload{}", r.workload),
             thousands(d.round() as u64),
