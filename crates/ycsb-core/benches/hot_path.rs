@@ -122,6 +122,13 @@ fn keys_and_values(c: &mut Criterion) {
             }
         })
     });
+    // As a load insert builds its record: all ten values in one run.
+    group.bench_function("record_10x100_one_run", |b| {
+        b.iter(|| {
+            record.clear();
+            record.push_fields_chunked(&names, 100, || random_printable_word(&mut values));
+        })
+    });
     // The same with the general stream and a zero-filled buffer, for
     // comparison.
     group.bench_function("record_10x100_push_with_xoshiro", |b| {
@@ -147,6 +154,27 @@ fn keys_and_values(c: &mut Criterion) {
             read.clear();
             ycsb_core::db::codec::decode(black_box(&stored), ycsb_core::db::Fields::All, &mut read)
                 .unwrap();
+        })
+    });
+    // What an embedded store does per read in place: check the stored
+    // bytes, then show them.
+    group.bench_function("parse_10x100", |b| {
+        b.iter(|| ycsb_core::db::codec::EncodedRecord::parse(black_box(&stored)).unwrap())
+    });
+    // An insert's encoding, and an update's merge of one 100-byte field.
+    let mut encoded = Vec::with_capacity(2048);
+    group.bench_function("encode_10x100", |b| {
+        b.iter(|| {
+            encoded.clear();
+            ycsb_core::db::codec::encode(black_box(&record), &mut encoded);
+        })
+    });
+    let mut change = Record::new();
+    change.push("field7", &[b'u'; 100]);
+    group.bench_function("merge_one_10x100", |b| {
+        b.iter(|| {
+            encoded.clear();
+            ycsb_core::db::codec::merge(black_box(&stored), &change, &mut encoded).unwrap();
         })
     });
     let mut out = Vec::new();
