@@ -161,10 +161,25 @@ impl Record {
         // per chunk would check the capacity and update the length for
         // every chunk, which cost more than generating it.
         let spare = &mut self.values.spare_capacity_mut()[..whole];
-        for slot in spare.chunks_exact_mut(N) {
-            for (byte, value) in slot.iter_mut().zip(next_chunk()) {
-                byte.write(value);
+        let chunks = spare.as_mut_ptr().cast::<[u8; N]>();
+        let count = whole / N;
+        let mut i = 0;
+        while i + 4 <= count {
+            let (a, b, c, d) = (next_chunk(), next_chunk(), next_chunk(), next_chunk());
+            // SAFETY: chunks `i..i + 4` lie within `spare` (i + 4 <=
+            // whole / N); `[u8; N]` has alignment 1.
+            unsafe {
+                chunks.add(i).write(a);
+                chunks.add(i + 1).write(b);
+                chunks.add(i + 2).write(c);
+                chunks.add(i + 3).write(d);
             }
+            i += 4;
+        }
+        while i < count {
+            // SAFETY: as above, i < whole / N.
+            unsafe { chunks.add(i).write(next_chunk()) };
+            i += 1;
         }
         // SAFETY: the loop above initialised `whole` >= `len` bytes past
         // the old length, within the capacity reserved for them.
