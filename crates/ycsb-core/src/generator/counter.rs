@@ -161,6 +161,29 @@ impl std::fmt::Debug for AcknowledgedCounter {
     }
 }
 
+/// `len` zeroed slots from the allocator's zeroed memory: for the 8 MiB
+/// default window a `calloc`, whose fresh pages the kernel zeroes only when
+/// they are first touched, instead of writing every slot at start-up
+/// (8.4 M instructions, and 8 MiB of resident memory a workload without
+/// inserts never uses).
+fn zeroed_window(len: usize) -> Box<[AtomicU64]> {
+    if len == 0 {
+        return Box::new([]);
+    }
+    let layout = std::alloc::Layout::array::<AtomicU64>(len).expect("window fits in memory");
+    // SAFETY: the layout's size is not zero; all-zero bytes are a valid
+    // `AtomicU64` (zero); the memory comes from the global allocator with
+    // the layout of a `[AtomicU64]` of `len` slots, which is how the box
+    // frees it.
+    unsafe {
+        let slots = std::alloc::alloc_zeroed(layout).cast::<AtomicU64>();
+        if slots.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Box::from_raw(std::ptr::slice_from_raw_parts_mut(slots, len))
+    }
+}
+
 impl AcknowledgedCounter {
     /// A counter whose first number is `start` (the run phase's
     /// `insertstart + recordcount`, say), with Java's window of
@@ -188,7 +211,7 @@ impl AcknowledgedCounter {
             next: Padded(AtomicU64::new(start)),
             pending: Padded(AtomicU64::new(start)),
             advancing: AtomicBool::new(false),
-            window: (0..window).map(|_| AtomicU64::new(0)).collect(),
+            window: zeroed_window(window),
             mask: window as u64 - 1,
         }
     }
@@ -284,6 +307,17 @@ impl AcknowledgedCounter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn windows_start_zeroed() {
+        for len in [0, 1, 2, 1 << 12, ACK_WINDOW_SIZE] {
+            let window = zeroed_window(len);
+            assert_eq!(window.len(), len);
+            assert!(window.iter().all(|slot| slot.load(Ordering::Relaxed) == 0));
+        }
+        let counter = AcknowledgedCounter::with_window(7, 1).unwrap();
+        assert_eq!(counter.next(), 7);
+    }
     use crate::generator::seeded_rng;
     use rand::seq::SliceRandom;
     use std::sync::Arc;
