@@ -19,6 +19,15 @@
 //! throughput, these counts hardly depend on the machine's load, so they can
 //! show a 5 % difference on a busy machine. The cachegrind files stay in
 //! `<target>/engine-bench/` for `cg_annotate`.
+//!
+//! With `--same-files`, ycsb loads each engine × workload's records once;
+//! the direct loop compacts that database; then every round, each client
+//! runs only the run phase, each on its own copy of the settled files.
+//! Both then start from the very same engine state, which a fresh load
+//! does not give (when the background flushes and compactions happen
+//! differs from process to process, and with it what reads touch and what
+//! work overlaps the run: whole-process CPU time moved by 20 % between
+//! runs of the same client).
 //! See docs/performance-engines.md.
 
 use std::path::{Path, PathBuf};
@@ -27,8 +36,10 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations N] [--threads N]
-       [--rounds N] [--engines rocksdb,leveldb] [--workloads a,c] [--instructions]
+       [--rounds N] [--engines rocksdb,leveldb] [--workloads a,c] [--instructions | --same-files]
   defaults: 200000 records, 200000 operations, 1 thread, 3 rounds
+  --same-files    load once, compact, then time only the run phase of each client,
+                  each round on a fresh copy of the same files (YCSB-cpp not run)
   --instructions  count the instructions of each whole process under valgrind's
                   cachegrind instead of timing it (needs valgrind: apt-get install
                   valgrind); defaults then 20000 records, 60000 operations, 1 round
@@ -46,6 +57,8 @@ struct Options {
     workloads: Vec<String>,
     /// Count instructions under cachegrind instead of timing.
     instructions: bool,
+    /// Time only run phases, on copies of one loaded, compacted database.
+    same_files: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options> {
@@ -57,6 +70,7 @@ fn parse(args: &[String]) -> Result<Options> {
         engines: vec!["rocksdb".into(), "leveldb".into()],
         workloads: vec!["a".into(), "c".into()],
         instructions: false,
+        same_files: false,
     };
     // The sizes default differently with and without --instructions,
     // which may come after them.
@@ -65,6 +79,10 @@ fn parse(args: &[String]) -> Result<Options> {
     while let Some(flag) = it.next() {
         if flag == "--instructions" {
             o.instructions = true;
+            continue;
+        }
+        if flag == "--same-files" {
+            o.same_files = true;
             continue;
         }
         const VALUED: [&str; 6] = [
@@ -102,6 +120,9 @@ fn parse(args: &[String]) -> Result<Options> {
     } else {
         (200_000, 200_000, 3)
     };
+    if o.instructions && o.same_files {
+        bail!("engine-bench: --instructions and --same-files exclude each other");
+    }
     o.records = records.unwrap_or(default_records);
     o.operations = operations.unwrap_or(default_operations);
     o.rounds = rounds.unwrap_or(default_rounds);
@@ -126,6 +147,14 @@ fn parse(args: &[String]) -> Result<Options> {
 struct Phase {
     operations: u64,
     throughput: f64,
+}
+
+impl Phase {
+    /// A phase the client did not run (`--same-files` has no load).
+    const NONE: Phase = Phase {
+        operations: 0,
+        throughput: 0.0,
+    };
 }
 
 /// One client's load and run phases.
@@ -219,9 +248,15 @@ fn run_ycsb(
     cachegrind: Option<&Cachegrind>,
 ) -> Result<Cell> {
     let export = dir.with_extension("json");
+    let phases: &[&str] = if o.same_files {
+        &["-run"]
+    } else {
+        &["-load", "-run"]
+    };
     let out = client(ycsb, cachegrind)
         .current_dir(root)
-        .args(["-load", "-run", "-db", engine, "-P"])
+        .args(phases)
+        .args(["-db", engine, "-P"])
         .arg(format!("workloads/workload{workload}"))
         .arg("-P")
         .arg(format!("{engine}/{engine}.properties"))
@@ -251,7 +286,11 @@ fn run_ycsb(
         })
     };
     Ok(Cell {
-        load: phase("load")?,
+        load: if o.same_files {
+            Phase::NONE
+        } else {
+            phase("load")?
+        },
         run: phase("run")?,
         cpu_seconds: 0.0,
     })
@@ -270,6 +309,7 @@ fn run_direct(
         .arg(format!("operationcount={}", o.operations))
         .arg(format!("threadcount={}", o.threads))
         .arg(format!("readproportion={read}"))
+        .arg(format!("load={}", !o.same_files))
         .output()
         .with_context(|| format!("starting {}", bin.display()))?;
     check(out.status, "direct loop", &out.stderr)?;
@@ -293,10 +333,65 @@ fn run_direct(
         })
     };
     Ok(Cell {
-        load: phase("load")?,
+        load: if o.same_files {
+            Phase::NONE
+        } else {
+            phase("load")?
+        },
         run: phase("run")?,
         cpu_seconds: 0.0,
     })
+}
+
+/// `--same-files`: the database every round's clients start from, in
+/// `base`: ycsb's load of the workload's records, then compacted by the
+/// direct loop (a run of no operations with `compact=true`), so that no
+/// flush or compaction is pending when a copy is opened.
+fn settled_database(
+    ycsb: &Path,
+    direct: &Path,
+    root: &Path,
+    engine: &str,
+    workload: &str,
+    base: &Path,
+    o: &Options,
+) -> Result<()> {
+    let _ = std::fs::remove_dir_all(base);
+    let out = Command::new(ycsb)
+        .current_dir(root)
+        .args(["-load", "-db", engine, "-P"])
+        .arg(format!("workloads/workload{workload}"))
+        .arg("-P")
+        .arg(format!("{engine}/{engine}.properties"))
+        .arg("-p")
+        .arg(format!("{engine}.dbname={}", base.display()))
+        .args(["-p", &format!("recordcount={}", o.records)])
+        .args(["-threads", &o.threads.to_string()])
+        .stdout(Stdio::null())
+        .output()
+        .with_context(|| format!("starting {}", ycsb.display()))?;
+    check(out.status, "ycsb -load", &out.stderr)?;
+    let out = Command::new(direct)
+        .arg(format!("dir={}", base.display()))
+        .arg(format!("recordcount={}", o.records))
+        .args(["operationcount=0", "load=false", "compact=true"])
+        .output()
+        .with_context(|| format!("starting {}", direct.display()))?;
+    check(out.status, "direct loop compact=true", &out.stderr)
+}
+
+/// Copies the files of directory `from` into a new directory `to`.
+fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    let _ = std::fs::remove_dir_all(to);
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        std::fs::copy(entry.path(), &target).with_context(|| {
+            format!("copying {} to {}", entry.path().display(), target.display())
+        })?;
+    }
+    Ok(())
 }
 
 fn run_cpp(
@@ -407,7 +502,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let ycsb = release.join("ycsb");
     let cpp = std::env::var_os("YCSB_CPP_BIN")
         .map(PathBuf::from)
-        .filter(|_| !o.instructions);
+        .filter(|_| !o.instructions && !o.same_files);
     if let Some(cpp) = &cpp {
         if !cpp.is_file() {
             bail!("YCSB_CPP_BIN={}: no such file", cpp.display());
@@ -439,6 +534,11 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             .join(format!("{engine}-direct-loop"));
         for workload in &o.workloads {
             let read = read_proportion(root, workload)?;
+            let base = work.join(format!("{engine}-{workload}-base"));
+            if o.same_files {
+                eprintln!("engine-bench: {engine} workload{workload}: loading and compacting the shared files");
+                settled_database(&ycsb, &direct_bin, root, engine, workload, &base, &o)?;
+            }
             let mut row = Row {
                 engine: engine.clone(),
                 workload: workload.clone(),
@@ -461,6 +561,9 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                         "engine-bench: {engine} workload{workload} round {} {client}",
                         round + 1
                     );
+                    if o.same_files {
+                        copy_dir(&base, &dir)?;
+                    }
                     let cpu_before = children_cpu_seconds();
                     let mut cell = match client {
                         "direct" => run_direct(&direct_bin, &dir, read, &o, None)?,
@@ -474,6 +577,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                     // its: clients run one at a time) is in the delta.
                     cell.cpu_seconds = children_cpu_seconds() - cpu_before;
                     let _ = std::fs::remove_dir_all(&dir);
+                    let _ = std::fs::remove_file(dir.with_extension("json"));
                     match client {
                         "direct" => row.direct.push(cell),
                         "ycsb" => row.ycsb.push(cell),
@@ -481,6 +585,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                     }
                 }
             }
+            let _ = std::fs::remove_dir_all(&base);
             rows.push(row);
         }
     }
@@ -498,6 +603,9 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             ("load", (|c: &Cell| c.load) as fn(&Cell) -> Phase),
             ("run", |c: &Cell| c.run),
         ] {
+            if phase == "load" && o.same_files {
+                continue;
+            }
             let med = |cells: &[Cell]| median(cells.iter().map(|c| pick(c).throughput).collect());
             let ops: Vec<u64> = r
                 .ycsb
@@ -536,7 +644,11 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         }
     }
     println!();
-    println!("Whole process (open, load, run, close), operations per CPU-second:");
+    if o.same_files {
+        println!("Whole process (open a copy of the settled files, run, close), run operations per CPU-second:");
+    } else {
+        println!("Whole process (open, load, run, close), operations per CPU-second:");
+    }
     println!();
     println!(
         "| engine  | workload  | direct | ycsb | ycsb/direct | paired | YCSB-cpp | ycsb/YCSB-cpp |"
@@ -872,6 +984,9 @@ mod tests {
                 "{line:?}"
             );
         }
+        let o = parse(&args("--same-files --rounds 5")).unwrap();
+        assert!(o.same_files && !o.instructions);
+        assert_eq!((o.records, o.operations, o.rounds), (200_000, 200_000, 5));
         let o = parse(&args("--engines leveldb --workloads c --threads 2")).unwrap();
         assert_eq!(
             (o.engines, o.workloads, o.threads),
@@ -888,6 +1003,7 @@ mod tests {
             ("--records 0 --instructions", "at least 1"),
             ("--rounds 0", "at least 1"),
             ("--instructions 3", "unknown option 3"),
+            ("--same-files --instructions", "exclude each other"),
             ("--engines redis", "expected rocksdb or leveldb"),
             ("--workloads e", "expected a, b or c"),
             ("--bogus 1", "unknown option --bogus"),

@@ -82,6 +82,12 @@ impl harness::DirectEngine for Rocks {
     fn thread_start(&self) {
         rocksdb::perf::set_perf_stats(rocksdb::perf::PerfStatsLevel::Disable);
     }
+
+    fn compact(&self) -> Result<(), String> {
+        // Flushes the memtable first, then compacts every level.
+        self.db.compact_range(None::<&[u8]>, None::<&[u8]>);
+        Ok(())
+    }
 }
 
 fn main() {

@@ -43,6 +43,10 @@ pub trait DirectEngine: Sync {
     /// the binding makes too (RocksDB's perf level), so that both do the
     /// same engine work.
     fn thread_start(&self) {}
+    /// Compacts the whole key range (`compact=true`): a loaded database
+    /// settled this way is the same starting state for every client that
+    /// runs on a copy of it (`cargo xtask engine-bench --same-files`).
+    fn compact(&self) -> Result<(), String>;
 }
 
 /// Random printable bytes a thread cuts its values from, as db_bench's
@@ -67,6 +71,8 @@ pub struct Settings {
     /// loaded earlier, so that a run phase can be compared with `ycsb -run`
     /// on the very same files).
     load: bool,
+    /// Whether to compact the whole database between the load and the run.
+    compact: bool,
 }
 
 /// Reads the settings from the command line; exits with status 2 and a
@@ -86,7 +92,7 @@ fn parse_args() -> Result<Settings, String> {
     let (mut records, mut operations, mut threads) = (1000u64, 1000u64, 1usize);
     let (mut read_proportion, mut fields, mut field_len, mut seed) =
         (0.5f64, 10usize, 100usize, 1u64);
-    let mut load = true;
+    let (mut load, mut compact) = (true, false);
     for arg in std::env::args().skip(1) {
         let (name, value) = arg
             .split_once('=')
@@ -102,6 +108,7 @@ fn parse_args() -> Result<Settings, String> {
             "fieldlength" => field_len = value.parse().map_err(|e| bad(&e))?,
             "seed" => seed = value.parse().map_err(|e| bad(&e))?,
             "load" => load = value.parse().map_err(|e| bad(&e))?,
+            "compact" => compact = value.parse().map_err(|e| bad(&e))?,
             _ => return Err(format!("{arg}: unknown setting")),
         }
     }
@@ -129,6 +136,7 @@ fn parse_args() -> Result<Settings, String> {
         spans,
         seed,
         load,
+        compact,
     })
 }
 
@@ -248,13 +256,20 @@ fn run(db: &impl DirectEngine, s: &Settings, thread: usize) -> Counts {
     counts
 }
 
-/// Runs the load (unless `load=false`), then the run phase on `db`, printing one
+/// Runs the load (unless `load=false`), compacts (with `compact=true`),
+/// then runs the run phase on `db`, printing one
 /// `phase=<load|run> operations=<n> seconds=<s> throughput=<ops/s>
 /// errors=<n> notfound=<n>` line per phase.
 pub fn drive(db: &impl DirectEngine, s: &Settings) {
     for phase in ["load", "run"] {
         if phase == "load" && !s.load {
             continue;
+        }
+        if phase == "run" && s.compact {
+            if let Err(e) = db.compact() {
+                eprintln!("direct_loop: compacting {}: {e}", s.dir.display());
+                std::process::exit(1);
+            }
         }
         let started = Instant::now();
         let counts: Vec<Counts> = std::thread::scope(|scope| {
