@@ -365,7 +365,7 @@ pub fn run_phase(
         .map(|t| Duration::from_secs_f64(threads as f64 / t));
     let start = Instant::now();
 
-    let (interrupted, warmup_end) = std::thread::scope(|scope| {
+    let (interrupted, warmup_end, last_end) = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
         for (thread, mut state) in states.into_iter().enumerate() {
             let (measurements, progress, finished, errors, notices, budget) = (
@@ -396,7 +396,7 @@ pub fn run_phase(
                         Err(source) => {
                             lock(errors).push(RunError::StoreThread { thread, source });
                             finished.fetch_add(1, Ordering::Relaxed);
-                            return;
+                            return Instant::now();
                         }
                     };
                     // Only with a budget does each call go through the
@@ -451,7 +451,9 @@ pub fn run_phase(
                     recorder.record(Operation::Cleanup, status, cleanup_ns);
                     recorder.publish();
                     drop(db_box);
+                    let end = Instant::now();
                     finished.fetch_add(1, Ordering::Release);
+                    end
                 });
             match handle {
                 Ok(h) => handles.push(h),
@@ -485,20 +487,27 @@ pub fn run_phase(
                 Warmup::None
             },
         });
+        let mut last_end = None;
         for (thread, handle) in handles.into_iter().enumerate() {
-            if let Err(panic) = handle.join() {
-                let message = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".into());
-                lock(&errors).push(RunError::Panicked { thread, message });
+            match handle.join() {
+                Ok(end) => last_end = last_end.max(Some(end)),
+                Err(panic) => {
+                    let message = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "unknown panic".into());
+                    lock(&errors).push(RunError::Panicked { thread, message });
+                }
             }
         }
-        (interrupted, warmup_end)
+        (interrupted, warmup_end, last_end)
     });
 
-    let runtime = start.elapsed();
+    // As Java's: from the start to the last client thread's end. The
+    // status loop notices the end only at its next nap's end (up to
+    // 20 ms later), which is not the phase's time.
+    let runtime = last_end.map_or_else(|| start.elapsed(), |end| end.duration_since(start));
     if let Some(budget) = &budget {
         // The last failures may have come after the status loop's last
         // sweep; a budget spent then still fails the phase.
