@@ -92,13 +92,13 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
 ];
 
 /// How the command line finds this store: `basic`, or Java's names.
-pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor {
-    name: "basic",
-    aliases: &["basicdb", "site.ycsb.BasicDB"],
-    summary: "Stores nothing and answers OK: measures the client alone (Java's BasicDB)",
-    properties: PROPERTIES,
+pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
+    "basic",
+    "Stores nothing and answers OK: measures the client alone (Java's BasicDB)",
+    PROPERTIES,
     open,
-};
+)
+.with_aliases(&["basicdb", "site.ycsb.BasicDB"]);
 
 fn open(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
     Ok(Box::new(BasicStore::open(context)?))

@@ -24,11 +24,10 @@ use crate::{build_properties, find_store, warn_unknown, Failure};
 /// The store `ycsb bench` uses without `--db-engine`, as db_bench.
 const DEFAULT_ENGINE: &str = "rocksdb";
 
-/// What an engine flag sets for each store that has the setting.
+/// One of db_bench's engine flags. Which property it sets is the store's
+/// business: [`StoreDescriptor::dbbench_property`].
 struct EngineFlag {
     flag: &'static str,
-    rocksdb: Option<&'static str>,
-    leveldb: Option<&'static str>,
     /// db_bench's default, applied when the flag is not given and differs
     /// from the binding's default.
     default: Option<&'static str>,
@@ -36,100 +35,46 @@ struct EngineFlag {
     unset: Option<&'static str>,
 }
 
-const fn flag(
-    flag: &'static str,
-    rocksdb: Option<&'static str>,
-    leveldb: Option<&'static str>,
-) -> EngineFlag {
+const fn flag(flag: &'static str) -> EngineFlag {
     EngineFlag {
         flag,
-        rocksdb,
-        leveldb,
         default: None,
         unset: None,
     }
 }
 
-/// db_bench's engine flags and the properties they map to.
+/// db_bench's engine flags.
 const ENGINE_FLAGS: &[EngineFlag] = &[
-    flag("--db", Some("rocksdb.dbname"), Some("leveldb.dbname")),
-    flag(
-        "--cache_size",
-        Some("rocksdb.cache_size"),
-        Some("leveldb.cache_size"),
-    ),
+    flag("--db"),
+    flag("--cache_size"),
     EngineFlag {
         // db_bench's -1 means no filter (the table default).
         unset: Some("-1"),
-        ..flag(
-            "--bloom_bits",
-            Some("rocksdb.bloom_bits"),
-            Some("leveldb.filter_bits"),
-        )
+        ..flag("--bloom_bits")
     },
-    flag(
-        "--write_buffer_size",
-        Some("rocksdb.write_buffer_size"),
-        Some("leveldb.write_buffer_size"),
-    ),
+    flag("--write_buffer_size"),
     EngineFlag {
         // db_bench compresses with snappy unless told otherwise; the
         // bindings default to none, as YCSB-cpp.
         default: Some("snappy"),
-        ..flag(
-            "--compression_type",
-            Some("rocksdb.compression"),
-            Some("leveldb.compression"),
-        )
+        ..flag("--compression_type")
     },
-    flag("--sync", Some("rocksdb.sync"), Some("leveldb.sync")),
-    flag("--disable_wal", Some("rocksdb.disable_wal"), None),
-    flag(
-        "--max_background_jobs",
-        Some("rocksdb.max_background_jobs"),
-        None,
-    ),
-    flag(
-        "--max_write_buffer_number",
-        Some("rocksdb.max_write_buffer_number"),
-        None,
-    ),
-    flag(
-        "--target_file_size_base",
-        Some("rocksdb.target_file_size_base"),
-        Some("leveldb.max_file_size"),
-    ),
-    flag(
-        "--max_bytes_for_level_base",
-        Some("rocksdb.max_bytes_for_level_base"),
-        None,
-    ),
-    flag(
-        "--open_files",
-        Some("rocksdb.max_open_files"),
-        Some("leveldb.max_open_files"),
-    ),
-    flag(
-        "--level0_file_num_compaction_trigger",
-        Some("rocksdb.level0_file_num_compaction_trigger"),
-        None,
-    ),
-    flag(
-        "--level0_slowdown_writes_trigger",
-        Some("rocksdb.level0_slowdown_writes_trigger"),
-        None,
-    ),
-    flag(
-        "--level0_stop_writes_trigger",
-        Some("rocksdb.level0_stop_writes_trigger"),
-        None,
-    ),
-    flag("--block_size", None, Some("leveldb.block_size")),
-    flag("--statistics", Some("rocksdb.statistics"), None),
-    flag("--mmap_read", Some("rocksdb.allow_mmap_reads"), None),
-    flag("--mmap_write", Some("rocksdb.allow_mmap_writes"), None),
-    flag("--use_direct_reads", Some("rocksdb.use_direct_reads"), None),
-    flag("--perf_level", Some("rocksdb.perf_level"), None),
+    flag("--sync"),
+    flag("--disable_wal"),
+    flag("--max_background_jobs"),
+    flag("--max_write_buffer_number"),
+    flag("--target_file_size_base"),
+    flag("--max_bytes_for_level_base"),
+    flag("--open_files"),
+    flag("--level0_file_num_compaction_trigger"),
+    flag("--level0_slowdown_writes_trigger"),
+    flag("--level0_stop_writes_trigger"),
+    flag("--block_size"),
+    flag("--statistics"),
+    flag("--mmap_read"),
+    flag("--mmap_write"),
+    flag("--use_direct_reads"),
+    flag("--perf_level"),
 ];
 
 /// Boolean flags: `--name`, `--noname`, `--name=true|false|1|0`.
@@ -321,35 +266,12 @@ fn apply(out: &mut BenchArgs, flag: &str, value: &str) -> Result<(), Failure> {
     s.validate().map_err(usage)
 }
 
-/// How `ycsb bench` starts a store on a fresh database.
-enum Fresh {
-    /// Set this boolean property to destroy the database on open.
-    Destroy(&'static str),
-    /// The memory store: a private instance is empty when opened.
-    PrivateInstance,
-    /// The store keeps its data (a server).
-    Impossible,
-}
-
-fn fresh_method(store: &str) -> Fresh {
-    match store {
-        "rocksdb" => Fresh::Destroy("rocksdb.destroy"),
-        "leveldb" => Fresh::Destroy("leveldb.destroy"),
-        "memory" => Fresh::PrivateInstance,
-        _ => Fresh::Impossible,
-    }
-}
-
 /// Builds the store's properties: `-P`/`-p`, then the engine flags (and
 /// db_bench's defaults for the flags not given).
 fn store_properties(args: &BenchArgs, store: &StoreDescriptor) -> Result<Properties, Failure> {
     let mut props = build_properties(&args.sources)?;
     for f in ENGINE_FLAGS {
-        let property = match store.name {
-            "rocksdb" => f.rocksdb,
-            "leveldb" => f.leveldb,
-            _ => None,
-        };
+        let property = store.dbbench_property(f.flag);
         let given = args.engine_flags.iter().rev().find(|(n, _)| *n == f.flag);
         match (property, given) {
             (Some(p), Some((_, v))) if Some(v.as_str()) != f.unset => {
@@ -370,20 +292,20 @@ fn store_properties(args: &BenchArgs, store: &StoreDescriptor) -> Result<Propert
             (None, None) => {}
         }
     }
-    if store.name == "rocksdb" && !is_set(&props, store, "rocksdb.format") {
-        // db_bench's values, byte for byte: the value field stored bare,
-        // without the 3 bytes of record framing (which also cost RocksDB
-        // more in its WAL checksums), and read back under the bench's
-        // field name.
-        props.set("rocksdb.format", "raw", Origin::Api);
-        props.set("rocksdb.raw_field", dbbench::VALUE_FIELD, Origin::Api);
+    if !store
+        .dbbench_properties
+        .iter()
+        .any(|(p, _)| is_set(&props, store, p))
+    {
+        for (property, value) in store.dbbench_properties {
+            props.set(*property, *value, Origin::Api);
+        }
     }
-    if store.name == "rocksdb" || store.name == "leveldb" {
-        let key = format!("{}.dbname", store.name);
-        if !is_set(&props, store, &key) {
+    if let Some(dir) = store.data_dir {
+        if !props.is_set(dir) {
             // db_bench's default is /tmp/rocksdbtest-<uid>/dbbench.
-            let dir = std::env::temp_dir().join(format!("ycsb-dbbench-{}", store.name));
-            props.set(key, dir.display().to_string(), Origin::Flag("--db"));
+            let path = std::env::temp_dir().join(format!("ycsb-dbbench-{}", store.name));
+            props.set(dir.name, path.display().to_string(), Origin::Flag("--db"));
         }
     }
     Ok(props)
@@ -406,12 +328,10 @@ fn open(
     fresh: bool,
 ) -> Result<Box<dyn Store>, Failure> {
     let mut props = props.clone();
-    match fresh_method(descriptor.name) {
-        Fresh::Destroy(p) => props.set(p, fresh.to_string(), Origin::Flag("--use_existing_db")),
-        Fresh::PrivateInstance => {
-            props.set("memory.instance", "", Origin::Flag("--use_existing_db"))
+    if fresh {
+        for (property, value) in descriptor.fresh {
+            props.set(*property, *value, Origin::Flag("--use_existing_db"));
         }
-        Fresh::Impossible => {}
     }
     let output: ycsb_db::OutputSink = Arc::new(Mutex::new(std::io::stdout()));
     let context = StoreContext::new(&props).with_output(output);
@@ -471,7 +391,7 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
     let props = store_properties(&args, &descriptor)?;
     let known: Vec<&PropertyDecl> = descriptor.properties.to_vec();
     warn_unknown(&props, &known);
-    let fresh_possible = !matches!(fresh_method(descriptor.name), Fresh::Impossible);
+    let fresh_possible = descriptor.can_start_fresh();
     if !fresh_possible && !args.use_existing_db {
         eprintln!(
             "ycsb bench: note: store '{}' cannot be emptied; benchmarks run on its existing data",
@@ -531,13 +451,10 @@ pub fn help_text() -> String {
     let engine_flags: Vec<String> = ENGINE_FLAGS
         .iter()
         .map(|f| {
-            let mut to = Vec::new();
-            if let Some(p) = f.rocksdb {
-                to.push(p);
-            }
-            if let Some(p) = f.leveldb {
-                to.push(p);
-            }
+            let to: Vec<&str> = ycsb_stores::STORES
+                .iter()
+                .filter_map(|store| store.dbbench_property(f.flag))
+                .collect();
             format!("  {:<38} {}", f.flag, to.join(", "))
         })
         .collect();
@@ -571,10 +488,16 @@ Engine flags (set the store's properties; warned about and ignored elsewhere):
 {engine_flags}
   --compression_type defaults to snappy, as in db_bench.
 
-Fill benchmarks start on an empty database: rocksdb and leveldb are destroyed
-and reopened, memory starts a new instance; redis and http keep their data.
+Fill benchmarks start on an empty database where the store can give one
+({fresh}); the others keep their data.
 ",
         names = names.join(", "),
+        fresh = ycsb_stores::STORES
+            .iter()
+            .filter(|s| s.can_start_fresh())
+            .map(|s| s.name)
+            .collect::<Vec<_>>()
+            .join(", "),
         engine_flags = engine_flags.join("\n"),
     )
 }
@@ -636,13 +559,7 @@ mod tests {
     #[test]
     fn engine_flags_become_properties_with_the_flag_as_origin() {
         let a = parsed("--cache_size=1024 --bloom_bits=-1 --disable_wal").unwrap();
-        let rocks = StoreDescriptor {
-            name: "rocksdb",
-            aliases: &[],
-            summary: "",
-            properties: &[],
-            open: |_| Err(StoreError::Other("not opened".into())),
-        };
+        let rocks = ycsb_stores::find("rocksdb").unwrap();
         let p = store_properties(&a, &rocks).unwrap_or_else(|f| panic!("{}", f.message));
         assert_eq!(p.get_str("rocksdb.cache_size"), Some("1024"));
         assert_eq!(

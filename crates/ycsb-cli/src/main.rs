@@ -1,7 +1,7 @@
 //! `ycsb`: Java YCSB's and YCSB-cpp's command lines on ycsb-rs.
 //!
 //! The binary is thin: it parses the command line ([`args`]), builds the
-//! properties, looks up the store ([`registry`]) and drives
+//! properties, looks up the store (`ycsb_stores`) and drives
 //! `ycsb_core::runner`. It is the only place that prints or exits.
 
 mod args;
@@ -11,7 +11,6 @@ mod merge;
 mod observe;
 mod progress;
 mod reference;
-mod registry;
 mod report;
 mod run;
 mod serve;
@@ -78,7 +77,7 @@ fn execute(invocation: Invocation, argv: &[OsString]) -> Result<u8, Failure> {
             Ok(0)
         }
         Invocation::Stores => {
-            for store in registry::stores() {
+            for store in ycsb_stores::STORES {
                 println!("{:<10} {}", store.name, store.summary);
             }
             Ok(0)
@@ -121,18 +120,7 @@ pub(crate) fn build_properties(sources: &[PropertySource]) -> Result<Properties,
 }
 
 pub(crate) fn find_store(name: &str) -> Result<StoreDescriptor, Failure> {
-    let stores = registry::stores();
-    stores
-        .iter()
-        .find(|s| s.matches(name))
-        .copied()
-        .ok_or_else(|| {
-            let names: Vec<&str> = stores.iter().map(|s| s.name).collect();
-            Failure::usage(format!(
-                "unknown store '{name}' (known: {})",
-                names.join(", ")
-            ))
-        })
+    ycsb_stores::find(name).map_err(Failure::usage)
 }
 
 /// Warns about every set property that no component of this run reads.

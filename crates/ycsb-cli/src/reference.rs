@@ -1,10 +1,10 @@
 //! Help and the properties reference, generated from the declarations.
 
-use crate::{core_properties, registry};
+use crate::core_properties;
 
 pub fn help_text() -> String {
     let mut stores = String::new();
-    for s in registry::stores() {
+    for s in ycsb_stores::STORES {
         stores.push_str(&format!("  {:<10} {}\n", s.name, s.summary));
     }
     format!(
@@ -71,8 +71,8 @@ Examples:
 /// The reference of every property, generated from the declarations.
 pub fn properties_reference(markdown: bool) -> String {
     let mut groups = core_properties();
-    let stores = registry::stores();
-    for store in &stores {
+    let stores = ycsb_stores::STORES;
+    for store in stores {
         groups.push((store.name, store.properties));
     }
     let mut out = String::new();

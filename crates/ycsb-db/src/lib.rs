@@ -55,6 +55,6 @@ pub use properties::{
 pub use record::{Field, Fields, Record, RecordFields, RecordView, ScanResult, ViewFields};
 pub use status::Status;
 pub use store::{
-    EngineInfo, EngineReport, Gauge, OutputSink, Store, StoreContext, StoreDescriptor, StoreError,
-    StoreThread, ThreadContext,
+    EngineInfo, EngineReport, Gauge, OutputSink, Protocol, ServerAddress, ServerClient, Store,
+    StoreContext, StoreDescriptor, StoreError, StoreThread, ThreadContext,
 };

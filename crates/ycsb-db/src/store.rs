@@ -256,14 +256,34 @@ impl std::fmt::Debug for StoreContext<'_> {
     }
 }
 
-/// How the command line and registries find a store: its names, its
-/// properties and how to open it.
+/// What a program needs to know about a store without naming it: how users
+/// name it, what it reads, how to open it, and its capabilities.
+///
+/// The `ycsb` binary, `ycsb serve`, `ycsb bench`, the observers and the
+/// experiment runner ask a descriptor, never a store's name, so that a new
+/// store is one crate and one line in the registry. Build one with
+/// [`StoreDescriptor::new`] and the `with_*` methods; every capability
+/// defaults to "none":
+///
+/// ```
+/// use ycsb_db::{Store, StoreContext, StoreDescriptor, StoreError};
+///
+/// fn open(_: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
+///     Err(StoreError::Other("not in this example".into()))
+/// }
+///
+/// const DESCRIPTOR: StoreDescriptor =
+///     StoreDescriptor::new("mine", "My engine, embedded", &[], open).with_aliases(&["my"]);
+/// assert!(DESCRIPTOR.matches("MY"));
+/// assert!(DESCRIPTOR.data_dir.is_none() && DESCRIPTOR.server.is_none());
+/// ```
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct StoreDescriptor {
     /// The name users type (`rocksdb`).
     pub name: &'static str,
     /// Other accepted names, such as Java's class names
-    /// (`site.ycsb.BasicDB`).
+    /// (`site.ycsb.BasicDB`). Default: none.
     pub aliases: &'static [&'static str],
     /// One line saying what the store is.
     pub summary: &'static str,
@@ -271,13 +291,188 @@ pub struct StoreDescriptor {
     pub properties: &'static [&'static PropertyDecl],
     /// Opens the store.
     pub open: fn(&StoreContext<'_>) -> Result<Box<dyn Store>, StoreError>,
+    /// The property naming the directory where an embedded engine keeps its
+    /// files: the observers size it (space amplification), experiments copy
+    /// it to reuse a load, `ycsb bench --db` sets it. Default: `None`, the
+    /// store keeps no files of its own.
+    pub data_dir: Option<&'static PropertyDecl>,
+    /// Properties that make [`open`](Self::open) start on an empty database
+    /// (`rocksdb.destroy=true`), for db_bench's fill benchmarks. Default:
+    /// empty, the store cannot be emptied (a server's data).
+    pub fresh: &'static [(&'static str, &'static str)],
+    /// The server this store is a client of; `None` (the default) for a
+    /// store in the client's process, which `ycsb serve` can embed.
+    pub server: Option<ServerClient>,
+    /// db_bench's engine flags this store understands, each with the
+    /// property it sets (`--cache_size` → `rocksdb.cache_size`). Default:
+    /// none.
+    pub dbbench_flags: &'static [(&'static str, &'static str)],
+    /// Properties `ycsb bench` sets unless the user did, so that the store
+    /// holds db_bench's values as db_bench does. Default: none.
+    pub dbbench_properties: &'static [(&'static str, &'static str)],
+}
+
+/// How a client store reaches its server: what the experiment runner and
+/// `ycsb serve` need to point it at a server they start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerClient {
+    /// The wire protocol the store speaks.
+    pub protocol: Protocol,
+    /// The properties that say where the server is.
+    pub address: ServerAddress,
+    /// Properties the store needs to talk to `ycsb serve` rather than the
+    /// original server (the redis store's scan index in key order).
+    pub for_ycsb_serve: &'static [(&'static str, &'static str)],
+}
+
+/// The properties naming a client store's server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerAddress {
+    /// A host property and a port property.
+    HostPort {
+        /// The property naming the host.
+        host: &'static str,
+        /// The property naming the port.
+        port: &'static str,
+    },
+    /// One property holding a base URL, `http://host:port`.
+    Url(&'static str),
+}
+
+impl ServerClient {
+    /// A client speaking `protocol` to the server that `address` names.
+    pub const fn new(protocol: Protocol, address: ServerAddress) -> Self {
+        Self {
+            protocol,
+            address,
+            for_ycsb_serve: &[],
+        }
+    }
+
+    /// The properties the store needs against `ycsb serve`.
+    pub const fn with_ycsb_serve(
+        mut self,
+        properties: &'static [(&'static str, &'static str)],
+    ) -> Self {
+        self.for_ycsb_serve = properties;
+        self
+    }
+
+    /// The properties that point the store at the server listening on
+    /// `addr`.
+    pub fn address_properties(&self, addr: std::net::SocketAddr) -> Vec<(String, String)> {
+        match self.address {
+            ServerAddress::HostPort { host, port } => vec![
+                (host.to_string(), addr.ip().to_string()),
+                (port.to_string(), addr.port().to_string()),
+            ],
+            ServerAddress::Url(property) => vec![(property.to_string(), format!("http://{addr}"))],
+        }
+    }
+}
+
+/// A wire protocol a client store speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Protocol {
+    /// RESP, Redis's protocol (`redis-server`, `ycsb serve --resp`).
+    Resp,
+    /// HTTP/1.1 (`ycsb serve --http`, REST key-value servers).
+    Http,
 }
 
 impl StoreDescriptor {
+    /// A store called `name`, with no aliases and no capabilities.
+    pub const fn new(
+        name: &'static str,
+        summary: &'static str,
+        properties: &'static [&'static PropertyDecl],
+        open: fn(&StoreContext<'_>) -> Result<Box<dyn Store>, StoreError>,
+    ) -> Self {
+        Self {
+            name,
+            aliases: &[],
+            summary,
+            properties,
+            open,
+            data_dir: None,
+            fresh: &[],
+            server: None,
+            dbbench_flags: &[],
+            dbbench_properties: &[],
+        }
+    }
+
+    /// Other names users may type.
+    pub const fn with_aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        self.aliases = aliases;
+        self
+    }
+
+    /// The property naming the engine's data directory.
+    pub const fn with_data_dir(mut self, property: &'static PropertyDecl) -> Self {
+        self.data_dir = Some(property);
+        self
+    }
+
+    /// The properties that open an empty database.
+    pub const fn with_fresh(mut self, properties: &'static [(&'static str, &'static str)]) -> Self {
+        self.fresh = properties;
+        self
+    }
+
+    /// The server this store is a client of.
+    pub const fn with_server(mut self, server: ServerClient) -> Self {
+        self.server = Some(server);
+        self
+    }
+
+    /// db_bench's flags (flag, property) and the properties `ycsb bench`
+    /// sets by default.
+    pub const fn with_dbbench(
+        mut self,
+        flags: &'static [(&'static str, &'static str)],
+        properties: &'static [(&'static str, &'static str)],
+    ) -> Self {
+        self.dbbench_flags = flags;
+        self.dbbench_properties = properties;
+        self
+    }
+
     /// Whether `name` names this store (case-insensitively).
     pub fn matches(&self, name: &str) -> bool {
         self.name.eq_ignore_ascii_case(name)
             || self.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+    }
+
+    /// Whether the store runs in the client's process (no server), so that
+    /// `ycsb serve` can embed it.
+    pub const fn is_embedded(&self) -> bool {
+        self.server.is_none()
+    }
+
+    /// Whether `ycsb bench` can give a benchmark an empty database.
+    pub const fn can_start_fresh(&self) -> bool {
+        !self.fresh.is_empty()
+    }
+
+    /// The property that db_bench's `flag` sets on this store, if it has
+    /// the setting.
+    pub fn dbbench_property(&self, flag: &str) -> Option<&'static str> {
+        self.dbbench_flags
+            .iter()
+            .find(|(f, _)| *f == flag)
+            .map(|(_, p)| *p)
+    }
+
+    /// The data directory `props` configures (under the property's name,
+    /// an alias, or its default), if the store keeps one.
+    pub fn data_dir_in(&self, props: &Properties) -> Option<std::path::PathBuf> {
+        let raw = props.raw(self.data_dir?)?;
+        let dir = raw.value.trim();
+        (!dir.is_empty()).then(|| std::path::PathBuf::from(dir))
     }
 }
 

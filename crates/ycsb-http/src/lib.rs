@@ -62,8 +62,9 @@ use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 use ycsb_db::{
-    Fields, Properties, Property, PropertyDecl, PropertyError, Record, ScanResult, Status, Store,
-    StoreDescriptor, StoreError, StoreThread, ThreadContext,
+    Fields, Properties, Property, PropertyDecl, PropertyError, Protocol, Record, ScanResult,
+    ServerAddress, ServerClient, Status, Store, StoreDescriptor, StoreError, StoreThread,
+    ThreadContext,
 };
 
 use crate::wire::{Conn, WireError};
@@ -211,13 +212,17 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
 ];
 
 /// How the `ycsb` command line finds the http store.
-pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor {
-    name: "http",
-    aliases: &["rest"],
-    summary: "REST key-value servers over HTTP/1.1 (simpleleveldb, WebDAV, custom templates)",
-    properties: PROPERTIES,
-    open: open_store,
-};
+pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
+    "http",
+    "REST key-value servers over HTTP/1.1 (simpleleveldb, WebDAV, custom templates)",
+    PROPERTIES,
+    open_store,
+)
+.with_aliases(&["rest"])
+.with_server(ServerClient::new(
+    Protocol::Http,
+    ServerAddress::Url("http.url"),
+));
 
 fn open_store(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
     Ok(Box::new(HttpStore::open(context.properties)?))

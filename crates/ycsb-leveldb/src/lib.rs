@@ -43,10 +43,25 @@ fn open(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
 }
 
 /// How the command line finds this store: the name `leveldb`.
-pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor {
-    name: "leveldb",
-    aliases: &[],
-    summary: "LevelDB through its C API: one shared database, one entry per record",
-    properties: PROPERTIES,
+pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
+    "leveldb",
+    "LevelDB through its C API: one shared database, one entry per record",
+    PROPERTIES,
     open,
-};
+)
+.with_data_dir(options::DBNAME.decl())
+.with_fresh(&[("leveldb.destroy", "true")])
+.with_dbbench(
+    &[
+        ("--db", "leveldb.dbname"),
+        ("--cache_size", "leveldb.cache_size"),
+        ("--bloom_bits", "leveldb.filter_bits"),
+        ("--write_buffer_size", "leveldb.write_buffer_size"),
+        ("--compression_type", "leveldb.compression"),
+        ("--sync", "leveldb.sync"),
+        ("--target_file_size_base", "leveldb.max_file_size"),
+        ("--open_files", "leveldb.max_open_files"),
+        ("--block_size", "leveldb.block_size"),
+    ],
+    &[],
+);

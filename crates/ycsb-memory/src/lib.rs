@@ -87,13 +87,15 @@ pub const INSTANCE: Property<String> = Property::new(
 pub const PROPERTIES: &[&PropertyDecl] = &[INSTANCE.decl()];
 
 /// How the command line finds this store: the name `memory`.
-pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor {
-    name: "memory",
-    aliases: &["mem"],
-    summary: "A concurrent ordered map in the client's process, shared by the phases of one run",
-    properties: PROPERTIES,
+pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
+    "memory",
+    "A concurrent ordered map in the client's process, shared by the phases of one run",
+    PROPERTIES,
     open,
-};
+)
+.with_aliases(&["mem"])
+// A private instance is empty when opened.
+.with_fresh(&[("memory.instance", "")]);
 
 fn open(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
     let name = context.properties.get(&INSTANCE)?;

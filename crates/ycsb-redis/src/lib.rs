@@ -56,8 +56,8 @@ use std::time::Duration;
 
 use ycsb_db::store::StoreContext;
 use ycsb_db::{
-    EngineInfo, Property, PropertyDecl, PropertyError, Store, StoreDescriptor, StoreError,
-    StoreThread, ThreadContext,
+    EngineInfo, Property, PropertyDecl, PropertyError, Protocol, ServerAddress, ServerClient,
+    Store, StoreDescriptor, StoreError, StoreThread, ThreadContext,
 };
 
 use client::{Client, SlotTable};
@@ -148,13 +148,25 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
 ];
 
 /// How the command line finds the redis store.
-pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor {
-    name: "redis",
-    aliases: &["site.ycsb.db.RedisClient"],
-    summary: "Redis or a Redis-compatible server (standalone or Redis Cluster), Java YCSB's schema",
-    properties: PROPERTIES,
-    open: open_store,
-};
+pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
+    "redis",
+    "Redis or a Redis-compatible server (standalone or Redis Cluster), Java YCSB's schema",
+    PROPERTIES,
+    open_store,
+)
+.with_aliases(&["site.ycsb.db.RedisClient"])
+.with_server(
+    ServerClient::new(
+        Protocol::Resp,
+        ServerAddress::HostPort {
+            host: "redis.host",
+            port: "redis.port",
+        },
+    )
+    // ycsb serve keeps records in key order and answers scans with
+    // ZRANGEBYLEX, the lex index's layout.
+    .with_ycsb_serve(&[("redis.index", "lex")]),
+);
 
 fn open_store(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
     Ok(Box::new(RedisStore::open(context)?))

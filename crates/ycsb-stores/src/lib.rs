@@ -1,0 +1,149 @@
+//! Every store this build of ycsb-rs can open, by name.
+//!
+//! The registry is the one list of [`StoreDescriptor`]s that the `ycsb`
+//! binary, `ycsb serve`, `ycsb bench` and the experiment runner consult.
+//! Everything they need to know about a store is a field of its
+//! descriptor, so adding a store is one crate and one line in [`STORES`]
+//! (docs/adding-a-store.md). The engine bindings are cargo features (all on
+//! by default), so a client-only build links only the stores it names.
+//!
+//! ```
+//! let rocksdb = ycsb_stores::find("RocksDB")?;
+//! assert_eq!(rocksdb.name, "rocksdb");
+//! assert!(ycsb_stores::find("nosuchdb").is_err());
+//! # Ok::<(), ycsb_stores::UnknownStore>(())
+//! ```
+
+#![deny(missing_docs)]
+
+use ycsb_db::StoreDescriptor;
+
+/// Every store compiled into this build, in the order `ycsb stores` lists
+/// them.
+pub const STORES: &[StoreDescriptor] = &[
+    ycsb_basic::DESCRIPTOR,
+    ycsb_memory::DESCRIPTOR,
+    #[cfg(feature = "rocksdb")]
+    ycsb_rocksdb::DESCRIPTOR,
+    #[cfg(feature = "leveldb")]
+    ycsb_leveldb::DESCRIPTOR,
+    #[cfg(feature = "http")]
+    ycsb_http::DESCRIPTOR,
+    #[cfg(feature = "redis")]
+    ycsb_redis::DESCRIPTOR,
+];
+
+/// Stores that exist as features of this crate but may be compiled out,
+/// with the feature that brings each in.
+const OPTIONAL: &[(&str, &str)] = &[
+    ("rocksdb", "rocksdb"),
+    ("leveldb", "leveldb"),
+    ("http", "http"),
+    ("redis", "redis"),
+];
+
+/// A store name that no compiled-in descriptor answers to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown store '{name}' (known: {known}){hint}")]
+pub struct UnknownStore {
+    /// The name asked for.
+    pub name: String,
+    /// The names this build knows, comma-separated.
+    pub known: String,
+    /// How to get the store when it exists but was compiled out.
+    pub hint: String,
+}
+
+/// The store called `name` (or one of its aliases, case-insensitively).
+///
+/// # Errors
+///
+/// [`UnknownStore`] listing the known names; when the store was compiled
+/// out of this build, it says which feature brings it back.
+pub fn find(name: &str) -> Result<StoreDescriptor, UnknownStore> {
+    if let Some(found) = STORES.iter().find(|s| s.matches(name)) {
+        return Ok(*found);
+    }
+    let hint = OPTIONAL
+        .iter()
+        .find(|(store, _)| store.eq_ignore_ascii_case(name))
+        .map(|(store, feature)| {
+            format!(
+                "; this build was made without the '{store}' store: rebuild with `--features {feature}` (cargo build -p ycsb-cli --features {feature})"
+            )
+        })
+        .unwrap_or_default();
+    Err(UnknownStore {
+        name: name.to_string(),
+        known: names().collect::<Vec<_>>().join(", "),
+        hint,
+    })
+}
+
+/// The names of the compiled-in stores.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    STORES.iter().map(|s| s.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_aliases_are_unique() {
+        let mut seen = std::collections::BTreeSet::new();
+        for store in STORES {
+            for name in std::iter::once(store.name).chain(store.aliases.iter().copied()) {
+                assert!(
+                    seen.insert(name.to_ascii_lowercase()),
+                    "{name} names two stores"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_descriptor_is_consistent() {
+        for store in STORES {
+            let declared = |name: &str| {
+                store
+                    .properties
+                    .iter()
+                    .any(|d| d.name == name || d.aliases.contains(&name))
+            };
+            if let Some(dir) = store.data_dir {
+                assert!(declared(dir.name), "{}: data_dir {}", store.name, dir.name);
+            }
+            let set = store.fresh.iter().chain(store.dbbench_properties);
+            let mapped = store.dbbench_flags.iter().map(|(_, p)| *p);
+            for property in set.map(|(p, _)| *p).chain(mapped) {
+                assert!(
+                    declared(property),
+                    "{}: {property} is not declared",
+                    store.name
+                );
+            }
+            if let Some(server) = store.server {
+                for (property, _) in server.for_ycsb_serve {
+                    assert!(declared(property), "{}: {property}", store.name);
+                }
+                let addr = "127.0.0.1:7".parse().unwrap();
+                for (property, _) in server.address_properties(addr) {
+                    assert!(declared(&property), "{}: {property}", store.name);
+                }
+                assert!(
+                    store.data_dir.is_none() && store.fresh.is_empty(),
+                    "{}",
+                    store.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_names_list_the_known_ones() {
+        let e = find("nosuch").unwrap_err();
+        assert!(e.to_string().contains("basic, memory"), "{e}");
+        assert!(find("site.ycsb.BasicDB").is_ok());
+    }
+}
