@@ -6,7 +6,6 @@
 
 mod args;
 mod bench;
-mod hdrlog;
 mod merge;
 mod observe;
 mod progress;
@@ -19,7 +18,6 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 use ycsb_core::properties::load_file;
-use ycsb_core::{measurement, runner, workload};
 use ycsb_db::{Origin, Properties, PropertyDecl, StoreDescriptor};
 
 use crate::args::{Invocation, PropertySource};
@@ -94,17 +92,6 @@ fn execute(invocation: Invocation, argv: &[OsString]) -> Result<u8, Failure> {
     }
 }
 
-/// The properties every benchmark reads, whatever the store.
-pub(crate) fn core_properties() -> Vec<(&'static str, &'static [&'static PropertyDecl])> {
-    vec![
-        ("CoreWorkload", workload::PROPERTIES),
-        ("Data files", workload::datafile::PROPERTIES),
-        ("Runner", runner::PROPERTIES),
-        ("Measurement", measurement::PROPERTIES),
-        ("Observation", ycsb_core::observe::PROPERTIES),
-    ]
-}
-
 /// Builds the properties from the sources in argv order.
 pub(crate) fn build_properties(sources: &[PropertySource]) -> Result<Properties, Failure> {
     let mut props = Properties::new();
@@ -125,32 +112,12 @@ pub(crate) fn find_store(name: &str) -> Result<StoreDescriptor, Failure> {
 
 /// Warns about every set property that no component of this run reads.
 pub(crate) fn warn_unknown(props: &Properties, known: &[&PropertyDecl]) {
-    for (key, origin) in props.unknown(known.iter().copied()) {
-        let suggestion = known
-            .iter()
-            .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()))
-            .map(|name| (edit_distance(key, name), name))
-            .filter(|(d, _)| *d <= 2)
-            .min()
-            .map(|(_, name)| format!("; did you mean '{name}'?"))
-            .unwrap_or_default();
-        eprintln!(
-            "ycsb: warning: property '{key}' ({origin}) is not read by the workload, the runner or this store{suggestion}"
-        );
-    }
+    print_unknown(&ycsb_core::unknown_properties(props, known));
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
+/// Prints one warning per property that nothing reads.
+pub(crate) fn print_unknown(unknown: &[ycsb_core::UnknownProperty]) {
+    for property in unknown {
+        eprintln!("ycsb: warning: {property}");
     }
-    row[b.len()]
 }

@@ -1,66 +1,43 @@
-//! The time series, resources and stability of a benchmark run (see
-//! `ycsb_core::observe`), and the progress bar: both fed from the runner's
-//! status thread.
+//! What the status thread shows on the terminal: the progress bar, and
+//! each phase's stability and amplification in one line each. The time
+//! series itself is the session's (`ycsb_core::observe`).
 
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use ycsb_core::measurement::MeasurementInterval;
-use ycsb_core::observe::{Collector, ObserveSettings, PhaseObservation};
-use ycsb_core::runner::{Phase, PhaseOutcome, StatusUpdate, Tick};
-use ycsb_core::workload::CoreWorkload;
-use ycsb_db::{Properties, Store};
+use ycsb_core::observe::PhaseObservation;
+use ycsb_core::runner::{StatusUpdate, Tick};
+use ycsb_core::PhaseOutcome;
 
 use crate::progress::{ProgressBar, ProgressState};
-use crate::Failure;
 
-/// What the status thread does besides the status line.
+/// What the status thread shows besides the status line.
 pub(crate) struct ObserveHook {
-    collector: Option<Collector>,
     progress: Option<ProgressBar>,
     time_limit: Option<Duration>,
+    /// Whether ticks come (a time series is kept): the bar then follows
+    /// them rather than the coarser status updates.
+    ticking: bool,
 }
 
 impl ObserveHook {
-    /// Reads the observation properties and creates the time-series file.
     /// The progress bar is on when standard error is a terminal and no
     /// status lines (`-s`) are printed there.
-    pub(crate) fn new(
-        props: &Properties,
-        interval: MeasurementInterval,
-        store: &dyn Store,
-        status_lines: bool,
-        time_limit: Option<Duration>,
-    ) -> Result<Self, Failure> {
-        let settings = ObserveSettings::from_properties(props).map_err(Failure::usage)?;
-        let collector = match settings.granularity {
-            None => None,
-            Some(_) => {
-                let mut gauges = Vec::new();
-                store.gauges(&mut gauges);
-                let names = gauges.into_iter().map(|g| g.name).collect();
-                let intended = interval == MeasurementInterval::Both;
-                Some(Collector::new(&settings, intended, names).map_err(Failure::usage)?)
-            }
-        };
+    pub(crate) fn new(status_lines: bool, time_limit: Option<Duration>) -> Self {
         let progress = (!status_lines && std::io::stderr().is_terminal()).then(ProgressBar::new);
-        Ok(Self {
-            collector,
+        Self {
             progress,
             time_limit,
-        })
+            ticking: false,
+        }
     }
 
-    pub(crate) fn start_phase(&mut self, phase: Phase) {
-        if let Some(c) = &mut self.collector {
-            c.start_phase(phase);
-        }
+    pub(crate) fn start_phase(&mut self) {
+        self.ticking = false;
     }
 
     pub(crate) fn on_tick(&mut self, tick: &Tick<'_>) {
-        if let Some(c) = &mut self.collector {
-            c.on_tick(tick);
-        }
+        self.ticking = true;
         if let Some(bar) = &mut self.progress {
             let seconds = tick.length.as_secs_f64();
             let interval_ops: u64 = tick
@@ -87,7 +64,7 @@ impl ObserveHook {
 
     /// Draws the bar from status updates when there are no ticks.
     pub(crate) fn on_status(&mut self, update: &StatusUpdate<'_>) {
-        if self.collector.is_some() {
+        if self.ticking {
             return;
         }
         if let Some(bar) = &mut self.progress {
@@ -114,25 +91,13 @@ impl ObserveHook {
         }
     }
 
-    /// Puts the phase's observation into its report and prints its
-    /// stability and amplification on standard error.
-    pub(crate) fn finish_phase(
-        &mut self,
-        outcome: &mut PhaseOutcome,
-        workload: &CoreWorkload,
-    ) -> Result<(), Failure> {
+    /// Prints the phase's stability and amplification on standard error.
+    pub(crate) fn finish_phase(&mut self, outcome: &PhaseOutcome) {
         self.clear_progress();
-        let Some(collector) = &mut self.collector else {
-            return Ok(());
-        };
-        let observation = collector.finish_phase(outcome, workload);
-        for line in summary_lines(outcome.phase.name(), &observation) {
-            eprintln!("{line}");
-        }
-        outcome.report.observation = Some(observation);
-        match collector.take_error() {
-            Some(e) => Err(Failure::runtime(e)),
-            None => Ok(()),
+        if let Some(observation) = &outcome.report.observation {
+            for line in summary_lines(outcome.phase.name(), observation) {
+                eprintln!("{line}");
+            }
         }
     }
 }

@@ -1,7 +1,5 @@
 //! Help and the properties reference, generated from the declarations.
 
-use crate::core_properties;
-
 pub fn help_text() -> String {
     let mut stores = String::new();
     for s in ycsb_stores::STORES {
@@ -70,7 +68,7 @@ Examples:
 
 /// The reference of every property, generated from the declarations.
 pub fn properties_reference(markdown: bool) -> String {
-    let mut groups = core_properties();
+    let mut groups = ycsb_core::property_groups().to_vec();
     let stores = ycsb_stores::STORES;
     for store in stores {
         groups.push((store.name, store.properties));

@@ -13,6 +13,12 @@ pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
     use ycsb_server::{http, resp};
     let props = build_properties(&serve.sources)?;
     let descriptor = find_store(&serve.db)?;
+    if !descriptor.is_embedded() {
+        return Err(Failure::usage(format!(
+            "ycsb serve embeds a store in its own process; '{}' is a client of a server",
+            descriptor.name
+        )));
+    }
     let mut known: Vec<&PropertyDecl> = descriptor.properties.to_vec();
     known.extend_from_slice(resp::PROPERTIES);
     known.extend_from_slice(http::PROPERTIES);

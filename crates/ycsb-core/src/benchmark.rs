@@ -3,6 +3,7 @@
 use ycsb_db::{Properties, PropertyDecl, PropertyError, Store};
 
 use crate::measurement::{self, MeasurementInterval, MeasurementSettings};
+use crate::observe::ObserveError;
 use crate::runner::{
     self, Observer, Phase, PhaseOutcome, RunError, RunnerSettings, Silent, StopSignal,
 };
@@ -18,18 +19,96 @@ pub enum ConfigError {
     /// The workload cannot be built from the properties.
     #[error(transparent)]
     Workload(#[from] WorkloadError),
+    /// The observation settings are invalid or the time-series file cannot
+    /// be created.
+    #[error(transparent)]
+    Observe(#[from] ObserveError),
+    /// The export file cannot be created where it goes.
+    #[error("{message}")]
+    ExportFile {
+        /// Names the property, its value, its origin and the reason.
+        message: String,
+    },
 }
 
-/// Every property ycsb-core reads: the CoreWorkload's, the runner's and
-/// measurement's. A program adds its store's `PROPERTIES` to warn about
-/// the ones nothing reads (see [`Properties::unknown`]).
+/// Why a phase did not succeed. Where the phase ran, the error carries its
+/// [`PhaseOutcome`], so the figures of what was measured are not lost.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum PhaseError {
+    /// No client thread could run (or the workload could not be set up).
+    #[error(transparent)]
+    Run(#[from] RunError),
+    /// The load inserted fewer records than it was asked to: a load thread
+    /// stops at an insert that fails for good (as in Java), and a data set
+    /// with holes must not pass for a complete one, nor be run against.
+    #[error("load phase incomplete: {inserted} of {expected} records inserted (see the messages above and the Return= lines of the report)")]
+    IncompleteLoad {
+        /// Records inserted.
+        inserted: u64,
+        /// Records the load was to insert.
+        expected: u64,
+        /// The phase's figures.
+        outcome: Box<PhaseOutcome>,
+    },
+    /// More operations failed than `errorbudget` allows; the phase stopped.
+    #[error("{} phase stopped: {failed} operations failed, more than errorbudget={budget} allows (their statuses are the Return= lines of the report)", .phase.name())]
+    ErrorBudgetSpent {
+        /// The phase.
+        phase: Phase,
+        /// Failed operations counted.
+        failed: u64,
+        /// The budget.
+        budget: u64,
+        /// The phase's figures.
+        outcome: Box<PhaseOutcome>,
+    },
+}
+
+impl PhaseError {
+    /// The figures of the phase, where it ran.
+    pub fn outcome(&self) -> Option<&PhaseOutcome> {
+        match self {
+            PhaseError::Run(_) => None,
+            PhaseError::IncompleteLoad { outcome, .. }
+            | PhaseError::ErrorBudgetSpent { outcome, .. } => Some(outcome),
+        }
+    }
+
+    /// The figures of the phase, to complete them (the session adds the
+    /// phase's observation).
+    pub(crate) fn outcome_mut(&mut self) -> Option<&mut PhaseOutcome> {
+        match self {
+            PhaseError::Run(_) => None,
+            PhaseError::IncompleteLoad { outcome, .. }
+            | PhaseError::ErrorBudgetSpent { outcome, .. } => Some(outcome),
+        }
+    }
+}
+
+/// Every property ycsb-core reads, in groups for the reference
+/// documentation (`ycsb properties`): the CoreWorkload's, file workloads',
+/// the runner's, measurement's and observation's. A session adds its
+/// store's declarations to these.
+pub fn property_groups() -> [(&'static str, &'static [&'static PropertyDecl]); 5] {
+    [
+        ("CoreWorkload", workload::PROPERTIES),
+        ("Data files", workload::datafile::PROPERTIES),
+        ("Runner", runner::PROPERTIES),
+        ("Measurement", measurement::PROPERTIES),
+        ("Observation", crate::observe::PROPERTIES),
+    ]
+}
+
+/// Every property ycsb-core reads ([`property_groups`] in one list). A
+/// program adds its store's `PROPERTIES` to warn about the ones nothing
+/// reads ([`Session::unknown_properties`](crate::Session::unknown_properties)
+/// does).
 pub fn properties() -> Vec<&'static PropertyDecl> {
-    let mut all = Vec::new();
-    all.extend_from_slice(workload::PROPERTIES);
-    all.extend_from_slice(workload::datafile::PROPERTIES);
-    all.extend_from_slice(runner::PROPERTIES);
-    all.extend_from_slice(measurement::PROPERTIES);
-    all
+    property_groups()
+        .iter()
+        .flat_map(|(_, decls)| decls.iter().copied())
+        .collect()
 }
 
 /// A validated benchmark: the CoreWorkload, the runner's and the
@@ -108,8 +187,9 @@ impl Benchmark {
     ///
     /// # Errors
     ///
-    /// A [`RunError`] when no client thread could run.
-    pub fn load(&self, store: &dyn Store) -> Result<PhaseOutcome, RunError> {
+    /// A [`PhaseError`] when no client thread could run, when fewer records
+    /// were inserted than asked for, or when the error budget was spent.
+    pub fn load(&self, store: &dyn Store) -> Result<PhaseOutcome, PhaseError> {
         self.phase(Phase::Load, store, &StopSignal::new(), &mut Silent)
     }
 
@@ -117,25 +197,31 @@ impl Benchmark {
     ///
     /// # Errors
     ///
-    /// A [`RunError`] when no client thread could run.
-    pub fn run(&self, store: &dyn Store) -> Result<PhaseOutcome, RunError> {
+    /// A [`PhaseError`] when no client thread could run or the error budget
+    /// was spent.
+    pub fn run(&self, store: &dyn Store) -> Result<PhaseOutcome, PhaseError> {
         self.phase(Phase::Run, store, &StopSignal::new(), &mut Silent)
     }
 
     /// Runs one phase with a stop signal and an observer of the status
     /// intervals.
     ///
+    /// A load stopped by `stop` or by `maxexecutiontime` is not incomplete:
+    /// it was asked to stop ([`PhaseOutcome::interrupted`]).
+    ///
     /// # Errors
     ///
-    /// A [`RunError`] when no client thread could run.
+    /// A [`PhaseError`] when no client thread could run, when the load
+    /// inserted fewer records than asked for, or when more operations
+    /// failed than `errorbudget` allows.
     pub fn phase(
         &self,
         phase: Phase,
         store: &dyn Store,
         stop: &StopSignal,
         observer: &mut dyn Observer,
-    ) -> Result<PhaseOutcome, RunError> {
-        runner::run_phase(
+    ) -> Result<PhaseOutcome, PhaseError> {
+        let outcome = runner::run_phase(
             phase,
             &self.workload,
             store,
@@ -143,6 +229,23 @@ impl Benchmark {
             &self.measurement,
             stop,
             observer,
-        )
+        )?;
+        if let Some(failed) = outcome.error_budget_spent {
+            return Err(PhaseError::ErrorBudgetSpent {
+                phase,
+                failed,
+                budget: self.runner.error_budget.unwrap_or(0),
+                outcome: Box::new(outcome),
+            });
+        }
+        let expected = self.workload.insert_count();
+        if phase == Phase::Load && !outcome.interrupted && outcome.operations < expected {
+            return Err(PhaseError::IncompleteLoad {
+                inserted: outcome.operations,
+                expected,
+                outcome: Box::new(outcome),
+            });
+        }
+        Ok(outcome)
     }
 }

@@ -97,7 +97,14 @@
 pub use ycsb_db as db;
 
 mod benchmark;
-pub use benchmark::{properties as known_properties, Benchmark, ConfigError};
+mod session;
+pub use benchmark::{
+    properties as known_properties, property_groups, Benchmark, ConfigError, PhaseError,
+};
+pub use runner::{Phase, PhaseOutcome, Silent, StopSignal};
+pub use session::{
+    unknown_properties, Session, SessionError, SessionFailure, SessionObserver, UnknownProperty,
+};
 
 pub mod clock;
 pub mod dbbench;

@@ -43,7 +43,7 @@ fn ticks_cover_every_operation_and_the_warmup_is_left_out() {
     assert_eq!(settings.granularity, Some(Duration::from_millis(50)));
     assert_eq!(settings.warmup, Warmup::Time(Duration::from_millis(200)));
     let measurement = MeasurementSettings::from_properties(&props).unwrap();
-    let observe = ObserveSettings::from_properties(&props).unwrap();
+    let observe = ObserveSettings::from_properties(&props, None).unwrap();
     let mut observer = Ticks {
         collector: Collector::new(&observe, false, Vec::new()).unwrap(),
         statuses: 0,

@@ -382,6 +382,84 @@ pub fn read_interval_log(text: &str, origin: &str) -> Result<IntervalLog, HdrLog
     Ok(log)
 }
 
+/// Writes the HdrHistogram interval logs of a session's phases from their
+/// status updates (`hdrhistogram.fileoutput=true`): one set of logs per
+/// phase, the phase name prefixing the files when the session runs several
+/// phases, so the run's logs do not replace the load's.
+#[derive(Debug)]
+pub(crate) struct HdrLogWriter {
+    settings: HdrLogSettings,
+    label_phases: bool,
+    current: Option<(crate::runner::Phase, HdrLogs)>,
+    written: Vec<PathBuf>,
+    errors: Vec<HdrLogError>,
+    failed: bool,
+}
+
+impl HdrLogWriter {
+    pub(crate) fn new(settings: HdrLogSettings, label_phases: bool) -> Self {
+        Self {
+            settings,
+            label_phases,
+            current: None,
+            written: Vec::new(),
+            errors: Vec::new(),
+            failed: false,
+        }
+    }
+
+    /// Logs one status interval. A write error stops the logging, not the
+    /// benchmark: it is returned once.
+    pub(crate) fn on_status(
+        &mut self,
+        update: &crate::runner::StatusUpdate<'_>,
+    ) -> Option<HdrLogError> {
+        if !self.settings.enabled || self.failed {
+            return None;
+        }
+        if self.current.as_ref().map(|(p, _)| *p) != Some(update.phase) {
+            self.finish_phase();
+            let label = if self.label_phases {
+                format!("{}-", update.phase.name())
+            } else {
+                String::new()
+            };
+            let start = SystemTime::now()
+                .checked_sub(update.elapsed)
+                .unwrap_or_else(SystemTime::now);
+            self.current = Some((update.phase, HdrLogs::new(&self.settings, &label, start)));
+        }
+        let (_, logs) = self.current.as_mut()?;
+        let offset = update.elapsed.saturating_sub(update.interval_length);
+        match logs.write_interval(update.interval, offset, update.interval_length) {
+            Ok(()) => None,
+            Err(e) => {
+                self.failed = true;
+                Some(e)
+            }
+        }
+    }
+
+    fn finish_phase(&mut self) {
+        if let Some((_, mut logs)) = self.current.take() {
+            match logs.finish() {
+                Ok(paths) => self.written.extend(paths),
+                Err(e) => self.errors.push(e),
+            }
+        }
+    }
+
+    /// Flushes the last phase's logs: every file written, and the errors
+    /// of flushing them.
+    pub(crate) fn finish(&mut self) -> (Vec<PathBuf>, Vec<HdrLogError>) {
+        self.finish_phase();
+        (
+            std::mem::take(&mut self.written),
+            std::mem::take(&mut self.errors),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

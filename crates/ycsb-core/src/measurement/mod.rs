@@ -68,7 +68,7 @@
 mod export;
 mod flat;
 mod format;
-mod hdrlog;
+pub(crate) mod hdrlog;
 mod recorder;
 mod report;
 mod settings;

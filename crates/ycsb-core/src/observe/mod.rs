@@ -124,8 +124,8 @@ pub use resources::{
 };
 pub(crate) use settings::granularity;
 pub use settings::{
-    ObserveError, ObserveSettings, Warmup, DB_DIR_FALLBACKS, GRANULARITY, MONITOR_DIR, MONITOR_PID,
-    PROPERTIES, STEADY_STATE_TOLERANCE, STEADY_STATE_WINDOW, TIMESERIES_FILE, WARMUP,
+    ObserveError, ObserveSettings, Warmup, GRANULARITY, MONITOR_DIR, MONITOR_PID, PROPERTIES,
+    STEADY_STATE_TOLERANCE, STEADY_STATE_WINDOW, TIMESERIES_FILE, WARMUP,
 };
 pub use stability::{steady_state, IntervalPoint, P99Spread, Stability, SteadyState};
 pub use timeseries::{

@@ -35,7 +35,7 @@ pub const MONITOR_PID: Property<u32> = Property::optional(
 /// `monitor.dir`.
 pub const MONITOR_DIR: Property<PathBuf> = Property::optional(
     "monitor.dir",
-    "Directory whose size on disk is sampled into the time series and used for space amplification; defaults to the store's rocksdb.dbname, rocksdb.dir or leveldb.dbname.",
+    "Directory whose size on disk is sampled into the time series and used for space amplification; defaults to the store's own data directory (an embedded engine's dbname property).",
 );
 
 /// `steadystate.window`.
@@ -62,10 +62,6 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     STEADY_STATE_WINDOW.decl(),
     STEADY_STATE_TOLERANCE.decl(),
 ];
-
-/// Store properties naming a DB directory, tried in order when
-/// `monitor.dir` is not set.
-pub const DB_DIR_FALLBACKS: &[&str] = &["rocksdb.dbname", "rocksdb.dir", "leveldb.dbname"];
 
 /// A warm-up: how much of the start of the run phase the final figures
 /// leave out.
@@ -172,7 +168,8 @@ const MIN_GRANULARITY: Duration = Duration::from_millis(10);
 
 impl ObserveSettings {
     /// Reads and checks the [`PROPERTIES`]; the DB directory falls back to
-    /// the first of [`DB_DIR_FALLBACKS`] that is set.
+    /// `store_dir`, the store's own data directory (its descriptor's
+    /// [`data_dir`](ycsb_db::StoreDescriptor::data_dir)).
     ///
     /// # Errors
     ///
@@ -180,7 +177,10 @@ impl ObserveSettings {
     /// from: a value that does not parse, a granularity between 0 and
     /// 10 ms, a `monitor.pid` with no process, a window of 0 or a tolerance
     /// outside `(0, 1]`.
-    pub fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
+    pub fn from_properties(
+        props: &Properties,
+        store_dir: Option<PathBuf>,
+    ) -> Result<Self, PropertyError> {
         let granularity = granularity(props)?;
         let monitor_pid = props.get_opt(&MONITOR_PID)?;
         if let Some(pid) = monitor_pid {
@@ -193,12 +193,7 @@ impl ObserveSettings {
         }
         let db_dir = match props.get_opt(&MONITOR_DIR)? {
             Some(dir) => Some(dir),
-            None => DB_DIR_FALLBACKS
-                .iter()
-                .filter_map(|key| props.get_str(key))
-                .map(str::trim)
-                .find(|v| !v.is_empty())
-                .map(PathBuf::from),
+            None => store_dir,
         };
         let steady_window = props.get_checked(&STEADY_STATE_WINDOW, |w| {
             if (1..=1_000_000).contains(w) {
@@ -281,13 +276,13 @@ mod tests {
 
     #[test]
     fn defaults_and_fallback_directory() {
-        let s = ObserveSettings::from_properties(&Properties::new()).unwrap();
+        let s = ObserveSettings::from_properties(&Properties::new(), None).unwrap();
         assert_eq!(s, ObserveSettings::default());
-        let props = Properties::new().with("leveldb.dbname", "/tmp/x");
-        let s = ObserveSettings::from_properties(&props).unwrap();
-        assert_eq!(s.db_dir, Some(PathBuf::from("/tmp/x")));
-        let props = props.with("monitor.dir", "/tmp/y");
-        let s = ObserveSettings::from_properties(&props).unwrap();
+        let store_dir = Some(PathBuf::from("/tmp/x"));
+        let s = ObserveSettings::from_properties(&Properties::new(), store_dir.clone()).unwrap();
+        assert_eq!(s.db_dir, store_dir);
+        let props = Properties::new().with("monitor.dir", "/tmp/y");
+        let s = ObserveSettings::from_properties(&props, store_dir).unwrap();
         assert_eq!(s.db_dir, Some(PathBuf::from("/tmp/y")));
     }
 
@@ -303,17 +298,17 @@ mod tests {
             ("steadystate.tolerance", "2"),
         ] {
             let props = Properties::new().with(key, value);
-            let e = ObserveSettings::from_properties(&props).unwrap_err();
+            let e = ObserveSettings::from_properties(&props, None).unwrap_err();
             assert!(e.to_string().contains(key), "{key}={value}: {e}");
         }
         let props = Properties::new().with("timeseries.granularity", "0");
-        let s = ObserveSettings::from_properties(&props).unwrap();
+        let s = ObserveSettings::from_properties(&props, None).unwrap();
         assert_eq!(s.granularity, None);
         let props = Properties::new().with("status.interval", "0.5");
-        let s = ObserveSettings::from_properties(&props).unwrap();
+        let s = ObserveSettings::from_properties(&props, None).unwrap();
         assert_eq!(s.granularity, Some(Duration::from_millis(500)));
         let own = std::process::id().to_string();
         let props = Properties::new().with("monitor.pid", own);
-        assert!(ObserveSettings::from_properties(&props).is_ok());
+        assert!(ObserveSettings::from_properties(&props, None).is_ok());
     }
 }

@@ -1,0 +1,577 @@
+//! A whole benchmark invocation as the `ycsb` binary runs it: properties
+//! and a store descriptor in, a [`RunReport`] out, with every rule about
+//! what a run means applied here and nowhere else.
+//!
+//! The binary only turns argv into [`Properties`], prints what a
+//! [`SessionObserver`] is shown and picks the exit status from the result;
+//! a library user writes the same chain without argv and gets the same
+//! semantics: the known-property set, the `target` rule, load
+//! completeness, the error budget, the time series and HdrHistogram logs,
+//! and the export written before the store closes.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use ycsb_db::{
+    EngineInfo, Origin, OutputSink, Properties, PropertyDecl, Store, StoreContext, StoreDescriptor,
+    StoreError,
+};
+
+use crate::benchmark::{Benchmark, ConfigError, PhaseError};
+use crate::measurement::hdrlog::HdrLogWriter;
+use crate::measurement::{
+    self, effective_config, EngineReportEntry, ExporterKind, HdrLogSettings, RunMetadata, RunReport,
+};
+use crate::observe::{Collector, ObserveError, ObserveSettings};
+use crate::runner::{Observer, Phase, PhaseOutcome, StatusUpdate, StopSignal, Tick};
+
+/// A property that nothing in a session reads, with a near miss among the
+/// known names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownProperty {
+    /// The key as set.
+    pub key: String,
+    /// Where it was set (`file:line`, a flag).
+    pub origin: Origin,
+    /// A known property within two edits of `key`, if any.
+    pub suggestion: Option<&'static str>,
+}
+
+impl std::fmt::Display for UnknownProperty {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "property '{}' ({}) is not read by the workload, the runner or this store",
+            self.key, self.origin
+        )?;
+        if let Some(name) = self.suggestion {
+            write!(f, "; did you mean '{name}'?")?;
+        }
+        Ok(())
+    }
+}
+
+/// What a [`Session`] shows while it runs, besides the runner's status
+/// updates and ticks ([`Observer`]). Every method has an empty default.
+pub trait SessionObserver: Observer {
+    /// A phase is about to start.
+    fn phase_starting(&mut self, phase: Phase, threads: usize, engine: &EngineInfo) {
+        let _ = (phase, threads, engine);
+    }
+
+    /// A phase ended; its report (with the phase's observation) is final.
+    fn phase_finished(&mut self, outcome: &PhaseOutcome) {
+        let _ = outcome;
+    }
+
+    /// An error that does not end the session: a client thread that
+    /// failed, an HdrHistogram log or engine report that could not be
+    /// written, a store that failed to close.
+    fn error(&mut self, message: &str) {
+        let _ = message;
+    }
+
+    /// A file the session wrote (an HdrHistogram log, an engine report).
+    fn file_written(&mut self, what: &str, path: &std::path::Path) {
+        let _ = (what, path);
+    }
+
+    /// Where a non-text export goes when no `exportfile` is set (the
+    /// binary's standard output). `None`, the default: not written.
+    fn export_output(&mut self) -> Option<&mut dyn Write> {
+        None
+    }
+}
+
+/// An observer that shows nothing.
+impl SessionObserver for crate::runner::Silent {}
+
+/// Why a session did not succeed.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum SessionFailure {
+    /// A phase failed: no thread could run, the load was incomplete, or
+    /// the error budget was spent.
+    #[error(transparent)]
+    Phase(#[from] PhaseError),
+    /// The configuration turned out invalid once the store was open (the
+    /// time-series file, whose CSV columns name the store's gauges, could
+    /// not be created); no phase ran.
+    #[error(transparent)]
+    Config(ConfigError),
+    /// The time-series file could not be written.
+    #[error(transparent)]
+    Observe(#[from] ObserveError),
+    /// The export could not be written.
+    #[error("writing {what}: {source}")]
+    Export {
+        /// The file, or standard output.
+        what: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A session that did not succeed, with the report of everything that was
+/// measured (already exported where the export could be written).
+#[derive(Debug, thiserror::Error)]
+#[error("{failure}")]
+pub struct SessionError {
+    /// What went wrong first.
+    pub failure: SessionFailure,
+    /// What was measured.
+    pub report: Box<RunReport>,
+}
+
+/// A validated benchmark invocation on one store: see the module docs.
+///
+/// ```
+/// use ycsb_core::db::Properties;
+/// use ycsb_core::{Phase, Session, Silent, StopSignal};
+///
+/// let props = Properties::new()
+///     .with("recordcount", 100)
+///     .with("operationcount", 200)
+///     .with("seed", 1);
+/// let session = Session::new(props, ycsb_memory::DESCRIPTOR)?;
+/// assert!(session.unknown_properties().is_empty());
+/// let store = session.open_store(None)?;
+/// let report = session.execute(store, &[Phase::Load, Phase::Run], &StopSignal::new(), &mut Silent)?;
+/// assert_eq!(report.phases.len(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Session {
+    props: Properties,
+    descriptor: StoreDescriptor,
+    known: Vec<&'static PropertyDecl>,
+    benchmark: Benchmark,
+    observe: ObserveSettings,
+    hdr: HdrLogSettings,
+    metadata: RunMetadata,
+}
+
+impl Session {
+    /// Validates every property against the declarations of the workload,
+    /// the runner, measurement, observation and the store. A random seed
+    /// is recorded in the properties, so that the export says how to
+    /// reproduce the run.
+    ///
+    /// # Errors
+    ///
+    /// A [`ConfigError`] naming the first invalid property, its value and
+    /// where it came from, or an export file that could not be created.
+    pub fn new(mut props: Properties, descriptor: StoreDescriptor) -> Result<Self, ConfigError> {
+        let mut known = crate::known_properties();
+        known.extend_from_slice(descriptor.properties);
+        let benchmark = Benchmark::from_properties(&props)?;
+        let observe = ObserveSettings::from_properties(&props, descriptor.data_dir_in(&props))?;
+        let hdr = HdrLogSettings::from_properties(&props)?;
+        check_export_target(
+            benchmark.measurement_settings().export_file.as_ref(),
+            &props,
+        )?;
+        if benchmark.runner_settings().seed_is_random {
+            props.set(
+                crate::runner::SEED.name(),
+                benchmark.runner_settings().seed.to_string(),
+                Origin::Default,
+            );
+        }
+        let mut metadata = RunMetadata::new("ycsb", env!("CARGO_PKG_VERSION"), Vec::new(), &known);
+        metadata.store = Some(descriptor.name.to_string());
+        Ok(Self {
+            props,
+            descriptor,
+            known,
+            benchmark,
+            observe,
+            hdr,
+            metadata,
+        })
+    }
+
+    /// Records the program and the command line that started the session
+    /// (secret values redacted) in the report's metadata.
+    pub fn with_invocation(
+        mut self,
+        tool: &str,
+        version: &str,
+        command_line: impl IntoIterator<Item = String>,
+        git_revision: Option<String>,
+    ) -> Self {
+        let mut metadata = RunMetadata::new(tool, version, command_line, &self.known);
+        metadata.git_revision = git_revision;
+        metadata.store = self.metadata.store.take();
+        self.metadata = metadata;
+        self
+    }
+
+    /// The metadata the report will carry (its command line redacted).
+    pub fn metadata(&self) -> &RunMetadata {
+        &self.metadata
+    }
+
+    /// The properties, with a random seed recorded.
+    pub fn properties(&self) -> &Properties {
+        &self.props
+    }
+
+    /// Every property this session reads.
+    pub fn known_properties(&self) -> &[&'static PropertyDecl] {
+        &self.known
+    }
+
+    /// The validated workload, runner and measurement settings.
+    pub fn benchmark(&self) -> &Benchmark {
+        &self.benchmark
+    }
+
+    /// The store's descriptor.
+    pub fn descriptor(&self) -> &StoreDescriptor {
+        &self.descriptor
+    }
+
+    /// The properties set that nothing reads, so that `recordcout=1000`
+    /// does not silently run the default.
+    pub fn unknown_properties(&self) -> Vec<UnknownProperty> {
+        unknown_properties(&self.props, &self.known)
+    }
+
+    /// Opens the store with the session's properties; `output` receives
+    /// its human-readable output (discarded when `None`).
+    ///
+    /// # Errors
+    ///
+    /// The store's [`StoreError`]: a bad store property, an engine that
+    /// cannot open.
+    pub fn open_store(&self, output: Option<OutputSink>) -> Result<Box<dyn Store>, StoreError> {
+        let mut context = StoreContext::new(&self.props);
+        if let Some(output) = output {
+            context = context.with_output(output);
+        }
+        (self.descriptor.open)(&context)
+    }
+
+    /// Runs `phases` in order on `store`, then writes the export and the
+    /// engine's reports and only then closes the store, so that an engine
+    /// failing as it closes (a full disk) cannot take the results with it.
+    ///
+    /// A phase that fails (no thread could run, an incomplete load, the
+    /// error budget spent) ends the session: later phases do not run
+    /// against a data set with holes. A raised `stop` ends the current
+    /// phase early and skips the later ones; that is not a failure.
+    ///
+    /// # Errors
+    ///
+    /// A [`SessionError`] with the first failure and the report of what was
+    /// measured.
+    pub fn execute(
+        &self,
+        store: Box<dyn Store>,
+        phases: &[Phase],
+        stop: &StopSignal,
+        observer: &mut dyn SessionObserver,
+    ) -> Result<RunReport, SessionError> {
+        let mut hooks = match self.hooks(store.as_ref(), phases, observer) {
+            Ok(hooks) => hooks,
+            Err(e) => {
+                let report = self.report(store.as_ref(), Vec::new());
+                close(store, observer);
+                return Err(SessionError {
+                    failure: SessionFailure::Config(e.into()),
+                    report: Box::new(report),
+                });
+            }
+        };
+        let engine = store.engine_info();
+        let mut reports = Vec::new();
+        let mut failure: Option<SessionFailure> = None;
+        for &phase in phases {
+            if stop.is_stopped() {
+                break;
+            }
+            hooks
+                .user
+                .phase_starting(phase, self.benchmark.runner_settings().threads, &engine);
+            if let Some(c) = &mut hooks.collector {
+                c.start_phase(phase);
+            }
+            let mut result = self
+                .benchmark
+                .phase(phase, store.as_ref(), stop, &mut hooks);
+            let outcome = match &mut result {
+                Ok(outcome) => Some(outcome),
+                Err(e) => e.outcome_mut(),
+            };
+            if let Some(outcome) = outcome {
+                if let Some(c) = &mut hooks.collector {
+                    outcome.report.observation =
+                        Some(c.finish_phase(outcome, self.benchmark.workload()));
+                    if let Some(e) = c.take_error() {
+                        // The phase's figures are still reported and exported.
+                        failure.get_or_insert(e.into());
+                    }
+                }
+                hooks.user.phase_finished(outcome);
+                for error in &outcome.thread_errors {
+                    hooks.user.error(&error.to_string());
+                }
+                reports.push(outcome.report.clone());
+            }
+            if let Err(e) = result {
+                failure = Some(e.into());
+                break;
+            }
+        }
+        let (logs, log_errors) = hooks.hdr.finish();
+        for e in log_errors {
+            hooks.user.error(&format!("HdrHistogram log: {e}"));
+        }
+        for path in logs {
+            hooks.user.file_written("HdrHistogram log", &path);
+        }
+        let observer = hooks.user;
+        let report = self.report(store.as_ref(), reports);
+        let exported = self.export(&report, observer);
+        self.save_engine_reports(&report.engine_reports, observer);
+        close(store, observer);
+        match exported.err().or(failure) {
+            Some(failure) => Err(SessionError {
+                failure,
+                report: Box::new(report),
+            }),
+            None => Ok(report),
+        }
+    }
+
+    fn hooks<'a>(
+        &self,
+        store: &dyn Store,
+        phases: &[Phase],
+        user: &'a mut dyn SessionObserver,
+    ) -> Result<Hooks<'a>, ObserveError> {
+        let collector = match self.observe.granularity {
+            None => None,
+            Some(_) => {
+                let mut gauges = Vec::new();
+                store.gauges(&mut gauges);
+                let names = gauges.into_iter().map(|g| g.name).collect();
+                let intended = self.benchmark.measurement_settings().interval
+                    == measurement::MeasurementInterval::Both;
+                Some(Collector::new(&self.observe, intended, names)?)
+            }
+        };
+        Ok(Hooks {
+            collector,
+            hdr: HdrLogWriter::new(self.hdr.clone(), phases.len() > 1),
+            user,
+        })
+    }
+
+    fn report(&self, store: &dyn Store, phases: Vec<measurement::PhaseReport>) -> RunReport {
+        let engine = store.engine_info();
+        let mut metadata = self.metadata.clone();
+        if !engine.name.is_empty() {
+            metadata.engine = Some(engine.name);
+            metadata.engine_version = Some(engine.version);
+        }
+        RunReport {
+            metadata,
+            config: effective_config(&self.props, &self.known),
+            phases,
+            engine_reports: store
+                .final_reports()
+                .into_iter()
+                .map(|r| EngineReportEntry {
+                    name: r.name,
+                    text: r.text,
+                })
+                .collect(),
+        }
+    }
+
+    /// Writes the export file atomically, or a non-text export to the
+    /// observer's output when no file is set.
+    fn export(
+        &self,
+        report: &RunReport,
+        observer: &mut dyn SessionObserver,
+    ) -> Result<(), SessionFailure> {
+        let settings = self.benchmark.measurement_settings();
+        let kind = settings.exporter;
+        match &settings.export_file {
+            Some(path) => measurement::write_atomically(path, |w| {
+                measurement::new_exporter(kind, Box::new(w)).export(report)
+            })
+            .map_err(|source| SessionFailure::Export {
+                what: path.display().to_string(),
+                source,
+            }),
+            None if kind != ExporterKind::Text => match observer.export_output() {
+                Some(out) => measurement::new_exporter(kind, Box::new(out))
+                    .export(report)
+                    .map_err(|source| SessionFailure::Export {
+                        what: "the export to standard output".into(),
+                        source,
+                    }),
+                None => Ok(()),
+            },
+            None => Ok(()),
+        }
+    }
+
+    /// Saves each engine report (`rocksdb.stats`, ...) beside the export
+    /// file as `<exportfile>.<name>.txt`; without an export file they are
+    /// only in a JSON export.
+    fn save_engine_reports(
+        &self,
+        reports: &[EngineReportEntry],
+        observer: &mut dyn SessionObserver,
+    ) {
+        let Some(export) = &self.benchmark.measurement_settings().export_file else {
+            return;
+        };
+        for report in reports {
+            let safe: String = report
+                .name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let mut name = export.as_os_str().to_owned();
+            name.push(format!(".{safe}.txt"));
+            let path = PathBuf::from(name);
+            match measurement::write_atomically(&path, |w| w.write_all(report.text.as_bytes())) {
+                Ok(()) => observer.file_written(&report.name, &path),
+                Err(e) => observer.error(&format!("writing {}: {e}", path.display())),
+            }
+        }
+    }
+}
+
+fn close(store: Box<dyn Store>, observer: &mut dyn SessionObserver) {
+    if let Err(e) = store.close() {
+        observer.error(&format!("closing the store: {e}"));
+    }
+}
+
+/// The session's own work on the status thread (time series, HdrHistogram
+/// logs) around the caller's observer.
+struct Hooks<'a> {
+    collector: Option<Collector>,
+    hdr: HdrLogWriter,
+    user: &'a mut dyn SessionObserver,
+}
+
+impl Observer for Hooks<'_> {
+    fn on_status(&mut self, update: &StatusUpdate<'_>) {
+        if let Some(e) = self.hdr.on_status(update) {
+            self.user.error(&format!(
+                "HdrHistogram log: {e}; no more intervals are logged"
+            ));
+        }
+        self.user.on_status(update);
+    }
+
+    fn on_tick(&mut self, tick: &Tick<'_>) {
+        if let Some(c) = &mut self.collector {
+            c.on_tick(tick);
+        }
+        self.user.on_tick(tick);
+    }
+
+    fn on_notice(&mut self, notice: &str) {
+        self.user.on_notice(notice);
+    }
+}
+
+/// Checks, before any phase runs, that the export file can be created
+/// where it goes: a run of hours must not end in "cannot write".
+fn check_export_target(path: Option<&PathBuf>, props: &Properties) -> Result<(), ConfigError> {
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let origin = props
+        .origin(measurement::EXPORT_FILE.name())
+        .map(|o| format!(" ({o})"))
+        .unwrap_or_default();
+    let bad = |why: String| ConfigError::ExportFile {
+        message: format!(
+            "{}={}{origin}: {why}",
+            measurement::EXPORT_FILE.name(),
+            path.display()
+        ),
+    };
+    if path.is_dir() {
+        return Err(bad("is a directory".into()));
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(bad(format!("directory {} does not exist", dir.display())));
+    }
+    // The export is written to a temporary file beside it, then renamed:
+    // creating a file there is what must work.
+    let probe = dir.join(format!(".ycsb-export-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(bad(format!(
+            "cannot create files in {}: {e}",
+            dir.display()
+        ))),
+    }
+}
+
+/// Every set property that none of `known` reads (by name or alias), each
+/// with the nearest known name within two edits.
+pub fn unknown_properties(props: &Properties, known: &[&PropertyDecl]) -> Vec<UnknownProperty> {
+    props
+        .unknown(known.iter().copied())
+        .into_iter()
+        .map(|(key, origin)| {
+            let suggestion = known
+                .iter()
+                .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()))
+                .map(|name| (edit_distance(key, name), name))
+                .filter(|(d, _)| *d <= 2)
+                .min()
+                .map(|(_, name)| name);
+            UnknownProperty {
+                key: key.to_string(),
+                origin: origin.clone(),
+                suggestion,
+            }
+        })
+        .collect()
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
