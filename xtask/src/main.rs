@@ -3,6 +3,8 @@
 //! Commands build argument vectors and never pass user-supplied strings
 //! through a shell.
 
+#![forbid(unsafe_code)]
+
 mod bench;
 mod dbbench;
 mod engine_bench;
@@ -169,6 +171,21 @@ fn deps() -> Result<()> {
 fn test(extra: &[String]) -> Result<()> {
     let root = project_root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    // The cheap checks first: a formatting slip or a lint fails in seconds,
+    // not after the whole suite.
+    eprintln!("xtask: cargo fmt --check");
+    run(Command::new(&cargo)
+        .current_dir(&root)
+        .args(["fmt", "--all", "--", "--check"]))?;
+    eprintln!("xtask: cargo clippy --workspace --all-targets -- -D warnings");
+    run(Command::new(&cargo).current_dir(&root).args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
     eprintln!("xtask: cargo test --workspace");
     run(Command::new(&cargo)
         .current_dir(&root)

@@ -4,6 +4,8 @@
 //! properties, looks up the store (`ycsb_stores`) and drives
 //! `ycsb_core::runner`. It is the only place that prints or exits.
 
+#![forbid(unsafe_code)]
+
 mod args;
 mod bench;
 mod merge;

@@ -197,10 +197,9 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         Ok(_) => Ok(0),
         // A time-series file that cannot be created is bad input, found
         // only once the store is open (its gauges name the CSV columns).
-        Err(SessionError {
-            failure: SessionFailure::Config(e),
-            ..
-        }) => Err(Failure::usage(e)),
-        Err(e) => Err(Failure::runtime(e.failure)),
+        Err(SessionError { failure, .. }) => match *failure {
+            SessionFailure::Config(e) => Err(Failure::usage(e)),
+            other => Err(Failure::runtime(other)),
+        },
     }
 }

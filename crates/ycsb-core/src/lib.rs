@@ -93,6 +93,17 @@
 //! together.
 
 #![deny(missing_docs)]
+// Only the programs print or exit; a library reports through its return
+// values, and a bug is a typed error, not a panic (tests may do both).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::print_stdout,
+        clippy::print_stderr,
+        clippy::exit,
+        clippy::unwrap_used
+    )
+)]
 
 pub use ycsb_db as db;
 

@@ -119,7 +119,7 @@ pub enum SessionFailure {
 #[error("{failure}")]
 pub struct SessionError {
     /// What went wrong first.
-    pub failure: SessionFailure,
+    pub failure: Box<SessionFailure>,
     /// What was measured.
     pub report: Box<RunReport>,
 }
@@ -280,7 +280,7 @@ impl Session {
                 let report = self.report(store.as_ref(), Vec::new());
                 close(store, observer);
                 return Err(SessionError {
-                    failure: SessionFailure::Config(e.into()),
+                    failure: Box::new(SessionFailure::Config(e.into())),
                     report: Box::new(report),
                 });
             }
@@ -339,7 +339,7 @@ impl Session {
         close(store, observer);
         match exported.err().or(failure) {
             Some(failure) => Err(SessionError {
-                failure,
+                failure: Box::new(failure),
                 report: Box::new(report),
             }),
             None => Ok(report),

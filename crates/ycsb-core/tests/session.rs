@@ -117,7 +117,7 @@ fn a_session_stops_after_an_incomplete_load_and_exports_before_closing() {
         .unwrap_err();
     assert!(
         matches!(
-            error.failure,
+            *error.failure,
             SessionFailure::Phase(PhaseError::IncompleteLoad { inserted: 0, .. })
         ),
         "{error}"
