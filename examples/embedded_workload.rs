@@ -1,21 +1,25 @@
 //! Embed a YCSB workload in your own program: read Java's workload file,
-//! override properties as `-p` would, run load and run phases against a
-//! store with a live observer of the status intervals, and export JSON.
+//! override properties as `-p` would, run load and run phases through a
+//! `Session` (the same path the `ycsb` binary takes) with a live observer of
+//! the status intervals, and export JSON.
 //!
 //! `cargo run -p ycsb-examples --example embedded_workload`
 
 use std::error::Error;
+use std::io::Write;
 use std::path::Path;
 
 use ycsb_core::db::{Origin, Properties};
-use ycsb_core::measurement::{JsonExporter, RunMetadata, RunReport};
 use ycsb_core::properties::load_file;
-use ycsb_core::runner::{Observer, Phase, StatusUpdate, StopSignal};
-use ycsb_core::Benchmark;
-use ycsb_memory::MemoryStore;
+use ycsb_core::runner::{Observer, StatusUpdate};
+use ycsb_core::{Phase, PhaseOutcome, Session, SessionObserver, StopSignal};
 
-/// Prints one line per status interval.
-struct Progress;
+/// Prints one line per status interval and per phase, and keeps the JSON
+/// export.
+#[derive(Default)]
+struct Progress {
+    json: Vec<u8>,
+}
 
 impl Observer for Progress {
     fn on_status(&mut self, update: &StatusUpdate<'_>) {
@@ -25,6 +29,22 @@ impl Observer for Progress {
             update.elapsed.as_secs_f64(),
             update.operations
         );
+    }
+}
+
+impl SessionObserver for Progress {
+    fn phase_finished(&mut self, outcome: &PhaseOutcome) {
+        println!(
+            "{}: {} operations in {:.3} s, {:.0} ops/s",
+            outcome.phase.name(),
+            outcome.operations,
+            outcome.runtime.as_secs_f64(),
+            outcome.report.throughput
+        );
+    }
+
+    fn export_output(&mut self) -> Option<&mut dyn Write> {
+        Some(&mut self.json)
     }
 }
 
@@ -38,36 +58,24 @@ fn main() -> Result<(), Box<dyn Error>> {
         ("operationcount", "200000"),
         ("threadcount", "2"),
         ("status.interval", "0.1"),
+        ("exporter", "json"),
     ] {
         props.set(key, value, Origin::Api);
     }
 
-    let benchmark = Benchmark::from_properties(&props)?;
-    let store = MemoryStore::new();
-    let stop = StopSignal::new();
-    let mut phases = Vec::new();
-    for phase in [Phase::Load, Phase::Run] {
-        let outcome = benchmark.phase(phase, &store, &stop, &mut Progress)?;
-        println!(
-            "{}: {} operations in {:.3} s, {:.0} ops/s",
-            phase.name(),
-            outcome.operations,
-            outcome.runtime.as_secs_f64(),
-            outcome.report.throughput
-        );
-        phases.push(outcome.report);
+    let session = Session::new(props, ycsb_memory::DESCRIPTOR)?;
+    for unknown in session.unknown_properties() {
+        eprintln!("warning: {unknown}");
     }
-    assert_eq!(store.len(), 20_000);
-
-    let report = RunReport {
-        metadata: RunMetadata::new("embedded_workload", "0", std::env::args(), &[]),
-        config: ycsb_core::measurement::effective_config(&props, &ycsb_core::known_properties()),
-        phases,
-        engine_reports: Vec::new(),
-    };
-    let mut json = Vec::new();
-    ycsb_core::measurement::Exporter::export(&mut JsonExporter::new(&mut json), &report)?;
-    let text = String::from_utf8(json)?;
-    println!("JSON export: {} bytes", text.len());
+    let store = session.open_store(None)?;
+    let mut progress = Progress::default();
+    let report = session.execute(
+        store,
+        &[Phase::Load, Phase::Run],
+        &StopSignal::new(),
+        &mut progress,
+    )?;
+    assert_eq!(report.phases[0].operations, 20_000);
+    println!("JSON export: {} bytes", progress.json.len());
     Ok(())
 }
