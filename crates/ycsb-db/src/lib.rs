@@ -1,9 +1,10 @@
 //! The contract between ycsb-rs and key-value stores.
 //!
 //! An engine binding depends on this crate alone. It implements [`Store`]
-//! (opened once per phase, shared by threads) and [`StoreThread`] (one per
-//! client thread), declares its [`Property`] constants, and exposes a
-//! [`StoreDescriptor`] so the `ycsb` command line can find it.
+//! (opened once per invocation, used by every phase, shared by threads)
+//! and [`StoreThread`] (one per client thread), declares its [`Property`]
+//! constants, and exposes a [`StoreDescriptor`]: what programs know of the
+//! store, found by name in the `ycsb-stores` registry.
 //!
 //! Operations exchange reusable [`Record`] and [`ScanResult`] buffers and
 //! report [`Status`] values, so that a store and the workload need no

@@ -96,7 +96,8 @@ pub enum StoreError {
     Other(String),
 }
 
-/// A store opened once per phase and shared by all client threads.
+/// A store opened once per invocation, used by each of its phases and
+/// shared by all client threads.
 ///
 /// The store holds what threads share (an engine handle, a connection
 /// pool's settings); each thread gets its own [`StoreThread`] from
