@@ -47,6 +47,8 @@ pub mod properties;
 pub mod record;
 pub mod status;
 pub mod store;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use properties::{
     is_secret, Choice, Origin, Properties, Property, PropertyDecl, PropertyError, PropertyKind,
