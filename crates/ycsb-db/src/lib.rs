@@ -47,7 +47,8 @@ pub mod properties;
 pub mod record;
 pub mod status;
 pub mod store;
-#[cfg(feature = "testing")]
+// The crate's own unit tests use the helpers without the feature.
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
 pub use properties::{
