@@ -365,10 +365,25 @@ fn violation(rule: Rule, key: &str, detail: String) -> ContractViolation {
 }
 
 /// A record for messages: `{field0="v", field1="\xff"}`, fields sorted.
+/// Long values are cut, with their length, so that a message stays
+/// readable and values differing only in length still differ.
 fn show(fields: &[(String, Vec<u8>)]) -> String {
+    const SHOWN: usize = 40;
     let shown: Vec<String> = fields
         .iter()
-        .map(|(name, value)| format!("{name}=\"{}\"", value.escape_ascii()))
+        .map(|(name, value)| {
+            if value.len() <= SHOWN {
+                format!("{name}=\"{}\"", value.escape_ascii())
+            } else {
+                let (head, tail) = (&value[..SHOWN / 2], &value[value.len() - SHOWN / 2..]);
+                format!(
+                    "{name}=\"{}...{}\" ({} bytes)",
+                    head.escape_ascii(),
+                    tail.escape_ascii(),
+                    value.len()
+                )
+            }
+        })
         .collect();
     format!("{{{}}}", shown.join(", "))
 }
