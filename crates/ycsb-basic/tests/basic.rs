@@ -3,6 +3,7 @@ use std::time::{Duration, Instant};
 
 use ycsb_basic::{BasicStore, DESCRIPTOR};
 use ycsb_db::store::{OutputSink, StoreContext};
+use ycsb_db::testing::{check_store, record, Contract, Rule};
 use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext};
 
 /// Opens a basic store through its descriptor, capturing its output.
@@ -17,12 +18,38 @@ fn text(lines: &Arc<Mutex<Vec<u8>>>) -> String {
     String::from_utf8(lines.lock().unwrap().clone()).unwrap()
 }
 
-fn record(fields: &[(&str, &str)]) -> Record {
-    let mut r = Record::new();
-    for (n, v) in fields {
-        r.push(n, v.as_bytes());
-    }
-    r
+/// basic is exempt from the store contract: like Java's BasicDB it
+/// stores nothing and answers OK to everything, so no read can return what
+/// was written. The kit says so at its first rule; what basic does promise
+/// (every operation OK, nothing read, from any number of threads) is
+/// checked here.
+#[test]
+fn exempt_from_the_store_contract_it_stores_nothing() {
+    let (store, _) = open(&Properties::new());
+    let broken = check_store(&*store, &Contract::new()).unwrap_err();
+    assert_eq!(broken.rule, Rule::ReadMissing, "{broken}");
+    std::thread::scope(|s| {
+        for id in 0..4 {
+            let store = &store;
+            s.spawn(move || {
+                let mut t = store.thread(ThreadContext::new(id, 4)).unwrap();
+                let values = record(&[("field0", "v")]);
+                let key = format!("user{id}");
+                assert_eq!(t.insert("usertable", &key, &values), Status::Ok);
+                assert_eq!(t.update("usertable", &key, &values), Status::Ok);
+                let mut out = Record::new();
+                assert_eq!(t.read("usertable", &key, Fields::All, &mut out), Status::Ok);
+                assert!(out.is_empty());
+                let mut rows = ScanResult::new();
+                assert_eq!(
+                    t.scan("usertable", &key, 5, Fields::All, &mut rows),
+                    Status::Ok
+                );
+                assert!(rows.is_empty());
+                assert_eq!(t.delete("usertable", &key), Status::Ok);
+            });
+        }
+    });
 }
 
 #[test]

@@ -12,7 +12,8 @@
 //! read, half of what LevelDB's own `Get` costs, of which 900 were
 //! `str::from_utf8` on the ten field names.
 
-use crate::record::{Field, Fields, Record};
+use crate::record::{Field, Fields, Record, RecordView};
+use crate::status::Status;
 
 /// A stored value that is not a valid encoded record.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -255,6 +256,45 @@ pub fn decode(bytes: &[u8], fields: Fields<'_>, out: &mut Record) -> Result<(), 
     Ok(())
 }
 
+/// A stored value that is not a record is the data's fault, not the
+/// engine's: reads report it as `UNEXPECTED_STATE`, as Java YCSB reports
+/// data that fails verification, and keep `ERROR` for engine failures.
+impl From<DecodeError> for Status {
+    fn from(_: DecodeError) -> Self {
+        Status::UnexpectedState
+    }
+}
+
+/// What a read of the stored `value` answers: the fields `fields` selects
+/// decoded into `out` and `OK`, or `UNEXPECTED_STATE` when `value` is not
+/// an encoded record (`out` may then hold the fields before the fault).
+/// An embedded engine's `StoreThread::read` once it has found the value.
+pub fn read_into(value: &[u8], fields: Fields<'_>, out: &mut Record) -> Status {
+    match decode(value, fields, out) {
+        Ok(()) => Status::Ok,
+        Err(e) => e.into(),
+    }
+}
+
+/// What a read in place of the stored `value` answers: `visit` shown the
+/// fields `fields` selects, in place, and `OK`; or `UNEXPECTED_STATE`
+/// without a visit when `value` is not an encoded record. An embedded
+/// engine's `StoreThread::read_in_place` once it has pinned the value, so
+/// that it reports exactly what [`read_into`] would.
+pub fn read_in_place(
+    value: &[u8],
+    fields: Fields<'_>,
+    visit: &mut dyn FnMut(RecordView<'_>),
+) -> Status {
+    match EncodedRecord::parse(value) {
+        Ok(record) => {
+            visit(RecordView::encoded(record, fields));
+            Status::Ok
+        }
+        Err(e) => e.into(),
+    }
+}
+
 /// A valid encoded record, borrowed from wherever it is held (an engine's
 /// pinned value): its fields can be read in place, without decoding them
 /// into a [`Record`].
@@ -455,6 +495,37 @@ fn has_field(stored: &[u8], name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_map_decoding_to_statuses_alike() {
+        let mut r = Record::new();
+        r.push("field0", b"abc");
+        r.push("field1", b"de");
+        let mut good = Vec::new();
+        encode(&r, &mut good);
+        let only = vec!["field1".to_string()];
+        for fields in [Fields::All, Fields::Only(&only)] {
+            let mut out = Record::new();
+            assert_eq!(read_into(&good, fields, &mut out), Status::Ok);
+            let mut expected = r.clone();
+            expected.retain(fields);
+            assert_eq!(out, expected);
+            let mut seen = Vec::new();
+            let status = read_in_place(&good, fields, &mut |v| {
+                seen.push(v.iter().collect::<Record>())
+            });
+            assert_eq!((status, seen), (Status::Ok, vec![expected]));
+        }
+        // A value cut inside a field is not a record.
+        let bad = &good[..good.len() - 1];
+        assert_eq!(
+            read_into(bad, Fields::All, &mut Record::new()),
+            Status::UnexpectedState
+        );
+        let mut visits = 0;
+        let status = read_in_place(bad, Fields::All, &mut |_| visits += 1);
+        assert_eq!((status, visits), (Status::UnexpectedState, 0));
+    }
 
     #[test]
     fn round_trip_with_selection() {

@@ -59,6 +59,9 @@ pub mod properties;
 pub mod record;
 pub mod status;
 pub mod store;
+// The crate's own unit tests use the helpers without the feature.
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use properties::{
     is_secret, Choice, Origin, Properties, Property, PropertyDecl, PropertyError, PropertyKind,

@@ -518,14 +518,7 @@ impl ScanResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn record(fields: &[(&str, &str)]) -> Record {
-        let mut r = Record::new();
-        for (n, v) in fields {
-            r.push(n, v.as_bytes());
-        }
-        r
-    }
+    use crate::testing::record;
 
     #[test]
     fn push_and_iterate_keep_order() {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use ycsb_db::testing::{assert_conforms, record_bytes, Contract, Scans};
 use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, ThreadContext};
 use ycsb_http::HttpStore;
 
@@ -112,14 +113,6 @@ http {{
     }
 }
 
-fn record(fields: &[(&str, &[u8])]) -> Record {
-    let mut r = Record::new();
-    for (n, v) in fields {
-        r.push(n, v);
-    }
-    r
-}
-
 fn stored_file(root: &Path, table: &str, key: &str) -> Option<Vec<u8>> {
     std::fs::read(root.join("dav").join(table).join(key)).ok()
 }
@@ -134,7 +127,7 @@ fn webdav_preset_against_nginx() {
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     let table = "usertable";
     let all_bytes: Vec<u8> = (0..=255u8).collect();
-    let v1 = record(&[("field0", b"zero"), ("field1", &all_bytes)]);
+    let v1 = record_bytes(&[("field0", b"zero"), ("field1", &all_bytes)]);
 
     assert_eq!(t.insert(table, "user1", &v1), Status::Ok);
     // nginx wrote the record encoding as the file's contents.
@@ -160,17 +153,17 @@ fn webdav_preset_against_nginx() {
         t.read(table, "user1", Fields::Only(&only), &mut out),
         Status::Ok
     );
-    assert_eq!(out, record(&[("field0", b"zero")]));
+    assert_eq!(out, record_bytes(&[("field0", b"zero")]));
 
     // Update reads, merges and writes back (nginx answers 204 to a PUT
     // over an existing file).
-    let change = record(&[("field1", b"one"), ("field2", b"two")]);
+    let change = record_bytes(&[("field1", b"one"), ("field2", b"two")]);
     assert_eq!(t.update(table, "user1", &change), Status::Ok);
     out.clear();
     assert_eq!(t.read(table, "user1", Fields::All, &mut out), Status::Ok);
     assert_eq!(
         out,
-        record(&[("field0", b"zero"), ("field1", b"one"), ("field2", b"two")])
+        record_bytes(&[("field0", b"zero"), ("field1", b"one"), ("field2", b"two")])
     );
     assert_eq!(t.update(table, "nobody", &change), Status::NotFound);
 
@@ -214,6 +207,17 @@ fn webdav_preset_against_nginx() {
     assert!(lines.iter().any(|l| l.ends_with("DELETE 404")), "{log}");
 }
 
+/// WebDAV has no ordered listing: the preset's scans are not implemented.
+#[test]
+fn webdav_preset_keeps_the_store_contract() {
+    let nginx = start_nginx();
+    let props = Properties::new()
+        .with("http.url", format!("http://{}", nginx.addr))
+        .with("http.preset", "webdav");
+    let store = HttpStore::open(&props).unwrap();
+    assert_conforms(&store, &Contract::new().with_scans(Scans::NotImplemented));
+}
+
 #[test]
 fn nginx_errors_map_to_statuses() {
     let nginx = start_nginx();
@@ -225,7 +229,7 @@ fn nginx_errors_map_to_statuses() {
         .with("http.delete.method", "MKCOL");
     let store = HttpStore::open(&props).unwrap();
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    let v = record(&[("f", b"v")]);
+    let v = record_bytes(&[("f", b"v")]);
     assert_eq!(t.insert("t", "file", &v), Status::Ok);
     // MKCOL is not in dav_methods: 405, a client error.
     assert_eq!(t.delete("t", "x"), Status::BadRequest);

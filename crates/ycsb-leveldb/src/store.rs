@@ -1,6 +1,6 @@
 //! The `leveldb` store: one database shared by all client threads.
 
-use ycsb_db::codec::{self, EncodedRecord};
+use ycsb_db::codec;
 use ycsb_db::{
     EngineInfo, EngineReport, Fields, Gauge, Properties, Record, RecordView, ScanResult, Status,
     Store, StoreError, StoreThread, ThreadContext,
@@ -224,10 +224,7 @@ impl LevelThread<'_> {
 
     fn read_single(&mut self, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
         match self.db.get(key.as_bytes()) {
-            Ok(Some(value)) => match codec::decode(&value, fields, out) {
-                Ok(()) => Status::Ok,
-                Err(_) => Status::UnexpectedState,
-            },
+            Ok(Some(value)) => codec::read_into(&value, fields, out),
             Ok(None) => Status::NotFound,
             Err(_) => Status::Error,
         }
@@ -250,8 +247,9 @@ impl LevelThread<'_> {
             let Ok(key) = std::str::from_utf8(it.key()) else {
                 return Status::UnexpectedState;
             };
-            if codec::decode(it.value(), fields, out.push_row(key)).is_err() {
-                status = Status::UnexpectedState;
+            let row = codec::read_into(it.value(), fields, out.push_row(key));
+            if !row.is_ok() {
+                status = row;
             }
             rows += 1;
             it.next();
@@ -271,8 +269,8 @@ impl LevelThread<'_> {
         // Merged straight from LevelDB's buffer into the value to write:
         // no intermediate records, each stored byte copied once.
         self.value.clear();
-        if codec::merge(&stored, values, &mut self.value).is_err() {
-            return Status::UnexpectedState;
+        if let Err(e) = codec::merge(&stored, values, &mut self.value) {
+            return e.into();
         }
         drop(stored);
         match self.db.put(key.as_bytes(), &self.value) {
@@ -427,13 +425,7 @@ impl StoreThread for LevelThread<'_> {
             return status;
         }
         match self.db.get(key.as_bytes()) {
-            Ok(Some(value)) => match EncodedRecord::parse(&value) {
-                Ok(record) => {
-                    visit(RecordView::encoded(record, fields));
-                    Status::Ok
-                }
-                Err(_) => Status::UnexpectedState,
-            },
+            Ok(Some(value)) => codec::read_in_place(&value, fields, visit),
             Ok(None) => Status::NotFound,
             Err(_) => Status::Error,
         }

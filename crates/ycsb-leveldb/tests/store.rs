@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use ycsb_db::testing::{assert_conforms, record, text_fields, Contract, Deletes, UpdateMissing};
 use ycsb_db::{
     Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
     ThreadContext,
@@ -10,6 +11,26 @@ use ycsb_db::{
 use ycsb_leveldb::LevelStore;
 
 const TABLE: &str = "usertable";
+
+/// Both record layouts (the column layout does not open).
+#[test]
+fn keeps_the_store_contract() {
+    for (format, update_missing) in [
+        ("single", UpdateMissing::NotFound),
+        // Row updates are blind writes of the changed fields (YCSB-cpp's):
+        // on a missing key they make a record of those fields.
+        ("row", UpdateMissing::Creates),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path(), &[("leveldb.format", format)]);
+        eprintln!("leveldb, format {format}");
+        // LevelDB's Delete cannot tell whether the key existed.
+        let contract = Contract::new()
+            .with_deletes(Deletes::MissingOk)
+            .with_update_missing(update_missing);
+        assert_conforms(&store, &contract);
+    }
+}
 
 fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
     let mut p = Properties::new().with("leveldb.dbname", dir.display());
@@ -21,31 +42,6 @@ fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
 
 fn open(dir: &Path, extra: &[(&str, &str)]) -> LevelStore {
     LevelStore::open(&props(dir, extra)).expect("open")
-}
-
-fn record(fields: &[(&str, &str)]) -> Record {
-    let mut r = Record::new();
-    for (n, v) in fields {
-        r.push(n, v.as_bytes());
-    }
-    r
-}
-
-fn fields_of(r: &Record) -> Vec<(String, String)> {
-    r.iter()
-        .map(|f| {
-            (
-                f.name.to_string(),
-                String::from_utf8_lossy(f.value).into_owned(),
-            )
-        })
-        .collect()
-}
-
-fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
-    v.iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect()
 }
 
 /// Reads `key` both ways, copied and in place, and checks that they agree
@@ -63,7 +59,7 @@ fn read(t: &mut dyn StoreThread, key: &str, fields: Fields<'_>) -> (Status, Vec<
     if let Some(seen) = seen {
         assert_eq!(seen, out, "read_in_place of {key}");
     }
-    (status, fields_of(&out))
+    (status, text_fields(&out))
 }
 
 fn scan_keys(t: &mut dyn StoreThread, start: &str, count: usize) -> Vec<String> {
@@ -95,13 +91,13 @@ fn exercise_operations(format: &str) {
         read(t, "user2", Fields::All),
         (
             Status::Ok,
-            pairs(&[("field0", "user2-0"), ("field1", "user2-1")])
+            text_fields(&record(&[("field0", "user2-0"), ("field1", "user2-1")]))
         )
     );
     let only = vec!["field1".to_string()];
     assert_eq!(
         read(t, "user2", Fields::Only(&only)),
-        (Status::Ok, pairs(&[("field1", "user2-1")]))
+        (Status::Ok, text_fields(&record(&[("field1", "user2-1")])))
     );
     assert_eq!(read(t, "user9", Fields::All), (Status::NotFound, vec![]));
     // A key that is a prefix of stored keys is still not found.
@@ -115,11 +111,11 @@ fn exercise_operations(format: &str) {
     got.sort();
     assert_eq!(
         got,
-        pairs(&[
+        text_fields(&record(&[
             ("field0", "user3-0"),
             ("field1", "new-1"),
             ("field2", "new-2")
-        ])
+        ]))
     );
 
     // Scans are ordered from the start key (inclusive) and stop at count.
@@ -144,13 +140,19 @@ fn exercise_operations(format: &str) {
     );
     let rows: Vec<_> = out
         .iter()
-        .map(|(k, r)| (k.to_string(), fields_of(r)))
+        .map(|(k, r)| (k.to_string(), text_fields(r)))
         .collect();
     assert_eq!(
         rows,
         vec![
-            ("user1".to_string(), pairs(&[("field1", "user1-1")])),
-            ("user2".to_string(), pairs(&[("field1", "user2-1")])),
+            (
+                "user1".to_string(),
+                text_fields(&record(&[("field1", "user1-1")]))
+            ),
+            (
+                "user2".to_string(),
+                text_fields(&record(&[("field1", "user2-1")]))
+            ),
         ]
     );
 
@@ -209,7 +211,7 @@ fn single_format_stores_one_entry_per_record_with_the_shared_codec() {
     ycsb_db::codec::encode(&r, &mut expected);
     let mut back = Record::new();
     ycsb_db::codec::decode(&expected, Fields::All, &mut back).unwrap();
-    assert_eq!(read(t.as_mut(), "user1", Fields::All).1, fields_of(&back));
+    assert_eq!(read(t.as_mut(), "user1", Fields::All).1, text_fields(&back));
 }
 
 #[test]
@@ -264,7 +266,7 @@ fn threads_share_one_database() {
             let key = format!("user{id}-{i:04}");
             assert_eq!(
                 read(t.as_mut(), &key, Fields::All),
-                (Status::Ok, pairs(&[("field0", &key)]))
+                (Status::Ok, text_fields(&record(&[("field0", &key)])))
             );
         }
     }

@@ -350,14 +350,7 @@ impl StoreThread for MemoryThread<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn record(fields: &[(&str, &str)]) -> Record {
-        let mut r = Record::new();
-        for (n, v) in fields {
-            r.push(n, v.as_bytes());
-        }
-        r
-    }
+    use ycsb_db::testing::record;
 
     #[test]
     fn overwriting_never_hides_the_key_from_readers() {

@@ -1,16 +1,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use ycsb_db::store::StoreContext;
+use ycsb_db::testing::{assert_conforms, record, Contract};
 use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, ThreadContext};
 use ycsb_memory::{MemoryStore, DESCRIPTOR};
-
-fn record(fields: &[(&str, &str)]) -> Record {
-    let mut r = Record::new();
-    for (n, v) in fields {
-        r.push(n, v.as_bytes());
-    }
-    r
-}
 
 fn read(t: &mut dyn ycsb_db::StoreThread, key: &str, fields: Fields<'_>) -> (Status, Record) {
     let mut out = Record::new();
@@ -294,4 +287,14 @@ fn clones_share_records() {
     b.gauges(&mut gauges);
     assert_eq!(gauges, [ycsb_db::Gauge::new("memory.records", 1.0)]);
     assert!(MemoryStore::new().is_empty());
+}
+
+#[test]
+fn keeps_the_store_contract() {
+    let store = MemoryStore::new();
+    assert_conforms(&store, &Contract::new());
+    assert_conforms(
+        &store,
+        &Contract::new().with_table("usertable").with_threads(8),
+    );
 }

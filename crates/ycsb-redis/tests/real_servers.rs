@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use common::{RedisCluster, RedisServer};
 use ycsb_db::store::StoreContext;
+use ycsb_db::testing::{assert_conforms, Contract, Scans, UpdateMissing};
 use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, ThreadContext};
 use ycsb_redis::RedisStore;
 
@@ -127,6 +128,43 @@ fn exercise(store: &dyn Store, lex: bool) {
         .iter()
         .all(|(_, r)| r.len() == 1 && r.get("field1").is_some()));
     t.cleanup().unwrap();
+}
+
+/// What the redis store promises with each `redis.index`: updates are
+/// `HSET`s, which make a missing record.
+fn contract(index: &str) -> Contract {
+    let scans = match index {
+        "hash" => Scans::StoreOrder,
+        "lex" => Scans::KeyOrder,
+        _ => Scans::NotImplemented,
+    };
+    Contract::new()
+        .with_scans(scans)
+        .with_update_missing(UpdateMissing::Creates)
+}
+
+#[test]
+fn standalone_keeps_the_store_contract() {
+    // A server per index: the hash and lex indexes share `_indices`.
+    for index in ["hash", "lex", "none"] {
+        let server = RedisServer::start(&[]);
+        let store = open(&props(&server).with("redis.index", index));
+        eprintln!("redis standalone, redis.index={index}");
+        assert_conforms(&store, &contract(index));
+    }
+}
+
+#[test]
+fn cluster_keeps_the_store_contract() {
+    let cluster = RedisCluster::start();
+    for index in ["hash", "lex"] {
+        let properties = Properties::new()
+            .with("redis.host", cluster.nodes[1].addr())
+            .with("redis.cluster", "true")
+            .with("redis.index", index);
+        eprintln!("redis cluster, redis.index={index}");
+        assert_conforms(&open(&properties), &contract(index));
+    }
 }
 
 #[test]

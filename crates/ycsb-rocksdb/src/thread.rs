@@ -4,7 +4,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rocksdb::perf::PerfStatsLevel;
 use rocksdb::{ReadOptions, WriteOptions, DB};
-use ycsb_db::codec::EncodedRecord;
 use ycsb_db::{codec, Field, Fields, Record, RecordView, ScanResult, Status, StoreThread};
 
 use crate::config::{Format, RocksConfig};
@@ -128,11 +127,7 @@ impl StoreThread for RocksThread<'_> {
                     }
                     Status::Ok
                 }
-                None => match codec::decode(&value, fields, out) {
-                    Ok(()) => Status::Ok,
-                    // Not an engine failure: the stored data is not a record.
-                    Err(_) => Status::UnexpectedState,
-                },
+                None => codec::read_into(&value, fields, out),
             },
             Ok(None) => Status::NotFound,
             Err(_) => Status::Error,
@@ -162,13 +157,7 @@ impl StoreThread for RocksThread<'_> {
                     });
                     Status::Ok
                 }
-                None => match EncodedRecord::parse(&value) {
-                    Ok(record) => {
-                        visit(RecordView::encoded(record, fields));
-                        Status::Ok
-                    }
-                    Err(_) => Status::UnexpectedState,
-                },
+                None => codec::read_in_place(&value, fields, visit),
             },
             Ok(None) => Status::NotFound,
             Err(_) => Status::Error,
@@ -205,8 +194,9 @@ impl StoreThread for RocksThread<'_> {
                     }
                 }
                 None => {
-                    if codec::decode(value, fields, row).is_err() {
-                        return Status::UnexpectedState;
+                    let status = codec::read_into(value, fields, row);
+                    if !status.is_ok() {
+                        return status;
                     }
                 }
             }
@@ -241,8 +231,8 @@ impl StoreThread for RocksThread<'_> {
         // from the pinned engine buffer into the value to write.
         match self.db.get_pinned_opt(key, &self.read_options) {
             Ok(Some(stored)) => {
-                if codec::merge(&stored, values, &mut self.value).is_err() {
-                    return Status::UnexpectedState;
+                if let Err(e) = codec::merge(&stored, values, &mut self.value) {
+                    return e.into();
                 }
             }
             Ok(None) => return Status::NotFound,

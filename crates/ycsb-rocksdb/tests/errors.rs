@@ -2,7 +2,8 @@
 
 mod common;
 
-use common::{open, record};
+use common::open;
+use ycsb_db::testing::record;
 use ycsb_db::{Fields, Record, Status, Store, StoreError, ThreadContext};
 
 fn open_err(dir: &std::path::Path, extra: &[(&str, &str)]) -> StoreError {

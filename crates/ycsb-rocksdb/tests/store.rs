@@ -5,7 +5,8 @@ mod common;
 use std::path::Path;
 use std::sync::Arc;
 
-use common::{open, record, record_for};
+use common::{open, record_for};
+use ycsb_db::testing::{assert_conforms, record, Contract, Deletes, UpdateMissing};
 use ycsb_db::{Fields, Origin, Properties, Record, ScanResult, Status, Store, ThreadContext};
 use ycsb_rocksdb::{Compression, EngineOptions, RocksConfig, DESCRIPTOR};
 
@@ -60,6 +61,31 @@ fn insert_read_select_update_delete() {
     let mut out = Record::new();
     assert_eq!(t.read(T, "user1", Fields::All, &mut out), Status::NotFound);
     t.cleanup().unwrap();
+}
+
+/// Both update paths of the record format. The raw format is exempt: it
+/// holds records of exactly one field (db_bench's bare values), and the
+/// kit's records have several; `raw_format_stores_the_bare_value` covers it.
+#[test]
+fn keeps_the_store_contract() {
+    for (update, extra, update_missing) in [
+        ("read-modify-write", &[][..], UpdateMissing::NotFound),
+        // A merge operand is a blind write: it makes a record of its fields.
+        (
+            "merge operator",
+            &[("rocksdb.mergeupdate", "true")][..],
+            UpdateMissing::Creates,
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path(), extra).unwrap();
+        eprintln!("rocksdb, {update} updates");
+        // RocksDB's Delete cannot tell whether the key existed.
+        let contract = Contract::new()
+            .with_deletes(Deletes::MissingOk)
+            .with_update_missing(update_missing);
+        assert_conforms(&store, &contract);
+    }
 }
 
 #[test]

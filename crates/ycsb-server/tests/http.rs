@@ -2,112 +2,31 @@
 //! malformed and unusual requests. Everything runs on 127.0.0.1 with
 //! ephemeral ports.
 
-use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use ycsb_db::{
-    Fields, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
-};
+use ycsb_db::testing::{assert_conforms, record_bytes, Contract, Op, ReferenceStore, Scans};
+use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, StoreThread, ThreadContext};
 use ycsb_http::HttpStore;
 use ycsb_server::http::{serve_http, HttpServerConfig, HttpServerHandle};
 
-/// A small ordered in-memory store: the server's back end in these tests.
-/// A key starting with `fail` makes reads and inserts fail with `ERROR`,
-/// to see a 500 reach the client; deleting `panic` panics, as a buggy
-/// store would.
-#[derive(Default)]
-struct MapStore {
-    data: Mutex<BTreeMap<(String, String), Record>>,
-    threads: AtomicUsize,
+/// The server's back end in these tests: the reference store, where a key
+/// starting with `fail` makes reads and inserts fail with `ERROR`, to see
+/// a 500 reach the client, and deleting `panic` panics, as a buggy store
+/// would.
+fn map_store() -> ReferenceStore {
+    ReferenceStore::new().with_fault(|op, _, key| match op {
+        Op::Read | Op::Insert if key.starts_with("fail") => Some(Status::Error),
+        Op::Delete if key == "panic" => panic!("a store bug"),
+        _ => None,
+    })
 }
 
-struct MapThread<'a>(&'a MapStore);
-
-impl Store for MapStore {
-    fn thread(&self, _: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
-        self.threads.fetch_add(1, Ordering::SeqCst);
-        Ok(Box::new(MapThread(self)))
-    }
-}
-
-fn id(table: &str, key: &str) -> (String, String) {
-    (table.to_string(), key.to_string())
-}
-
-impl StoreThread for MapThread<'_> {
-    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-        if key.starts_with("fail") {
-            return Status::Error;
-        }
-        match self.0.data.lock().unwrap().get(&id(table, key)) {
-            Some(r) => {
-                out.clone_from(r);
-                out.retain(fields);
-                Status::Ok
-            }
-            None => Status::NotFound,
-        }
-    }
-
-    fn scan(
-        &mut self,
-        table: &str,
-        start: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
-        let data = self.0.data.lock().unwrap();
-        for ((t, k), r) in data
-            .range(id(table, start)..)
-            .take_while(|((t, _), _)| t == table)
-            .take(count)
-        {
-            let _ = t;
-            let row = out.push_row(k);
-            row.clone_from(r);
-            row.retain(fields);
-        }
-        Status::Ok
-    }
-
-    fn update(&mut self, table: &str, key: &str, values: &Record) -> Status {
-        match self.0.data.lock().unwrap().get_mut(&id(table, key)) {
-            Some(r) => {
-                r.merge_from(values);
-                Status::Ok
-            }
-            None => Status::NotFound,
-        }
-    }
-
-    fn insert(&mut self, table: &str, key: &str, values: &Record) -> Status {
-        if key.starts_with("fail") {
-            return Status::Error;
-        }
-        self.0
-            .data
-            .lock()
-            .unwrap()
-            .insert(id(table, key), values.clone());
-        Status::Ok
-    }
-
-    fn delete(&mut self, table: &str, key: &str) -> Status {
-        assert_ne!(key, "panic", "a store bug");
-        match self.0.data.lock().unwrap().remove(&id(table, key)) {
-            Some(_) => Status::Ok,
-            None => Status::NotFound,
-        }
-    }
-}
-
-fn start(config: HttpServerConfig) -> (Arc<MapStore>, HttpServerHandle) {
-    let store = Arc::new(MapStore::default());
+fn start(config: HttpServerConfig) -> (Arc<ReferenceStore>, HttpServerHandle) {
+    let store = Arc::new(map_store());
     let handle = serve_http(store.clone(), "127.0.0.1:0".parse().unwrap(), config).unwrap();
     (store, handle)
 }
@@ -120,31 +39,17 @@ fn client(addr: SocketAddr, extra: &[(&str, &str)]) -> HttpStore {
     HttpStore::open(&p).unwrap()
 }
 
-fn record(fields: &[(&str, &[u8])]) -> Record {
-    let mut r = Record::new();
-    for (n, v) in fields {
-        r.push(n, v);
-    }
-    r
-}
-
 /// Every operation through a preset, checked against the server's store.
-fn exercise(thread: &mut dyn StoreThread, store: &MapStore, scans: bool) {
+fn exercise(thread: &mut dyn StoreThread, store: &ReferenceStore, scans: bool) {
     let table = "usertable";
     // Values with every byte, keys with URL-significant characters.
     let all_bytes: Vec<u8> = (0..=255u8).collect();
-    let v1 = record(&[("field0", b"zero"), ("field1", &all_bytes)]);
+    let v1 = record_bytes(&[("field0", b"zero"), ("field1", &all_bytes)]);
     let odd_key = "user a/b?c=d&e+f%g#h,i";
     assert_eq!(thread.insert(table, "user1", &v1), Status::Ok);
     assert_eq!(thread.insert(table, odd_key, &v1), Status::Ok);
-    assert_eq!(
-        store.data.lock().unwrap().get(&id(table, "user1")),
-        Some(&v1)
-    );
-    assert_eq!(
-        store.data.lock().unwrap().get(&id(table, odd_key)),
-        Some(&v1)
-    );
+    assert_eq!(store.get(table, "user1"), Some(v1.clone()));
+    assert_eq!(store.get(table, odd_key), Some(v1.clone()));
 
     let mut out = Record::new();
     assert_eq!(
@@ -164,16 +69,13 @@ fn exercise(thread: &mut dyn StoreThread, store: &MapStore, scans: bool) {
         thread.read(table, "user1", Fields::Only(&only), &mut out),
         Status::Ok
     );
-    assert_eq!(out, record(&[("field1", &all_bytes)]));
+    assert_eq!(out, record_bytes(&[("field1", &all_bytes)]));
 
     // Update merges: field1 replaced, field2 added, field0 kept.
-    let change = record(&[("field1", b"one"), ("field2", b"two")]);
+    let change = record_bytes(&[("field1", b"one"), ("field2", b"two")]);
     assert_eq!(thread.update(table, "user1", &change), Status::Ok);
-    let merged = record(&[("field0", b"zero"), ("field1", b"one"), ("field2", b"two")]);
-    assert_eq!(
-        store.data.lock().unwrap().get(&id(table, "user1")),
-        Some(&merged)
-    );
+    let merged = record_bytes(&[("field0", b"zero"), ("field1", b"one"), ("field2", b"two")]);
+    assert_eq!(store.get(table, "user1"), Some(merged));
     assert_eq!(thread.update(table, "nobody", &change), Status::NotFound);
 
     out.clear();
@@ -190,7 +92,7 @@ fn exercise(thread: &mut dyn StoreThread, store: &MapStore, scans: bool) {
     let mut scan = ScanResult::new();
     if scans {
         for i in 2..6 {
-            let v = record(&[("field0", format!("v{i}").as_bytes())]);
+            let v = record_bytes(&[("field0", format!("v{i}").as_bytes())]);
             assert_eq!(thread.insert(table, &format!("user{i}"), &v), Status::Ok);
         }
         assert_eq!(
@@ -225,12 +127,7 @@ fn exercise(thread: &mut dyn StoreThread, store: &MapStore, scans: bool) {
     assert_eq!(thread.delete(table, "user1"), Status::Ok);
     assert_eq!(thread.delete(table, odd_key), Status::Ok);
     assert_eq!(thread.delete(table, "user1"), Status::NotFound);
-    assert!(store
-        .data
-        .lock()
-        .unwrap()
-        .get(&id(table, "user1"))
-        .is_none());
+    assert!(store.get(table, "user1").is_none());
 }
 
 #[test]
@@ -240,7 +137,7 @@ fn simpleleveldb_preset_against_the_server() {
     let mut thread = http.thread(ThreadContext::new(0, 1)).unwrap();
     exercise(&mut *thread, &store, true);
     // Keep-alive: every request above went over one connection.
-    assert_eq!(store.threads.load(Ordering::SeqCst), 1);
+    assert_eq!(store.threads(), 1);
     drop(thread);
     server.stop().unwrap();
 }
@@ -251,7 +148,7 @@ fn webdav_preset_against_the_server() {
     let http = client(server.local_addr(), &[("http.preset", "webdav")]);
     let mut thread = http.thread(ThreadContext::new(0, 1)).unwrap();
     exercise(&mut *thread, &store, false);
-    assert_eq!(store.threads.load(Ordering::SeqCst), 1);
+    assert_eq!(store.threads(), 1);
 }
 
 #[test]
@@ -295,7 +192,7 @@ fn one_connection_per_client_thread() {
                 let mut out = Record::new();
                 for i in 0..50 {
                     let key = format!("t{t}k{i}");
-                    let v = record(&[("f", key.as_bytes())]);
+                    let v = record_bytes(&[("f", key.as_bytes())]);
                     assert_eq!(thread.insert("usertable", &key, &v), Status::Ok);
                     out.clear();
                     assert_eq!(
@@ -307,8 +204,8 @@ fn one_connection_per_client_thread() {
             });
         }
     });
-    assert_eq!(store.threads.load(Ordering::SeqCst), 4);
-    assert_eq!(store.data.lock().unwrap().len(), 200);
+    assert_eq!(store.threads(), 4);
+    assert_eq!(store.table_len("usertable"), 200);
 }
 
 #[test]
@@ -401,7 +298,7 @@ fn status_codes_map_to_statuses() {
     ]);
     let http = client(addr, &[("http.preset", "webdav")]);
     let mut t = http.thread(ThreadContext::new(0, 1)).unwrap();
-    let r = record(&[("f", b"v")]);
+    let r = record_bytes(&[("f", b"v")]);
     assert_eq!(t.delete("t", "k"), Status::Error);
     assert_eq!(t.delete("t", "k"), Status::ServiceUnavailable);
     assert_eq!(t.delete("t", "k"), Status::Forbidden);
@@ -572,7 +469,11 @@ fn malformed_requests_get_400_and_a_closed_connection() {
 /// The base64url text of a one-field record, as simpleleveldb values are.
 fn value_text(name: &str, value: &[u8]) -> String {
     let (mut scratch, mut text) = (Vec::new(), Vec::new());
-    ycsb_http::encoding::encode_record_text(&record(&[(name, value)]), &mut scratch, &mut text);
+    ycsb_http::encoding::encode_record_text(
+        &record_bytes(&[(name, value)]),
+        &mut scratch,
+        &mut text,
+    );
     String::from_utf8(text).unwrap()
 }
 
@@ -618,7 +519,7 @@ fn simpleleveldb_endpoints_speak_txt_and_json() {
         .as_bytes(),
     );
     assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
-    assert_eq!(store.data.lock().unwrap().len(), 3);
+    assert_eq!(store.table_len("usertable"), 3);
 
     let (answer, _) = closes_after(addr, b"GET /get?key=k1&format=txt HTTP/1.1\r\n\r\n");
     assert_eq!(body(&answer), format!("k1,{a}\n"));
@@ -680,10 +581,12 @@ fn simpleleveldb_endpoints_speak_txt_and_json() {
 #[test]
 fn range_pages_through_many_records() {
     let (store, server) = start(HttpServerConfig::default());
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     for i in 0..1234 {
-        store.data.lock().unwrap().insert(
-            id("usertable", &format!("key{i:05}")),
-            record(&[("f", b"x")]),
+        let key = format!("key{i:05}");
+        assert_eq!(
+            t.insert("usertable", &key, &record_bytes(&[("f", b"x")])),
+            Status::Ok
         );
     }
     let (answer, _) = closes_after(
@@ -726,7 +629,7 @@ fn keep_alive_pipelining_http10_and_head() {
     assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
     assert!(answer.ends_with("\r\n\r\n"), "{answer}");
     assert!(!answer.contains("Content-Length: 0"), "{answer}");
-    assert!(store.threads.load(Ordering::SeqCst) >= 4);
+    assert!(store.threads() >= 4);
 }
 
 #[test]
@@ -739,11 +642,54 @@ fn a_panicking_store_closes_only_its_connection() {
     assert_eq!(t.delete("usertable", "panic"), Status::Error);
     // The same client thread reconnects and the server still serves.
     assert_eq!(
-        t.insert("usertable", "k", &record(&[("f", b"v")])),
+        t.insert("usertable", "k", &record_bytes(&[("f", b"v")])),
         Status::Ok
     );
     assert_eq!(t.delete("usertable", "k"), Status::Ok);
-    assert_eq!(store.threads.load(Ordering::SeqCst), 3);
+    assert_eq!(store.threads(), 3);
+}
+
+/// The memory and rocksdb stores served over HTTP keep the contract
+/// through both presets: the simpleleveldb one scans in key order
+/// (`range_match`), WebDAV has no scans.
+#[test]
+fn served_stores_keep_the_store_contract_over_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let rocks = ycsb_rocksdb::RocksStore::open(&ycsb_db::StoreContext::new(
+        &Properties::new().with("rocksdb.dbname", dir.path().display()),
+    ))
+    .unwrap();
+    // RocksDB's Delete cannot tell whether the key existed.
+    let rocks_deletes = ycsb_db::testing::Deletes::MissingOk;
+    let stores: [(&str, Arc<dyn Store>, Contract); 2] = [
+        (
+            "memory",
+            Arc::new(ycsb_memory::MemoryStore::new()),
+            Contract::new(),
+        ),
+        (
+            "rocksdb",
+            Arc::new(rocks),
+            Contract::new().with_deletes(rocks_deletes),
+        ),
+    ];
+    for (name, store, contract) in stores {
+        let server = serve_http(
+            store,
+            "127.0.0.1:0".parse().unwrap(),
+            HttpServerConfig::default(),
+        )
+        .unwrap();
+        for (preset, scans) in [
+            ("simpleleveldb", Scans::KeyOrder),
+            ("webdav", Scans::NotImplemented),
+        ] {
+            eprintln!("{name} served over HTTP, {preset} preset");
+            let http = client(server.local_addr(), &[("http.preset", preset)]);
+            assert_conforms(&http, &contract.clone().with_scans(scans));
+        }
+        server.stop().unwrap();
+    }
 }
 
 #[test]
@@ -765,7 +711,7 @@ fn both_presets_over_the_real_memory_store() {
                 let mut thread = http.thread(ThreadContext::new(t, 2)).unwrap();
                 for i in (t..200).step_by(2) {
                     let key = format!("user{i:03}");
-                    let v = record(&[("field0", key.as_bytes()), ("field1", b"x")]);
+                    let v = record_bytes(&[("field0", key.as_bytes()), ("field1", b"x")]);
                     assert_eq!(thread.insert("usertable", &key, &v), Status::Ok);
                 }
             });
@@ -780,9 +726,12 @@ fn both_presets_over_the_real_memory_store() {
         w.read("usertable", "user000", Fields::All, &mut out),
         Status::Ok
     );
-    assert_eq!(out, record(&[("field0", b"user000"), ("field1", b"x")]));
     assert_eq!(
-        w.update("usertable", "user001", &record(&[("field1", b"y")])),
+        out,
+        record_bytes(&[("field0", b"user000"), ("field1", b"x")])
+    );
+    assert_eq!(
+        w.update("usertable", "user001", &record_bytes(&[("field1", b"y")])),
         Status::Ok
     );
     out.clear();
@@ -790,7 +739,10 @@ fn both_presets_over_the_real_memory_store() {
         s.read("usertable", "user001", Fields::All, &mut out),
         Status::Ok
     );
-    assert_eq!(out, record(&[("field0", b"user001"), ("field1", b"y")]));
+    assert_eq!(
+        out,
+        record_bytes(&[("field0", b"user001"), ("field1", b"y")])
+    );
     // simpleleveldb's range_match is the scan; the server pages through it.
     let mut scan = ScanResult::new();
     assert_eq!(

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ycsb_db::store::StoreContext;
+use ycsb_db::testing::{assert_conforms, Contract, Deletes, UpdateMissing};
 use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, ThreadContext};
 use ycsb_memory::MemoryStore;
 use ycsb_redis::RedisStore;
@@ -60,6 +61,34 @@ fn record(i: usize) -> Record {
         r.push(&format!("field{f}"), format!("v{i}.{f}").as_bytes());
     }
     r
+}
+
+/// The memory and rocksdb stores served over RESP keep the contract as the
+/// redis store sees it: HSET updates make missing records, and scans are
+/// the engine's ordered scan (ZRANGEBYLEX).
+#[test]
+fn served_stores_keep_the_store_contract_over_resp() {
+    let dir = tempfile::tempdir().unwrap();
+    let rocks = ycsb_rocksdb::RocksStore::open(&StoreContext::new(
+        &Properties::new().with("rocksdb.dbname", dir.path().display()),
+    ))
+    .unwrap();
+    let contract = Contract::new().with_update_missing(UpdateMissing::Creates);
+    let stores: [(&str, Arc<dyn Store>, Contract); 2] = [
+        ("memory", Arc::new(MemoryStore::new()), contract.clone()),
+        // RocksDB's Delete cannot tell whether the key existed.
+        (
+            "rocksdb",
+            Arc::new(rocks),
+            contract.with_deletes(Deletes::MissingOk),
+        ),
+    ];
+    for (name, store, contract) in stores {
+        let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let handle = serve_resp(store, addr, RespServerConfig::default()).unwrap();
+        eprintln!("{name} served over RESP");
+        assert_conforms(&redis_store(&handle, &[]), &contract);
+    }
 }
 
 #[test]

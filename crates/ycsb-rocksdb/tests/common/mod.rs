@@ -34,12 +34,3 @@ pub fn record_for(key: &str, fields: usize, len: usize) -> Record {
     }
     r
 }
-
-/// A record from name/value text pairs.
-pub fn record(fields: &[(&str, &str)]) -> Record {
-    let mut r = Record::new();
-    for (n, v) in fields {
-        r.push(n, v.as_bytes());
-    }
-    r
-}
