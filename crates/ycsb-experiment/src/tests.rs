@@ -6,11 +6,11 @@ use super::cells;
 use super::matrix::{parse, parse_size};
 
 fn dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../matrices")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../matrices")
 }
 
 fn check(text: &str) -> Result<super::matrix::Matrix, String> {
-    parse(&dir().join("test.toml"), text).map_err(|e| e.0)
+    parse(&dir().join("test.toml"), text).map_err(|e| e.to_string())
 }
 
 const OK: &str = r#"
@@ -69,7 +69,7 @@ const BAD: &[(&str, &str, &str)] = &[
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"mongodb\"\n", "test.toml:5:", "unknown store 'mongodb'"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"memcached\"\n", "test.toml:6:", "unknown server"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"ycsb-serve\"\n", "test.toml:6:", "needs engine"),
-    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"leveldb\"\nserver = \"redis-server\"\n", "test.toml:6:", "must be redis"),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"leveldb\"\nserver = \"redis-server\"\n", "test.toml:6:", "must be a client of a server"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"ycsb-serve\"\nengine = \"redis\"\n", "test.toml:7:", "ycsb serve embeds"),
     ("[experiment]\n[axes]\ndb = [\"memory\"]\n[db.levledb]\n", "test.toml:4:", "not on the db axis"),
     ("[experiment]\n[axes]\ndb = [\"memory\"]\n[db.memory]\nstoer = \"x\"\n", "test.toml:5:", "unknown field `stoer`"),
