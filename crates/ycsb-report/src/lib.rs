@@ -5,9 +5,11 @@
 //! percentiles, the client's (and a monitored server's) CPU and the
 //! engine's files per LSM level, from the time series the export carries
 //! (`phases[].observation.series`). [`render_svg`] draws one chart as
-//! hand-written SVG, [`render_html`] a self-contained page embedding them
-//! all, [`render_svg_page`] all of them stacked in one SVG document.
-//! `ycsb report` and the experiment matrices of `cargo xtask` use it.
+//! hand-written SVG (linear or logarithmic axes), [`render_bars`] a bar
+//! chart with error bars in the same palette, [`render_html`] a
+//! self-contained page embedding them all, [`render_svg_page`] all of them
+//! stacked in one SVG document. `ycsb report` and the experiment matrices
+//! (`ycsb-experiment`) draw with it.
 //!
 //! ```
 //! use ycsb_report::{render_svg, Chart, Series};
@@ -35,7 +37,7 @@ mod svg;
 
 use serde_json::Value;
 
-pub use svg::{escape, format_value, render_svg, Chart, Dash, Series};
+pub use svg::{escape, format_value, render_bars, render_svg, Bar, BarChart, Chart, Dash, Series};
 
 /// Chart width in pixels.
 pub const WIDTH: u32 = 900;

@@ -1,5 +1,6 @@
-//! Line charts as hand-written SVG: axes with round ticks, grid, one
-//! polyline per series, a legend. No dependencies, deterministic output.
+//! Charts as hand-written SVG: line charts (axes with round ticks, grid,
+//! one polyline per series, a legend) and bar charts with error bars, in
+//! one palette. No dependencies, deterministic output.
 
 use std::fmt::Write as _;
 
@@ -71,6 +72,12 @@ pub struct Chart {
     pub series: Vec<Series>,
     /// A logarithmic y axis (for latencies spanning decades).
     pub log_y: bool,
+    /// A logarithmic x axis in decades (latency CDFs); points at x ≤ 0
+    /// are left out. Otherwise the x axis starts at 0 (a phase's start).
+    pub log_x: bool,
+    /// A fixed top of a linear y axis (100 for percentiles); points above
+    /// it are drawn at the top. `None`: the data's maximum plus a margin.
+    pub y_max: Option<f64>,
 }
 
 impl Chart {
@@ -86,7 +93,27 @@ impl Chart {
             y_label: y_label.into(),
             series: Vec::new(),
             log_y: false,
+            log_x: false,
+            y_max: None,
         }
+    }
+
+    /// The same chart with a logarithmic x axis (see [`Chart::log_x`]).
+    pub fn with_log_x(mut self) -> Self {
+        self.log_x = true;
+        self
+    }
+
+    /// The same chart with its linear y axis ending at `top` (see
+    /// [`Chart::y_max`]).
+    pub fn with_y_max(mut self, top: f64) -> Self {
+        self.y_max = Some(top);
+        self
+    }
+
+    /// Whether the point can be drawn on this chart's axes.
+    fn usable(&self, (x, y): (f64, f64)) -> bool {
+        x.is_finite() && y.is_finite() && (!self.log_y || y > 0.0) && (!self.log_x || x > 0.0)
     }
 
     /// Whether no series has a finite point.
@@ -152,6 +179,17 @@ fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
     ticks
 }
 
+/// The powers of ten from `lo` to `hi`, both powers of ten themselves.
+fn decades(lo: f64, hi: f64) -> Vec<f64> {
+    let mut t = Vec::new();
+    let mut v = lo;
+    while v <= hi * 1.000001 && t.len() < 40 {
+        t.push(v);
+        v *= 10.0;
+    }
+    t
+}
+
 /// A short label: SI suffixes from thousands on, at most 3 decimals.
 pub fn format_value(v: f64) -> String {
     let a = v.abs();
@@ -210,7 +248,7 @@ pub fn render_svg(chart: &Chart, width: u32, height: u32) -> String {
         .series
         .iter()
         .flat_map(|s| s.points.iter().copied())
-        .filter(|(x, y)| x.is_finite() && y.is_finite() && (!chart.log_y || *y > 0.0))
+        .filter(|p| chart.usable(*p))
         .collect();
     if finite.is_empty() {
         let _ = write!(
@@ -231,13 +269,21 @@ pub fn render_svg(chart: &Chart, width: u32, height: u32) -> String {
         y_lo = y_lo.min(*y);
         y_hi = y_hi.max(*y);
     }
-    // Time axes start at 0, the start of the phase.
-    if x_lo > 0.0 {
-        x_lo = 0.0;
-    }
-    if x_hi <= x_lo {
-        x_hi = x_lo + 1.0;
-    }
+    // The x axis maps through `tx` (log10 on a log chart), in whole
+    // decades there; time axes start at 0, the start of the phase.
+    let tx: fn(f64) -> f64 = if chart.log_x {
+        x_lo = 10f64.powf(x_lo.log10().floor());
+        x_hi = 10f64.powf(x_hi.log10().ceil().max(x_lo.log10() + 1.0));
+        f64::log10
+    } else {
+        if x_lo > 0.0 {
+            x_lo = 0.0;
+        }
+        if x_hi <= x_lo {
+            x_hi = x_lo + 1.0;
+        }
+        |v| v
+    };
     // The y axis maps through `ty` (log10 on a log chart).
     let (ty, y_lo, y_hi): (fn(f64) -> f64, f64, f64) = if chart.log_y {
         let lo = 10f64.powf(y_lo.log10().floor());
@@ -245,20 +291,18 @@ pub fn render_svg(chart: &Chart, width: u32, height: u32) -> String {
         (f64::log10, lo, hi)
     } else {
         let (lo, hi) = y_range(y_lo, y_hi);
+        let hi = chart.y_max.filter(|m| *m > lo).unwrap_or(hi);
         (|v| v, lo, hi)
     };
-    let sx = |x: f64| left + (x - x_lo) / (x_hi - x_lo) * (right - left);
-    let sy = |y: f64| bottom - (ty(y) - ty(y_lo)) / (ty(y_hi) - ty(y_lo)) * (bottom - top);
+    let sx = |x: f64| left + (tx(x) - tx(x_lo)) / (tx(x_hi) - tx(x_lo)) * (right - left);
+    let sy = |y: f64| {
+        let y = y.min(y_hi);
+        bottom - (ty(y) - ty(y_lo)) / (ty(y_hi) - ty(y_lo)) * (bottom - top)
+    };
 
     // Grid and tick labels.
     let y_ticks: Vec<f64> = if chart.log_y {
-        let mut t = Vec::new();
-        let mut v = y_lo;
-        while v <= y_hi * 1.000001 {
-            t.push(v);
-            v *= 10.0;
-        }
-        t
+        decades(y_lo, y_hi)
     } else {
         nice_ticks(y_lo, y_hi, 6)
     };
@@ -272,7 +316,12 @@ pub fn render_svg(chart: &Chart, width: u32, height: u32) -> String {
             format_value(*t)
         );
     }
-    for t in nice_ticks(x_lo, x_hi, 8) {
+    let x_ticks = if chart.log_x {
+        decades(x_lo, x_hi)
+    } else {
+        nice_ticks(x_lo, x_hi, 8)
+    };
+    for t in x_ticks {
         let x = sx(t);
         let _ = write!(
             svg,
@@ -309,8 +358,7 @@ pub fn render_svg(chart: &Chart, width: u32, height: u32) -> String {
         // line, a lone point (between gaps) a dot, so it stays visible.
         let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
         for &(x, y) in &series.points {
-            let usable = x.is_finite() && y.is_finite() && (!chart.log_y || y > 0.0);
-            if usable {
+            if chart.usable((x, y)) {
                 if let Some(run) = runs.last_mut() {
                     run.push((sx(x), sy(y)));
                 }
@@ -353,6 +401,158 @@ pub fn render_svg(chart: &Chart, width: u32, height: u32) -> String {
         );
     }
     svg.push_str("</svg>");
+    svg
+}
+
+/// One bar of a [`BarChart`]: a value with a ± error, such as a mean
+/// throughput and its standard deviation over repeats.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bar {
+    /// The label below the bar (long labels are slanted and shortened).
+    pub label: String,
+    /// The bar's height.
+    pub value: f64,
+    /// The half-length of the error bar; 0 draws none.
+    pub error: f64,
+    /// The palette colour, so that a bar matches its lines elsewhere.
+    pub colour: usize,
+}
+
+impl Bar {
+    /// A bar of `value` ± `error` in palette colour `colour`.
+    pub fn new(label: impl Into<String>, value: f64, error: f64, colour: usize) -> Self {
+        Self {
+            label: label.into(),
+            value,
+            error,
+            colour,
+        }
+    }
+}
+
+/// A bar chart with error bars, its y axis from 0.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BarChart {
+    /// The title above the plot.
+    pub title: String,
+    /// The y axis label (`ops/s`).
+    pub y_label: String,
+    /// The bars, left to right.
+    pub bars: Vec<Bar>,
+}
+
+impl BarChart {
+    /// A chart with no bars yet.
+    pub fn new(title: impl Into<String>, y_label: impl Into<String>) -> Self {
+        Self {
+            title: title.into(),
+            y_label: y_label.into(),
+            bars: Vec::new(),
+        }
+    }
+}
+
+/// Labels longer than this are cut with an ellipsis.
+const BAR_LABEL_CHARS: usize = 40;
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// Draws `chart` as a standalone SVG document: at least `width` pixels
+/// wide, wider with many bars, and `height` plus room for the labels,
+/// which run down at an angle so that long names (experiment cells) stay
+/// readable.
+pub fn render_bars(chart: &BarChart, width: u32, height: u32) -> String {
+    let longest = chart
+        .bars
+        .iter()
+        .map(|b| b.label.chars().count().min(BAR_LABEL_CHARS))
+        .max()
+        .unwrap_or(0) as f64;
+    // A slanted label of n characters needs about 4.5 px across and 3.6
+    // px down per character at 10 px type.
+    let label_width = longest * 4.5;
+    let label_height = longest * 3.6;
+    let slot_min = 44.0;
+    let width = (MARGIN_LEFT + MARGIN_RIGHT + slot_min * chart.bars.len() as f64)
+        .max(f64::from(width.max(200)))
+        + label_width;
+    let height = f64::from(height.max(150)) + label_height;
+    let (left, right) = (MARGIN_LEFT, width - MARGIN_RIGHT - label_width);
+    let (top, bottom) = (MARGIN_TOP, height - MARGIN_BOTTOM - label_height);
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12"><rect width="100%" height="100%" fill="white"/><text x="{}" y="20" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
+        width / 2.0,
+        escape(&chart.title)
+    );
+    let _ = write!(
+        svg,
+        r#"<text transform="translate(16 {}) rotate(-90)" text-anchor="middle">{}</text>"#,
+        (top + bottom) / 2.0,
+        escape(&chart.y_label)
+    );
+    let finite = |v: f64| if v.is_finite() { v } else { 0.0 };
+    let highest = chart
+        .bars
+        .iter()
+        .map(|b| finite(b.value) + finite(b.error).max(0.0))
+        .fold(0.0, f64::max);
+    let (y_lo, y_hi) = y_range(0.0, highest);
+    let sy = |y: f64| bottom - (y.clamp(y_lo, y_hi) - y_lo) / (y_hi - y_lo) * (bottom - top);
+    for t in nice_ticks(y_lo, y_hi, 6) {
+        let y = sy(t);
+        let _ = write!(
+            svg,
+            r##"<line x1="{left}" y1="{y:.1}" x2="{right}" y2="{y:.1}" stroke="#e5e5e5"/><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##,
+            left - 6.0,
+            y + 4.0,
+            format_value(t)
+        );
+    }
+    let slot = (right - left) / chart.bars.len().max(1) as f64;
+    for (i, bar) in chart.bars.iter().enumerate() {
+        let colour = PALETTE[bar.colour % PALETTE.len()];
+        let x = left + slot * i as f64 + slot * 0.15;
+        let bar_width = slot * 0.7;
+        let (value, error) = (finite(bar.value).max(0.0), finite(bar.error).max(0.0));
+        let _ = write!(
+            svg,
+            r#"<rect x="{x:.1}" y="{:.1}" width="{bar_width:.1}" height="{:.1}" fill="{colour}"><title>{}: {} ± {}</title></rect>"#,
+            sy(value),
+            sy(0.0) - sy(value),
+            escape(&bar.label),
+            format_value(value),
+            format_value(error)
+        );
+        let centre = x + bar_width / 2.0;
+        if error > 0.0 {
+            let (high, low) = (sy(value + error), sy((value - error).max(0.0)));
+            let _ = write!(
+                svg,
+                r##"<path d="M{centre:.1} {high:.1}V{low:.1}M{:.1} {high:.1}h8M{:.1} {low:.1}h8" stroke="#222" stroke-width="1.5" fill="none"/>"##,
+                centre - 4.0,
+                centre - 4.0
+            );
+        }
+        let _ = write!(
+            svg,
+            r#"<text transform="translate({centre:.1} {:.1}) rotate(40)" font-size="10">{}</text>"#,
+            bottom + 12.0,
+            escape(&shorten(&bar.label, BAR_LABEL_CHARS))
+        );
+    }
+    let _ = write!(
+        svg,
+        r##"<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#333"/><line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#333"/></svg>"##
+    );
     svg
 }
 
@@ -420,5 +620,57 @@ mod tests {
             assert!(svg.contains(label), "{label}: {svg}");
         }
         assert!(!svg.contains("inf"));
+    }
+
+    #[test]
+    fn a_log_x_chart_has_decades_and_a_fixed_top() {
+        let mut cdf = Chart::new("READ", "latency (us)", "percentile")
+            .with_log_x()
+            .with_y_max(100.0);
+        cdf.series.push(Series::new(
+            "rocksdb",
+            vec![(0.0, 0.0), (3.0, 1.0), (250.0, 50.0), (4_200.0, 100.0)],
+        ));
+        let svg = render_svg(&cdf, 460, 260);
+        // x from 1 to 10k in decades; y ends at 100, not 105.
+        for label in [">1<", ">10<", ">100<", ">1000<", ">10k<"] {
+            assert!(svg.contains(label), "{label}: {svg}");
+        }
+        assert!(!svg.contains(">105<") && svg.contains(">100<"));
+        // The point at x = 0 has no place on a log axis: three points, one line.
+        let path = svg.split("<path d=\"").nth(1).unwrap();
+        let path = &path[..path.find('"').unwrap()];
+        assert_eq!(path.matches(['M', 'L']).count(), 3, "{path}");
+        assert!(!svg.contains("inf") && !svg.contains("NaN"));
+    }
+
+    #[test]
+    fn bars_have_error_bars_in_palette_colours() {
+        let mut chart = BarChart::new("run: throughput <mean>", "ops/s");
+        chart
+            .bars
+            .push(Bar::new("db=a&b,fieldlength=8", 1000.0, 100.0, 0));
+        chart.bars.push(Bar::new("db=c", 500.0, 0.0, 1));
+        chart.bars.push(Bar::new("x".repeat(60), f64::NAN, 0.0, 9));
+        let svg = render_bars(&chart, 460, 280);
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+        assert!(svg.contains("run: throughput &lt;mean&gt;") && svg.contains("db=a&amp;b"));
+        // The background and three bars; the NaN bar is empty, not NaN.
+        assert_eq!(svg.matches("<rect").count(), 4, "{svg}");
+        assert!(!svg.contains("NaN"), "{svg}");
+        // One error bar: only the first has an error.
+        assert_eq!(svg.matches("stroke=\"#222\"").count(), 1, "{svg}");
+        assert!(svg.contains(PALETTE[0]) && svg.contains(PALETTE[1]));
+        // Colours wrap around the palette.
+        assert_eq!(svg.matches(PALETTE[1]).count(), 2, "{svg}");
+        // The error bar reaches above the tallest bar, and stays in the plot.
+        let error_bar = svg.split("<path d=\"M").nth(1).unwrap();
+        let top: f64 = error_bar.split(['V', ' ']).nth(1).unwrap().parse().unwrap();
+        assert!((MARGIN_TOP..61.0).contains(&top), "{error_bar}");
+        // Long labels are cut, and the chart widens for them.
+        assert!(svg.contains(&format!("{}…", "x".repeat(39))));
+        let narrow = render_bars(&BarChart::new("t", "y"), 460, 280);
+        assert!(narrow.contains("width=\"460\""), "{narrow}");
+        assert!(svg.contains("width=\"640\""), "{svg}");
     }
 }

@@ -8,15 +8,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
+use ycsb_db::{Protocol, ServerAddress};
 
-use super::cells::Cell;
-use super::host;
-use super::matrix::{Matrix, Server};
-use super::proc::{self, Cgroup};
-use super::redact;
-use super::series::{self, PhaseSeries, ResourcePoint};
+use crate::cells::Cell;
+use crate::error::{Context as _, ExperimentError, Result};
+use crate::host;
+use crate::matrix::{descriptor, dir_property, Matrix, Server};
+use crate::proc::{self, Cgroup};
+use crate::redact;
+use crate::series::{self, PhaseSeries, ResourcePoint};
 
 /// Percentiles every cell exports unless the matrix sets its own: enough
 /// points for a latency CDF.
@@ -85,14 +86,36 @@ fn fnv64(text: &str) -> String {
     format!("{h:016x}")
 }
 
+/// Properties whose values differ between attempts of one cell (the DB
+/// directory, the server's port): `name=` prefixes of arguments that are
+/// not inputs.
+fn varying_properties(cell: &Cell) -> Vec<String> {
+    let mut out = vec!["exportfile=".to_string()];
+    if let Some((_, dir)) = cell.db.data_engine() {
+        out.push(format!("{dir}="));
+    }
+    let client = descriptor(&cell.db.store).and_then(|d| d.server);
+    match client.map(|c| c.address) {
+        // The host stays an input: another host is another experiment.
+        Some(ServerAddress::HostPort { port, .. }) => out.push(format!("{port}=")),
+        Some(ServerAddress::Url(url)) => out.push(format!("{url}=")),
+        _ => {}
+    }
+    out
+}
+
 /// The inputs of a cell that decide its results: any change reruns it.
-fn fingerprint(m: &Matrix, cell: &Cell, kind: Kind, argv: &[String], server: &[String]) -> String {
+pub(crate) fn fingerprint(
+    m: &Matrix,
+    cell: &Cell,
+    kind: Kind,
+    argv: &[String],
+    server: &[String],
+) -> String {
     let mut text = String::new();
+    let varying = varying_properties(cell);
     let strip = |a: &String| {
-        // Paths that differ between attempts are not inputs.
-        if a.contains("exportfile=")
-            || a.contains(".dbname=")
-            || a.contains("redis.port=")
+        if varying.iter().any(|p| a.starts_with(p.as_str()))
             || a.starts_with("127.0.0.1:")
             || a.contains("/.partial-")
         {
@@ -136,7 +159,7 @@ struct Lines {
 impl Runner {
     /// The client's argv for a cell (without pinning), its server's argv
     /// and port.
-    fn commands(
+    pub(crate) fn commands(
         &self,
         m: &Matrix,
         cell: &Cell,
@@ -181,22 +204,18 @@ impl Runner {
         props.extend(cell.db.properties.iter().cloned());
         props.extend(cell.axis_properties());
         let mut server = Vec::new();
-        match &cell.db.server {
-            None => {
-                if let Some((_, p)) = cell.db.data_engine() {
-                    props.push((p.into(), db_dir.display().to_string()));
-                }
-            }
-            Some(s) => {
-                let p = port;
-                props.push(("redis.host".into(), "127.0.0.1".into()));
-                props.push(("redis.port".into(), p.to_string()));
+        let client = descriptor(&cell.db.store).and_then(|d| d.server);
+        match (&cell.db.server, client) {
+            (Some(s), Some(client)) => {
+                let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+                props.extend(client.address_properties(address));
+                let p = port.to_string();
                 match s {
                     Server::Redis => {
                         server = [
                             "redis-server",
                             "--port",
-                            &p.to_string(),
+                            &p,
                             "--bind",
                             "127.0.0.1",
                             "--save",
@@ -215,6 +234,22 @@ impl Runner {
                         property_files,
                         properties,
                     } => {
+                        // Defaults for talking to ycsb serve, unless the
+                        // matrix chose otherwise.
+                        let user_set = |k: &str| {
+                            m.properties
+                                .iter()
+                                .chain(&cell.db.properties)
+                                .chain(&cell.axis_properties())
+                                .any(|(u, _)| u == k)
+                        };
+                        props.extend(
+                            client
+                                .for_ycsb_serve
+                                .iter()
+                                .filter(|(k, _)| !user_set(k))
+                                .map(|(k, v)| (k.to_string(), v.to_string())),
+                        );
                         server = vec![
                             self.ycsb.display().to_string(),
                             "serve".into(),
@@ -226,16 +261,21 @@ impl Runner {
                         for (k, v) in properties {
                             server.extend(["-p".into(), format!("{k}={v}")]);
                         }
-                        if let Some(dp) = super::matrix::dir_property(engine) {
+                        if let Some(dp) = dir_property(engine) {
                             server.extend(["-p".into(), format!("{dp}={}", db_dir.display())]);
                         }
-                        server.extend([
-                            "--resp".into(),
-                            format!("127.0.0.1:{p}"),
-                            "--http".into(),
-                            "off".into(),
-                        ]);
+                        // The client's protocol is served; the other is off.
+                        let (on, off) = match client.protocol {
+                            Protocol::Http => ("--http", "--resp"),
+                            _ => ("--resp", "--http"),
+                        };
+                        server.extend([on.into(), address.to_string(), off.into(), "off".into()]);
                     }
+                }
+            }
+            _ => {
+                if let Some((_, p)) = cell.db.data_engine() {
+                    props.push((p.into(), db_dir.display().to_string()));
                 }
             }
         }
@@ -268,16 +308,22 @@ impl Runner {
         ) && (kind != Kind::SharedLoad || self.data.join(&cell.id).join("db").exists())
     }
 
-    /// Runs one cell unless it is already complete.
+    /// Runs one cell unless it is already complete, calling `announce`
+    /// just before it starts.
     ///
     /// # Errors
     /// Problems of the harness itself (files, cgroups); a failing `ycsb`
     /// is an [`Outcome::Failed`].
-    pub fn run_cell(&self, m: &Matrix, cell: &Cell, kind: Kind, progress: &str) -> Result<Outcome> {
+    pub fn run_cell(
+        &self,
+        m: &Matrix,
+        cell: &Cell,
+        kind: Kind,
+        announce: &mut dyn FnMut(),
+    ) -> Result<Outcome> {
         let final_dir = cell_dir(&self.results, &cell.id);
-        let parent = final_dir.parent().context("cell directory")?.to_path_buf();
-        std::fs::create_dir_all(&parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
+        let parent = final_dir.parent().unwrap_or(&self.results).to_path_buf();
+        std::fs::create_dir_all(&parent).context(|| format!("creating {}", parent.display()))?;
         let partial = parent.join(format!(".partial-{}", cell.id));
         let failed = parent.join(format!(".failed-{}", cell.id));
         let data_dir = self.data.join(&cell.id);
@@ -293,28 +339,32 @@ impl Runner {
             None
         };
         let (argv, server_argv) = self.commands(m, cell, kind, &db_dir, &export, port.unwrap_or(0));
-        eprintln!("{progress} {}", cell.id);
+        announce();
         let _ = std::fs::remove_dir_all(&partial);
-        std::fs::create_dir_all(&partial)
-            .with_context(|| format!("creating {}", partial.display()))?;
+        std::fs::create_dir_all(&partial).context(|| format!("creating {}", partial.display()))?;
         let _ = std::fs::remove_dir_all(&data_dir);
         std::fs::create_dir_all(&data_dir)
-            .with_context(|| format!("creating {}", data_dir.display()))?;
+            .context(|| format!("creating {}", data_dir.display()))?;
         if kind == Kind::RunOnCopy {
-            let load_id = cell.load.as_deref().context("run cell without a load")?;
+            let Some(load_id) = cell.load.as_deref() else {
+                return Ok(Outcome::Failed(format!(
+                    "{} runs on a shared load but names none",
+                    cell.id
+                )));
+            };
             let source = self.data.join(load_id).join("db");
             let status = std::process::Command::new("cp")
                 .args(["-a", "--reflink=auto"])
                 .arg(&source)
                 .arg(&db_dir)
                 .status()
-                .context("starting cp")?;
+                .context(|| "starting cp".into())?;
             if !status.success() {
-                bail!(
+                return Err(ExperimentError::Tool(format!(
                     "copying the shared load {} to {} failed",
                     source.display(),
                     db_dir.display()
-                );
+                )));
             }
             // The copy's pages would be cached and charged to the xtask:
             // write them out and drop them, so every run starts cold and a
@@ -342,7 +392,7 @@ impl Runner {
             Ok(Outcome::Done) => {
                 let _ = std::fs::remove_dir_all(&failed);
                 let _ = std::fs::remove_dir_all(&final_dir);
-                std::fs::rename(&partial, &final_dir).with_context(|| {
+                std::fs::rename(&partial, &final_dir).context(|| {
                     format!("renaming {} to {}", partial.display(), final_dir.display())
                 })?;
                 cleanup_data(m.keep_data || kind == Kind::SharedLoad);
@@ -403,14 +453,19 @@ impl Runner {
         let mut server_version = None;
         if !server_argv.is_empty() {
             std::fs::create_dir_all(db_dir).ok();
-            let log = std::fs::File::create(partial.join("server.log"))?;
+            let log_path = partial.join("server.log");
+            let log = std::fs::File::create(&log_path)
+                .context(|| format!("creating {}", log_path.display()))?;
             let mut cmd = proc::command(server_argv, m.server_cpus.as_deref(), cgroup.as_ref());
             cmd.stdin(Stdio::null())
-                .stdout(log.try_clone()?)
+                .stdout(
+                    log.try_clone()
+                        .context(|| format!("opening {}", log_path.display()))?,
+                )
                 .stderr(log);
             let mut child = cmd
                 .spawn()
-                .with_context(|| format!("starting {}", server_argv[0]))?;
+                .context(|| format!("starting {}", server_argv[0]))?;
             if let Err(e) =
                 proc::wait_listening(&mut child, port.unwrap_or(0), Duration::from_secs(30))
             {
@@ -421,14 +476,14 @@ impl Runner {
                     log.lines().last().unwrap_or("")
                 )));
             }
-            server_version = if server_argv[0] == "redis-server" {
-                std::process::Command::new("redis-server")
+            server_version = if cell.db.server == Some(Server::Redis) {
+                std::process::Command::new(&server_argv[0])
                     .arg("--version")
                     .output()
                     .ok()
                     .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
             } else {
-                // "ycsb serve: leveldb store (LevelDB 1.23) over RESP at ..."
+                // "ycsb serve: <store> store (<engine> <version>) over RESP at ..."
                 std::fs::read_to_string(partial.join("server.log"))
                     .ok()
                     .and_then(|l| {
@@ -441,7 +496,7 @@ impl Runner {
             server = Some(child);
         }
         let mut cmd = proc::command(argv, m.cpus.as_deref(), cgroup.as_ref());
-        let stdout = std::fs::File::create(partial.join("stdout.txt"))?;
+        let stdout = create(&partial.join("stdout.txt"))?;
         cmd.stdin(Stdio::null())
             .stdout(stdout)
             .stderr(Stdio::piped());
@@ -451,14 +506,23 @@ impl Runner {
                 if let Some(s) = server.as_mut() {
                     proc::kill(s, libc::SIGTERM, Duration::from_secs(5));
                 }
-                bail!("cannot start {}: {e}", argv[0]);
+                return Err(ExperimentError::Tool(format!(
+                    "cannot start {}: {e}",
+                    argv[0]
+                )));
             }
         };
         let lines = Arc::new(Mutex::new(Lines { lines: Vec::new() }));
         let reader = {
-            let stderr = child.stderr.take().context("stderr pipe")?;
+            let Some(stderr) = child.stderr.take() else {
+                proc::kill(&mut child, libc::SIGKILL, Duration::from_secs(2));
+                return Err(ExperimentError::Tool(format!(
+                    "no standard error pipe from {}",
+                    argv[0]
+                )));
+            };
             let lines = Arc::clone(&lines);
-            let mut file = std::fs::File::create(partial.join("stderr.txt"))?;
+            let mut file = create(&partial.join("stderr.txt"))?;
             std::thread::spawn(move || {
                 for line in BufReader::new(stderr).lines() {
                     let Ok(line) = line else { break };
@@ -544,7 +608,7 @@ impl Runner {
                     break Some(st);
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-                Err(e) => bail!("waiting for ycsb: {e}"),
+                Err(e) => return Err(ExperimentError::Tool(format!("waiting for ycsb: {e}"))),
             }
         };
         let _ = reader.join();
@@ -558,7 +622,9 @@ impl Runner {
         if let Some(o) = outcome {
             return Ok(o);
         }
-        let status = status.context("ycsb status")?;
+        let Some(status) = status else {
+            return Ok(Outcome::Failed("ycsb ended without an exit status".into()));
+        };
         let end_time = chrono::Utc::now();
         if !status.success() {
             let text = std::fs::read_to_string(partial.join("stderr.txt")).unwrap_or_default();
@@ -592,12 +658,8 @@ impl Runner {
             // its run would not be comparable.
             return Ok(Outcome::Failed(format!("the JSON export has no complete {missing} phase (a load cut short by time_limit stops the cell)")));
         }
-        let lines = std::mem::take(
-            &mut lines
-                .lock()
-                .map_err(|_| anyhow::anyhow!("stderr reader panicked"))?
-                .lines,
-        );
+        // A reader that panicked mid-push still left whole lines.
+        let lines = std::mem::take(&mut lines.lock().unwrap_or_else(|p| p.into_inner()).lines);
 
         // Split the status lines and samples into phases.
         let mut phases: Vec<PhaseSeries> = Vec::new();
@@ -678,23 +740,35 @@ impl Runner {
         }
         host::write_atomic(
             &partial.join("timeseries.json"),
-            serde_json::to_string_pretty(&phases)?.as_bytes(),
+            serde_json::to_string_pretty(&phases)
+                .context(|| "encoding timeseries.json".into())?
+                .as_bytes(),
         )?;
 
-        let export: Value =
-            serde_json::from_str(&std::fs::read_to_string(partial.join("export.json"))?)?;
+        let export_path = partial.join("export.json");
+        let export: Value = serde_json::from_str(
+            &std::fs::read_to_string(&export_path)
+                .context(|| format!("reading {}", export_path.display()))?,
+        )
+        .context(|| format!("parsing {}", export_path.display()))?;
         let mut props = String::new();
         if let Some(config) = export["config"].as_array() {
             for c in config {
+                let key = c["key"].as_str().unwrap_or("");
+                // ycsb redacts its export; this holds even for an older
+                // binary that did not.
+                let value = if redact::is_secret(key) {
+                    ycsb_db::REDACTED
+                } else {
+                    c["value"].as_str().unwrap_or("")
+                };
                 props.push_str(&format!(
-                    "{}={}    # {}\n",
-                    c["key"].as_str().unwrap_or(""),
-                    c["value"].as_str().unwrap_or(""),
+                    "{key}={value}    # {}\n",
                     c["origin"].as_str().unwrap_or("")
                 ));
             }
         }
-        std::fs::write(partial.join("properties.txt"), props)?;
+        write(&partial.join("properties.txt"), &props)?;
         let pinned: Vec<String> = match &m.cpus {
             Some(c) => ["taskset", "-c", c]
                 .iter()
@@ -703,14 +777,14 @@ impl Runner {
                 .collect(),
             None => argv.to_vec(),
         };
-        // Secrets (redis.password, --requirepass) never reach the results.
+        // Secrets (password properties, --requirepass) never reach the results.
         let (pinned, server_argv) = (redact::argv(&pinned), redact::argv(server_argv));
         let mut command_txt = proc::shell_line(&pinned);
         command_txt.push('\n');
         if !server_argv.is_empty() {
             command_txt.push_str(&format!("# server:\n{}\n", proc::shell_line(&server_argv)));
         }
-        std::fs::write(partial.join("command.txt"), command_txt)?;
+        write(&partial.join("command.txt"), &command_txt)?;
         let coords: serde_json::Map<String, Value> = cell
             .coords
             .iter()
@@ -745,10 +819,20 @@ impl Runner {
         // Last: its presence (after the rename) marks the cell complete.
         host::write_atomic(
             &partial.join("cell.json"),
-            serde_json::to_string_pretty(&record)?.as_bytes(),
+            serde_json::to_string_pretty(&record)
+                .context(|| "encoding cell.json".into())?
+                .as_bytes(),
         )?;
         Ok(Outcome::Done)
     }
+}
+
+fn create(path: &Path) -> Result<std::fs::File> {
+    std::fs::File::create(path).context(|| format!("creating {}", path.display()))
+}
+
+fn write(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).context(|| format!("writing {}", path.display()))
 }
 
 /// The first expected phase the export lacks, or a load that ended early.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use crate::error::{Context as _, Result};
 use serde_json::{json, Value};
 
 /// CPU model, cores, memory and kernel.
@@ -146,11 +146,11 @@ pub fn evict_page_cache(path: &Path) {
 /// # Errors
 /// The file cannot be written.
 pub fn measure_write_bandwidth(dir: &Path, bytes: u64) -> Result<f64> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::create_dir_all(dir).context(|| format!("creating {}", dir.display()))?;
     let path = dir.join(format!(".io-ceiling-{}", std::process::id()));
     let result = (|| -> Result<f64> {
         let mut f =
-            std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+            std::fs::File::create(&path).context(|| format!("creating {}", path.display()))?;
         // Not zeros: a compressing or deduplicating filesystem would flatter it.
         let mut block = vec![0u8; 1 << 20];
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -165,11 +165,11 @@ pub fn measure_write_bandwidth(dir: &Path, bytes: u64) -> Result<f64> {
         while written < bytes {
             let n = (bytes - written).min(block.len() as u64) as usize;
             f.write_all(&block[..n])
-                .with_context(|| format!("writing {}", path.display()))?;
+                .context(|| format!("writing {}", path.display()))?;
             written += n as u64;
         }
         f.sync_all()
-            .with_context(|| format!("syncing {}", path.display()))?;
+            .context(|| format!("syncing {}", path.display()))?;
         let secs = start.elapsed().as_secs_f64().max(1e-9);
         Ok(written as f64 / secs)
     })();
@@ -204,7 +204,9 @@ pub fn io_ceiling(cache: &Path, dir: &Path, bytes: u64) -> Result<Value> {
     all.insert(key, v.clone());
     write_atomic(
         cache,
-        serde_json::to_string_pretty(&Value::Object(all))?.as_bytes(),
+        serde_json::to_string_pretty(&Value::Object(all))
+            .context(|| format!("encoding {}", cache.display()))?
+            .as_bytes(),
     )?;
     Ok(v)
 }
@@ -223,7 +225,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         name.push(format!(".tmp{}", std::process::id()));
         path.with_file_name(name)
     };
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::write(&tmp, bytes).context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, path)
-        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
+        .context(|| format!("renaming {} to {}", tmp.display(), path.display()))
 }

@@ -15,7 +15,7 @@ pub struct StatusPoint {
     pub operations: u64,
     /// Throughput over the last interval.
     pub ops_per_sec: f64,
-    /// Gauges such as `rocksdb.num-files-at-level0`.
+    /// Engine gauges such as `<engine>.num-files-at-level0`.
     pub gauges: BTreeMap<String, f64>,
 }
 
@@ -97,7 +97,7 @@ pub fn phase_header(line: &str) -> Option<&'static str> {
 }
 
 /// Parses a status line: `<date> <time> 10 sec: 1000 operations; 99.5
-/// current ops/sec; [READ: ...] [rocksdb.num-files-at-level0=3]`.
+/// current ops/sec; [READ: ...] [<engine>.num-files-at-level0=3]`.
 pub fn parse_status(line: &str) -> Option<StatusPoint> {
     let (head, rest) = line.split_once(" sec: ")?;
     let t: f64 = head.rsplit(' ').next()?.parse().ok()?;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use crate::error::{Context as _, ExperimentError, Result};
 
 /// A memory cgroup (v2 or v1) a cell's client runs in; removed on drop.
 pub struct Cgroup {
@@ -60,19 +60,24 @@ impl Cgroup {
                 .join(own_cgroup_path(Some("memory")).trim_start_matches('/'));
             (parent.join(name), 1)
         } else {
-            bail!("memory_limit: no memory cgroup controller is mounted (looked for cgroup v2 at /sys/fs/cgroup and v1 at /sys/fs/cgroup/memory)");
+            return Err(ExperimentError::Cgroup("memory_limit: no memory cgroup controller is mounted (looked for cgroup v2 at /sys/fs/cgroup and v1 at /sys/fs/cgroup/memory)".into()));
         };
         if let Err(e) = std::fs::create_dir(&dir) {
             if e.kind() != std::io::ErrorKind::AlreadyExists {
-                bail!(
+                return Err(ExperimentError::Cgroup(format!(
                     "memory_limit: cannot create cgroup {}: {e} (creating cgroups needs root)",
                     dir.display()
-                );
+                )));
             }
         }
+        let procs = dir.join("cgroup.procs");
         let cg = Cgroup {
-            procs: CString::new(dir.join("cgroup.procs").as_os_str().as_encoded_bytes())
-                .context("cgroup path")?,
+            procs: CString::new(procs.as_os_str().as_encoded_bytes()).map_err(|_| {
+                ExperimentError::Cgroup(format!(
+                    "memory_limit: the cgroup path {} holds a NUL byte",
+                    procs.display()
+                ))
+            })?,
             dir,
             version,
         };
@@ -81,9 +86,9 @@ impl Cgroup {
         } else {
             ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes")
         };
-        std::fs::write(cg.dir.join(limit), bytes.to_string()).with_context(|| {
-            format!("memory_limit: cannot write {} (cgroup v{version}; needs root, and on v2 a parent that delegates the memory controller)", cg.dir.join(limit).display())
-        })?;
+        if let Err(e) = std::fs::write(cg.dir.join(limit), bytes.to_string()) {
+            return Err(ExperimentError::Cgroup(format!("memory_limit: cannot write {}: {e} (cgroup v{version}; needs root, and on v2 a parent that delegates the memory controller)", cg.dir.join(limit).display())));
+        }
         let swap_value = if version == 2 {
             "0".to_string()
         } else {
@@ -236,26 +241,37 @@ pub fn sample(pid: u32) -> Option<(f64, u64)> {
 /// # Errors
 /// No port can be bound.
 pub fn free_port() -> Result<u16> {
-    let l = TcpListener::bind("127.0.0.1:0").context("binding a loopback port")?;
-    Ok(l.local_addr()?.port())
+    let l = TcpListener::bind("127.0.0.1:0").context(|| "binding a loopback port".into())?;
+    Ok(l.local_addr()
+        .context(|| "reading a bound loopback port".into())?
+        .port())
 }
 
 /// Waits until something accepts connections on the port, or the server
 /// exits, or `timeout` passes.
 ///
 /// # Errors
-/// The server exited or never listened.
-pub fn wait_listening(child: &mut Child, port: u16, timeout: Duration) -> Result<()> {
+/// The server exited or never listened: what happened, for the cell's
+/// failure.
+pub fn wait_listening(
+    child: &mut Child,
+    port: u16,
+    timeout: Duration,
+) -> std::result::Result<(), String> {
     let deadline = Instant::now() + timeout;
     loop {
         if TcpStream::connect(("127.0.0.1", port)).is_ok() {
             return Ok(());
         }
         if let Ok(Some(status)) = child.try_wait() {
-            bail!("the server exited ({status}) before listening on 127.0.0.1:{port}");
+            return Err(format!(
+                "the server exited ({status}) before listening on 127.0.0.1:{port}"
+            ));
         }
         if Instant::now() > deadline {
-            bail!("the server did not listen on 127.0.0.1:{port} within {timeout:?}");
+            return Err(format!(
+                "the server did not listen on 127.0.0.1:{port} within {timeout:?}"
+            ));
         }
         std::thread::sleep(Duration::from_millis(50));
     }

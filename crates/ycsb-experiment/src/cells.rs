@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::matrix::{Db, Matrix};
+use crate::matrix::{Db, Matrix};
 
 /// Axes that are not `ycsb` properties.
 pub const NOT_PROPERTIES: &[&str] = &["db", "workload", "memory_limit"];
@@ -11,7 +11,7 @@ pub const NOT_PROPERTIES: &[&str] = &["db", "workload", "memory_limit"];
 /// One run of one combination of axis values.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cell {
-    /// Directory name: `db=leveldb,fieldlength=32,r1`.
+    /// Directory name: `db=<label>,fieldlength=32,r1`.
     pub id: String,
     /// The combination without the repeat: what repeats are grouped by.
     pub group: String,
@@ -39,7 +39,7 @@ impl Cell {
         self.coords
             .iter()
             .find(|(a, _, _)| a == "memory_limit")
-            .and_then(|(_, v, _)| super::matrix::parse_size(v))
+            .and_then(|(_, v, _)| crate::matrix::parse_size(v))
             .or(experiment)
     }
 

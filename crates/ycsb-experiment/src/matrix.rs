@@ -8,35 +8,33 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use toml::Spanned;
+use ycsb_db::{Protocol, StoreDescriptor};
 
-/// The stores the `ycsb` binary knows by name (`ycsb stores`), plus
-/// `rocksdb`, which a release build links.
-pub const KNOWN_STORES: &[&str] = &["basic", "memory", "leveldb", "rocksdb", "redis", "http"];
+use crate::error::MatrixError;
 
-/// Embedded engines that keep their data in a directory, with the property
-/// naming it.
-pub const DIR_PROPERTIES: &[(&str, &str)] =
-    &[("leveldb", "leveldb.dbname"), ("rocksdb", "rocksdb.dbname")];
-
-/// The directory property of an embedded engine.
-pub fn dir_property(store: &str) -> Option<&'static str> {
-    DIR_PROPERTIES
-        .iter()
-        .find(|(s, _)| *s == store)
-        .map(|(_, p)| *p)
+/// The registry's descriptor of the store called `name` (or an alias).
+pub(crate) fn descriptor(name: &str) -> Option<&'static StoreDescriptor> {
+    ycsb_stores::STORES.iter().find(|s| s.matches(name))
 }
 
-/// A refused matrix: one line naming the file and line.
-#[derive(Debug)]
-pub struct MatrixError(pub String);
-
-impl std::fmt::Display for MatrixError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+/// The names of the registry's stores that `keep`, for messages.
+fn store_names(keep: impl Fn(&StoreDescriptor) -> bool) -> String {
+    let names: Vec<&str> = ycsb_stores::STORES
+        .iter()
+        .filter(|s| keep(s))
+        .map(|s| s.name)
+        .collect();
+    if names.is_empty() {
+        "none in this build".into()
+    } else {
+        names.join(", ")
     }
 }
 
-impl std::error::Error for MatrixError {}
+/// The directory property of an embedded engine, from its descriptor.
+pub(crate) fn dir_property(store: &str) -> Option<&'static str> {
+    descriptor(store)?.data_dir.map(|d| d.name)
+}
 
 type RawAxis = Spanned<Vec<Spanned<toml::Value>>>;
 
@@ -100,9 +98,11 @@ pub struct Phases {
 /// A server a db entry talks to, started per cell on loopback.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Server {
-    /// `redis-server` without persistence, its directory inside the cell's.
+    /// The `redis-server` program without persistence, its directory
+    /// inside the cell's. (The variant's name is recorded in `cell.json`.)
     Redis,
-    /// `ycsb serve <engine>` over RESP, its data in the cell's DB directory.
+    /// `ycsb serve <engine>` over the client store's protocol, its data in
+    /// the cell's DB directory.
     YcsbServe {
         /// The embedded store served.
         engine: String,
@@ -233,11 +233,11 @@ impl Ctx<'_> {
         span: std::ops::Range<usize>,
         message: impl std::fmt::Display,
     ) -> Result<T, MatrixError> {
-        Err(MatrixError(format!(
-            "{}:{}: {message}",
-            self.path.display(),
-            line_of(self.text, span.start)
-        )))
+        Err(MatrixError {
+            path: self.path.to_path_buf(),
+            line: Some(line_of(self.text, span.start)),
+            message: message.to_string(),
+        })
     }
 
     fn file(&self, s: &Spanned<String>, what: &str) -> Result<PathBuf, MatrixError> {
@@ -347,8 +347,11 @@ fn label_of(value: &str) -> String {
 /// # Errors
 /// The file cannot be read, or the first problem found, naming its line.
 pub fn load(path: &Path) -> Result<Matrix, MatrixError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| MatrixError(format!("{}: cannot read: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(|e| MatrixError {
+        path: path.to_path_buf(),
+        line: None,
+        message: format!("cannot read: {e}"),
+    })?;
     parse(path, &text)
 }
 
@@ -360,7 +363,11 @@ pub fn load(path: &Path) -> Result<Matrix, MatrixError> {
 pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
     let raw: RawMatrix = toml::from_str(text).map_err(|e| {
         let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
-        MatrixError(format!("{}:{line}: {}", path.display(), e.message().trim()))
+        MatrixError {
+            path: path.to_path_buf(),
+            line: Some(line),
+            message: e.message().trim().to_string(),
+        }
     })?;
     let dir = path
         .parent()
@@ -497,7 +504,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
     if !raw_axes.iter().any(|(k, _)| k.get_ref() == "db") {
         return cx.err(
             raw.axes.span(),
-            "axes: no 'db' axis (list the stores to compare, e.g. db = [\"leveldb\", \"rocksdb\"])",
+            format!(
+                "axes: no 'db' axis (list the stores to compare, some of: {})",
+                store_names(|_| true)
+            ),
         );
     }
     let mut axes = Vec::new();
@@ -545,9 +555,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                     }
                     let db = match raw.db.iter().find(|(k, _)| k.get_ref() == &label) {
                         Some((_, d)) => build_db(&cx, &label, d.get_ref(), d.span())?,
-                        None if KNOWN_STORES.contains(&label.as_str()) => Db {
+                        None if descriptor(&label).is_some() => Db {
                             label: label.clone(),
-                            store: label.clone(),
+                            store: descriptor(&label).map(|d| d.name.to_string()).unwrap_or_default(),
                             property_files: Vec::new(),
                             properties: Vec::new(),
                             server: None,
@@ -557,7 +567,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                                 v.span(),
                                 format!(
                                     "axes.db: unknown db '{label}': not a store ({}) and no [db.{label}] table",
-                                    KNOWN_STORES.join(", ")
+                                    store_names(|_| true)
                                 ),
                             )
                         }
@@ -627,8 +637,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                 return cx.err(
                     exp_span.clone(),
                     format!(
-                        "experiment.reuse_load_across: db '{}' keeps no data directory to copy; only leveldb and rocksdb (embedded or served) can reuse a load",
-                        db.label
+                        "experiment.reuse_load_across: db '{}' keeps no data directory to copy; only {} (embedded or served) can reuse a load",
+                        db.label,
+                        store_names(|s| s.data_dir.is_some())
                     ),
                 );
             }
@@ -706,29 +717,34 @@ fn build_db(
     d: &RawDb,
     span: std::ops::Range<usize>,
 ) -> Result<Db, MatrixError> {
-    let store = match &d.store {
-        Some(s) if !KNOWN_STORES.contains(&s.get_ref().as_str()) => {
-            return cx.err(
-                s.span(),
-                format!(
-                    "db.{label}.store: unknown store '{}' ({})",
-                    s.get_ref(),
-                    KNOWN_STORES.join(", ")
-                ),
-            )
-        }
-        Some(s) => s.get_ref().clone(),
-        None if KNOWN_STORES.contains(&label) => label.to_string(),
-        None => {
-            return cx.err(
-                span,
-                format!(
-                    "[db.{label}]: '{label}' is not a store: set store = \"...\" ({})",
-                    KNOWN_STORES.join(", ")
-                ),
-            )
-        }
+    let client = match &d.store {
+        Some(s) => match descriptor(s.get_ref()) {
+            Some(found) => found,
+            None => {
+                return cx.err(
+                    s.span(),
+                    format!(
+                        "db.{label}.store: unknown store '{}' ({})",
+                        s.get_ref(),
+                        store_names(|_| true)
+                    ),
+                )
+            }
+        },
+        None => match descriptor(label) {
+            Some(found) => found,
+            None => {
+                return cx.err(
+                    span,
+                    format!(
+                        "[db.{label}]: '{label}' is not a store: set store = \"...\" ({})",
+                        store_names(|_| true)
+                    ),
+                )
+            }
+        },
     };
+    let store = client.name.to_string();
     let server = match &d.server {
         None => {
             if let Some(e) = &d.engine {
@@ -740,11 +756,26 @@ fn build_db(
             None
         }
         Some(s) => {
-            if store != "redis" {
-                return cx.err(s.span(), format!("db.{label}.server: the client store must be redis (RESP) to talk to a server, not '{store}'"));
-            }
+            let Some(protocol) = client.server.map(|c| c.protocol) else {
+                return cx.err(
+                    s.span(),
+                    format!(
+                        "db.{label}.server: the client store must be a client of a server ({}) to talk to one, not '{store}'",
+                        store_names(|s| s.server.is_some())
+                    ),
+                );
+            };
             match s.get_ref().as_str() {
                 "redis-server" => {
+                    if protocol != Protocol::Resp {
+                        return cx.err(
+                            s.span(),
+                            format!(
+                                "db.{label}.server: redis-server speaks RESP, which '{store}' does not (RESP clients: {})",
+                                store_names(|s| s.server.is_some_and(|c| c.protocol == Protocol::Resp))
+                            ),
+                        );
+                    }
                     if let Some(e) = &d.engine {
                         return cx.err(
                             e.span(),
@@ -754,25 +785,39 @@ fn build_db(
                     Some(Server::Redis)
                 }
                 "ycsb-serve" => {
+                    let embedded = || store_names(StoreDescriptor::is_embedded);
                     let Some(engine) = &d.engine else {
-                        return cx.err(s.span(), format!("db.{label}: server = \"ycsb-serve\" needs engine = \"leveldb\", \"rocksdb\" or \"memory\""));
+                        return cx.err(
+                            s.span(),
+                            format!(
+                                "db.{label}: server = \"ycsb-serve\" needs engine = one of {}",
+                                embedded()
+                            ),
+                        );
                     };
-                    if !["leveldb", "rocksdb", "memory"].contains(&engine.get_ref().as_str()) {
-                        return cx.err(engine.span(), format!("db.{label}.engine '{}': ycsb serve embeds leveldb, rocksdb or memory", engine.get_ref()));
-                    }
+                    let Some(served) = descriptor(engine.get_ref()).filter(|e| e.is_embedded())
+                    else {
+                        return cx.err(
+                            engine.span(),
+                            format!(
+                                "db.{label}.engine '{}': ycsb serve embeds {}",
+                                engine.get_ref(),
+                                embedded()
+                            ),
+                        );
+                    };
                     Some(Server::YcsbServe {
-                        engine: engine.get_ref().clone(),
+                        engine: served.name.to_string(),
                         property_files: cx.files(&d.engine_property_files, "property file")?,
                         properties: cx.properties(&d.engine_properties)?,
                     })
                 }
                 other => {
+                    let known = "redis-server or ycsb-serve";
                     return cx.err(
                         s.span(),
-                        format!(
-                        "db.{label}.server: unknown server '{other}' (redis-server or ycsb-serve)"
-                    ),
-                    )
+                        format!("db.{label}.server: unknown server '{other}' ({known})"),
+                    );
                 }
             }
         }

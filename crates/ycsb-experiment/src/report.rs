@@ -6,10 +6,34 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde_json::Value;
+use ycsb_report::{escape as esc, render_bars, render_svg, Bar, BarChart, Chart, Dash};
 
-use super::matrix::Matrix;
-use super::summary::{self, CellResult, Row};
-use super::svg::{self, esc, Series};
+use crate::matrix::Matrix;
+use crate::series::PhaseSeries;
+use crate::summary::{self, CellResult, Row};
+
+/// Size of the small charts, several to a row.
+const CHART_WIDTH: u32 = 460;
+const CHART_HEIGHT: u32 = 260;
+
+/// One line of a chart: legend text, points, dashed, palette colour.
+struct Series {
+    name: String,
+    points: Vec<(f64, f64)>,
+    dashed: bool,
+    color: usize,
+}
+
+fn draw(mut chart: Chart, series: &[Series]) -> String {
+    chart.series = series
+        .iter()
+        .map(|s| {
+            let dash = if s.dashed { Dash::Dashed } else { Dash::Solid };
+            ycsb_report::Series::new(s.name.clone(), s.points.clone()).styled(s.color, dash)
+        })
+        .collect();
+    render_svg(&chart, CHART_WIDTH, CHART_HEIGHT)
+}
 
 /// Cells that differ only in `db`, repeat 1: one small chart each, one line
 /// per db, so lines stay few.
@@ -40,23 +64,9 @@ fn panels<'a>(
     out
 }
 
-/// A chart over time drawn by `ycsb-report`, the same as `ycsb`'s own
-/// report draws them.
+/// A chart over time, as `ycsb report` draws them.
 fn time_chart(title: &str, y_label: &str, series: &[Series]) -> String {
-    use ycsb_report::{render_svg, Chart, Dash, Series as RSeries};
-    let mut chart = Chart::new(title, "time (s)", y_label);
-    chart.series = series
-        .iter()
-        .map(|s| {
-            let dash = if s.dashed { Dash::Dashed } else { Dash::Solid };
-            RSeries::new(s.name.clone(), s.points.clone()).styled(s.color, dash)
-        })
-        .collect();
-    if chart.is_empty() {
-        // Phases shorter than one sample have no points to draw.
-        return svg::lines(title, "time (s)", y_label, &[], false, None);
-    }
-    render_svg(&chart, 460, 260)
+    draw(Chart::new(title, "time (s)", y_label), series)
 }
 
 /// CDF points (µs, percentile) from an export's base64 V2 HdrHistogram of
@@ -112,7 +122,7 @@ fn table_html(head: &str, md: &str) -> String {
     out
 }
 
-fn level_gauges(series: &super::series::PhaseSeries) -> BTreeMap<String, Vec<(f64, f64)>> {
+fn level_gauges(series: &PhaseSeries) -> BTreeMap<String, Vec<(f64, f64)>> {
     let mut out: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     for p in &series.status {
         for (k, v) in &p.gauges {
@@ -175,16 +185,17 @@ pub fn html(
                 .and_then(|a| a.values.iter().position(|v| v.label == label))
                 .unwrap_or(0)
         };
-        let bars: Vec<(String, f64, f64, usize)> = rows
-            .iter()
-            .map(|r| (r.group.clone(), r.ops_mean, r.ops_sd, db_index(r)))
-            .collect();
         let title = if m.repeats > 1 {
             format!("{phase}: throughput, mean ± sd of {} repeats", m.repeats)
         } else {
             format!("{phase}: throughput")
         };
-        body.push_str(&svg::bars(&title, "ops/s", &bars));
+        let mut bars = BarChart::new(title, "ops/s");
+        bars.bars = rows
+            .iter()
+            .map(|r| Bar::new(r.group.clone(), r.ops_mean, r.ops_sd, db_index(r)))
+            .collect();
+        body.push_str(&render_bars(&bars, CHART_WIDTH, CHART_HEIGHT + 20));
         let _ = write!(
             body,
             "</div><h3 id={phase}-throughput>Throughput over time</h3><div class=grid>"
@@ -259,14 +270,14 @@ pub fn html(
                     })
                     .collect();
                 if !series.is_empty() {
-                    body.push_str(&svg::lines(
-                        &format!("{phase} {op} {key}"),
+                    let chart = Chart::new(
+                        format!("{phase} {op} {key}"),
                         "latency, µs (log)",
                         "percentile",
-                        &series,
-                        true,
-                        Some(100.0),
-                    ));
+                    )
+                    .with_log_x()
+                    .with_y_max(100.0);
+                    body.push_str(&draw(chart, &series));
                 }
             }
         }
@@ -335,7 +346,7 @@ pub fn html(
     let _ = write!(
         body,
         "<h2 id=matrix>Matrix</h2><pre>{}</pre>",
-        esc(&super::redact::text(&m.text))
+        esc(&crate::redact::text(&m.text))
     );
     format!(
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{}</title><style>\

@@ -6,11 +6,11 @@ use super::cells;
 use super::matrix::{parse, parse_size};
 
 fn dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../matrices")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../matrices")
 }
 
 fn check(text: &str) -> Result<super::matrix::Matrix, String> {
-    parse(&dir().join("test.toml"), text).map_err(|e| e.0)
+    parse(&dir().join("test.toml"), text).map_err(|e| e.to_string())
 }
 
 const OK: &str = r#"
@@ -69,7 +69,7 @@ const BAD: &[(&str, &str, &str)] = &[
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"mongodb\"\n", "test.toml:5:", "unknown store 'mongodb'"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"memcached\"\n", "test.toml:6:", "unknown server"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"ycsb-serve\"\n", "test.toml:6:", "needs engine"),
-    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"leveldb\"\nserver = \"redis-server\"\n", "test.toml:6:", "must be redis"),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"leveldb\"\nserver = \"redis-server\"\n", "test.toml:6:", "must be a client of a server"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"ycsb-serve\"\nengine = \"redis\"\n", "test.toml:7:", "ycsb serve embeds"),
     ("[experiment]\n[axes]\ndb = [\"memory\"]\n[db.levledb]\n", "test.toml:4:", "not on the db axis"),
     ("[experiment]\n[axes]\ndb = [\"memory\"]\n[db.memory]\nstoer = \"x\"\n", "test.toml:5:", "unknown field `stoer`"),
@@ -214,4 +214,197 @@ fn summary_groups_repeats_and_divides_by_the_baseline() {
         md.contains("| leveldb | 2 | 200 ± 141 | 1.00x | 1.00/3.00/9.00 |"),
         "{md}"
     );
+}
+
+/// Store capabilities come from the registry's descriptors, not from names
+/// spelled in the runner: these tests ask the registry which stores have
+/// a capability and check that the matrix and the commands follow it.
+mod capabilities {
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    use ycsb_db::{Protocol, StoreDescriptor};
+
+    use super::check;
+    use crate::cells::{self, Cell};
+    use crate::matrix::Matrix;
+    use crate::run::{fingerprint, Kind, Runner};
+
+    fn stores(keep: impl Fn(&StoreDescriptor) -> bool) -> Vec<&'static StoreDescriptor> {
+        ycsb_stores::STORES.iter().filter(|s| keep(s)).collect()
+    }
+
+    fn runner() -> Runner {
+        Runner {
+            ycsb: PathBuf::from("/bin/ycsb"),
+            results: PathBuf::from("/r"),
+            data: PathBuf::from("/d"),
+            force: false,
+            stop: Arc::new(AtomicBool::new(false)),
+            host: serde_json::Value::Null,
+            git: None,
+            io_ceiling: None,
+        }
+    }
+
+    /// The client's and the server's argv of the first cell, on `port`.
+    fn commands(m: &Matrix, port: u16) -> (Cell, Vec<String>, Vec<String>) {
+        let cell = cells::expand(m).remove(0);
+        let (argv, server) = runner().commands(
+            m,
+            &cell,
+            Kind::Fresh,
+            Path::new("/d/cell/db"),
+            Path::new("/e.json"),
+            port,
+        );
+        (cell, argv, server)
+    }
+
+    fn one_db(table: &str) -> String {
+        format!("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\n{table}")
+    }
+
+    #[test]
+    fn only_stores_with_a_data_dir_can_share_a_load() {
+        let with_dir = stores(|s| s.data_dir.is_some());
+        let without = stores(|s| s.data_dir.is_none() && s.is_embedded());
+        assert!(!with_dir.is_empty() && !without.is_empty());
+        let matrix = |store: &str| {
+            format!("[experiment]\nname = \"t\"\nreuse_load_across = [\"threadcount\"]\n[axes]\ndb = [\"{store}\"]\nthreadcount = [1, 2]\n")
+        };
+        for s in &with_dir {
+            check(&matrix(s.name)).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+        }
+        let names: Vec<&str> = with_dir.iter().map(|s| s.name).collect();
+        for s in &without {
+            let e = check(&matrix(s.name)).unwrap_err();
+            assert!(e.contains("test.toml:1:"), "{e}");
+            assert!(e.contains("keeps no data directory"), "{e}");
+            // The stores that can are listed, as the registry says.
+            assert!(e.contains(&format!("only {} ", names.join(", "))), "{e}");
+        }
+    }
+
+    #[test]
+    fn an_embedded_store_gets_its_data_dir_property() {
+        for s in stores(|s| s.data_dir.is_some()) {
+            let m = check(&format!("[experiment]\n[axes]\ndb = [\"{}\"]\n", s.name)).unwrap();
+            let (_, argv, server) = commands(&m, 0);
+            let dir = s.data_dir.map(|d| d.name).unwrap();
+            assert!(argv.contains(&format!("{dir}=/d/cell/db")), "{argv:?}");
+            assert!(server.is_empty());
+        }
+        for s in stores(|s| s.data_dir.is_none() && s.is_embedded()) {
+            let m = check(&format!("[experiment]\n[axes]\ndb = [\"{}\"]\n", s.name)).unwrap();
+            let (_, argv, _) = commands(&m, 0);
+            assert!(!argv.iter().any(|a| a.contains("/d/cell/db")), "{argv:?}");
+        }
+    }
+
+    #[test]
+    fn a_client_gets_its_address_from_its_descriptor() {
+        let resp = stores(|s| s.server.is_some_and(|c| c.protocol == Protocol::Resp));
+        assert!(!resp.is_empty(), "the registry has a RESP client");
+        for client in resp {
+            let m = check(&one_db(&format!(
+                "store = \"{}\"\nserver = \"redis-server\"\n",
+                client.name
+            )))
+            .unwrap();
+            let (cell, argv, server) = commands(&m, 4242);
+            let address = "127.0.0.1:4242".parse().unwrap();
+            for (k, v) in client.server.unwrap().address_properties(address) {
+                assert!(argv.contains(&format!("{k}={v}")), "{k}: {argv:?}");
+            }
+            assert_eq!(server[0], "redis-server");
+            assert!(
+                server.windows(2).any(|w| w == ["--port", "4242"]),
+                "{server:?}"
+            );
+            // The client's port property is not an input: another attempt
+            // on another port is the same cell.
+            let (_, argv2, _) = commands(&m, 4343);
+            assert_ne!(argv, argv2);
+            assert_eq!(
+                fingerprint(&m, &cell, Kind::Fresh, &argv, &[]),
+                fingerprint(&m, &cell, Kind::Fresh, &argv2, &[])
+            );
+        }
+    }
+
+    #[test]
+    fn ycsb_serve_embeds_an_engine_and_speaks_the_clients_protocol() {
+        let engine = stores(|s| s.data_dir.is_some())[0];
+        for client in stores(|s| s.server.is_some()) {
+            let c = client.server.unwrap();
+            let m = check(&one_db(&format!(
+                "store = \"{}\"\nserver = \"ycsb-serve\"\nengine = \"{}\"\n",
+                client.name, engine.name
+            )))
+            .unwrap();
+            let (_, argv, server) = commands(&m, 4242);
+            for (k, v) in c.address_properties("127.0.0.1:4242".parse().unwrap()) {
+                assert!(argv.contains(&format!("{k}={v}")), "{k}: {argv:?}");
+            }
+            for (k, v) in c.for_ycsb_serve {
+                assert!(argv.contains(&format!("{k}={v}")), "{k}: {argv:?}");
+            }
+            let (on, off) = match c.protocol {
+                Protocol::Http => ("--http", "--resp"),
+                _ => ("--resp", "--http"),
+            };
+            assert!(
+                server.windows(2).any(|w| w == [on, "127.0.0.1:4242"]),
+                "{server:?}"
+            );
+            assert!(server.windows(2).any(|w| w == [off, "off"]), "{server:?}");
+            let dir = engine.data_dir.unwrap().name;
+            assert!(server.contains(&format!("{dir}=/d/cell/db")), "{server:?}");
+            assert_eq!(m.dbs["x"].data_engine(), Some((engine.name, dir)));
+            // A served engine with a data directory can share a load.
+            assert!(m.dbs["x"].data_is_reusable());
+        }
+    }
+
+    #[test]
+    fn servers_need_the_right_kind_of_store() {
+        // redis-server speaks RESP: a client of another protocol is refused.
+        for client in stores(|s| s.server.is_some_and(|c| c.protocol != Protocol::Resp)) {
+            let e = check(&one_db(&format!(
+                "store = \"{}\"\nserver = \"redis-server\"\n",
+                client.name
+            )))
+            .unwrap_err();
+            assert!(
+                e.contains("test.toml:6:") && e.contains("speaks RESP"),
+                "{e}"
+            );
+        }
+        let client = stores(|s| s.server.is_some())[0];
+        // ycsb serve embeds in-process stores only.
+        for served in stores(|s| s.server.is_some()) {
+            let e = check(&one_db(&format!(
+                "store = \"{}\"\nserver = \"ycsb-serve\"\nengine = \"{}\"\n",
+                client.name, served.name
+            )))
+            .unwrap_err();
+            assert!(
+                e.contains("test.toml:7:") && e.contains("ycsb serve embeds"),
+                "{e}"
+            );
+        }
+        // An embedded store is a client of no server.
+        let embedded = stores(StoreDescriptor::is_embedded)[0];
+        let e = check(&one_db(&format!(
+            "store = \"{}\"\nserver = \"redis-server\"\n",
+            embedded.name
+        )))
+        .unwrap_err();
+        assert!(
+            e.contains("test.toml:6:") && e.contains("client of a server"),
+            "{e}"
+        );
+    }
 }

@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{Context, Result};
 use serde_json::Value;
 
-use super::cells::Cell;
-use super::matrix::Matrix;
-use super::run::cell_dir;
-use super::series::{mean_sd, PhaseSeries};
+use crate::cells::Cell;
+use crate::error::{Context as _, Result};
+use crate::matrix::Matrix;
+use crate::run::cell_dir;
+use crate::series::{mean_sd, PhaseSeries};
 
 /// One complete cell's results, read back from its directory.
 #[derive(Clone, Debug)]
@@ -64,16 +64,16 @@ pub fn read_results(results: &Path, cells: &[Cell]) -> Result<Vec<CellResult>> {
         };
         let read = |name: &str| -> Result<String> {
             std::fs::read_to_string(dir.join(name))
-                .with_context(|| format!("reading {}", dir.join(name).display()))
+                .context(|| format!("reading {}", dir.join(name).display()))
         };
         out.push(CellResult {
             cell: cell.clone(),
             record: serde_json::from_str(&record)
-                .with_context(|| format!("parsing {}/cell.json", dir.display()))?,
+                .context(|| format!("parsing {}/cell.json", dir.display()))?,
             export: serde_json::from_str(&read("export.json")?)
-                .with_context(|| format!("parsing {}/export.json", dir.display()))?,
+                .context(|| format!("parsing {}/export.json", dir.display()))?,
             series: serde_json::from_str(&read("timeseries.json")?)
-                .with_context(|| format!("parsing {}/timeseries.json", dir.display()))?,
+                .context(|| format!("parsing {}/timeseries.json", dir.display()))?,
         });
     }
     Ok(out)
