@@ -377,7 +377,13 @@ fn demo(args: &[String]) -> Result<()> {
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     let mut rows = Vec::new();
-    for db in ["rocksdb", "leveldb"] {
+    // The embedded engines that keep their data on disk: the stores whose
+    // comparison the demo is about.
+    let engines: Vec<(&str, &str)> = ycsb_stores::STORES
+        .iter()
+        .filter_map(|s| s.data_dir.map(|dir| (s.name, dir.name)))
+        .collect();
+    for &(db, dir_property) in &engines {
         for workload in ["workloada", "workloadc"] {
             let data = work.join(format!("{db}-{workload}"));
             let export = work.join(format!("{db}-{workload}.json"));
@@ -390,7 +396,7 @@ fn demo(args: &[String]) -> Result<()> {
                 .arg("-P")
                 .arg(root.join(db).join(format!("{db}.properties")))
                 .arg("-p")
-                .arg(format!("{db}.dbname={}", data.display()))
+                .arg(format!("{dir_property}={}", data.display()))
                 .args(["-p", &format!("recordcount={records}")])
                 .args(["-p", &format!("operationcount={operations}")])
                 .args(["-threads", &threads.to_string()])
@@ -428,7 +434,7 @@ fn demo(args: &[String]) -> Result<()> {
     let html = work.join("report.html");
     let mut report = Command::new(&ycsb);
     report.current_dir(&root).arg("report");
-    for db in ["rocksdb", "leveldb"] {
+    for &(db, _) in &engines {
         for workload in ["workloada", "workloadc"] {
             report.arg(work.join(format!("{db}-{workload}.json")));
         }

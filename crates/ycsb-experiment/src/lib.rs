@@ -38,7 +38,12 @@
 // values, and a bug is a typed error, not a panic (tests may do both).
 #![cfg_attr(
     not(test),
-    deny(clippy::print_stdout, clippy::print_stderr, clippy::exit, clippy::unwrap_used)
+    deny(
+        clippy::print_stdout,
+        clippy::print_stderr,
+        clippy::exit,
+        clippy::unwrap_used
+    )
 )]
 
 mod cells;
