@@ -30,29 +30,31 @@
 
 use ycsb_db::StoreDescriptor;
 
-/// Every store compiled into this build, in the order `ycsb stores` lists
-/// them.
-pub const STORES: &[StoreDescriptor] = &[
-    ycsb_basic::DESCRIPTOR,
-    ycsb_memory::DESCRIPTOR,
-    #[cfg(feature = "rocksdb")]
-    ycsb_rocksdb::DESCRIPTOR,
-    #[cfg(feature = "leveldb")]
-    ycsb_leveldb::DESCRIPTOR,
-    #[cfg(feature = "http")]
-    ycsb_http::DESCRIPTOR,
-    #[cfg(feature = "redis")]
-    ycsb_redis::DESCRIPTOR,
-];
+/// Declares the registry from one line per store: the stores always
+/// built, and those behind a cargo feature named after the store.
+macro_rules! registry {
+    (always: [$($always:path),* $(,)?], features: [$($feature:literal => $optional:path),* $(,)?] $(,)?) => {
+        /// Every store compiled into this build, in the order `ycsb stores`
+        /// lists them.
+        pub const STORES: &[StoreDescriptor] = &[
+            $($always,)*
+            $(#[cfg(feature = $feature)] $optional,)*
+        ];
 
-/// Stores that exist as features of this crate but may be compiled out,
-/// with the feature that brings each in.
-const OPTIONAL: &[(&str, &str)] = &[
-    ("rocksdb", "rocksdb"),
-    ("leveldb", "leveldb"),
-    ("http", "http"),
-    ("redis", "redis"),
-];
+        /// The stores that a cargo feature (of the same name) brings in.
+        const OPTIONAL: &[&str] = &[$($feature),*];
+    };
+}
+
+registry! {
+    always: [ycsb_basic::DESCRIPTOR, ycsb_memory::DESCRIPTOR],
+    features: [
+        "rocksdb" => ycsb_rocksdb::DESCRIPTOR,
+        "leveldb" => ycsb_leveldb::DESCRIPTOR,
+        "http" => ycsb_http::DESCRIPTOR,
+        "redis" => ycsb_redis::DESCRIPTOR,
+    ],
+}
 
 /// A store name that no compiled-in descriptor answers to.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -73,13 +75,18 @@ pub struct UnknownStore {
 /// [`UnknownStore`] listing the known names; when the store was compiled
 /// out of this build, it says which feature brings it back.
 pub fn find(name: &str) -> Result<StoreDescriptor, UnknownStore> {
-    if let Some(found) = STORES.iter().find(|s| s.matches(name)) {
+    find_in(STORES, name)
+}
+
+fn find_in(stores: &[StoreDescriptor], name: &str) -> Result<StoreDescriptor, UnknownStore> {
+    if let Some(found) = stores.iter().find(|s| s.matches(name)) {
         return Ok(*found);
     }
     let hint = OPTIONAL
         .iter()
-        .find(|(store, _)| store.eq_ignore_ascii_case(name))
-        .map(|(store, feature)| {
+        .find(|store| store.eq_ignore_ascii_case(name))
+        .map(|store| {
+            let feature = store;
             format!(
                 "; this build was made without the '{store}' store: rebuild with `--features {feature}` (cargo build -p ycsb-cli --features {feature})"
             )
@@ -87,7 +94,7 @@ pub fn find(name: &str) -> Result<StoreDescriptor, UnknownStore> {
         .unwrap_or_default();
     Err(UnknownStore {
         name: name.to_string(),
-        known: names().collect::<Vec<_>>().join(", "),
+        known: stores.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
         hint,
     })
 }
@@ -157,5 +164,14 @@ mod tests {
         let e = find("nosuch").unwrap_err();
         assert!(e.to_string().contains("basic, memory"), "{e}");
         assert!(find("site.ycsb.BasicDB").is_ok());
+    }
+
+    #[test]
+    fn a_store_compiled_out_names_its_feature() {
+        let client_only = [ycsb_basic::DESCRIPTOR, ycsb_memory::DESCRIPTOR];
+        let e = find_in(&client_only, "RocksDB").unwrap_err();
+        assert_eq!(e.known, "basic, memory");
+        assert!(e.hint.contains("--features rocksdb"), "{e}");
+        assert!(find_in(&client_only, "nosuch").unwrap_err().hint.is_empty());
     }
 }
