@@ -11,14 +11,15 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ycsb_core::clock::{Clock, ClockSource};
 use ycsb_core::db::store::StoreContext;
 use ycsb_core::db::{Properties, Record, Status, ThreadContext};
 use ycsb_core::generator::{
     fnvhash64, seeded_rng, AcknowledgedCounter, Discrete, Exponential, Hotspot, NumberGenerator,
     ScrambledZipfian, Sequential, SkewedLatest, Uniform, Zipfian,
 };
-use ycsb_core::measurement::{MeasurementSettings, Measurements, Operation};
+use ycsb_core::internals::Measurements;
+use ycsb_core::internals::{Clock, ClockSource};
+use ycsb_core::measurement::{MeasurementSettings, Operation};
 use ycsb_core::workload::{
     build_deterministic_value, build_key_name, fill_random_printable, random_printable_word,
     CoreWorkload, KeyOrder, ValueRng,

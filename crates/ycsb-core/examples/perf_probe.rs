@@ -8,8 +8,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use ycsb_core::clock::{Clock, ClockSource};
 use ycsb_core::generator::{seeded_rng, ScrambledZipfian, Zipfian};
+use ycsb_core::internals::{Clock, ClockSource};
 use ycsb_core::workload::fill_random_printable;
 
 /// Best of `rounds` timings of `f`, which performs `per_round` units of work.

@@ -117,7 +117,7 @@ pub use session::{
     unknown_properties, Session, SessionError, SessionFailure, SessionObserver, UnknownProperty,
 };
 
-pub mod clock;
+mod clock;
 pub mod dbbench;
 pub mod generator;
 pub mod measurement;
@@ -125,3 +125,13 @@ pub mod observe;
 pub mod properties;
 pub mod runner;
 pub mod workload;
+
+/// Not part of the API: the per-operation internals that this crate's
+/// micro-benchmarks (`benches/hot_path.rs`, `examples/perf_probe.rs`) and
+/// the direct-engine loops of the binding crates measure or reuse, so that
+/// they time exactly the code a run executes. They may change at any time.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::clock::{Clock, ClockSource};
+    pub use crate::measurement::recorder::{Measurements, Recorder};
+}

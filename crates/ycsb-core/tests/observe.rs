@@ -1,27 +1,26 @@
-//! The runner's ticks through a `Collector` on a real store: every
-//! operation in exactly one row, a time warm-up excluded from the report.
+//! The runner's ticks through a session's time series on a real store:
+//! every operation in exactly one row, a time warm-up excluded from the
+//! report.
 
-use std::time::Duration;
+use ycsb_core::db::Properties;
+use ycsb_core::runner::{Observer, StatusUpdate};
+use ycsb_core::{Phase, PhaseOutcome, Session, SessionObserver, StopSignal};
 
-use ycsb_basic::BasicStore;
-use ycsb_core::db::{Properties, StoreContext};
-use ycsb_core::measurement::MeasurementSettings;
-use ycsb_core::observe::{Collector, ObserveSettings, Warmup};
-use ycsb_core::runner::{self, Observer, Phase, RunnerSettings, StatusUpdate, StopSignal, Tick};
-use ycsb_core::workload::CoreWorkload;
-
-struct Ticks {
-    collector: Collector,
+#[derive(Default)]
+struct Statuses {
     statuses: usize,
+    runtime_ns: u128,
 }
 
-impl Observer for Ticks {
+impl Observer for Statuses {
     fn on_status(&mut self, _: &StatusUpdate<'_>) {
         self.statuses += 1;
     }
+}
 
-    fn on_tick(&mut self, tick: &Tick<'_>) {
-        self.collector.on_tick(tick);
+impl SessionObserver for Statuses {
+    fn phase_finished(&mut self, outcome: &PhaseOutcome) {
+        self.runtime_ns = outcome.runtime.as_nanos();
     }
 }
 
@@ -37,29 +36,14 @@ fn ticks_cover_every_operation_and_the_warmup_is_left_out() {
         .with("timeseries.granularity", 0.05)
         .with("measurement.warmup", "0.2s")
         .with("status.interval", 0.25);
-    let store = BasicStore::open(&StoreContext::new(&props)).unwrap();
-    let workload = CoreWorkload::from_properties(&props).unwrap();
-    let settings = RunnerSettings::from_properties(&props).unwrap();
-    assert_eq!(settings.granularity, Some(Duration::from_millis(50)));
-    assert_eq!(settings.warmup, Warmup::Time(Duration::from_millis(200)));
-    let measurement = MeasurementSettings::from_properties(&props).unwrap();
-    let observe = ObserveSettings::from_properties(&props, None).unwrap();
-    let mut observer = Ticks {
-        collector: Collector::new(&observe, false, Vec::new()).unwrap(),
-        statuses: 0,
-    };
-    observer.collector.start_phase(Phase::Run);
-    let outcome = runner::run_phase(
-        Phase::Run,
-        &workload,
-        &store,
-        &settings,
-        &measurement,
-        &StopSignal::new(),
-        &mut observer,
-    )
-    .unwrap();
-    let observation = observer.collector.finish_phase(&outcome, &workload);
+    let session = Session::new(props, ycsb_basic::DESCRIPTOR).unwrap();
+    let store = session.open_store(None).unwrap();
+    let mut observer = Statuses::default();
+    let report = session
+        .execute(store, &[Phase::Run], &StopSignal::new(), &mut observer)
+        .unwrap();
+    let phase = &report.phases[0];
+    let observation = phase.observation.as_ref().unwrap();
 
     let rows = &observation.series;
     // Rows are far more frequent than status lines.
@@ -74,17 +58,16 @@ fn ticks_cover_every_operation_and_the_warmup_is_left_out() {
     // delay it a little.
     assert!(warmup.end_s >= 0.2 && warmup.end_s < 0.6, "{warmup:?}");
     // The report holds exactly what the rows after the warm-up hold.
-    let reported: u64 = outcome
-        .report
+    let reported: u64 = phase
         .sections
         .iter()
         .filter(|s| s.name == "READ" || s.name == "UPDATE")
         .map(|s| s.operations)
         .sum();
     assert_eq!(reported, 1200 - warm);
-    assert_eq!(outcome.report.operations, 1200 - warmup.operations);
-    assert!(outcome.report.runtime_ns < u64::try_from(outcome.runtime.as_nanos()).unwrap());
-    let stability = observation.stability.unwrap();
+    assert_eq!(phase.operations, 1200 - warmup.operations);
+    assert!(u128::from(phase.runtime_ns) < observer.runtime_ns);
+    let stability = observation.stability.as_ref().unwrap();
     assert!(stability.intervals >= 1 && stability.mean_throughput > 0.0);
     assert!(rows.iter().all(|r| r.client.is_some()));
 }

@@ -69,7 +69,7 @@ mod export;
 mod flat;
 mod format;
 pub(crate) mod hdrlog;
-mod recorder;
+pub(crate) mod recorder;
 mod report;
 mod settings;
 #[cfg(test)]
@@ -80,24 +80,24 @@ use std::fmt;
 pub use export::{
     new_exporter, write_atomically, Exporter, JsonArrayExporter, JsonExporter, TextExporter,
 };
-pub use format::{
-    format_status_line, java_decimal, java_double, java_ordinal, remaining_text, StatusLine,
-};
+pub use format::{format_status_line, java_ordinal, StatusLine};
+pub(crate) use hdrlog::HdrLogSettings;
 pub use hdrlog::{
-    decode_histogram, encode_histogram, read_interval_log, HdrLogError, HdrLogSettings, HdrLogs,
-    IntervalLog, LogInterval, HDR_FILE_OUTPUT, HDR_OUTPUT_PATH,
+    decode_histogram, encode_histogram, read_interval_log, HdrLogError, IntervalLog, LogInterval,
 };
-pub use recorder::{
-    java_percentile, IntervalSection, IntervalSnapshot, Measurements, Recorder, SectionHistogram,
-    TickSection, TickSnapshot,
-};
+pub use recorder::{java_percentile, IntervalSection, IntervalSnapshot, TickSection, TickSnapshot};
+pub(crate) use recorder::{Measurements, Recorder};
+pub(crate) use report::effective_config;
 pub use report::{
-    effective_config, ConfigEntry, EngineReportEntry, JavaMeasurement, JavaNumber,
-    PercentileLatency, PhaseReport, RunMetadata, RunReport, SectionReport, StatusCount,
+    ConfigEntry, EngineReportEntry, PercentileLatency, PhaseReport, RunMetadata, RunReport,
+    SectionReport, StatusCount,
 };
-pub use settings::{
-    ExporterKind, MeasurementInterval, MeasurementSettings, EXPORTER, EXPORT_FILE,
-    MEASUREMENT_INTERVAL, MEASUREMENT_TYPE, PERCENTILES, PROPERTIES, STATUS_INTERVAL,
+pub use settings::{ExporterKind, MeasurementInterval, MeasurementSettings};
+pub(crate) use settings::{EXPORT_FILE, MEASUREMENT_INTERVAL, PROPERTIES, STATUS_INTERVAL};
+#[cfg(test)]
+use {
+    format::{java_decimal, java_double, remaining_text},
+    recorder::SectionHistogram,
 };
 
 /// An operation type, measured and reported separately.

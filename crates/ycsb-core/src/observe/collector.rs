@@ -167,11 +167,6 @@ impl Collector {
         self.rows.push(row);
     }
 
-    /// The rows of the current phase so far.
-    pub fn rows(&self) -> &[SeriesRow] {
-        &self.rows
-    }
-
     /// Ends the phase: its series with stability and amplification
     /// figures, to put into the phase's report.
     pub fn finish_phase(

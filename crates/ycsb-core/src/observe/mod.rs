@@ -116,18 +116,11 @@ mod settings;
 mod stability;
 mod timeseries;
 
-pub use amplification::{Amplification, UserBytes};
-pub use collector::Collector;
-pub use resources::{
-    dir_size, parse_io, parse_stat_times, parse_status, ProcessSample, ProcessSampler,
-    ResourceUsage,
-};
+pub use amplification::Amplification;
+pub(crate) use collector::Collector;
+pub use resources::ResourceUsage;
 pub(crate) use settings::granularity;
-pub use settings::{
-    ObserveError, ObserveSettings, Warmup, GRANULARITY, MONITOR_DIR, MONITOR_PID, PROPERTIES,
-    STEADY_STATE_TOLERANCE, STEADY_STATE_WINDOW, TIMESERIES_FILE, WARMUP,
-};
-pub use stability::{steady_state, IntervalPoint, P99Spread, Stability, SteadyState};
-pub use timeseries::{
-    CsvWriter, PhaseObservation, SeriesRow, SeriesSection, SeriesWriter, WarmupSummary,
-};
+pub use settings::{ObserveError, Warmup};
+pub(crate) use settings::{ObserveSettings, PROPERTIES, WARMUP};
+pub use stability::{IntervalPoint, P99Spread, Stability, SteadyState};
+pub use timeseries::{PhaseObservation, SeriesRow, SeriesSection, WarmupSummary};

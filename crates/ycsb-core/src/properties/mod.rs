@@ -37,7 +37,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-pub use ycsb_db::properties::*;
+use ycsb_db::properties::{Origin, Properties};
 
 /// One entry of a property file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -393,7 +393,7 @@ pub fn parse_assignment(arg: &str) -> Result<(String, String), PropertyFileError
 /// In a key every space is escaped; in a value only a leading one (inner
 /// spaces are kept literally). Characters outside printable ASCII are
 /// written as `\uXXXX` (UTF-16 units), so the output is plain ASCII.
-pub fn escape_into(text: &str, is_key: bool, out: &mut String) {
+fn escape_into(text: &str, is_key: bool, out: &mut String) {
     use std::fmt::Write as _;
     for (i, c) in text.chars().enumerate() {
         match c {

@@ -1,6 +1,7 @@
 use super::*;
 use proptest::prelude::*;
 use std::path::Path;
+use ycsb_db::Property;
 
 fn parse(text: &str) -> Vec<(String, String, usize)> {
     parse_str(text, Path::new("t.properties"))
