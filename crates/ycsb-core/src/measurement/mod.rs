@@ -17,7 +17,8 @@
 //! ```
 //! use std::time::{Duration, Instant};
 //! use ycsb_core::db::Status;
-//! use ycsb_core::measurement::{MeasurementSettings, Measurements, Operation, TextExporter};
+//! # use ycsb_core::internals::Measurements;
+//! use ycsb_core::measurement::{MeasurementSettings, Operation, TextExporter};
 //!
 //! let measurements = Measurements::new(&MeasurementSettings::default(), 1);
 //! let mut recorder = measurements.recorder(0);

@@ -12,7 +12,7 @@ pub struct RunReport {
     /// Who ran what, where and when.
     pub metadata: RunMetadata,
     /// The effective configuration, secrets redacted (see
-    /// [`effective_config`]).
+    /// `effective_config`).
     pub config: Vec<ConfigEntry>,
     /// The phases run, in order.
     pub phases: Vec<PhaseReport>,

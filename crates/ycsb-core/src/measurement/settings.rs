@@ -135,7 +135,7 @@ impl Default for MeasurementSettings {
 }
 
 impl MeasurementSettings {
-    /// Reads and checks the [`PROPERTIES`].
+    /// Reads and checks the measurement properties.
     ///
     /// # Errors
     ///

@@ -64,7 +64,7 @@ pub struct Amplification {
     pub write_amplification: Option<f64>,
     /// Estimated user bytes of the data set at the end of the phase: after
     /// a load the records inserted, after a run `recordcount` plus the run's
-    /// inserts minus its deletes, times [`UserBytes::per_insert`].
+    /// inserts minus its deletes, times `UserBytes::per_insert`.
     pub data_bytes: f64,
     /// The DB directory's size at the end of the phase.
     pub db_size_bytes: Option<u64>,

@@ -19,12 +19,6 @@ use crate::workload::CoreWorkload;
 /// [`Tick`] from [`Observer::on_tick`](crate::runner::Observer::on_tick),
 /// call [`Collector::start_phase`] before and [`Collector::finish_phase`]
 /// after each phase.
-///
-/// ```no_run
-/// # use ycsb_core::observe::{Collector, ObserveSettings};
-/// let mut collector = Collector::new(&ObserveSettings::default(), false, Vec::new())?;
-/// # Ok::<(), ycsb_core::observe::ObserveError>(())
-/// ```
 #[derive(Debug)]
 pub struct Collector {
     settings: ObserveSettings,

@@ -10,12 +10,12 @@
 //! `timeseries.granularity` (1 s by default, independent of
 //! `status.interval`): it merges the workers' published histograms into
 //! one [`runner::Tick`](crate::runner::Tick) per interval and hands it to
-//! the [`Observer`](crate::runner::Observer). A [`Collector`] (owned by the
+//! the [`Observer`](crate::runner::Observer). A `Collector` (owned by the
 //! observer, so again on the status thread) turns each tick into a
 //! [`SeriesRow`]: it samples `/proc/self/{stat,status,io}` (and those of
 //! `monitor.pid`), walks the DB directory (`monitor.dir`) for its size on
 //! disk, appends the row to `timeseries.file` and keeps it for the report.
-//! At the end of a phase [`Collector::finish_phase`] computes the
+//! At the end of a phase `Collector::finish_phase` computes the
 //! [`Stability`] and [`Amplification`] figures and returns the
 //! [`PhaseObservation`] that the JSON export carries in
 //! [`PhaseReport::observation`](crate::measurement::PhaseReport::observation).
@@ -75,7 +75,7 @@
 //! `timeseries.file` receives the same rows while the phase runs: as JSON
 //! lines (one [`SeriesRow`] object per line with an added `"phase"` key)
 //! unless the name ends in `.csv`, then as CSV with a fixed header (see
-//! [`CsvWriter`]). Each row is written and flushed when its interval ends,
+//! `CsvWriter`). Each row is written and flushed when its interval ends,
 //! so a crash leaves every earlier row intact.
 //!
 //! # Warm-up
@@ -92,7 +92,7 @@
 //!
 //! # Steady state
 //!
-//! See [`steady_state`]: the first interval from which a window of
+//! See `steady_state`: the first interval from which a window of
 //! `steadystate.window` intervals all lie within `steadystate.tolerance`
 //! of the mean throughput of everything from that interval to the end.
 //!
@@ -106,7 +106,7 @@
 //! user byte written; space amplification is the DB directory's size at the
 //! end of the phase per user byte of the data set. User bytes are
 //! estimated from the operation counts and the workload's mean record size
-//! (key, field names and mean field length, see [`UserBytes`]), not counted
+//! (key, field names and mean field length, see `UserBytes`), not counted
 //! per operation, to keep the operation path untouched.
 
 mod amplification;

@@ -58,7 +58,7 @@ pub struct Stability {
     /// Per section with operations, the spread of its per-interval p99.
     pub p99_us: Vec<P99Spread>,
     /// When throughput settled over the whole series (warm-up included),
-    /// by [`steady_state`]; `None` when it never did.
+    /// by `steady_state`; `None` when it never did.
     pub steady_state: Option<SteadyState>,
 }
 

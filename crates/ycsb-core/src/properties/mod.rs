@@ -23,7 +23,7 @@
 //!
 //! ```
 //! use std::path::Path;
-//! use ycsb_core::properties::{load_file, parse_assignment, parse_str, Origin, Properties};
+//! use ycsb_core::properties::{parse_assignment, parse_str};
 //!
 //! let lines = parse_str("# workload A\nrecordcount=1000\nreadproportion : 0.5\n",
 //!                       Path::new("workloada")).unwrap();
