@@ -45,7 +45,7 @@ mod error;
 mod histogram;
 mod latest;
 mod simple;
-pub mod zeta;
+pub(crate) mod zeta;
 mod zipfian;
 
 #[cfg(test)]

@@ -38,7 +38,8 @@ pub const SCRAMBLED_ZETAN: f64 = 26.469_028_201_783_02;
 /// (for θ > 1, η and α are negative).
 ///
 /// Construction takes well under a millisecond for any item count and θ:
-/// ζ(n) comes from the fast [`zeta`].
+/// ζ(n) comes from a fast zeta sum (an exact head and a bounded
+/// Euler–Maclaurin tail).
 ///
 /// # Differences from Java
 ///
@@ -257,7 +258,7 @@ impl ScrambledZipfian {
 
     /// A scrambled zipfian over `min..=max` with zipfian constant `theta`
     /// (YCSB-cpp's `zipfian_const`). For a non-default constant ζ over the
-    /// 10^10 + 1 inner items is computed with the fast [`zeta`], where Java
+    /// 10^10 + 1 inner items is computed with the fast zeta sum, where Java
     /// takes minutes.
     ///
     /// # Errors
