@@ -3,7 +3,7 @@
 //! Flags are gflags-style as db_bench takes them (`--num=1000`, `--num
 //! 1000`, `-num=1000`, `--histogram`, `--nohistogram`,
 //! `--histogram=false`). Benchmark flags become
-//! `ycsb_core::dbbench::Settings`; engine flags (`--cache_size`,
+//! `ycsb_dbbench::Settings`; engine flags (`--cache_size`,
 //! `--compression_type`, ...) become the store's properties
 //! (`rocksdb.cache_size`, `leveldb.compression`, ...) with the flag as the
 //! origin, so a bad value is reported naming the flag. `-P file` and `-p
@@ -13,10 +13,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ycsb_core::dbbench::{
-    self, BenchError, BenchOutcome, BenchmarkKind, IntervalReport, Progress, Settings,
-};
 use ycsb_db::{Origin, Properties, PropertyDecl, Store, StoreContext, StoreDescriptor, StoreError};
+use ycsb_dbbench::{
+    self as dbbench, BenchError, BenchOutcome, BenchmarkKind, IntervalReport, Progress, Settings,
+};
 
 use crate::args::PropertySource;
 use crate::{build_properties, find_store, warn_unknown, Failure};

@@ -100,7 +100,6 @@ mod benchmark;
 pub use benchmark::{properties as known_properties, Benchmark, ConfigError};
 
 pub mod clock;
-pub mod dbbench;
 pub mod generator;
 pub mod measurement;
 pub mod observe;

@@ -323,3 +323,21 @@ fn keys_are_zero_padded_decimal() {
         assert_eq!(key, format!("{n:0width$}"));
     }
 }
+
+#[test]
+fn thread_streams_draw_the_keys_they_drew_in_ycsb_core() {
+    // The first draws of ycsb-core's `seeded_rng(42, 0)` and `(42, 1)`, as
+    // the bench drew them when it lived there.
+    let draws = |stream| {
+        let mut rng = crate::random::seeded_rng(42, stream);
+        [rng.next_u64(), rng.next_u64()]
+    };
+    assert_eq!(
+        draws(0),
+        [3_097_292_450_955_812_305, 7_533_490_933_266_535_493]
+    );
+    assert_eq!(
+        draws(1),
+        [5_856_950_564_879_429_707, 11_666_747_119_109_144_204]
+    );
+}
