@@ -1,9 +1,11 @@
 //! db_bench's benchmarks on any store: `fillseq`, `readrandom` and the
 //! rest of RocksDB's and LevelDB's micro-benchmark vocabulary, run through
-//! the [`Store`]/[`StoreThread`] traits and reported in db_bench's format.
+//! the [`Store`]/[`StoreThread`] traits and reported in db_bench's format,
+//! and db_bench's command line ([`Args`]), which `ycsb bench` takes.
 //!
 //! The crate depends on the store contract alone: the benchmarks need no
-//! part of the YCSB workload engine.
+//! part of the YCSB workload engine. It never prints: results, help and
+//! warnings are values for the caller to show.
 //!
 //! Faithful to db_bench:
 //! - keys are key numbers as zero-padded decimal of `key_size` digits
@@ -22,8 +24,8 @@
 //! emulation is stated rather than hidden:
 //! - a value is a record with one field named [`VALUE_FIELD`], which an
 //!   embedded engine stores with 3 bytes of field framing unless its store
-//!   has a bare-value layout (which `ycsb bench` turns on through the
-//!   descriptor's `dbbench_properties`);
+//!   has a bare-value layout (which [`Args::store_properties`] turns on
+//!   through the descriptor's `dbbench_properties`);
 //! - `batch_size` groups that many writes into one timed operation, but
 //!   the trait has no atomic batch: they are separate writes;
 //! - `readseq` reads with scans of [`SCAN_CHUNK`] rows, `readreverse` walks
@@ -35,10 +37,12 @@
 
 #![deny(missing_docs)]
 
+mod args;
 mod histogram;
 mod keys;
 mod random;
 
+pub use args::{fresh_properties, help_text, Args, ArgsError, PropertySource, Warning};
 pub use histogram::Histogram;
 pub use random::ValueGenerator;
 

@@ -325,6 +325,26 @@ fn keys_are_zero_padded_decimal() {
 }
 
 #[test]
+fn every_stores_dbbench_vocabulary_is_the_benchs() {
+    for store in ycsb_stores::STORES {
+        for (flag, _) in store.dbbench_flags {
+            assert!(
+                crate::args::is_engine_flag(flag),
+                "{}: {flag} is not one of db_bench's engine flags",
+                store.name
+            );
+        }
+        for (property, value) in store.dbbench_properties {
+            // A bare-value layout reads the value back under a field name,
+            // which must be the one the bench writes and reads.
+            if property.ends_with("raw_field") {
+                assert_eq!(*value, VALUE_FIELD, "{}: {property}", store.name);
+            }
+        }
+    }
+}
+
+#[test]
 fn thread_streams_draw_the_keys_they_drew_in_ycsb_core() {
     // The first draws of ycsb-core's `seeded_rng(42, 0)` and `(42, 1)`, as
     // the bench drew them when it lived there.
