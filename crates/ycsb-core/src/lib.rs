@@ -118,7 +118,6 @@ pub use session::{
 };
 
 mod clock;
-pub mod dbbench;
 pub mod generator;
 pub mod measurement;
 pub mod observe;

@@ -15,7 +15,6 @@ mod values;
 
 pub use clients::{ClientPartition, CLIENT_COUNT, CLIENT_INDEX};
 pub use keys::{build_key_name, key_name, KeyOrder, KEY_PREFIX};
-pub(crate) use keys::{decimal_digits, write_20_digits};
 pub use values::{
     build_deterministic_value, fill_random_printable, random_printable_word, ValueRng,
 };

@@ -1,6 +1,11 @@
 //! db_bench's benchmarks on any store: `fillseq`, `readrandom` and the
 //! rest of RocksDB's and LevelDB's micro-benchmark vocabulary, run through
-//! the [`Store`]/[`StoreThread`] traits and reported in db_bench's format.
+//! the [`Store`]/[`StoreThread`] traits and reported in db_bench's format,
+//! and db_bench's command line ([`Args`]), which `ycsb bench` takes.
+//!
+//! The crate depends on the store contract alone: the benchmarks need no
+//! part of the YCSB workload engine. It never prints: results, help and
+//! warnings are values for the caller to show.
 //!
 //! Faithful to db_bench:
 //! - keys are key numbers as zero-padded decimal of `key_size` digits
@@ -19,7 +24,8 @@
 //! emulation is stated rather than hidden:
 //! - a value is a record with one field named [`VALUE_FIELD`], which an
 //!   embedded engine stores with 3 bytes of field framing unless its store
-//!   has a bare-value layout (`ycsb bench` sets `rocksdb.format=raw`);
+//!   has a bare-value layout (which [`Args::store_properties`] turns on
+//!   through the descriptor's `dbbench_properties`);
 //! - `batch_size` groups that many writes into one timed operation, but
 //!   the trait has no atomic batch: they are separate writes;
 //! - `readseq` reads with scans of [`SCAN_CHUNK`] rows, `readreverse` walks
@@ -29,21 +35,34 @@
 //! - with several threads, the `(N of M found)` counts sum all threads
 //!   (db_bench shows only the first thread's).
 
+#![deny(missing_docs)]
+// Only the programs print or exit; a library reports through its return
+// values, and a bug is a typed error, not a panic (tests may do both).
+#![cfg_attr(
+    not(test),
+    deny(clippy::print_stdout, clippy::print_stderr, clippy::exit, clippy::unwrap_used)
+)]
+
+mod args;
 mod histogram;
+mod keys;
 mod random;
 
+pub use args::{fresh_properties, help_text, Args, ArgsError, PropertySource, Warning};
 pub use histogram::Histogram;
-pub use random::{ParkMiller, ValueGenerator};
+pub use random::ValueGenerator;
 
 use std::fmt::{self, Write as _};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
+use rand::rngs::SmallRng;
 use rand::RngCore;
 use ycsb_db::{Fields, Record, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext};
 
-use crate::generator::{seeded_rng, Rng64};
+use crate::keys::make_key;
+use crate::random::seeded_rng;
 
 /// The name of the one field that holds a benchmark value.
 pub const VALUE_FIELD: &str = "v";
@@ -571,8 +590,8 @@ pub fn run(
 }
 
 /// The `stats` benchmark's text: the store's engine, its gauges and its
-/// reports (RocksDB's `rocksdb.stats`).
-pub fn stats_text(store: &dyn Store) -> String {
+/// reports (RocksDB's statistics dump).
+fn stats_text(store: &dyn Store) -> String {
     let mut text = String::new();
     let info = store.engine_info();
     if !info.name.is_empty() {
@@ -713,30 +732,8 @@ struct Worker<'a> {
     values: ValueGenerator,
     value_size: usize,
     key_size: usize,
-    rng: Rng64,
+    rng: SmallRng,
     stats: ThreadStats,
-}
-
-/// Writes `n` as decimal, zero-padded to `width` digits (`%0*llu`).
-/// Formatting by hand: `write!` with a width costs as much per key as a
-/// memtable insert's comparisons (a profile showed it at 1.6 % of a
-/// fillseq).
-fn make_key(buf: &mut String, n: u64, width: usize) {
-    // All 20 digit places are written, so the zero padding up to 20 places
-    // is already there: one copy into `buf`.
-    let mut digits = [b'0'; 20];
-    crate::workload::write_20_digits(n, &mut digits);
-    let start = digits.len() - crate::workload::decimal_digits(n);
-    buf.clear();
-    let from = if width > digits.len() {
-        buf.extend(std::iter::repeat_n('0', width - digits.len()));
-        0
-    } else {
-        start.min(digits.len() - width)
-    };
-    // SAFETY: `digits` holds only the ASCII digits written above. (The
-    // UTF-8 check cost as much per key as the formatting.)
-    buf.push_str(unsafe { std::str::from_utf8_unchecked(&digits[from..]) });
 }
 
 impl<'a> Worker<'a> {

@@ -323,3 +323,41 @@ fn keys_are_zero_padded_decimal() {
         assert_eq!(key, format!("{n:0width$}"));
     }
 }
+
+#[test]
+fn every_stores_dbbench_vocabulary_is_the_benchs() {
+    for store in ycsb_stores::STORES {
+        for (flag, _) in store.dbbench_flags {
+            assert!(
+                crate::args::is_engine_flag(flag),
+                "{}: {flag} is not one of db_bench's engine flags",
+                store.name
+            );
+        }
+        for (property, value) in store.dbbench_properties {
+            // A bare-value layout reads the value back under a field name,
+            // which must be the one the bench writes and reads.
+            if property.ends_with("raw_field") {
+                assert_eq!(*value, VALUE_FIELD, "{}: {property}", store.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn thread_streams_draw_the_keys_they_drew_in_ycsb_core() {
+    // The first draws of ycsb-core's `seeded_rng(42, 0)` and `(42, 1)`, as
+    // the bench drew them when it lived there.
+    let draws = |stream| {
+        let mut rng = crate::random::seeded_rng(42, stream);
+        [rng.next_u64(), rng.next_u64()]
+    };
+    assert_eq!(
+        draws(0),
+        [3_097_292_450_955_812_305, 7_533_490_933_266_535_493]
+    );
+    assert_eq!(
+        draws(1),
+        [5_856_950_564_879_429_707, 11_666_747_119_109_144_204]
+    );
+}
