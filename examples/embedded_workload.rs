@@ -11,7 +11,7 @@ use std::path::Path;
 
 use ycsb_core::db::{Origin, Properties};
 use ycsb_core::properties::load_file;
-use ycsb_core::runner::{Observer, StatusUpdate};
+use ycsb_core::{Observer, StatusUpdate};
 use ycsb_core::{Phase, PhaseOutcome, Session, SessionObserver, StopSignal};
 
 /// Prints one line per status interval and per phase, and keeps the JSON

@@ -2,7 +2,7 @@
 //!
 //! The binary is thin: it parses the command line ([`args`]), builds the
 //! properties, looks up the store (`ycsb_stores`) and drives
-//! `ycsb_core::runner`. It is the only place that prints or exits.
+//! a `ycsb_core::Session`. It is the only place that prints or exits.
 
 #![forbid(unsafe_code)]
 

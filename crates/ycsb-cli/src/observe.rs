@@ -6,8 +6,8 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use ycsb_core::observe::PhaseObservation;
-use ycsb_core::runner::{StatusUpdate, Tick};
 use ycsb_core::PhaseOutcome;
+use ycsb_core::{StatusUpdate, Tick};
 
 use crate::progress::{ProgressBar, ProgressState};
 

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ycsb_core::measurement::{self, ExporterKind, StatusLine};
-use ycsb_core::runner::{Observer, StatusUpdate, Tick};
+use ycsb_core::{Observer, StatusUpdate, Tick};
 use ycsb_core::{
     Phase, PhaseOutcome, Session, SessionError, SessionFailure, SessionObserver, StopSignal,
 };

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use ycsb_core::runner::StopSignal;
+use ycsb_core::StopSignal;
 use ycsb_db::{PropertyDecl, StoreContext};
 
 use crate::{args, build_properties, find_store, warn_unknown, Failure};

@@ -17,13 +17,12 @@ use ycsb_core::generator::{
     fnvhash64, seeded_rng, AcknowledgedCounter, Discrete, Exponential, Hotspot, NumberGenerator,
     ScrambledZipfian, Sequential, SkewedLatest, Uniform, Zipfian,
 };
-use ycsb_core::internals::Measurements;
-use ycsb_core::internals::{Clock, ClockSource};
-use ycsb_core::measurement::{MeasurementSettings, Operation};
-use ycsb_core::workload::{
-    build_deterministic_value, build_key_name, fill_random_printable, random_printable_word,
-    CoreWorkload, KeyOrder, ValueRng,
+use ycsb_core::internals::{
+    build_deterministic_value, build_key_name, fill_random_printable, random_printable_word, Clock,
+    ClockSource, KeyOrder, Measurements, ValueRng,
 };
+use ycsb_core::measurement::{MeasurementSettings, Operation};
+use ycsb_core::workload::CoreWorkload;
 
 fn generators(c: &mut Criterion) {
     let mut group = c.benchmark_group("generator");

@@ -9,8 +9,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use ycsb_core::generator::{seeded_rng, ScrambledZipfian, Zipfian};
+use ycsb_core::internals::fill_random_printable;
 use ycsb_core::internals::{Clock, ClockSource};
-use ycsb_core::workload::fill_random_printable;
 
 /// Best of `rounds` timings of `f`, which performs `per_round` units of work.
 fn best_ns_per_unit(rounds: usize, per_round: u64, mut f: impl FnMut()) -> f64 {

@@ -86,11 +86,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Two entry points, one semantics: [`Benchmark`] runs phases on any
+//! [`Store`](db::Store) (an incomplete load or a spent error budget is a
+//! [`PhaseError`]), and [`Session`] is the whole invocation the `ycsb`
+//! binary runs on a store with a [`StoreDescriptor`](db::StoreDescriptor):
+//! every property checked against one list, the time series, HdrHistogram
+//! logs, and the export written before the store closes. What a session
+//! shows while it runs goes to a [`SessionObserver`] ([`Observer`] for the
+//! status intervals).
+//!
 //! The modules: [`properties`] (Java `.properties` files), [`generator`]
 //! (Java YCSB's distributions), [`workload`] (the CoreWorkload),
-//! [`measurement`] (per-thread histograms, reports, exporters), [`runner`]
-//! (threads, target rate, status intervals), and [`Benchmark`] tying them
-//! together.
+//! [`measurement`] (reports and exporters), [`observe`] (the time series,
+//! stability and amplification a phase's report carries).
 
 #![deny(missing_docs)]
 // Only the programs print or exit; a library reports through its return
@@ -112,7 +120,9 @@ mod session;
 pub use benchmark::{
     properties as known_properties, property_groups, Benchmark, ConfigError, PhaseError,
 };
-pub use runner::{Phase, PhaseOutcome, Silent, StopSignal};
+pub use runner::{
+    Observer, Phase, PhaseOutcome, RunError, RunnerSettings, Silent, StatusUpdate, StopSignal, Tick,
+};
 pub use session::{
     unknown_properties, Session, SessionError, SessionFailure, SessionObserver, UnknownProperty,
 };
@@ -122,7 +132,7 @@ pub mod generator;
 pub mod measurement;
 pub mod observe;
 pub mod properties;
-pub mod runner;
+pub(crate) mod runner;
 pub mod workload;
 
 /// Not part of the API: the per-operation internals that this crate's
@@ -133,4 +143,9 @@ pub mod workload;
 pub mod internals {
     pub use crate::clock::{Clock, ClockSource};
     pub use crate::measurement::recorder::{Measurements, Recorder};
+    pub use crate::workload::keys::{build_key_name, decimal_digits, write_20_digits, KeyOrder};
+    pub use crate::workload::values::{
+        build_deterministic_value, fill_random_printable, random_printable_word, ValueRng,
+    };
+    pub use crate::workload::{split_range, WorkloadThread};
 }

@@ -3,7 +3,7 @@
 //! report.
 
 use ycsb_core::db::Properties;
-use ycsb_core::runner::{Observer, StatusUpdate};
+use ycsb_core::{Observer, StatusUpdate};
 use ycsb_core::{Phase, PhaseOutcome, Session, SessionObserver, StopSignal};
 
 #[derive(Default)]

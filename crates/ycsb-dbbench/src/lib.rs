@@ -40,7 +40,12 @@
 // values, and a bug is a typed error, not a panic (tests may do both).
 #![cfg_attr(
     not(test),
-    deny(clippy::print_stdout, clippy::print_stderr, clippy::exit, clippy::unwrap_used)
+    deny(
+        clippy::print_stdout,
+        clippy::print_stderr,
+        clippy::exit,
+        clippy::unwrap_used
+    )
 )]
 
 mod args;
@@ -62,7 +67,7 @@ use rand::RngCore;
 use ycsb_db::{Fields, Record, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext};
 
 use crate::keys::make_key;
-use crate::random::seeded_rng;
+use ycsb_core::generator::seeded_rng;
 
 /// The name of the one field that holds a benchmark value.
 pub const VALUE_FIELD: &str = "v";

@@ -2,9 +2,6 @@
 //! `RandomGenerator` that serves values compressible to a chosen ratio;
 //! the key streams of the benchmark threads.
 
-use rand::rngs::SmallRng;
-use rand::SeedableRng;
-
 /// LevelDB's and RocksDB's `Random`: the Park–Miller "minimal standard"
 /// generator (multiplier 16807 modulo 2^31 − 1), kept bit-exact so that
 /// our values are the bytes db_bench writes.
@@ -95,39 +92,6 @@ impl ValueGenerator {
     }
 }
 
-/// The key stream `stream` of a run seeded with `seed`: xoshiro256++
-/// seeded with two SplitMix64 outputs of each. This is the derivation of
-/// ycsb-core's `generator::seeded_rng`, repeated here rather than imported
-/// so that the bench depends on the store contract alone; a test pins its
-/// first draws, because a `--seed` must keep drawing the keys it drew
-/// before.
-pub(crate) fn seeded_rng(seed: u64, stream: u64) -> SmallRng {
-    let mut state = <SmallRng as SeedableRng>::Seed::default();
-    // A different starting constant for the stream keeps (s, s) from giving
-    // the same two halves.
-    let mut a = seed;
-    let mut b = stream ^ 0x6A09_E667_F3BC_C909;
-    let words = [
-        splitmix64(&mut a),
-        splitmix64(&mut a),
-        splitmix64(&mut b),
-        splitmix64(&mut b),
-    ];
-    for (chunk, word) in state.as_mut().chunks_mut(8).zip(words.iter().cycle()) {
-        let bytes = word.to_le_bytes();
-        chunk.copy_from_slice(&bytes[..chunk.len()]);
-    }
-    SmallRng::from_seed(state)
-}
-
-/// One step of SplitMix64 (Steele, Lea and Flood).
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -349,7 +349,7 @@ fn thread_streams_draw_the_keys_they_drew_in_ycsb_core() {
     // The first draws of ycsb-core's `seeded_rng(42, 0)` and `(42, 1)`, as
     // the bench drew them when it lived there.
     let draws = |stream| {
-        let mut rng = crate::random::seeded_rng(42, stream);
+        let mut rng = ycsb_core::generator::seeded_rng(42, stream);
         [rng.next_u64(), rng.next_u64()]
     };
     assert_eq!(

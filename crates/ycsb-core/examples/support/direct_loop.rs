@@ -29,7 +29,7 @@ use std::time::Instant;
 
 use rand::Rng;
 use ycsb_core::generator::{seeded_rng, NumberGenerator, Rng64, ScrambledZipfian};
-use ycsb_core::workload::{build_key_name, fill_random_printable, split_range, KeyOrder};
+use ycsb_core::internals::{build_key_name, fill_random_printable, split_range, KeyOrder};
 use ycsb_db::{codec, Record};
 
 /// What a loop needs from an engine: one database shared by the threads.

@@ -11,22 +11,24 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::thread::ScopedJoinHandle;
 use std::time::{Duration, Instant};
 
-use ycsb_db::{
-    Gauge, Properties, Property, PropertyDecl, PropertyError, Status, Store, StoreError,
-    ThreadContext,
-};
+use ycsb_db::{Gauge, Properties, Property, PropertyDecl, PropertyError, Store, StoreError};
 
 use crate::measurement::{
-    IntervalSnapshot, MeasurementSettings, Measurements, Operation, PhaseReport, TickSnapshot,
+    IntervalSnapshot, MeasurementSettings, Measurements, PhaseReport, TickSnapshot,
 };
 use crate::observe::{Warmup, WarmupSummary};
-use crate::workload::{CoreWorkload, WorkloadError};
+use crate::workload::{split_range, CoreWorkload, WorkloadError};
 
 mod budget;
 pub(crate) mod interrupt;
+mod status;
+mod worker;
 use budget::ErrorBudget;
+use status::{completed, status_loop, StatusLoop};
+use worker::Worker;
 
 /// `threadcount` (the `-threads` flag).
 pub const THREAD_COUNT: Property<u64> = Property::new(
@@ -331,462 +333,225 @@ pub fn run_phase(
         Phase::Load => workload.insert_count(),
         Phase::Run => workload.operation_count(),
     };
-    // Different phases draw from different streams of the same seed.
-    let seed = settings.seed
-        ^ match phase {
-            Phase::Load => 0x4C4F_4144_0000_0000,
-            Phase::Run => 0x5255_4E00_0000_0000,
-        };
     // Build every thread's workload state up front: parameter errors
     // surface before any thread starts.
+    let seed = phase_seed(phase, settings.seed);
     let mut states = Vec::with_capacity(threads);
     for thread in 0..threads {
         states.push(workload.thread(thread, threads, seed)?);
     }
-    // Workers publish ten times per status interval; with a finer time
-    // series, ten times per series interval, so rows are not lumpy.
-    let measurements = match settings.granularity {
-        Some(g) if g < measurement.status_interval => {
-            let mut finer = measurement.clone();
-            finer.status_interval = g;
-            Measurements::new(&finer, threads)
-        }
-        _ => Measurements::new(measurement, threads),
-    };
-    let progress: Vec<Progress> = (0..threads).map(|_| Progress::default()).collect();
-    let finished = AtomicU64::new(0);
-    let errors: Mutex<Vec<RunError>> = Mutex::new(Vec::new());
-    let notices: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    let budget = settings
-        .error_budget
-        .map(|limit| ErrorBudget::new(limit, threads));
+    let shared = Shared::new(settings, measurement, threads);
     let tick = settings
         .target
         .map(|t| Duration::from_secs_f64(threads as f64 / t));
     let start = Instant::now();
 
-    let (interrupted, warmup_end, last_end) = std::thread::scope(|scope| {
+    let ended = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
-        for (thread, mut state) in states.into_iter().enumerate() {
-            let (measurements, progress, finished, errors, notices, budget) = (
-                &measurements,
-                &progress[thread],
-                &finished,
-                &errors,
-                &notices,
-                budget.as_ref(),
-            );
+        for (thread, state) in states.into_iter().enumerate() {
             let count = match phase {
                 Phase::Load => state.load_remaining(),
-                Phase::Run => crate::workload::split_range(0, total_operations, thread, threads)
-                    .end
-                    .saturating_sub(
-                        crate::workload::split_range(0, total_operations, thread, threads).start,
-                    ),
-            };
-            let unbounded = phase == Phase::Run && total_operations == 0;
-            let handle = std::thread::Builder::new()
-                .name(format!("ycsb-client-{thread}"))
-                .spawn_scoped(scope, move || {
-                    let _stop_scope = interrupt::enter(stop);
-                    let mut recorder = measurements.recorder(thread);
-                    let context = ThreadContext::new(thread, threads);
-                    let mut db_box = match store.thread(context) {
-                        Ok(db) => db,
-                        Err(source) => {
-                            lock(errors).push(RunError::StoreThread { thread, source });
-                            finished.fetch_add(1, Ordering::Relaxed);
-                            return Instant::now();
-                        }
-                    };
-                    // Only with a budget does each call go through the
-                    // counting wrapper; without one the path is unchanged.
-                    let mut guarded;
-                    let db: &mut dyn ycsb_db::StoreThread = match budget {
-                        Some(budget) => {
-                            guarded = budget.guard(thread, &mut *db_box, stop);
-                            &mut guarded
-                        }
-                        None => &mut *db_box,
-                    };
-                    let mut schedule = tick.map(|tick| Schedule::new(tick, thread, threads));
-                    let mut done: u64 = 0;
-                    while (unbounded || done < count) && !stop.is_stopped() {
-                        let intended = schedule.as_mut().map(Schedule::wait_next);
-                        match phase {
-                            Phase::Load => {
-                                if !state.do_insert(&mut *db, &mut recorder) {
-                                    if stop.is_stopped() {
-                                        // Retries gave up because the phase stops.
-                                        break;
-                                    }
-                                    let cause = db
-                                        .last_error()
-                                        .map(|e| format!(" (the store said: {e})"))
-                                        .unwrap_or_default();
-                                    lock(notices).push(format!(
-                                        "thread {thread}: an insert failed for good after the configured retries{cause}; this load thread stops (as in Java YCSB) after {done} records"
-                                    ));
-                                    break;
-                                }
-                            }
-                            Phase::Run => {
-                                state.do_transaction(&mut *db, &mut recorder, intended);
-                            }
-                        }
-                        done += 1;
-                        progress.0.store(done, Ordering::Relaxed);
-                        state.publish_if_due(&mut recorder);
-                    }
-                    state.finish();
-                    let cleanup_start = Instant::now();
-                    let status = match db.cleanup() {
-                        Ok(()) => Status::Ok,
-                        Err(e) => {
-                            lock(notices).push(format!("thread {thread}: cleanup failed: {e}"));
-                            Status::Error
-                        }
-                    };
-                    let cleanup_ns = u64::try_from(cleanup_start.elapsed().as_nanos()).unwrap_or(u64::MAX);
-                    recorder.record(Operation::Cleanup, status, cleanup_ns);
-                    recorder.publish();
-                    drop(db_box);
-                    let end = Instant::now();
-                    finished.fetch_add(1, Ordering::Release);
-                    end
-                });
-            match handle {
-                Ok(h) => handles.push(h),
-                Err(e) => {
-                    lock(errors).push(RunError::Panicked {
-                        thread,
-                        message: format!("could not start thread: {e}"),
-                    });
-                    finished.fetch_add(1, Ordering::Relaxed);
+                Phase::Run => {
+                    let share = split_range(0, total_operations, thread, threads);
+                    share.end.saturating_sub(share.start)
                 }
+            };
+            let worker = Worker {
+                phase,
+                thread,
+                threads,
+                count,
+                unbounded: phase == Phase::Run && total_operations == 0,
+                tick,
+                state,
+                store,
+                stop,
+                measurements: &shared.measurements,
+                progress: &shared.progress[thread],
+                finished: &shared.finished,
+                errors: &shared.errors,
+                notices: &shared.notices,
+                budget: shared.budget.as_ref(),
+            };
+            if let Some(handle) = worker.spawn(scope) {
+                handles.push((thread, handle));
             }
         }
-
         let (interrupted, warmup_end) = status_loop(StatusLoop {
             phase,
             status_interval: measurement.status_interval,
             store,
             settings,
-            measurements: &measurements,
-            progress: &progress,
-            finished: &finished,
+            measurements: &shared.measurements,
+            progress: &shared.progress,
+            finished: &shared.finished,
             threads: threads as u64,
             total_operations,
             start,
             stop,
-            observer,
-            budget: budget.as_ref(),
+            observer: &mut *observer,
+            budget: shared.budget.as_ref(),
             warmup: if phase == Phase::Run {
                 settings.warmup
             } else {
                 Warmup::None
             },
         });
-        let mut last_end = None;
-        for (thread, handle) in handles.into_iter().enumerate() {
-            match handle.join() {
-                Ok(end) => last_end = last_end.max(Some(end)),
-                Err(panic) => {
-                    let message = panic
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| panic.downcast_ref::<String>().cloned())
-                        .unwrap_or_else(|| "unknown panic".into());
-                    lock(&errors).push(RunError::Panicked { thread, message });
-                }
+        Ended {
+            interrupted,
+            warmup_end,
+            last_end: join(handles, &shared.errors),
+        }
+    });
+    shared.outcome(phase, settings, start, ended, stop, observer)
+}
+
+/// The seed of a phase's random streams: different phases draw from
+/// different streams of the same seed.
+fn phase_seed(phase: Phase, seed: u64) -> u64 {
+    seed ^ match phase {
+        Phase::Load => 0x4C4F_4144_0000_0000,
+        Phase::Run => 0x5255_4E00_0000_0000,
+    }
+}
+
+/// What a phase's workers share with each other and with the status loop.
+struct Shared {
+    measurements: Measurements,
+    progress: Vec<Progress>,
+    /// The number of workers that ended.
+    finished: AtomicU64,
+    errors: Mutex<Vec<RunError>>,
+    notices: Mutex<Vec<String>>,
+    budget: Option<ErrorBudget>,
+}
+
+/// How the phase's threads ended.
+struct Ended {
+    /// Whether the phase was cut short.
+    interrupted: bool,
+    /// Where the warm-up ended (time since the start, operations by then).
+    warmup_end: Option<(Duration, u64)>,
+    /// When the last worker ended; `None` when none ran.
+    last_end: Option<Instant>,
+}
+
+impl Shared {
+    fn new(settings: &RunnerSettings, measurement: &MeasurementSettings, threads: usize) -> Self {
+        // Workers publish ten times per status interval; with a finer time
+        // series, ten times per series interval, so rows are not lumpy.
+        let measurements = match settings.granularity {
+            Some(g) if g < measurement.status_interval => {
+                let mut finer = measurement.clone();
+                finer.status_interval = g;
+                Measurements::new(&finer, threads)
+            }
+            _ => Measurements::new(measurement, threads),
+        };
+        Self {
+            measurements,
+            progress: (0..threads).map(|_| Progress::default()).collect(),
+            finished: AtomicU64::new(0),
+            errors: Mutex::new(Vec::new()),
+            notices: Mutex::new(Vec::new()),
+            budget: settings
+                .error_budget
+                .map(|limit| ErrorBudget::new(limit, settings.threads)),
+        }
+    }
+
+    /// Assembles the phase's outcome once every worker has ended: passes
+    /// the workers' notices on, and reports the figures of what came after
+    /// the warm-up.
+    fn outcome(
+        self,
+        phase: Phase,
+        settings: &RunnerSettings,
+        start: Instant,
+        ended: Ended,
+        stop: &StopSignal,
+        observer: &mut dyn Observer,
+    ) -> Result<PhaseOutcome, RunError> {
+        // As Java's: from the start to the last client thread's end. The
+        // status loop notices the end only at its next nap's end (up to
+        // 20 ms later), which is not the phase's time.
+        let runtime = ended
+            .last_end
+            .map_or_else(|| start.elapsed(), |end| end.duration_since(start));
+        if let Some(budget) = &self.budget {
+            // The last failures may have come after the status loop's last
+            // sweep; a budget spent then still fails the phase.
+            budget.check(stop);
+        }
+        let operations = completed(&self.progress);
+        for notice in lock(&self.notices).iter() {
+            observer.on_notice(notice);
+        }
+        let mut thread_errors = std::mem::take(&mut *lock(&self.errors));
+        if !thread_errors.is_empty() && thread_errors.len() == settings.threads && operations == 0 {
+            // No thread ran at all: the phase failed as a whole.
+            return Err(thread_errors.swap_remove(0));
+        }
+        let (measured_runtime, measured_operations) = match (ended.warmup_end, settings.warmup) {
+            (Some((at, ops)), _) => (runtime.saturating_sub(at), operations.saturating_sub(ops)),
+            (None, w) if phase == Phase::Run && w != Warmup::None => {
+                observer.on_notice(&format!(
+                    "the run phase ended during its warm-up ({w}): the final figures cover no operations"
+                ));
+                // Take in the last publications first: all of it was warm-up.
+                let _ = self.measurements.take_interval();
+                self.measurements.discard_totals();
+                (Duration::ZERO, 0)
+            }
+            _ => (runtime, operations),
+        };
+        let report = self
+            .measurements
+            .summary(phase.name(), measured_runtime, measured_operations);
+        Ok(PhaseOutcome {
+            phase,
+            report,
+            operations,
+            runtime,
+            interrupted: ended.interrupted,
+            thread_errors,
+            error_budget_spent: self
+                .budget
+                .as_ref()
+                .filter(|b| b.is_spent())
+                .map(ErrorBudget::failures),
+            warmup: ended.warmup_end.map(|(at, ops)| WarmupSummary {
+                end_s: at.as_secs_f64(),
+                operations: ops,
+            }),
+        })
+    }
+}
+
+/// Waits for the workers; a panic becomes the thread's error. Returns when
+/// the last one ended.
+fn join(
+    handles: Vec<(usize, ScopedJoinHandle<'_, Instant>)>,
+    errors: &Mutex<Vec<RunError>>,
+) -> Option<Instant> {
+    let mut last_end = None;
+    for (thread, handle) in handles {
+        match handle.join() {
+            Ok(end) => last_end = last_end.max(Some(end)),
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                lock(errors).push(RunError::Panicked { thread, message });
             }
         }
-        (interrupted, warmup_end, last_end)
-    });
-
-    // As Java's: from the start to the last client thread's end. The
-    // status loop notices the end only at its next nap's end (up to
-    // 20 ms later), which is not the phase's time.
-    let runtime = last_end.map_or_else(|| start.elapsed(), |end| end.duration_since(start));
-    if let Some(budget) = &budget {
-        // The last failures may have come after the status loop's last
-        // sweep; a budget spent then still fails the phase.
-        budget.check(stop);
     }
-    let operations: u64 = progress.iter().map(|p| p.0.load(Ordering::Relaxed)).sum();
-    for notice in lock(&notices).iter() {
-        observer.on_notice(notice);
-    }
-    let mut thread_errors = std::mem::take(&mut *lock(&errors));
-    if !thread_errors.is_empty() && thread_errors.len() == threads && operations == 0 {
-        // No thread ran at all: the phase failed as a whole.
-        return Err(thread_errors.swap_remove(0));
-    }
-    let (measured_runtime, measured_operations) = match (warmup_end, settings.warmup) {
-        (Some((at, ops)), _) => (runtime.saturating_sub(at), operations.saturating_sub(ops)),
-        (None, w) if phase == Phase::Run && w != Warmup::None => {
-            observer.on_notice(&format!(
-                "the run phase ended during its warm-up ({w}): the final figures cover no operations"
-            ));
-            // Take in the last publications first: all of it was warm-up.
-            let _ = measurements.take_interval();
-            measurements.discard_totals();
-            (Duration::ZERO, 0)
-        }
-        _ => (runtime, operations),
-    };
-    let report = measurements.summary(phase.name(), measured_runtime, measured_operations);
-    Ok(PhaseOutcome {
-        phase,
-        report,
-        operations,
-        runtime,
-        interrupted,
-        thread_errors,
-        error_budget_spent: budget
-            .as_ref()
-            .filter(|b| b.is_spent())
-            .map(ErrorBudget::failures),
-        warmup: warmup_end.map(|(at, ops)| WarmupSummary {
-            end_s: at.as_secs_f64(),
-            operations: ops,
-        }),
-    })
+    last_end
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A poisoned list of messages is still a list of messages.
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-struct StatusLoop<'a> {
-    phase: Phase,
-    status_interval: Duration,
-    store: &'a dyn Store,
-    settings: &'a RunnerSettings,
-    measurements: &'a Measurements,
-    progress: &'a [Progress],
-    finished: &'a AtomicU64,
-    threads: u64,
-    total_operations: u64,
-    start: Instant,
-    stop: &'a StopSignal,
-    observer: &'a mut dyn Observer,
-    budget: Option<&'a ErrorBudget>,
-    warmup: Warmup,
-}
-
-/// The time-series side of the status loop.
-struct Ticks {
-    granularity: Option<Duration>,
-    next: Option<Instant>,
-    last_time: Instant,
-}
-
-fn completed(progress: &[Progress]) -> u64 {
-    progress.iter().map(|p| p.0.load(Ordering::Relaxed)).sum()
-}
-
-/// Closes a time-series interval at `now` and hands it to the observer.
-fn tick(
-    s: &mut StatusLoop<'_>,
-    ticks: &mut Ticks,
-    now: Instant,
-    warmup: bool,
-    gauges: &mut Vec<Gauge>,
-) {
-    let snapshot = s.measurements.take_tick();
-    gauges.clear();
-    s.store.gauges(gauges);
-    s.observer.on_tick(&Tick {
-        phase: s.phase,
-        elapsed: now.duration_since(s.start),
-        length: now.duration_since(ticks.last_time),
-        operations: completed(s.progress),
-        total_operations: s.total_operations,
-        warmup,
-        snapshot: &snapshot,
-        gauges,
-    });
-    ticks.last_time = now;
-}
-
-/// Waits for the workers, handing the observer a [`Tick`] every
-/// time-series interval and a status update every status interval;
-/// enforces the time limit and ends the warm-up. Returns whether the phase
-/// was cut short, and where the warm-up ended (time since the start,
-/// operations completed by then).
-fn status_loop(mut s: StatusLoop<'_>) -> (bool, Option<(Duration, u64)>) {
-    let interval = s.status_interval;
-    let mut next_status = s.start + interval;
-    let mut last_operations = 0u64;
-    let mut last_time = s.start;
-    let mut ticks = Ticks {
-        granularity: s.settings.granularity,
-        next: s.settings.granularity.map(|g| s.start + g),
-        last_time: s.start,
-    };
-    let mut gauges = Vec::new();
-    let deadline = s.settings.max_execution_time.map(|d| s.start + d);
-    let mut interrupted = false;
-    let warmup_time = match s.warmup {
-        Warmup::Time(d) => Some(s.start + d),
-        _ => None,
-    };
-    let mut warmup_end: Option<(Duration, u64)> = None;
-    loop {
-        if s.finished.load(Ordering::Acquire) == s.threads {
-            break;
-        }
-        let now = Instant::now();
-        if let Some(deadline) = deadline {
-            if now >= deadline && !s.stop.is_stopped() {
-                s.stop.stop();
-                interrupted = true;
-            }
-        }
-        if let Some(budget) = s.budget {
-            // Catches a budget spent by threads each within its share.
-            budget.check(s.stop);
-        }
-        if s.stop.is_stopped() {
-            interrupted = true;
-        }
-        let in_warmup = s.warmup != Warmup::None && warmup_end.is_none();
-        if in_warmup {
-            let reached = match s.warmup {
-                Warmup::Time(_) => warmup_time.is_some_and(|t| now >= t),
-                Warmup::Operations(n) => completed(s.progress) >= n,
-                Warmup::None => false,
-            };
-            if reached {
-                // The warm-up closes its own interval, so no row mixes
-                // warm-up and measured operations.
-                if let Some(g) = ticks.granularity {
-                    tick(&mut s, &mut ticks, now, true, &mut gauges);
-                    ticks.next = Some(now + g);
-                }
-                s.measurements.discard_totals();
-                warmup_end = Some((now.duration_since(s.start), completed(s.progress)));
-            }
-        }
-        if let (Some(next), Some(g)) = (ticks.next, ticks.granularity) {
-            if now >= next {
-                let warmup = s.warmup != Warmup::None && warmup_end.is_none();
-                tick(&mut s, &mut ticks, now, warmup, &mut gauges);
-                let mut next = next;
-                while next <= now {
-                    next += g;
-                }
-                ticks.next = Some(next);
-            }
-        }
-        if now >= next_status {
-            let operations = completed(s.progress);
-            let snapshot = s.measurements.take_interval();
-            gauges.clear();
-            s.store.gauges(&mut gauges);
-            let elapsed = now.duration_since(s.start);
-            s.observer.on_status(&StatusUpdate {
-                phase: s.phase,
-                elapsed,
-                operations,
-                total_operations: s.total_operations,
-                interval_operations: operations.saturating_sub(last_operations),
-                interval_length: now.duration_since(last_time),
-                interval: &snapshot,
-                gauges: &gauges,
-            });
-            last_operations = operations;
-            last_time = now;
-            while next_status <= now {
-                next_status += interval;
-            }
-        }
-        let mut wake = next_status;
-        for due in [
-            deadline,
-            ticks.next,
-            warmup_time.filter(|_| warmup_end.is_none()),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            wake = wake.min(due);
-        }
-        // Short naps keep the reaction to finished workers and stop
-        // requests quick without busy-waiting.
-        let nap = wake
-            .saturating_duration_since(Instant::now())
-            .min(Duration::from_millis(20));
-        std::thread::sleep(nap);
-    }
-    let now = Instant::now();
-    if ticks.granularity.is_some() && now > ticks.last_time {
-        // The tail of the phase, with the threads' last publications (and
-        // their CLEANUP).
-        let warmup = s.warmup != Warmup::None && warmup_end.is_none();
-        tick(&mut s, &mut ticks, now, warmup, &mut gauges);
-    }
-    // One last line for the tail of the phase, as Java's status thread
-    // prints when the clients finish.
-    let operations = completed(s.progress);
-    if operations > last_operations || now.duration_since(s.start) >= interval {
-        let snapshot = s.measurements.take_interval();
-        gauges.clear();
-        s.store.gauges(&mut gauges);
-        s.observer.on_status(&StatusUpdate {
-            phase: s.phase,
-            elapsed: now.duration_since(s.start),
-            operations,
-            total_operations: s.total_operations,
-            interval_operations: operations.saturating_sub(last_operations),
-            interval_length: now.duration_since(last_time),
-            interval: &snapshot,
-            gauges: &gauges,
-        });
-    }
-    (interrupted || s.stop.is_stopped(), warmup_end)
-}
-
-/// Open-loop scheduling at a fixed rate: operation `k` of a thread is due
-/// at `start + offset + k * tick` whether or not earlier operations were
-/// late, so a stalled store shows its real effect on latency (coordinated
-/// omission) instead of silently lowering the offered load.
-struct Schedule {
-    next: Instant,
-    tick: Duration,
-}
-
-impl Schedule {
-    fn new(tick: Duration, thread: usize, threads: usize) -> Self {
-        // Spread the threads' due times evenly over one tick so that they
-        // do not all fire at once.
-        let offset = tick.mul_f64(thread as f64 / threads.max(1) as f64);
-        Self {
-            next: Instant::now() + offset,
-            tick,
-        }
-    }
-
-    /// Waits until the next operation is due and returns its intended
-    /// start.
-    fn wait_next(&mut self) -> Instant {
-        let due = self.next;
-        self.next += self.tick;
-        loop {
-            let now = Instant::now();
-            if now >= due {
-                return due;
-            }
-            let left = due - now;
-            // Sleeping has a granularity of tens of microseconds; sleep
-            // most of the wait and spin the rest for an accurate rate.
-            if left > Duration::from_micros(200) {
-                std::thread::sleep(left - Duration::from_micros(100));
-            } else {
-                std::hint::spin_loop();
-            }
-        }
-    }
 }

@@ -577,6 +577,7 @@ impl DataSet {
     }
 
     /// The number of data rows.
+    #[cfg(test)]
     pub fn rows(&self) -> u64 {
         self.rows
     }
@@ -621,13 +622,9 @@ impl DataSet {
     }
 
     /// Value bytes in the whole file (every stored field of every row).
+    #[cfg(test)]
     pub fn value_bytes(&self) -> u64 {
         self.value_bytes
-    }
-
-    /// Key bytes of the loaded keys (custom keys only).
-    pub fn key_bytes(&self) -> u64 {
-        self.key_bytes
     }
 
     /// The mean length of a stored field value.
@@ -773,7 +770,8 @@ fn read_key_file(path: &Path) -> Result<Strings, DataFileError> {
     Ok(keys)
 }
 
-/// An error building a [`DataSet`]: a property or the file.
+/// An error reading a file workload (`datafile`, `keyfile`): a property
+/// or the file.
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
 pub enum DataSetError {

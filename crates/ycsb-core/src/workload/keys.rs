@@ -98,7 +98,7 @@ impl KeyName {
 /// digits that the CPU formats in parallel from a pair table, where the
 /// usual formatting divides the whole number again for every digit pair.
 #[inline(always)]
-pub(crate) fn write_20_digits(number: u64, digits: &mut [u8; 20]) {
+pub fn write_20_digits(number: u64, digits: &mut [u8; 20]) {
     let low = (number % 100_000_000) as u32;
     let rest = number / 100_000_000;
     let middle = (rest % 100_000_000) as u32;
@@ -136,7 +136,7 @@ fn write_8_digits(v: u32, out: &mut [u8]) {
 
 /// The number of decimal digits of `v` (1 for 0).
 #[inline]
-pub(crate) fn decimal_digits(v: u64) -> usize {
+pub fn decimal_digits(v: u64) -> usize {
     // The bit length gives the digit count or one less (1233/4096 is just
     // above log10(2)); one comparison settles which. Shorter than
     // `ilog10`'s general path, and this runs for every key.

@@ -7,30 +7,28 @@
 //! nothing and touches no shared state except the run-phase insert counter.
 
 mod clients;
-pub mod datafile;
+pub(crate) mod datafile;
 mod keychooser;
-mod keys;
+pub(crate) mod keys;
+mod properties;
+mod settings;
 mod timing;
-mod values;
+pub(crate) mod values;
 
-pub use clients::{ClientPartition, CLIENT_COUNT, CLIENT_INDEX};
-pub use keys::{build_key_name, key_name, KeyOrder, KEY_PREFIX};
-pub use values::{
-    build_deterministic_value, fill_random_printable, random_printable_word, ValueRng,
-};
+pub(crate) use clients::ClientPartition;
+pub use datafile::{DataFileError, DataSetError};
+pub(crate) use keys::{build_key_name, key_name, KeyOrder, KEY_PREFIX};
+pub(crate) use properties::*;
+pub(crate) use values::{build_deterministic_value, random_printable_word, ValueRng};
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use timing::Timing;
 
-use ycsb_db::{
-    choice_property, Fields, Properties, Property, PropertyDecl, PropertyError, Record, ScanResult,
-    Status, StoreThread,
-};
+use ycsb_db::{Fields, PropertyError, Record, ScanResult, Status, StoreThread};
 
-use crate::clock::{Clock, CLOCK};
+use crate::clock::Clock;
 use crate::generator::{
     seeded_rng, AcknowledgedCounter, Discrete, Exponential, GeneratorError, HistogramGenerator,
     Hotspot, NumberGenerator, Rng64, ScrambledZipfian, Sequential, SkewedLatest, Uniform, Zipfian,
@@ -44,322 +42,6 @@ use keychooser::{Distribution, KeyChooser};
 const KEY_STREAM: u64 = 1 << 40;
 /// The same for the stream of a thread's field values.
 const VALUE_STREAM: u64 = 2 << 40;
-
-/// `workload`: the workload class, as Java's property files name it.
-pub const WORKLOAD_CLASS: Property<String> = Property::new(
-    "workload",
-    "site.ycsb.workloads.CoreWorkload",
-    "The workload class; only Java YCSB's CoreWorkload is implemented (its old name com.yahoo.ycsb.workloads.CoreWorkload and `core` are accepted too).",
-);
-
-/// The names under which `workload` may name the CoreWorkload.
-const CORE_WORKLOAD_NAMES: &[&str] = &[
-    "site.ycsb.workloads.CoreWorkload",
-    "com.yahoo.ycsb.workloads.CoreWorkload",
-    "core",
-    "coreworkload",
-];
-
-/// `recordcount`: the number of records the load phase inserts.
-pub const RECORD_COUNT: Property<u64> = Property::new(
-    "recordcount",
-    "1000",
-    "Number of records in the data set: the load phase inserts them, the run phase chooses keys among them. (Java's built-in default is 0, which it treats as 2^31-1; every shipped workload sets 1000.)",
-);
-/// `operationcount`: the number of run-phase operations.
-pub const OPERATION_COUNT: Property<u64> = Property::new(
-    "operationcount",
-    "1000",
-    "Number of operations the run phase performs over all threads; 0 means no limit (stop by maxexecutiontime or Ctrl-C).",
-);
-/// `insertstart`: the first key number this client loads.
-pub const INSERT_START: Property<u64> = Property::new(
-    "insertstart",
-    "0",
-    "First key number to load; with insertcount it splits a load over several client processes.",
-);
-/// `insertcount`: how many records this client loads.
-pub const INSERT_COUNT: Property<u64> = Property::optional(
-    "insertcount",
-    "Number of records this client loads, starting at insertstart (default: recordcount - insertstart). Run-phase reads choose keys in the same range.",
-);
-/// `table`: the table name passed to the store.
-pub const TABLE: Property<String> = Property::new(
-    "table",
-    "usertable",
-    "Name of the table every operation addresses.",
-);
-/// `fieldcount`: fields per record.
-pub const FIELD_COUNT: Property<u64> =
-    Property::new("fieldcount", "10", "Number of fields in a record.");
-/// `fieldnameprefix`: field names are this prefix plus an index.
-pub const FIELD_NAME_PREFIX: Property<String> = Property::new(
-    "fieldnameprefix",
-    "field",
-    "Prefix of field names: fields are named field0, field1, ...",
-);
-/// `fieldlength`: the (maximum) length of a field value.
-pub const FIELD_LENGTH: Property<u64> = Property::new(
-    "fieldlength",
-    "100",
-    "Length of a field value in bytes (the maximum for the uniform and zipfian distributions).",
-);
-/// `minfieldlength`: the minimum field length for non-constant distributions.
-pub const MIN_FIELD_LENGTH: Property<u64> = Property::new(
-    "minfieldlength",
-    "1",
-    "Minimum field length for the uniform and zipfian field length distributions.",
-);
-
-choice_property! {
-    /// How field lengths are drawn (`fieldlengthdistribution`).
-    pub enum FieldLengthDistribution {
-        /// Every field is `fieldlength` bytes.
-        Constant = "constant",
-        /// Uniform between `minfieldlength` and `fieldlength`.
-        Uniform = "uniform",
-        /// Zipfian between `minfieldlength` and `fieldlength`.
-        Zipfian = "zipfian",
-        /// From the histogram file `fieldlengthhistogram`.
-        Histogram = "histogram",
-    }
-}
-
-/// `fieldlengthdistribution`, alias YCSB-cpp's `field_len_dist`.
-pub const FIELD_LENGTH_DISTRIBUTION: Property<FieldLengthDistribution> = Property::new(
-    "fieldlengthdistribution",
-    "constant",
-    "Distribution of field lengths: constant, uniform, zipfian or histogram.",
-)
-.aliases(&["field_len_dist"]);
-/// `fieldlengthhistogram`: the histogram file for field lengths.
-pub const FIELD_LENGTH_HISTOGRAM: Property<PathBuf> = Property::new(
-    "fieldlengthhistogram",
-    "hist.txt",
-    "Histogram file of field lengths (first line `BlockSize<TAB>b`, then `bucket<TAB>count` lines), for fieldlengthdistribution=histogram.",
-);
-/// `readallfields`.
-pub const READ_ALL_FIELDS: Property<bool> = Property::new(
-    "readallfields",
-    "true",
-    "Whether reads and scans fetch all fields (true) or one random field (false).",
-);
-/// `readallfieldsbyname`.
-pub const READ_ALL_FIELDS_BY_NAME: Property<bool> = Property::new(
-    "readallfieldsbyname",
-    "false",
-    "With readallfields, name every field in the read instead of asking for all fields.",
-);
-/// `writeallfields`.
-pub const WRITE_ALL_FIELDS: Property<bool> = Property::new(
-    "writeallfields",
-    "false",
-    "Whether updates write all fields (true) or one random field (false).",
-);
-/// `dataintegrity`.
-pub const DATA_INTEGRITY: Property<bool> = Property::new(
-    "dataintegrity",
-    "false",
-    "Write deterministic values derived from key and field name and verify every read, recording a VERIFY measurement. Requires fieldlengthdistribution=constant.",
-);
-/// `readproportion`.
-pub const READ_PROPORTION: Property<f64> = Property::new(
-    "readproportion",
-    "0.95",
-    "Proportion of operations that are reads.",
-);
-/// `updateproportion`.
-pub const UPDATE_PROPORTION: Property<f64> = Property::new(
-    "updateproportion",
-    "0.05",
-    "Proportion of operations that are updates.",
-);
-/// `insertproportion`.
-pub const INSERT_PROPORTION: Property<f64> = Property::new(
-    "insertproportion",
-    "0.0",
-    "Proportion of operations that are inserts.",
-);
-/// `scanproportion`.
-pub const SCAN_PROPORTION: Property<f64> = Property::new(
-    "scanproportion",
-    "0.0",
-    "Proportion of operations that are scans.",
-);
-/// `readmodifywriteproportion`.
-pub const READ_MODIFY_WRITE_PROPORTION: Property<f64> = Property::new(
-    "readmodifywriteproportion",
-    "0.0",
-    "Proportion of operations that read a record, then update it.",
-);
-/// `deleteproportion` (an extension: Java's CoreWorkload never deletes).
-pub const DELETE_PROPORTION: Property<f64> = Property::new(
-    "deleteproportion",
-    "0.0",
-    "Proportion of operations that delete a record (an extension of Java's CoreWorkload).",
-);
-
-choice_property! {
-    /// How run-phase operations choose keys (`requestdistribution`).
-    pub enum RequestDistribution {
-        /// Every loaded key equally likely.
-        Uniform = "uniform",
-        /// Scrambled zipfian: popular keys spread over the key space.
-        Zipfian = "zipfian",
-        /// Skewed towards the most recently inserted keys.
-        Latest = "latest",
-        /// A hot set of keys gets most operations.
-        Hotspot = "hotspot",
-        /// Keys in order, wrapping around.
-        Sequential = "sequential",
-        /// Exponentially skewed towards recent inserts.
-        Exponential = "exponential",
-    }
-}
-
-/// `requestdistribution`.
-pub const REQUEST_DISTRIBUTION: Property<RequestDistribution> = Property::new(
-    "requestdistribution",
-    "uniform",
-    "Distribution of run-phase keys: uniform, zipfian, latest, hotspot, sequential or exponential.",
-);
-/// `zipfian_const` (YCSB-cpp's name; Java fixes it at 0.99).
-pub const ZIPFIAN_CONST: Property<f64> = Property::new(
-    "zipfian_const",
-    "0.99",
-    "Skew constant (theta) of the zipfian request distribution; Java YCSB fixes it at 0.99.",
-)
-.aliases(&["zipfianconstant"]);
-/// `hotspotdatafraction`.
-pub const HOTSPOT_DATA_FRACTION: Property<f64> = Property::new(
-    "hotspotdatafraction",
-    "0.2",
-    "Hotspot distribution: fraction of the keys in the hot set.",
-);
-/// `hotspotopnfraction`.
-pub const HOTSPOT_OPN_FRACTION: Property<f64> = Property::new(
-    "hotspotopnfraction",
-    "0.8",
-    "Hotspot distribution: fraction of operations that go to the hot set.",
-);
-/// `exponential.percentile`.
-pub const EXPONENTIAL_PERCENTILE: Property<f64> = Property::new(
-    "exponential.percentile",
-    "95",
-    "Exponential distribution: percentage of operations that fall within exponential.frac of the most recent keys.",
-);
-/// `exponential.frac`.
-pub const EXPONENTIAL_FRAC: Property<f64> = Property::new(
-    "exponential.frac",
-    "0.8571428571",
-    "Exponential distribution: fraction of the records that exponential.percentile of operations access.",
-);
-/// `minscanlength`.
-pub const MIN_SCAN_LENGTH: Property<u64> = Property::new(
-    "minscanlength",
-    "1",
-    "Minimum number of records a scan reads.",
-);
-/// `maxscanlength`.
-pub const MAX_SCAN_LENGTH: Property<u64> = Property::new(
-    "maxscanlength",
-    "1000",
-    "Maximum number of records a scan reads.",
-);
-
-choice_property! {
-    /// How scan lengths are drawn (`scanlengthdistribution`).
-    pub enum ScanLengthDistribution {
-        /// Uniform between `minscanlength` and `maxscanlength`.
-        Uniform = "uniform",
-        /// Zipfian between `minscanlength` and `maxscanlength`.
-        Zipfian = "zipfian",
-    }
-}
-
-/// `scanlengthdistribution`.
-pub const SCAN_LENGTH_DISTRIBUTION: Property<ScanLengthDistribution> = Property::new(
-    "scanlengthdistribution",
-    "uniform",
-    "Distribution of scan lengths: uniform or zipfian.",
-);
-
-choice_property! {
-    /// `insertorder`: how key numbers map to key names.
-    pub enum InsertOrder {
-        /// Hash key numbers (FNV-1a 64), Java's default.
-        Hashed = "hashed",
-        /// Key numbers in order.
-        Ordered = "ordered",
-    }
-}
-
-/// `insertorder`.
-pub const INSERT_ORDER: Property<InsertOrder> = Property::new(
-    "insertorder",
-    "hashed",
-    "Order of keys: hashed (key numbers hashed with FNV-1a 64, spreading inserts) or ordered.",
-);
-/// `zeropadding`.
-pub const ZERO_PADDING: Property<u64> = Property::new(
-    "zeropadding",
-    "1",
-    "Key numbers are left-padded with zeros to this many digits.",
-);
-/// `core_workload_insertion_retry_limit`.
-pub const INSERTION_RETRY_LIMIT: Property<u64> = Property::new(
-    "core_workload_insertion_retry_limit",
-    "0",
-    "How many times a failed load insert is retried before the thread gives up.",
-);
-/// `core_workload_insertion_retry_interval`.
-pub const INSERTION_RETRY_INTERVAL: Property<u64> = Property::new(
-    "core_workload_insertion_retry_interval",
-    "3",
-    "Seconds between insert retries (each wait is randomised to 0.8-1.2 times this).",
-);
-
-/// Every property the CoreWorkload reads.
-pub const PROPERTIES: &[&PropertyDecl] = &[
-    WORKLOAD_CLASS.decl(),
-    RECORD_COUNT.decl(),
-    OPERATION_COUNT.decl(),
-    INSERT_START.decl(),
-    INSERT_COUNT.decl(),
-    CLIENT_COUNT.decl(),
-    CLIENT_INDEX.decl(),
-    TABLE.decl(),
-    FIELD_COUNT.decl(),
-    FIELD_NAME_PREFIX.decl(),
-    FIELD_LENGTH.decl(),
-    MIN_FIELD_LENGTH.decl(),
-    FIELD_LENGTH_DISTRIBUTION.decl(),
-    FIELD_LENGTH_HISTOGRAM.decl(),
-    READ_ALL_FIELDS.decl(),
-    READ_ALL_FIELDS_BY_NAME.decl(),
-    WRITE_ALL_FIELDS.decl(),
-    DATA_INTEGRITY.decl(),
-    READ_PROPORTION.decl(),
-    UPDATE_PROPORTION.decl(),
-    INSERT_PROPORTION.decl(),
-    SCAN_PROPORTION.decl(),
-    READ_MODIFY_WRITE_PROPORTION.decl(),
-    DELETE_PROPORTION.decl(),
-    REQUEST_DISTRIBUTION.decl(),
-    ZIPFIAN_CONST.decl(),
-    HOTSPOT_DATA_FRACTION.decl(),
-    HOTSPOT_OPN_FRACTION.decl(),
-    EXPONENTIAL_PERCENTILE.decl(),
-    EXPONENTIAL_FRAC.decl(),
-    MIN_SCAN_LENGTH.decl(),
-    MAX_SCAN_LENGTH.decl(),
-    SCAN_LENGTH_DISTRIBUTION.decl(),
-    INSERT_ORDER.decl(),
-    ZERO_PADDING.decl(),
-    INSERTION_RETRY_LIMIT.decl(),
-    INSERTION_RETRY_INTERVAL.decl(),
-    CLOCK.decl(),
-];
 
 /// An error building the workload from its properties.
 #[non_exhaustive]
@@ -459,295 +141,7 @@ pub struct CoreWorkload {
     data: Option<Arc<datafile::DataSet>>,
 }
 
-fn check_fraction(v: &f64) -> Result<(), String> {
-    if (0.0..=1.0).contains(v) {
-        Ok(())
-    } else {
-        Err("expected a number between 0 and 1".into())
-    }
-}
-
-fn check_non_negative(v: &f64) -> Result<(), String> {
-    if *v >= 0.0 {
-        Ok(())
-    } else {
-        Err("expected a non-negative number".into())
-    }
-}
-
-fn check_positive(v: &u64) -> Result<(), String> {
-    if *v > 0 {
-        Ok(())
-    } else {
-        Err("expected at least 1".into())
-    }
-}
-
 impl CoreWorkload {
-    /// Builds the workload from properties, validating every value.
-    ///
-    /// # Errors
-    ///
-    /// A [`WorkloadError`] naming the first invalid property, its value and
-    /// where it came from.
-    pub fn from_properties(props: &Properties) -> Result<Self, WorkloadError> {
-        // A data file decides the record count and the fields.
-        let data = datafile::DataSet::from_properties(props)?.map(Arc::new);
-        let with_data;
-        let props = match &data {
-            Some(d) => {
-                with_data = d.workload_properties(props);
-                &with_data
-            }
-            None => props,
-        };
-        props.get_checked(&WORKLOAD_CLASS, |class| {
-            if CORE_WORKLOAD_NAMES
-                .iter()
-                .any(|n| n.eq_ignore_ascii_case(class.trim()))
-            {
-                Ok(())
-            } else {
-                Err("only site.ycsb.workloads.CoreWorkload is implemented".into())
-            }
-        })?;
-        let record_count = props.get(&RECORD_COUNT)?;
-        let operation_count = props.get(&OPERATION_COUNT)?;
-        let insert_start = props.get(&INSERT_START)?;
-        let insert_count = match props.get_opt(&INSERT_COUNT)? {
-            Some(count) => count,
-            None => record_count.checked_sub(insert_start).ok_or_else(|| {
-                props.invalid(
-                    INSERT_START.decl(),
-                    format!("insertstart exceeds recordcount ({record_count})"),
-                )
-            })?,
-        };
-        if insert_start
-            .checked_add(insert_count)
-            .is_none_or(|end| end > record_count)
-        {
-            return Err(props
-                .invalid(
-                    INSERT_COUNT.decl(),
-                    format!(
-                        "insertstart ({insert_start}) + insertcount ({insert_count}) exceeds recordcount ({record_count})"
-                    ),
-                )
-                .into());
-        }
-        let field_count = props.get_checked(&FIELD_COUNT, check_positive)?;
-        let prefix = props.get(&FIELD_NAME_PREFIX)?;
-        let field_names = (0..field_count).map(|i| format!("{prefix}{i}")).collect();
-        let field_length = props.get(&FIELD_LENGTH)?;
-        let min_field_length = props.get(&MIN_FIELD_LENGTH)?;
-        let field_length = match props.get(&FIELD_LENGTH_DISTRIBUTION)? {
-            FieldLengthDistribution::Constant => FieldLengthSpec::Constant(field_length),
-            dist => {
-                if min_field_length > field_length {
-                    return Err(props
-                        .invalid(
-                            MIN_FIELD_LENGTH.decl(),
-                            format!("minfieldlength exceeds fieldlength ({field_length})"),
-                        )
-                        .into());
-                }
-                match dist {
-                    FieldLengthDistribution::Uniform => {
-                        FieldLengthSpec::Uniform(min_field_length, field_length)
-                    }
-                    FieldLengthDistribution::Zipfian => {
-                        FieldLengthSpec::Zipfian(min_field_length, field_length)
-                    }
-                    _ => {
-                        let path = props.get(&FIELD_LENGTH_HISTOGRAM)?;
-                        FieldLengthSpec::Histogram(HistogramGenerator::from_file(&path).map_err(
-                            |source| WorkloadError::Generator {
-                                property: "fieldlengthhistogram",
-                                source,
-                            },
-                        )?)
-                    }
-                }
-            }
-        };
-        let data_integrity = props.get(&DATA_INTEGRITY)?;
-        if data_integrity && !matches!(field_length, FieldLengthSpec::Constant(_)) {
-            return Err(props
-                .invalid(
-                    DATA_INTEGRITY.decl(),
-                    "dataintegrity needs fieldlengthdistribution=constant (values are rebuilt from key and field at their one length)",
-                )
-                .into());
-        }
-
-        let proportions = [
-            (&READ_PROPORTION, TransactionKind::Read),
-            (&UPDATE_PROPORTION, TransactionKind::Update),
-            (&INSERT_PROPORTION, TransactionKind::Insert),
-            (&SCAN_PROPORTION, TransactionKind::Scan),
-            (
-                &READ_MODIFY_WRITE_PROPORTION,
-                TransactionKind::ReadModifyWrite,
-            ),
-            (&DELETE_PROPORTION, TransactionKind::Delete),
-        ];
-        let mut mix = Vec::new();
-        for (property, kind) in proportions {
-            let p = props.get_checked(property, check_non_negative)?;
-            if p > 0.0 {
-                mix.push((p, kind));
-            }
-        }
-        if mix.is_empty() {
-            let set: Vec<String> = proportions
-                .iter()
-                .filter_map(|(p, _)| {
-                    props
-                        .raw(p.decl())
-                        .map(|r| format!("{}={} ({})", r.key, r.value, r.origin))
-                })
-                .collect();
-            return Err(PropertyError::Conflict {
-                message: format!(
-                    "operation proportions sum to zero: {}; set at least one of readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion, deleteproportion above 0",
-                    set.join(", ")
-                ),
-            }
-            .into());
-        }
-        let insert_proportion = props.get(&INSERT_PROPORTION)?;
-        let clients = ClientPartition::from_properties(props)?;
-        let (load_start, load_count) = if clients.count > 1
-            && !props.is_set(INSERT_START.decl())
-            && !props.is_set(INSERT_COUNT.decl())
-        {
-            clients.load_share(record_count)
-        } else {
-            (insert_start, insert_count)
-        };
-
-        let keys = match props.get(&REQUEST_DISTRIBUTION)? {
-            RequestDistribution::Uniform => {
-                KeySpec::Uniform(insert_start, last_key(props, insert_start, insert_count)?)
-            }
-            RequestDistribution::Sequential => {
-                KeySpec::Sequential(insert_start, last_key(props, insert_start, insert_count)?)
-            }
-            RequestDistribution::Zipfian => {
-                // Java sizes the key space for the inserts the run phase is
-                // expected to make (twice the expected number, a fudge
-                // factor), so that popular keys stay put as records arrive;
-                // draws beyond the last acknowledged insert are redrawn.
-                let expected_new = (operation_count as f64 * insert_proportion * 2.0) as u64;
-                let theta = props.get_checked(&ZIPFIAN_CONST, |t| {
-                    if *t > 0.0 && *t != 1.0 {
-                        Ok(())
-                    } else {
-                        Err("expected a positive number other than 1".into())
-                    }
-                })?;
-                KeySpec::Zipfian {
-                    min: insert_start,
-                    max: insert_start + insert_count + expected_new,
-                    theta,
-                }
-            }
-            RequestDistribution::Latest => KeySpec::Latest,
-            RequestDistribution::Hotspot => KeySpec::Hotspot {
-                lb: insert_start,
-                ub: last_key(props, insert_start, insert_count)?,
-                data: props.get_checked(&HOTSPOT_DATA_FRACTION, check_fraction)?,
-                opn: props.get_checked(&HOTSPOT_OPN_FRACTION, check_fraction)?,
-            },
-            RequestDistribution::Exponential => {
-                let percentile = props.get_checked(&EXPONENTIAL_PERCENTILE, |p| {
-                    if *p > 0.0 && *p < 100.0 {
-                        Ok(())
-                    } else {
-                        Err("expected a percentage above 0 and below 100".into())
-                    }
-                })?;
-                let frac = props.get_checked(&EXPONENTIAL_FRAC, |f| {
-                    if *f > 0.0 {
-                        Ok(())
-                    } else {
-                        Err("expected a positive number".into())
-                    }
-                })?;
-                KeySpec::Exponential {
-                    percentile,
-                    range: record_count as f64 * frac,
-                }
-            }
-        };
-
-        let min_scan = props.get(&MIN_SCAN_LENGTH)?;
-        let max_scan = props.get_checked(&MAX_SCAN_LENGTH, check_positive)?;
-        if min_scan > max_scan {
-            return Err(props
-                .invalid(
-                    MIN_SCAN_LENGTH.decl(),
-                    format!("minscanlength exceeds maxscanlength ({max_scan})"),
-                )
-                .into());
-        }
-        let key_order = match props.get(&INSERT_ORDER)? {
-            InsertOrder::Hashed => KeyOrder::Hashed,
-            InsertOrder::Ordered => KeyOrder::Ordered,
-        };
-        let zero_padding = props.get_checked(&ZERO_PADDING, |p| {
-            if *p <= 64 {
-                Ok(())
-            } else {
-                Err("expected at most 64 digits".into())
-            }
-        })? as usize;
-        if data_integrity && data.as_ref().is_some_and(|d| d.has_rows()) {
-            return Err(props
-                .invalid(
-                    DATA_INTEGRITY.decl(),
-                    "dataintegrity checks generated values; a datafile's values are not",
-                )
-                .into());
-        }
-        let workload = Self {
-            table: props.get(&TABLE)?,
-            field_names: match &data {
-                Some(d) if d.has_rows() => d.field_names(),
-                _ => field_names,
-            },
-            field_length,
-            read_all_fields: props.get(&READ_ALL_FIELDS)?,
-            read_all_fields_by_name: props.get(&READ_ALL_FIELDS_BY_NAME)?,
-            write_all_fields: props.get(&WRITE_ALL_FIELDS)?,
-            data_integrity,
-            mix,
-            keys,
-            scan_length: (
-                min_scan.max(1),
-                max_scan,
-                props.get(&SCAN_LENGTH_DISTRIBUTION)?,
-            ),
-            key_order,
-            zero_padding,
-            record_count,
-            operation_count,
-            load_start,
-            load_count,
-            clients,
-            retry_limit: props.get(&INSERTION_RETRY_LIMIT)?,
-            retry_interval: Duration::from_secs(props.get(&INSERTION_RETRY_INTERVAL)?),
-            inserts: Arc::new(AcknowledgedCounter::new(record_count)),
-            clock: Clock::new(props.get(&CLOCK)?),
-            data,
-        };
-        // Build one thread's generators now so that every parameter error
-        // surfaces before any thread starts.
-        workload.thread(0, 1, 0)?;
-        Ok(workload)
-    }
-
     /// The number of records in the data set (`recordcount`).
     pub fn record_count(&self) -> u64 {
         self.record_count
@@ -856,65 +250,9 @@ impl CoreWorkload {
         thread_count: usize,
         seed: u64,
     ) -> Result<WorkloadThread<'_>, WorkloadError> {
-        let generator = |property: &'static str| {
-            move |source: GeneratorError| WorkloadError::Generator { property, source }
-        };
-        let distribution = match &self.keys {
-            KeySpec::Uniform(lb, ub) => Distribution::Uniform(
-                Uniform::new(*lb, *ub).map_err(generator("requestdistribution"))?,
-            ),
-            KeySpec::Sequential(lb, ub) => Distribution::Sequential(
-                Sequential::new(*lb, *ub, thread_id as u64, thread_count as u64)
-                    .map_err(generator("requestdistribution"))?,
-            ),
-            KeySpec::Zipfian { min, max, theta } => {
-                let chooser = if *theta == ZIPFIAN_CONSTANT {
-                    ScrambledZipfian::new(*min, *max)
-                } else {
-                    ScrambledZipfian::with_constant(*min, *max, *theta)
-                };
-                Distribution::Zipfian(chooser.map_err(generator("zipfian_const"))?)
-            }
-            KeySpec::Latest => Distribution::Latest(SkewedLatest::new(self.inserts.clone())),
-            KeySpec::Hotspot { lb, ub, data, opn } => Distribution::Hotspot(
-                Hotspot::new(*lb, *ub, *data, *opn).map_err(generator("hotspotdatafraction"))?,
-            ),
-            KeySpec::Exponential { percentile, range } => Distribution::Exponential(
-                Exponential::new(*percentile, *range).map_err(generator("exponential.frac"))?,
-            ),
-        };
-        let mut keys = KeyChooser::new(
-            distribution,
-            seeded_rng(seed, KEY_STREAM | thread_id as u64),
-        );
-        if self.data.is_none() && self.zero_padding <= 20 {
-            keys = keys.with_names(keychooser::Naming {
-                order: self.key_order,
-                zero_padding: self.zero_padding,
-                clients: self.clients,
-                record_count: self.record_count,
-            });
-        }
-        let field_length = match &self.field_length {
-            FieldLengthSpec::Constant(n) => FieldLength::Constant(*n as usize),
-            FieldLengthSpec::Uniform(lb, ub) => FieldLength::Generator(Box::new(
-                Uniform::new(*lb, *ub).map_err(generator("minfieldlength"))?,
-            )),
-            FieldLengthSpec::Zipfian(lb, ub) => FieldLength::Generator(Box::new(
-                Zipfian::new(*lb, *ub, ZIPFIAN_CONSTANT).map_err(generator("minfieldlength"))?,
-            )),
-            FieldLengthSpec::Histogram(h) => FieldLength::Generator(Box::new(h.clone())),
-        };
-        let (min_scan, max_scan, scan_dist) = self.scan_length;
-        let scan_length: Box<dyn NumberGenerator> = match scan_dist {
-            ScanLengthDistribution::Uniform => {
-                Box::new(Uniform::new(min_scan, max_scan).map_err(generator("minscanlength"))?)
-            }
-            ScanLengthDistribution::Zipfian => Box::new(
-                Zipfian::new(min_scan, max_scan, ZIPFIAN_CONSTANT)
-                    .map_err(generator("minscanlength"))?,
-            ),
-        };
+        let keys = self.key_chooser(thread_id, thread_count, seed)?;
+        let field_length = self.field_length_generator()?;
+        let scan_length = self.scan_length_generator()?;
         let range = self.load_range(thread_id, thread_count);
         Ok(WorkloadThread {
             workload: self,
@@ -926,9 +264,10 @@ impl CoreWorkload {
                 VALUE_STREAM | thread_id as u64,
             ))),
             keys,
-            operations: Discrete::new(self.mix.clone()).map_err(generator("readproportion"))?,
+            operations: Discrete::new(self.mix.clone())
+                .map_err(generator_error("readproportion"))?,
             field_chooser: Uniform::new(0, self.field_names.len() as u64 - 1)
-                .map_err(generator("fieldcount"))?,
+                .map_err(generator_error("fieldcount"))?,
             field_length,
             scan_length,
             next_load: range.start,
@@ -949,25 +288,98 @@ impl CoreWorkload {
             },
         })
     }
+
+    /// A thread's key chooser: the request distribution with the thread's
+    /// own random stream, naming keys ahead unless they come from a file
+    /// or need more digits than the fast path formats.
+    fn key_chooser(
+        &self,
+        thread_id: usize,
+        thread_count: usize,
+        seed: u64,
+    ) -> Result<KeyChooser, WorkloadError> {
+        let distribution = match &self.keys {
+            KeySpec::Uniform(lb, ub) => Distribution::Uniform(
+                Uniform::new(*lb, *ub).map_err(generator_error("requestdistribution"))?,
+            ),
+            KeySpec::Sequential(lb, ub) => Distribution::Sequential(
+                Sequential::new(*lb, *ub, thread_id as u64, thread_count as u64)
+                    .map_err(generator_error("requestdistribution"))?,
+            ),
+            KeySpec::Zipfian { min, max, theta } => {
+                let chooser = if *theta == ZIPFIAN_CONSTANT {
+                    ScrambledZipfian::new(*min, *max)
+                } else {
+                    ScrambledZipfian::with_constant(*min, *max, *theta)
+                };
+                Distribution::Zipfian(chooser.map_err(generator_error("zipfian_const"))?)
+            }
+            KeySpec::Latest => Distribution::Latest(SkewedLatest::new(self.inserts.clone())),
+            KeySpec::Hotspot { lb, ub, data, opn } => Distribution::Hotspot(
+                Hotspot::new(*lb, *ub, *data, *opn)
+                    .map_err(generator_error("hotspotdatafraction"))?,
+            ),
+            KeySpec::Exponential { percentile, range } => Distribution::Exponential(
+                Exponential::new(*percentile, *range)
+                    .map_err(generator_error("exponential.frac"))?,
+            ),
+        };
+        let keys = KeyChooser::new(
+            distribution,
+            seeded_rng(seed, KEY_STREAM | thread_id as u64),
+        );
+        if self.data.is_none() && self.zero_padding <= 20 {
+            return Ok(keys.with_names(keychooser::Naming {
+                order: self.key_order,
+                zero_padding: self.zero_padding,
+                clients: self.clients,
+                record_count: self.record_count,
+            }));
+        }
+        Ok(keys)
+    }
+
+    /// A thread's field length generator; a constant length draws nothing.
+    fn field_length_generator(&self) -> Result<FieldLength, WorkloadError> {
+        Ok(match &self.field_length {
+            FieldLengthSpec::Constant(n) => FieldLength::Constant(*n as usize),
+            FieldLengthSpec::Uniform(lb, ub) => FieldLength::Generator(Box::new(
+                Uniform::new(*lb, *ub).map_err(generator_error("minfieldlength"))?,
+            )),
+            FieldLengthSpec::Zipfian(lb, ub) => FieldLength::Generator(Box::new(
+                Zipfian::new(*lb, *ub, ZIPFIAN_CONSTANT)
+                    .map_err(generator_error("minfieldlength"))?,
+            )),
+            FieldLengthSpec::Histogram(h) => FieldLength::Generator(Box::new(h.clone())),
+        })
+    }
+
+    /// A thread's scan length generator.
+    fn scan_length_generator(&self) -> Result<Box<dyn NumberGenerator>, WorkloadError> {
+        let (min_scan, max_scan, scan_dist) = self.scan_length;
+        Ok(match scan_dist {
+            ScanLengthDistribution::Uniform => Box::new(
+                Uniform::new(min_scan, max_scan).map_err(generator_error("minscanlength"))?,
+            ),
+            ScanLengthDistribution::Zipfian => Box::new(
+                Zipfian::new(min_scan, max_scan, ZIPFIAN_CONSTANT)
+                    .map_err(generator_error("minscanlength"))?,
+            ),
+        })
+    }
 }
 
-fn last_key(
-    props: &Properties,
-    insert_start: u64,
-    insert_count: u64,
-) -> Result<u64, PropertyError> {
-    if insert_count == 0 {
-        return Err(props.invalid(
-            INSERT_COUNT.decl(),
-            "the run phase needs at least one loaded record to choose keys from",
-        ));
-    }
-    Ok(insert_start + insert_count - 1)
+/// Turns a generator's refusal into an error naming the property (or
+/// properties) that configured it, which is what the user can change.
+fn generator_error(property: &'static str) -> impl Fn(GeneratorError) -> WorkloadError {
+    move |source| WorkloadError::Generator { property, source }
 }
 
 /// Splits `count` items starting at `start` into `parts` contiguous ranges
 /// whose sizes differ by at most one (earlier parts get the remainder, as
-/// Java splits operation counts over threads).
+/// Java splits operation counts over threads). Not API: see
+/// [`crate::internals`].
+#[doc(hidden)]
 pub fn split_range(start: u64, count: u64, part: usize, parts: usize) -> std::ops::Range<u64> {
     let parts = parts.max(1) as u64;
     let part = part as u64;
@@ -984,7 +396,9 @@ enum FieldLength {
 }
 
 /// One client thread's workload state: random streams, generators and
-/// reusable buffers.
+/// reusable buffers. Not API: the runner's, and the benches' through
+/// [`crate::internals`].
+#[doc(hidden)]
 pub struct WorkloadThread<'w> {
     workload: &'w CoreWorkload,
     /// (thread id, thread count, seed) this state was built for, to build
@@ -1148,8 +562,6 @@ impl WorkloadThread<'_> {
         kind
     }
 
-    /// The key number of the next run-phase operation: drawn from the
-    /// request distribution, never beyond the last acknowledged insert.
     /// Chooses the key of the next run-phase operation into `self.key`:
     /// drawn from the request distribution, never beyond the last
     /// acknowledged insert.

@@ -1,0 +1,214 @@
+//! The status loop: what the thread that runs a phase does while the
+//! workers work.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use ycsb_db::{Gauge, Store};
+
+use super::budget::ErrorBudget;
+use super::{Observer, Phase, Progress, RunnerSettings, StatusUpdate, StopSignal, Tick};
+use crate::measurement::Measurements;
+use crate::observe::Warmup;
+
+pub(super) struct StatusLoop<'a> {
+    pub(super) phase: Phase,
+    pub(super) status_interval: Duration,
+    pub(super) store: &'a dyn Store,
+    pub(super) settings: &'a RunnerSettings,
+    pub(super) measurements: &'a Measurements,
+    pub(super) progress: &'a [Progress],
+    pub(super) finished: &'a AtomicU64,
+    pub(super) threads: u64,
+    pub(super) total_operations: u64,
+    pub(super) start: Instant,
+    pub(super) stop: &'a StopSignal,
+    pub(super) observer: &'a mut dyn Observer,
+    pub(super) budget: Option<&'a ErrorBudget>,
+    pub(super) warmup: Warmup,
+}
+
+/// The time-series side of the status loop.
+struct Ticks {
+    granularity: Option<Duration>,
+    next: Option<Instant>,
+    last_time: Instant,
+}
+
+/// The end of the last status interval: operations completed by then, and
+/// when.
+struct LastStatus {
+    operations: u64,
+    time: Instant,
+}
+
+/// Operations completed so far over all threads.
+pub(super) fn completed(progress: &[Progress]) -> u64 {
+    progress.iter().map(|p| p.0.load(Ordering::Relaxed)).sum()
+}
+
+/// Closes a time-series interval at `now` and hands it to the observer.
+fn tick(
+    s: &mut StatusLoop<'_>,
+    ticks: &mut Ticks,
+    now: Instant,
+    warmup: bool,
+    gauges: &mut Vec<Gauge>,
+) {
+    let snapshot = s.measurements.take_tick();
+    gauges.clear();
+    s.store.gauges(gauges);
+    s.observer.on_tick(&Tick {
+        phase: s.phase,
+        elapsed: now.duration_since(s.start),
+        length: now.duration_since(ticks.last_time),
+        operations: completed(s.progress),
+        total_operations: s.total_operations,
+        warmup,
+        snapshot: &snapshot,
+        gauges,
+    });
+    ticks.last_time = now;
+}
+
+impl StatusLoop<'_> {
+    /// Stops the phase when its time limit has passed or its error budget
+    /// is spent; returns whether it was asked to stop, by these or by the
+    /// stop signal's other owners.
+    fn check_stop(&self, now: Instant, deadline: Option<Instant>) -> bool {
+        if deadline.is_some_and(|deadline| now >= deadline) {
+            self.stop.stop();
+        }
+        if let Some(budget) = self.budget {
+            // Catches a budget spent by threads each within its share.
+            budget.check(self.stop);
+        }
+        self.stop.is_stopped()
+    }
+
+    /// Whether the warm-up (not yet ended) ends at `now`.
+    fn warmup_reached(&self, now: Instant, warmup_time: Option<Instant>) -> bool {
+        match self.warmup {
+            Warmup::Time(_) => warmup_time.is_some_and(|t| now >= t),
+            Warmup::Operations(n) => completed(self.progress) >= n,
+            Warmup::None => false,
+        }
+    }
+
+    /// Closes a status interval at `now` and hands it to the observer.
+    fn status(
+        &mut self,
+        now: Instant,
+        operations: u64,
+        last: &LastStatus,
+        gauges: &mut Vec<Gauge>,
+    ) {
+        let snapshot = self.measurements.take_interval();
+        gauges.clear();
+        self.store.gauges(gauges);
+        self.observer.on_status(&StatusUpdate {
+            phase: self.phase,
+            elapsed: now.duration_since(self.start),
+            operations,
+            total_operations: self.total_operations,
+            interval_operations: operations.saturating_sub(last.operations),
+            interval_length: now.duration_since(last.time),
+            interval: &snapshot,
+            gauges,
+        });
+    }
+}
+
+/// Waits for the workers, handing the observer a [`Tick`] every
+/// time-series interval and a status update every status interval;
+/// enforces the time limit and ends the warm-up. Returns whether the phase
+/// was cut short, and where the warm-up ended (time since the start,
+/// operations completed by then).
+pub(super) fn status_loop(mut s: StatusLoop<'_>) -> (bool, Option<(Duration, u64)>) {
+    let interval = s.status_interval;
+    let mut next_status = s.start + interval;
+    let mut last = LastStatus {
+        operations: 0,
+        time: s.start,
+    };
+    let mut ticks = Ticks {
+        granularity: s.settings.granularity,
+        next: s.settings.granularity.map(|g| s.start + g),
+        last_time: s.start,
+    };
+    let mut gauges = Vec::new();
+    let deadline = s.settings.max_execution_time.map(|d| s.start + d);
+    let mut interrupted = false;
+    let warmup_time = match s.warmup {
+        Warmup::Time(d) => Some(s.start + d),
+        _ => None,
+    };
+    let mut warmup_end: Option<(Duration, u64)> = None;
+    while s.finished.load(Ordering::Acquire) != s.threads {
+        let now = Instant::now();
+        interrupted |= s.check_stop(now, deadline);
+        if warmup_end.is_none() && s.warmup_reached(now, warmup_time) {
+            // The warm-up closes its own interval, so no row mixes
+            // warm-up and measured operations.
+            if let Some(g) = ticks.granularity {
+                tick(&mut s, &mut ticks, now, true, &mut gauges);
+                ticks.next = Some(now + g);
+            }
+            s.measurements.discard_totals();
+            warmup_end = Some((now.duration_since(s.start), completed(s.progress)));
+        }
+        if let (Some(next), Some(g)) = (ticks.next, ticks.granularity) {
+            if now >= next {
+                let warmup = s.warmup != Warmup::None && warmup_end.is_none();
+                tick(&mut s, &mut ticks, now, warmup, &mut gauges);
+                ticks.next = Some(advance(next, g, now));
+            }
+        }
+        if now >= next_status {
+            let operations = completed(s.progress);
+            s.status(now, operations, &last, &mut gauges);
+            last = LastStatus {
+                operations,
+                time: now,
+            };
+            next_status = advance(next_status, interval, now);
+        }
+        let wake = [
+            deadline,
+            ticks.next,
+            warmup_time.filter(|_| warmup_end.is_none()),
+        ]
+        .into_iter()
+        .flatten()
+        .fold(next_status, Instant::min);
+        // Short naps keep the reaction to finished workers and stop
+        // requests quick without busy-waiting.
+        let nap = wake
+            .saturating_duration_since(Instant::now())
+            .min(Duration::from_millis(20));
+        std::thread::sleep(nap);
+    }
+    let now = Instant::now();
+    if ticks.granularity.is_some() && now > ticks.last_time {
+        // The tail of the phase, with the threads' last publications (and
+        // their CLEANUP).
+        let warmup = s.warmup != Warmup::None && warmup_end.is_none();
+        tick(&mut s, &mut ticks, now, warmup, &mut gauges);
+    }
+    // One last line for the tail of the phase, as Java's status thread
+    // prints when the clients finish.
+    let operations = completed(s.progress);
+    if operations > last.operations || now.duration_since(s.start) >= interval {
+        s.status(now, operations, &last, &mut gauges);
+    }
+    (interrupted || s.stop.is_stopped(), warmup_end)
+}
+
+/// The first due time after `now` on the grid `due + k * step`: a loop that
+/// fell behind skips the missed intervals instead of catching up.
+fn advance(mut due: Instant, step: Duration, now: Instant) -> Instant {
+    while due <= now {
+        due += step;
+    }
+    due
+}

@@ -1,0 +1,207 @@
+//! One client thread of a phase, and its target-rate schedule.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::thread::{Scope, ScopedJoinHandle};
+use std::time::{Duration, Instant};
+
+use ycsb_db::{Status, Store, StoreThread, ThreadContext};
+
+use super::budget::ErrorBudget;
+use super::{interrupt, lock, Phase, Progress, RunError, StopSignal};
+use crate::measurement::{Measurements, Operation, Recorder};
+use crate::workload::WorkloadThread;
+
+/// A client thread: its own workload state, and references to what it
+/// shares with the other threads and the status loop (all written per
+/// operation is its progress counter, alone in its cache line).
+pub(super) struct Worker<'a> {
+    pub(super) phase: Phase,
+    pub(super) thread: usize,
+    pub(super) threads: usize,
+    /// Operations to perform, unless `unbounded`.
+    pub(super) count: u64,
+    /// A run phase without `operationcount` runs until stopped.
+    pub(super) unbounded: bool,
+    /// The time between this thread's operations under a target rate.
+    pub(super) tick: Option<Duration>,
+    pub(super) state: WorkloadThread<'a>,
+    pub(super) store: &'a dyn Store,
+    pub(super) stop: &'a StopSignal,
+    pub(super) measurements: &'a Measurements,
+    pub(super) progress: &'a Progress,
+    /// Counts the threads that ended, for the status loop.
+    pub(super) finished: &'a AtomicU64,
+    pub(super) errors: &'a Mutex<Vec<RunError>>,
+    pub(super) notices: &'a Mutex<Vec<String>>,
+    pub(super) budget: Option<&'a ErrorBudget>,
+}
+
+impl<'a> Worker<'a> {
+    /// Starts the worker on its own named thread. A thread that cannot be
+    /// started is listed as an error and counted as finished, so that the
+    /// status loop does not wait for it.
+    pub(super) fn spawn<'scope>(
+        self,
+        scope: &'scope Scope<'scope, 'a>,
+    ) -> Option<ScopedJoinHandle<'scope, Instant>> {
+        let (thread, errors, finished) = (self.thread, self.errors, self.finished);
+        let spawned = std::thread::Builder::new()
+            .name(format!("ycsb-client-{thread}"))
+            .spawn_scoped(scope, move || self.run());
+        match spawned {
+            Ok(handle) => Some(handle),
+            Err(e) => {
+                lock(errors).push(RunError::Panicked {
+                    thread,
+                    message: format!("could not start thread: {e}"),
+                });
+                finished.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+        }
+    }
+
+    /// The thread's life: opens its store thread, performs its operations,
+    /// cleans up and publishes its last measurements. Returns when it
+    /// ended: the phase's runtime ends with its last thread.
+    fn run(mut self) -> Instant {
+        let _stop_scope = interrupt::enter(self.stop);
+        let mut recorder = self.measurements.recorder(self.thread);
+        let context = ThreadContext::new(self.thread, self.threads);
+        let mut db_box = match self.store.thread(context) {
+            Ok(db) => db,
+            Err(source) => {
+                lock(self.errors).push(RunError::StoreThread {
+                    thread: self.thread,
+                    source,
+                });
+                self.finished.fetch_add(1, Ordering::Relaxed);
+                return Instant::now();
+            }
+        };
+        // Only with a budget does each call go through the counting
+        // wrapper; without one the path is unchanged.
+        let mut guarded;
+        let db: &mut dyn StoreThread = match self.budget {
+            Some(budget) => {
+                guarded = budget.guard(self.thread, &mut *db_box, self.stop);
+                &mut guarded
+            }
+            None => &mut *db_box,
+        };
+        self.operate(db, &mut recorder);
+        self.state.finish();
+        self.clean_up(db, &mut recorder);
+        recorder.publish();
+        drop(db_box);
+        let end = Instant::now();
+        self.finished.fetch_add(1, Ordering::Release);
+        end
+    }
+
+    /// The per-operation loop, until the thread's share is done or the
+    /// phase is asked to stop. The settings it reads per operation are
+    /// copied to locals first, so that they stay in registers across the
+    /// store calls.
+    fn operate(&mut self, db: &mut dyn StoreThread, recorder: &mut Recorder) {
+        let (phase, count, unbounded) = (self.phase, self.count, self.unbounded);
+        let (stop, progress) = (self.stop, self.progress);
+        let mut schedule = self
+            .tick
+            .map(|tick| Schedule::new(tick, self.thread, self.threads));
+        let state = &mut self.state;
+        let mut done: u64 = 0;
+        while (unbounded || done < count) && !stop.is_stopped() {
+            let intended = schedule.as_mut().map(Schedule::wait_next);
+            match phase {
+                Phase::Load => {
+                    if !state.do_insert(&mut *db, recorder) {
+                        // Retries that gave up because the phase stops are
+                        // no failure of the store.
+                        if !stop.is_stopped() {
+                            load_gave_up(self.notices, self.thread, db, done);
+                        }
+                        break;
+                    }
+                }
+                Phase::Run => {
+                    state.do_transaction(&mut *db, recorder, intended);
+                }
+            }
+            done += 1;
+            progress.0.store(done, Ordering::Relaxed);
+            state.publish_if_due(recorder);
+        }
+    }
+
+    /// Ends the store thread's work, measured as Java's CLEANUP operation
+    /// (a store may flush buffered writes here).
+    fn clean_up(&self, db: &mut dyn StoreThread, recorder: &mut Recorder) {
+        let cleanup_start = Instant::now();
+        let status = match db.cleanup() {
+            Ok(()) => Status::Ok,
+            Err(e) => {
+                lock(self.notices).push(format!("thread {}: cleanup failed: {e}", self.thread));
+                Status::Error
+            }
+        };
+        let cleanup_ns = u64::try_from(cleanup_start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        recorder.record(Operation::Cleanup, status, cleanup_ns);
+    }
+}
+
+/// Notes that a load thread stops after an insert failed for good (as Java
+/// YCSB's does), with the store's own explanation when it has one.
+#[cold]
+fn load_gave_up(notices: &Mutex<Vec<String>>, thread: usize, db: &dyn StoreThread, done: u64) {
+    let cause = db
+        .last_error()
+        .map(|e| format!(" (the store said: {e})"))
+        .unwrap_or_default();
+    lock(notices).push(format!(
+        "thread {thread}: an insert failed for good after the configured retries{cause}; this load thread stops (as in Java YCSB) after {done} records"
+    ));
+}
+
+/// Open-loop scheduling at a fixed rate: operation `k` of a thread is due
+/// at `start + offset + k * tick` whether or not earlier operations were
+/// late, so a stalled store shows its real effect on latency (coordinated
+/// omission) instead of silently lowering the offered load.
+struct Schedule {
+    next: Instant,
+    tick: Duration,
+}
+
+impl Schedule {
+    fn new(tick: Duration, thread: usize, threads: usize) -> Self {
+        // Spread the threads' due times evenly over one tick so that they
+        // do not all fire at once.
+        let offset = tick.mul_f64(thread as f64 / threads.max(1) as f64);
+        Self {
+            next: Instant::now() + offset,
+            tick,
+        }
+    }
+
+    /// Waits until the next operation is due and returns its intended
+    /// start.
+    fn wait_next(&mut self) -> Instant {
+        let due = self.next;
+        self.next += self.tick;
+        loop {
+            let now = Instant::now();
+            if now >= due {
+                return due;
+            }
+            let left = due - now;
+            // Sleeping has a granularity of tens of microseconds; sleep
+            // most of the wait and spin the rest for an accurate rate.
+            if left > Duration::from_micros(200) {
+                std::thread::sleep(left - Duration::from_micros(100));
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+}

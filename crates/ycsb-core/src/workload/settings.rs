@@ -1,0 +1,416 @@
+//! Reading and validating the CoreWorkload's settings.
+//!
+//! `CoreWorkload::from_properties` is a sequence of steps, each reading and
+//! checking one group of properties. The steps run in a fixed order, and
+//! the first invalid property stops the build, so that the error a user
+//! sees for a file with several mistakes does not depend on how the code
+//! is arranged.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ycsb_db::{Properties, PropertyError};
+
+use super::datafile::{self, DataSet};
+use super::properties::*;
+use super::{ClientPartition, CoreWorkload, FieldLengthSpec, KeyOrder, KeySpec};
+use super::{TransactionKind, WorkloadError};
+use crate::clock::{Clock, CLOCK};
+use crate::generator::{AcknowledgedCounter, HistogramGenerator};
+
+impl CoreWorkload {
+    /// Builds the workload from properties, validating every value.
+    ///
+    /// # Errors
+    ///
+    /// A [`WorkloadError`] naming the first invalid property, its value and
+    /// where it came from.
+    pub fn from_properties(props: &Properties) -> Result<Self, WorkloadError> {
+        // A data file decides the record count and the fields.
+        let data = DataSet::from_properties(props)?.map(Arc::new);
+        let with_data;
+        let props = match &data {
+            Some(d) => {
+                with_data = d.workload_properties(props);
+                &with_data
+            }
+            None => props,
+        };
+        check_workload_class(props)?;
+        let counts = Counts::from_properties(props)?;
+        let field_names = field_names(props)?;
+        let field_length = field_length(props)?;
+        let data_integrity = data_integrity(props, &field_length)?;
+        let mix = operation_mix(props)?;
+        let clients = ClientPartition::from_properties(props)?;
+        let (load_start, load_count) = counts.load_share(props, clients);
+        let keys = key_spec(props, &counts)?;
+        let (min_scan, max_scan) = scan_length_bounds(props)?;
+        let (key_order, zero_padding) = key_naming(props)?;
+        let field_names = data_file_fields(props, data.as_deref(), data_integrity, field_names)?;
+        let workload = Self {
+            table: props.get(&TABLE)?,
+            field_names,
+            field_length,
+            read_all_fields: props.get(&READ_ALL_FIELDS)?,
+            read_all_fields_by_name: props.get(&READ_ALL_FIELDS_BY_NAME)?,
+            write_all_fields: props.get(&WRITE_ALL_FIELDS)?,
+            data_integrity,
+            mix,
+            keys,
+            scan_length: (
+                min_scan.max(1),
+                max_scan,
+                props.get(&SCAN_LENGTH_DISTRIBUTION)?,
+            ),
+            key_order,
+            zero_padding,
+            record_count: counts.record_count,
+            operation_count: counts.operation_count,
+            load_start,
+            load_count,
+            clients,
+            retry_limit: props.get(&INSERTION_RETRY_LIMIT)?,
+            retry_interval: Duration::from_secs(props.get(&INSERTION_RETRY_INTERVAL)?),
+            inserts: Arc::new(AcknowledgedCounter::new(counts.record_count)),
+            clock: Clock::new(props.get(&CLOCK)?),
+            data,
+        };
+        // Build one thread's generators now so that every parameter error
+        // surfaces before any thread starts.
+        workload.thread(0, 1, 0)?;
+        Ok(workload)
+    }
+}
+
+/// Refuses a `workload` class other than the CoreWorkload, under any of
+/// the names Java's property files give it: a file meant for another
+/// workload would otherwise run a different benchmark than it describes.
+fn check_workload_class(props: &Properties) -> Result<(), PropertyError> {
+    props.get_checked(&WORKLOAD_CLASS, |class| {
+        if CORE_WORKLOAD_NAMES
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(class.trim()))
+        {
+            Ok(())
+        } else {
+            Err("only site.ycsb.workloads.CoreWorkload is implemented".into())
+        }
+    })?;
+    Ok(())
+}
+
+/// The record and operation counts, and the range of key numbers
+/// (`insertstart`, `insertcount`) the run phase chooses keys in.
+struct Counts {
+    record_count: u64,
+    operation_count: u64,
+    insert_start: u64,
+    insert_count: u64,
+}
+
+impl Counts {
+    /// Reads the counts; the insert range must lie within `recordcount`,
+    /// since the run phase reads only keys that were loaded.
+    fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
+        let record_count = props.get(&RECORD_COUNT)?;
+        let operation_count = props.get(&OPERATION_COUNT)?;
+        let insert_start = props.get(&INSERT_START)?;
+        let insert_count = match props.get_opt(&INSERT_COUNT)? {
+            Some(count) => count,
+            None => record_count.checked_sub(insert_start).ok_or_else(|| {
+                props.invalid(
+                    INSERT_START.decl(),
+                    format!("insertstart exceeds recordcount ({record_count})"),
+                )
+            })?,
+        };
+        if insert_start
+            .checked_add(insert_count)
+            .is_none_or(|end| end > record_count)
+        {
+            return Err(props.invalid(
+                INSERT_COUNT.decl(),
+                format!(
+                    "insertstart ({insert_start}) + insertcount ({insert_count}) exceeds recordcount ({record_count})"
+                ),
+            ));
+        }
+        Ok(Self {
+            record_count,
+            operation_count,
+            insert_start,
+            insert_count,
+        })
+    }
+
+    /// The first key number and count this client loads: its share of
+    /// `recordcount` with several clients, unless `insertstart` or
+    /// `insertcount` say explicitly what to load.
+    fn load_share(&self, props: &Properties, clients: ClientPartition) -> (u64, u64) {
+        if clients.count > 1
+            && !props.is_set(INSERT_START.decl())
+            && !props.is_set(INSERT_COUNT.decl())
+        {
+            clients.load_share(self.record_count)
+        } else {
+            (self.insert_start, self.insert_count)
+        }
+    }
+
+    /// The last key number the run phase may choose among the loaded
+    /// records; there must be one.
+    fn last_key(&self, props: &Properties) -> Result<u64, PropertyError> {
+        if self.insert_count == 0 {
+            return Err(props.invalid(
+                INSERT_COUNT.decl(),
+                "the run phase needs at least one loaded record to choose keys from",
+            ));
+        }
+        Ok(self.insert_start + self.insert_count - 1)
+    }
+}
+
+/// The field names, `<fieldnameprefix>0` to `<fieldnameprefix><fieldcount-1>`.
+fn field_names(props: &Properties) -> Result<Vec<String>, PropertyError> {
+    let field_count = props.get_checked(&FIELD_COUNT, check_positive)?;
+    let prefix = props.get(&FIELD_NAME_PREFIX)?;
+    Ok((0..field_count).map(|i| format!("{prefix}{i}")).collect())
+}
+
+/// The field length distribution; the histogram file is read here, once,
+/// so that a bad file is reported before the phase starts.
+fn field_length(props: &Properties) -> Result<FieldLengthSpec, WorkloadError> {
+    let field_length = props.get(&FIELD_LENGTH)?;
+    let min_field_length = props.get(&MIN_FIELD_LENGTH)?;
+    let dist = props.get(&FIELD_LENGTH_DISTRIBUTION)?;
+    if matches!(dist, FieldLengthDistribution::Constant) {
+        // A constant length ignores minfieldlength, however it is set.
+        return Ok(FieldLengthSpec::Constant(field_length));
+    }
+    if min_field_length > field_length {
+        return Err(props
+            .invalid(
+                MIN_FIELD_LENGTH.decl(),
+                format!("minfieldlength exceeds fieldlength ({field_length})"),
+            )
+            .into());
+    }
+    Ok(match dist {
+        FieldLengthDistribution::Uniform => {
+            FieldLengthSpec::Uniform(min_field_length, field_length)
+        }
+        FieldLengthDistribution::Zipfian => {
+            FieldLengthSpec::Zipfian(min_field_length, field_length)
+        }
+        _ => {
+            let path = props.get(&FIELD_LENGTH_HISTOGRAM)?;
+            FieldLengthSpec::Histogram(HistogramGenerator::from_file(&path).map_err(|source| {
+                WorkloadError::Generator {
+                    property: "fieldlengthhistogram",
+                    source,
+                }
+            })?)
+        }
+    })
+}
+
+/// `dataintegrity`, which needs constant field lengths: a value is rebuilt
+/// from its key and field name at the one length to be verified.
+fn data_integrity(
+    props: &Properties,
+    field_length: &FieldLengthSpec,
+) -> Result<bool, PropertyError> {
+    let data_integrity = props.get(&DATA_INTEGRITY)?;
+    if data_integrity && !matches!(field_length, FieldLengthSpec::Constant(_)) {
+        return Err(props.invalid(
+            DATA_INTEGRITY.decl(),
+            "dataintegrity needs fieldlengthdistribution=constant (values are rebuilt from key and field at their one length)",
+        ));
+    }
+    Ok(data_integrity)
+}
+
+/// The operation mix: every kind with a proportion above zero. A mix with
+/// none would never perform an operation, so it is refused, naming the
+/// proportions that were set and where.
+fn operation_mix(props: &Properties) -> Result<Vec<(f64, TransactionKind)>, PropertyError> {
+    let proportions = [
+        (&READ_PROPORTION, TransactionKind::Read),
+        (&UPDATE_PROPORTION, TransactionKind::Update),
+        (&INSERT_PROPORTION, TransactionKind::Insert),
+        (&SCAN_PROPORTION, TransactionKind::Scan),
+        (
+            &READ_MODIFY_WRITE_PROPORTION,
+            TransactionKind::ReadModifyWrite,
+        ),
+        (&DELETE_PROPORTION, TransactionKind::Delete),
+    ];
+    let mut mix = Vec::new();
+    for (property, kind) in proportions {
+        let p = props.get_checked(property, check_non_negative)?;
+        if p > 0.0 {
+            mix.push((p, kind));
+        }
+    }
+    if mix.is_empty() {
+        let set: Vec<String> = proportions
+            .iter()
+            .filter_map(|(p, _)| {
+                props
+                    .raw(p.decl())
+                    .map(|r| format!("{}={} ({})", r.key, r.value, r.origin))
+            })
+            .collect();
+        return Err(PropertyError::Conflict {
+            message: format!(
+                "operation proportions sum to zero: {}; set at least one of readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion, deleteproportion above 0",
+                set.join(", ")
+            ),
+        });
+    }
+    Ok(mix)
+}
+
+/// The request distribution (`requestdistribution`) with its parameters,
+/// over the loaded key range.
+fn key_spec(props: &Properties, counts: &Counts) -> Result<KeySpec, PropertyError> {
+    Ok(match props.get(&REQUEST_DISTRIBUTION)? {
+        RequestDistribution::Uniform => {
+            KeySpec::Uniform(counts.insert_start, counts.last_key(props)?)
+        }
+        RequestDistribution::Sequential => {
+            KeySpec::Sequential(counts.insert_start, counts.last_key(props)?)
+        }
+        RequestDistribution::Zipfian => zipfian_key_spec(props, counts)?,
+        RequestDistribution::Latest => KeySpec::Latest,
+        RequestDistribution::Hotspot => KeySpec::Hotspot {
+            lb: counts.insert_start,
+            ub: counts.last_key(props)?,
+            data: props.get_checked(&HOTSPOT_DATA_FRACTION, check_fraction)?,
+            opn: props.get_checked(&HOTSPOT_OPN_FRACTION, check_fraction)?,
+        },
+        RequestDistribution::Exponential => exponential_key_spec(props, counts)?,
+    })
+}
+
+/// The zipfian request distribution. Java sizes its key space for the
+/// inserts the run phase is expected to make (twice the expected number, a
+/// fudge factor), so that popular keys stay put as records arrive; draws
+/// beyond the last acknowledged insert are redrawn.
+fn zipfian_key_spec(props: &Properties, counts: &Counts) -> Result<KeySpec, PropertyError> {
+    let insert_proportion = props.get(&INSERT_PROPORTION)?;
+    let expected_new = (counts.operation_count as f64 * insert_proportion * 2.0) as u64;
+    let theta = props.get_checked(&ZIPFIAN_CONST, |t| {
+        if *t > 0.0 && *t != 1.0 {
+            Ok(())
+        } else {
+            Err("expected a positive number other than 1".into())
+        }
+    })?;
+    Ok(KeySpec::Zipfian {
+        min: counts.insert_start,
+        max: counts.insert_start + counts.insert_count + expected_new,
+        theta,
+    })
+}
+
+/// The exponential request distribution, over `exponential.frac` of the
+/// records.
+fn exponential_key_spec(props: &Properties, counts: &Counts) -> Result<KeySpec, PropertyError> {
+    let percentile = props.get_checked(&EXPONENTIAL_PERCENTILE, |p| {
+        if *p > 0.0 && *p < 100.0 {
+            Ok(())
+        } else {
+            Err("expected a percentage above 0 and below 100".into())
+        }
+    })?;
+    let frac = props.get_checked(&EXPONENTIAL_FRAC, |f| {
+        if *f > 0.0 {
+            Ok(())
+        } else {
+            Err("expected a positive number".into())
+        }
+    })?;
+    Ok(KeySpec::Exponential {
+        percentile,
+        range: counts.record_count as f64 * frac,
+    })
+}
+
+/// `minscanlength` and `maxscanlength`, in order.
+fn scan_length_bounds(props: &Properties) -> Result<(u64, u64), PropertyError> {
+    let min_scan = props.get(&MIN_SCAN_LENGTH)?;
+    let max_scan = props.get_checked(&MAX_SCAN_LENGTH, check_positive)?;
+    if min_scan > max_scan {
+        return Err(props.invalid(
+            MIN_SCAN_LENGTH.decl(),
+            format!("minscanlength exceeds maxscanlength ({max_scan})"),
+        ));
+    }
+    Ok((min_scan, max_scan))
+}
+
+/// How key numbers become key names: `insertorder` and `zeropadding` (at
+/// most 64 digits, bounding the key buffer).
+fn key_naming(props: &Properties) -> Result<(KeyOrder, usize), PropertyError> {
+    let key_order = match props.get(&INSERT_ORDER)? {
+        InsertOrder::Hashed => KeyOrder::Hashed,
+        InsertOrder::Ordered => KeyOrder::Ordered,
+    };
+    let zero_padding = props.get_checked(&ZERO_PADDING, |p| {
+        if *p <= 64 {
+            Ok(())
+        } else {
+            Err("expected at most 64 digits".into())
+        }
+    })? as usize;
+    Ok((key_order, zero_padding))
+}
+
+/// The fields of a file workload: a `datafile` with rows brings its own
+/// field names (and values, which `dataintegrity` cannot check); otherwise
+/// the generated `field_names` stay.
+fn data_file_fields(
+    props: &Properties,
+    data: Option<&datafile::DataSet>,
+    data_integrity: bool,
+    field_names: Vec<String>,
+) -> Result<Vec<String>, PropertyError> {
+    match data {
+        Some(d) if d.has_rows() => {
+            if data_integrity {
+                return Err(props.invalid(
+                    DATA_INTEGRITY.decl(),
+                    "dataintegrity checks generated values; a datafile's values are not",
+                ));
+            }
+            Ok(d.field_names())
+        }
+        _ => Ok(field_names),
+    }
+}
+
+fn check_fraction(v: &f64) -> Result<(), String> {
+    if (0.0..=1.0).contains(v) {
+        Ok(())
+    } else {
+        Err("expected a number between 0 and 1".into())
+    }
+}
+
+fn check_non_negative(v: &f64) -> Result<(), String> {
+    if *v >= 0.0 {
+        Ok(())
+    } else {
+        Err("expected a non-negative number".into())
+    }
+}
+
+fn check_positive(v: &u64) -> Result<(), String> {
+    if *v > 0 {
+        Ok(())
+    } else {
+        Err("expected at least 1".into())
+    }
+}
