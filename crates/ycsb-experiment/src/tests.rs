@@ -318,9 +318,13 @@ mod capabilities {
             for (k, v) in client.server.unwrap().address_properties(address) {
                 assert!(argv.contains(&format!("{k}={v}")), "{k}: {argv:?}");
             }
-            assert_eq!(server[0], "redis-server");
+            assert_eq!("redis-server", server[0]);
             assert!(
                 server.windows(2).any(|w| w == ["--port", "4242"]),
+                "{server:?}"
+            );
+            assert!(
+                server.windows(2).any(|w| w == ["--bind", "127.0.0.1"]),
                 "{server:?}"
             );
             // The client's port property is not an input: another attempt
