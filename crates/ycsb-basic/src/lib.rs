@@ -15,7 +15,7 @@
 //!
 //! ```
 //! use std::sync::{Arc, Mutex};
-//! use ycsb_db::store::{OutputSink, StoreContext};
+//! use ycsb_db::{OutputSink, StoreContext};
 //! use ycsb_db::{Fields, Properties, Record, Status, ThreadContext};
 //!
 //! let lines = Arc::new(Mutex::new(Vec::<u8>::new()));
@@ -57,11 +57,11 @@ use std::time::Duration;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use ycsb_db::store::{OutputSink, StoreContext};
 use ycsb_db::{
     is_secret, EngineInfo, Fields, Property, PropertyDecl, Record, ScanResult, Status, Store,
     StoreDescriptor, StoreError, StoreThread, ThreadContext, REDACTED,
 };
+use ycsb_db::{OutputSink, StoreContext};
 
 /// `basicdb.verbose`: print every operation.
 pub const VERBOSE: Property<bool> = Property::new(

@@ -2,9 +2,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ycsb_basic::{BasicStore, DESCRIPTOR};
-use ycsb_db::store::{OutputSink, StoreContext};
 use ycsb_db::testing::{check_store, record, Contract, Rule};
 use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext};
+use ycsb_db::{OutputSink, StoreContext};
 
 /// Opens a basic store through its descriptor, capturing its output.
 fn open(props: &Properties) -> (Box<dyn Store>, Arc<Mutex<Vec<u8>>>) {

@@ -11,7 +11,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ycsb_core::db::store::StoreContext;
+use ycsb_core::db::StoreContext;
 use ycsb_core::db::{Properties, Record, Status, ThreadContext};
 use ycsb_core::generator::{
     fnvhash64, seeded_rng, AcknowledgedCounter, Discrete, Exponential, Hotspot, NumberGenerator,

@@ -55,10 +55,10 @@
 )]
 
 pub mod codec;
-pub mod properties;
-pub mod record;
-pub mod status;
-pub mod store;
+mod properties;
+mod record;
+mod status;
+mod store;
 // The crate's own unit tests use the helpers without the feature.
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

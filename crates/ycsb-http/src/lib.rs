@@ -80,7 +80,7 @@ use ycsb_db::{
 };
 
 use crate::wire::{Conn, WireError};
-use ycsb_db::store::StoreContext;
+use ycsb_db::StoreContext;
 
 ycsb_db::choice_property! {
     /// Which set of default templates to start from.

@@ -46,7 +46,7 @@ mod store;
 pub use options::{Compression, Format, PROPERTIES};
 pub use store::LevelStore;
 
-use ycsb_db::store::StoreContext;
+use ycsb_db::StoreContext;
 use ycsb_db::{Store, StoreDescriptor, StoreError};
 
 fn open(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {

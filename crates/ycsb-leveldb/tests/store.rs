@@ -537,7 +537,7 @@ fn registered_as_leveldb() {
     assert_eq!(d.properties.len(), ycsb_leveldb::PROPERTIES.len());
     let dir = tempfile::tempdir().unwrap();
     let p = props(dir.path(), &[]);
-    let store = (d.open)(&ycsb_db::store::StoreContext::new(&p)).unwrap();
+    let store = (d.open)(&ycsb_db::StoreContext::new(&p)).unwrap();
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
 }

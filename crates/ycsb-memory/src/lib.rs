@@ -81,7 +81,7 @@ use std::ops::Bound;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crossbeam_skiplist::SkipMap;
-use ycsb_db::store::StoreContext;
+use ycsb_db::StoreContext;
 use ycsb_db::{
     EngineInfo, Fields, Gauge, Property, PropertyDecl, Record, ScanResult, Status, Store,
     StoreDescriptor, StoreError, StoreThread, ThreadContext,

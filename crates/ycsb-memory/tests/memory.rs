@@ -1,7 +1,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use ycsb_db::store::StoreContext;
 use ycsb_db::testing::{assert_conforms, record, Contract};
+use ycsb_db::StoreContext;
 use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, ThreadContext};
 use ycsb_memory::{MemoryStore, DESCRIPTOR};
 

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use ycsb_db::store::StoreContext;
+use ycsb_db::StoreContext;
 use ycsb_db::{Fields, Properties, Record, Status, Store, ThreadContext};
 use ycsb_redis::RedisStore;
 

@@ -66,7 +66,7 @@ pub mod resp;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ycsb_db::store::StoreContext;
+use ycsb_db::StoreContext;
 use ycsb_db::{
     EngineInfo, Property, PropertyDecl, PropertyError, Protocol, ServerAddress, ServerClient,
     Store, StoreDescriptor, StoreError, StoreThread, ThreadContext,

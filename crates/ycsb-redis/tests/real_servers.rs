@@ -7,8 +7,8 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{RedisCluster, RedisServer};
-use ycsb_db::store::StoreContext;
 use ycsb_db::testing::{assert_conforms, Contract, Scans, UpdateMissing};
+use ycsb_db::StoreContext;
 use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, ThreadContext};
 use ycsb_redis::RedisStore;
 

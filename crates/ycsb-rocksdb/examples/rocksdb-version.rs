@@ -5,7 +5,7 @@
 //! cargo run --release -p ycsb-rocksdb --example rocksdb-version
 //! ```
 
-use ycsb_db::store::StoreContext;
+use ycsb_db::StoreContext;
 use ycsb_db::{Properties, Store};
 use ycsb_rocksdb::RocksStore;
 

@@ -35,7 +35,7 @@ mod thread;
 use std::path::Path;
 
 use rocksdb::DB;
-use ycsb_db::store::StoreContext;
+use ycsb_db::StoreContext;
 use ycsb_db::{
     EngineInfo, EngineReport, Gauge, Store, StoreDescriptor, StoreError, StoreThread, ThreadContext,
 };

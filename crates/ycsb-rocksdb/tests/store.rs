@@ -477,7 +477,7 @@ fn descriptor_opens_the_store() {
         .iter()
         .any(|d| d.name == "rocksdb.dbname" && d.aliases.contains(&"rocksdb.dir")));
     let props = Properties::new().with("rocksdb.dir", dir.path().display());
-    let store = (DESCRIPTOR.open)(&ycsb_db::store::StoreContext::new(&props)).unwrap();
+    let store = (DESCRIPTOR.open)(&ycsb_db::StoreContext::new(&props)).unwrap();
     let mut t = store.thread(ctx()).unwrap();
     assert_eq!(t.insert(T, "k", &record(&[("f", "v")])), Status::Ok);
     drop(t);
@@ -544,7 +544,7 @@ fn shipped_properties_file_has_ycsb_cpp_values_and_opens() {
         dir.path().display().to_string(),
         Origin::Flag("-p"),
     );
-    let store = ycsb_rocksdb::RocksStore::open(&ycsb_db::store::StoreContext::new(&props)).unwrap();
+    let store = ycsb_rocksdb::RocksStore::open(&ycsb_db::StoreContext::new(&props)).unwrap();
     let mut t = store.thread(ctx()).unwrap();
     assert_eq!(t.insert(T, "k", &record(&[("f", "v")])), Status::Ok);
     let reports = store.final_reports();

@@ -7,8 +7,8 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use ycsb_db::store::StoreContext;
 use ycsb_db::testing::{assert_conforms, Contract, Deletes, UpdateMissing};
+use ycsb_db::StoreContext;
 use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, ThreadContext};
 use ycsb_memory::MemoryStore;
 use ycsb_redis::RedisStore;

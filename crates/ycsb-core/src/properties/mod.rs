@@ -37,7 +37,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use ycsb_db::properties::{Origin, Properties};
+use ycsb_db::{Origin, Properties};
 
 /// One entry of a property file.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use ycsb_db::store::StoreContext;
+use ycsb_db::StoreContext;
 use ycsb_db::{Properties, Record, StoreError};
 use ycsb_rocksdb::RocksStore;
 
