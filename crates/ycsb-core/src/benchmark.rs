@@ -211,9 +211,11 @@ impl Benchmark {
     ///
     /// # Errors
     ///
-    /// A [`PhaseError`] when no client thread could run, when the load
-    /// inserted fewer records than asked for, or when more operations
-    /// failed than `errorbudget` allows.
+    /// A [`PhaseError`] when no client thread could run, when a run phase
+    /// would choose keys among no loaded record
+    /// ([`CoreWorkload::check_run_phase`]), when the load inserted fewer
+    /// records than asked for, or when more operations failed than
+    /// `errorbudget` allows.
     pub fn phase(
         &self,
         phase: Phase,
@@ -221,6 +223,11 @@ impl Benchmark {
         stop: &StopSignal,
         observer: &mut dyn Observer,
     ) -> Result<PhaseOutcome, PhaseError> {
+        if phase == Phase::Run {
+            self.workload
+                .check_run_phase()
+                .map_err(|e| RunError::Workload(e.into()))?;
+        }
         let outcome = runner::run_phase(
             phase,
             &self.workload,

@@ -273,6 +273,13 @@ impl Settings {
         if self.threads == 0 {
             return invalid("--threads", "must be at least 1");
         }
+        if self.threads > ycsb_db::MAX_CLIENT_THREADS {
+            // The same cap as threadcount.
+            return invalid(
+                "--threads",
+                &format!("must be at most {}", ycsb_db::MAX_CLIENT_THREADS),
+            );
+        }
         if self.key_size == 0 || self.key_size > 1024 {
             return invalid("--key_size", "must be 1..=1024");
         }
@@ -287,6 +294,15 @@ impl Settings {
         }
         if self.stats_interval == Some(Duration::ZERO) {
             return invalid("--stats_interval_seconds", "must be above 0");
+        }
+        if self
+            .stats_interval
+            .is_some_and(|d| d.as_secs() > ycsb_db::MAX_SECONDS)
+        {
+            return invalid(
+                "--stats_interval_seconds",
+                &format!("must be at most {}", ycsb_db::MAX_SECONDS),
+            );
         }
         Ok(())
     }

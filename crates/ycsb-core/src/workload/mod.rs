@@ -139,6 +139,10 @@ pub struct CoreWorkload {
     clock: Clock,
     /// Records and keys from `datafile`/`keyfile`.
     data: Option<Arc<datafile::DataSet>>,
+    /// Why a run phase would only read keys that were never loaded (no
+    /// record in the key range, and operations other than inserts), naming
+    /// the property the user set; `None` when it can run.
+    empty_key_space: Option<ycsb_db::PropertyError>,
 }
 
 impl CoreWorkload {
@@ -151,6 +155,22 @@ impl CoreWorkload {
     /// limit).
     pub fn operation_count(&self) -> u64 {
         self.operation_count
+    }
+
+    /// Refuses a run phase that would read, update, scan or delete in a key
+    /// range holding no record: every such operation would target a key
+    /// that was never loaded, and the run would pass for a measurement.
+    /// (Java YCSB fails in its key generators then: a division by zero.)
+    ///
+    /// # Errors
+    ///
+    /// A [`PropertyError`](ycsb_db::PropertyError) naming the count the
+    /// user set (`recordcount`, `insertcount` or `insertstart`).
+    pub fn check_run_phase(&self) -> Result<(), ycsb_db::PropertyError> {
+        match &self.empty_key_space {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
     }
 
     /// The number of records this client loads (`insertcount`, or its
