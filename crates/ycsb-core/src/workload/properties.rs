@@ -132,7 +132,7 @@ pub const WRITE_ALL_FIELDS: Property<bool> = Property::new(
 pub const DATA_INTEGRITY: Property<bool> = Property::new(
     "dataintegrity",
     "false",
-    "Write deterministic values derived from key and field name and verify every read, recording a VERIFY measurement. Requires fieldlengthdistribution=constant.",
+    "Write deterministic values derived from key and field name and verify every read, recording a VERIFY measurement: UNEXPECTED_STATE when a value differs or, unlike Java, when the record lacks a field asked for or holds one the workload never writes (with readallfields, the whole record is read). Requires fieldlengthdistribution=constant.",
 );
 /// `readproportion`.
 pub const READ_PROPORTION: Property<f64> = Property::new(
