@@ -134,6 +134,9 @@ const CASES: &[Case] = &[
     Case { args: "-load -run -db memory -p recordcount=0 -p requestdistribution=exponential", file: None, expect: &["recordcount", "'0'", "never loaded"] },
     Case { args: "run memory -p recordcount=10 -p insertcount=0", file: None, expect: &["insertcount", "'0'", "-p flag", "never loaded"] },
     Case { args: "run memory -p recordcount=10 -p insertstart=10", file: None, expect: &["insertstart", "'10'", "never loaded"] },
+    // Issue 17 item 13: --use_existing_db on a database that is not there.
+    Case { args: "bench --db-engine leveldb --db={dir}/nodb --use_existing_db=1 --benchmarks=readrandom", file: None, expect: &["--use_existing_db", "nodb", "leveldb.dbname, --db flag", "does not exist"] },
+    Case { args: "bench --db-engine rocksdb --db={dir}/nodb --use_existing_db=1 --benchmarks=readrandom", file: None, expect: &["--use_existing_db", "nodb", "rocksdb.dbname, --db flag", "does not exist"] },
     // Issue 8: the latency clock.
     Case { args: "run basic -p measurement.clock=rdtsc", file: None, expect: &["measurement.clock", "'rdtsc'", "auto, std, off"] },
 ];

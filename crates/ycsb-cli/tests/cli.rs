@@ -395,3 +395,23 @@ fn a_file_overriding_an_earlier_flag_is_warned_about() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("ycsb: warning:"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_run_on_a_store_never_loaded_hints_at_it() {
+    let o = run("run memory -p operationcount=200 -p table=never_loaded_cli");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let hints: Vec<String> = stderr(&o)
+        .lines()
+        .filter(|l| l.contains("may never have been loaded"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(hints.len(), 1, "{}", stderr(&o));
+    assert!(hints[0].starts_with("ycsb: run phase: "), "{}", hints[0]);
+    let o = run("-load -run -db memory -p operationcount=200");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("never have been loaded"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -53,7 +53,9 @@ mod histogram;
 mod keys;
 mod random;
 
-pub use args::{fresh_properties, help_text, Args, ArgsError, PropertySource, Warning};
+pub use args::{
+    check_existing_db, fresh_properties, help_text, Args, ArgsError, PropertySource, Warning,
+};
 pub use histogram::Histogram;
 pub use random::ValueGenerator;
 
