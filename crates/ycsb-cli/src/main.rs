@@ -9,6 +9,7 @@
 mod args;
 mod bench;
 mod merge;
+mod merge_check;
 mod observe;
 mod progress;
 mod reference;

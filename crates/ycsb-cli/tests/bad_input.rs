@@ -137,6 +137,9 @@ const CASES: &[Case] = &[
     // Issue 17 item 13: --use_existing_db on a database that is not there.
     Case { args: "bench --db-engine leveldb --db={dir}/nodb --use_existing_db=1 --benchmarks=readrandom", file: None, expect: &["--use_existing_db", "nodb", "leveldb.dbname, --db flag", "does not exist"] },
     Case { args: "bench --db-engine rocksdb --db={dir}/nodb --use_existing_db=1 --benchmarks=readrandom", file: None, expect: &["--use_existing_db", "nodb", "rocksdb.dbname, --db flag", "does not exist"] },
+    // Issue 17 item 10: a merge written in the other format.
+    Case { args: "merge -o {dir}/x.hdr {dir}/bad.properties", file: Some("{}"), expect: &["x.hdr", "name it <merged>.json"] },
+    Case { args: "merge -o {dir}/x.json {dir}/a.hdr {dir}/b.hdr", file: None, expect: &["x.json", "name it <merged>.hdr"] },
     // Issue 8: the latency clock.
     Case { args: "run basic -p measurement.clock=rdtsc", file: None, expect: &["measurement.clock", "'rdtsc'", "auto, std, off"] },
 ];
