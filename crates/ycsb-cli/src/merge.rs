@@ -501,12 +501,12 @@ fn merge_exports(
     Ok(0)
 }
 
+/// One input export: its path, the document and its phases by name.
+type Document<'a> = (&'a PathBuf, Value, Vec<(String, ClientPhase)>);
+
 /// Refuses exports that are not the clients of one run (exit 2, every
 /// reason named), or with `--force` warns and merges them.
-fn check_together(
-    documents: &[(&PathBuf, Value, Vec<(String, ClientPhase)>)],
-    force: bool,
-) -> Result<(), Failure> {
+fn check_together(documents: &[Document<'_>], force: bool) -> Result<(), Failure> {
     let inputs: Vec<crate::merge_check::Input<'_>> = documents
         .iter()
         .map(|(path, doc, phases)| crate::merge_check::Input {
