@@ -116,6 +116,7 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
             descriptor.name
         );
     }
+    dbbench::check_existing_db(args.use_existing_db, &descriptor, &props).map_err(usage)?;
     let mut store = open(&descriptor, &props, !args.use_existing_db)?;
     // Whether the open store is empty and untouched, so that a fresh
     // benchmark need not reopen it.

@@ -9,6 +9,7 @@
 mod args;
 mod bench;
 mod merge;
+mod merge_check;
 mod observe;
 mod progress;
 mod reference;
@@ -19,7 +20,7 @@ mod serve;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use ycsb_core::properties::load_file;
+use ycsb_core::properties::load_file_after_flags;
 use ycsb_db::{Origin, Properties, PropertyDecl, StoreDescriptor};
 
 use crate::args::{Invocation, PropertySource};
@@ -99,7 +100,12 @@ pub(crate) fn build_properties(sources: &[PropertySource]) -> Result<Properties,
     let mut props = Properties::new();
     for source in sources {
         match source {
-            PropertySource::File(path) => load_file(path, &mut props).map_err(Failure::usage)?,
+            PropertySource::File(path) => {
+                let overrides = load_file_after_flags(path, &mut props).map_err(Failure::usage)?;
+                for o in overrides {
+                    eprintln!("ycsb: warning: {o}");
+                }
+            }
             PropertySource::Assignment { flag, key, value } => {
                 props.set(key.clone(), value.clone(), Origin::Flag(flag));
             }

@@ -22,12 +22,13 @@ use ycsb_db::Status;
 
 use crate::Failure;
 
-pub const USAGE: &str = "usage: ycsb merge [-o merged.json] export.json...  (JSON exports of exporter=json)\n       ycsb merge -o merged/READ.hdr a/READ.hdr b/READ.hdr...  (HdrHistogram interval logs)";
+pub const USAGE: &str = "usage: ycsb merge [--force] [-o merged.json] export.json...  (JSON exports of exporter=json)\n       ycsb merge -o merged/READ.hdr a/READ.hdr b/READ.hdr...  (HdrHistogram interval logs)\n--force merges exports that do not look like the clients of one run (warning why)";
 
 /// `ycsb merge` with the arguments after `merge`.
 pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
     let mut output: Option<PathBuf> = None;
     let mut inputs: Vec<PathBuf> = Vec::new();
+    let mut force = false;
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -37,6 +38,7 @@ pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure
                     .ok_or_else(|| Failure::usage(format!("merge: {arg} needs a file name")))?;
                 output = Some(PathBuf::from(value));
             }
+            "--force" => force = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(0);
@@ -57,9 +59,21 @@ pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure
         let output = output.ok_or_else(|| {
             Failure::usage("merge: merging HdrHistogram logs needs -o <merged.hdr>")
         })?;
+        if !is_hdr_log(&output) {
+            return Err(Failure::usage(format!(
+                "merge: -o {}: the inputs are HdrHistogram logs and so is the merge: name it <merged>.hdr",
+                output.display()
+            )));
+        }
         merge_logs(&inputs, &output)
     } else if logs == 0 {
-        merge_exports(&inputs, output.as_deref(), argv)
+        if let Some(output) = output.as_deref().filter(|o| is_hdr_log(o)) {
+            return Err(Failure::usage(format!(
+                "merge: -o {}: the inputs are JSON exports and so is the merge, not an HdrHistogram log: name it <merged>.json",
+                output.display()
+            )));
+        }
+        merge_exports(&inputs, output.as_deref(), argv, force)
     } else {
         Err(Failure::usage(
             "merge: give either JSON exports or HdrHistogram logs (.hdr), not both",
@@ -369,6 +383,7 @@ fn merge_exports(
     inputs: &[PathBuf],
     output: Option<&Path>,
     argv: &[std::ffi::OsString],
+    force: bool,
 ) -> Result<u8, Failure> {
     let mut documents = Vec::new();
     for path in inputs {
@@ -394,6 +409,8 @@ fn merge_exports(
         }
         documents.push((path, doc, parsed));
     }
+
+    check_together(&documents, force)?;
 
     // Phases in the order the first export lists them, then any others.
     let mut names: Vec<String> = Vec::new();
@@ -482,6 +499,37 @@ fn merge_exports(
         eprintln!("merged {} exports into {}", documents.len(), path.display());
     }
     Ok(0)
+}
+
+/// One input export: its path, the document and its phases by name.
+type Document<'a> = (&'a PathBuf, Value, Vec<(String, ClientPhase)>);
+
+/// Refuses exports that are not the clients of one run (exit 2, every
+/// reason named), or with `--force` warns and merges them.
+fn check_together(documents: &[Document<'_>], force: bool) -> Result<(), Failure> {
+    let inputs: Vec<crate::merge_check::Input<'_>> = documents
+        .iter()
+        .map(|(path, doc, phases)| crate::merge_check::Input {
+            path,
+            doc,
+            phases: phases.iter().map(|(n, _)| n.as_str()).collect(),
+            runtime_ns: phases.iter().map(|(_, p)| p.runtime_ns).sum(),
+        })
+        .collect();
+    let problems = crate::merge_check::mismatches(&inputs);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    if force {
+        for p in &problems {
+            eprintln!("ycsb: warning: merge --force: {p}");
+        }
+        return Ok(());
+    }
+    Err(Failure::usage(format!(
+        "merge: these exports are not the clients of one run: {} (--force merges them anyway)",
+        problems.join("; ")
+    )))
 }
 
 #[derive(serde::Deserialize)]

@@ -168,6 +168,11 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         });
     }
 
+    let phases: Vec<Phase> = [(bench.load, Phase::Load), (bench.run, Phase::Run)]
+        .into_iter()
+        .filter_map(|(on, phase)| on.then_some(phase))
+        .collect();
+    session.check_phases(&phases).map_err(Failure::usage)?;
     let output: ycsb_db::OutputSink = Arc::new(Mutex::new(std::io::stdout()));
     let store = session.open_store(Some(output)).map_err(Failure::usage)?;
     let settings = session.benchmark().measurement_settings();
@@ -182,10 +187,6 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         stdout: std::io::stdout(),
         write_error: None,
     };
-    let phases: Vec<Phase> = [(bench.load, Phase::Load), (bench.run, Phase::Run)]
-        .into_iter()
-        .filter_map(|(on, phase)| on.then_some(phase))
-        .collect();
     let result = session.execute(store, &phases, &stop, &mut printer);
     if let Some(e) = printer.write_error {
         return Err(Failure::runtime(format!(

@@ -116,6 +116,30 @@ const CASES: &[Case] = &[
     Case { args: "load basic -p datafile=crates/ycsb-cli/tests/data/bsd.csv -p delimiter=;;", file: None, expect: &["delimiter", "';;'"] },
     Case { args: "load basic -p datafile=crates/ycsb-cli/tests/data/bsd.csv -p dataformat=xml", file: None, expect: &["dataformat", "'xml'"] },
     Case { args: "run basic -p keyfile=/nonexistent/keys", file: None, expect: &["/nonexistent/keys"] },
+    // Issue 17 item 7: extreme values are bad input, not panics or aborts.
+    Case { args: "run basic -p maxexecutiontime=18446744073709551615", file: None, expect: &["maxexecutiontime", "'18446744073709551615'", "-p flag", "at most 4294967295"] },
+    Case { args: "run basic -p status.interval=1e300", file: None, expect: &["status.interval", "'1e300'", "at most 4294967295"] },
+    Case { args: "run basic -p timeseries.granularity=1e300", file: None, expect: &["timeseries.granularity", "'1e300'", "at most 4294967295"] },
+    Case { args: "load basic -p fieldlength=100000000000", file: None, expect: &["fieldlength", "'100000000000'", "maximum record size"] },
+    Case { args: "load basic -p fieldcount=4294967296", file: None, expect: &["fieldcount", "'4294967296'", "at most 1048576"] },
+    Case { args: "load basic -p fieldcount=100000 -p fieldlength=100000", file: None, expect: &["fieldcount=100000 (-p flag)", "fieldlength=100000 (-p flag)", "maximum record size"] },
+    Case { args: "load basic -p fieldcount=1000000", file: None, expect: &["fieldcount", "'1000000'", "maximum record size"] },
+    Case { args: "load basic -p fieldlengthdistribution=uniform -p fieldlength=100000000", file: None, expect: &["fieldlength", "maximum record size"] },
+    Case { args: "bench --db-engine memory --threads=100000", file: None, expect: &["--threads", "at most 4096"] },
+    Case { args: "bench --db-engine memory --stats_interval_seconds=18446744073709551615", file: None, expect: &["--stats_interval_seconds", "at most 4294967295"] },
+    Case { args: "run memory -p recordcount=0 -p requestdistribution=zipfian", file: None, expect: &["recordcount", "'0'", "-p flag", "never loaded"] },
+    Case { args: "run memory -p recordcount=0 -p requestdistribution=latest", file: None, expect: &["recordcount", "'0'", "never loaded"] },
+    Case { args: "run memory -P workloads/workloade -p recordcount=0", file: None, expect: &["recordcount", "'0'", "never loaded"] },
+    Case { args: "run memory -p recordcount=0 -p requestdistribution=uniform", file: None, expect: &["recordcount", "'0'", "never loaded"] },
+    Case { args: "-load -run -db memory -p recordcount=0 -p requestdistribution=exponential", file: None, expect: &["recordcount", "'0'", "never loaded"] },
+    Case { args: "run memory -p recordcount=10 -p insertcount=0", file: None, expect: &["insertcount", "'0'", "-p flag", "never loaded"] },
+    Case { args: "run memory -p recordcount=10 -p insertstart=10", file: None, expect: &["insertstart", "'10'", "never loaded"] },
+    // Issue 17 item 13: --use_existing_db on a database that is not there.
+    Case { args: "bench --db-engine leveldb --db={dir}/nodb --use_existing_db=1 --benchmarks=readrandom", file: None, expect: &["--use_existing_db", "nodb", "leveldb.dbname, --db flag", "does not exist"] },
+    Case { args: "bench --db-engine rocksdb --db={dir}/nodb --use_existing_db=1 --benchmarks=readrandom", file: None, expect: &["--use_existing_db", "nodb", "rocksdb.dbname, --db flag", "does not exist"] },
+    // Issue 17 item 10: a merge written in the other format.
+    Case { args: "merge -o {dir}/x.hdr {dir}/bad.properties", file: Some("{}"), expect: &["x.hdr", "name it <merged>.json"] },
+    Case { args: "merge -o {dir}/x.json {dir}/a.hdr {dir}/b.hdr", file: None, expect: &["x.json", "name it <merged>.hdr"] },
     // Issue 8: the latency clock.
     Case { args: "run basic -p measurement.clock=rdtsc", file: None, expect: &["measurement.clock", "'rdtsc'", "auto, std, off"] },
 ];

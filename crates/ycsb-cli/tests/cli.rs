@@ -364,3 +364,54 @@ fn help_explains_both_forms() {
         assert!(out.contains(store), "{store} missing from help");
     }
 }
+
+#[test]
+fn a_file_overriding_an_earlier_flag_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("w.properties");
+    std::fs::write(&file, "# comment\nrecordcount=100\noperationcount=5\n").unwrap();
+    let file = file.display().to_string();
+    // -p, then the file: the file's value is used, and said.
+    let o = run(&format!(
+        "run basic -p recordcount=5 -p operationcount=5 -P {file}"
+    ));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let warnings: Vec<String> = stderr(&o)
+        .lines()
+        .filter(|l| l.starts_with("ycsb: warning:"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    for needle in [
+        "recordcount=100",
+        &format!("({file}:2)"),
+        "recordcount=5 (-p flag)",
+        "put -p after -P",
+    ] {
+        assert!(warnings[0].contains(needle), "{needle}: {}", warnings[0]);
+    }
+    // The file first, then -p: what was meant, nothing to say.
+    let o = run(&format!("run basic -P {file} -p recordcount=5"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("ycsb: warning:"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_run_on_a_store_never_loaded_hints_at_it() {
+    let o = run("run memory -p operationcount=200 -p table=never_loaded_cli");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let hints: Vec<String> = stderr(&o)
+        .lines()
+        .filter(|l| l.contains("may never have been loaded"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(hints.len(), 1, "{}", stderr(&o));
+    assert!(hints[0].starts_with("ycsb: run phase: "), "{}", hints[0]);
+    let o = run("-load -run -db memory -p operationcount=200");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("never have been loaded"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -102,6 +102,72 @@ fn data_integrity_holds_across_processes_on_embedded_engines() {
     }
 }
 
+/// VERIFY's Return= lines of a run reading records of `read_fields`
+/// fields from a store loaded with `loaded_fields` fields.
+fn verify_with_fields(db: &str, props: &[String], loaded_fields: u32, read_fields: u32) -> String {
+    let common = |fields: u32| {
+        [
+            "-p".to_string(),
+            "dataintegrity=true".to_string(),
+            "-p".to_string(),
+            "recordcount=50".to_string(),
+            "-p".to_string(),
+            format!("fieldcount={fields}"),
+            "-p".to_string(),
+            "fieldlength=20".to_string(),
+        ]
+    };
+    ok(&["load", db], &[&common(loaded_fields)[..], props].concat());
+    let out = ok(
+        &[
+            "run",
+            db,
+            "-p",
+            "operationcount=100",
+            "-p",
+            "readproportion=1",
+            "-p",
+            "updateproportion=0",
+        ],
+        &[&common(read_fields)[..], props].concat(),
+    );
+    out.lines()
+        .filter(|l| l.starts_with("[VERIFY], Return="))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn data_integrity_sees_missing_and_extra_fields_on_embedded_engines() {
+    for engine in embedded_engines() {
+        for (loaded, read) in [(4, 3), (3, 4)] {
+            let dir = tempfile::tempdir().unwrap();
+            let props = vec![
+                "-p".to_string(),
+                format!("{engine}.dbname={}", dir.path().join("db").display()),
+            ];
+            let verify = verify_with_fields(engine, &props, loaded, read);
+            assert_eq!(
+                verify, "[VERIFY], Return=UNEXPECTED_STATE, 100",
+                "{engine}: records of {loaded} fields read as {read}"
+            );
+        }
+    }
+}
+
+#[test]
+fn data_integrity_sees_missing_and_extra_fields_on_a_real_redis_server() {
+    for (loaded, read) in [(4, 3), (3, 4)] {
+        let redis = Redis::start(&[]);
+        let props = vec!["-p".to_string(), format!("redis.port={}", redis.port)];
+        let verify = verify_with_fields("redis", &props, loaded, read);
+        assert_eq!(
+            verify, "[VERIFY], Return=UNEXPECTED_STATE, 100",
+            "redis: records of {loaded} fields read as {read}"
+        );
+    }
+}
+
 #[test]
 fn data_integrity_holds_across_processes_on_a_real_redis_server() {
     let redis = Redis::start(&[]);

@@ -211,9 +211,11 @@ impl Benchmark {
     ///
     /// # Errors
     ///
-    /// A [`PhaseError`] when no client thread could run, when the load
-    /// inserted fewer records than asked for, or when more operations
-    /// failed than `errorbudget` allows.
+    /// A [`PhaseError`] when no client thread could run, when a run phase
+    /// would choose keys among no loaded record
+    /// ([`CoreWorkload::check_run_phase`]), when the load inserted fewer
+    /// records than asked for, or when more operations failed than
+    /// `errorbudget` allows.
     pub fn phase(
         &self,
         phase: Phase,
@@ -221,6 +223,11 @@ impl Benchmark {
         stop: &StopSignal,
         observer: &mut dyn Observer,
     ) -> Result<PhaseOutcome, PhaseError> {
+        if phase == Phase::Run {
+            self.workload
+                .check_run_phase()
+                .map_err(|e| RunError::Workload(e.into()))?;
+        }
         let outcome = runner::run_phase(
             phase,
             &self.workload,
@@ -230,6 +237,11 @@ impl Benchmark {
             stop,
             observer,
         )?;
+        if phase == Phase::Run {
+            if let Some(notice) = unloaded_store_notice(&outcome) {
+                observer.on_notice(&notice);
+            }
+        }
         if let Some(failed) = outcome.error_budget_spent {
             return Err(PhaseError::ErrorBudgetSpent {
                 phase,
@@ -248,4 +260,29 @@ impl Benchmark {
         }
         Ok(outcome)
     }
+}
+
+/// Reads of a run phase that nearly all found no record (at least 90 % of
+/// at least 10 reads) suggest a store that was never loaded, or loaded
+/// with other keys (`recordcount`, `insertstart`, `zeropadding`,
+/// `insertorder`, the table or the store's location): a measurement of
+/// misses that would otherwise pass for one of reads.
+fn unloaded_store_notice(outcome: &PhaseOutcome) -> Option<String> {
+    let (mut reads, mut not_found) = (0u64, 0u64);
+    for section in &outcome.report.sections {
+        if section.operation != measurement::Operation::Read || section.intended {
+            continue;
+        }
+        for r in &section.returns {
+            reads += r.count;
+            if r.status == ycsb_db::Status::NotFound {
+                not_found += r.count;
+            }
+        }
+    }
+    (reads >= 10 && not_found * 10 >= reads * 9).then(|| {
+        format!(
+            "run phase: {not_found} of {reads} reads were NOT_FOUND: the store may never have been loaded (or was loaded with another recordcount, insertstart, insertorder, zeropadding, table or store location)"
+        )
+    })
 }

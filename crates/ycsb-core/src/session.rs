@@ -192,6 +192,23 @@ impl Session {
         })
     }
 
+    /// Checks that `phases` can run with these properties, before a store
+    /// is opened: a run phase must have loaded records to choose keys
+    /// among unless it only inserts ([`CoreWorkload::check_run_phase`]).
+    /// [`Session::execute`] checks it too.
+    ///
+    /// [`CoreWorkload::check_run_phase`]: crate::workload::CoreWorkload::check_run_phase
+    ///
+    /// # Errors
+    ///
+    /// A [`ConfigError`] naming the property the user set.
+    pub fn check_phases(&self, phases: &[Phase]) -> Result<(), ConfigError> {
+        if phases.contains(&Phase::Run) {
+            self.benchmark.workload().check_run_phase()?;
+        }
+        Ok(())
+    }
+
     /// Records the program and the command line that started the session
     /// (secret values redacted) in the report's metadata.
     pub fn with_invocation(
@@ -274,13 +291,16 @@ impl Session {
         stop: &StopSignal,
         observer: &mut dyn SessionObserver,
     ) -> Result<RunReport, SessionError> {
-        let mut hooks = match self.hooks(store.as_ref(), phases, observer) {
+        let hooks = self
+            .check_phases(phases)
+            .and_then(|()| Ok(self.hooks(store.as_ref(), phases, observer)?));
+        let mut hooks = match hooks {
             Ok(hooks) => hooks,
             Err(e) => {
                 let report = self.report(store.as_ref(), Vec::new());
                 close(store, observer);
                 return Err(SessionError {
-                    failure: Box::new(SessionFailure::Config(e.into())),
+                    failure: Box::new(SessionFailure::Config(e)),
                     report: Box::new(report),
                 });
             }

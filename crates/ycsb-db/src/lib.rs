@@ -65,8 +65,13 @@ pub mod testing;
 
 pub use properties::{
     is_secret, Choice, Origin, Properties, Property, PropertyDecl, PropertyError, PropertyKind,
-    PropertyValue, RawValue, REDACTED,
+    PropertyValue, RawValue, MAX_SECONDS, REDACTED,
 };
+
+/// The most client threads a program asks a store for (`threadcount`,
+/// `ycsb bench --threads`): more would only exhaust the machine, and a
+/// store may size per-thread state by it.
+pub const MAX_CLIENT_THREADS: usize = 4096;
 pub use record::{Field, Fields, Record, RecordFields, RecordView, ScanResult, ViewFields};
 pub use status::Status;
 pub use store::{

@@ -222,11 +222,21 @@ impl PropertyValue for std::path::PathBuf {
     }
 }
 
+/// The longest duration a property may give, in seconds (about 136
+/// years): any longer would overflow the clock a deadline is computed on,
+/// and no benchmark waits that long.
+pub const MAX_SECONDS: u64 = u32::MAX as u64;
+
 impl PropertyValue for std::time::Duration {
     const KIND: PropertyKind = PropertyKind::Seconds;
     fn parse_value(raw: &str) -> Result<Self, String> {
         match raw.trim().parse::<f64>() {
-            Ok(s) if s.is_finite() && s >= 0.0 => Ok(std::time::Duration::from_secs_f64(s)),
+            Ok(s) if s.is_finite() && s >= 0.0 && s <= MAX_SECONDS as f64 => {
+                Ok(std::time::Duration::from_secs_f64(s))
+            }
+            Ok(s) if s > MAX_SECONDS as f64 => Err(format!(
+                "expected at most {MAX_SECONDS} seconds (about 136 years)"
+            )),
             _ => Err("expected a non-negative number of seconds".to_string()),
         }
     }

@@ -436,6 +436,42 @@ impl Args {
     }
 }
 
+/// db_bench's `--use_existing_db=1` on a database that is not there is an
+/// error (RocksDB's `create_if_missing` is off then), not a run on an
+/// empty database created for it: the store's data directory (from its
+/// descriptor) must exist. Stores without a data directory (servers, the
+/// memory store) are not checked.
+///
+/// # Errors
+///
+/// [`BenchError::Invalid`] naming `--use_existing_db`, the directory and
+/// the property (with its origin) that names it.
+pub fn check_existing_db(
+    use_existing_db: bool,
+    store: &StoreDescriptor,
+    props: &Properties,
+) -> Result<(), BenchError> {
+    let (true, Some(dir), Some(property)) =
+        (use_existing_db, store.data_dir_in(props), store.data_dir)
+    else {
+        return Ok(());
+    };
+    if dir.exists() {
+        return Ok(());
+    }
+    let origin = props
+        .raw(property)
+        .map(|r| format!("{}, {}", r.key, r.origin))
+        .unwrap_or_else(|| property.name.to_string());
+    Err(BenchError::Invalid {
+        setting: "--use_existing_db",
+        reason: format!(
+            "the database {} ({origin}) does not exist; fill it first (a fill benchmark without --use_existing_db) or point --db at an existing one",
+            dir.display()
+        ),
+    })
+}
+
 /// `props` with the store's properties that make it open an empty database
 /// (for db_bench's fill benchmarks), which `--use_existing_db` turns off.
 pub fn fresh_properties(store: &StoreDescriptor, props: &Properties) -> Properties {

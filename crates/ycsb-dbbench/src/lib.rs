@@ -53,7 +53,9 @@ mod histogram;
 mod keys;
 mod random;
 
-pub use args::{fresh_properties, help_text, Args, ArgsError, PropertySource, Warning};
+pub use args::{
+    check_existing_db, fresh_properties, help_text, Args, ArgsError, PropertySource, Warning,
+};
 pub use histogram::Histogram;
 pub use random::ValueGenerator;
 
@@ -273,6 +275,13 @@ impl Settings {
         if self.threads == 0 {
             return invalid("--threads", "must be at least 1");
         }
+        if self.threads > ycsb_db::MAX_CLIENT_THREADS {
+            // The same cap as threadcount.
+            return invalid(
+                "--threads",
+                &format!("must be at most {}", ycsb_db::MAX_CLIENT_THREADS),
+            );
+        }
         if self.key_size == 0 || self.key_size > 1024 {
             return invalid("--key_size", "must be 1..=1024");
         }
@@ -287,6 +296,15 @@ impl Settings {
         }
         if self.stats_interval == Some(Duration::ZERO) {
             return invalid("--stats_interval_seconds", "must be above 0");
+        }
+        if self
+            .stats_interval
+            .is_some_and(|d| d.as_secs() > ycsb_db::MAX_SECONDS)
+        {
+            return invalid(
+                "--stats_interval_seconds",
+                &format!("must be at most {}", ycsb_db::MAX_SECONDS),
+            );
         }
         Ok(())
     }

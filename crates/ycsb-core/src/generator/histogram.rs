@@ -170,6 +170,11 @@ impl HistogramGenerator {
         self.mean
     }
 
+    /// The largest value it draws.
+    pub fn max_value(&self) -> u64 {
+        self.cumulative.len() as u64 * self.block_size
+    }
+
     /// The block size.
     pub fn block_size(&self) -> u64 {
         self.block_size

@@ -342,6 +342,51 @@ pub fn parse_str(text: &str, path: &Path) -> Result<Vec<PropertyLine>, PropertyF
 /// [`PropertyFileError::Io`] when the file cannot be read;
 /// [`PropertyFileError::Syntax`] as [`parse_str`].
 pub fn load_file(path: &Path, into: &mut Properties) -> Result<(), PropertyFileError> {
+    load_file_after_flags(path, into).map(|_| ())
+}
+
+/// A property that a flag set and a property file read after it set
+/// again, to another value: properties apply in argv order (YCSB-cpp's
+/// rule; Java lets `-p` win whatever the order), so the file's value is
+/// the one used, which is rarely what was meant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileOverride {
+    /// The property.
+    pub key: String,
+    /// The flag's value, now replaced.
+    pub flag_value: String,
+    /// The flag (`-p flag`).
+    pub flag_origin: Origin,
+    /// The file's value, the one used.
+    pub file_value: String,
+    /// The file and line.
+    pub file_origin: Origin,
+}
+
+impl std::fmt::Display for FileOverride {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{key}={} ({}) overrides {key}={} ({}) given before it: properties apply in command-line order, so put -p after -P to override a file",
+            self.file_value,
+            self.file_origin,
+            self.flag_value,
+            self.flag_origin,
+            key = self.key
+        )
+    }
+}
+
+/// [`load_file`], returning the properties a flag set earlier that the
+/// file sets to another value (the program warns about each).
+///
+/// # Errors
+///
+/// As [`load_file`].
+pub fn load_file_after_flags(
+    path: &Path,
+    into: &mut Properties,
+) -> Result<Vec<FileOverride>, PropertyFileError> {
     let shared: Arc<Path> = Arc::from(path);
     let bytes = std::fs::read(path).map_err(|source| PropertyFileError::Io {
         path: shared.clone(),
@@ -352,17 +397,28 @@ pub fn load_file(path: &Path, into: &mut Properties) -> Result<(), PropertyFileE
         // Every byte is a Latin-1 character with the same code point.
         Err(err) => err.into_bytes().iter().map(|&b| char::from(b)).collect(),
     };
+    let mut overrides = Vec::new();
     for entry in parse_str(&text, path)? {
-        into.set(
-            entry.key,
-            entry.value,
-            Origin::File {
-                path: shared.clone(),
-                line: entry.line,
-            },
-        );
+        let file_origin = Origin::File {
+            path: shared.clone(),
+            line: entry.line,
+        };
+        if let (Some(origin @ Origin::Flag(_)), Some(flag_value)) =
+            (into.origin(&entry.key), into.get_str(&entry.key))
+        {
+            if flag_value != entry.value {
+                overrides.push(FileOverride {
+                    key: entry.key.clone(),
+                    flag_value: flag_value.to_string(),
+                    flag_origin: origin.clone(),
+                    file_value: entry.value.clone(),
+                    file_origin: file_origin.clone(),
+                });
+            }
+        }
+        into.set(entry.key, entry.value, file_origin);
     }
-    Ok(())
+    Ok(overrides)
 }
 
 /// Splits a `-p` argument at its first `=` into key and value, as Java

@@ -14,7 +14,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::ScopedJoinHandle;
 use std::time::{Duration, Instant};
 
-use ycsb_db::{Gauge, Properties, Property, PropertyDecl, PropertyError, Store, StoreError};
+use ycsb_db::{
+    Gauge, Properties, Property, PropertyDecl, PropertyError, Store, StoreError,
+    MAX_CLIENT_THREADS, MAX_SECONDS,
+};
 
 use crate::measurement::{
     IntervalSnapshot, MeasurementSettings, Measurements, PhaseReport, TickSnapshot,
@@ -120,10 +123,12 @@ impl RunnerSettings {
     /// A [`PropertyError`] naming an invalid value and where it came from.
     pub fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
         let threads = props.get_checked(&THREAD_COUNT, |t| {
-            if (1..=4096).contains(t) {
+            if (1..=MAX_CLIENT_THREADS as u64).contains(t) {
                 Ok(())
             } else {
-                Err("expected between 1 and 4096 threads".into())
+                Err(format!(
+                    "expected between 1 and {MAX_CLIENT_THREADS} threads"
+                ))
             }
         })? as usize;
         let target = props.get_checked(&TARGET, |t| {
@@ -133,7 +138,15 @@ impl RunnerSettings {
                 Err("expected a non-negative rate".into())
             }
         })?;
-        let max = props.get(&MAX_EXECUTION_TIME)?;
+        let max = props.get_checked(&MAX_EXECUTION_TIME, |s| {
+            if *s <= MAX_SECONDS {
+                Ok(())
+            } else {
+                Err(format!(
+                    "expected at most {MAX_SECONDS} seconds (about 136 years; 0 for no limit)"
+                ))
+            }
+        })?;
         let (seed, seed_is_random) = match props.get_opt(&SEED)? {
             Some(seed) => (seed, false),
             None => (

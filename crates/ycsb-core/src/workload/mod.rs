@@ -139,6 +139,10 @@ pub struct CoreWorkload {
     clock: Clock,
     /// Records and keys from `datafile`/`keyfile`.
     data: Option<Arc<datafile::DataSet>>,
+    /// Why a run phase would only read keys that were never loaded (no
+    /// record in the key range, and operations other than inserts), naming
+    /// the property the user set; `None` when it can run.
+    empty_key_space: Option<ycsb_db::PropertyError>,
 }
 
 impl CoreWorkload {
@@ -151,6 +155,22 @@ impl CoreWorkload {
     /// limit).
     pub fn operation_count(&self) -> u64 {
         self.operation_count
+    }
+
+    /// Refuses a run phase that would read, update, scan or delete in a key
+    /// range holding no record: every such operation would target a key
+    /// that was never loaded, and the run would pass for a measurement.
+    /// (Java YCSB fails in its key generators then: a division by zero.)
+    ///
+    /// # Errors
+    ///
+    /// A [`PropertyError`](ycsb_db::PropertyError) naming the count the
+    /// user set (`recordcount`, `insertcount` or `insertstart`).
+    pub fn check_run_phase(&self) -> Result<(), ycsb_db::PropertyError> {
+        match &self.empty_key_space {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
     }
 
     /// The number of records this client loads (`insertcount`, or its
@@ -436,7 +456,11 @@ impl<'w> WorkloadThread<'w> {
         if !workload.read_all_fields {
             let index = self.random_field();
             Fields::Only(std::slice::from_ref(&workload.field_names[index]))
-        } else if workload.data_integrity || workload.read_all_fields_by_name {
+        } else if workload.data_integrity && !workload.read_all_fields_by_name {
+            // The whole record, so that verification sees a field the
+            // record should not have (Java names the fields here).
+            Fields::All
+        } else if workload.read_all_fields_by_name {
             Fields::Only(&workload.field_names)
         } else {
             Fields::All
@@ -663,16 +687,21 @@ impl WorkloadThread<'_> {
                 )
             });
         if workload.data_integrity {
-            self.verify(recorder);
+            self.verify(recorder, fields);
         }
     }
 
     /// Java's `verifyRow`: every field read must equal its deterministic
-    /// value; an empty read is an error.
-    fn verify(&mut self, recorder: &mut Recorder) {
+    /// value; an empty read is an error. Unlike Java, the record must also
+    /// hold exactly the fields asked for (`fields`, all of them when
+    /// reading all): a missing field or one the workload never writes is
+    /// `UNEXPECTED_STATE` too.
+    fn verify(&mut self, recorder: &mut Recorder, fields: Fields<'_>) {
         let start = self.timing.now();
         let status = if self.read.is_empty() {
             Status::Error
+        } else if !self.has_expected_fields(fields) {
+            Status::UnexpectedState
         } else {
             let mut status = Status::Ok;
             for index in 0..self.read.len() {
@@ -693,6 +722,28 @@ impl WorkloadThread<'_> {
             status
         };
         recorder.record(Operation::Verify, status, self.timing.since(start));
+    }
+
+    /// Whether the record read holds each field asked for exactly once
+    /// and nothing else. Stores usually answer in the order asked, so the
+    /// common case is one comparison per field.
+    fn has_expected_fields(&self, fields: Fields<'_>) -> bool {
+        let expected: &[String] = match fields {
+            Fields::All => &self.workload.field_names,
+            Fields::Only(names) => names,
+        };
+        if self.read.len() != expected.len() {
+            return false;
+        }
+        if self.read.iter().zip(expected).all(|(f, n)| f.name == n) {
+            return true;
+        }
+        // Out of order: with equal counts, every field read being an
+        // expected one and no name read twice means none is missing.
+        self.read.iter().enumerate().all(|(index, field)| {
+            expected.iter().any(|n| n == field.name)
+                && !self.read.iter().take(index).any(|f| f.name == field.name)
+        })
     }
 
     fn constant_length(&self) -> usize {
@@ -848,7 +899,7 @@ impl WorkloadThread<'_> {
             start,
         );
         if workload.data_integrity {
-            self.verify(recorder);
+            self.verify(recorder, fields);
         }
     }
 

@@ -54,8 +54,16 @@ pub const TABLE: Property<String> = Property::new(
     "Name of the table every operation addresses.",
 );
 /// `fieldcount`: fields per record.
-pub const FIELD_COUNT: Property<u64> =
-    Property::new("fieldcount", "10", "Number of fields in a record.");
+pub const FIELD_COUNT: Property<u64> = Property::new(
+    "fieldcount",
+    "10",
+    "Number of fields in a record (at most 1048576; a record, names and values, is at most 64 MiB).",
+);
+
+/// The largest record a workload writes, names and values: 64 MiB.
+pub(crate) const MAX_RECORD_SIZE: u64 = 64 << 20;
+/// The most fields a record has.
+pub(crate) const MAX_FIELD_COUNT: u64 = 1 << 20;
 /// `fieldnameprefix`: field names are this prefix plus an index.
 pub const FIELD_NAME_PREFIX: Property<String> = Property::new(
     "fieldnameprefix",
@@ -66,7 +74,7 @@ pub const FIELD_NAME_PREFIX: Property<String> = Property::new(
 pub const FIELD_LENGTH: Property<u64> = Property::new(
     "fieldlength",
     "100",
-    "Length of a field value in bytes (the maximum for the uniform and zipfian distributions).",
+    "Length of a field value in bytes (the maximum for the uniform and zipfian distributions); fieldcount times the longest field is at most 64 MiB, the maximum record size.",
 );
 /// `minfieldlength`: the minimum field length for non-constant distributions.
 pub const MIN_FIELD_LENGTH: Property<u64> = Property::new(
@@ -124,7 +132,7 @@ pub const WRITE_ALL_FIELDS: Property<bool> = Property::new(
 pub const DATA_INTEGRITY: Property<bool> = Property::new(
     "dataintegrity",
     "false",
-    "Write deterministic values derived from key and field name and verify every read, recording a VERIFY measurement. Requires fieldlengthdistribution=constant.",
+    "Write deterministic values derived from key and field name and verify every read, recording a VERIFY measurement: UNEXPECTED_STATE when a value differs or, unlike Java, when the record lacks a field asked for or holds one the workload never writes (with readallfields, the whole record is read). Requires fieldlengthdistribution=constant.",
 );
 /// `readproportion`.
 pub const READ_PROPORTION: Property<f64> = Property::new(

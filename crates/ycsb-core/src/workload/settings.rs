@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ycsb_db::{Properties, PropertyError};
+use ycsb_db::{Properties, PropertyDecl, PropertyError};
 
 use super::datafile::{self, DataSet};
 use super::properties::*;
@@ -40,11 +40,13 @@ impl CoreWorkload {
         let counts = Counts::from_properties(props)?;
         let field_names = field_names(props)?;
         let field_length = field_length(props)?;
+        check_record_size(props, &field_names, &field_length)?;
         let data_integrity = data_integrity(props, &field_length)?;
         let mix = operation_mix(props)?;
         let clients = ClientPartition::from_properties(props)?;
         let (load_start, load_count) = counts.load_share(props, clients);
         let keys = key_spec(props, &counts)?;
+        let empty_key_space = counts.empty_key_space(props, &mix);
         let (min_scan, max_scan) = scan_length_bounds(props)?;
         let (key_order, zero_padding) = key_naming(props)?;
         let field_names = data_file_fields(props, data.as_deref(), data_integrity, field_names)?;
@@ -75,6 +77,7 @@ impl CoreWorkload {
             inserts: Arc::new(AcknowledgedCounter::new(counts.record_count)),
             clock: Clock::new(props.get(&CLOCK)?),
             data,
+            empty_key_space,
         };
         // Build one thread's generators now so that every parameter error
         // surfaces before any thread starts.
@@ -159,21 +162,48 @@ impl Counts {
     }
 
     /// The last key number the run phase may choose among the loaded
-    /// records; there must be one.
-    fn last_key(&self, props: &Properties) -> Result<u64, PropertyError> {
-        if self.insert_count == 0 {
-            return Err(props.invalid(
-                INSERT_COUNT.decl(),
-                "the run phase needs at least one loaded record to choose keys from",
-            ));
+    /// records. With none, a run phase that chooses keys is refused
+    /// ([`Counts::empty_key_space`]); the range is then never drawn from.
+    fn last_key(&self) -> u64 {
+        (self.insert_start + self.insert_count)
+            .saturating_sub(1)
+            .max(self.insert_start)
+    }
+
+    /// Why a run phase of `mix` cannot run: no loaded record to choose
+    /// keys among, and operations that need one. The error names the
+    /// count the user set: `insertcount`, `insertstart` or `recordcount`.
+    fn empty_key_space(
+        &self,
+        props: &Properties,
+        mix: &[(f64, TransactionKind)],
+    ) -> Option<PropertyError> {
+        if self.insert_count > 0 || mix.iter().all(|(_, k)| *k == TransactionKind::Insert) {
+            return None;
         }
-        Ok(self.insert_start + self.insert_count - 1)
+        let reason = "no loaded record lies in the run phase's key range, so its reads, updates, scans or deletes would only target keys never loaded; set recordcount (insertstart, insertcount) to the records loaded, or run inserts only (insertproportion=1, the other proportions 0)";
+        let decl = if props.is_set(INSERT_COUNT.decl()) {
+            INSERT_COUNT.decl()
+        } else if props.is_set(INSERT_START.decl()) && self.record_count > 0 {
+            INSERT_START.decl()
+        } else {
+            RECORD_COUNT.decl()
+        };
+        Some(props.invalid(decl, reason))
     }
 }
 
 /// The field names, `<fieldnameprefix>0` to `<fieldnameprefix><fieldcount-1>`.
+/// A count whose names alone would exceed the record size is refused
+/// before they are built.
 fn field_names(props: &Properties) -> Result<Vec<String>, PropertyError> {
-    let field_count = props.get_checked(&FIELD_COUNT, check_positive)?;
+    let field_count = props.get_checked(&FIELD_COUNT, |c| {
+        check_positive(c)?;
+        if *c > MAX_FIELD_COUNT {
+            return Err(format!("expected at most {MAX_FIELD_COUNT} fields"));
+        }
+        Ok(())
+    })?;
     let prefix = props.get(&FIELD_NAME_PREFIX)?;
     Ok((0..field_count).map(|i| format!("{prefix}{i}")).collect())
 }
@@ -213,6 +243,52 @@ fn field_length(props: &Properties) -> Result<FieldLengthSpec, WorkloadError> {
             })?)
         }
     })
+}
+
+/// The largest record the workload would write must stay within
+/// [`MAX_RECORD_SIZE`]: every thread holds one (or two, to verify), and a
+/// record of gigabytes would abort the process on allocation instead of
+/// being refused here.
+fn check_record_size(
+    props: &Properties,
+    field_names: &[String],
+    field_length: &FieldLengthSpec,
+) -> Result<(), PropertyError> {
+    let (length_decl, longest) = match field_length {
+        FieldLengthSpec::Constant(n)
+        | FieldLengthSpec::Uniform(_, n)
+        | FieldLengthSpec::Zipfian(_, n) => (FIELD_LENGTH.decl(), *n),
+        FieldLengthSpec::Histogram(h) => (FIELD_LENGTH_HISTOGRAM.decl(), h.max_value()),
+    };
+    let too_large = || format!("above the maximum record size of {MAX_RECORD_SIZE} bytes (64 MiB)");
+    if longest > MAX_RECORD_SIZE {
+        return Err(props.invalid(
+            length_decl,
+            format!("a field of {longest} bytes is {}", too_large()),
+        ));
+    }
+    let names: u64 = field_names.iter().map(|n| n.len() as u64).sum();
+    let size = u128::from(longest) * field_names.len() as u128 + u128::from(names);
+    if size > u128::from(MAX_RECORD_SIZE) {
+        let show = |decl: &PropertyDecl| {
+            props
+                .raw(decl)
+                .map(|r| format!("{}={} ({})", r.key, r.value, r.origin))
+                .unwrap_or_default()
+        };
+        let message = format!(
+            "records of {} fields of up to {} bytes: {size} bytes, {}",
+            show(FIELD_COUNT.decl()),
+            show(length_decl),
+            too_large()
+        );
+        return Err(if props.is_set(length_decl) {
+            PropertyError::Conflict { message }
+        } else {
+            props.invalid(FIELD_COUNT.decl(), message)
+        });
+    }
+    Ok(())
 }
 
 /// `dataintegrity`, which needs constant field lengths: a value is rebuilt
@@ -276,17 +352,15 @@ fn operation_mix(props: &Properties) -> Result<Vec<(f64, TransactionKind)>, Prop
 /// over the loaded key range.
 fn key_spec(props: &Properties, counts: &Counts) -> Result<KeySpec, PropertyError> {
     Ok(match props.get(&REQUEST_DISTRIBUTION)? {
-        RequestDistribution::Uniform => {
-            KeySpec::Uniform(counts.insert_start, counts.last_key(props)?)
-        }
+        RequestDistribution::Uniform => KeySpec::Uniform(counts.insert_start, counts.last_key()),
         RequestDistribution::Sequential => {
-            KeySpec::Sequential(counts.insert_start, counts.last_key(props)?)
+            KeySpec::Sequential(counts.insert_start, counts.last_key())
         }
         RequestDistribution::Zipfian => zipfian_key_spec(props, counts)?,
         RequestDistribution::Latest => KeySpec::Latest,
         RequestDistribution::Hotspot => KeySpec::Hotspot {
             lb: counts.insert_start,
-            ub: counts.last_key(props)?,
+            ub: counts.last_key(),
             data: props.get_checked(&HOTSPOT_DATA_FRACTION, check_fraction)?,
             opn: props.get_checked(&HOTSPOT_OPN_FRACTION, check_fraction)?,
         },
@@ -334,7 +408,9 @@ fn exponential_key_spec(props: &Properties, counts: &Counts) -> Result<KeySpec, 
     })?;
     Ok(KeySpec::Exponential {
         percentile,
-        range: counts.record_count as f64 * frac,
+        // With no record, a run phase that chooses keys is refused
+        // (`Counts::empty_key_space`): the range of one is never drawn.
+        range: counts.record_count.max(1) as f64 * frac,
     })
 }
 
