@@ -8,7 +8,9 @@ use ycsb_db::{PropertyDecl, StoreContext};
 use crate::{args, build_properties, find_store, warn_unknown, Failure};
 
 /// `ycsb serve`: opens an embedded store once and serves it over RESP
-/// and/or HTTP until Ctrl-C or SIGTERM.
+/// and/or HTTP until Ctrl-C or SIGTERM, then stops both servers (bounded
+/// in time: see `ycsb_server`'s `ServerHandle::stop`) and closes the
+/// store.
 pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
     use ycsb_server::{http, resp};
     let props = build_properties(&serve.sources)?;
@@ -74,12 +76,15 @@ pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     eprintln!("ycsb serve: stopping");
-    if let Some(h) = resp_handle {
-        h.stop().map_err(Failure::runtime)?;
-    }
-    if let Some(h) = http_handle {
-        h.stop().map_err(Failure::runtime)?;
-    }
-    store.close().map_err(Failure::runtime)?;
+    // Each stop returns within seconds, even with a client that never
+    // reads (its socket is shut down after a grace period); the engine is
+    // closed whatever they report, and only then are failures reported.
+    let resp_stopped = resp_handle.map_or(Ok(()), |h| h.stop());
+    let http_stopped = http_handle.map_or(Ok(()), |h| h.stop());
+    let closed = store.close();
+    resp_stopped.map_err(Failure::runtime)?;
+    http_stopped.map_err(Failure::runtime)?;
+    closed.map_err(Failure::runtime)?;
+    eprintln!("ycsb serve: stopped, store closed");
     Ok(0)
 }

@@ -13,6 +13,8 @@ use std::io::{self, Read};
 const MAX_HEADERS: usize = 64;
 /// The longest chunk-size line accepted.
 const MAX_LINE: usize = 4096;
+/// The most a body buffer grows by at once while its bytes arrive.
+const BODY_STEP: usize = 1 << 20;
 
 /// A message that cannot be read.
 #[derive(Debug, thiserror::Error)]
@@ -371,15 +373,19 @@ impl<S: Read> Conn<S> {
         }
     }
 
-    /// Appends exactly `n` body bytes to `out`.
+    /// Appends exactly `n` body bytes to `out`, growing it as they arrive
+    /// (by at most [`BODY_STEP`] at a time), never by the declared `n` at
+    /// once: a peer that declares a large body and sends nothing costs
+    /// nothing.
     fn read_exact_into(&mut self, mut n: usize, out: &mut Vec<u8>) -> Result<(), WireError> {
         let take = n.min(self.end - self.start);
         out.extend_from_slice(&self.buf[self.start..self.start + take]);
         self.consume(take);
         n -= take;
-        if n > 0 {
+        let end = out.len() + n;
+        while out.len() < end {
             let at = out.len();
-            out.resize(at + n, 0);
+            out.resize(end.min(at + BODY_STEP), 0);
             let mut filled = at;
             while filled < out.len() {
                 match self.stream.read(&mut out[filled..]) {
@@ -516,6 +522,19 @@ mod tests {
         assert!(head.info.persistent());
         c.consume(n);
         assert!(c.read_head(1024).unwrap().is_none());
+    }
+
+    #[test]
+    fn declared_lengths_reserve_nothing_before_the_bytes_arrive() {
+        // A 64 MiB body and a 64 MiB chunk are declared, 3 bytes arrive.
+        let mut body = Vec::new();
+        let err = conn(b"abc").read_body(Framing::Length(64 << 20), 64 << 20, &mut body);
+        assert!(matches!(err, Err(WireError::Closed)));
+        assert!(body.capacity() <= 2 * BODY_STEP, "{}", body.capacity());
+        let mut body = Vec::new();
+        let err = conn(b"4000000\r\nabc").read_body(Framing::Chunked, 64 << 20, &mut body);
+        assert!(matches!(err, Err(WireError::Closed)));
+        assert!(body.capacity() <= 2 * BODY_STEP, "{}", body.capacity());
     }
 
     #[test]

@@ -36,13 +36,43 @@
 //! requests answer 400 (431 for an oversized head, 413 for an oversized
 //! body) and close the connection; nothing a client sends can panic the
 //! server.
+//!
+//! # Limits
+//!
+//! What a client sends cannot make the server hold more than the limits
+//! below ([`HttpServerConfig`], from the `serve.http.*` properties):
+//!
+//! - a request head is at most 64 KiB (431 past it);
+//! - a body is read as it arrives, never reserved from its declared
+//!   `Content-Length` or chunk sizes; one declared or sent longer than
+//!   `serve.http.maxbody` is answered 413;
+//! - the bodies all connections hold together are bounded by
+//!   `serve.http.maxbuffered`: a request that would go over it is
+//!   answered 503;
+//! - at most `serve.http.maxconnections` connections are served at once;
+//!   one more is answered 503 and closed;
+//! - a connection idle for `serve.http.timeout` seconds is closed, a
+//!   request not received within about twice that is answered 408, and a
+//!   client that takes as long to accept a write of its answer is
+//!   dropped.
+//!
+//! Every limit answered with an error closes the connection.
+//! [`HttpServerHandle::stop`] (what `ycsb serve` does on SIGTERM or
+//! Ctrl-C) returns within a few seconds even while a client never reads
+//! its answers; see [`ServerHandle::stop`].
+//!
+//! One thing is not bounded: the answer to `/mget`, `/range_match` or
+//! `/fwmatch` is built whole before it is sent, so a scan with `limit=0`
+//! over a large table holds that table's text.
 
-use std::io::{self, Write};
-use std::net::{Ipv4Addr, Shutdown, SocketAddr, SocketAddrV4, TcpStream};
+use std::io::{self, Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpStream};
 use std::sync::Arc;
+use std::time::Duration;
 
+use crate::limits::{linger, timed_out, Budget, Charge, Timed};
 pub use crate::listener::ServeError;
-use crate::listener::ServerHandle;
+use crate::listener::{Admission, ServerHandle};
 use ycsb_db::{
     Fields, Properties, Property, PropertyDecl, PropertyError, Record, ScanResult, Status, Store,
     StoreThread, ThreadContext,
@@ -64,16 +94,47 @@ pub const TABLE: Property<String> = Property::new(
 pub const MAX_BODY: Property<usize> = Property::new(
     "serve.http.maxbody",
     "67108864",
-    "Largest request body in bytes the HTTP server accepts; larger ones are answered 413.",
+    "Largest request body in bytes the HTTP server accepts; larger ones are answered 413. Bodies are read as they arrive, never reserved from a declared length.",
+);
+/// `serve.http.maxbuffered`: the bodies all connections may hold together.
+pub const MAX_BUFFERED: Property<usize> = Property::new(
+    "serve.http.maxbuffered",
+    "268435456",
+    "Most bytes of request bodies all HTTP connections may hold together; a request that would need more is answered 503 and its connection closed.",
+);
+/// `serve.http.maxconnections`: the most connections served at once.
+pub const MAX_CONNECTIONS: Property<usize> = Property::new(
+    "serve.http.maxconnections",
+    "512",
+    "Most HTTP connections served at once (one thread each); one more is answered 503 and closed.",
+);
+/// `serve.http.timeout`: how long a client may be idle or slow.
+pub const TIMEOUT: Property<Duration> = Property::new(
+    "serve.http.timeout",
+    "300",
+    "Seconds an HTTP connection may stay idle, or take to accept a write of its answer, before it is closed; a request not received within about twice this is answered 408. 0 waits forever.",
 );
 
 /// Every property of the HTTP server.
-pub const PROPERTIES: &[&PropertyDecl] = &[TABLE.decl(), MAX_BODY.decl()];
+pub const PROPERTIES: &[&PropertyDecl] = &[
+    TABLE.decl(),
+    MAX_BODY.decl(),
+    MAX_BUFFERED.decl(),
+    MAX_CONNECTIONS.decl(),
+    TIMEOUT.decl(),
+];
 
 /// The longest request head accepted.
 const MAX_HEAD: usize = 64 << 10;
 /// Scan batch size when paging through a range.
 const SCAN_BATCH: usize = 500;
+/// The most a body buffer grows by at once: it grows as the body arrives.
+const BODY_STEP: usize = 1 << 20;
+/// A body buffer larger than this is given back after its request.
+const MAX_IDLE_BODY: usize = 1 << 20;
+/// The answer to a connection over [`MAX_CONNECTIONS`].
+const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n\
+Content-Length: 20\r\nConnection: close\r\n\r\ntoo many connections";
 
 /// How the HTTP server behaves.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,6 +144,12 @@ pub struct HttpServerConfig {
     pub table: String,
     /// The largest request body accepted, in bytes.
     pub max_body: usize,
+    /// The most body bytes all connections may hold together.
+    pub max_buffered: usize,
+    /// The most connections served at once.
+    pub max_connections: usize,
+    /// How long a client may be idle or slow (zero: forever).
+    pub timeout: Duration,
 }
 
 impl Default for HttpServerConfig {
@@ -90,6 +157,9 @@ impl Default for HttpServerConfig {
         Self {
             table: "usertable".into(),
             max_body: 64 << 20,
+            max_buffered: 256 << 20,
+            max_connections: 512,
+            timeout: Duration::from_secs(300),
         }
     }
 }
@@ -108,9 +178,19 @@ impl HttpServerConfig {
                 Ok(())
             }
         })?;
+        let positive = |n: &usize| {
+            if *n == 0 {
+                Err("expected a positive number".to_string())
+            } else {
+                Ok(())
+            }
+        };
         Ok(Self {
             table,
             max_body: props.get(&MAX_BODY)?,
+            max_buffered: props.get_checked(&MAX_BUFFERED, positive)?,
+            max_connections: props.get_checked(&MAX_CONNECTIONS, positive)?,
+            timeout: props.get(&TIMEOUT)?,
         })
     }
 }
@@ -131,10 +211,16 @@ pub fn serve_http(
     addr: SocketAddr,
     config: HttpServerConfig,
 ) -> Result<HttpServerHandle, ServeError> {
+    let admission = Admission {
+        max_connections: config.max_connections,
+        refusal: REFUSAL,
+    };
+    let budget = Budget::new(config.max_buffered);
     let config = Arc::new(config);
-    let handler =
-        move |stream: TcpStream, id: usize| serve_connection(&*store, stream, id, &config);
-    ServerHandle::start("HTTP", addr, Arc::new(handler))
+    let handler = move |stream: TcpStream, id: usize| {
+        serve_connection(&*store, stream, id, &config, &budget);
+    };
+    ServerHandle::start("HTTP", addr, Arc::new(handler), admission)
 }
 
 /// An answer being built.
@@ -167,6 +253,7 @@ fn reason(code: u16) -> &'static str {
         403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
+        408 => "Request Timeout",
         413 => "Content Too Large",
         431 => "Request Header Fields Too Large",
         501 => "Not Implemented",
@@ -231,6 +318,8 @@ struct Session<'s> {
     thread: Box<dyn StoreThread + 's>,
     table: &'s str,
     max_body: usize,
+    /// What `body` holds of the server's budget.
+    charge: Charge<'s>,
     method: String,
     target: String,
     query: Query,
@@ -251,9 +340,15 @@ struct Session<'s> {
     cursor: String,
 }
 
-fn serve_connection(store: &dyn Store, stream: TcpStream, id: usize, config: &HttpServerConfig) {
+fn serve_connection(
+    store: &dyn Store,
+    stream: TcpStream,
+    id: usize,
+    config: &HttpServerConfig,
+    budget: &Budget,
+) {
     let _ = stream.set_nodelay(true);
-    let mut conn = Conn::new(stream);
+    let mut conn = Conn::new(Timed::new(stream, Some(config.timeout)));
     let thread = match store.thread(ThreadContext::new(id, id + 1)) {
         Ok(t) => t,
         Err(e) => {
@@ -266,7 +361,7 @@ fn serve_connection(store: &dyn Store, stream: TcpStream, id: usize, config: &Ht
                 format!("store thread failed: {e}").as_bytes(),
                 false,
             );
-            linger(conn.stream());
+            linger(&mut conn.stream().stream);
             return;
         }
     };
@@ -274,6 +369,7 @@ fn serve_connection(store: &dyn Store, stream: TcpStream, id: usize, config: &Ht
         thread,
         table: &config.table,
         max_body: config.max_body,
+        charge: Charge::new(budget),
         method: String::new(),
         target: String::new(),
         query: Query::default(),
@@ -294,7 +390,7 @@ fn serve_connection(store: &dyn Store, stream: TcpStream, id: usize, config: &Ht
 
 /// Writes an answer with `body` (left out for HEAD, but counted).
 fn send(
-    conn: &mut Conn<TcpStream>,
+    conn: &mut Conn<Timed>,
     head: &mut Vec<u8>,
     reply: &Reply,
     body: &[u8],
@@ -327,6 +423,9 @@ fn send(
     }
 }
 
+/// A body would take the server past `serve.http.maxbuffered`.
+struct OverBudget;
+
 /// Output format of a simpleleveldb endpoint.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Format {
@@ -336,9 +435,13 @@ enum Format {
 
 impl Session<'_> {
     /// Serves one request; `false` when the connection should close.
-    fn one_request(&mut self, conn: &mut Conn<TcpStream>) -> bool {
+    fn one_request(&mut self, conn: &mut Conn<Timed>) -> bool {
+        conn.stream().rearm();
         let head_len = match conn.read_head(MAX_HEAD) {
             Ok(Some(n)) => n,
+            Err(WireError::Io(e)) if timed_out(&e) && !conn.buffered().is_empty() => {
+                return self.fail(conn, 408, "request not received in time");
+            }
             Ok(None) | Err(WireError::Closed | WireError::Io(_)) => return false,
             Err(WireError::HeadTooLarge(_)) => {
                 return self.fail(conn, 431, "request head too large")
@@ -368,28 +471,109 @@ impl Session<'_> {
         {
             return false;
         }
-        self.body.clear();
-        match conn.read_body(framing, self.max_body, &mut self.body) {
-            Ok(()) => {}
-            Err(WireError::BodyTooLarge(_)) => {
-                return self.fail(conn, 413, "request body too large")
-            }
-            Err(WireError::Malformed(_)) => return self.fail(conn, 400, "malformed request body"),
-            Err(_) => return false,
+        if let Err((code, message)) = self.read_body(conn, framing) {
+            return match code {
+                0 => false,
+                code => self.fail(conn, code, message),
+            };
         }
         self.out.clear();
         let mut reply = self.dispatch();
         reply.close |= !info.persistent();
         let head_only = self.method == "HEAD";
+        if self.body.capacity() > MAX_IDLE_BODY {
+            self.body = Vec::new();
+        }
+        // Between requests: the kept buffer, at most MAX_IDLE_BODY.
+        self.charge.hold(self.body.capacity());
         send(conn, &mut self.head, &reply, &self.out, head_only).is_ok() && !reply.close
     }
 
+    /// Reads the request's body into `self.body` as it arrives, within
+    /// `serve.http.maxbody` and the server's budget; on failure the code
+    /// and message to answer (code 0: close without one).
+    fn read_body(
+        &mut self,
+        conn: &mut Conn<Timed>,
+        framing: wire::Framing,
+    ) -> Result<(), (u16, &'static str)> {
+        const OVER_BUDGET: (u16, &str) = (503, "request bodies over serve.http.maxbuffered");
+        self.body.clear();
+        let result = match framing {
+            wire::Framing::Length(n) => {
+                let n = usize::try_from(n).unwrap_or(usize::MAX);
+                match self.read_sized_body(conn, n) {
+                    Ok(result) => result,
+                    Err(OverBudget) => return Err(OVER_BUDGET),
+                }
+            }
+            other => {
+                // Chunked: the wire code grows the body as chunks arrive;
+                // what it may hold is what this connection holds already
+                // and what the budget has left.
+                let room = self.charge.held() + self.charge.available();
+                match conn.read_body(other, self.max_body.min(room), &mut self.body) {
+                    Err(WireError::BodyTooLarge(_)) if room < self.max_body => {
+                        return Err(OVER_BUDGET)
+                    }
+                    result => result,
+                }
+            }
+        };
+        match result {
+            Ok(()) if self.charge.hold(self.body.len().max(self.charge.held())) => Ok(()),
+            Ok(()) => Err(OVER_BUDGET),
+            Err(WireError::BodyTooLarge(_)) => Err((413, "request body too large")),
+            Err(WireError::Malformed(_)) => Err((400, "malformed request body")),
+            Err(WireError::Io(e)) if timed_out(&e) => Err((408, "request not received in time")),
+            Err(_) => Err((0, "")),
+        }
+    }
+
+    /// Reads a body of exactly `n` bytes, growing the buffer by at most
+    /// [`BODY_STEP`] at a time as bytes arrive.
+    fn read_sized_body(
+        &mut self,
+        conn: &mut Conn<Timed>,
+        n: usize,
+    ) -> Result<Result<(), WireError>, OverBudget> {
+        let take = n.min(conn.buffered().len());
+        self.body.extend_from_slice(&conn.buffered()[..take]);
+        conn.consume(take);
+        while self.body.len() < n {
+            let at = self.body.len();
+            let end = at + (n - at).min(BODY_STEP);
+            // What is held is what is written (and so resident); the
+            // vector's spare capacity is not touched.
+            if !self.charge.hold(end.max(self.charge.held())) {
+                return Err(OverBudget);
+            }
+            self.body.resize(end, 0);
+            let mut filled = at;
+            while filled < end {
+                match conn.stream().read(&mut self.body[filled..end]) {
+                    Ok(0) => {
+                        self.body.truncate(filled);
+                        return Ok(Err(WireError::Closed));
+                    }
+                    Ok(k) => filled += k,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        self.body.truncate(filled);
+                        return Ok(Err(WireError::Io(e)));
+                    }
+                }
+            }
+        }
+        Ok(Ok(()))
+    }
+
     /// Answers a request that cannot be read, and closes.
-    fn fail(&mut self, conn: &mut Conn<TcpStream>, code: u16, message: &str) -> bool {
+    fn fail(&mut self, conn: &mut Conn<Timed>, code: u16, message: &str) -> bool {
         let mut reply = Reply::new(code);
         reply.close = true;
         let _ = send(conn, &mut self.head, &reply, message.as_bytes(), false);
-        linger(conn.stream());
+        linger(&mut conn.stream().stream);
         false
     }
 
@@ -876,22 +1060,6 @@ fn write_row(
             out.extend_from_slice(b", \"value\": \"");
             encoding::encode_record_text(record, scratch, out);
             out.extend_from_slice(b"\"}");
-        }
-    }
-}
-
-/// Closes our side and drains what the client still sends, briefly, so
-/// that closing with unread input (which makes the kernel send a reset)
-/// cannot destroy the error answer before the client reads it.
-fn linger(stream: &mut TcpStream) {
-    let _ = stream.shutdown(Shutdown::Write);
-    let _ = stream.set_read_timeout(Some(std::time::Duration::from_millis(200)));
-    let mut sink = [0u8; 8192];
-    let mut drained = 0usize;
-    while drained < (4 << 20) {
-        match std::io::Read::read(stream, &mut sink) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => drained += n,
         }
     }
 }

@@ -23,6 +23,7 @@
 )]
 
 pub mod http;
+mod limits;
 mod listener;
 pub mod resp;
 

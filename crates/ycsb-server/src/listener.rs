@@ -1,11 +1,17 @@
 //! The TCP side both servers share: bind, accept on a thread of its own,
-//! one thread per connection, and a clean stop.
+//! one thread per connection up to a cap, and a stop bounded in time.
 
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How long [`ServerHandle::stop`] lets connections finish what they
+/// have received before it shuts their sockets down entirely (which
+/// ends a write blocked on a client that does not read).
+const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// An error starting or stopping a server.
 #[non_exhaustive]
@@ -42,13 +48,38 @@ pub enum ServeError {
 /// Serves one accepted connection; its number is for thread names.
 pub(crate) type ConnectionHandler = dyn Fn(TcpStream, usize) + Send + Sync;
 
+/// What the accept loop does with connections beyond the cap.
+pub(crate) struct Admission {
+    /// The most connections served at once.
+    pub(crate) max_connections: usize,
+    /// Written to a connection refused for being over the cap, before it
+    /// is closed.
+    pub(crate) refusal: &'static [u8],
+}
+
 /// What the accept loop and the handle share.
 struct Shared {
     stopping: AtomicBool,
-    /// Live connections (a clone of each stream, to shut them down on
-    /// stop) and the threads serving them. Touched once per connection,
-    /// never per request.
-    connections: Mutex<Vec<(TcpStream, JoinHandle<()>)>>,
+    /// Live connections and the threads serving them. Touched twice per
+    /// connection, never per request.
+    connections: Mutex<Vec<Connection>>,
+}
+
+/// A connection being served.
+struct Connection {
+    id: usize,
+    /// A clone of its stream, to shut it down on stop; the thread serving
+    /// it drops this when it ends, so that the socket really closes then.
+    stream: Option<TcpStream>,
+    thread: JoinHandle<()>,
+}
+
+impl Connection {
+    fn shutdown(&self, how: Shutdown) {
+        if let Some(stream) = &self.stream {
+            let _ = stream.shutdown(how);
+        }
+    }
 }
 
 /// Shuts a connection down when its thread ends, even by a panic in a
@@ -87,6 +118,7 @@ impl ServerHandle {
         protocol: &'static str,
         addr: SocketAddr,
         handler: Arc<ConnectionHandler>,
+        admission: Admission,
     ) -> Result<Self, ServeError> {
         let listener = TcpListener::bind(addr).map_err(|source| ServeError::Bind {
             protocol,
@@ -105,7 +137,7 @@ impl ServerHandle {
         let name = protocol.to_ascii_lowercase();
         let accept = std::thread::Builder::new()
             .name(format!("{name}-accept"))
-            .spawn(move || accept_loop(&name, listener, handler, accept_shared))
+            .spawn(move || accept_loop(&name, listener, handler, &admission, accept_shared))
             .map_err(|source| ServeError::Io {
                 context: format!("starting the {protocol} accept thread"),
                 source,
@@ -125,7 +157,11 @@ impl ServerHandle {
     }
 
     /// Stops accepting, closes every connection after the request or
-    /// commands it has received and waits for all server threads.
+    /// commands it has received and waits for all server threads. A
+    /// connection still busy after two seconds (typically writing to a
+    /// client that does not read its replies) has its socket shut down
+    /// entirely, which ends its thread; so this returns within a few
+    /// seconds, unless a store call itself does not return.
     ///
     /// # Errors
     ///
@@ -135,8 +171,9 @@ impl ServerHandle {
     }
 
     /// Stops accepting, shuts the reading side of every connection (an
-    /// idle one sees the end of its input, one in progress still answers)
-    /// and waits for every thread. Calling it again does nothing.
+    /// idle one sees the end of its input, one in progress still answers),
+    /// gives them [`STOP_GRACE`], shuts down what is left and waits for
+    /// every thread. Calling it again does nothing.
     fn shutdown(&mut self) -> Result<(), ServeError> {
         let Some(accept) = self.accept.take() else {
             return Ok(());
@@ -161,11 +198,20 @@ impl ServerHandle {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner),
         );
-        for (stream, _) in &connections {
-            let _ = stream.shutdown(Shutdown::Read);
+        for c in &connections {
+            c.shutdown(Shutdown::Read);
         }
-        for (_, thread) in connections {
-            panicked |= thread.join().is_err();
+        let grace = Instant::now() + STOP_GRACE;
+        while Instant::now() < grace && connections.iter().any(|c| !c.thread.is_finished()) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        for c in &connections {
+            if !c.thread.is_finished() {
+                c.shutdown(Shutdown::Both);
+            }
+        }
+        for c in connections {
+            panicked |= c.thread.join().is_err();
         }
         if panicked {
             Err(ServeError::Panicked {
@@ -187,6 +233,7 @@ fn accept_loop(
     name: &str,
     listener: TcpListener,
     handler: Arc<ConnectionHandler>,
+    admission: &Admission,
     shared: Arc<Shared>,
 ) {
     let mut next_id = 0usize;
@@ -197,28 +244,66 @@ fn accept_loop(
         let Ok(stream) = stream else {
             // Failed handshakes and exhausted descriptors are transient:
             // keep accepting, without spinning while descriptors are out.
-            std::thread::sleep(std::time::Duration::from_millis(10));
+            std::thread::sleep(Duration::from_millis(10));
             continue;
         };
+        // Spawning under the lock: a thread that ends at once still finds
+        // its entry to drop its stream's clone.
+        let mut connections = shared
+            .connections
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        connections.retain(|c| !c.thread.is_finished());
+        if connections.len() >= admission.max_connections {
+            drop(connections);
+            refuse(stream, admission.refusal);
+            continue;
+        }
         let (Ok(handle_copy), Ok(closer)) = (stream.try_clone(), stream.try_clone()) else {
             continue;
         };
         let id = next_id;
         next_id += 1;
         let handler = Arc::clone(&handler);
+        let thread_shared = Arc::clone(&shared);
         let spawned = std::thread::Builder::new()
             .name(format!("{name}-conn-{id}"))
             .spawn(move || {
                 let _closer = CloseOnDrop(closer);
                 handler(stream, id);
+                let mut connections = thread_shared
+                    .connections
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                if let Some(c) = connections.iter_mut().find(|c| c.id == id) {
+                    c.stream = None;
+                }
             });
-        let mut connections = shared
-            .connections
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        connections.retain(|(_, t)| !t.is_finished());
         if let Ok(thread) = spawned {
-            connections.push((handle_copy, thread));
+            connections.push(Connection {
+                id,
+                stream: Some(handle_copy),
+                thread,
+            });
         }
     }
+}
+
+/// Answers a connection over the cap with `refusal` and closes it,
+/// without ever blocking the accept loop: what the client already sent
+/// is read first (so that closing does not reset the connection before
+/// the refusal is read), and nothing waits on the client.
+fn refuse(mut stream: TcpStream, refusal: &[u8]) {
+    use std::io::{Read, Write};
+    if stream.set_nonblocking(true).is_ok() {
+        let mut sink = [0u8; 4096];
+        for _ in 0..16 {
+            match stream.read(&mut sink) {
+                Ok(n) if n > 0 => {}
+                _ => break,
+            }
+        }
+        let _ = stream.write(refusal);
+    }
+    let _ = stream.shutdown(Shutdown::Write);
 }

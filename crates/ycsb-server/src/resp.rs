@@ -34,15 +34,44 @@
 //!
 //! Each connection is served by its own thread with its own
 //! [`StoreThread`]; pipelined commands are answered with one write per
-//! batch read from the socket, and a connection's buffers are reused, so
-//! serving a command allocates nothing once they have grown.
+//! batch read from the socket (or sooner, once 64 KiB of replies are
+//! pending), and a connection's buffers are reused, so serving a command
+//! allocates nothing once they have grown.
+//!
+//! # Limits
+//!
+//! What a client sends cannot make the server hold more than the limits
+//! below ([`RespServerConfig`], from the `serve.resp.*` properties):
+//!
+//! - input is buffered as it arrives, never reserved from a declared
+//!   length; a bulk string declared longer than `serve.resp.maxbulk` is
+//!   answered `-ERR Protocol error: ...` before its bytes arrive, and the
+//!   connection closed;
+//! - the input all connections hold together (their read buffers, with
+//!   any partial command) is bounded by `serve.resp.maxbuffered`: a
+//!   connection that would go over it is answered `-ERR ...` and closed;
+//! - replies are written as they are produced: pending output is written
+//!   once it passes 64 KiB, so a pipeline of large reads left unread
+//!   costs a few socket buffers, not the sum of its replies;
+//! - at most `serve.resp.maxconnections` connections are served at once;
+//!   one more is answered `-ERR max number of clients reached` and closed;
+//! - a connection that completes no command for `serve.resp.timeout`
+//!   seconds (idle, or sending one too slowly: about twice that at most)
+//!   is closed, and so is one whose client takes as long to accept a
+//!   write of its replies.
+//!
+//! [`RespServerHandle::stop`] (what `ycsb serve` does on SIGTERM or
+//! Ctrl-C) returns within a few seconds even while a client never reads
+//! its replies; see [`ServerHandle::stop`].
 
 use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, Shutdown, SocketAddr, SocketAddrV4, TcpStream};
 use std::sync::Arc;
+use std::time::Duration;
 
+use crate::limits::{linger, timed_out, Budget, Charge, Timed};
 pub use crate::listener::ServeError;
-use crate::listener::ServerHandle;
+use crate::listener::{Admission, ServerHandle};
 use ycsb_db::{
     Fields, Properties, Property, PropertyDecl, PropertyError, Record, ScanResult, Status, Store,
     StoreThread, ThreadContext,
@@ -60,16 +89,60 @@ pub const TABLE: Property<String> = Property::new(
     "Table of the served store that RESP keys are read from and written to.",
 );
 
+/// `serve.resp.maxbulk`: the longest bulk string (one argument) accepted.
+pub const MAX_BULK: Property<usize> = Property::new(
+    "serve.resp.maxbulk",
+    "67108864",
+    "Longest RESP bulk string (one command argument) in bytes the RESP server accepts; a longer one is answered -ERR as soon as its length is read, before its bytes arrive, and the connection closed.",
+);
+/// `serve.resp.maxbuffered`: the input all connections may hold together.
+pub const MAX_BUFFERED: Property<usize> = Property::new(
+    "serve.resp.maxbuffered",
+    "268435456",
+    "Most bytes of client input (read buffers with partial commands) all RESP connections may hold together; a connection that would need more is answered -ERR and closed. Input is buffered as it arrives, never reserved from a declared length.",
+);
+/// `serve.resp.maxconnections`: the most connections served at once.
+pub const MAX_CONNECTIONS: Property<usize> = Property::new(
+    "serve.resp.maxconnections",
+    "512",
+    "Most RESP connections served at once (one thread each); one more is answered -ERR max number of clients reached and closed.",
+);
+/// `serve.resp.timeout`: how long a client may be idle or slow.
+pub const TIMEOUT: Property<Duration> = Property::new(
+    "serve.resp.timeout",
+    "300",
+    "Seconds a RESP connection may go without completing a command (idle, or sending one too slowly), or take to accept a write of its replies, before it is closed; 0 waits forever.",
+);
+
 /// Every property of the RESP server.
-pub const PROPERTIES: &[&PropertyDecl] = &[TABLE.decl()];
+pub const PROPERTIES: &[&PropertyDecl] = &[
+    TABLE.decl(),
+    MAX_BULK.decl(),
+    MAX_BUFFERED.decl(),
+    MAX_CONNECTIONS.decl(),
+    TIMEOUT.decl(),
+];
 
 /// The name of the single field that `SET` writes and `GET` reads.
 pub const VALUE_FIELD: &str = "value";
 
 /// The longest inline command line accepted.
 const MAX_INLINE: usize = 64 << 10;
-/// The first size of a connection's read buffer; it doubles as needed.
+/// The first size of a connection's read buffer, and the least it grows
+/// by when a command does not fit.
 const READ_CHUNK: usize = 16 << 10;
+/// The most a read buffer grows by at once: it grows as input arrives.
+const MAX_GROWTH: usize = 1 << 20;
+/// A read buffer larger than this goes back to [`READ_CHUNK`] once the
+/// command that needed it is done.
+const SHRINK_ABOVE: usize = 1 << 20;
+/// Pending replies are written once they pass this many bytes.
+const FLUSH_AT: usize = 64 << 10;
+/// An output buffer whose capacity grew past this (one large reply) is
+/// given back once written.
+const MAX_IDLE_OUT: usize = 1 << 20;
+/// The error for a connection over [`MAX_CONNECTIONS`] (Redis's words).
+const REFUSAL: &[u8] = b"-ERR max number of clients reached\r\n";
 
 /// How the RESP server behaves.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,12 +150,24 @@ const READ_CHUNK: usize = 16 << 10;
 pub struct RespServerConfig {
     /// The table every key lives in.
     pub table: String,
+    /// The longest bulk string accepted, in bytes.
+    pub max_bulk: usize,
+    /// The most input bytes all connections may hold together.
+    pub max_buffered: usize,
+    /// The most connections served at once.
+    pub max_connections: usize,
+    /// How long a client may be idle or slow (zero: forever).
+    pub timeout: Duration,
 }
 
 impl Default for RespServerConfig {
     fn default() -> Self {
         Self {
             table: "usertable".into(),
+            max_bulk: 64 << 20,
+            max_buffered: 256 << 20,
+            max_connections: 512,
+            timeout: Duration::from_secs(300),
         }
     }
 }
@@ -101,7 +186,20 @@ impl RespServerConfig {
                 Ok(())
             }
         })?;
-        Ok(Self { table })
+        let positive = |n: &usize| {
+            if *n == 0 {
+                Err("expected a positive number".to_string())
+            } else {
+                Ok(())
+            }
+        };
+        Ok(Self {
+            table,
+            max_bulk: props.get(&MAX_BULK)?,
+            max_buffered: props.get_checked(&MAX_BUFFERED, positive)?,
+            max_connections: props.get_checked(&MAX_CONNECTIONS, positive)?,
+            timeout: props.get(&TIMEOUT)?,
+        })
     }
 }
 
@@ -122,10 +220,16 @@ pub fn serve_resp(
     addr: SocketAddr,
     config: RespServerConfig,
 ) -> Result<RespServerHandle, ServeError> {
+    let admission = Admission {
+        max_connections: config.max_connections,
+        refusal: REFUSAL,
+    };
+    let budget = Budget::new(config.max_buffered);
     let config = Arc::new(config);
-    let handler =
-        move |stream: TcpStream, id: usize| serve_connection(&*store, stream, id, &config);
-    ServerHandle::start("RESP", addr, Arc::new(handler))
+    let handler = move |stream: TcpStream, id: usize| {
+        serve_connection(&*store, stream, id, &config, &budget);
+    };
+    ServerHandle::start("RESP", addr, Arc::new(handler), admission)
 }
 
 /// One connection's state apart from its read buffer.
@@ -139,18 +243,21 @@ struct Session<'s> {
 
 fn serve_connection(
     store: &dyn Store,
-    mut stream: TcpStream,
+    stream: TcpStream,
     id: usize,
     config: &RespServerConfig,
+    budget: &Budget,
 ) {
     let _ = stream.set_nodelay(true);
+    let mut stream = Timed::new(stream, Some(config.timeout));
     let thread = match store.thread(ThreadContext::new(id, id + 1)) {
         Ok(t) => t,
         Err(e) => {
-            let mut out = Vec::new();
-            wire::write_error(&mut out, &format!("ERR cannot open the store: {e}"));
-            let _ = stream.write_all(&out);
-            let _ = stream.shutdown(Shutdown::Both);
+            fail(
+                &mut stream,
+                &mut Vec::new(),
+                &format!("ERR cannot open the store: {e}"),
+            );
             return;
         }
     };
@@ -161,10 +268,45 @@ fn serve_connection(
         record: Record::new(),
         scan: ScanResult::new(),
     };
-    let mut buf = vec![0u8; READ_CHUNK];
+    let mut charge = Charge::new(budget);
+    let over_budget = format!(
+        "ERR ycsb serve: the input all connections hold would pass serve.resp.maxbuffered ({} bytes)",
+        budget.limit()
+    );
+    let mut buf = Vec::new();
+    if charge.hold(READ_CHUNK) {
+        buf.resize(READ_CHUNK, 0);
+        serve_commands(
+            &mut stream,
+            &mut session,
+            &mut buf,
+            &mut charge,
+            config,
+            &over_budget,
+        );
+    } else {
+        fail(&mut stream, &mut session.out, &over_budget);
+    }
+    let _ = session.thread.cleanup();
+    // The handle keeps a clone of the stream until the next accept: shut
+    // the socket down so that the client sees the connection end now.
+    let _ = stream.stream.shutdown(Shutdown::Both);
+}
+
+/// Reads, runs and answers commands until the client leaves, quits, errs
+/// or passes a limit. `buf` is the read buffer, `charge` what it holds of
+/// the server's budget.
+fn serve_commands(
+    stream: &mut Timed,
+    session: &mut Session<'_>,
+    buf: &mut Vec<u8>,
+    charge: &mut Charge<'_>,
+    config: &RespServerConfig,
+    over_budget: &str,
+) {
     let mut len = 0;
     let mut args: Vec<(usize, usize)> = Vec::new();
-    'conn: loop {
+    loop {
         let mut pos = 0;
         while pos < len {
             match parse_command(&buf[pos..len], &mut args) {
@@ -173,42 +315,119 @@ fn serve_connection(
                     pos += used;
                     if quit {
                         let _ = stream.write_all(&session.out);
-                        break 'conn;
+                        return;
+                    }
+                    // Replies are written as they are produced, not
+                    // gathered for a whole pipeline.
+                    if session.out.len() >= FLUSH_AT {
+                        if stream.write_all(&session.out).is_err() {
+                            return;
+                        }
+                        session.out.clear();
                     }
                 }
-                Ok(None) => break,
+                Ok(None) => {
+                    if let Err(e) = check_pending(&buf[pos..len], config.max_bulk) {
+                        return fail(
+                            stream,
+                            &mut session.out,
+                            &format!("ERR Protocol error: {e}"),
+                        );
+                    }
+                    break;
+                }
                 Err(e) => {
-                    wire::write_error(&mut session.out, &format!("ERR Protocol error: {e}"));
-                    let _ = stream.write_all(&session.out);
-                    break 'conn;
+                    return fail(
+                        stream,
+                        &mut session.out,
+                        &format!("ERR Protocol error: {e}"),
+                    );
                 }
             }
         }
-        buf.copy_within(pos..len, 0);
-        len -= pos;
+        if pos > 0 {
+            buf.copy_within(pos..len, 0);
+            len -= pos;
+            // A new command may start: its time counts from its first byte.
+            stream.rearm();
+        }
         if !session.out.is_empty() {
             if stream.write_all(&session.out).is_err() {
-                break;
+                return;
             }
             session.out.clear();
         }
+        if session.out.capacity() > MAX_IDLE_OUT {
+            session.out = Vec::with_capacity(4096);
+        }
+        if len <= READ_CHUNK && buf.len() > SHRINK_ABOVE {
+            buf.truncate(READ_CHUNK);
+            buf.shrink_to_fit();
+            charge.hold(READ_CHUNK);
+        }
         if len == buf.len() {
-            // value_len caps lengths at wire::MAX_LEN, so a command that
-            // fits the protocol bounds the buffer too.
-            let size = buf.len() * 2;
+            // Grow by what is likely to arrive, never by a declared length:
+            // memory follows the input, within the shared budget.
+            let size = len + len.clamp(READ_CHUNK, MAX_GROWTH);
+            if !charge.hold(size) {
+                return fail(stream, &mut session.out, over_budget);
+            }
             buf.resize(size, 0);
         }
         match stream.read(&mut buf[len..]) {
-            Ok(0) => break,
+            Ok(0) => return,
             Ok(n) => len += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => break,
+            Err(e) if timed_out(&e) && len > 0 => {
+                return fail(
+                    stream,
+                    &mut session.out,
+                    "ERR ycsb serve: command not complete in time (serve.resp.timeout)",
+                );
+            }
+            Err(_) => return,
         }
     }
-    let _ = session.thread.cleanup();
-    // The handle keeps a clone of the stream until the next accept: shut
-    // the socket down so that the client sees the connection end now.
-    let _ = stream.shutdown(Shutdown::Both);
+}
+
+/// Answers with an error after what is pending, and closes.
+fn fail(stream: &mut Timed, out: &mut Vec<u8>, message: &str) {
+    wire::write_error(out, message);
+    let _ = stream.write_all(out);
+    out.clear();
+    linger(&mut stream.stream);
+}
+
+/// Checks the bulk strings an incomplete command declares so far, so that
+/// one over `max_bulk` is refused before its bytes arrive. Malformed
+/// headers are left to the parser.
+fn check_pending(buf: &[u8], max_bulk: usize) -> Result<(), String> {
+    if buf.first() != Some(&b'*') {
+        return Ok(());
+    }
+    let mut at = 0usize;
+    while let Some(&kind) = buf.get(at) {
+        let Some(newline) = buf[at..].iter().take(32).position(|&b| b == b'\n') else {
+            return Ok(());
+        };
+        let text = &buf[at + 1..at + newline];
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        let next = at + newline + 1;
+        at = match (kind, wire::parse_integer(text)) {
+            (b'$', Some(n)) if n > 0 => {
+                let n = usize::try_from(n).unwrap_or(usize::MAX);
+                if n > max_bulk {
+                    return Err(format!(
+                        "bulk string of {n} bytes is over serve.resp.maxbulk ({max_bulk})"
+                    ));
+                }
+                next.saturating_add(n).saturating_add(2)
+            }
+            (b'$' | b'*', Some(_)) => next,
+            _ => return Ok(()),
+        };
+    }
+    Ok(())
 }
 
 /// Parses one command at the start of `buf` into argument ranges; the
@@ -616,6 +835,36 @@ mod tests {
         let mut args = Vec::new();
         assert!(parse_command(b"*1\r\n:1\r\n", &mut args).is_err());
         assert!(parse_command(b"*1\r\n$x\r\n", &mut args).is_err());
+    }
+
+    #[test]
+    fn pending_bulk_lengths_are_checked_before_the_bytes() {
+        assert!(check_pending(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$100\r\n", 100).is_ok());
+        let e = check_pending(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$101\r\nxx", 100).unwrap_err();
+        assert!(e.contains("101 bytes"), "{e}");
+        assert!(check_pending(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$10", 100).is_ok());
+        assert!(check_pending(b"PING", 0).is_ok());
+    }
+
+    #[test]
+    fn config_reads_properties() {
+        let p = Properties::new()
+            .with("serve.resp.maxbulk", "10")
+            .with("serve.resp.maxbuffered", "20")
+            .with("serve.resp.maxconnections", "3")
+            .with("serve.resp.timeout", "1.5");
+        let c = RespServerConfig::from_properties(&p).unwrap();
+        assert_eq!(
+            (c.max_bulk, c.max_buffered, c.max_connections, c.timeout),
+            (10, 20, 3, Duration::from_millis(1500))
+        );
+        assert_eq!(
+            RespServerConfig::from_properties(&Properties::new()).unwrap(),
+            RespServerConfig::default()
+        );
+        for bad in ["serve.resp.maxconnections", "serve.resp.maxbuffered"] {
+            assert!(RespServerConfig::from_properties(&Properties::new().with(bad, "0")).is_err());
+        }
     }
 
     #[test]
