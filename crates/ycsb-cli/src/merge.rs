@@ -82,7 +82,8 @@ fn is_hdr_log(path: &Path) -> bool {
 }
 
 fn read(path: &Path) -> Result<String, Failure> {
-    std::fs::read_to_string(path)
+    // A FIFO or device is refused, a file beyond the limit too.
+    ycsb_db::read_input_to_string(path, ycsb_db::RESULT_FILE_LIMIT)
         .map_err(|e| Failure::usage(format!("merge: {}: {e}", path.display())))
 }
 

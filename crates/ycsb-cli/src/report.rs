@@ -49,7 +49,7 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
 
     let mut groups = Vec::new();
     for path in &inputs {
-        let text = std::fs::read_to_string(path)
+        let text = ycsb_db::read_input_to_string(path, ycsb_db::RESULT_FILE_LIMIT)
             .map_err(|e| Failure::usage(format!("report: {}: {e}", path.display())))?;
         let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
             Failure::usage(format!(

@@ -343,9 +343,12 @@ pub fn parse_str(text: &str, path: &Path) -> Result<Vec<PropertyLine>, PropertyF
 /// [`PropertyFileError::Syntax`] as [`parse_str`].
 pub fn load_file(path: &Path, into: &mut Properties) -> Result<(), PropertyFileError> {
     let shared: Arc<Path> = Arc::from(path);
-    let bytes = std::fs::read(path).map_err(|source| PropertyFileError::Io {
-        path: shared.clone(),
-        source,
+    // A FIFO or a device (`-P /dev/zero`) is refused, a huge file too.
+    let bytes = ycsb_db::read_input(path, ycsb_db::CONFIG_FILE_LIMIT).map_err(|e| {
+        PropertyFileError::Io {
+            path: shared.clone(),
+            source: e.into(),
+        }
     })?;
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
