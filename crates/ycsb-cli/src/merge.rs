@@ -52,6 +52,9 @@ pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure
     if inputs.is_empty() {
         return Err(Failure::usage(format!("merge: no input files\n{USAGE}")));
     }
+    if let Some(output) = &output {
+        check_output(output)?;
+    }
     let logs = inputs.iter().filter(|p| is_hdr_log(p)).count();
     if logs == inputs.len() {
         let output = output.ok_or_else(|| {
@@ -67,14 +70,11 @@ pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure
     }
 }
 
-/// Creates the directory an output goes to, as `-o merged/READ.hdr`
-/// suggests.
-fn create_parent(path: &Path) -> Result<(), Failure> {
-    match path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        Some(parent) => std::fs::create_dir_all(parent)
-            .map_err(|e| Failure::runtime(format!("creating {}: {e}", parent.display()))),
-        None => Ok(()),
-    }
+/// Checks, before any input is read, that `-o` can be written: its
+/// directory exists (it is not created silently).
+fn check_output(path: &Path) -> Result<(), Failure> {
+    measurement::check_output_path(path)
+        .map_err(|why| Failure::usage(format!("merge: -o {} {why}", path.display())))
 }
 
 fn is_hdr_log(path: &Path) -> bool {
@@ -477,7 +477,6 @@ fn merge_exports(
             .map_err(|e| Failure::runtime(format!("writing the report: {e}")))?;
     }
     if let Some(path) = output {
-        create_parent(path)?;
         measurement::write_atomically(path, |w| JsonExporter::new(w).export(&report))
             .map_err(|e| Failure::runtime(format!("writing {}: {e}", path.display())))?;
         eprintln!("merged {} exports into {}", documents.len(), path.display());
@@ -550,7 +549,6 @@ fn merge_logs(inputs: &[PathBuf], output: &Path) -> Result<u8, Failure> {
             encode_histogram(histogram)
         );
     }
-    create_parent(output)?;
     measurement::write_atomically(output, |w| std::io::Write::write_all(w, text.as_bytes()))
         .map_err(|e| Failure::runtime(format!("writing {}: {e}", output.display())))?;
     println!(

@@ -46,6 +46,8 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
     let output =
         output.ok_or_else(|| Failure::usage(format!("report: -o <file> is required\n{USAGE}")))?;
     let format = Format::of(&output)?;
+    measurement::check_output_path(&output)
+        .map_err(|why| Failure::usage(format!("report: -o {} {why}", output.display())))?;
 
     let mut groups = Vec::new();
     for path in &inputs {

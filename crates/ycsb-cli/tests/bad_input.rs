@@ -133,6 +133,14 @@ const CASES: &[Case] = &[
     Case { args: "load basic -p fieldlengthdistribution=histogram -p fieldlengthhistogram={dir}/fifo", file: None, expect: &["fieldlengthhistogram", "fifo", "a FIFO"] },
     Case { args: "load basic -p fieldlengthdistribution=histogram -p fieldlengthhistogram=/dev/zero", file: None, expect: &["fieldlengthhistogram", "/dev/zero", "not a regular file"] },
     Case { args: "load rocksdb -p rocksdb.dbname={dir}/rdb -p rocksdb.optionsfile={dir}/fifo", file: None, expect: &["rocksdb.optionsfile", "fifo", "a FIFO"] },
+    // Item 1: outputs go only where their directory exists (never created
+    // silently), checked before anything runs or is read.
+    Case { args: "merge -o {dir}/nodir/m.json {dir}/bad.properties", file: Some("{}"), expect: &["merge", "-o", "nodir", "does not exist"] },
+    Case { args: "merge -o {dir}/nodir/m.hdr {dir}/a.hdr", file: None, expect: &["merge", "nodir", "does not exist"] },
+    Case { args: "report {dir}/bad.properties -o {dir}/nodir/x.html", file: Some("{}"), expect: &["report", "-o", "nodir", "does not exist"] },
+    Case { args: "run basic -p hdrhistogram.fileoutput=true -p hdrhistogram.output.path={dir}/nodir/", file: None, expect: &["hdrhistogram.output.path", "nodir", "does not exist", "-p flag"] },
+    Case { args: "run basic -p hdrhistogram.fileoutput=true -p hdrhistogram.output.path={dir}/bad.properties/", file: Some("x=1\n"), expect: &["hdrhistogram.output.path", "bad.properties is not a directory"] },
+    Case { args: "run basic -p exportfile={dir}/bad.properties/out.json", file: Some("x=1\n"), expect: &["exportfile", "bad.properties is not a directory", "-p flag"] },
 ];
 
 #[test]

@@ -168,6 +168,7 @@ impl Session {
         let benchmark = Benchmark::from_properties(&props)?;
         let observe = ObserveSettings::from_properties(&props, descriptor.data_dir_in(&props))?;
         let hdr = HdrLogSettings::from_properties(&props)?;
+        check_hdr_prefix(&hdr, &props)?;
         check_export_target(
             benchmark.measurement_settings().export_file.as_ref(),
             &props,
@@ -509,16 +510,17 @@ fn check_export_target(path: Option<&PathBuf>, props: &Properties) -> Result<(),
             path.display()
         ),
     };
-    if path.is_dir() {
-        return Err(bad("is a directory".into()));
+    measurement::check_output_path(path).map_err(bad)?;
+    // A device or FIFO (`/dev/null`) is written in place, not replaced.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Ok(());
     }
-    let dir = match path.parent() {
+    // A link to a file is resolved: the temporary file goes beside it.
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+    let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => std::path::Path::new("."),
     };
-    if !dir.is_dir() {
-        return Err(bad(format!("directory {} does not exist", dir.display())));
-    }
     // The export is written to a temporary file beside it, then renamed:
     // creating a file there is what must work.
     let probe = dir.join(format!(".ycsb-export-probe-{}", std::process::id()));
@@ -536,6 +538,26 @@ fn check_export_target(path: Option<&PathBuf>, props: &Properties) -> Result<(),
             dir.display()
         ))),
     }
+}
+
+/// Checks, before any phase runs, that the HdrHistogram logs' directory
+/// exists: it is not created silently.
+fn check_hdr_prefix(hdr: &HdrLogSettings, props: &Properties) -> Result<(), ConfigError> {
+    if !hdr.enabled {
+        return Ok(());
+    }
+    let name = measurement::hdrlog::HDR_OUTPUT_PATH.name();
+    let probe = PathBuf::from(format!("{}READ.hdr", hdr.prefix));
+    measurement::check_output_path(&probe).map_err(|why| {
+        let origin = props
+            .origin(name)
+            .map(|o| format!(" ({o})"))
+            .unwrap_or_default();
+        let why = why.trim_start_matches("cannot be written: ");
+        ConfigError::ExportFile {
+            message: format!("{name}={}{origin}: {why}", hdr.prefix),
+        }
+    })
 }
 
 /// Every set property that none of `known` reads (by name or alias), each

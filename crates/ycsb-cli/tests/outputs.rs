@@ -1,0 +1,220 @@
+//! Issue 17 (reliability), item 1: what the tool writes.
+//!
+//! A device, FIFO or symbolic link at an output path is written, never
+//! replaced by a regular file (as root, `-p exportfile=/dev/null` used to
+//! replace /dev/null).
+//!
+//! Devices are made with mknod inside the test's temp dir (`c 1 3`, the
+//! null device); where mknod is not permitted
+//! the case is skipped with the reason printed.
+
+mod common;
+
+use std::io::Read;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+/// A short benchmark writing a JSON export to `export`.
+fn run_with_export(export: &Path, extra: &[&str]) -> std::process::Output {
+    let mut cmd = ycsb();
+    cmd.args([
+        "run",
+        "basic",
+        "-p",
+        "recordcount=10",
+        "-p",
+        "operationcount=50",
+        "-p",
+        "exporter=json",
+    ]);
+    for a in extra {
+        cmd.args(["-p", a]);
+    }
+    cmd.arg("-p")
+        .arg(format!("exportfile={}", export.display()))
+        .output()
+        .unwrap()
+}
+
+/// A character device `major:minor` at `dir/name`, or `None` (with the
+/// reason printed) where devices cannot be made or opened here.
+fn device(dir: &Path, name: &str, major: u32, minor: u32) -> Option<PathBuf> {
+    let path = dir.join(name);
+    let made = Command::new("mknod")
+        .arg(&path)
+        .args(["c", &major.to_string(), &minor.to_string()])
+        .stderr(Stdio::piped())
+        .output();
+    match made {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => {
+            eprintln!(
+                "skipped: mknod is not permitted here: {}",
+                stderr(&o).trim()
+            );
+            return None;
+        }
+        Err(e) => {
+            eprintln!("skipped: mknod cannot run: {e}");
+            return None;
+        }
+    }
+    if let Err(e) = std::fs::OpenOptions::new().write(true).open(&path) {
+        eprintln!("skipped: a device made by mknod cannot be opened here: {e}");
+        return None;
+    }
+    Some(path)
+}
+
+fn is_char_device(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_char_device())
+}
+
+fn mkfifo(path: &Path) -> bool {
+    let ok = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("skipped: mkfifo failed");
+    }
+    ok
+}
+
+/// A JSON export to read back.
+fn export_of_a_run(dir: &Path) -> PathBuf {
+    let export = dir.join("export.json");
+    let o = run_with_export(&export, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    export
+}
+
+#[test]
+fn an_export_to_a_device_writes_the_device_and_keeps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(null) = device(dir.path(), "null", 1, 3) else {
+        return;
+    };
+    let o = run_with_export(&null, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(is_char_device(&null), "the device was replaced");
+
+    // The same for ycsb merge -o and ycsb report -o.
+    let export = export_of_a_run(dir.path());
+    let o = ycsb()
+        .args(["merge", "-o"])
+        .arg(&null)
+        .arg(&export)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(is_char_device(&null), "merge -o replaced the device");
+    let Some(page) = device(dir.path(), "page.html", 1, 3) else {
+        return;
+    };
+    let o = ycsb()
+        .arg("report")
+        .arg(&export)
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(is_char_device(&page), "report -o replaced the device");
+}
+
+#[test]
+fn an_export_to_a_fifo_goes_to_its_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    if !mkfifo(&fifo) {
+        return;
+    }
+    // The reader: a child process, so that a FIFO replaced by a regular
+    // file (the reader then never gets a writer) is killed, not hung on.
+    let mut reader = Command::new("cat")
+        .arg(&fifo)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = run_with_export(&fifo, &[]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while reader.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let finished = reader.try_wait().unwrap().is_some();
+    if !finished {
+        reader.kill().unwrap();
+        reader.wait().unwrap();
+    }
+    let mut read = String::new();
+    reader
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut read)
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(finished, "the FIFO's reader got no writer");
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo(),
+        "the FIFO was replaced"
+    );
+    let json: serde_json::Value = serde_json::from_str(&read).unwrap();
+    assert_eq!(json["phases"][0]["phase"], "run", "{read}");
+}
+
+#[test]
+fn an_export_through_a_symlink_replaces_the_file_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.json");
+    let link = dir.path().join("link.json");
+    std::fs::write(&real, "old").unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let o = run_with_export(&link, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link was replaced"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&real).unwrap()).unwrap();
+    assert_eq!(json["phases"][0]["phase"], "run");
+    // Only the two names: no temporary file left beside either.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["link.json", "real.json"]);
+
+    // A dangling link: the file it names is created.
+    let gone = dir.path().join("gone.json");
+    let dangling = dir.path().join("dangling.json");
+    std::os::unix::fs::symlink(&gone, &dangling).unwrap();
+    let export = export_of_a_run(dir.path());
+    let o = ycsb()
+        .args(["merge", "-o"])
+        .arg(&dangling)
+        .arg(&export)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::symlink_metadata(&dangling)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&gone)
+        .unwrap()
+        .contains("\"phases\""));
+}
