@@ -1,11 +1,13 @@
-//! Issue 17 (reliability), item 1: what the tool writes.
+//! Issue 17 (reliability), items 1 and 3: what the tool writes.
 //!
 //! A device, FIFO or symbolic link at an output path is written, never
 //! replaced by a regular file (as root, `-p exportfile=/dev/null` used to
-//! replace /dev/null).
+//! replace /dev/null); an HdrHistogram log that cannot be written fails
+//! the run (exit 1) with the report and export still written; an export
+//! that cannot be written still prints the text report on standard output.
 //!
 //! Devices are made with mknod inside the test's temp dir (`c 1 3`, the
-//! null device); where mknod is not permitted
+//! null device; `c 1 7`, the full device); where mknod is not permitted
 //! the case is skipped with the reason printed.
 
 mod common;
@@ -217,4 +219,53 @@ fn an_export_through_a_symlink_replaces_the_file_it_names() {
     assert!(std::fs::read_to_string(&gone)
         .unwrap()
         .contains("\"phases\""));
+}
+
+/// Item 3: a full disk under the HdrHistogram logs (each log a link to
+/// the full device) fails the run, and the export is still written.
+#[test]
+fn hdr_logs_that_cannot_be_written_fail_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(full) = device(dir.path(), "full", 1, 7) else {
+        return;
+    };
+    let logs = dir.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    for name in ["READ.hdr", "UPDATE.hdr"] {
+        std::os::unix::fs::symlink(&full, logs.join(name)).unwrap();
+    }
+    let export = dir.path().join("export.json");
+    let prefix = format!("hdrhistogram.output.path={}/", logs.display());
+    let o = run_with_export(&export, &["hdrhistogram.fileoutput=true", &prefix]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("HdrHistogram log") && err.contains("No space left on device"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
+    assert_eq!(json["phases"][0]["phase"], "run", "the export is written");
+}
+
+/// Item 3: an export that cannot be written (a full disk) fails the run
+/// and the results still reach standard output as the text report.
+#[test]
+fn an_export_that_cannot_be_written_prints_the_text_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(full) = device(dir.path(), "full", 1, 7) else {
+        return;
+    };
+    let o = run_with_export(&full, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(is_char_device(&full), "the device was replaced");
+    let out = stdout(&o);
+    assert!(
+        report_value(&out, "OVERALL", "RunTime(ms)").is_some(),
+        "no text report on stdout: {out}"
+    );
+    assert!(report_value(&out, "READ", "Operations").is_some(), "{out}");
 }

@@ -65,7 +65,8 @@ pub trait SessionObserver: Observer {
     }
 
     /// An error that does not end the session: a client thread that
-    /// failed, an HdrHistogram log or engine report that could not be
+    /// failed, an HdrHistogram log (which then fails the session once the
+    /// report and export are written) or engine report that could not be
     /// written, a store that failed to close.
     fn error(&mut self, message: &str) {
         let _ = message;
@@ -102,6 +103,10 @@ pub enum SessionFailure {
     /// The time-series file could not be written.
     #[error(transparent)]
     Observe(#[from] ObserveError),
+    /// An HdrHistogram interval log could not be written (the run went
+    /// on; the report and the export are written).
+    #[error("HdrHistogram log {0}")]
+    HdrLog(measurement::HdrLogError),
     /// The export could not be written.
     #[error("writing {what}: {source}")]
     Export {
@@ -328,7 +333,12 @@ impl Session {
         }
         let (logs, log_errors) = hooks.hdr.finish();
         for e in log_errors {
-            hooks.user.error(&format!("HdrHistogram log: {e}"));
+            hooks.user.error(&format!("HdrHistogram log {e}"));
+            hooks.hdr_errors.push(e);
+        }
+        if !hooks.hdr_errors.is_empty() {
+            // A log is a result: losing it fails the session (exit 1).
+            failure.get_or_insert(SessionFailure::HdrLog(hooks.hdr_errors.remove(0)));
         }
         for path in logs {
             hooks.user.file_written("HdrHistogram log", &path);
@@ -367,6 +377,7 @@ impl Session {
         Ok(Hooks {
             collector,
             hdr: HdrLogWriter::new(self.hdr.clone(), phases.len() > 1),
+            hdr_errors: Vec::new(),
             user,
         })
     }
@@ -468,6 +479,8 @@ fn close(store: Box<dyn Store>, observer: &mut dyn SessionObserver) {
 struct Hooks<'a> {
     collector: Option<Collector>,
     hdr: HdrLogWriter,
+    /// Logs that could not be written, already shown.
+    hdr_errors: Vec<measurement::HdrLogError>,
     user: &'a mut dyn SessionObserver,
 }
 
@@ -475,8 +488,9 @@ impl Observer for Hooks<'_> {
     fn on_status(&mut self, update: &StatusUpdate<'_>) {
         if let Some(e) = self.hdr.on_status(update) {
             self.user.error(&format!(
-                "HdrHistogram log: {e}; no more intervals are logged"
+                "HdrHistogram log {e}; no more intervals are logged"
             ));
+            self.hdr_errors.push(e);
         }
         self.user.on_status(update);
     }
