@@ -269,3 +269,61 @@ fn an_export_that_cannot_be_written_prints_the_text_report() {
     );
     assert!(report_value(&out, "READ", "Operations").is_some(), "{out}");
 }
+
+/// A short leveldb benchmark (it has engine reports) exporting to
+/// `export`.
+fn leveldb_with_export(dir: &Path, export: &Path) -> std::process::Output {
+    ycsb()
+        .args(["run", "leveldb", "-p"])
+        .arg(format!("leveldb.dbname={}", dir.join("db").display()))
+        .args([
+            "-p",
+            "recordcount=10",
+            "-p",
+            "operationcount=50",
+            "-p",
+            "exporter=json",
+            "-p",
+        ])
+        .arg(format!("exportfile={}", export.display()))
+        .output()
+        .unwrap()
+}
+
+/// Item 1: engine reports go beside a regular export file only; with a
+/// device as the export nothing is created beside it.
+#[test]
+fn no_engine_report_is_created_beside_a_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(null) = device(dir.path(), "null", 1, 3) else {
+        return;
+    };
+    let o = leveldb_with_export(dir.path(), &null);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(is_char_device(&null), "the device was replaced");
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["db", "null"], "files beside the device");
+    assert!(stderr(&o).contains("engine reports are not written beside"));
+}
+
+/// Item 3: an engine report that cannot be written fails the run (a
+/// directory in its way), with the export and the other reports written.
+#[test]
+fn an_engine_report_that_cannot_be_written_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("out.json");
+    std::fs::create_dir(dir.path().join("out.json.leveldb.stats.txt")).unwrap();
+    let o = leveldb_with_export(dir.path(), &export);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("out.json.leveldb.stats.txt") && err.contains("is a directory"),
+        "{err}"
+    );
+    assert!(export.is_file(), "the export is written");
+    assert!(dir.path().join("out.json.leveldb.options.txt").is_file());
+}

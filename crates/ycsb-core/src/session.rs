@@ -65,9 +65,9 @@ pub trait SessionObserver: Observer {
     }
 
     /// An error that does not end the session: a client thread that
-    /// failed, an HdrHistogram log (which then fails the session once the
-    /// report and export are written) or engine report that could not be
-    /// written, a store that failed to close.
+    /// failed, an HdrHistogram log or engine report that could not be
+    /// written (either then fails the session once everything else is
+    /// written), a store that failed to close.
     fn error(&mut self, message: &str) {
         let _ = message;
     }
@@ -107,6 +107,16 @@ pub enum SessionFailure {
     /// on; the report and the export are written).
     #[error("HdrHistogram log {0}")]
     HdrLog(measurement::HdrLogError),
+    /// An engine report beside the export file could not be written (it
+    /// is still in a JSON export).
+    #[error("writing the engine report {}: {source}", path.display())]
+    EngineReport {
+        /// The report's file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
     /// The export could not be written.
     #[error("writing {what}: {source}")]
     Export {
@@ -346,9 +356,9 @@ impl Session {
         let observer = hooks.user;
         let report = self.report(store.as_ref(), reports);
         let exported = self.export(&report, observer);
-        self.save_engine_reports(&report.engine_reports, observer);
+        let saved = self.save_engine_reports(&report.engine_reports, observer);
         close(store, observer);
-        match exported.err().or(failure) {
+        match exported.err().or(failure).or(saved.err()) {
             Some(failure) => Err(SessionError {
                 failure: Box::new(failure),
                 report: Box::new(report),
@@ -435,16 +445,31 @@ impl Session {
     }
 
     /// Saves each engine report (`rocksdb.stats`, ...) beside the export
-    /// file as `<exportfile>.<name>.txt`; without an export file they are
-    /// only in a JSON export.
+    /// file as `<exportfile>.<name>.txt`; without an export file, or with
+    /// one that is not a regular file (`/dev/null`: nothing is created in
+    /// /dev), they are only in a JSON export.
+    ///
+    /// Every report is attempted; the first that cannot be written is the
+    /// error.
     fn save_engine_reports(
         &self,
         reports: &[EngineReportEntry],
         observer: &mut dyn SessionObserver,
-    ) {
+    ) -> Result<(), SessionFailure> {
         let Some(export) = &self.benchmark.measurement_settings().export_file else {
-            return;
+            return Ok(());
         };
+        if reports.is_empty() {
+            return Ok(());
+        }
+        if std::fs::metadata(export).is_ok_and(|m| !m.is_file()) {
+            observer.on_notice(&format!(
+                "engine reports are not written beside {}, which is not a regular file",
+                export.display()
+            ));
+            return Ok(());
+        }
+        let mut first = None;
         for report in reports {
             let safe: String = report
                 .name
@@ -462,9 +487,13 @@ impl Session {
             let path = PathBuf::from(name);
             match measurement::write_atomically(&path, |w| w.write_all(report.text.as_bytes())) {
                 Ok(()) => observer.file_written(&report.name, &path),
-                Err(e) => observer.error(&format!("writing {}: {e}", path.display())),
+                Err(source) => {
+                    observer.error(&format!("writing {}: {source}", path.display()));
+                    first.get_or_insert(SessionFailure::EngineReport { path, source });
+                }
             }
         }
+        first.map_or(Ok(()), Err)
     }
 }
 
