@@ -200,3 +200,22 @@ fn bad_inputs_exit_2_with_one_clear_line() {
         );
     }
 }
+
+/// Issue 17, item 2: a property file beyond the 16 MiB limit is refused
+/// before it is read (a sparse file: nothing is written to disk).
+#[test]
+fn a_huge_property_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.properties");
+    std::fs::File::create(&path)
+        .unwrap()
+        .set_len(17 << 20)
+        .unwrap();
+    let o = run(&format!("load basic -P {}", path.display()));
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("huge.properties") && err.contains("larger than 16777216 bytes"),
+        "{err}"
+    );
+}
