@@ -54,6 +54,9 @@ pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure
     if inputs.is_empty() {
         return Err(Failure::usage(format!("merge: no input files\n{USAGE}")));
     }
+    if let Some(output) = &output {
+        check_output(output)?;
+    }
     let logs = inputs.iter().filter(|p| is_hdr_log(p)).count();
     if logs == inputs.len() {
         let output = output.ok_or_else(|| {
@@ -81,14 +84,11 @@ pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure
     }
 }
 
-/// Creates the directory an output goes to, as `-o merged/READ.hdr`
-/// suggests.
-fn create_parent(path: &Path) -> Result<(), Failure> {
-    match path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        Some(parent) => std::fs::create_dir_all(parent)
-            .map_err(|e| Failure::runtime(format!("creating {}: {e}", parent.display()))),
-        None => Ok(()),
-    }
+/// Checks, before any input is read, that `-o` can be written: its
+/// directory exists (it is not created silently).
+fn check_output(path: &Path) -> Result<(), Failure> {
+    measurement::check_output_path(path)
+        .map_err(|why| Failure::usage(format!("merge: -o {} {why}", path.display())))
 }
 
 fn is_hdr_log(path: &Path) -> bool {
@@ -96,7 +96,8 @@ fn is_hdr_log(path: &Path) -> bool {
 }
 
 fn read(path: &Path) -> Result<String, Failure> {
-    std::fs::read_to_string(path)
+    // A FIFO or device is refused, a file beyond the limit too.
+    ycsb_db::read_input_to_string(path, ycsb_db::RESULT_FILE_LIMIT)
         .map_err(|e| Failure::usage(format!("merge: {}: {e}", path.display())))
 }
 
@@ -493,7 +494,6 @@ fn merge_exports(
             .map_err(|e| Failure::runtime(format!("writing the report: {e}")))?;
     }
     if let Some(path) = output {
-        create_parent(path)?;
         measurement::write_atomically(path, |w| JsonExporter::new(w).export(&report))
             .map_err(|e| Failure::runtime(format!("writing {}: {e}", path.display())))?;
         eprintln!("merged {} exports into {}", documents.len(), path.display());
@@ -597,7 +597,6 @@ fn merge_logs(inputs: &[PathBuf], output: &Path) -> Result<u8, Failure> {
             encode_histogram(histogram)
         );
     }
-    create_parent(output)?;
     measurement::write_atomically(output, |w| std::io::Write::write_all(w, text.as_bytes()))
         .map_err(|e| Failure::runtime(format!("writing {}: {e}", output.display())))?;
     println!(

@@ -46,10 +46,12 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
     let output =
         output.ok_or_else(|| Failure::usage(format!("report: -o <file> is required\n{USAGE}")))?;
     let format = Format::of(&output)?;
+    measurement::check_output_path(&output)
+        .map_err(|why| Failure::usage(format!("report: -o {} {why}", output.display())))?;
 
     let mut groups = Vec::new();
     for path in &inputs {
-        let text = std::fs::read_to_string(path)
+        let text = ycsb_db::read_input_to_string(path, ycsb_db::RESULT_FILE_LIMIT)
             .map_err(|e| Failure::usage(format!("report: {}: {e}", path.display())))?;
         let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
             Failure::usage(format!(

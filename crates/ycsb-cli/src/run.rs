@@ -198,8 +198,20 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         Ok(_) => Ok(0),
         // A time-series file that cannot be created is bad input, found
         // only once the store is open (its gauges name the CSV columns).
-        Err(SessionError { failure, .. }) => match *failure {
+        Err(SessionError { failure, report }) => match *failure {
             SessionFailure::Config(e) => Err(Failure::usage(e)),
+            SessionFailure::Export { what, source } => {
+                // The export file is lost, not the results: they go to
+                // standard output as text.
+                if !printer.text_to_stdout {
+                    let mut out = std::io::stdout().lock();
+                    let _ = measurement::Exporter::export(
+                        &mut measurement::TextExporter::new(&mut out),
+                        &report,
+                    );
+                }
+                Err(Failure::runtime(SessionFailure::Export { what, source }))
+            }
             other => Err(Failure::runtime(other)),
         },
     }

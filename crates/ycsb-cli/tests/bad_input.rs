@@ -142,13 +142,47 @@ const CASES: &[Case] = &[
     Case { args: "merge -o {dir}/x.json {dir}/a.hdr {dir}/b.hdr", file: None, expect: &["x.json", "name it <merged>.hdr"] },
     // Issue 8: the latency clock.
     Case { args: "run basic -p measurement.clock=rdtsc", file: None, expect: &["measurement.clock", "'rdtsc'", "auto, std, off"] },
+    // Issue 17 (reliability) item 2: inputs are regular files read with
+    // limits: a device is not read until memory runs out, a FIFO ({dir}/fifo,
+    // {dir}/fifo.hdr: no writer ever opens them) does not hang.
+    Case { args: "load basic -P /dev/zero", file: None, expect: &["/dev/zero", "character device, not a regular file"] },
+    Case { args: "load basic -P {dir}/fifo", file: None, expect: &["property file", "fifo", "a FIFO, not a regular file"] },
+    Case { args: "merge {dir}/fifo", file: None, expect: &["merge", "fifo", "a FIFO"] },
+    Case { args: "merge /dev/zero", file: None, expect: &["merge", "/dev/zero", "not a regular file"] },
+    Case { args: "merge -o {dir}/m.hdr {dir}/fifo.hdr", file: None, expect: &["merge", "fifo.hdr", "a FIFO"] },
+    Case { args: "report {dir}/fifo -o {dir}/x.html", file: None, expect: &["report", "fifo", "a FIFO"] },
+    Case { args: "load basic -p datafile={dir}/fifo", file: None, expect: &["fifo", "a FIFO"] },
+    Case { args: "load basic -p datafile=/dev/zero", file: None, expect: &["/dev/zero", "not a regular file"] },
+    Case { args: "run basic -p keyfile={dir}/fifo", file: None, expect: &["fifo", "a FIFO"] },
+    Case { args: "load basic -p fieldlengthdistribution=histogram -p fieldlengthhistogram={dir}/fifo", file: None, expect: &["fieldlengthhistogram", "fifo", "a FIFO"] },
+    Case { args: "load basic -p fieldlengthdistribution=histogram -p fieldlengthhistogram=/dev/zero", file: None, expect: &["fieldlengthhistogram", "/dev/zero", "not a regular file"] },
+    Case { args: "load rocksdb -p rocksdb.dbname={dir}/rdb -p rocksdb.optionsfile={dir}/fifo", file: None, expect: &["rocksdb.optionsfile", "fifo", "a FIFO"] },
+    // Item 1: outputs go only where their directory exists (never created
+    // silently), checked before anything runs or is read.
+    Case { args: "merge -o {dir}/nodir/m.json {dir}/bad.properties", file: Some("{}"), expect: &["merge", "-o", "nodir", "does not exist"] },
+    Case { args: "merge -o {dir}/nodir/m.hdr {dir}/a.hdr", file: None, expect: &["merge", "nodir", "does not exist"] },
+    Case { args: "report {dir}/bad.properties -o {dir}/nodir/x.html", file: Some("{}"), expect: &["report", "-o", "nodir", "does not exist"] },
+    Case { args: "run basic -p hdrhistogram.fileoutput=true -p hdrhistogram.output.path={dir}/nodir/", file: None, expect: &["hdrhistogram.output.path", "nodir", "does not exist", "-p flag"] },
+    Case { args: "run basic -p hdrhistogram.fileoutput=true -p hdrhistogram.output.path={dir}/bad.properties/", file: Some("x=1\n"), expect: &["hdrhistogram.output.path", "bad.properties is not a directory"] },
+    Case { args: "run basic -p exportfile={dir}/bad.properties/out.json", file: Some("x=1\n"), expect: &["exportfile", "bad.properties is not a directory", "-p flag"] },
 ];
 
 #[test]
 fn bad_inputs_exit_2_with_one_clear_line() {
     assert!(CASES.len() >= 40, "{} cases", CASES.len());
     let dir = tempfile::tempdir().unwrap();
+    // FIFOs nobody writes: reading one would hang.
+    let fifos = ["fifo", "fifo.hdr"].iter().all(|name| {
+        std::process::Command::new("mkfifo")
+            .arg(dir.path().join(name))
+            .status()
+            .is_ok_and(|s| s.success())
+    });
     for case in CASES {
+        if case.args.contains("{dir}/fifo") && !fifos {
+            eprintln!("skipped `{}`: mkfifo failed", case.args);
+            continue;
+        }
         if let Some(text) = case.file {
             std::fs::write(dir.path().join("bad.properties"), text).unwrap();
         }
@@ -189,4 +223,23 @@ fn bad_inputs_exit_2_with_one_clear_line() {
             stdout(&o)
         );
     }
+}
+
+/// Issue 17, item 2: a property file beyond the 16 MiB limit is refused
+/// before it is read (a sparse file: nothing is written to disk).
+#[test]
+fn a_huge_property_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.properties");
+    std::fs::File::create(&path)
+        .unwrap()
+        .set_len(17 << 20)
+        .unwrap();
+    let o = run(&format!("load basic -P {}", path.display()));
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("huge.properties") && err.contains("larger than 16777216 bytes"),
+        "{err}"
+    );
 }

@@ -10,6 +10,7 @@ use hdr_support::decode;
 #[test]
 fn interval_logs_decode_with_pythons_hdrhistogram_to_the_reported_figures() {
     let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("logs")).unwrap();
     let prefix = format!("{}/logs/", dir.path().display());
     let export = dir.path().join("report.json");
     // A random 0-3 ms delay spreads 2400 operations over about

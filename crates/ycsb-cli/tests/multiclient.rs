@@ -121,6 +121,7 @@ fn three_clients_insert_disjoint_keys_and_merge_exactly() {
                 extra.extend(p(a.to_string()));
             }
             extra.extend(p(format!("exportfile={}", exports[i].display())));
+            std::fs::create_dir(dir.path().join(format!("c{i}"))).unwrap();
             extra.extend(p(format!(
                 "hdrhistogram.output.path={}/c{i}/",
                 dir.path().display()
@@ -206,6 +207,7 @@ fn three_clients_insert_disjoint_keys_and_merge_exactly() {
     let logs: Vec<PathBuf> = (0..clients)
         .map(|i| dir.path().join(format!("c{i}/READ.hdr")))
         .collect();
+    std::fs::create_dir(dir.path().join("merged")).unwrap();
     let merged_log = dir.path().join("merged/READ.hdr");
     let mut cmd = ycsb();
     cmd.args(["merge", "-o"]).arg(&merged_log).args(&logs);

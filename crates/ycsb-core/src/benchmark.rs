@@ -23,7 +23,8 @@ pub enum ConfigError {
     /// be created.
     #[error(transparent)]
     Observe(#[from] ObserveError),
-    /// The export file cannot be created where it goes.
+    /// An output file (the export, the HdrHistogram logs) cannot be
+    /// created where it goes.
     #[error("{message}")]
     ExportFile {
         /// Names the property, its value, its origin and the reason.

@@ -66,7 +66,8 @@ pub trait SessionObserver: Observer {
 
     /// An error that does not end the session: a client thread that
     /// failed, an HdrHistogram log or engine report that could not be
-    /// written, a store that failed to close.
+    /// written (either then fails the session once everything else is
+    /// written), a store that failed to close.
     fn error(&mut self, message: &str) {
         let _ = message;
     }
@@ -102,6 +103,20 @@ pub enum SessionFailure {
     /// The time-series file could not be written.
     #[error(transparent)]
     Observe(#[from] ObserveError),
+    /// An HdrHistogram interval log could not be written (the run went
+    /// on; the report and the export are written).
+    #[error("HdrHistogram log {0}")]
+    HdrLog(measurement::HdrLogError),
+    /// An engine report beside the export file could not be written (it
+    /// is still in a JSON export).
+    #[error("writing the engine report {}: {source}", path.display())]
+    EngineReport {
+        /// The report's file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
     /// The export could not be written.
     #[error("writing {what}: {source}")]
     Export {
@@ -168,6 +183,7 @@ impl Session {
         let benchmark = Benchmark::from_properties(&props)?;
         let observe = ObserveSettings::from_properties(&props, descriptor.data_dir_in(&props))?;
         let hdr = HdrLogSettings::from_properties(&props)?;
+        check_hdr_prefix(&hdr, &props)?;
         check_export_target(
             benchmark.measurement_settings().export_file.as_ref(),
             &props,
@@ -347,7 +363,12 @@ impl Session {
         }
         let (logs, log_errors) = hooks.hdr.finish();
         for e in log_errors {
-            hooks.user.error(&format!("HdrHistogram log: {e}"));
+            hooks.user.error(&format!("HdrHistogram log {e}"));
+            hooks.hdr_errors.push(e);
+        }
+        if !hooks.hdr_errors.is_empty() {
+            // A log is a result: losing it fails the session (exit 1).
+            failure.get_or_insert(SessionFailure::HdrLog(hooks.hdr_errors.remove(0)));
         }
         for path in logs {
             hooks.user.file_written("HdrHistogram log", &path);
@@ -355,9 +376,9 @@ impl Session {
         let observer = hooks.user;
         let report = self.report(store.as_ref(), reports);
         let exported = self.export(&report, observer);
-        self.save_engine_reports(&report.engine_reports, observer);
+        let saved = self.save_engine_reports(&report.engine_reports, observer);
         close(store, observer);
-        match exported.err().or(failure) {
+        match exported.err().or(failure).or(saved.err()) {
             Some(failure) => Err(SessionError {
                 failure: Box::new(failure),
                 report: Box::new(report),
@@ -386,6 +407,7 @@ impl Session {
         Ok(Hooks {
             collector,
             hdr: HdrLogWriter::new(self.hdr.clone(), phases.len() > 1),
+            hdr_errors: Vec::new(),
             user,
         })
     }
@@ -443,16 +465,31 @@ impl Session {
     }
 
     /// Saves each engine report (`rocksdb.stats`, ...) beside the export
-    /// file as `<exportfile>.<name>.txt`; without an export file they are
-    /// only in a JSON export.
+    /// file as `<exportfile>.<name>.txt`; without an export file, or with
+    /// one that is not a regular file (`/dev/null`: nothing is created in
+    /// /dev), they are only in a JSON export.
+    ///
+    /// Every report is attempted; the first that cannot be written is the
+    /// error.
     fn save_engine_reports(
         &self,
         reports: &[EngineReportEntry],
         observer: &mut dyn SessionObserver,
-    ) {
+    ) -> Result<(), SessionFailure> {
         let Some(export) = &self.benchmark.measurement_settings().export_file else {
-            return;
+            return Ok(());
         };
+        if reports.is_empty() {
+            return Ok(());
+        }
+        if std::fs::metadata(export).is_ok_and(|m| !m.is_file()) {
+            observer.on_notice(&format!(
+                "engine reports are not written beside {}, which is not a regular file",
+                export.display()
+            ));
+            return Ok(());
+        }
+        let mut first = None;
         for report in reports {
             let safe: String = report
                 .name
@@ -470,9 +507,13 @@ impl Session {
             let path = PathBuf::from(name);
             match measurement::write_atomically(&path, |w| w.write_all(report.text.as_bytes())) {
                 Ok(()) => observer.file_written(&report.name, &path),
-                Err(e) => observer.error(&format!("writing {}: {e}", path.display())),
+                Err(source) => {
+                    observer.error(&format!("writing {}: {source}", path.display()));
+                    first.get_or_insert(SessionFailure::EngineReport { path, source });
+                }
             }
         }
+        first.map_or(Ok(()), Err)
     }
 }
 
@@ -487,6 +528,8 @@ fn close(store: Box<dyn Store>, observer: &mut dyn SessionObserver) {
 struct Hooks<'a> {
     collector: Option<Collector>,
     hdr: HdrLogWriter,
+    /// Logs that could not be written, already shown.
+    hdr_errors: Vec<measurement::HdrLogError>,
     user: &'a mut dyn SessionObserver,
 }
 
@@ -494,8 +537,9 @@ impl Observer for Hooks<'_> {
     fn on_status(&mut self, update: &StatusUpdate<'_>) {
         if let Some(e) = self.hdr.on_status(update) {
             self.user.error(&format!(
-                "HdrHistogram log: {e}; no more intervals are logged"
+                "HdrHistogram log {e}; no more intervals are logged"
             ));
+            self.hdr_errors.push(e);
         }
         self.user.on_status(update);
     }
@@ -529,16 +573,17 @@ fn check_export_target(path: Option<&PathBuf>, props: &Properties) -> Result<(),
             path.display()
         ),
     };
-    if path.is_dir() {
-        return Err(bad("is a directory".into()));
+    measurement::check_output_path(path).map_err(bad)?;
+    // A device or FIFO (`/dev/null`) is written in place, not replaced.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Ok(());
     }
-    let dir = match path.parent() {
+    // A link to a file is resolved: the temporary file goes beside it.
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+    let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => std::path::Path::new("."),
     };
-    if !dir.is_dir() {
-        return Err(bad(format!("directory {} does not exist", dir.display())));
-    }
     // The export is written to a temporary file beside it, then renamed:
     // creating a file there is what must work.
     let probe = dir.join(format!(".ycsb-export-probe-{}", std::process::id()));
@@ -556,6 +601,26 @@ fn check_export_target(path: Option<&PathBuf>, props: &Properties) -> Result<(),
             dir.display()
         ))),
     }
+}
+
+/// Checks, before any phase runs, that the HdrHistogram logs' directory
+/// exists: it is not created silently.
+fn check_hdr_prefix(hdr: &HdrLogSettings, props: &Properties) -> Result<(), ConfigError> {
+    if !hdr.enabled {
+        return Ok(());
+    }
+    let name = measurement::hdrlog::HDR_OUTPUT_PATH.name();
+    let probe = PathBuf::from(format!("{}READ.hdr", hdr.prefix));
+    measurement::check_output_path(&probe).map_err(|why| {
+        let origin = props
+            .origin(name)
+            .map(|o| format!(" ({o})"))
+            .unwrap_or_default();
+        let why = why.trim_start_matches("cannot be written: ");
+        ConfigError::ExportFile {
+            message: format!("{name}={}{origin}: {why}", hdr.prefix),
+        }
+    })
 }
 
 /// Every set property that none of `known` reads (by name or alias), each

@@ -55,6 +55,7 @@
 )]
 
 pub mod codec;
+mod files;
 mod properties;
 mod record;
 mod status;
@@ -63,6 +64,9 @@ mod store;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
+pub use files::{
+    open_input, read_input, read_input_to_string, InputError, CONFIG_FILE_LIMIT, RESULT_FILE_LIMIT,
+};
 pub use properties::{
     is_secret, Choice, Origin, Properties, Property, PropertyDecl, PropertyError, PropertyKind,
     PropertyValue, RawValue, MAX_SECONDS, REDACTED,

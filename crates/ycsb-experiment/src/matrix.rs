@@ -342,15 +342,26 @@ fn label_of(value: &str) -> String {
         .collect()
 }
 
+/// The most repeats of a cell a matrix may ask for: each is a whole
+/// benchmark, and a thousand already takes days; beyond that it is a typo.
+pub const MAX_REPEATS: u32 = 1000;
+
+/// The most cells (the product of the axes' lengths and the repeats) a
+/// matrix may have: every cell is a directory and a process.
+pub const MAX_CELLS: u64 = 100_000;
+
 /// Reads and validates a matrix file.
 ///
 /// # Errors
 /// The file cannot be read, or the first problem found, naming its line.
 pub fn load(path: &Path) -> Result<Matrix, MatrixError> {
-    let text = std::fs::read_to_string(path).map_err(|e| MatrixError {
-        path: path.to_path_buf(),
-        line: None,
-        message: format!("cannot read: {e}"),
+    // A FIFO, a device or a huge file is refused, not read.
+    let text = ycsb_db::read_input_to_string(path, ycsb_db::CONFIG_FILE_LIMIT).map_err(|e| {
+        MatrixError {
+            path: path.to_path_buf(),
+            line: None,
+            message: format!("cannot read: {e}"),
+        }
     })?;
     parse(path, &text)
 }
@@ -404,6 +415,15 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
     let repeats = match &e.repeats {
         Some(r) if *r.get_ref() == 0 => {
             return cx.err(r.span(), "experiment.repeats must be at least 1")
+        }
+        Some(r) if *r.get_ref() > MAX_REPEATS => {
+            return cx.err(
+                r.span(),
+                format!(
+                    "experiment.repeats = {} is absurd: at most {MAX_REPEATS}",
+                    r.get_ref()
+                ),
+            )
         }
         Some(r) => *r.get_ref(),
         None => 1,
@@ -682,6 +702,15 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
             Some(coords)
         }
     };
+    let cells = axes.iter().fold(u64::from(repeats), |n, a| {
+        n.saturating_mul(a.values.len() as u64)
+    });
+    if cells > MAX_CELLS {
+        return cx.err(
+            raw.axes.span(),
+            format!("the matrix has {cells} cells (axes times repeats): at most {MAX_CELLS}"),
+        );
+    }
     if let Some(d) = &e.data_dir {
         if d.get_ref().is_empty() {
             return cx.err(d.span(), "experiment.data_dir is empty");

@@ -58,6 +58,9 @@ const BAD: &[(&str, &str, &str)] = &[
     ("[experiment]\n[axes]\nfieldlength = [1]\n", "test.toml:2:", "no 'db' axis"),
     ("[experiment]\n[axes]\ndb = [\"memory\", \"memory\"]\n", "test.toml:3:", "listed twice"),
     ("[experiment]\nrepeats = 0\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "at least 1"),
+    ("[experiment]\nrepeats = 1e9\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "expected u32"),
+    ("[experiment]\nrepeats = 1000000000\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "at most 1000"),
+    ("[experiment]\nrepeats = 1000\n[axes]\ndb = [\"memory\"]\nfieldcount = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nfieldlength = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n", "test.toml:3:", "110000 cells"),
     ("[experiment]\nphases = [\"warmup\"]\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "unknown phase 'warmup'"),
     ("[experiment]\nmemory_limit = \"lots\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "expected a size"),
     ("[experiment]\ncpus = \"0;1\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "CPU list"),
@@ -411,4 +414,25 @@ mod capabilities {
             "{e}"
         );
     }
+}
+
+#[test]
+fn matrix_files_that_are_not_regular_files_are_refused() {
+    let e = super::matrix::load(Path::new("/dev/zero"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("/dev/zero") && e.contains("character device, not a regular file"),
+        "{e}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("matrix.toml");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped the FIFO case: mkfifo is not available");
+        return;
+    }
+    // Read, this would block for ever: no writer opens the FIFO.
+    let e = super::matrix::load(&fifo).unwrap_err().to_string();
+    assert!(e.contains("matrix.toml") && e.contains("a FIFO"), "{e}");
 }

@@ -179,7 +179,9 @@ fn load_options_file(file: &Path) -> Result<(Options, Vec<ColumnFamilyDescriptor
         context: format!("rocksdb.optionsfile {}: {doing}", file.display()),
         source,
     };
-    let text = std::fs::read(file).map_err(|e| io("cannot read it", e))?;
+    // A FIFO, a device or a huge file is refused, not read.
+    let text = ycsb_db::read_input(file, ycsb_db::CONFIG_FILE_LIMIT)
+        .map_err(|e| io("cannot read it", e.into()))?;
     let scratch = tempfile::Builder::new()
         .prefix("ycsb-rocksdb-options-")
         .tempdir()

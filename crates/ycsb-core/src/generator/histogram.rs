@@ -49,9 +49,11 @@ impl HistogramGenerator {
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, GeneratorError> {
         let path = path.as_ref();
         let text =
-            std::fs::read_to_string(path).map_err(|source| GeneratorError::HistogramRead {
-                path: path.to_path_buf(),
-                source,
+            ycsb_db::read_input_to_string(path, ycsb_db::CONFIG_FILE_LIMIT).map_err(|e| {
+                GeneratorError::HistogramRead {
+                    path: path.to_path_buf(),
+                    source: e.into(),
+                }
             })?;
         let syntax = |line: usize, problem: String| GeneratorError::HistogramSyntax {
             path: path.to_path_buf(),

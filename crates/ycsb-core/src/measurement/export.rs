@@ -193,15 +193,89 @@ impl<W: Write> Exporter for JsonArrayExporter<W> {
     }
 }
 
-/// Writes a file so that readers see the old content or the whole new
-/// one, never a part: `f` writes to a temporary file in the same
-/// directory, which is flushed, synced and renamed over `path`.
+/// Writes an output file (an export, a merged result, a report page, an
+/// engine report). What is at `path` decides how:
+///
+/// - nothing, or a regular file: readers see the old content or the whole
+///   new one, never a part: `f` writes to a temporary file in the same
+///   directory, which is flushed, synced and renamed over `path`;
+/// - a device, FIFO or socket (`/dev/null`, `/dev/stdout`, a pipe to
+///   another program): it is opened and written in place, never replaced
+///   by a regular file;
+/// - a symbolic link: it is resolved and what it points to is written as
+///   above (the link stays, the file it names is replaced atomically); a
+///   dangling link has its target created in place.
+///
+/// A missing parent directory is not created: the error names it.
 ///
 /// # Errors
 ///
-/// The error of `f` or of creating, writing, syncing or renaming the
-/// file; the temporary file is removed and `path` left untouched.
+/// [`check_output_path`]'s refusal (a directory, a missing directory), or
+/// the error of `f` or of creating, writing, syncing or renaming the file;
+/// after a failed atomic write the temporary file is removed and `path`
+/// left untouched.
 pub fn write_atomically(
+    path: &Path,
+    f: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    check_output_path(path).map_err(|why| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} {why}", path.display()),
+        )
+    })?;
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => match fs::canonicalize(path) {
+            Ok(target) => write_atomically(&target, f),
+            // A dangling link: what it names is created through it.
+            Err(_) => write_in_place(path, f),
+        },
+        Ok(meta) if !meta.file_type().is_file() => write_in_place(path, f),
+        _ => write_by_rename(path, f),
+    }
+}
+
+/// Why nothing can be written at `path`, before any work is done: it is
+/// a directory, or its parent directory does not exist or is not a
+/// directory (a missing directory is never created silently). The reason
+/// reads after the path ("is a directory", "cannot be written: directory
+/// /x does not exist").
+///
+/// # Errors
+///
+/// The reason, as text.
+pub fn check_output_path(path: &Path) -> Result<(), String> {
+    if path.is_dir() {
+        return Err("is a directory".into());
+    }
+    let dir = parent(path).unwrap_or(Path::new("."));
+    match fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(format!(
+            "cannot be written: {} is not a directory",
+            dir.display()
+        )),
+        Err(_) => Err(format!(
+            "cannot be written: directory {} does not exist",
+            dir.display()
+        )),
+    }
+}
+
+/// Writes a device, FIFO or dangling link's target through an ordinary
+/// open, no rename.
+fn write_in_place(path: &Path, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    let file = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)?;
+    let mut out = BufWriter::new(file);
+    f(&mut out)?;
+    out.flush()
+}
+
+fn write_by_rename(
     path: &Path,
     f: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {

@@ -47,7 +47,7 @@ pub const HDR_FILE_OUTPUT: Property<bool> = Property::new(
 pub const HDR_OUTPUT_PATH: Property<String> = Property::new(
     "hdrhistogram.output.path",
     "",
-    "Prefix of the HdrHistogram interval log files, as in Java YCSB: a directory needs its trailing slash (results/ gives results/READ.hdr; missing directories are created).",
+    "Prefix of the HdrHistogram interval log files, as in Java YCSB: a directory needs its trailing slash (results/ gives results/READ.hdr; the directory must exist).",
 );
 
 /// Interval_Max is written in milliseconds for nanosecond values.
@@ -249,11 +249,8 @@ impl HdrLogs {
             path: path.clone(),
             source,
         };
-        // Java fails on a missing directory; creating it saves a run that
-        // would otherwise lose its logs.
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(io_error)?;
-        }
+        // A missing directory is not created (a session checks it exists
+        // before running); a device or FIFO is written in place.
         let mut out = BufWriter::new(File::create(&path).map_err(io_error)?);
         let seconds = self
             .start

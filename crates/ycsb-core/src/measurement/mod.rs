@@ -79,7 +79,8 @@ mod tests;
 use std::fmt;
 
 pub use export::{
-    new_exporter, write_atomically, Exporter, JsonArrayExporter, JsonExporter, TextExporter,
+    check_output_path, new_exporter, write_atomically, Exporter, JsonArrayExporter, JsonExporter,
+    TextExporter,
 };
 pub use format::{format_status_line, java_ordinal, StatusLine};
 pub(crate) use hdrlog::HdrLogSettings;

@@ -65,7 +65,7 @@ pub const EXPORTER: Property<ExporterKind> = Property::new(
 /// `exportfile`.
 pub const EXPORT_FILE: Property<PathBuf> = Property::optional(
     "exportfile",
-    "File the final report is written to (replaced atomically); standard output when unset.",
+    "File the final report is written to (a regular file is replaced atomically, a device or FIFO written in place, a symlink followed; its directory must exist); standard output when unset.",
 );
 
 /// `measurementtype`.

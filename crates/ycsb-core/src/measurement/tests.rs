@@ -874,7 +874,29 @@ fn atomic_write_leaves_no_partial_file_on_error() {
     assert_eq!(entries(dir.path()), ["kept.txt"]);
 
     let missing_dir = dir.path().join("no/such/dir/report.txt");
-    assert!(write_atomically(&missing_dir, |_| Ok(())).is_err());
+    let err = write_atomically(&missing_dir, |_| Ok(())).unwrap_err();
+    assert!(
+        err.to_string().contains("directory") && err.to_string().contains("no/such/dir"),
+        "{err}"
+    );
+    assert!(!dir.path().join("no").exists(), "no directory is created");
+}
+
+#[cfg(unix)]
+#[test]
+fn atomic_write_through_a_symlink_keeps_the_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.txt");
+    let link = dir.path().join("link.txt");
+    std::fs::write(&real, "old").unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    write_atomically(&link, |out| out.write_all(b"new")).unwrap();
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+    assert_eq!(entries(dir.path()), ["link.txt", "real.txt"]);
 }
 
 #[test]

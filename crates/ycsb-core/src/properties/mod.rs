@@ -388,9 +388,12 @@ pub fn load_file_after_flags(
     into: &mut Properties,
 ) -> Result<Vec<FileOverride>, PropertyFileError> {
     let shared: Arc<Path> = Arc::from(path);
-    let bytes = std::fs::read(path).map_err(|source| PropertyFileError::Io {
-        path: shared.clone(),
-        source,
+    // A FIFO or a device (`-P /dev/zero`) is refused, a huge file too.
+    let bytes = ycsb_db::read_input(path, ycsb_db::CONFIG_FILE_LIMIT).map_err(|e| {
+        PropertyFileError::Io {
+            path: shared.clone(),
+            source: e.into(),
+        }
     })?;
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,

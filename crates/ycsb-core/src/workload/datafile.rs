@@ -487,7 +487,7 @@ impl DataSet {
 
     /// Reads the whole file once: columns, keys, checkpoints, sizes.
     fn scan(&mut self, key_names: Option<&[String]>) -> Result<(), DataFileError> {
-        let file = File::open(&self.path).map_err(io(&self.path))?;
+        let file = ycsb_db::open_input(&self.path).map_err(|e| io(&self.path)(e.into()))?;
         let mut reader = BufReader::with_capacity(1 << 20, file);
         let mut line = String::new();
         let mut offset = 0u64;
@@ -639,7 +639,7 @@ impl DataSet {
     ///
     /// [`DataFileError::Io`] when the file cannot be reopened.
     pub fn reader(self: &Arc<Self>, first: u64) -> Result<RowReader, DataFileError> {
-        let file = File::open(&self.path).map_err(io(&self.path))?;
+        let file = ycsb_db::open_input(&self.path).map_err(|e| io(&self.path)(e.into()))?;
         let mut reader = RowReader {
             set: Arc::clone(self),
             input: BufReader::with_capacity(1 << 16, file),
@@ -738,7 +738,7 @@ impl RowReader {
 }
 
 fn read_key_file(path: &Path) -> Result<Strings, DataFileError> {
-    let file = File::open(path).map_err(io(path))?;
+    let file = ycsb_db::open_input(path).map_err(|e| io(path)(e.into()))?;
     let mut reader = BufReader::new(file);
     let mut line = String::new();
     let mut keys = Strings::default();
