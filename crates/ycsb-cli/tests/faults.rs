@@ -331,3 +331,104 @@ fn sigint_ends_a_load_waiting_between_insert_retries() {
     assert!(out.contains("[INSERT], Return=OK, "), "{out}");
     assert!(out.contains("# load phase interrupted after "), "{out}");
 }
+
+/// A run whose store hangs (a stopped redis-server, reads waiting for a
+/// one-minute timeout) cannot end at the first SIGINT; the second ends it
+/// at once, and says that the export was not written, with its own exit
+/// status.
+#[test]
+fn a_second_sigint_before_the_export_says_it_was_not_written() {
+    let redis = Redis::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("run.json");
+    let mut command = ycsb();
+    command
+        .args(["run", "redis", "-p", &format!("redis.port={}", redis.port)])
+        .args(["-p", "redis.timeout=60000", "-p", "operationcount=0"])
+        .args(["-p", "maxexecutiontime=120", "-threads", "2"])
+        .args(["-p", "exporter=json", "-s", "-p", "status.interval=1", "-p"])
+        .arg(format!("exportfile={}", export.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    lines
+        .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
+        .expect("the run phase's first status line");
+    redis.signal(SIGSTOP);
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, SIGINT);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the hung run ended at the first SIGINT"
+    );
+    signal(&child, SIGINT);
+    let status = wait_bounded(
+        &mut child,
+        Duration::from_secs(10),
+        "ycsb after a second SIGINT",
+    );
+    redis.signal(SIGCONT);
+    let err = lines.rest();
+    assert_eq!(status.code(), Some(3), "{err}");
+    assert!(
+        err.contains(&format!("the export {} not written", export.display())),
+        "{err}"
+    );
+    assert!(!export.exists());
+}
+
+/// Two SIGINTs in a row on a RocksDB load: the process ends by itself
+/// (never killed by an abort inside RocksDB), with the export written
+/// (130) or a line saying it was not (3).
+#[test]
+fn two_sigints_on_rocksdb_end_cleanly_and_say_what_was_written() {
+    if !embedded_engines().contains(&"rocksdb") {
+        return;
+    }
+    for pause_ms in [0, 50] {
+        let dir = tempfile::tempdir().unwrap();
+        let export = dir.path().join("load.json");
+        let mut command = ycsb();
+        command
+            .args(["load", "rocksdb", "-P", "workloads/workloada"])
+            .args(["-p", "recordcount=100000000", "-threads", "2", "-p"])
+            .arg(format!(
+                "rocksdb.dbname={}",
+                dir.path().join("db").display()
+            ))
+            .args(["-p", "exporter=json", "-s", "-p", "status.interval=1", "-p"])
+            .arg(format!("exportfile={}", export.display()))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        let mut lines = StderrLines::new(child.stderr.take().unwrap());
+        lines
+            .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
+            .expect("the load's first status line");
+        signal(&child, SIGINT);
+        std::thread::sleep(Duration::from_millis(pause_ms));
+        // The process may have ended already after the first.
+        if child.try_wait().unwrap().is_none() {
+            signal(&child, SIGINT);
+        }
+        let status = wait_bounded(
+            &mut child,
+            Duration::from_secs(30),
+            "ycsb after two SIGINTs",
+        );
+        let err = lines.rest();
+        assert!(!err.contains("Assertion"), "{err}");
+        match status.code() {
+            Some(130) => {
+                read_json(&export);
+            }
+            Some(3) => {
+                assert!(err.contains("not written"), "{err}");
+                assert!(!export.exists());
+            }
+            other => panic!("status {other:?} (signal {:?}): {err}", status),
+        }
+    }
+}
