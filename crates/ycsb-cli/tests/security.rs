@@ -188,6 +188,82 @@ fn basic_verbose_property_dump_redacts_passwords() {
     clean("standard error", &stderr(&o));
 }
 
+/// Credentials in values (http.headers' Authorization, cookies, API keys;
+/// user:password in URL-valued properties) and under misspelled secret
+/// names never reach the command line shown, the JSON export or an error.
+#[test]
+fn credentials_in_headers_urls_and_misspelled_names_are_redacted() {
+    let secrets = [
+        "Tok3n-aa11",
+        "C00kie-bb22",
+        "Ap1key-cc33",
+        "Url-pw-dd44",
+        "Other-url-pw-ee55",
+        "Misspelt-ff66",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("out.json");
+    let headers = format!(
+        "http.headers=Authorization: Bearer {} | Cookie: sid={} | X-Api-Key: {} | Accept: */*",
+        secrets[0], secrets[1], secrets[2]
+    );
+    let o = ycsb()
+        .args(["load", "basic", "-p", "recordcount=5", "-p", &headers])
+        .args([
+            "-p",
+            &format!("http.url=http://alice:{}@127.0.0.1:1/", secrets[3]),
+        ])
+        .args([
+            "-p",
+            &format!("backup.url=redis://:{}@10.0.0.1:6379", secrets[4]),
+        ])
+        .args(["-p", &format!("redis.pasword={}", secrets[5])])
+        .args(["-p", "exporter=json", "-p"])
+        .arg(format!("exportfile={}", export.display()))
+        .output()
+        .unwrap();
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert!(o.status.success(), "{err}");
+    let exported = std::fs::read_to_string(&export).unwrap();
+    let command_line = err
+        .lines()
+        .find(|l| l.starts_with("Command line: "))
+        .unwrap();
+    for secret in secrets {
+        for (what, text) in [
+            ("stdout", &out),
+            ("stderr", &err),
+            ("the export", &exported),
+        ] {
+            assert!(
+                !text.contains(secret),
+                "{secret} leaked into {what}: {text}"
+            );
+        }
+    }
+    // What is not secret is still shown.
+    assert!(command_line.contains("Accept: */*"), "{command_line}");
+    assert!(
+        command_line.contains("http://<redacted>@127.0.0.1:1/"),
+        "{command_line}"
+    );
+    assert!(exported.contains("Authorization: <redacted>"), "{exported}");
+
+    // An error about such a URL does not quote it either.
+    let o = ycsb()
+        .args(["load", "http", "-p", "recordcount=5"])
+        .args([
+            "-p",
+            &format!("http.url=http://alice:{}@127.0.0.1:1/", secrets[3]),
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("http.url"), "{err}");
+    assert!(!err.contains(secrets[3]), "{err}");
+}
+
 /// No file in `dir` but the property file itself holds the password (no
 /// temporary export or log file kept it).
 fn assert_no_password_in_dir(dir: &Path, except: &Path) {

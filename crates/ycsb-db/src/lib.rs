@@ -57,6 +57,7 @@
 pub mod codec;
 mod properties;
 mod record;
+mod secrets;
 mod status;
 mod store;
 // The crate's own unit tests use the helpers without the feature.
@@ -64,10 +65,11 @@ mod store;
 pub mod testing;
 
 pub use properties::{
-    is_secret, Choice, Origin, Properties, Property, PropertyDecl, PropertyError, PropertyKind,
-    PropertyValue, RawValue, REDACTED,
+    Choice, Origin, Properties, Property, PropertyDecl, PropertyError, PropertyKind, PropertyValue,
+    RawValue,
 };
 pub use record::{Field, Fields, Record, RecordFields, RecordView, ScanResult, ViewFields};
+pub use secrets::{is_secret, redact_argument, redact_value, REDACTED};
 pub use status::Status;
 pub use store::{
     EngineInfo, EngineReport, Gauge, OutputSink, Protocol, ServerAddress, ServerClient, Store,

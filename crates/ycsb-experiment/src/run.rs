@@ -757,11 +757,7 @@ impl Runner {
                 let key = c["key"].as_str().unwrap_or("");
                 // ycsb redacts its export; this holds even for an older
                 // binary that did not.
-                let value = if redact::is_secret(key) {
-                    ycsb_db::REDACTED
-                } else {
-                    c["value"].as_str().unwrap_or("")
-                };
+                let value = redact::value(key, c["value"].as_str().unwrap_or(""));
                 props.push_str(&format!(
                     "{key}={value}    # {}\n",
                     c["origin"].as_str().unwrap_or("")
@@ -788,7 +784,10 @@ impl Runner {
         let coords: serde_json::Map<String, Value> = cell
             .coords
             .iter()
-            .map(|(a, v, l)| (a.clone(), json!({"value": v, "label": l})))
+            .map(|(a, v, l)| {
+                let (v, l) = (redact::value(a, v), redact::value(a, l));
+                (a.clone(), json!({"value": v, "label": l}))
+            })
             .collect();
         let record = json!({
             "id": cell.id,
