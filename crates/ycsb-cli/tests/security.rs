@@ -400,3 +400,75 @@ fn every_server_started_by_code_or_tests_binds_loopback() {
     );
     assert!(offences.is_empty(), "{offences:#?}");
 }
+
+/// The data directories the shipped property files name (YCSB-cpp's
+/// `/tmp/ycsb-rocksdb`-style defaults): shared by every user and run on
+/// the machine.
+fn shipped_data_dirs() -> Vec<String> {
+    let mut dirs = Vec::new();
+    for dir in ["rocksdb", "leveldb"] {
+        for entry in std::fs::read_dir(root().join(dir)).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            for line in text.lines() {
+                if let Some((key, value)) = line.split_once('=') {
+                    if key.trim().ends_with(".dbname") || key.trim().ends_with(".dir") {
+                        dirs.push(value.trim().to_string());
+                    }
+                }
+            }
+        }
+    }
+    assert!(!dirs.is_empty(), "no dbname in the shipped property files");
+    dirs
+}
+
+/// The test code of a source: all of a file under `tests/`, `benches/`
+/// or `examples/`; of any other file, what follows its `#[cfg(test)]`.
+fn test_code(path: &Path, text: &str) -> Option<String> {
+    let p = path.to_string_lossy();
+    if ["/tests/", "/benches/", "/examples/"]
+        .iter()
+        .any(|d| p.contains(d))
+    {
+        return Some(text.to_string());
+    }
+    text.find("#[cfg(test)]").map(|i| text[i..].to_string())
+}
+
+/// No test, bench or example writes to a shared path: the data
+/// directories of the shipped property files (another user's or another
+/// run's database) or anything under /dev. Each uses its own temporary
+/// directory. A literal is allowed only in an assertion that compares a
+/// parsed default (which opens nothing) and in comments.
+#[test]
+fn no_test_touches_shared_default_paths_or_dev() {
+    // Built at run time, so that this file's own needles do not match.
+    let mut needles = shipped_data_dirs();
+    needles.push(["/", "tmp/ycsb-"].concat());
+    needles.push(["/", "dev/"].concat());
+    let mut files = Vec::new();
+    sources(&root().join("crates"), &mut files);
+    sources(&root().join("xtask"), &mut files);
+    sources(&root().join("examples"), &mut files);
+    let mut offences = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let Some(code) = test_code(path, &text) else {
+            continue;
+        };
+        for line in code.lines() {
+            let t = line.trim_start();
+            if t.starts_with("//") || t.starts_with("assert") {
+                continue;
+            }
+            if let Some(n) = needles.iter().find(|n| line.contains(n.as_str())) {
+                offences.push(format!("{}: {n}: {}", path.display(), t));
+            }
+        }
+    }
+    assert!(
+        offences.is_empty(),
+        "tests must use their own temporary directories:\n{}",
+        offences.join("\n")
+    );
+}

@@ -466,9 +466,14 @@ impl Runner {
             let mut child = cmd
                 .spawn()
                 .context(|| format!("starting {}", server_argv[0]))?;
-            if let Err(e) =
-                proc::wait_listening(&mut child, port.unwrap_or(0), Duration::from_secs(30))
-            {
+            if let Err(e) = proc::wait_listening(
+                &mut child,
+                port.unwrap_or(0),
+                descriptor(&cell.db.store)
+                    .and_then(|d| d.server)
+                    .map(|c| c.protocol),
+                Duration::from_secs(30),
+            ) {
                 proc::kill(&mut child, libc::SIGKILL, Duration::from_secs(1));
                 let log = std::fs::read_to_string(partial.join("server.log")).unwrap_or_default();
                 return Ok(Outcome::Failed(format!(
