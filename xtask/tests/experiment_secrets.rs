@@ -1,5 +1,7 @@
 //! Matrix results never hold a password: a matrix that sets
-//! `redis.password` (and a server `--requirepass`-style secret) runs, and
+//! `redis.password` (and a server `--requirepass`-style secret, a
+//! misspelled `redis.pasword`, credential headers in `http.headers` and
+//! user:password in a URL) runs, and
 //! no file of its results (commands, properties, exports, standard error,
 //! summaries, report) contains the secret.
 
@@ -61,6 +63,9 @@ recordcount = 50
 operationcount = 200
 "redis.password" = "{PASSWORD}"
 "http.auth_token" = "{PASSWORD}"
+"redis.pasword" = "{PASSWORD}"
+"http.headers" = "Authorization: Bearer {PASSWORD} | Cookie: sid={PASSWORD} | X-Api-Key: {PASSWORD} | Accept: */*"
+"backup.url" = "http://alice:{PASSWORD}@10.0.0.1:8080/"
 
 [axes]
 db = ["basic"]

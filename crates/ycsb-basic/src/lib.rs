@@ -58,8 +58,8 @@ use std::time::Duration;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use ycsb_db::{
-    is_secret, EngineInfo, Fields, Property, PropertyDecl, Record, ScanResult, Status, Store,
-    StoreDescriptor, StoreError, StoreThread, ThreadContext, REDACTED,
+    redact_value, EngineInfo, Fields, Property, PropertyDecl, Record, ScanResult, Status, Store,
+    StoreDescriptor, StoreError, StoreThread, ThreadContext,
 };
 use ycsb_db::{OutputSink, StoreContext};
 
@@ -184,11 +184,7 @@ impl BasicStore {
             let mut text = Vec::new();
             text.extend_from_slice(b"***************** properties *****************\n");
             for (key, value, _) in props.iter() {
-                let value = if is_secret(key, PROPERTIES) {
-                    REDACTED
-                } else {
-                    value
-                };
+                let value = redact_value(key, value, PROPERTIES);
                 // Writing to a Vec cannot fail.
                 let _ = writeln!(text, "\"{key}\"=\"{value}\"");
             }

@@ -55,7 +55,10 @@ values: one line naming it and where it came from, before any phase runs);
 1 a failure while running (a store that cannot be used, an incomplete load,
 more failed operations than errorbudget allows), with the report and export
 of what ran still written; 130 stopped by Ctrl-C or SIGTERM, with a partial
-report and export.
+report and export; 3 interrupted twice before the export was written: the
+process ended at once and said on standard error that the export was not
+written (a second interrupt while the export is being written lets it
+finish, up to 10 s, and exits with 130).
 
 Stores:
 {stores}

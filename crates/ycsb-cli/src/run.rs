@@ -3,7 +3,6 @@
 
 use std::ffi::OsString;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ycsb_core::measurement::{self, ExporterKind, StatusLine};
@@ -14,6 +13,7 @@ use ycsb_core::{
 use ycsb_db::EngineInfo;
 
 use crate::args::{Benchmark, Style};
+use crate::interrupt::Interrupts;
 use crate::{build_properties, find_store, print_unknown, Failure, EXIT_INTERRUPTED};
 
 /// Prints what a session shows: Java's status line on standard error with
@@ -28,6 +28,8 @@ struct Printer {
     stdout: std::io::Stdout,
     /// The first failure to write the report to standard output.
     write_error: Option<std::io::Error>,
+    /// Told when the export starts and ends (a second Ctrl-C).
+    interrupts: Interrupts,
 }
 
 impl Observer for Printer {
@@ -90,6 +92,14 @@ impl SessionObserver for Printer {
 
     fn file_written(&mut self, what: &str, path: &std::path::Path) {
         eprintln!("{what}: {}", path.display());
+    }
+
+    fn export_starting(&mut self) {
+        self.interrupts.export_starting();
+    }
+
+    fn export_finished(&mut self, _written: bool) {
+        self.interrupts.export_finished();
     }
 
     fn export_output(&mut self) -> Option<&mut dyn Write> {
@@ -155,18 +165,12 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
     );
 
     let stop = StopSignal::new();
-    let signalled = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        let signalled = signalled.clone();
-        // A second signal ends the process at once, for a store that hangs.
-        let _ = ctrlc::set_handler(move || {
-            if signalled.swap(true, Ordering::SeqCst) {
-                std::process::exit(i32::from(EXIT_INTERRUPTED));
-            }
-            stop.stop();
-        });
-    }
+    let settings = session.benchmark().measurement_settings();
+    let unwritten = match &settings.export_file {
+        Some(path) => format!("the export {}", path.display()),
+        None => "the interrupted phase's report and the export".to_string(),
+    };
+    let interrupts = Interrupts::install(stop.clone(), unwritten);
 
     let phases: Vec<Phase> = [(bench.load, Phase::Load), (bench.run, Phase::Run)]
         .into_iter()
@@ -175,7 +179,6 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
     session.check_phases(&phases).map_err(Failure::usage)?;
     let output: ycsb_db::OutputSink = Arc::new(Mutex::new(std::io::stdout()));
     let store = session.open_store(Some(output)).map_err(Failure::usage)?;
-    let settings = session.benchmark().measurement_settings();
     let mut printer = Printer {
         status: bench.status,
         style: bench.style,
@@ -186,6 +189,7 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         ),
         stdout: std::io::stdout(),
         write_error: None,
+        interrupts: interrupts.clone(),
     };
     let result = session.execute(store, &phases, &stop, &mut printer);
     if let Some(e) = printer.write_error {
@@ -194,7 +198,7 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         )));
     }
     match result {
-        Ok(_) if signalled.load(Ordering::SeqCst) => Ok(EXIT_INTERRUPTED),
+        Ok(_) if interrupts.signalled() => Ok(EXIT_INTERRUPTED),
         Ok(_) => Ok(0),
         // A time-series file that cannot be created is bad input, found
         // only once the store is open (its gauges name the CSV columns).

@@ -128,3 +128,117 @@ fn engine_version_and_final_reports_are_saved_with_the_results() {
         assert_eq!(text, stats["text"].as_str().unwrap());
     }
 }
+
+/// Every file under `dir` (relative name, length, contents), hashed: what
+/// "touch nothing" is checked against.
+fn checksum(dir: &std::path::Path) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let meta = std::fs::metadata(&path).unwrap();
+                let modified = meta.modified().unwrap();
+                let contents = std::fs::read(&path).unwrap();
+                files.push((path, contents, modified));
+            }
+        }
+    }
+    files.sort();
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    files.hash(&mut h);
+    h.finish()
+}
+
+/// Loads 200 records into `db` with `engine`.
+fn load_into(engine: &str, db: &std::path::Path) {
+    let o = ycsb_with(
+        &format!("load {engine} -P workloads/workloada -p recordcount=200"),
+        &["-p".into(), format!("{engine}.dbname={}", db.display())],
+    );
+    assert!(o.status.success(), "{engine}: {}", stderr(&o));
+}
+
+#[test]
+fn a_database_directory_of_the_other_engine_is_refused_untouched() {
+    for (maker, other, said) in [
+        ("leveldb", "rocksdb", "LevelDB"),
+        ("rocksdb", "leveldb", "RocksDB"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("db");
+        load_into(maker, &db);
+        let before = checksum(&db);
+        for (verb, extra) in [("run", ""), ("load", ""), ("load", "destroy")] {
+            let mut args = vec!["-p".to_string(), format!("{other}.dbname={}", db.display())];
+            if extra == "destroy" {
+                args.extend(["-p".to_string(), format!("{other}.destroy=true")]);
+            }
+            let o = ycsb_with(
+                &format!("{verb} {other} -P workloads/workloada -p recordcount=200 -p operationcount=200"),
+                &args,
+            );
+            let err = stderr(&o);
+            assert_eq!(
+                o.status.code(),
+                Some(2),
+                "{maker} dir, {other} {verb} {extra}: {err}"
+            );
+            let errors: Vec<&str> = err
+                .lines()
+                .filter(|l| l.starts_with("ycsb: error: "))
+                .collect();
+            assert_eq!(errors.len(), 1, "{err}");
+            assert!(
+                errors[0].contains(&format!("holds a {said} database"))
+                    && errors[0].contains(&db.display().to_string()),
+                "{}",
+                errors[0]
+            );
+            assert!(!err.contains("panicked"), "{err}");
+            assert_eq!(
+                checksum(&db),
+                before,
+                "{other} {verb} {extra} changed the {maker} directory"
+            );
+        }
+        // The engine that made it still reads it.
+        let o = ycsb_with(
+            &format!("run {maker} -P workloads/workloadc -p recordcount=200 -p operationcount=200"),
+            &["-p".into(), format!("{maker}.dbname={}", db.display())],
+        );
+        assert!(o.status.success(), "{maker}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains("[READ], Return=OK, 200"),
+            "{}",
+            stdout(&o)
+        );
+    }
+}
+
+#[test]
+fn a_non_empty_directory_that_is_no_database_is_refused_untouched() {
+    for engine in ["leveldb", "rocksdb"] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "keep me\n").unwrap();
+        std::fs::write(dir.path().join("000001.log"), "not a log\n").unwrap();
+        let before = checksum(dir.path());
+        for destroy in ["false", "true"] {
+            let o = ycsb_with(
+                &format!("load {engine} -P workloads/workloada -p recordcount=10 -p {engine}.destroy={destroy}"),
+                &["-p".into(), format!("{engine}.dbname={}", dir.path().display())],
+            );
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{engine}: {err}");
+            assert!(
+                err.contains("is not empty and holds no") && err.contains("notes.txt"),
+                "{engine}: {err}"
+            );
+            assert_eq!(checksum(dir.path()), before, "{engine} destroy={destroy}");
+        }
+    }
+}

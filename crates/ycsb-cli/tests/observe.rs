@@ -332,8 +332,12 @@ fn progress_bar_only_on_a_terminal() {
     // Under a pseudo-terminal (script(1), util-linux, Essential in Debian)
     // the bar is drawn and then cleared.
     let command = format!("{} {args}", env!("CARGO_BIN_EXE_ycsb"));
+    // script(1) keeps a copy of the session: in the test's own directory.
+    let dir = tempfile::tempdir().unwrap();
+    let typescript = dir.path().join("typescript");
     let o = std::process::Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
+        .args(["-qec", &command])
+        .arg(&typescript)
         .current_dir(root())
         .output()
         .expect("script(1) runs");
@@ -344,7 +348,8 @@ fn progress_bar_only_on_a_terminal() {
     assert!(text.contains("/2000 ops"), "{text:?}");
     // With -s the status lines take the place of the bar.
     let o = std::process::Command::new("script")
-        .args(["-qec", &format!("{command} -s"), "/dev/null"])
+        .args(["-qec", &format!("{command} -s")])
+        .arg(&typescript)
         .current_dir(root())
         .output()
         .expect("script(1) runs");

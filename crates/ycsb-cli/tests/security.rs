@@ -188,6 +188,82 @@ fn basic_verbose_property_dump_redacts_passwords() {
     clean("standard error", &stderr(&o));
 }
 
+/// Credentials in values (http.headers' Authorization, cookies, API keys;
+/// user:password in URL-valued properties) and under misspelled secret
+/// names never reach the command line shown, the JSON export or an error.
+#[test]
+fn credentials_in_headers_urls_and_misspelled_names_are_redacted() {
+    let secrets = [
+        "Tok3n-aa11",
+        "C00kie-bb22",
+        "Ap1key-cc33",
+        "Url-pw-dd44",
+        "Other-url-pw-ee55",
+        "Misspelt-ff66",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("out.json");
+    let headers = format!(
+        "http.headers=Authorization: Bearer {} | Cookie: sid={} | X-Api-Key: {} | Accept: */*",
+        secrets[0], secrets[1], secrets[2]
+    );
+    let o = ycsb()
+        .args(["load", "basic", "-p", "recordcount=5", "-p", &headers])
+        .args([
+            "-p",
+            &format!("http.url=http://alice:{}@127.0.0.1:1/", secrets[3]),
+        ])
+        .args([
+            "-p",
+            &format!("backup.url=redis://:{}@10.0.0.1:6379", secrets[4]),
+        ])
+        .args(["-p", &format!("redis.pasword={}", secrets[5])])
+        .args(["-p", "exporter=json", "-p"])
+        .arg(format!("exportfile={}", export.display()))
+        .output()
+        .unwrap();
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert!(o.status.success(), "{err}");
+    let exported = std::fs::read_to_string(&export).unwrap();
+    let command_line = err
+        .lines()
+        .find(|l| l.starts_with("Command line: "))
+        .unwrap();
+    for secret in secrets {
+        for (what, text) in [
+            ("stdout", &out),
+            ("stderr", &err),
+            ("the export", &exported),
+        ] {
+            assert!(
+                !text.contains(secret),
+                "{secret} leaked into {what}: {text}"
+            );
+        }
+    }
+    // What is not secret is still shown.
+    assert!(command_line.contains("Accept: */*"), "{command_line}");
+    assert!(
+        command_line.contains("http://<redacted>@127.0.0.1:1/"),
+        "{command_line}"
+    );
+    assert!(exported.contains("Authorization: <redacted>"), "{exported}");
+
+    // An error about such a URL does not quote it either.
+    let o = ycsb()
+        .args(["load", "http", "-p", "recordcount=5"])
+        .args([
+            "-p",
+            &format!("http.url=http://alice:{}@127.0.0.1:1/", secrets[3]),
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("http.url"), "{err}");
+    assert!(!err.contains(secrets[3]), "{err}");
+}
+
 /// No file in `dir` but the property file itself holds the password (no
 /// temporary export or log file kept it).
 fn assert_no_password_in_dir(dir: &Path, except: &Path) {
@@ -323,4 +399,76 @@ fn every_server_started_by_code_or_tests_binds_loopback() {
         "found only {redis_spawns} redis-server spawns"
     );
     assert!(offences.is_empty(), "{offences:#?}");
+}
+
+/// The data directories the shipped property files name (YCSB-cpp's
+/// `/tmp/ycsb-rocksdb`-style defaults): shared by every user and run on
+/// the machine.
+fn shipped_data_dirs() -> Vec<String> {
+    let mut dirs = Vec::new();
+    for dir in ["rocksdb", "leveldb"] {
+        for entry in std::fs::read_dir(root().join(dir)).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            for line in text.lines() {
+                if let Some((key, value)) = line.split_once('=') {
+                    if key.trim().ends_with(".dbname") || key.trim().ends_with(".dir") {
+                        dirs.push(value.trim().to_string());
+                    }
+                }
+            }
+        }
+    }
+    assert!(!dirs.is_empty(), "no dbname in the shipped property files");
+    dirs
+}
+
+/// The test code of a source: all of a file under `tests/`, `benches/`
+/// or `examples/`; of any other file, what follows its `#[cfg(test)]`.
+fn test_code(path: &Path, text: &str) -> Option<String> {
+    let p = path.to_string_lossy();
+    if ["/tests/", "/benches/", "/examples/"]
+        .iter()
+        .any(|d| p.contains(d))
+    {
+        return Some(text.to_string());
+    }
+    text.find("#[cfg(test)]").map(|i| text[i..].to_string())
+}
+
+/// No test, bench or example writes to a shared path: the data
+/// directories of the shipped property files (another user's or another
+/// run's database) or anything under /dev. Each uses its own temporary
+/// directory. A literal is allowed only in an assertion that compares a
+/// parsed default (which opens nothing) and in comments.
+#[test]
+fn no_test_touches_shared_default_paths_or_dev() {
+    // Built at run time, so that this file's own needles do not match.
+    let mut needles = shipped_data_dirs();
+    needles.push(["/", "tmp/ycsb-"].concat());
+    needles.push(["/", "dev/"].concat());
+    let mut files = Vec::new();
+    sources(&root().join("crates"), &mut files);
+    sources(&root().join("xtask"), &mut files);
+    sources(&root().join("examples"), &mut files);
+    let mut offences = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let Some(code) = test_code(path, &text) else {
+            continue;
+        };
+        for line in code.lines() {
+            let t = line.trim_start();
+            if t.starts_with("//") || t.starts_with("assert") {
+                continue;
+            }
+            if let Some(n) = needles.iter().find(|n| line.contains(n.as_str())) {
+                offences.push(format!("{}: {n}: {}", path.display(), t));
+            }
+        }
+    }
+    assert!(
+        offences.is_empty(),
+        "tests must use their own temporary directories:\n{}",
+        offences.join("\n")
+    );
 }

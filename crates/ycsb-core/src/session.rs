@@ -77,6 +77,16 @@ pub trait SessionObserver: Observer {
         let _ = (what, path);
     }
 
+    /// The export is about to be written (after the last phase's report,
+    /// before the engine reports and closing the store).
+    fn export_starting(&mut self) {}
+
+    /// The export was written (`true`) or failed (`false`, the error is
+    /// the session's); with nothing to export, called with `true`.
+    fn export_finished(&mut self, written: bool) {
+        let _ = written;
+    }
+
     /// Where a non-text export goes when no `exportfile` is set (the
     /// binary's standard output). `None`, the default: not written.
     fn export_output(&mut self) -> Option<&mut dyn Write> {
@@ -375,7 +385,9 @@ impl Session {
         }
         let observer = hooks.user;
         let report = self.report(store.as_ref(), reports);
+        observer.export_starting();
         let exported = self.export(&report, observer);
+        observer.export_finished(exported.is_ok());
         let saved = self.save_engine_reports(&report.engine_reports, observer);
         close(store, observer);
         match exported.err().or(failure).or(saved.err()) {

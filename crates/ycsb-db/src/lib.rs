@@ -58,6 +58,7 @@ pub mod codec;
 mod files;
 mod properties;
 mod record;
+mod secrets;
 mod status;
 mod store;
 // The crate's own unit tests use the helpers without the feature.
@@ -68,8 +69,8 @@ pub use files::{
     open_input, read_input, read_input_to_string, InputError, CONFIG_FILE_LIMIT, RESULT_FILE_LIMIT,
 };
 pub use properties::{
-    is_secret, Choice, Origin, Properties, Property, PropertyDecl, PropertyError, PropertyKind,
-    PropertyValue, RawValue, MAX_SECONDS, REDACTED,
+    Choice, Origin, Properties, Property, PropertyDecl, PropertyError, PropertyKind, PropertyValue,
+    RawValue, MAX_SECONDS,
 };
 
 /// The most client threads a program asks a store for (`threadcount`,
@@ -77,6 +78,7 @@ pub use properties::{
 /// store may size per-thread state by it.
 pub const MAX_CLIENT_THREADS: usize = 4096;
 pub use record::{Field, Fields, Record, RecordFields, RecordView, ScanResult, ViewFields};
+pub use secrets::{is_secret, redact_argument, redact_value, REDACTED};
 pub use status::Status;
 pub use store::{
     EngineInfo, EngineReport, Gauge, OutputSink, Protocol, ServerAddress, ServerClient, Store,

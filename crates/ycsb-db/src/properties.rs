@@ -16,6 +16,10 @@ use std::marker::PhantomData;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::secrets::redact_value;
+#[cfg(test)]
+use crate::secrets::{is_secret, REDACTED};
+
 /// Where a property value came from.
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -405,7 +409,7 @@ pub struct RawValue<'a> {
 /// typed [`Property`] declarations.
 ///
 /// Its `Debug` output redacts values whose names look like credentials
-/// ([`is_secret`]), so that a logged configuration never shows a password.
+/// ([`is_secret`](crate::is_secret)), so that a logged configuration never shows a password.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Properties {
     entries: BTreeMap<String, Entry>,
@@ -416,11 +420,7 @@ impl fmt::Debug for Properties {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut map = f.debug_map();
         for (key, entry) in &self.entries {
-            let value = if is_secret(key, &[]) {
-                REDACTED
-            } else {
-                entry.value.as_str()
-            };
+            let value = redact_value(key, &entry.value, &[]);
             map.entry(&key, &format_args!("{value:?} ({})", entry.origin));
         }
         map.finish()
@@ -560,7 +560,7 @@ impl Properties {
             .map(Some)
             .map_err(|reason| PropertyError::Invalid {
                 name: raw.key.to_string(),
-                value: raw.value.to_string(),
+                value: redact_value(raw.key, raw.value, &[property.decl()]).into_owned(),
                 origin: raw.origin,
                 reason,
             })
@@ -598,7 +598,7 @@ impl Properties {
         match self.raw(decl) {
             Some(raw) => PropertyError::Invalid {
                 name: raw.key.to_string(),
-                value: raw.value.to_string(),
+                value: redact_value(raw.key, raw.value, &[decl]).into_owned(),
                 origin: raw.origin,
                 reason: reason.into(),
             },
@@ -626,28 +626,6 @@ impl Properties {
             .collect()
     }
 }
-
-/// Whether a property is secret: declared so, or named like a credential.
-/// Secret values never appear in exports, logs or status lines.
-pub fn is_secret(key: &str, known: &[&PropertyDecl]) -> bool {
-    if known.iter().any(|d| d.secret && d.matches(key)) {
-        return true;
-    }
-    let lower = key.to_ascii_lowercase();
-    [
-        "password",
-        "passwd",
-        "secret",
-        "token",
-        "credential",
-        "auth",
-    ]
-    .iter()
-    .any(|w| lower.contains(w))
-}
-
-/// The text shown instead of a secret value.
-pub const REDACTED: &str = "<redacted>";
 
 #[cfg(test)]
 mod tests {

@@ -328,6 +328,17 @@ fn valid_cpu_list(text: &str) -> bool {
         })
 }
 
+/// The label of value number `index` of a property axis: the value's
+/// characters, or `secretN` when the value is (or holds) a secret, which
+/// must not name a directory or appear in a report.
+fn axis_label(axis: &str, value: &str, index: usize) -> String {
+    if crate::redact::value(axis, value) == value {
+        label_of(value)
+    } else {
+        format!("secret{}", index + 1)
+    }
+}
+
 /// Characters allowed in directory names of cells.
 fn label_of(value: &str) -> String {
     value
@@ -606,7 +617,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                     }
                     label_of(&value)
                 }
-                _ => label_of(&value),
+                _ => axis_label(&name, &value, out.len()),
             };
             if out.iter().any(|o| o.label == label) {
                 return cx.err(
@@ -686,7 +697,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                 } else if axis.name == "db" {
                     value.clone()
                 } else {
-                    label_of(&value)
+                    axis.values
+                        .iter()
+                        .find(|x| x.value == value)
+                        .map_or_else(|| label_of(&value), |x| x.label.clone())
                 };
                 if !axis.values.iter().any(|x| x.label == label) {
                     return cx.err(

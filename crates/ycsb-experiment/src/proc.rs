@@ -247,34 +247,60 @@ pub fn free_port() -> Result<u16> {
         .port())
 }
 
-/// Waits until something accepts connections on the port, or the server
-/// exits, or `timeout` passes.
+/// Waits until the server answers a request on the port (a RESP `PING`,
+/// an HTTP `HEAD /`: any reply, even an error, means it is serving), or
+/// the server exits, or `timeout` passes. Accepting a connection is not
+/// enough: a server can accept before it serves (nginx, a store still
+/// opening), and a cell's first operations would then fail.
 ///
 /// # Errors
-/// The server exited or never listened: what happened, for the cell's
+/// The server exited or never answered: what happened, for the cell's
 /// failure.
 pub fn wait_listening(
     child: &mut Child,
     port: u16,
+    protocol: Option<ycsb_db::Protocol>,
     timeout: Duration,
 ) -> std::result::Result<(), String> {
     let deadline = Instant::now() + timeout;
     loop {
-        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+        if answers(port, protocol) {
             return Ok(());
         }
         if let Ok(Some(status)) = child.try_wait() {
             return Err(format!(
-                "the server exited ({status}) before listening on 127.0.0.1:{port}"
+                "the server exited ({status}) before answering on 127.0.0.1:{port}"
             ));
         }
         if Instant::now() > deadline {
             return Err(format!(
-                "the server did not listen on 127.0.0.1:{port} within {timeout:?}"
+                "the server did not answer on 127.0.0.1:{port} within {timeout:?}"
             ));
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Whether a request in `protocol` on the port gets any reply (with no
+/// known protocol, whether a connection is accepted).
+fn answers(port: u16, protocol: Option<ycsb_db::Protocol>) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let request: &[u8] = match protocol {
+        Some(ycsb_db::Protocol::Resp) => b"*1\r\n$4\r\nPING\r\n",
+        Some(ycsb_db::Protocol::Http) => {
+            b"HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        }
+        _ => return true,
+    };
+    let mut reply = [0u8; 16];
+    stream
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .is_ok()
+        && stream.write_all(request).is_ok()
+        && matches!(stream.read(&mut reply), Ok(n) if n > 0)
 }
 
 /// The argv as one line a shell would run (for people, not for us).
@@ -292,4 +318,53 @@ pub fn shell_line(argv: &[String]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod wait_tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    /// A server that accepts connections at once but closes them
+    /// unanswered until `delay` has passed, as a server still starting
+    /// does: the wait ends once it answers, not when a connection is
+    /// accepted.
+    #[test]
+    fn waiting_for_a_server_waits_until_it_answers() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let delay = Duration::from_millis(600);
+        let started = Instant::now();
+        let server = std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let mut stream = stream.unwrap();
+                if started.elapsed() < delay {
+                    continue; // accepted, closed unanswered
+                }
+                let mut buf = [0u8; 64];
+                if matches!(stream.read(&mut buf), Ok(n) if n > 0) {
+                    let _ = stream.write_all(b"+PONG\r\n");
+                    return;
+                }
+            }
+        });
+        // A real child process standing in for the server's.
+        let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+        let waited = wait_listening(
+            &mut child,
+            port,
+            Some(ycsb_db::Protocol::Resp),
+            Duration::from_secs(20),
+        );
+        let elapsed = started.elapsed();
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(waited, Ok(()));
+        assert!(
+            elapsed >= delay,
+            "returned after {elapsed:?}, before the server answered"
+        );
+        // The server answered the wait's own request and ended.
+        server.join().unwrap();
+    }
 }

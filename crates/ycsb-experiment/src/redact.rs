@@ -15,13 +15,24 @@ use ycsb_db::{PropertyDecl, REDACTED};
 /// credential word.
 const SECRET_FLAGS: &[&str] = &["--requirepass"];
 
-/// Whether the property `name` is secret, by ycsb's rule.
-pub fn is_secret(name: &str) -> bool {
-    let declared: Vec<&PropertyDecl> = ycsb_stores::STORES
+/// Every property the registry's stores declare.
+fn declared() -> Vec<&'static PropertyDecl> {
+    ycsb_stores::STORES
         .iter()
         .flat_map(|s| s.properties.iter().copied())
-        .collect();
-    ycsb_db::is_secret(name, &declared)
+        .collect()
+}
+
+/// Whether the property `name` is secret, by ycsb's rule.
+pub fn is_secret(name: &str) -> bool {
+    ycsb_db::is_secret(name, &declared())
+}
+
+/// Property `key`'s `value` as it may be shown, by ycsb's rule
+/// ([`ycsb_db::redact_value`]: secrets, URL credentials, credential
+/// headers).
+pub fn value(key: &str, value: &str) -> String {
+    ycsb_db::redact_value(key, value, &declared()).into_owned()
 }
 
 /// Whether a command-line flag (`--requirepass`, `--auth-token`) takes a
@@ -40,16 +51,10 @@ pub fn argv(argv: &[String]) -> Vec<String> {
             out.push(REDACTED.to_string());
             continue;
         }
-        match arg.split_once('=') {
-            Some((key, _)) if is_secret(key.trim_start_matches('-')) => {
-                out.push(format!("{key}={REDACTED}"))
-            }
-            Some(_) => out.push(arg.clone()),
-            None => {
-                hide_next = arg.starts_with('-') && is_secret_flag(arg);
-                out.push(arg.clone());
-            }
+        if !arg.contains('=') {
+            hide_next = arg.starts_with('-') && is_secret_flag(arg);
         }
+        out.push(ycsb_db::redact_argument(arg, &declared()).into_owned());
     }
     out
 }
@@ -59,19 +64,25 @@ pub fn argv(argv: &[String]) -> Vec<String> {
 pub fn text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
-        let secret = line
-            .split_once('=')
-            .map(|(key, _)| key.trim().trim_matches(|c| c == '"' || c == '\''))
-            .is_some_and(|key| !key.starts_with('#') && is_secret(key));
-        if secret {
-            let (key, _) = line.split_once('=').unwrap_or((line, ""));
-            out.push_str(key);
+        let Some((key_part, rhs)) = line.split_once('=') else {
+            out.push_str(line);
+            continue;
+        };
+        let key = key_part.trim().trim_matches(|c| c == '"' || c == '\'');
+        if key.starts_with('#') {
+            out.push_str(line);
+        } else if is_secret(key) {
+            out.push_str(key_part);
             out.push_str(&format!("= \"{REDACTED}\""));
             if line.ends_with('\n') {
                 out.push('\n');
             }
         } else {
-            out.push_str(line);
+            // URL credentials and credential headers in the value; the
+            // TOML quotes around it are kept.
+            out.push_str(key_part);
+            out.push('=');
+            out.push_str(&value(key, rhs));
         }
     }
     out
@@ -158,5 +169,11 @@ mod tests {
         assert!(r.contains("\"redis.password\" = \"<redacted>\"\n"), "{r}");
         assert!(r.contains("recordcount = 5\n"), "{r}");
         assert!(r.contains("# password = x is a comment"), "{r}");
+        let t = "\"http.headers\" = \"Authorization: Bearer t1 | Accept: */*\"\nurl = \"http://u:p1@h/\"\n\"redis.pasword\" = \"p2\"\n";
+        let r = text(t);
+        assert_eq!(
+            r,
+            "\"http.headers\" = \"Authorization: <redacted> | Accept: */*\"\nurl = \"http://<redacted>@h/\"\n\"redis.pasword\" = \"<redacted>\"\n"
+        );
     }
 }

@@ -466,9 +466,14 @@ impl Runner {
             let mut child = cmd
                 .spawn()
                 .context(|| format!("starting {}", server_argv[0]))?;
-            if let Err(e) =
-                proc::wait_listening(&mut child, port.unwrap_or(0), Duration::from_secs(30))
-            {
+            if let Err(e) = proc::wait_listening(
+                &mut child,
+                port.unwrap_or(0),
+                descriptor(&cell.db.store)
+                    .and_then(|d| d.server)
+                    .map(|c| c.protocol),
+                Duration::from_secs(30),
+            ) {
                 proc::kill(&mut child, libc::SIGKILL, Duration::from_secs(1));
                 let log = std::fs::read_to_string(partial.join("server.log")).unwrap_or_default();
                 return Ok(Outcome::Failed(format!(
@@ -757,11 +762,7 @@ impl Runner {
                 let key = c["key"].as_str().unwrap_or("");
                 // ycsb redacts its export; this holds even for an older
                 // binary that did not.
-                let value = if redact::is_secret(key) {
-                    ycsb_db::REDACTED
-                } else {
-                    c["value"].as_str().unwrap_or("")
-                };
+                let value = redact::value(key, c["value"].as_str().unwrap_or(""));
                 props.push_str(&format!(
                     "{key}={value}    # {}\n",
                     c["origin"].as_str().unwrap_or("")
@@ -788,7 +789,10 @@ impl Runner {
         let coords: serde_json::Map<String, Value> = cell
             .coords
             .iter()
-            .map(|(a, v, l)| (a.clone(), json!({"value": v, "label": l})))
+            .map(|(a, v, l)| {
+                let (v, l) = (redact::value(a, v), redact::value(a, l));
+                (a.clone(), json!({"value": v, "label": l}))
+            })
             .collect();
         let record = json!({
             "id": cell.id,

@@ -48,6 +48,42 @@ fn a_good_matrix_expands() {
     assert_eq!(ids.len(), cells.len(), "ids are unique");
 }
 
+/// An axis over secret values (a password, credential headers, a URL
+/// with user:password) names its cells `secretN`, never by the value.
+#[test]
+fn secret_axis_values_never_name_cells() {
+    let m = check(
+        r#"
+[experiment]
+name = "t"
+baseline = { "redis.password" = "pw-one-9x" }
+
+[axes]
+db = ["memory"]
+"redis.password" = ["pw-one-9x", "pw-two-9x"]
+"http.headers" = ["Authorization: Bearer tok-9x", "Accept: */*"]
+"#,
+    )
+    .unwrap();
+    let cells = cells::expand(&m);
+    assert_eq!(cells.len(), 4);
+    for c in &cells {
+        assert!(!c.id.contains("9x"), "{}", c.id);
+    }
+    assert_eq!(
+        cells[0].id,
+        "db=memory,redis.password=secret1,http.headers=secret1,r1"
+    );
+    assert_eq!(
+        cells[3].id,
+        "db=memory,redis.password=secret2,http.headers=Accept_____,r1"
+    );
+    // The value given to ycsb is the real one.
+    assert!(cells[0]
+        .axis_properties()
+        .contains(&("redis.password".to_string(), "pw-one-9x".to_string())));
+}
+
 /// Bad matrices and the line and words their refusal must name.
 const BAD: &[(&str, &str, &str)] = &[
     ("[experiment]\nrepaets = 2\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "unknown field `repaets`"),

@@ -375,6 +375,11 @@ fn parse_base_url(url: &str) -> Result<BaseUrl, String> {
     if path.contains(['?', '#']) || path.contains(|c: char| c.is_whitespace() || c.is_control()) {
         return Err("the base URL takes a path only, no query, fragment or spaces".into());
     }
+    if authority.contains('@') {
+        // Said before the port is parsed, so that no error quotes a
+        // password (`user:password@host` splits at its first ':').
+        return Err("user information (user:password@) is not supported in the URL".into());
+    }
     let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
         let end = v6.find(']').ok_or("unclosed '[' in the host")?;
         let port = v6[end + 1..].strip_prefix(':');
@@ -514,7 +519,8 @@ impl HttpStore {
         };
         write_header(&mut fixed_headers, "Host", &host);
         if let Some(extra) = props.get_opt(&HEADERS)? {
-            for entry in extra.split('|').map(str::trim).filter(|e| !e.is_empty()) {
+            let entries = extra.split('|').map(str::trim).filter(|e| !e.is_empty());
+            for (number, entry) in entries.enumerate() {
                 let (name, value) = entry
                     .split_once(':')
                     .map(|(n, v)| (n.trim(), v.trim()))
@@ -524,7 +530,9 @@ impl HttpStore {
                     .ok_or_else(|| {
                         props.invalid(
                             HEADERS.decl(),
-                            format!("'{entry}' is not a 'Name: value' header"),
+                            // The entry itself is not echoed: it may hold a
+                            // credential (the value shown is redacted).
+                            format!("entry {} is not a 'Name: value' header", number + 1),
                         )
                     })?;
                 write_header(&mut fixed_headers, name, value);
@@ -1039,6 +1047,8 @@ mod tests {
         assert!(parse_base_url("http://x:port").is_err());
         assert!(parse_base_url("http://x/a?b").is_err());
         assert!(parse_base_url("http://").is_err());
+        let e = parse_base_url("http://alice:hunter2@h/").unwrap_err();
+        assert!(!e.contains("hunter2"), "{e}");
     }
 
     #[test]

@@ -49,6 +49,8 @@ impl LevelStore {
     /// a database locked by another process, corruption).
     pub fn open(properties: &Properties) -> Result<LevelStore, StoreError> {
         let config = Config::from_properties(properties)?;
+        // Before anything touches the directory, destroy included.
+        check_dir(&config.path, &config.path_origin)?;
         let db = Db::open(&config.path, &config.engine, config.destroy).map_err(|message| {
             StoreError::Open {
                 store: NAME.to_string(),
@@ -473,4 +475,58 @@ impl StoreThread for LevelThread<'_> {
     fn last_error(&self) -> Option<&str> {
         self.last_error.as_deref()
     }
+}
+
+/// Refuses a directory that is not LevelDB's: a RocksDB database (its
+/// IDENTITY and OPTIONS files; LevelDB would recover it into a database
+/// RocksDB no longer reads as its own) or a non-empty directory holding no
+/// database. A missing or empty directory, or one holding only files a
+/// database being created leaves (LOG, LOCK, logs, tables), is fine.
+fn check_dir(path: &std::path::Path, origin: &str) -> Result<(), StoreError> {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        // Missing, or not a directory: LevelDB's own open says so.
+        return Ok(());
+    };
+    let names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let refuse = |what: String| {
+        Err(StoreError::Open {
+            store: NAME.to_string(),
+            message: format!(
+                "leveldb.dbname={} ({origin}) {what}; nothing was changed (use the store that made it, or another leveldb.dbname)",
+                path.display()
+            ),
+        })
+    };
+    if names
+        .iter()
+        .any(|n| n == "IDENTITY" || n.starts_with("OPTIONS-"))
+    {
+        return refuse(
+            "holds a RocksDB database (its IDENTITY and OPTIONS files): LevelDB would rewrite it"
+                .into(),
+        );
+    }
+    if names.is_empty() || names.iter().any(|n| n == "CURRENT") {
+        return Ok(());
+    }
+    match names.iter().find(|n| !is_engine_file(n)) {
+        Some(other) => refuse(format!(
+            "is not empty and holds no LevelDB database (no CURRENT file; it holds {other:?})"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A file LevelDB leaves in its directory before CURRENT exists.
+fn is_engine_file(name: &str) -> bool {
+    let numbered = |ext: &str| {
+        name.strip_suffix(ext)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    matches!(name, "LOCK" | "LOG" | "LOG.old")
+        || name.starts_with("MANIFEST-")
+        || [".log", ".ldb", ".sst", ".dbtmp"].into_iter().any(numbered)
 }

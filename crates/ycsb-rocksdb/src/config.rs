@@ -113,7 +113,7 @@ ycsb_db::choice_property! {
 /// `rocksdb.info_log_level`.
 pub const INFO_LOG_LEVEL: Property<InfoLogLevel> = Property::optional(
     "rocksdb.info_log_level",
-    "Least severe messages written to RocksDB's info LOG (Options.info_log_level; unset: RocksDB's default, info, or the options file's). With an assertion-enabled RocksDB before 9.1 (Debian's 7.8.3) a full disk aborts the process inside RocksDB when it logs the error to the failed LOG file (facebook/rocksdb#12448); fatal avoids that.",
+    "Least severe messages written to RocksDB's info LOG (Options.info_log_level; unset: RocksDB's default, info, or the options file's). A full disk ends the run cleanly at any level: the binding keeps space allocated for the LOG (docs/engines-rocksdb.md, A full disk).",
 );
 
 /// Whether updates use the merge operator instead of read-modify-write.

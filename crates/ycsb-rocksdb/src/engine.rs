@@ -78,6 +78,8 @@ pub(crate) fn open(config: &RocksConfig) -> Result<Opened, StoreError> {
         // loaded with merge updates stays readable without them.
         options.set_merge_operator_associative(MERGE_OPERATOR_NAME, merge_fields);
     }
+    // Before anything touches the directory, destroy included.
+    check_dir(&config.path)?;
     if config.destroy {
         DB::destroy(&options, &config.path).map_err(|e| open_error(config, "destroying", e))?;
     }
@@ -96,6 +98,60 @@ pub(crate) fn open(config: &RocksConfig) -> Result<Opened, StoreError> {
     }
     .map_err(|e| open_error(config, "opening", e))?;
     Ok(Opened { db, options })
+}
+
+/// Refuses a directory that is not RocksDB's: a LevelDB database (RocksDB
+/// would open it and rewrite it so that LevelDB reports `Corruption:
+/// VersionEdit: unknown tag`) or a non-empty directory holding no
+/// database. A missing or empty directory, or one holding only files a
+/// database being created leaves (LOG, LOCK, logs, tables), is fine.
+fn check_dir(path: &Path) -> Result<(), StoreError> {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        // Missing, or not a directory: creating or opening it says so.
+        return Ok(());
+    };
+    let names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let refuse = |what: String| {
+        Err(StoreError::Open {
+            store: "rocksdb".into(),
+            message: format!(
+                "rocksdb.dbname={} {what}; nothing was changed (use the store that made it, or another rocksdb.dbname)",
+                path.display()
+            ),
+        })
+    };
+    let rocksdb = names
+        .iter()
+        .any(|n| n == "IDENTITY" || n.starts_with("OPTIONS-"));
+    if rocksdb || names.is_empty() {
+        return Ok(());
+    }
+    if names.iter().any(|n| n == "CURRENT") {
+        return refuse(
+            "holds a LevelDB database (CURRENT and MANIFEST without RocksDB's IDENTITY and OPTIONS files): RocksDB would rewrite it so that LevelDB can no longer read it".into(),
+        );
+    }
+    match names.iter().find(|n| !is_engine_file(n)) {
+        Some(other) => refuse(format!(
+            "is not empty and holds no RocksDB database (no CURRENT file; it holds {other:?})"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A file RocksDB leaves in its directory before CURRENT exists.
+fn is_engine_file(name: &str) -> bool {
+    let numbered = |ext: &str| {
+        name.strip_suffix(ext)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    matches!(name, "LOCK" | "LOG")
+        || name.starts_with("LOG.old")
+        || name.starts_with("MANIFEST-")
+        || [".log", ".sst", ".dbtmp"].into_iter().any(numbered)
 }
 
 fn cache(size: usize) -> Result<Cache, StoreError> {

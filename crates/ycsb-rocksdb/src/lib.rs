@@ -30,6 +30,7 @@
 
 pub mod config;
 mod engine;
+mod log_reserve;
 mod thread;
 
 use std::path::Path;
@@ -113,6 +114,8 @@ pub struct RocksStore {
     /// (facebook/rocksdb#12448); fencing writes keeps the process alive to
     /// report what happened. Threads only read it until it is raised.
     write_fence: std::sync::atomic::AtomicBool,
+    /// Blocks kept past the end of the info LOG (see `log_reserve`).
+    log_reserve: log_reserve::LogReserve,
     options: rocksdb::Options,
     config: RocksConfig,
     engine: EngineInfo,
@@ -124,6 +127,7 @@ impl Drop for RocksStore {
             // SAFETY: `db` is dropped exactly once, here, and never used
             // after: `self` is being dropped.
             unsafe { std::mem::ManuallyDrop::drop(&mut self.db) };
+            self.log_reserve.release();
         }
         // Otherwise the handle is left open on purpose (see `write_fence`):
         // the process exits soon and the OS releases its files.
@@ -164,9 +168,12 @@ impl RocksStore {
             name: "RocksDB".to_string(),
             version: engine::linked_version(&config.path).unwrap_or_else(|| "unknown".into()),
         };
+        let log_reserve = log_reserve::LogReserve::new(&config.path);
+        log_reserve.top_up();
         Ok(Self {
             db: std::mem::ManuallyDrop::new(opened.db),
             write_fence: std::sync::atomic::AtomicBool::new(false),
+            log_reserve,
             options: opened.options,
             config,
             engine,
@@ -195,6 +202,7 @@ impl Store for RocksStore {
         Ok(Box::new(thread::RocksThread::new(
             &self.db,
             &self.write_fence,
+            &self.log_reserve,
             &self.config,
         )))
     }

@@ -7,6 +7,7 @@ use rocksdb::{ReadOptions, WriteOptions, DB};
 use ycsb_db::{codec, Field, Fields, Record, RecordView, ScanResult, Status, StoreThread};
 
 use crate::config::{Format, RocksConfig};
+use crate::log_reserve::{LogReserve, TOP_UP_EVERY};
 
 /// Per-thread state: options built once and buffers reused by every
 /// operation.
@@ -14,6 +15,10 @@ pub(crate) struct RocksThread<'a> {
     db: &'a DB,
     /// The store's write fence: raised after an I/O error on a write.
     write_fence: &'a AtomicBool,
+    /// The info LOG's reserve, topped up every `TOP_UP_EVERY` writes.
+    log_reserve: &'a LogReserve,
+    /// Writes since the thread started (wrapping), for the top-ups.
+    writes: u32,
     merge_update: bool,
     fill_cache: bool,
     /// `Some(field name)` in the `raw` format: a record is its one field's
@@ -31,7 +36,12 @@ impl<'a> RocksThread<'a> {
     /// Builds the thread's state; called on the client thread that will use
     /// it (the runner and `ycsb bench` both do), since the perf level it
     /// sets is RocksDB's per-thread setting.
-    pub(crate) fn new(db: &'a DB, write_fence: &'a AtomicBool, config: &RocksConfig) -> Self {
+    pub(crate) fn new(
+        db: &'a DB,
+        write_fence: &'a AtomicBool,
+        log_reserve: &'a LogReserve,
+        config: &RocksConfig,
+    ) -> Self {
         if let Some(level) = config.perf_level {
             // RocksDB counts into a thread-local perf context on every
             // operation unless told not to (its default for a new thread is
@@ -53,6 +63,8 @@ impl<'a> RocksThread<'a> {
         Self {
             db,
             write_fence,
+            log_reserve,
+            writes: 0,
             merge_update: config.merge_update,
             fill_cache: config.fill_cache,
             raw_field: (config.format == Format::Raw).then(|| config.raw_field.clone()),
@@ -77,10 +89,15 @@ impl<'a> RocksThread<'a> {
     }
 
     /// Whether writes are fenced off after an I/O error; the thread then
-    /// answers ERROR without touching the engine.
+    /// answers ERROR without touching the engine. Called before every
+    /// write, it also tops up the info LOG's reserve now and then.
     #[inline]
     fn fenced(&mut self) -> bool {
         if !self.write_fence.load(Ordering::Relaxed) {
+            self.writes = self.writes.wrapping_add(1);
+            if self.writes % TOP_UP_EVERY == 0 {
+                self.log_reserve.top_up();
+            }
             return false;
         }
         if self.last_error.is_none() {

@@ -20,6 +20,8 @@ extern "C" {
 pub const SIGINT: i32 = 2;
 pub const SIGKILL: i32 = 9;
 pub const SIGTERM: i32 = 15;
+pub const SIGCONT: i32 = 18;
+pub const SIGSTOP: i32 = 19;
 
 /// Sends `signal` to `child`.
 pub fn signal(child: &Child, signal: i32) {
@@ -103,6 +105,11 @@ impl Redis {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Sends `signal` to the server (SIGSTOP: a server that hangs).
+    pub fn signal(&self, sig: i32) {
+        signal(self.child.as_ref().expect("the server runs"), sig);
     }
 
     /// Kills the server at once, as a crash would.

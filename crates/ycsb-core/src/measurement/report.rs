@@ -1,7 +1,8 @@
 //! The final report: figures per phase, run metadata and configuration.
 
 use serde::{Serialize, Serializer};
-use ycsb_db::{is_secret, Origin, Properties, PropertyDecl, Status, REDACTED};
+
+use ycsb_db::{redact_value, Origin, Properties, PropertyDecl, Status};
 
 use super::format::java_ordinal;
 use super::Operation;
@@ -62,7 +63,8 @@ impl RunMetadata {
     /// (set [`RunMetadata::git_revision`] when the build knows it).
     ///
     /// Arguments of the form `name=value` (as after `-p`) whose name is a
-    /// secret by [`is_secret`] with `known` have their value redacted.
+    /// secret by [`ycsb_db::is_secret`] with `known` have their value redacted, and
+    /// credentials in other values (URLs, headers) by [`redact_value`].
     pub fn new(
         tool: impl Into<String>,
         version: impl Into<String>,
@@ -77,7 +79,7 @@ impl RunMetadata {
             start_time: chrono::Local::now().to_rfc3339(),
             command_line: command_line
                 .into_iter()
-                .map(|arg| redact_argument(arg, known))
+                .map(|arg| ycsb_db::redact_argument(&arg, known).into_owned())
                 .collect(),
             store: None,
             engine: None,
@@ -94,25 +96,12 @@ fn host_name() -> Option<String> {
         .filter(|h| !h.is_empty())
 }
 
-fn redact_argument(arg: String, known: &[&PropertyDecl]) -> String {
-    let Some((name, _)) = arg.split_once('=') else {
-        return arg;
-    };
-    // `-pname=value` is how some users glue the flag to its argument.
-    let bare = name.strip_prefix("-p").unwrap_or(name);
-    if is_secret(name, known) || is_secret(bare, known) {
-        format!("{name}={REDACTED}")
-    } else {
-        arg
-    }
-}
-
 /// One property of the effective configuration.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ConfigEntry {
     /// The property name as set (or the declared name for a default).
     pub key: String,
-    /// The value, or [`REDACTED`] for a secret.
+    /// The value, or [`ycsb_db::REDACTED`] for a secret.
     pub value: String,
     /// Where the value came from (`workloads/workloada:3`, `-p flag`,
     /// `default`).
@@ -121,7 +110,8 @@ pub struct ConfigEntry {
 
 /// The effective configuration: every set property, and the default of
 /// every declared property that was not set, sorted by key, with secret
-/// values (by [`is_secret`]) replaced by [`REDACTED`].
+/// values (by [`ycsb_db::is_secret`]) replaced by [`ycsb_db::REDACTED`] and credentials in
+/// other values redacted ([`redact_value`]).
 pub fn effective_config(props: &Properties, known: &[&PropertyDecl]) -> Vec<ConfigEntry> {
     let mut entries: Vec<ConfigEntry> = props
         .iter()
@@ -145,9 +135,7 @@ pub fn effective_config(props: &Properties, known: &[&PropertyDecl]) -> Vec<Conf
         }
     }
     for entry in &mut entries {
-        if is_secret(&entry.key, known) {
-            entry.value = REDACTED.to_string();
-        }
+        entry.value = redact_value(&entry.key, &entry.value, known).into_owned();
     }
     entries.sort_by(|a, b| a.key.cmp(&b.key));
     entries

@@ -164,7 +164,7 @@ impl CoreWorkload {
     ///
     /// # Errors
     ///
-    /// A [`PropertyError`](ycsb_db::PropertyError) naming the count the
+    /// A [`PropertyError`] naming the count the
     /// user set (`recordcount`, `insertcount` or `insertstart`).
     pub fn check_run_phase(&self) -> Result<(), ycsb_db::PropertyError> {
         match &self.empty_key_space {
