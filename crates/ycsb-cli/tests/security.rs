@@ -439,7 +439,10 @@ fn test_code(path: &Path, text: &str) -> Option<String> {
 /// directories of the shipped property files (another user's or another
 /// run's database) or anything under /dev. Each uses its own temporary
 /// directory. A literal is allowed only in an assertion that compares a
-/// parsed default (which opens nothing) and in comments.
+/// parsed default (which opens nothing), in comments, and as `/dev/zero`
+/// given as an *input* the tool must refuse unread (issue 17's `-P
+/// /dev/zero`): nothing writes to it, and a device made in a temporary
+/// directory would not be the file users type.
 #[test]
 fn no_test_touches_shared_default_paths_or_dev() {
     // Built at run time, so that this file's own needles do not match.
@@ -461,6 +464,8 @@ fn no_test_touches_shared_default_paths_or_dev() {
             if t.starts_with("//") || t.starts_with("assert") {
                 continue;
             }
+            let dev_zero = ["/", "dev/zero"].concat();
+            let line = &line.replace(dev_zero.as_str(), "");
             if let Some(n) = needles.iter().find(|n| line.contains(n.as_str())) {
                 offences.push(format!("{}: {n}: {}", path.display(), t));
             }
