@@ -31,7 +31,6 @@ const CASES: &[Case] = &[
     Case { args: "load basic -p fieldlengthdistribution=gauss", file: None, expect: &["fieldlengthdistribution", "'gauss'"] },
     Case { args: "load basic -p field_len_dist=gauss", file: None, expect: &["field_len_dist", "'gauss'"] },
     Case { args: "load basic -p dataintegrity=true -p fieldlengthdistribution=uniform", file: None, expect: &["dataintegrity"] },
-    Case { args: "load basic -p insertstart=10 -p recordcount=5", file: None, expect: &["insertstart"] },
     Case { args: "load basic -p insertcount=10 -p recordcount=5", file: None, expect: &["insertcount"] },
     Case { args: "run basic -p minscanlength=10 -p maxscanlength=5", file: None, expect: &["minscanlength"] },
     Case { args: "run basic -p hotspotdatafraction=1.5 -p requestdistribution=hotspot", file: None, expect: &["hotspotdatafraction", "'1.5'"] },

@@ -415,3 +415,39 @@ fn a_run_on_a_store_never_loaded_hints_at_it() {
         stderr(&o)
     );
 }
+
+/// Issue 16 item 6: Java's `Client` loads `recordcount` records from
+/// `insertstart` when `insertcount` is not set, so `recordcount=10,
+/// insertstart=5` loads key numbers 5..14, while the run phase chooses keys
+/// in `insertstart..recordcount-1` (5..9), as Java's `CoreWorkload` does.
+#[test]
+fn insertstart_without_insertcount_loads_recordcount_keys_from_it() {
+    // The key numbers themselves, from the basic store's verbose lines.
+    let o = run("load basic -p recordcount=10 -p insertstart=5 -p basicdb.verbose=true -p insertorder=ordered -p fieldcount=1 -p fieldlength=4");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut keys: Vec<u64> = stdout(&o)
+        .lines()
+        .filter_map(|l| l.strip_prefix("INSERT usertable user"))
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(keys, (5..15).collect::<Vec<u64>>());
+
+    // Loaded into the memory store and read back in the same process:
+    // ten inserts, and every run-phase read (uniform over 5..9) finds its
+    // record.
+    let o = run("-load -run -db memory -p recordcount=10 -p insertstart=5 -p operationcount=200 -p readproportion=1 -p updateproportion=0 -p requestdistribution=uniform -p seed=7");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(
+        report_value(&out, "INSERT", "Operations").as_deref(),
+        Some("10"),
+        "{out}"
+    );
+    assert_eq!(
+        report_value(&out, "READ", "Return=OK").as_deref(),
+        Some("200"),
+        "{out}"
+    );
+    assert!(!out.contains("NOT_FOUND"), "{out}");
+}

@@ -45,7 +45,7 @@ pub const INSERT_START: Property<u64> = Property::new(
 /// `insertcount`: how many records this client loads.
 pub const INSERT_COUNT: Property<u64> = Property::optional(
     "insertcount",
-    "Number of records this client loads, starting at insertstart (default: recordcount - insertstart). Run-phase reads choose keys in the same range.",
+    "Number of records this client loads, starting at insertstart (default: recordcount, as Java's Client). Run-phase reads choose keys in insertstart..insertstart+insertcount-1, insertcount there defaulting to recordcount - insertstart (Java's CoreWorkload).",
 );
 /// `table`: the table name passed to the store.
 pub const TABLE: Property<String> = Property::new(

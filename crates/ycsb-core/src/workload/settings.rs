@@ -103,34 +103,38 @@ fn check_workload_class(props: &Properties) -> Result<(), PropertyError> {
     Ok(())
 }
 
-/// The record and operation counts, and the range of key numbers
-/// (`insertstart`, `insertcount`) the run phase chooses keys in.
+/// The record and operation counts, the range of key numbers
+/// (`insertstart`, `insertcount`) the run phase chooses keys in, and the
+/// number of records the load phase inserts.
 struct Counts {
     record_count: u64,
     operation_count: u64,
     insert_start: u64,
+    /// `insertcount`, by default `recordcount - insertstart` (0 when
+    /// `insertstart` is beyond `recordcount`): the run phase's key range.
     insert_count: u64,
+    /// What the load phase inserts from `insertstart`: `insertcount` when
+    /// set, else `recordcount`, as Java's `Client` does (so
+    /// `recordcount=10, insertstart=5` loads key numbers 5..14 while the
+    /// run phase chooses among 5..9, as in Java).
+    load_count: u64,
 }
 
 impl Counts {
-    /// Reads the counts; the insert range must lie within `recordcount`,
-    /// since the run phase reads only keys that were loaded.
+    /// Reads the counts; an explicit insert range must lie within
+    /// `recordcount` (Java's check `recordcount >= insertstart +
+    /// insertcount`).
     fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
         let record_count = props.get(&RECORD_COUNT)?;
         let operation_count = props.get(&OPERATION_COUNT)?;
         let insert_start = props.get(&INSERT_START)?;
-        let insert_count = match props.get_opt(&INSERT_COUNT)? {
-            Some(count) => count,
-            None => record_count.checked_sub(insert_start).ok_or_else(|| {
-                props.invalid(
-                    INSERT_START.decl(),
-                    format!("insertstart exceeds recordcount ({record_count})"),
-                )
-            })?,
-        };
-        if insert_start
-            .checked_add(insert_count)
-            .is_none_or(|end| end > record_count)
+        let explicit_count = props.get_opt(&INSERT_COUNT)?;
+        let insert_count =
+            explicit_count.unwrap_or_else(|| record_count.saturating_sub(insert_start));
+        if explicit_count.is_some()
+            && insert_start
+                .checked_add(insert_count)
+                .is_none_or(|end| end > record_count)
         {
             return Err(props.invalid(
                 INSERT_COUNT.decl(),
@@ -139,11 +143,19 @@ impl Counts {
                 ),
             ));
         }
+        let load_count = explicit_count.unwrap_or(record_count);
+        if insert_start.checked_add(load_count).is_none() {
+            return Err(props.invalid(
+                INSERT_START.decl(),
+                format!("insertstart + recordcount ({record_count}) exceeds the key numbers"),
+            ));
+        }
         Ok(Self {
             record_count,
             operation_count,
             insert_start,
             insert_count,
+            load_count,
         })
     }
 
@@ -157,7 +169,7 @@ impl Counts {
         {
             clients.load_share(self.record_count)
         } else {
-            (self.insert_start, self.insert_count)
+            (self.insert_start, self.load_count)
         }
     }
 
@@ -488,5 +500,59 @@ fn check_positive(v: &u64) -> Result<(), String> {
         Ok(())
     } else {
         Err("expected at least 1".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ycsb_db::Origin;
+
+    fn workload(pairs: &[(&str, &str)]) -> Result<CoreWorkload, WorkloadError> {
+        let mut props = Properties::new();
+        for (k, v) in pairs {
+            props.set(*k, *v, Origin::Flag("-p"));
+        }
+        CoreWorkload::from_properties(&props)
+    }
+
+    /// Java's `Client` loads `insertcount` records if set, else
+    /// `recordcount`, from `insertstart`; `CoreWorkload` keeps the run
+    /// phase's key range at `insertstart..insertstart+insertcount-1` with
+    /// `insertcount` defaulting to `recordcount - insertstart`.
+    #[test]
+    fn insertstart_without_insertcount_loads_recordcount_records_as_java() {
+        let w = workload(&[
+            ("recordcount", "10"),
+            ("insertstart", "5"),
+            ("requestdistribution", "uniform"),
+        ])
+        .unwrap();
+        assert_eq!((w.insert_start(), w.insert_count()), (5, 10));
+        assert!(matches!(w.keys, KeySpec::Uniform(5, 9)));
+
+        let w = workload(&[
+            ("recordcount", "10"),
+            ("insertstart", "5"),
+            ("insertcount", "3"),
+            ("requestdistribution", "uniform"),
+        ])
+        .unwrap();
+        assert_eq!((w.insert_start(), w.insert_count()), (5, 3));
+        assert!(matches!(w.keys, KeySpec::Uniform(5, 7)));
+
+        // Beyond recordcount Java still loads recordcount records
+        // (10..14); only a run phase that reads has no key range.
+        let w = workload(&[("recordcount", "5"), ("insertstart", "10")]).unwrap();
+        assert_eq!((w.insert_start(), w.insert_count()), (10, 5));
+        assert!(w.check_run_phase().is_err());
+
+        // An explicit range must still fit within recordcount, as in Java.
+        assert!(workload(&[
+            ("recordcount", "10"),
+            ("insertstart", "5"),
+            ("insertcount", "6")
+        ])
+        .is_err());
     }
 }
