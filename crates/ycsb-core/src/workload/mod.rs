@@ -467,6 +467,20 @@ impl<'w> WorkloadThread<'w> {
         }
     }
 
+    /// The fields a read-modify-write reads, as Java's
+    /// `doTransactionReadModifyWrite`: one random field unless
+    /// `readallfields`, else all fields (Java passes `null`: neither
+    /// `readallfieldsbyname` nor `dataintegrity` names them here).
+    fn read_modify_write_selection(&mut self) -> Fields<'w> {
+        let workload: &'w CoreWorkload = self.workload;
+        if workload.read_all_fields {
+            Fields::All
+        } else {
+            let index = self.random_field();
+            Fields::Only(std::slice::from_ref(&workload.field_names[index]))
+        }
+    }
+
     /// The fields a scan asks for: all, or one random field.
     fn scan_selection(&mut self) -> Fields<'w> {
         let workload: &'w CoreWorkload = self.workload;
@@ -861,7 +875,7 @@ impl WorkloadThread<'_> {
     ) {
         self.next_key();
         let workload = self.workload;
-        let fields = self.read_selection();
+        let fields = self.read_modify_write_selection();
         self.build_values(workload.write_all_fields);
         let start = self.timing.now();
         self.read.clear();

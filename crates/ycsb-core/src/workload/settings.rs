@@ -60,11 +60,9 @@ impl CoreWorkload {
             data_integrity,
             mix,
             keys,
-            scan_length: (
-                min_scan.max(1),
-                max_scan,
-                props.get(&SCAN_LENGTH_DISTRIBUTION)?,
-            ),
+            // Java accepts minscanlength=0: a scan may then ask for no
+            // record.
+            scan_length: (min_scan, max_scan, props.get(&SCAN_LENGTH_DISTRIBUTION)?),
             key_order,
             zero_padding,
             record_count: counts.record_count,
