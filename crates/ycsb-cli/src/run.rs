@@ -123,11 +123,14 @@ impl Printer {
             let seconds = outcome.runtime.as_secs_f64();
             writeln!(out, "{label} runtime(sec): {seconds:.3}")?;
             writeln!(out, "{label} operations(ops): {}", outcome.operations)?;
-            writeln!(
-                out,
-                "{label} throughput(ops/sec): {:.0}",
-                outcome.report.throughput
-            )?;
+            // YCSB-cpp divides by its exact runtime (Java's report line
+            // divides by whole milliseconds).
+            let throughput = if seconds > 0.0 {
+                outcome.operations as f64 / seconds
+            } else {
+                0.0
+            };
+            writeln!(out, "{label} throughput(ops/sec): {throughput:.0}")?;
         }
         if outcome.interrupted {
             writeln!(

@@ -554,15 +554,19 @@ impl Measurements {
             .collect();
 
         let runtime_ns = u64::try_from(runtime.as_nanos()).unwrap_or(u64::MAX);
+        let runtime_ms = u64::try_from(runtime.as_millis()).unwrap_or(u64::MAX);
         PhaseReport {
             phase: phase.to_string(),
-            runtime_ms: u64::try_from(runtime.as_millis()).unwrap_or(u64::MAX),
+            runtime_ms,
             runtime_ns,
             operations,
-            throughput: if runtime_ns == 0 {
+            // Java's `Client`: 1000 * operations / RunTime(ms), over the
+            // whole milliseconds it prints, so the two lines agree. A phase
+            // shorter than 1 ms reports 0 (Java divides by zero: Infinity).
+            throughput: if runtime_ms == 0 {
                 0.0
             } else {
-                operations as f64 * 1e9 / runtime_ns as f64
+                1000.0 * operations as f64 / runtime_ms as f64
             },
             sections,
             observation: None,

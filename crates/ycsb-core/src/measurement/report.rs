@@ -152,7 +152,8 @@ pub struct PhaseReport {
     pub runtime_ns: u64,
     /// Operations completed.
     pub operations: u64,
-    /// Operations per second over the exact runtime (0 for a zero runtime).
+    /// Operations per second as Java computes it, `1000 * operations /
+    /// runtime_ms` over the whole milliseconds (0 below 1 ms).
     pub throughput: f64,
     /// The sections seen: operations in report order, then the intended
     /// latency.

@@ -207,6 +207,7 @@ fn threads_merge_with_exact_counts_and_precise_percentiles() {
     assert_eq!((read.min_ns, read.max_ns), (1_000, N * 1_000));
     // The mean is exact: (1 + N) / 2 microseconds.
     assert_eq!(read.average_us, 50_000.5);
+    // Java: 1000 * operations / RunTime(ms) = 1000 * 100000 / 2000.
     assert_eq!(report.throughput, 50_000.0);
     let percentiles: Vec<f64> = read.percentiles.iter().map(|p| p.percentile).collect();
     assert_eq!(percentiles, [50.0, 95.0, 99.0, 99.9]);
@@ -626,7 +627,8 @@ fn golden_phase() -> PhaseReport {
         runtime_ms: 20_892,
         runtime_ns: 20_892_000_000,
         operations: 1_000_000,
-        throughput: 1_000_000.0 * 1e9 / 20_892_000_000.0,
+        // Java: 1000 * operations / RunTime(ms).
+        throughput: 1000.0 * 1_000_000.0 / 20_892.0,
         sections: vec![read, update, intended],
         observation: None,
     }
@@ -729,7 +731,16 @@ fn summary_throughput_and_text_agree_with_java() {
         String::from_utf8(out).unwrap(),
         "[OVERALL], RunTime(ms), 20892\n[OVERALL], Throughput(ops/sec), 47865.21156423511\n"
     );
-    let zero = measurements.summary("run", Duration::ZERO, 0);
+    // Java divides by the whole milliseconds it prints, not the exact
+    // runtime: 3 operations in 1.9 ms are 1000 * 3 / 1 = 3000 ops/sec
+    // (the exact rate would be 1578.9).
+    let short = measurements.summary("run", Duration::from_micros(1_900), 3);
+    assert_eq!(
+        (short.runtime_ms, short.throughput),
+        (1, 1000.0 * 3.0 / 1.0)
+    );
+    // Below 1 ms Java divides by zero (Infinity); we report 0.
+    let zero = measurements.summary("run", Duration::from_micros(900), 5);
     assert_eq!(zero.throughput, 0.0);
 }
 
