@@ -12,33 +12,44 @@ use super::{NumberGenerator, Rng64};
 /// allocate gigabytes.
 const MAX_BUCKETS: u64 = 1 << 24;
 
-/// Integers drawn from a histogram: bucket i holds `counts[i]` items and
-/// stands for the value (i + 1)·`block_size`.
+/// Integers drawn from a histogram exactly as Java's `HistogramGenerator`
+/// draws them, its off-by-one included.
 ///
-/// Java documents the intent: "we always draw the largest value in the
-/// current bucket, so the value drawn is always a multiple of blockSize.
-/// The minimum value this distribution returns is blockSize (not zero)."
-/// Here P((i + 1)·block_size) = `counts[i]` / Σ counts exactly. Java's loop
-/// is off by one at both ends (bucket 0 gets one extra draw out of Σ
-/// counts, the last bucket's draws go to the value of the one before), and
-/// its `mean()` uses i·block_size; [`mean`](Self::mean) here is the mean of
-/// the values actually drawn. Counts are 64-bit (Java: 32-bit).
-/// [`last_value`](NumberGenerator::last_value) is `block_size` before the
-/// first draw.
+/// Java draws k uniformly in `0..Σ counts`, then for i = 0, 1, …, n − 2
+/// (n buckets) subtracts `counts[i]` and returns (i + 1)·`block_size` as
+/// soon as the rest is ≤ 0; after the loop it returns (n − 1)·`block_size`.
+/// With S_i = counts[0] + … + counts[i], value (i + 1)·b is drawn for
+/// S_(i−1) < k ≤ S_i: bucket 0 gets one draw more than its count and the
+/// last bucket's draws go to the value of the one before (a single bucket
+/// gives 0). Counts 1, 1, 1, 7 with block size 10 give P(10) = 0.2,
+/// P(20) = 0.1, P(30) = 0.7. Trailing empty buckets matter, as in Java
+/// (they move the last value up).
+///
+/// Differences that only widen what is accepted: counts and their sum are
+/// 64-bit (Java: 32-bit). [`mean`](Self::mean) is the mean of the values
+/// actually drawn (Java's `mean()`, Σ i·b·counts[i] / Σ counts, is used by
+/// no workload). [`last_value`](NumberGenerator::last_value) is
+/// `block_size` before the first draw.
 #[derive(Clone, Debug)]
 pub struct HistogramGenerator {
     block_size: u64,
-    /// cumulative[i] = counts[0] + … + counts[i].
+    /// cumulative[i] = counts[0] + … + counts[i], for i < n − 1 (the
+    /// buckets Java's loop visits).
     cumulative: Vec<u64>,
+    /// Σ counts.
+    total: u64,
+    /// draws[j]: how many of the `total` values of k give j·`block_size`.
+    draws: Vec<u64>,
     mean: f64,
     last: u64,
 }
 
 impl HistogramGenerator {
     /// Reads Java's histogram file format: a first line `BlockSize\t<b>`,
-    /// then one `<bucket>\t<count>` line per bucket (buckets from 0; fields
-    /// may be separated by any whitespace; blank lines are ignored; missing
-    /// buckets count 0).
+    /// then one `<bucket>\t<count>` line per bucket (buckets from 0). Java
+    /// needs the buckets in order from 0 with tabs and no blank line; here
+    /// fields may be separated by any whitespace, blank lines are ignored
+    /// and missing buckets count 0 (files Java reads give the same buckets).
     ///
     /// # Errors
     ///
@@ -119,8 +130,9 @@ impl HistogramGenerator {
         )
     }
 
-    /// A histogram whose bucket i holds `counts[i]` items of value
-    /// (i + 1)·`block_size`.
+    /// A histogram of the bucket counts `counts` (bucket i, value
+    /// (i + 1)·`block_size` in Java's intent; see the type for what Java
+    /// actually draws).
     ///
     /// # Errors
     ///
@@ -133,48 +145,70 @@ impl HistogramGenerator {
             return Err(GeneratorError::ZeroBlockSize);
         }
         let mut total = 0u64;
-        let mut weighted = 0.0;
         let mut cumulative = Vec::with_capacity(counts.len());
-        for (i, &count) in counts.iter().enumerate() {
+        for &count in &counts {
             total = total
                 .checked_add(count)
                 .ok_or(GeneratorError::HistogramTooLarge(
                     "the total count exceeds 2^64 - 1",
                 ))?;
-            weighted += (i as f64 + 1.0) * count as f64;
             cumulative.push(total);
         }
         if total == 0 {
             return Err(GeneratorError::EmptyHistogram);
         }
-        // Trailing empty buckets can never be drawn: drop them so the
-        // largest value check below is about values that occur.
-        let used = cumulative
-            .iter()
-            .position(|&c| c == total)
-            .map_or(0, |i| i + 1);
-        cumulative.truncate(used);
-        (used as u64)
-            .checked_mul(block_size)
+        let n = counts.len();
+        cumulative.truncate(n - 1);
+        // F(x): how many k in 0..total satisfy k <= x.
+        let at_most = |x: u64| x.min(total - 1) + 1;
+        let mut draws = vec![0u64; n];
+        let mut below = 0;
+        for (i, &s) in cumulative.iter().enumerate() {
+            let upto = at_most(s);
+            draws[i + 1] += upto - below;
+            below = upto;
+        }
+        draws[n - 1] += total - below;
+        let used = draws.iter().rposition(|&d| d > 0).unwrap_or(0) as u64;
+        used.checked_mul(block_size)
             .ok_or(GeneratorError::HistogramTooLarge(
                 "the largest value exceeds 2^64 - 1",
             ))?;
+        let mean = draws
+            .iter()
+            .enumerate()
+            .map(|(j, &d)| j as f64 * block_size as f64 * d as f64)
+            .sum::<f64>()
+            / total as f64;
         Ok(Self {
             block_size,
             cumulative,
-            mean: block_size as f64 * weighted / total as f64,
+            total,
+            draws,
+            mean,
             last: block_size,
         })
     }
 
-    /// The mean of the drawn values: `block_size · Σ (i + 1)·counts[i] / Σ counts`.
+    /// The value Java's loop returns for the uniform draw `k` (below the
+    /// total count): the first visited bucket i with S_i >= k gives
+    /// (i + 1)·b; when none does, (n − 1)·b, n − 1 being the number of
+    /// visited buckets.
+    #[inline]
+    fn value_of(&self, k: u64) -> u64 {
+        let i = self.cumulative.partition_point(|&c| c < k);
+        let j = if i < self.cumulative.len() { i + 1 } else { i };
+        j as u64 * self.block_size
+    }
+
+    /// The mean of the drawn values.
     pub fn mean(&self) -> f64 {
         self.mean
     }
 
     /// The largest value it draws.
     pub fn max_value(&self) -> u64 {
-        self.cumulative.len() as u64 * self.block_size
+        self.draws.iter().rposition(|&d| d > 0).unwrap_or(0) as u64 * self.block_size
     }
 
     /// The block size.
@@ -182,22 +216,15 @@ impl HistogramGenerator {
         self.block_size
     }
 
-    /// The probability of drawing `value`.
+    /// The exact probability of drawing `value`, from Java's algorithm.
     pub fn probability(&self, value: u64) -> f64 {
-        if value == 0 || value % self.block_size != 0 {
+        if value % self.block_size != 0 {
             return 0.0;
         }
-        let i = (value / self.block_size - 1) as usize;
-        let Some(&upto) = self.cumulative.get(i) else {
-            return 0.0;
-        };
-        let before = if i == 0 { 0 } else { self.cumulative[i - 1] };
-        (upto - before) as f64 / self.total() as f64
-    }
-
-    fn total(&self) -> u64 {
-        // Not empty: from_buckets refuses an all-zero histogram.
-        self.cumulative.last().copied().unwrap_or(0)
+        usize::try_from(value / self.block_size)
+            .ok()
+            .and_then(|j| self.draws.get(j))
+            .map_or(0.0, |&d| d as f64 / self.total as f64)
     }
 }
 
@@ -209,10 +236,7 @@ fn parse(text: &str) -> Result<u64, String> {
 
 impl NumberGenerator for HistogramGenerator {
     fn next_value(&mut self, rng: &mut Rng64) -> u64 {
-        let k = rng.random_range(0..self.total());
-        // The first bucket whose cumulative count exceeds k.
-        let i = self.cumulative.partition_point(|&c| c <= k) as u64;
-        self.last = (i + 1) * self.block_size;
+        self.last = self.value_of(rng.random_range(0..self.total));
         self.last
     }
 
@@ -234,26 +258,78 @@ mod tests {
         f
     }
 
+    /// Java's `nextValue` loop, transcribed: `number` is the uniform draw
+    /// in `0..area`.
+    fn java_next_value(block_size: u64, buckets: &[u64], mut number: i128) -> u64 {
+        let mut i = 0;
+        while i < buckets.len() - 1 {
+            number -= i128::from(buckets[i]);
+            if number <= 0 {
+                return (i as u64 + 1) * block_size;
+            }
+            i += 1;
+        }
+        i as u64 * block_size
+    }
+
+    /// Every draw k maps to the value Java's loop returns for it, so the
+    /// table of probabilities is Java's exactly (no tolerance needed).
     #[test]
-    fn fits_the_counts_including_empty_first_bucket() {
-        let mut g = HistogramGenerator::from_buckets(100, vec![0, 5, 1, 0, 4]).unwrap();
-        assert!((g.mean() - 100.0 * (2.0 * 5.0 + 3.0 + 5.0 * 4.0) / 10.0).abs() < 1e-9);
+    fn every_draw_gives_javas_value() {
+        let cases: [&[u64]; 7] = [
+            &[1, 1, 1, 7],
+            &[0, 5, 1, 0, 4],
+            &[3, 1, 0, 4],
+            &[1, 1, 1, 7, 0, 0],
+            &[5],
+            &[0, 0, 3],
+            &[2, 0],
+        ];
+        for buckets in cases {
+            let g = HistogramGenerator::from_buckets(10, buckets.to_vec()).unwrap();
+            let total: u64 = buckets.iter().sum();
+            let mut counts = std::collections::BTreeMap::<u64, u64>::new();
+            for k in 0..total {
+                let java = java_next_value(10, buckets, i128::from(k));
+                assert_eq!(g.value_of(k), java, "{buckets:?}, k = {k}");
+                *counts.entry(java).or_default() += 1;
+            }
+            for v in (0..=10 * buckets.len() as u64 + 10).step_by(5) {
+                let expected = counts.get(&v).copied().unwrap_or(0) as f64 / total as f64;
+                assert_eq!(g.probability(v), expected, "{buckets:?}, value {v}");
+            }
+            let mean = counts.iter().map(|(&v, &c)| (v * c) as f64).sum::<f64>() / total as f64;
+            assert!((g.mean() - mean).abs() < 1e-9, "{buckets:?}");
+            assert_eq!(g.max_value(), *counts.keys().last().unwrap(), "{buckets:?}");
+        }
+    }
+
+    /// The reference's example: buckets 1, 1, 1, 7 with BlockSize 10 give
+    /// Java {10: 0.2, 20: 0.1, 30: 0.7}. Drawn 20,000 times with a fixed
+    /// seed, the counts fit these probabilities by chi-square at the
+    /// shared test level (testutil::ALPHA); the seed makes it repeatable.
+    #[test]
+    fn java_off_by_one_probabilities() {
+        let mut g = HistogramGenerator::from_buckets(10, vec![1, 1, 1, 7]).unwrap();
+        let probs: Vec<f64> = [0, 10, 20, 30, 40]
+            .iter()
+            .map(|&v| g.probability(v))
+            .collect();
+        assert_eq!(probs, [0.0, 0.2, 0.1, 0.7, 0.0]);
         let mut rng = seeded_rng(50, 0);
-        let mut counts = [0u64; 5];
+        let mut counts = [0u64; 3];
         for _ in 0..20_000 {
             let v = g.next_value(&mut rng);
             assert_eq!(g.last_value(), v);
-            assert!(v % 100 == 0 && v >= 100);
-            counts[(v / 100 - 1) as usize] += 1;
+            assert!([10, 20, 30].contains(&v), "{v}");
+            counts[(v / 10 - 1) as usize] += 1;
         }
-        // Zero-count buckets are never drawn.
-        assert_eq!((counts[0], counts[3]), (0, 0));
-        let expected: Vec<f64> = (1..=5).map(|b| g.probability(b * 100)).collect();
-        assert_eq!(expected, [0.0, 0.5, 0.1, 0.0, 0.4]);
-        assert_fits(&[counts[1], counts[2], counts[4]], &[0.5, 0.1, 0.4]);
+        assert_fits(&counts, &[0.2, 0.1, 0.7]);
+        // An empty first bucket is still drawn once (k = 0), as in Java.
+        let g = HistogramGenerator::from_buckets(100, vec![0, 5, 1, 0, 4]).unwrap();
+        let probs: Vec<f64> = (1..=5).map(|b| g.probability(b * 100)).collect();
+        assert_eq!(probs, [0.1, 0.5, 0.1, 0.3, 0.0]);
         assert_eq!(g.probability(150), 0.0);
-        assert_eq!(g.probability(0), 0.0);
-        assert_eq!(g.probability(600), 0.0);
     }
 
     #[test]
@@ -261,15 +337,16 @@ mod tests {
         let f = file("BlockSize\t10\n0\t3\n1\t1\n\n3\t4\n");
         let mut g = HistogramGenerator::from_file(f.path()).unwrap();
         assert_eq!(g.block_size(), 10);
+        // Buckets 3, 1, 0, 4 (bucket 2 missing counts 0): Java's loop
+        // gives k = 0..=3 -> 10, k = 4 -> 20, k = 5..=7 -> 30.
         let probs: Vec<f64> = (1..=4).map(|b| g.probability(b * 10)).collect();
-        assert_eq!(probs, [0.375, 0.125, 0.0, 0.5]);
-        assert!((g.mean() - 10.0 * (3.0 + 2.0 + 16.0) / 8.0).abs() < 1e-9);
+        assert_eq!(probs, [0.5, 0.125, 0.375, 0.0]);
         let mut rng = seeded_rng(51, 0);
-        assert!((0..100).all(|_| [10, 20, 40].contains(&g.next_value(&mut rng))));
+        assert!((0..100).all(|_| [10, 20, 30].contains(&g.next_value(&mut rng))));
         // Out-of-order buckets are fine.
         let f = file("BlockSize 10\n3 4\n0 3\n1 1\n");
         let h = HistogramGenerator::from_file(f.path()).unwrap();
-        assert_eq!(h.probability(40), 0.5);
+        assert_eq!(h.probability(30), 0.375);
     }
 
     #[test]
@@ -338,11 +415,19 @@ mod tests {
             HistogramGenerator::from_buckets(1, vec![u64::MAX, 1]),
             Err(GeneratorError::HistogramTooLarge(_))
         ));
+        // The largest value drawn counts: 2 * b for buckets 1, 5, 1
+        // (k = 2..=6), which overflows.
         assert!(matches!(
-            HistogramGenerator::from_buckets(u64::MAX, vec![0, 1]),
+            HistogramGenerator::from_buckets(u64::MAX, vec![1, 5, 1]),
             Err(GeneratorError::HistogramTooLarge(_))
         ));
-        // Trailing empty buckets do not count towards the largest value.
-        assert!(HistogramGenerator::from_buckets(u64::MAX, vec![1, 0, 0]).is_ok());
+        // Buckets 0, 1 and 1, 0, 0 draw only b (k = 0), which fits; a
+        // single bucket draws only 0, as Java's loop does.
+        for buckets in [vec![0, 1], vec![1, 0, 0], vec![1]] {
+            let g = HistogramGenerator::from_buckets(u64::MAX, buckets.clone()).unwrap();
+            let only = if buckets.len() == 1 { 0 } else { u64::MAX };
+            assert_eq!(g.max_value(), only, "{buckets:?}");
+            assert_eq!(g.probability(only), 1.0, "{buckets:?}");
+        }
     }
 }
