@@ -18,7 +18,7 @@ const MAX_BUCKETS: u64 = 1 << 24;
 /// Java draws k uniformly in `0..Σ counts`, then for i = 0, 1, …, n − 2
 /// (n buckets) subtracts `counts[i]` and returns (i + 1)·`block_size` as
 /// soon as the rest is ≤ 0; after the loop it returns (n − 1)·`block_size`.
-/// With S_i = counts[0] + … + counts[i], value (i + 1)·b is drawn for
+/// With `S_i = counts[0] + … + counts[i]`, value (i + 1)·b is drawn for
 /// S_(i−1) < k ≤ S_i: bucket 0 gets one draw more than its count and the
 /// last bucket's draws go to the value of the one before (a single bucket
 /// gives 0). Counts 1, 1, 1, 7 with block size 10 give P(10) = 0.2,
@@ -27,7 +27,7 @@ const MAX_BUCKETS: u64 = 1 << 24;
 ///
 /// Differences that only widen what is accepted: counts and their sum are
 /// 64-bit (Java: 32-bit). [`mean`](Self::mean) is the mean of the values
-/// actually drawn (Java's `mean()`, Σ i·b·counts[i] / Σ counts, is used by
+/// actually drawn (Java's `mean()`, `Σ i·b·counts[i] / Σ counts`, is used by
 /// no workload). [`last_value`](NumberGenerator::last_value) is
 /// `block_size` before the first draw.
 #[derive(Clone, Debug)]
