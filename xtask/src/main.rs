@@ -30,6 +30,12 @@ const DEBIAN_PACKAGES: &[&str] = &[
     "redis-tools",
     "rocksdb-tools",
     "nginx-light",
+    // The etcd store's tests start etcd clusters; its TLS test makes
+    // certificates with openssl; native-tls links OpenSSL.
+    "etcd-server",
+    "openssl",
+    "libssl-dev",
+    "pkg-config",
     "chromium",
     // mount(8)/umount(8): the disk-full test mounts a small tmpfs.
     "mount",
@@ -159,7 +165,7 @@ fn deps() -> Result<()> {
         .env("DEBIAN_FRONTEND", "noninteractive"))?;
     // The Debian packages start their services; the tests start their own
     // servers on free loopback ports, so stop the system ones.
-    for service in ["redis-server", "nginx"] {
+    for service in ["redis-server", "nginx", "etcd"] {
         let _ = Command::new("service").args([service, "stop"]).status();
     }
     Ok(())

@@ -255,3 +255,15 @@ fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
         eprintln!("{engine}: {acknowledged} acknowledged records survived SIGKILL");
     }
 }
+
+#[test]
+fn data_integrity_holds_across_processes_on_an_etcd_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = ycsb_etcd::testing::EtcdCluster::start(dir.path(), 3).unwrap();
+    let props = vec![
+        "-p".to_string(),
+        format!("etcd.endpoints={}", cluster.endpoints()),
+    ];
+    let verified = verify_across_processes("etcd", &props);
+    assert!(verified > 2000, "etcd: {verified}");
+}

@@ -53,6 +53,7 @@ registry! {
         "leveldb" => ycsb_leveldb::DESCRIPTOR,
         "http" => ycsb_http::DESCRIPTOR,
         "redis" => ycsb_redis::DESCRIPTOR,
+        "etcd" => ycsb_etcd::DESCRIPTOR,
     ],
 }
 
