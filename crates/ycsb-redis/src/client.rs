@@ -8,9 +8,11 @@
 //! buffers for the next round, keeping their capacity. Batched writes are
 //! commands left in the buffers until a later round sends them.
 
+use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ycsb_db::{Fields, Record, ScanResult, Status, StoreError, StoreThread};
@@ -42,6 +44,52 @@ pub(crate) struct Failure {
 pub(crate) struct SlotTable {
     nodes: Vec<String>,
     slot_node: Vec<u16>,
+    /// The replicas of each node in `nodes` that serves slots.
+    replicas: Vec<Vec<String>>,
+}
+
+impl SlotTable {
+    /// Every node to ask for the current map: the seeds, then the
+    /// masters and replicas this map knows.
+    pub(crate) fn addresses(&self, config: &RedisConfig) -> Vec<String> {
+        let mut all = config.nodes.clone();
+        for addr in self.nodes.iter().chain(self.replicas.iter().flatten()) {
+            if !all.contains(addr) {
+                all.push(addr.clone());
+            }
+        }
+        all
+    }
+}
+
+/// Node health shared by the threads of one store. When one thread finds
+/// a node unresponsive (a timeout, a refused connection), the others fail
+/// fast on it until its backoff ends, instead of each waiting out
+/// `redis.timeout`; then one thread, not all, probes it again. Threads
+/// read their node's flag once per round (a load of a line that changes
+/// only when a node fails or recovers) and write it only then.
+#[derive(Debug)]
+pub(crate) struct Health {
+    epoch: Instant,
+    nodes: Mutex<HashMap<String, Arc<AtomicU64>>>,
+}
+
+impl Health {
+    pub(crate) fn new() -> Self {
+        Self {
+            epoch: Instant::now(),
+            nodes: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The shared "down until" of `addr`: milliseconds since the epoch
+    /// (plus one), 0 while the node is healthy.
+    fn of(&self, addr: &str) -> Arc<AtomicU64> {
+        match self.nodes.lock() {
+            Ok(mut nodes) => nodes.entry(addr.to_string()).or_default().clone(),
+            Err(_) => Arc::default(),
+        }
+    }
 }
 
 /// Opens a connection to `addr` and authenticates it.
@@ -123,6 +171,22 @@ fn call(stream: &mut TcpStream, args: &[&[u8]]) -> io::Result<Vec<u8>> {
     }
 }
 
+/// Sends `READONLY`, which lets a replica answer reads of its master's
+/// slots (harmless on a master).
+fn readonly(stream: &mut TcpStream, addr: &str) -> Result<(), Failure> {
+    let reply = call(stream, &[b"READONLY"]).map_err(|e| Failure {
+        status: Status::ServiceUnavailable,
+        message: format!("READONLY on {addr} failed: {e}"),
+    })?;
+    match Tokens::new(&reply).next_token() {
+        Ok(Some(Token::Error(text))) => Err(Failure {
+            status: error_status(text),
+            message: format!("{addr} refused READONLY: {}", String::from_utf8_lossy(text)),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// The server's version from `INFO server` (empty when the server has no
 /// such field), checking on the way that a node answers and accepts the
 /// password.
@@ -198,6 +262,19 @@ fn parse_slots(reply: &[u8], asked: &str) -> Result<SlotTable, String> {
     let mut table = SlotTable {
         nodes: Vec::new(),
         slot_node: vec![u16::MAX; SLOTS],
+        replicas: Vec::new(),
+    };
+    let host_of = |host: &[u8]| {
+        let host = String::from_utf8_lossy(host);
+        // Nodes that do not know their own address answer "" or "?": the
+        // address we asked is then the one to use.
+        if host.is_empty() || host == "?" {
+            asked.rsplit_once(':').map_or(asked, |(h, _)| h).to_string()
+        } else if host.contains(':') {
+            format!("[{host}]")
+        } else {
+            host.into_owned()
+        }
     };
     for _ in 0..ranges {
         let Ok(Some(Token::Array(Some(k)))) = t.next_token() else {
@@ -214,32 +291,40 @@ fn parse_slots(reply: &[u8], asked: &str) -> Result<SlotTable, String> {
         if m < 2 {
             return Err("node without a port".into());
         }
-        let host = t.bulk().map_err(bad)?.unwrap_or_default();
+        let host = host_of(t.bulk().map_err(bad)?.unwrap_or_default());
         let port = integer(&mut t)?;
         for _ in 2..m {
             t.skip_value().map_err(bad)?;
         }
+        let mut replicas = Vec::new();
         for _ in 3..k {
-            t.skip_value().map_err(bad)?;
+            let Ok(Some(Token::Array(Some(m)))) = t.next_token() else {
+                return Err("expected a replica".into());
+            };
+            if m < 2 {
+                return Err("replica without a port".into());
+            }
+            let host = host_of(t.bulk().map_err(bad)?.unwrap_or_default());
+            let port = integer(&mut t)?;
+            for _ in 2..m {
+                t.skip_value().map_err(bad)?;
+            }
+            replicas.push(format!("{host}:{port}"));
         }
-        let host = String::from_utf8_lossy(host);
-        // Nodes that do not know their own address answer "" or "?": the
-        // address we asked is then the one to use.
-        let host = if host.is_empty() || host == "?" {
-            asked.rsplit_once(':').map_or(asked, |(h, _)| h).to_string()
-        } else if host.contains(':') {
-            format!("[{host}]")
-        } else {
-            host.into_owned()
-        };
         let addr = format!("{host}:{port}");
         let index = match table.nodes.iter().position(|n| *n == addr) {
             Some(i) => i,
             None => {
                 table.nodes.push(addr);
+                table.replicas.push(Vec::new());
                 table.nodes.len() - 1
             }
         };
+        for replica in replicas {
+            if !table.replicas[index].contains(&replica) {
+                table.replicas[index].push(replica);
+            }
+        }
         if !(0..SLOTS as i64).contains(&start) || !(start..SLOTS as i64).contains(&end) {
             return Err(format!("invalid slot range {start}-{end}"));
         }
@@ -360,11 +445,20 @@ struct Node {
     rlen: usize,
     /// Why this round's commands on this node failed.
     failed: Option<Status>,
+    /// The node's health as every thread of the store sees it
+    /// ([`Health`]).
+    down_until: Arc<AtomicU64>,
+    epoch: Instant,
+    /// Whether connections send `READONLY` (replica reads).
+    readonly: bool,
 }
 
 impl Node {
-    fn new(addr: String) -> Self {
+    fn new(addr: String, health: &Health, readonly: bool) -> Self {
         Self {
+            down_until: health.of(&addr),
+            epoch: health.epoch,
+            readonly,
             addr,
             stream: None,
             retry_at: None,
@@ -398,12 +492,62 @@ impl Node {
         self.cmds.len() - 1
     }
 
-    /// Drops the connection and schedules the next attempt.
+    /// Milliseconds since the store's epoch, plus one (0 means healthy).
+    fn now_ms(&self) -> u64 {
+        self.epoch.elapsed().as_millis() as u64 + 1
+    }
+
+    /// Drops the connection and schedules the next attempt, telling the
+    /// other threads to leave the node alone until then.
     fn lose_connection(&mut self) -> Status {
+        let until = self.now_ms() + self.backoff.as_millis() as u64;
+        self.down_until.fetch_max(until, Ordering::Relaxed);
+        self.back_off();
+        Status::ServiceUnavailable
+    }
+
+    /// Drops the connection and schedules this thread's next attempt only
+    /// (a refused password is not the node's unresponsiveness).
+    fn back_off(&mut self) {
         self.stream = None;
         self.retry_at = Some(Instant::now() + self.backoff);
         self.backoff = (self.backoff * 2).min(BACKOFF_MAX);
-        Status::ServiceUnavailable
+    }
+
+    /// Whether this thread may use the node now: no thread found it
+    /// unresponsive, or its backoff ended and this thread won the right
+    /// to probe it (for one timeout, during which the others still fail
+    /// fast).
+    fn gate(&mut self, config: &RedisConfig) -> Result<(), Failure> {
+        let until = self.down_until.load(Ordering::Relaxed);
+        if until == 0 {
+            return Ok(());
+        }
+        let now = self.now_ms();
+        let probe_until = now + config.timeout.as_millis() as u64;
+        if now >= until
+            && self
+                .down_until
+                .compare_exchange(until, probe_until, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            return Ok(());
+        }
+        Err(Failure {
+            status: Status::ServiceUnavailable,
+            message: format!(
+                "{} is unresponsive (seen by another thread); retrying later",
+                self.addr
+            ),
+        })
+    }
+
+    /// Marks the node healthy for every thread after an answer.
+    fn answered(&mut self) {
+        if self.down_until.load(Ordering::Relaxed) != 0 {
+            self.down_until.store(0, Ordering::Relaxed);
+        }
+        self.backoff = BACKOFF_START;
     }
 
     fn ensure_connected(&mut self, config: &RedisConfig) -> Result<(), Failure> {
@@ -416,15 +560,27 @@ impl Node {
                 message: format!("{} is down; retrying later", self.addr),
             });
         }
-        match connect(&self.addr, config) {
+        self.gate(config)?;
+        match connect(&self.addr, config).and_then(|mut stream| {
+            if self.readonly {
+                readonly(&mut stream, &self.addr)?;
+            }
+            Ok(stream)
+        }) {
             Ok(stream) => {
                 self.stream = Some(stream);
                 self.retry_at = None;
-                self.backoff = BACKOFF_START;
                 Ok(())
             }
             Err(f) => {
-                self.lose_connection();
+                if f.status == Status::ServiceUnavailable {
+                    self.lose_connection();
+                } else {
+                    // The node answered (refusing the password): it is
+                    // responsive, whatever this thread's own backoff.
+                    self.down_until.store(0, Ordering::Relaxed);
+                    self.back_off();
+                }
                 Err(f)
             }
         }
@@ -435,7 +591,11 @@ impl Node {
         if self.sent == self.wbuf.len() {
             return Ok(());
         }
-        self.ensure_connected(config).map_err(|f| f.status)?;
+        if self.stream.is_some() {
+            self.gate(config).map_err(|f| f.status)?;
+        } else {
+            self.ensure_connected(config).map_err(|f| f.status)?;
+        }
         let Some(stream) = self.stream.as_mut() else {
             return Err(Status::ServiceUnavailable);
         };
@@ -458,6 +618,7 @@ impl Node {
                 Err(_) => return Err(self.lose_connection()),
             }
         }
+        self.answered();
         Ok(())
     }
 
@@ -522,9 +683,15 @@ impl WriteOp {
 #[derive(Debug)]
 pub(crate) struct Client {
     config: Arc<RedisConfig>,
+    health: Arc<Health>,
     nodes: Vec<Node>,
     /// The node of each hash slot (cluster), or empty (standalone).
     slot_node: Vec<u16>,
+    /// With replica reads: the node that answers reads for each node in
+    /// `nodes` that serves slots (one of its replicas, or itself).
+    read_node: Vec<u16>,
+    /// Which of a master's replicas this thread reads from (its number).
+    replica_choice: usize,
     refresh_due: bool,
     refresh_at: Option<Instant>,
     /// Writes queued and not yet answered.
@@ -539,18 +706,23 @@ pub(crate) struct Client {
 }
 
 impl Client {
-    pub(crate) fn new(config: Arc<RedisConfig>, slots: Option<&SlotTable>) -> Self {
-        let (nodes, slot_node) = match slots {
-            Some(table) => (
-                table.nodes.iter().cloned().map(Node::new).collect(),
-                table.slot_node.clone(),
-            ),
-            None => (vec![Node::new(config.nodes[0].clone())], Vec::new()),
+    pub(crate) fn new(
+        config: Arc<RedisConfig>,
+        slots: Option<&SlotTable>,
+        health: Arc<Health>,
+        thread: usize,
+    ) -> Self {
+        let nodes = match slots {
+            Some(_) => Vec::new(),
+            None => vec![Node::new(config.nodes[0].clone(), &health, false)],
         };
-        Self {
+        let mut client = Self {
             config,
+            health,
             nodes,
-            slot_node,
+            slot_node: Vec::new(),
+            read_node: Vec::new(),
+            replica_choice: thread,
             refresh_due: false,
             refresh_at: None,
             ops: Vec::new(),
@@ -560,6 +732,34 @@ impl Client {
             scan_keys: Vec::new(),
             scan_ends: Vec::new(),
             scan_cmds: Vec::new(),
+        };
+        if let Some(table) = slots {
+            client.slot_node = vec![u16::MAX; SLOTS];
+            client.apply(table);
+        }
+        client
+    }
+
+    /// Routes slots (and, with replica reads, reads) as `table` says.
+    fn apply(&mut self, table: &SlotTable) {
+        let map: Vec<usize> = table.nodes.iter().map(|a| self.node_for(a)).collect();
+        for (slot, node) in self.slot_node.iter_mut().zip(&table.slot_node) {
+            *slot = match *node {
+                u16::MAX => u16::MAX,
+                n => map[usize::from(n)] as u16,
+            };
+        }
+        if self.config.read_from_replicas {
+            self.read_node = (0..self.nodes.len() as u16).collect();
+            for (master, replicas) in map.iter().zip(&table.replicas) {
+                if replicas.is_empty() {
+                    continue;
+                }
+                let replica = &replicas[self.replica_choice % replicas.len()];
+                let node = self.node_for(replica);
+                self.read_node.resize(self.nodes.len(), u16::MAX);
+                self.read_node[*master] = node as u16;
+            }
         }
     }
 
@@ -586,11 +786,23 @@ impl Client {
         }
     }
 
+    /// The node to read `key` from: its master's replica with replica
+    /// reads, its master otherwise.
+    fn route_read(&self, key: &[u8]) -> usize {
+        let master = self.route(key);
+        match self.read_node.get(master) {
+            Some(&n) if n != u16::MAX => usize::from(n),
+            _ => master,
+        }
+    }
+
     fn node_for(&mut self, addr: &str) -> usize {
         if let Some(i) = self.nodes.iter().position(|n| n.addr == addr) {
             return i;
         }
-        self.nodes.push(Node::new(addr.to_string()));
+        let readonly = self.config.read_from_replicas;
+        self.nodes
+            .push(Node::new(addr.to_string(), &self.health, readonly));
         self.nodes.len() - 1
     }
 
@@ -602,20 +814,14 @@ impl Client {
         }
         let mut addrs: Vec<String> = self.config.nodes.clone();
         addrs.extend(self.nodes.iter().map(|n| n.addr.clone()));
-        match fetch_slots(&self.config, &addrs) {
-            Ok(table) => {
-                let map: Vec<usize> = table.nodes.iter().map(|a| self.node_for(a)).collect();
-                for (slot, node) in self.slot_node.iter_mut().zip(&table.slot_node) {
-                    *slot = match *node {
-                        u16::MAX => u16::MAX,
-                        n => map[usize::from(n)] as u16,
-                    };
-                }
-                self.refresh_due = false;
-                self.refresh_at = None;
-            }
-            Err(_) => self.refresh_at = Some(Instant::now() + REFRESH_INTERVAL),
+        if let Ok(table) = fetch_slots(&self.config, &addrs) {
+            self.apply(&table);
+            self.refresh_due = false;
         }
+        // Refreshes are at least REFRESH_INTERVAL apart, failed or not: a
+        // burst of MOVED replies during a resharding costs one CLUSTER
+        // SLOTS per thread per interval.
+        self.refresh_at = Some(Instant::now() + REFRESH_INTERVAL);
     }
 
     /// Sends every node's unsent commands, then reads all their replies.
@@ -665,6 +871,9 @@ impl Client {
                 if let Some(owner) = self.slot_node.get_mut(slot) {
                     *owner = target as u16;
                 }
+                // A MOVED says the map is stale: other slots have probably
+                // moved too (a failover moves all of a master's slots).
+                self.refresh_due = true;
             }
             let config = &*self.config;
             let t = &mut self.nodes[target];
@@ -892,7 +1101,7 @@ fn parse_record(reply: &[u8], fields: Fields<'_>, out: &mut Record) -> Status {
 impl StoreThread for Client {
     fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
         self.prepare();
-        let node = self.route(key.as_bytes());
+        let node = self.route_read(key.as_bytes());
         let index = self.queue_read(node, key.as_bytes(), fields);
         self.round(node, index, |reply| Ok(parse_record(reply, fields, out)))
             .unwrap_or_else(|status| status)
@@ -911,7 +1120,7 @@ impl StoreThread for Client {
             return Status::NotImplemented;
         }
         self.prepare();
-        let node = self.route(INDEX_KEY);
+        let node = self.route_read(INDEX_KEY);
         let n = &mut self.nodes[node];
         let mut digits = [0u8; 20];
         let start = n.begin(7);
@@ -1050,7 +1259,7 @@ impl Client {
         let mut from = 0;
         for &end in ends {
             let key = &keys[from..end];
-            let node = self.route(key);
+            let node = self.route_read(key);
             cmds.push((node, self.queue_read(node, key, fields)));
             from = end;
         }
@@ -1152,6 +1361,36 @@ mod tests {
             "h:1"
         )
         .is_err());
+    }
+
+    #[test]
+    fn slot_tables_list_each_masters_replicas() {
+        let mut reply = Vec::new();
+        resp::write_array_header(&mut reply, 2);
+        for (lo, hi, port, replicas) in [
+            (0i64, 99i64, 7000i64, &[7003i64, 7004][..]),
+            (100, 16383, 7001, &[]),
+        ] {
+            resp::write_array_header(&mut reply, 3 + replicas.len());
+            resp::write_integer(&mut reply, lo);
+            resp::write_integer(&mut reply, hi);
+            for port in std::iter::once(&port).chain(replicas) {
+                resp::write_array_header(&mut reply, 4);
+                resp::write_bulk(&mut reply, b"127.0.0.1");
+                resp::write_integer(&mut reply, *port);
+                resp::write_bulk(&mut reply, b"id");
+                resp::write_array_header(&mut reply, 0);
+            }
+        }
+        let table = parse_slots(&reply, "127.0.0.1:7000").unwrap();
+        assert_eq!(table.nodes, vec!["127.0.0.1:7000", "127.0.0.1:7001"]);
+        assert_eq!(
+            table.replicas,
+            vec![
+                vec!["127.0.0.1:7003".to_string(), "127.0.0.1:7004".to_string()],
+                vec![]
+            ]
+        );
     }
 
     #[test]

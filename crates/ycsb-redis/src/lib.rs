@@ -72,7 +72,7 @@ use ycsb_db::{
     Store, StoreDescriptor, StoreError, StoreThread, ThreadContext,
 };
 
-use client::{Client, SlotTable};
+use client::{Client, Health, SlotTable};
 
 ycsb_db::choice_property! {
     /// How scans find keys (`redis.index`).
@@ -147,6 +147,17 @@ pub const INDEX: Property<IndexMode> = Property::new(
      (no index, scans report NOT_IMPLEMENTED).",
 );
 
+/// `redis.read_from_replicas`: send reads to cluster replicas.
+pub const READ_FROM_REPLICAS: Property<bool> = Property::new(
+    "redis.read_from_replicas",
+    "false",
+    "With redis.cluster=true, send reads, scans' index reads and their row reads to the \
+     replicas of each slot's master (READONLY connections; client thread i uses replica \
+     i mod n), spreading read load and measuring replica reads as go-ycsb's redis.read_only \
+     does. Writes always go to masters; replica reads may lag the master's latest writes.",
+)
+.aliases(&["redis.read_only"]);
+
 /// Every property the redis store reads.
 pub const PROPERTIES: &[&PropertyDecl] = &[
     HOST.decl(),
@@ -157,6 +168,7 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     TIMEOUT.decl(),
     PIPELINE.decl(),
     INDEX.decl(),
+    READ_FROM_REPLICAS.decl(),
 ];
 
 /// How the command line finds the redis store.
@@ -210,6 +222,8 @@ pub struct RedisConfig {
     pub pipeline: usize,
     /// How scans find keys.
     pub index: IndexMode,
+    /// Whether reads go to cluster replicas.
+    pub read_from_replicas: bool,
 }
 
 impl RedisConfig {
@@ -260,8 +274,16 @@ impl RedisConfig {
                 Err("expected a depth of at least 1".into())
             }
         })?;
+        let read_from_replicas = properties.get(&READ_FROM_REPLICAS)?;
+        if read_from_replicas && !cluster {
+            return Err(properties.invalid(
+                READ_FROM_REPLICAS.decl(),
+                "replica reads need a Redis Cluster (redis.cluster=true)",
+            ));
+        }
         Ok(Self {
             nodes,
+            read_from_replicas,
             username: properties.get_opt(&USERNAME)?,
             password: properties.get_opt(&PASSWORD)?.map(Secret),
             cluster,
@@ -302,6 +324,7 @@ pub struct RedisStore {
     config: Arc<RedisConfig>,
     slots: Option<Arc<SlotTable>>,
     info: EngineInfo,
+    health: Arc<Health>,
 }
 
 impl RedisStore {
@@ -343,6 +366,7 @@ impl RedisStore {
                 name: "Redis".into(),
                 version,
             },
+            health: Arc::new(Health::new()),
         })
     }
 
@@ -353,8 +377,20 @@ impl RedisStore {
 }
 
 impl Store for RedisStore {
-    fn thread(&self, _context: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
-        let client = Client::new(self.config.clone(), self.slots.as_deref());
+    fn thread(&self, context: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
+        // A thread starts from the cluster's current map, not the one
+        // read at open: a failover or a replica that joined since then
+        // would otherwise cost its first operations (the map read at open
+        // is the fallback when no node answers now).
+        let fresh = self.slots.as_ref().and_then(|known| {
+            client::fetch_slots(&self.config, &known.addresses(&self.config)).ok()
+        });
+        let client = Client::new(
+            self.config.clone(),
+            fresh.as_ref().or(self.slots.as_deref()),
+            self.health.clone(),
+            context.thread_id,
+        );
         Ok(Box::new(client.connected().map_err(|message| {
             StoreError::Open {
                 store: "redis".into(),

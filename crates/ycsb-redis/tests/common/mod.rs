@@ -148,7 +148,15 @@ pub struct RedisCluster {
 
 impl RedisCluster {
     pub fn start() -> Self {
-        let nodes: Vec<RedisServer> = (0..3)
+        Self::start_with(0, 5000)
+    }
+
+    /// Three masters with `replicas` replicas each, and
+    /// `cluster-node-timeout` of `node_timeout_ms` (how long until a
+    /// silent master is failed over).
+    pub fn start_with(replicas: usize, node_timeout_ms: u64) -> Self {
+        let timeout = node_timeout_ms.to_string();
+        let nodes: Vec<RedisServer> = (0..3 * (1 + replicas))
             .map(|_| {
                 RedisServer::start(&[
                     "--cluster-enabled",
@@ -156,14 +164,15 @@ impl RedisCluster {
                     "--cluster-config-file",
                     "nodes.conf",
                     "--cluster-node-timeout",
-                    "5000",
+                    &timeout,
                 ])
             })
             .collect();
         let addrs: Vec<String> = nodes.iter().map(|n| n.addr()).collect();
+        let replicas = replicas.to_string();
         let mut args: Vec<&str> = vec!["--cluster", "create"];
         args.extend(addrs.iter().map(String::as_str));
-        args.extend(["--cluster-replicas", "0", "--cluster-yes"]);
+        args.extend(["--cluster-replicas", &replicas, "--cluster-yes"]);
         let out = redis_cli(&args);
         assert!(
             out.contains("All 16384 slots covered"),
@@ -171,7 +180,17 @@ impl RedisCluster {
         );
         let deadline = Instant::now() + Duration::from_secs(20);
         for node in &nodes {
-            while !node.cli(&["cluster", "info"]).contains("cluster_state:ok") {
+            // Ready: the cluster is ok, every node knows every replica,
+            // and a replica has its master's data link up.
+            let replicas: usize = replicas.parse().unwrap_or(0);
+            while !node.cli(&["cluster", "info"]).contains("cluster_state:ok")
+                || node.cli(&["cluster", "nodes"]).matches("slave").count() < 3 * replicas
+                // A master lists a replica in CLUSTER SLOTS once it has
+                // heard of its first replication offset.
+                || node.cli(&["cluster", "slots"]).matches("127.0.0.1").count() < 3 * (1 + replicas)
+                || (node.cli(&["role"]).starts_with("slave")
+                    && !node.cli(&["info", "replication"]).contains("master_link_status:up"))
+            {
                 assert!(Instant::now() < deadline, "cluster did not become ready");
                 std::thread::sleep(Duration::from_millis(50));
             }

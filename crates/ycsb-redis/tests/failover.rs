@@ -1,0 +1,284 @@
+//! The redis store in a Redis Cluster with replicas, and when a master
+//! fails: replica reads, a master killed and failed over mid-run, and a
+//! frozen master that must not stall every thread.
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::RedisCluster;
+use ycsb_db::{Fields, Properties, Record, Status, Store, StoreContext, ThreadContext};
+use ycsb_redis::RedisStore;
+
+const TABLE: &str = "usertable";
+
+fn props(cluster: &RedisCluster) -> Properties {
+    Properties::new()
+        .with("redis.host", cluster.nodes[0].addr())
+        .with("redis.cluster", "true")
+}
+
+fn open(properties: &Properties) -> RedisStore {
+    RedisStore::open(&StoreContext::new(properties)).expect("store opens")
+}
+
+fn key(i: usize) -> String {
+    format!("user{i}")
+}
+
+fn record(i: usize) -> Record {
+    let mut r = Record::new();
+    r.push("field0", format!("value-{i}").as_bytes());
+    r
+}
+
+/// `cmdstat_<command>`'s calls in a node's `INFO commandstats`.
+fn calls(node: &common::RedisServer, command: &str) -> u64 {
+    let stats = node.cli(&["info", "commandstats"]);
+    let prefix = format!("cmdstat_{command}:calls=");
+    stats
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .and_then(|rest| rest.split(',').next())
+        .map_or(0, |n| n.parse().unwrap())
+}
+
+fn is_replica(node: &common::RedisServer) -> bool {
+    node.cli(&["role"]).starts_with("slave")
+}
+
+#[test]
+fn replica_reads_are_answered_by_replicas() {
+    let cluster = RedisCluster::start_with(1, 5000);
+    let store = open(&props(&cluster).with("redis.read_from_replicas", "true"));
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let n = 300;
+    for i in 0..n {
+        assert_eq!(t.insert(TABLE, &key(i), &record(i)), Status::Ok);
+    }
+    // Replication is asynchronous: wait until every replica has the keys.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for node in cluster.nodes.iter().filter(|n| is_replica(n)) {
+        let master_keys = |node: &common::RedisServer| node.cli(&["dbsize"]);
+        while master_keys(node).trim() == "0" {
+            assert!(Instant::now() < deadline, "replicas did not catch up");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    for node in &cluster.nodes {
+        node.cli(&["config", "resetstat"]);
+    }
+    let mut out = Record::new();
+    for i in 0..n {
+        out.clear();
+        assert_eq!(
+            t.read(TABLE, &key(i), Fields::All, &mut out),
+            Status::Ok,
+            "{i}"
+        );
+        assert_eq!(out.get("field0"), Some(format!("value-{i}").as_bytes()));
+    }
+    let (mut on_replicas, mut on_masters) = (0, 0);
+    for node in &cluster.nodes {
+        let reads = calls(node, "hgetall");
+        if is_replica(node) {
+            on_replicas += reads;
+        } else {
+            on_masters += reads;
+        }
+    }
+    assert_eq!((on_replicas, on_masters), (n as u64, 0));
+    // Writes still go to masters.
+    assert_eq!(t.update(TABLE, &key(0), &record(7)), Status::Ok);
+}
+
+/// Kills the master of `user0`'s slot while four threads read and update
+/// records of every master: the operations on its slots fail
+/// (SERVICE_UNAVAILABLE, counted apart) until the cluster promotes its
+/// replica (cluster-node-timeout 1 s), then succeed on the new master;
+/// the other masters' operations never fail.
+#[test]
+fn a_killed_master_is_failed_over_and_the_run_goes_on() {
+    let mut cluster = RedisCluster::start_with(1, 1000);
+    let store = open(&props(&cluster).with("redis.timeout", "500"));
+    let records = 200;
+    let mut loader = store.thread(ThreadContext::new(0, 1)).unwrap();
+    for i in 0..records {
+        assert_eq!(loader.insert(TABLE, &key(i), &record(i)), Status::Ok);
+    }
+    let victim_port: u16 = {
+        let slot = cluster.nodes[0].cli(&["cluster", "keyslot", &key(0)]);
+        let slots = cluster.nodes[0].cli(&["cluster", "slots"]);
+        // redis-cli prints each range as start, end, then each node's
+        // host, port, id (and metadata): find the range holding the slot.
+        let slot: i64 = slot.trim().parse().unwrap();
+        let lines: Vec<&str> = slots.lines().map(str::trim).collect();
+        let mut found = None;
+        for w in lines.windows(4) {
+            if let (Ok(lo), Ok(hi)) = (w[0].parse::<i64>(), w[1].parse::<i64>()) {
+                if lo <= slot && slot <= hi && w[2].contains('.') {
+                    found = w[3].parse().ok();
+                    break;
+                }
+            }
+        }
+        found.expect("the slot's master")
+    };
+    let victim = cluster
+        .nodes
+        .iter()
+        .position(|n| n.port == victim_port)
+        .unwrap();
+    let threads = 4;
+    let killed_at = std::sync::Mutex::new(None::<Instant>);
+    let results: Vec<(u64, u64, Option<Duration>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let store = &store;
+                let killed_at = &killed_at;
+                s.spawn(move || {
+                    let mut thread = store.thread(ThreadContext::new(t, threads)).unwrap();
+                    let (mut ok, mut unavailable) = (0u64, 0u64);
+                    let mut recovered = None;
+                    let mut out = Record::new();
+                    let deadline = Instant::now() + Duration::from_secs(40);
+                    let mut i = t;
+                    // Until user0's master has been replaced and answered.
+                    while recovered.is_none() && Instant::now() < deadline {
+                        i = (i + 7) % records;
+                        let status = if i % 2 == 0 {
+                            out.clear();
+                            thread.read(TABLE, &key(i), Fields::All, &mut out)
+                        } else {
+                            thread.update(TABLE, &key(i), &record(i))
+                        };
+                        match status {
+                            Status::Ok => ok += 1,
+                            Status::ServiceUnavailable | Status::Error => unavailable += 1,
+                            other => panic!("{other:?}"),
+                        }
+                        let killed = *killed_at.lock().unwrap();
+                        if let Some(at) = killed {
+                            out.clear();
+                            if thread.read(TABLE, &key(0), Fields::All, &mut out) == Status::Ok {
+                                recovered = Some(at.elapsed());
+                            }
+                        }
+                        std::thread::sleep(Duration::from_millis(2));
+                    }
+                    (ok, unavailable, recovered)
+                })
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(500));
+        cluster.nodes[victim].kill();
+        *killed_at.lock().unwrap() = Some(Instant::now());
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let ok: u64 = results.iter().map(|r| r.0).sum();
+    let failed: u64 = results.iter().map(|r| r.1).sum();
+    for (t, (_, _, recovered)) in results.iter().enumerate() {
+        let recovered = recovered.unwrap_or_else(|| panic!("thread {t} never read user0 again"));
+        eprintln!("thread {t}: user0 readable {recovered:?} after the kill");
+    }
+    eprintln!("failover: {ok} operations OK, {failed} failed (counted apart)");
+    assert!(ok > failed, "{ok} OK, {failed} failed");
+    // Every record survived on the new master (they were replicated
+    // before the kill: the load ended long before it).
+    let mut reader = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut out = Record::new();
+    for i in 0..records {
+        out.clear();
+        assert_eq!(
+            reader.read(TABLE, &key(i), Fields::All, &mut out),
+            Status::Ok,
+            "{i}"
+        );
+    }
+}
+
+/// A frozen master (SIGSTOP: connections are accepted, nothing answers)
+/// costs one timeout per probe, not one per thread per attempt: when one
+/// thread times out, the others fail fast on that node until one of them
+/// probes it again.
+#[test]
+fn a_frozen_master_stalls_probes_not_every_thread() {
+    let cluster = RedisCluster::start_with(0, 15000);
+    let store = open(&props(&cluster).with("redis.timeout", "1000"));
+    let records = 90;
+    let mut loader = store.thread(ThreadContext::new(0, 1)).unwrap();
+    for i in 0..records {
+        assert_eq!(loader.insert(TABLE, &key(i), &record(i)), Status::Ok);
+    }
+    let frozen = &cluster.nodes[1];
+    let signal = |sig: &str| {
+        let status = Command::new("kill")
+            .args([sig, &frozen.pid().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    signal("-STOP");
+    let threads = 8;
+    let started = Instant::now();
+    let slow: Vec<u64> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let store = &store;
+                s.spawn(move || {
+                    let mut thread = store.thread(ThreadContext::new(t, threads)).unwrap();
+                    let mut out = Record::new();
+                    let mut slow = 0;
+                    for i in 0..records {
+                        out.clear();
+                        let at = Instant::now();
+                        let status = thread.read(TABLE, &key(i), Fields::All, &mut out);
+                        if at.elapsed() >= Duration::from_millis(900) {
+                            slow += 1;
+                            assert_eq!(status, Status::ServiceUnavailable);
+                        }
+                    }
+                    slow
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    signal("-CONT");
+    let elapsed = started.elapsed();
+    let slow: u64 = slow.iter().sum();
+    eprintln!(
+        "{threads} threads, frozen master: {slow} operations waited out the timeout in {elapsed:?}"
+    );
+    // Each thread's first operation on the frozen node may be in flight
+    // before any thread has timed out; after that only one probe at a
+    // time waits, and probes are at least a timeout apart. Threads that
+    // each waited out every attempt would instead stall about a third of
+    // their 90 reads (the frozen master's share): hundreds of seconds.
+    let probes = elapsed.as_secs() + 1;
+    assert!(
+        slow <= threads as u64 + probes,
+        "{slow} slow operations in {elapsed:?}"
+    );
+    // The node answers again once resumed.
+    std::thread::sleep(Duration::from_millis(1100));
+    let mut thread = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut out = Record::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let all_ok = (0..records).all(|i| {
+            out.clear();
+            thread.read(TABLE, &key(i), Fields::All, &mut out) == Status::Ok
+        });
+        if all_ok {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the resumed master does not answer"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
