@@ -266,6 +266,13 @@ impl Session {
         &self.known
     }
 
+    /// The steady-state window in intervals (`steadystate.window`), by
+    /// which [`Stability::too_short`](crate::observe::Stability::too_short)
+    /// judges a phase.
+    pub fn steady_state_window(&self) -> usize {
+        self.observe.steady_window
+    }
+
     /// The validated workload, runner and measurement settings.
     pub fn benchmark(&self) -> &Benchmark {
         &self.benchmark

@@ -822,7 +822,13 @@ impl Comparison {
         }
         html.push_str("</tbody></table></section>\n");
         for group in &self.groups {
-            let _ = writeln!(html, "<section><h2>{}</h2>", escape(&group.heading));
+            // An anchor per phase (`#run-phase`), to link to.
+            let _ = writeln!(
+                html,
+                "<section id=\"{}\"><h2>{}</h2>",
+                escape(&group.heading.replace(' ', "-")),
+                escape(&group.heading)
+            );
             if let Some(note) = &group.note {
                 let _ = writeln!(html, "<p class=\"note\">{}</p>", escape(note));
             }
