@@ -43,6 +43,7 @@ Options:
   -target <n>      target operations per second over all threads (property target);
                    latency is then also measured from each operation's intended start
   -s               print a status line every status.interval seconds on standard error
+  --interval <n>   (go-ycsb) -s with status.interval=n
   -load, -run, -t  (YCSB-cpp form) the phases to run; -t means -run
   -db <name>       (YCSB-cpp form) the store
 
