@@ -67,21 +67,45 @@ impl Progress for StderrProgress {
     }
 }
 
-fn header(args: &Args, descriptor: &StoreDescriptor, store: &dyn Store) {
+/// The machine's CPU as db_bench shows it: (`count * model`, cache size),
+/// from `/proc/cpuinfo`.
+fn cpu_info() -> Option<(String, String)> {
+    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let field = |name: &str| {
+        text.lines()
+            .filter_map(|l| l.split_once(':'))
+            .filter(|(k, _)| k.trim() == name)
+            .map(|(_, v)| v.trim().to_string())
+            .collect::<Vec<_>>()
+    };
+    let models = field("model name");
+    let model = models.first()?.clone();
+    let cache = field("cache size").first().cloned().unwrap_or_default();
+    Some((format!("{} * {model}", models.len()), cache))
+}
+
+/// db_bench's header block, in its words and layout (`RocksDB:    version
+/// 7.8.3`, `Keys:`, `Entries:` ...), so that parsers of db_bench output
+/// read ours.
+fn header(args: &Args, descriptor: &StoreDescriptor, store: &dyn Store, props: &Properties) {
     let s = &args.settings;
     let info = store.engine_info();
-    let engine = if info.name.is_empty() {
-        String::new()
+    if info.name.is_empty() {
+        println!("Store:      {}", descriptor.name);
     } else {
-        format!(" ({} {})", info.name, info.version)
-    };
+        println!("{}:    version {}", info.name, info.version);
+        println!("Store:      {}", descriptor.name);
+    }
     let compressed = (s.value_size as f64 * s.compression_ratio + 0.5) as u64;
     let mb = |bytes: f64| bytes * s.num as f64 / 1_048_576.0;
-    println!("Store:      {}{engine}", descriptor.name);
     println!(
         "Date:       {}",
         chrono::Local::now().format("%a %b %e %H:%M:%S %Y")
     );
+    if let Some((cpu, cache)) = cpu_info() {
+        println!("CPU:        {cpu}");
+        println!("CPUCache:   {cache}");
+    }
     println!("Keys:       {} bytes each", s.key_size);
     println!(
         "Values:     {} bytes each ({compressed} bytes after compression)",
@@ -96,7 +120,27 @@ fn header(args: &Args, descriptor: &StoreDescriptor, store: &dyn Store) {
         "FileSize:   {:.1} MB (estimated)",
         mb(s.key_size as f64 + s.value_size as f64 * s.compression_ratio)
     );
+    if let Some(codec) = descriptor
+        .dbbench_property("--compression_type")
+        .and_then(|p| props.get_str(p))
+    {
+        println!("Compression: {}", db_bench_codec(codec));
+    }
     println!("------------------------------------------------");
+}
+
+/// A codec as db_bench names it (`Snappy`, `NoCompression`).
+fn db_bench_codec(codec: &str) -> String {
+    match codec.to_ascii_lowercase().as_str() {
+        "none" | "no" | "false" | "0" => "NoCompression".into(),
+        "snappy" => "Snappy".into(),
+        "zlib" => "ZLIB".into(),
+        "bzip2" => "BZip2".into(),
+        "lz4" => "LZ4".into(),
+        "lz4hc" => "LZ4HC".into(),
+        "zstd" => "ZSTD".into(),
+        other => other.to_string(),
+    }
 }
 
 /// Runs `ycsb bench` with the arguments after `bench`.
@@ -124,7 +168,7 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
     if let Some(seed) = args.seed_from_clock() {
         println!("Set seed to {seed} because --seed was 0");
     }
-    header(&args, &descriptor, store.as_ref());
+    header(&args, &descriptor, store.as_ref(), &props);
     for &kind in &args.benchmarks {
         if kind.needs_fresh_db() {
             if args.use_existing_db {

@@ -222,6 +222,41 @@ fn rocksdb_when_the_binary_has_it() {
     ]);
     check_ordered_store(&lines, 3000);
     assert!(out.contains("** rocksdb.stats **"), "{out}");
+    // db_bench's header block, as its parsers expect it.
+    assert!(
+        out.lines().any(|l| l.starts_with("RocksDB:    version ")),
+        "{out}"
+    );
+    assert!(out.contains("\nCompression: Snappy\n"), "{out}");
+}
+
+#[test]
+fn leveldb_db_bench_header_and_compression_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("--db={}", dir.path().join("db").display());
+    let (lines, out) = bench(&[
+        "--db-engine=leveldb",
+        &db,
+        "--benchmarks=fillseq",
+        "--num=100",
+        "--seed=5",
+        "--compression=0",
+    ]);
+    assert_eq!(find(&lines, "fillseq").operations, 100);
+    let header: Vec<&str> = out.lines().take_while(|l| !l.starts_with("---")).collect();
+    assert!(header[0].starts_with("LevelDB:    version 1."), "{out}");
+    for line in [
+        "Keys:       16 bytes each",
+        "Values:     100 bytes each (50 bytes after compression)",
+        "Entries:    100",
+        "Compression: NoCompression",
+    ] {
+        assert!(header.contains(&line), "{line}: {out}");
+    }
+    assert!(
+        header.iter().any(|l| l.starts_with("Date:       ")),
+        "{out}"
+    );
 }
 
 #[test]

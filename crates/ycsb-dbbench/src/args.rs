@@ -77,6 +77,7 @@ const ENGINE_FLAGS: &[EngineFlag] = &[
 /// Boolean flags: `--name`, `--noname`, `--name=true|false|1|0`.
 const BOOL_FLAGS: &[&str] = &[
     "--histogram",
+    "--compression",
     "--use_existing_db",
     "--sync",
     "--disable_wal",
@@ -344,6 +345,16 @@ impl Args {
                 s.stats_interval = (secs > 0).then(|| Duration::from_secs(secs));
             }
             "--histogram" => s.histogram = boolean(flag, value)?,
+            // LevelDB's db_bench: --compression=1 (snappy, its default) or 0.
+            "--compression" => {
+                let codec = if boolean(flag, value)? {
+                    "snappy"
+                } else {
+                    "none"
+                };
+                self.engine_flags
+                    .push(("--compression_type", codec.to_string()));
+            }
             "--use_existing_db" => self.use_existing_db = boolean(flag, value)?,
             "--db-engine" | "--db_engine" => {
                 if value.is_empty() {
@@ -535,7 +546,8 @@ Benchmark flags (db_bench's names and defaults):
 
 Engine flags (set the store's properties; warned about and ignored elsewhere):
 {engine_flags}
-  --compression_type defaults to snappy, as in db_bench.
+  --compression_type defaults to snappy, as in db_bench; LevelDB's db_bench
+  --compression=1|0 means --compression_type=snappy|none.
 
 Fill benchmarks start on an empty database where the store can give one
 ({fresh}); the others keep their data.
@@ -658,6 +670,23 @@ mod tests {
                 store: "rocksdb"
             }]
         );
+    }
+
+    #[test]
+    fn leveldb_db_bench_compression_flag() {
+        let leveldb = ycsb_stores::find("leveldb").unwrap();
+        for (line, codec) in [
+            ("--compression=0", "none"),
+            ("--compression=1", "snappy"),
+            ("--nocompression", "none"),
+            ("--compression", "snappy"),
+        ] {
+            let a = parsed(&format!("--db-engine=leveldb {line}")).unwrap();
+            let (p, warnings) = a.store_properties(&leveldb, Properties::new());
+            assert_eq!(p.get_str("leveldb.compression"), Some(codec), "{line}");
+            assert!(warnings.is_empty(), "{line}: {warnings:?}");
+        }
+        assert!(parsed("--compression=2").is_err());
     }
 
     #[test]
