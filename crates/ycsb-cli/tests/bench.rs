@@ -269,3 +269,44 @@ fn help_names_every_benchmark_and_engine_flag() {
     }
     assert!(out.contains("--cache_size") && out.contains("rocksdb.cache_size, leveldb.cache_size"));
 }
+
+#[test]
+fn report_file_is_db_bench_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("report.csv");
+    let (lines, _) = bench(&[
+        "--db-engine=memory",
+        "--benchmarks=fillseq,readrandom",
+        "--num=20000",
+        "--seed=5",
+        "--report_interval_seconds=1",
+        &format!("--report_file={}", csv.display()),
+    ]);
+    let total: u64 = lines.iter().map(|l| l.operations).sum();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut rows = text.lines();
+    assert_eq!(rows.next(), Some("secs_elapsed,interval_qps"), "{text}");
+    // However fast the machine: whole seconds rising, counts adding up to
+    // at most the operations run.
+    let mut last_secs = 0;
+    let mut counted = 0;
+    for row in rows {
+        let (secs, ops) = row.split_once(',').unwrap();
+        let secs: u64 = secs.parse().unwrap();
+        assert!(secs >= last_secs, "{text}");
+        last_secs = secs;
+        counted += ops.parse::<u64>().unwrap();
+    }
+    assert!(counted <= total, "{counted} > {total}: {text}");
+
+    let out = ycsb()
+        .args(["bench", "--db-engine=memory", "--report_interval_seconds=1"])
+        .arg(format!(
+            "--report_file={}",
+            dir.path().join("no/r.csv").display()
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--report_file="), "{}", stderr(&out));
+}

@@ -218,6 +218,11 @@ pub struct Settings {
     /// `--stats_interval_seconds`: report each thread's progress this
     /// often; `None` for never.
     pub stats_interval: Option<Duration>,
+    /// `--report_interval_seconds`: whether the threads tell
+    /// [`Progress::ops_finished`] their finished operations, for a report
+    /// of the run's throughput every so often (db_bench's `--report_file`
+    /// CSV); `None` for never.
+    pub report_interval: Option<Duration>,
     /// `--seed`: base seed; thread `i` draws from random stream
     /// `first_stream + i`.
     pub seed: u64,
@@ -245,6 +250,7 @@ impl Default for Settings {
             seek_nexts: 0,
             histogram: false,
             stats_interval: None,
+            report_interval: None,
             seed: 0,
             first_stream: 0,
             table: "usertable".to_string(),
@@ -412,6 +418,14 @@ impl fmt::Display for IntervalReport {
 pub trait Progress: Sync {
     /// One thread reached an interval boundary.
     fn interval(&self, report: &IntervalReport);
+
+    /// With [`Settings::report_interval`]: thread `thread` finished `ops`
+    /// more operations. Called every few hundred operations per thread
+    /// (never per operation) and once as the thread ends, so that the
+    /// counts add up to every operation. Default: ignored.
+    fn ops_finished(&self, thread: usize, ops: u64) {
+        let _ = (thread, ops);
+    }
 }
 
 /// A [`Progress`] that ignores every report.
@@ -661,6 +675,10 @@ struct ThreadStats {
     next_check: u64,
     last_report: Instant,
     last_report_done: u64,
+    /// Whether finished operations go to `Progress::ops_finished`.
+    count_ops: bool,
+    /// Operations already told to `Progress::ops_finished`.
+    counted_done: u64,
 }
 
 /// Operations between clock checks for interval reports: rare enough to
@@ -684,6 +702,8 @@ impl ThreadStats {
             next_check: REPORT_CHECK_EVERY,
             last_report: now,
             last_report_done: 0,
+            count_ops: settings.report_interval.is_some(),
+            counted_done: 0,
         }
     }
 
@@ -694,9 +714,18 @@ impl ThreadStats {
         self.last_report = now;
     }
 
-    fn end(&mut self) {
+    fn end(&mut self, progress: &dyn Progress) {
         self.finish = Instant::now();
         self.thread_time = self.finish.saturating_duration_since(self.start);
+        self.count_finished(progress);
+    }
+
+    /// Tells `progress` the operations finished since the last call.
+    fn count_finished(&mut self, progress: &dyn Progress) {
+        if self.count_ops && self.done > self.counted_done {
+            progress.ops_finished(self.id, self.done - self.counted_done);
+            self.counted_done = self.done;
+        }
     }
 
     /// db_bench's `FinishedOps`: one histogram sample per call.
@@ -707,23 +736,25 @@ impl ThreadStats {
             h.add(now.saturating_duration_since(self.last_op).as_micros() as u64);
             self.last_op = now;
         }
+        if self.done < self.next_check {
+            return;
+        }
+        self.next_check = self.done + REPORT_CHECK_EVERY;
+        self.count_finished(progress);
         if let Some(interval) = self.interval {
-            if self.done >= self.next_check {
-                self.next_check = self.done + REPORT_CHECK_EVERY;
-                let now = Instant::now();
-                let since = now.saturating_duration_since(self.last_report);
-                if since >= interval {
-                    progress.interval(&IntervalReport {
-                        thread: self.id,
-                        interval_ops: self.done - self.last_report_done,
-                        total_ops: self.done,
-                        interval: since,
-                        total: now.saturating_duration_since(self.start),
-                        at: chrono::Local::now(),
-                    });
-                    self.last_report = now;
-                    self.last_report_done = self.done;
-                }
+            let now = Instant::now();
+            let since = now.saturating_duration_since(self.last_report);
+            if since >= interval {
+                progress.interval(&IntervalReport {
+                    thread: self.id,
+                    interval_ops: self.done - self.last_report_done,
+                    total_ops: self.done,
+                    interval: since,
+                    total: now.saturating_duration_since(self.start),
+                    at: chrono::Local::now(),
+                });
+                self.last_report = now;
+                self.last_report_done = self.done;
             }
         }
     }
@@ -835,7 +866,7 @@ impl<'a> Worker<'a> {
             BenchmarkKind::DeleteRandom => self.deletes(s.deletes.unwrap_or(s.num), false),
             BenchmarkKind::Stats => Ok(()),
         };
-        self.stats.end();
+        self.stats.end(self.progress);
         result
     }
 
@@ -1032,7 +1063,7 @@ impl<'a> Worker<'a> {
             let n = self.random_key_number();
             self.write_one(n)?;
         }
-        self.stats.end();
+        self.stats.end(self.progress);
         Ok(())
     }
 }

@@ -214,6 +214,49 @@ fn intervals_are_reported_in_db_bench_format() {
     assert!(line.ends_with(" seconds"), "{line}");
 }
 
+/// Counts what `ops_finished` is told, per thread.
+struct Count(Mutex<Vec<(usize, u64)>>);
+
+impl Progress for Count {
+    fn interval(&self, _: &IntervalReport) {}
+
+    fn ops_finished(&self, thread: usize, ops: u64) {
+        self.0.lock().unwrap().push((thread, ops));
+    }
+}
+
+#[test]
+fn finished_operations_are_counted_in_chunks_for_the_report_file() {
+    let store = MemoryStore::new();
+    let s = Settings {
+        threads: 2,
+        report_interval: Some(Duration::from_secs(1)),
+        ..settings(1000)
+    };
+    let progress = Count(Mutex::new(Vec::new()));
+    run(&store, BenchmarkKind::FillRandom, &s, &progress).unwrap();
+    let calls = progress.0.into_inner().unwrap();
+    for thread in 0..2 {
+        let chunks: Vec<u64> = calls
+            .iter()
+            .filter(|(t, _)| *t == thread)
+            .map(|(_, ops)| *ops)
+            .collect();
+        // Every 256 operations, then the rest as the thread ends.
+        assert_eq!(chunks, vec![256, 256, 256, 232], "thread {thread}");
+    }
+    // Off unless asked.
+    let progress = Count(Mutex::new(Vec::new()));
+    run(
+        &store,
+        BenchmarkKind::FillRandom,
+        &settings(1000),
+        &progress,
+    )
+    .unwrap();
+    assert!(progress.0.into_inner().unwrap().is_empty());
+}
+
 #[test]
 fn result_line_is_db_bench_format() {
     let r = BenchReport {
