@@ -237,11 +237,16 @@ fn leveldb_db_bench_header_and_compression_flag() {
     let (lines, out) = bench(&[
         "--db-engine=leveldb",
         &db,
-        "--benchmarks=fillseq",
+        "--benchmarks=fillseq,levelstats",
         "--num=100",
         "--seed=5",
         "--compression=0",
     ]);
+    // db_bench's levelstats table, sizes from LevelDB's mb-at-level gauges.
+    assert!(
+        out.contains("Level Files Size(MB)\n--------------------\n  0        0        0\n"),
+        "{out}"
+    );
     assert_eq!(find(&lines, "fillseq").operations, 100);
     let header: Vec<&str> = out.lines().take_while(|l| !l.starts_with("---")).collect();
     assert!(header[0].starts_with("LevelDB:    version 1."), "{out}");

@@ -109,6 +109,9 @@ pub enum BenchmarkKind {
     DeleteRandom,
     /// Print the store's statistics (engine reports and gauges).
     Stats,
+    /// Print the files (and, where the engine tells, megabytes) per LSM
+    /// level, as db_bench's `levelstats`.
+    LevelStats,
 }
 
 const NAMES: &[(&str, BenchmarkKind)] = &[
@@ -125,6 +128,7 @@ const NAMES: &[(&str, BenchmarkKind)] = &[
     ("deleteseq", BenchmarkKind::DeleteSeq),
     ("deleterandom", BenchmarkKind::DeleteRandom),
     ("stats", BenchmarkKind::Stats),
+    ("levelstats", BenchmarkKind::LevelStats),
 ];
 
 impl BenchmarkKind {
@@ -547,6 +551,9 @@ pub fn run(
     if kind == BenchmarkKind::Stats {
         return Ok(BenchOutcome::Stats(stats_text(store)));
     }
+    if kind == BenchmarkKind::LevelStats {
+        return Ok(BenchOutcome::Stats(level_stats_text(store)));
+    }
     let readers = settings.threads;
     let writer = kind == BenchmarkKind::ReadWhileWriting;
     let total = readers + usize::from(writer);
@@ -641,6 +648,41 @@ fn stats_text(store: &dyn Store) -> String {
     }
     for report in store.final_reports() {
         let _ = writeln!(text, "** {} **\n{}", report.name, report.text.trim_end());
+    }
+    text
+}
+
+/// The `levelstats` benchmark's text, RocksDB's `rocksdb.levelstats`
+/// table from the store's gauges: files per level
+/// (`...num-files-at-levelN`) and megabytes (`...mb-at-levelN`, where the
+/// engine has them; `-` otherwise). A store without levels says so.
+fn level_stats_text(store: &dyn Store) -> String {
+    let mut gauges = Vec::new();
+    store.gauges(&mut gauges);
+    let level = |name: &str, marker: &str| -> Option<usize> {
+        name.rsplit_once(marker).and_then(|(_, n)| n.parse().ok())
+    };
+    let mut rows: Vec<(usize, f64, Option<f64>)> = Vec::new();
+    for g in &gauges {
+        if let Some(n) = level(&g.name, "num-files-at-level") {
+            rows.push((n, g.value, None));
+        }
+    }
+    if rows.is_empty() {
+        return "levelstats: the store reports no files per level\n".to_string();
+    }
+    for g in &gauges {
+        if let Some(n) = level(&g.name, "mb-at-level") {
+            if let Some(row) = rows.iter_mut().find(|r| r.0 == n) {
+                row.2 = Some(g.value);
+            }
+        }
+    }
+    rows.sort_by_key(|r| r.0);
+    let mut text = String::from("Level Files Size(MB)\n--------------------\n");
+    for (n, files, mb) in rows {
+        let size = mb.map_or_else(|| "-".to_string(), |mb| format!("{mb:.0}"));
+        let _ = writeln!(text, "{n:>3} {files:>8} {size:>8}");
     }
     text
 }
@@ -864,7 +906,7 @@ impl<'a> Worker<'a> {
             BenchmarkKind::SeekRandom => self.seek_random(s.reads.unwrap_or(s.num)),
             BenchmarkKind::DeleteSeq => self.deletes(s.deletes.unwrap_or(s.num), true),
             BenchmarkKind::DeleteRandom => self.deletes(s.deletes.unwrap_or(s.num), false),
-            BenchmarkKind::Stats => Ok(()),
+            BenchmarkKind::Stats | BenchmarkKind::LevelStats => Ok(()),
         };
         self.stats.end(self.progress);
         result

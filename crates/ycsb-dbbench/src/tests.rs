@@ -24,6 +24,16 @@ fn measured(store: &dyn Store, kind: BenchmarkKind, s: &Settings) -> BenchReport
 }
 
 #[test]
+fn levelstats_tables_the_files_per_level_or_says_there_are_none() {
+    let store = MemoryStore::new();
+    let text = match run(&store, BenchmarkKind::LevelStats, &settings(1), &NoProgress).unwrap() {
+        BenchOutcome::Stats(text) => text,
+        _ => panic!("levelstats measures nothing"),
+    };
+    assert_eq!(text, "levelstats: the store reports no files per level\n");
+}
+
+#[test]
 fn names_round_trip_and_unknown_names_are_errors() {
     for name in BenchmarkKind::names() {
         assert_eq!(BenchmarkKind::from_name(name).unwrap().name(), name);
