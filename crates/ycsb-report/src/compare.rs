@@ -810,7 +810,7 @@ impl Comparison {
             for cell in cells {
                 let numeric = cell
                     .split([' ', '/'])
-                    .all(|w| w.is_empty() || w.parse::<f64>().is_ok() || w.ends_with('k'));
+                    .all(|w| w.is_empty() || w.parse::<f64>().is_ok());
                 let _ = write!(
                     html,
                     "<td{}>{}</td>",
