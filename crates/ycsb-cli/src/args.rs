@@ -287,6 +287,16 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
                 });
             }
             "-s" => bench.status = true,
+            // go-ycsb's: its measurements every N seconds, which it
+            // always prints: status lines at status.interval=N.
+            "--interval" => {
+                bench.status = true;
+                bench.sources.push(PropertySource::Assignment {
+                    flag: "--interval",
+                    key: "status.interval".into(),
+                    value: value("--interval")?,
+                });
+            }
             "-threads" | "--threads" => bench.sources.push(PropertySource::Assignment {
                 flag: "-threads",
                 key: "threadcount".into(),
@@ -386,6 +396,17 @@ mod tests {
         );
         let r = bench("run rocksdb -s -P workloads/workloada -p rocksdb.dir=/tmp/x");
         assert!(r.run && !r.load);
+        // go-ycsb's --interval: status lines every N seconds.
+        let g = bench("run basic -P workloads/workloada --interval 2");
+        assert!(g.status);
+        assert_eq!(
+            g.sources[1],
+            PropertySource::Assignment {
+                flag: "--interval",
+                key: "status.interval".into(),
+                value: "2".into()
+            }
+        );
     }
 
     #[test]

@@ -18,17 +18,24 @@ pub(crate) struct ObserveHook {
     /// Whether ticks come (a time series is kept): the bar then follows
     /// them rather than the coarser status updates.
     ticking: bool,
+    /// `steadystate.window`: how many intervals a phase needs to be judged.
+    steady_window: usize,
 }
 
 impl ObserveHook {
     /// The progress bar is on when standard error is a terminal and no
     /// status lines (`-s`) are printed there.
-    pub(crate) fn new(status_lines: bool, time_limit: Option<Duration>) -> Self {
+    pub(crate) fn new(
+        status_lines: bool,
+        time_limit: Option<Duration>,
+        steady_window: usize,
+    ) -> Self {
         let progress = (!status_lines && std::io::stderr().is_terminal()).then(ProgressBar::new);
         Self {
             progress,
             time_limit,
             ticking: false,
+            steady_window,
         }
     }
 
@@ -95,21 +102,31 @@ impl ObserveHook {
     pub(crate) fn finish_phase(&mut self, outcome: &PhaseOutcome) {
         self.clear_progress();
         if let Some(observation) = &outcome.report.observation {
-            for line in summary_lines(outcome.phase.name(), observation) {
+            for line in summary_lines(outcome.phase.name(), observation, self.steady_window) {
                 eprintln!("{line}");
             }
         }
     }
 }
 
-/// One-line summaries of a phase's observation.
-fn summary_lines(phase: &str, o: &PhaseObservation) -> Vec<String> {
+/// One-line summaries of a phase's observation: warm-up, stability and
+/// amplification, or for a phase too short to judge one line saying so.
+fn summary_lines(phase: &str, o: &PhaseObservation, steady_window: usize) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(w) = &o.warmup {
         lines.push(format!(
             "{phase} warm-up: {:.1} s, {} operations left out of the report",
             w.end_s, w.operations
         ));
+    }
+    if let Some(s) = o.stability.as_ref().filter(|s| s.too_short(steady_window)) {
+        lines.push(format!(
+            "{phase}: too short to judge stability and amplification ({} intervals of {} s; {} needed)",
+            s.intervals,
+            o.granularity_s,
+            ycsb_core::observe::JUDGED_WINDOWS * steady_window.max(1)
+        ));
+        return lines;
     }
     if let Some(s) = &o.stability {
         let settled = s.steady_state.as_ref().map_or_else(

@@ -1,5 +1,6 @@
-//! `ycsb report <export.json>... -o <file.html|file.svg>`: charts of a
-//! run's time series, drawn by the `ycsb-report` crate.
+//! `ycsb report <export.json>... -o <file.html|file.svg>`: the runs
+//! compared (a summary table, then every run overlaid on each chart),
+//! drawn by the `ycsb-report` crate.
 
 use std::path::{Path, PathBuf};
 
@@ -49,7 +50,7 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
     measurement::check_output_path(&output)
         .map_err(|why| Failure::usage(format!("report: -o {} {why}", output.display())))?;
 
-    let mut groups = Vec::new();
+    let mut exports = Vec::new();
     for path in &inputs {
         let text = ycsb_db::read_input_to_string(path, ycsb_db::RESULT_FILE_LIMIT)
             .map_err(|e| Failure::usage(format!("report: {}: {e}", path.display())))?;
@@ -59,44 +60,29 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
                 path.display()
             ))
         })?;
-        // With several exports, each group says which one it shows.
-        let label = if inputs.len() > 1 {
-            path.display().to_string()
-        } else {
-            String::new()
-        };
-        groups.extend(
-            ycsb_report::charts_from_export(&doc, &path.display().to_string(), &label)
-                .map_err(|e| Failure::usage(format!("report: {e}")))?,
-        );
+        exports.push((path.display().to_string(), doc));
     }
-    let title = title.unwrap_or_else(|| {
-        let names: Vec<String> = inputs.iter().map(|p| file_name(p)).collect();
-        format!("ycsb report: {}", names.join(", "))
-    });
+    let runs = ycsb_report::runs_from_exports(exports)
+        .map_err(|e| Failure::usage(format!("report: {e}")))?;
+    let comparison = ycsb_report::Comparison::new(runs);
+    let title = title.unwrap_or_else(|| comparison.title());
     let page = match format {
-        Format::Html => ycsb_report::render_html(&title, &groups),
-        Format::Svg => ycsb_report::render_svg_page(&title, &groups),
+        Format::Html => comparison.to_html(&title),
+        Format::Svg => ycsb_report::render_svg_page(&title, &comparison.groups),
     };
     measurement::write_atomically(&output, |w| w.write_all(page.as_bytes()))
         .map_err(|e| Failure::runtime(format!("writing {}: {e}", output.display())))?;
-    for group in &groups {
-        if let Some(note) = &group.note {
-            eprintln!("ycsb report: {}: {note}", group.heading);
-        }
-    }
     eprintln!(
-        "ycsb report: {} charts written to {}",
-        groups.iter().map(|g| g.charts.len()).sum::<usize>(),
+        "ycsb report: {} runs, {} charts written to {}",
+        comparison.runs.len(),
+        comparison
+            .groups
+            .iter()
+            .map(|g| g.charts().count())
+            .sum::<usize>(),
         output.display()
     );
     Ok(0)
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
 }
 
 enum Format {

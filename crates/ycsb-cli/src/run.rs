@@ -21,6 +21,11 @@ use crate::{build_properties, find_store, print_unknown, Failure, EXIT_INTERRUPT
 /// observation summaries.
 struct Printer {
     status: bool,
+    /// The engine gauges status lines show (`status.gauges`): Java's line
+    /// stays one line unless asked; the series has every gauge.
+    status_gauges: Vec<String>,
+    /// Whether the gauges asked for were checked against the store's.
+    gauges_checked: bool,
     style: Style,
     /// Whether the text report goes to standard output phase by phase.
     text_to_stdout: bool,
@@ -52,8 +57,15 @@ impl Observer for Printer {
             remaining_operations: update.total_operations.saturating_sub(update.operations),
         };
         let mut text = measurement::format_status_line(&line, update.interval);
+        let all = self.status_gauges.iter().any(|g| g == "all");
         for gauge in update.gauges {
-            text.push_str(&format!(" [{}={}]", gauge.name, gauge.value));
+            if all || self.status_gauges.contains(&gauge.name) {
+                text.push_str(&format!(" [{}={}]", gauge.name, gauge.value));
+            }
+        }
+        if !self.gauges_checked {
+            self.gauges_checked = true;
+            self.check_status_gauges(update.gauges);
         }
         eprintln!("{text}");
     }
@@ -108,6 +120,22 @@ impl SessionObserver for Printer {
 }
 
 impl Printer {
+    /// Names, once, each gauge `status.gauges` asks for that the store
+    /// does not report.
+    fn check_status_gauges(&self, gauges: &[ycsb_db::Gauge]) {
+        let known: Vec<&str> = gauges.iter().map(|g| g.name.as_str()).collect();
+        for wanted in &self.status_gauges {
+            if wanted != "all" && !known.contains(&wanted.as_str()) {
+                let has = if known.is_empty() {
+                    "it reports none".to_string()
+                } else {
+                    format!("it has {}", known.join(", "))
+                };
+                eprintln!("ycsb: status.gauges: the store reports no gauge '{wanted}' ({has})");
+            }
+        }
+    }
+
     /// Prints a finished phase's report on standard output (unless it goes
     /// to an export file), with YCSB-cpp's summary lines in its form.
     fn print_phase(&mut self, outcome: &PhaseOutcome) -> std::io::Result<()> {
@@ -184,11 +212,14 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
     let store = session.open_store(Some(output)).map_err(Failure::usage)?;
     let mut printer = Printer {
         status: bench.status,
+        status_gauges: settings.status_gauges.clone(),
+        gauges_checked: false,
         style: bench.style,
         text_to_stdout: settings.export_file.is_none() && settings.exporter == ExporterKind::Text,
         observe: crate::observe::ObserveHook::new(
             bench.status,
             session.benchmark().runner_settings().max_execution_time,
+            session.steady_state_window(),
         ),
         stdout: std::io::stdout(),
         write_error: None,

@@ -222,6 +222,46 @@ fn rocksdb_when_the_binary_has_it() {
     ]);
     check_ordered_store(&lines, 3000);
     assert!(out.contains("** rocksdb.stats **"), "{out}");
+    // db_bench's header block, as its parsers expect it.
+    assert!(
+        out.lines().any(|l| l.starts_with("RocksDB:    version ")),
+        "{out}"
+    );
+    assert!(out.contains("\nCompression: Snappy\n"), "{out}");
+}
+
+#[test]
+fn leveldb_db_bench_header_and_compression_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("--db={}", dir.path().join("db").display());
+    let (lines, out) = bench(&[
+        "--db-engine=leveldb",
+        &db,
+        "--benchmarks=fillseq,levelstats",
+        "--num=100",
+        "--seed=5",
+        "--compression=0",
+    ]);
+    // db_bench's levelstats table, sizes from LevelDB's mb-at-level gauges.
+    assert!(
+        out.contains("Level Files Size(MB)\n--------------------\n  0        0        0\n"),
+        "{out}"
+    );
+    assert_eq!(find(&lines, "fillseq").operations, 100);
+    let header: Vec<&str> = out.lines().take_while(|l| !l.starts_with("---")).collect();
+    assert!(header[0].starts_with("LevelDB:    version 1."), "{out}");
+    for line in [
+        "Keys:       16 bytes each",
+        "Values:     100 bytes each (50 bytes after compression)",
+        "Entries:    100",
+        "Compression: NoCompression",
+    ] {
+        assert!(header.contains(&line), "{line}: {out}");
+    }
+    assert!(
+        header.iter().any(|l| l.starts_with("Date:       ")),
+        "{out}"
+    );
 }
 
 #[test]
@@ -233,4 +273,45 @@ fn help_names_every_benchmark_and_engine_flag() {
         assert!(out.contains(name), "{name}: {out}");
     }
     assert!(out.contains("--cache_size") && out.contains("rocksdb.cache_size, leveldb.cache_size"));
+}
+
+#[test]
+fn report_file_is_db_bench_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("report.csv");
+    let (lines, _) = bench(&[
+        "--db-engine=memory",
+        "--benchmarks=fillseq,readrandom",
+        "--num=20000",
+        "--seed=5",
+        "--report_interval_seconds=1",
+        &format!("--report_file={}", csv.display()),
+    ]);
+    let total: u64 = lines.iter().map(|l| l.operations).sum();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut rows = text.lines();
+    assert_eq!(rows.next(), Some("secs_elapsed,interval_qps"), "{text}");
+    // However fast the machine: whole seconds rising, counts adding up to
+    // at most the operations run.
+    let mut last_secs = 0;
+    let mut counted = 0;
+    for row in rows {
+        let (secs, ops) = row.split_once(',').unwrap();
+        let secs: u64 = secs.parse().unwrap();
+        assert!(secs >= last_secs, "{text}");
+        last_secs = secs;
+        counted += ops.parse::<u64>().unwrap();
+    }
+    assert!(counted <= total, "{counted} > {total}: {text}");
+
+    let out = ycsb()
+        .args(["bench", "--db-engine=memory", "--report_interval_seconds=1"])
+        .arg(format!(
+            "--report_file={}",
+            dir.path().join("no/r.csv").display()
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--report_file="), "{}", stderr(&out));
 }

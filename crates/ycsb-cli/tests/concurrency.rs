@@ -43,7 +43,13 @@ fn sixty_four_threads_scan_insert_and_delete_without_losing_a_record() {
         .args(["-p", &format!("operationcount={OPERATIONS}")])
         .args(["-p", "scanproportion=0.7", "-p", "insertproportion=0.2"])
         .args(["-p", "deleteproportion=0.1", "-p", "maxscanlength=50"])
-        .args(["-s", "-p", "status.interval=1"])
+        .args([
+            "-s",
+            "-p",
+            "status.interval=1",
+            "-p",
+            "status.gauges=memory.records",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

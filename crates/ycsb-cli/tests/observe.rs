@@ -37,8 +37,14 @@ fn leveldb_rows_carry_gauges_resources_and_db_size() {
     ));
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
-    assert!(err.contains("run stability: "), "{err}");
-    assert!(err.contains("load amplification: write "), "{err}");
+    // Each phase: its stability and amplification, or (too few intervals
+    // on a slow machine) one line saying it is too short to judge.
+    for phase in ["load", "run"] {
+        let figures = err.contains(&format!("{phase} stability: "))
+            && err.contains(&format!("{phase} amplification: write "));
+        let too_short = err.contains(&format!("{phase}: too short to judge"));
+        assert!(figures != too_short, "{phase}: {err}");
+    }
 
     let rows: Vec<Value> = std::fs::read_to_string(&series)
         .unwrap()
@@ -354,4 +360,42 @@ fn progress_bar_only_on_a_terminal() {
         .output()
         .expect("script(1) runs");
     assert!(!stdout(&o).contains("\u{1b}[2K"), "{:?}", stdout(&o));
+}
+
+#[test]
+fn status_lines_keep_java_form_and_short_runs_say_too_short_once() {
+    let line = |extra: &str| {
+        let o = run(&format!(
+            "-run -db memory -P workloads/workloadc -s -p operationcount=2000 {extra}"
+        ));
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    let err = line("");
+    let status: Vec<&str> = err.lines().filter(|l| l.contains(" sec: ")).collect();
+    assert!(!status.is_empty(), "{err}");
+    // Java's status line: no engine values unless asked.
+    assert!(status.iter().all(|l| !l.contains("[memory.")), "{err}");
+    // One 1 s interval judges nothing: one line says so, no figures.
+    assert_eq!(err.matches("too short to judge").count(), 1, "{err}");
+    assert!(
+        err.contains(
+            "run: too short to judge stability and amplification (1 intervals of 1 s; 10 needed)"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("run stability:") && !err.contains("amplification: write"));
+
+    let err = line("-p status.gauges=all");
+    assert!(err.contains("[memory.records="), "{err}");
+    let err = line("-p status.gauges=memory.records,memory.nope");
+    assert!(err.contains("[memory.records="), "{err}");
+    assert_eq!(
+        err.matches(
+            "ycsb: status.gauges: the store reports no gauge 'memory.nope' (it has memory.records"
+        )
+        .count(),
+        1,
+        "{err}"
+    );
 }

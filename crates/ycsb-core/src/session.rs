@@ -35,7 +35,40 @@ pub struct UnknownProperty {
     pub origin: Origin,
     /// A known property within two edits of `key`, if any.
     pub suggestion: Option<&'static str>,
+    /// For a setting of another YCSB (Java's, YCSB-cpp's, go-ycsb's) that
+    /// has no property of the same meaning here: what to use instead.
+    pub instead: Option<&'static str>,
 }
+
+/// Other YCSBs' settings that no property here reads under any name, and
+/// what does their job here. (Names that mean the same as ours are aliases
+/// on the declarations instead.)
+const FOREIGN_PROPERTIES: &[(&str, &str)] = &[
+    (
+        "measurement.raw.output_file",
+        "per-interval figures go to timeseries.file, every latency to the HdrHistogram logs (hdrhistogram.fileoutput)",
+    ),
+    (
+        "measurement.output_file",
+        "the final report goes to exportfile (exporter=json for every figure), the per-interval series to timeseries.file",
+    ),
+    (
+        "measurement.trackjvm",
+        "the client's CPU, memory and I/O are sampled into the time series (timeseries.granularity)",
+    ),
+    (
+        "histogram.buckets",
+        "latencies are kept in HdrHistogram (percentiles: hdrhistogram.percentiles)",
+    ),
+    (
+        "dropdata",
+        "an empty database comes from the store's own property (its destroy or fresh setting: ycsb properties lists them)",
+    ),
+    (
+        "silence",
+        "status lines are printed only with -s",
+    ),
+];
 
 impl std::fmt::Display for UnknownProperty {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -44,7 +77,9 @@ impl std::fmt::Display for UnknownProperty {
             "property '{}' ({}) is not read by the workload, the runner or this store",
             self.key, self.origin
         )?;
-        if let Some(name) = self.suggestion {
+        if let Some(instead) = self.instead {
+            write!(f, "; here {instead}")?;
+        } else if let Some(name) = self.suggestion {
             write!(f, "; did you mean '{name}'?")?;
         }
         Ok(())
@@ -264,6 +299,13 @@ impl Session {
     /// Every property this session reads.
     pub fn known_properties(&self) -> &[&'static PropertyDecl] {
         &self.known
+    }
+
+    /// The steady-state window in intervals (`steadystate.window`), by
+    /// which [`Stability::too_short`](crate::observe::Stability::too_short)
+    /// judges a phase.
+    pub fn steady_state_window(&self) -> usize {
+        self.observe.steady_window
     }
 
     /// The validated workload, runner and measurement settings.
@@ -649,10 +691,15 @@ pub fn unknown_properties(props: &Properties, known: &[&PropertyDecl]) -> Vec<Un
                 .filter(|(d, _)| *d <= 2)
                 .min()
                 .map(|(_, name)| name);
+            let instead = FOREIGN_PROPERTIES
+                .iter()
+                .find(|(name, _)| *name == key)
+                .map(|(_, instead)| *instead);
             UnknownProperty {
                 key: key.to_string(),
                 origin: origin.clone(),
                 suggestion,
+                instead,
             }
         })
         .collect()

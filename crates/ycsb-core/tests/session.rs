@@ -182,6 +182,23 @@ fn the_known_properties_are_every_component_s_and_the_store_s() {
     assert_eq!(unknown.len(), 1, "{unknown:?}");
     assert_eq!(unknown[0].key, "recordcout");
     assert_eq!(unknown[0].suggestion, Some("recordcount"));
+    assert_eq!(unknown[0].instead, None);
+}
+
+#[test]
+fn other_ycsbs_settings_point_to_what_does_their_job_here() {
+    let props = small().with("measurement.output_file", "out.csv");
+    let session = Session::new(props, ycsb_memory::DESCRIPTOR).unwrap();
+    let unknown = session.unknown_properties();
+    assert_eq!(unknown.len(), 1, "{unknown:?}");
+    let text = unknown[0].to_string();
+    assert!(
+        text.starts_with("property 'measurement.output_file' (")
+            && text.ends_with(
+                "is not read by the workload, the runner or this store; here the final report goes to exportfile (exporter=json for every figure), the per-interval series to timeseries.file"
+            ),
+        "{text}"
+    );
 }
 
 #[test]

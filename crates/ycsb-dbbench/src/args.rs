@@ -77,6 +77,7 @@ const ENGINE_FLAGS: &[EngineFlag] = &[
 /// Boolean flags: `--name`, `--noname`, `--name=true|false|1|0`.
 const BOOL_FLAGS: &[&str] = &[
     "--histogram",
+    "--compression",
     "--use_existing_db",
     "--sync",
     "--disable_wal",
@@ -100,6 +101,8 @@ const SETTING_FLAGS: &[&str] = &[
     "--batch_size",
     "--seek_nexts",
     "--stats_interval_seconds",
+    "--report_interval_seconds",
+    "--report_file",
     "--seed",
     "--db-engine",
     "--db_engine",
@@ -198,6 +201,10 @@ pub struct Args {
     pub settings: Settings,
     /// `--use_existing_db`: keep the database, skip the fill benchmarks.
     pub use_existing_db: bool,
+    /// `--report_file` (`report.csv`): where the throughput samples of
+    /// `--report_interval_seconds` go, as db_bench's CSV
+    /// (`secs_elapsed,interval_qps`).
+    pub report_file: PathBuf,
     /// `-P` and `-p`, in argv order: the store's other properties.
     pub property_sources: Vec<PropertySource>,
     /// Engine flags as given: (flag, value).
@@ -255,6 +262,7 @@ impl Args {
             benchmarks: parse_benchmarks(DEFAULT_BENCHMARKS)?,
             settings: Settings::default(),
             use_existing_db: false,
+            report_file: PathBuf::from("report.csv"),
             property_sources: Vec::new(),
             engine_flags: Vec::new(),
         };
@@ -344,6 +352,28 @@ impl Args {
                 s.stats_interval = (secs > 0).then(|| Duration::from_secs(secs));
             }
             "--histogram" => s.histogram = boolean(flag, value)?,
+            "--report_interval_seconds" => {
+                let secs: u64 = number(flag, value, "an unsigned integer")?;
+                s.report_interval = (secs > 0).then(|| Duration::from_secs(secs));
+            }
+            "--report_file" => {
+                if value.is_empty() {
+                    return Err(ArgsError::MissingValue {
+                        flag: flag.to_string(),
+                    });
+                }
+                self.report_file = PathBuf::from(value);
+            }
+            // LevelDB's db_bench: --compression=1 (snappy, its default) or 0.
+            "--compression" => {
+                let codec = if boolean(flag, value)? {
+                    "snappy"
+                } else {
+                    "none"
+                };
+                self.engine_flags
+                    .push(("--compression_type", codec.to_string()));
+            }
             "--use_existing_db" => self.use_existing_db = boolean(flag, value)?,
             "--db-engine" | "--db_engine" => {
                 if value.is_empty() {
@@ -530,12 +560,17 @@ Benchmark flags (db_bench's names and defaults):
   --seek_nexts=0               records read after each seek (seekrandom)
   --histogram                  print latency histograms
   --stats_interval_seconds=0   per-thread progress lines on standard error
+  --report_interval_seconds=0  every N seconds, the operations of all threads over the
+                               interval to --report_file (db_bench's CSV:
+                               secs_elapsed,interval_qps; the count, not divided by N)
+  --report_file=report.csv     where --report_interval_seconds writes
   --seed=0                     base seed (0: from the clock)
   --use_existing_db            keep the database; fill benchmarks are skipped
 
 Engine flags (set the store's properties; warned about and ignored elsewhere):
 {engine_flags}
-  --compression_type defaults to snappy, as in db_bench.
+  --compression_type defaults to snappy, as in db_bench; LevelDB's db_bench
+  --compression=1|0 means --compression_type=snappy|none.
 
 Fill benchmarks start on an empty database where the store can give one
 ({fresh}); the others keep their data.
@@ -658,6 +693,23 @@ mod tests {
                 store: "rocksdb"
             }]
         );
+    }
+
+    #[test]
+    fn leveldb_db_bench_compression_flag() {
+        let leveldb = ycsb_stores::find("leveldb").unwrap();
+        for (line, codec) in [
+            ("--compression=0", "none"),
+            ("--compression=1", "snappy"),
+            ("--nocompression", "none"),
+            ("--compression", "snappy"),
+        ] {
+            let a = parsed(&format!("--db-engine=leveldb {line}")).unwrap();
+            let (p, warnings) = a.store_properties(&leveldb, Properties::new());
+            assert_eq!(p.get_str("leveldb.compression"), Some(codec), "{line}");
+            assert!(warnings.is_empty(), "{line}: {warnings:?}");
+        }
+        assert!(parsed("--compression=2").is_err());
     }
 
     #[test]

@@ -109,6 +109,9 @@ pub enum BenchmarkKind {
     DeleteRandom,
     /// Print the store's statistics (engine reports and gauges).
     Stats,
+    /// Print the files (and, where the engine tells, megabytes) per LSM
+    /// level, as db_bench's `levelstats`.
+    LevelStats,
 }
 
 const NAMES: &[(&str, BenchmarkKind)] = &[
@@ -125,6 +128,7 @@ const NAMES: &[(&str, BenchmarkKind)] = &[
     ("deleteseq", BenchmarkKind::DeleteSeq),
     ("deleterandom", BenchmarkKind::DeleteRandom),
     ("stats", BenchmarkKind::Stats),
+    ("levelstats", BenchmarkKind::LevelStats),
 ];
 
 impl BenchmarkKind {
@@ -218,6 +222,11 @@ pub struct Settings {
     /// `--stats_interval_seconds`: report each thread's progress this
     /// often; `None` for never.
     pub stats_interval: Option<Duration>,
+    /// `--report_interval_seconds`: whether the threads tell
+    /// [`Progress::ops_finished`] their finished operations, for a report
+    /// of the run's throughput every so often (db_bench's `--report_file`
+    /// CSV); `None` for never.
+    pub report_interval: Option<Duration>,
     /// `--seed`: base seed; thread `i` draws from random stream
     /// `first_stream + i`.
     pub seed: u64,
@@ -245,6 +254,7 @@ impl Default for Settings {
             seek_nexts: 0,
             histogram: false,
             stats_interval: None,
+            report_interval: None,
             seed: 0,
             first_stream: 0,
             table: "usertable".to_string(),
@@ -412,6 +422,14 @@ impl fmt::Display for IntervalReport {
 pub trait Progress: Sync {
     /// One thread reached an interval boundary.
     fn interval(&self, report: &IntervalReport);
+
+    /// With [`Settings::report_interval`]: thread `thread` finished `ops`
+    /// more operations. Called every few hundred operations per thread
+    /// (never per operation) and once as the thread ends, so that the
+    /// counts add up to every operation. Default: ignored.
+    fn ops_finished(&self, thread: usize, ops: u64) {
+        let _ = (thread, ops);
+    }
 }
 
 /// A [`Progress`] that ignores every report.
@@ -533,6 +551,9 @@ pub fn run(
     if kind == BenchmarkKind::Stats {
         return Ok(BenchOutcome::Stats(stats_text(store)));
     }
+    if kind == BenchmarkKind::LevelStats {
+        return Ok(BenchOutcome::Stats(level_stats_text(store)));
+    }
     let readers = settings.threads;
     let writer = kind == BenchmarkKind::ReadWhileWriting;
     let total = readers + usize::from(writer);
@@ -631,6 +652,41 @@ fn stats_text(store: &dyn Store) -> String {
     text
 }
 
+/// The `levelstats` benchmark's text, RocksDB's `rocksdb.levelstats`
+/// table from the store's gauges: files per level
+/// (`...num-files-at-levelN`) and megabytes (`...mb-at-levelN`, where the
+/// engine has them; `-` otherwise). A store without levels says so.
+fn level_stats_text(store: &dyn Store) -> String {
+    let mut gauges = Vec::new();
+    store.gauges(&mut gauges);
+    let level = |name: &str, marker: &str| -> Option<usize> {
+        name.rsplit_once(marker).and_then(|(_, n)| n.parse().ok())
+    };
+    let mut rows: Vec<(usize, f64, Option<f64>)> = Vec::new();
+    for g in &gauges {
+        if let Some(n) = level(&g.name, "num-files-at-level") {
+            rows.push((n, g.value, None));
+        }
+    }
+    if rows.is_empty() {
+        return "levelstats: the store reports no files per level\n".to_string();
+    }
+    for g in &gauges {
+        if let Some(n) = level(&g.name, "mb-at-level") {
+            if let Some(row) = rows.iter_mut().find(|r| r.0 == n) {
+                row.2 = Some(g.value);
+            }
+        }
+    }
+    rows.sort_by_key(|r| r.0);
+    let mut text = String::from("Level Files Size(MB)\n--------------------\n");
+    for (n, files, mb) in rows {
+        let size = mb.map_or_else(|| "-".to_string(), |mb| format!("{mb:.0}"));
+        let _ = writeln!(text, "{n:>3} {files:>8} {size:>8}");
+    }
+    text
+}
+
 /// Decrements the count of running readers when dropped.
 struct CountDown<'a>(&'a AtomicUsize);
 
@@ -661,6 +717,10 @@ struct ThreadStats {
     next_check: u64,
     last_report: Instant,
     last_report_done: u64,
+    /// Whether finished operations go to `Progress::ops_finished`.
+    count_ops: bool,
+    /// Operations already told to `Progress::ops_finished`.
+    counted_done: u64,
 }
 
 /// Operations between clock checks for interval reports: rare enough to
@@ -684,6 +744,8 @@ impl ThreadStats {
             next_check: REPORT_CHECK_EVERY,
             last_report: now,
             last_report_done: 0,
+            count_ops: settings.report_interval.is_some(),
+            counted_done: 0,
         }
     }
 
@@ -694,9 +756,18 @@ impl ThreadStats {
         self.last_report = now;
     }
 
-    fn end(&mut self) {
+    fn end(&mut self, progress: &dyn Progress) {
         self.finish = Instant::now();
         self.thread_time = self.finish.saturating_duration_since(self.start);
+        self.count_finished(progress);
+    }
+
+    /// Tells `progress` the operations finished since the last call.
+    fn count_finished(&mut self, progress: &dyn Progress) {
+        if self.count_ops && self.done > self.counted_done {
+            progress.ops_finished(self.id, self.done - self.counted_done);
+            self.counted_done = self.done;
+        }
     }
 
     /// db_bench's `FinishedOps`: one histogram sample per call.
@@ -707,23 +778,25 @@ impl ThreadStats {
             h.add(now.saturating_duration_since(self.last_op).as_micros() as u64);
             self.last_op = now;
         }
+        if self.done < self.next_check {
+            return;
+        }
+        self.next_check = self.done + REPORT_CHECK_EVERY;
+        self.count_finished(progress);
         if let Some(interval) = self.interval {
-            if self.done >= self.next_check {
-                self.next_check = self.done + REPORT_CHECK_EVERY;
-                let now = Instant::now();
-                let since = now.saturating_duration_since(self.last_report);
-                if since >= interval {
-                    progress.interval(&IntervalReport {
-                        thread: self.id,
-                        interval_ops: self.done - self.last_report_done,
-                        total_ops: self.done,
-                        interval: since,
-                        total: now.saturating_duration_since(self.start),
-                        at: chrono::Local::now(),
-                    });
-                    self.last_report = now;
-                    self.last_report_done = self.done;
-                }
+            let now = Instant::now();
+            let since = now.saturating_duration_since(self.last_report);
+            if since >= interval {
+                progress.interval(&IntervalReport {
+                    thread: self.id,
+                    interval_ops: self.done - self.last_report_done,
+                    total_ops: self.done,
+                    interval: since,
+                    total: now.saturating_duration_since(self.start),
+                    at: chrono::Local::now(),
+                });
+                self.last_report = now;
+                self.last_report_done = self.done;
             }
         }
     }
@@ -833,9 +906,9 @@ impl<'a> Worker<'a> {
             BenchmarkKind::SeekRandom => self.seek_random(s.reads.unwrap_or(s.num)),
             BenchmarkKind::DeleteSeq => self.deletes(s.deletes.unwrap_or(s.num), true),
             BenchmarkKind::DeleteRandom => self.deletes(s.deletes.unwrap_or(s.num), false),
-            BenchmarkKind::Stats => Ok(()),
+            BenchmarkKind::Stats | BenchmarkKind::LevelStats => Ok(()),
         };
-        self.stats.end();
+        self.stats.end(self.progress);
         result
     }
 
@@ -1032,7 +1105,7 @@ impl<'a> Worker<'a> {
             let n = self.random_key_number();
             self.write_one(n)?;
         }
-        self.stats.end();
+        self.stats.end(self.progress);
         Ok(())
     }
 }

@@ -24,6 +24,16 @@ fn measured(store: &dyn Store, kind: BenchmarkKind, s: &Settings) -> BenchReport
 }
 
 #[test]
+fn levelstats_tables_the_files_per_level_or_says_there_are_none() {
+    let store = MemoryStore::new();
+    let text = match run(&store, BenchmarkKind::LevelStats, &settings(1), &NoProgress).unwrap() {
+        BenchOutcome::Stats(text) => text,
+        _ => panic!("levelstats measures nothing"),
+    };
+    assert_eq!(text, "levelstats: the store reports no files per level\n");
+}
+
+#[test]
 fn names_round_trip_and_unknown_names_are_errors() {
     for name in BenchmarkKind::names() {
         assert_eq!(BenchmarkKind::from_name(name).unwrap().name(), name);
@@ -212,6 +222,49 @@ fn intervals_are_reported_in_db_bench_format() {
         "{line}"
     );
     assert!(line.ends_with(" seconds"), "{line}");
+}
+
+/// Counts what `ops_finished` is told, per thread.
+struct Count(Mutex<Vec<(usize, u64)>>);
+
+impl Progress for Count {
+    fn interval(&self, _: &IntervalReport) {}
+
+    fn ops_finished(&self, thread: usize, ops: u64) {
+        self.0.lock().unwrap().push((thread, ops));
+    }
+}
+
+#[test]
+fn finished_operations_are_counted_in_chunks_for_the_report_file() {
+    let store = MemoryStore::new();
+    let s = Settings {
+        threads: 2,
+        report_interval: Some(Duration::from_secs(1)),
+        ..settings(1000)
+    };
+    let progress = Count(Mutex::new(Vec::new()));
+    run(&store, BenchmarkKind::FillRandom, &s, &progress).unwrap();
+    let calls = progress.0.into_inner().unwrap();
+    for thread in 0..2 {
+        let chunks: Vec<u64> = calls
+            .iter()
+            .filter(|(t, _)| *t == thread)
+            .map(|(_, ops)| *ops)
+            .collect();
+        // Every 256 operations, then the rest as the thread ends.
+        assert_eq!(chunks, vec![256, 256, 256, 232], "thread {thread}");
+    }
+    // Off unless asked.
+    let progress = Count(Mutex::new(Vec::new()));
+    run(
+        &store,
+        BenchmarkKind::FillRandom,
+        &settings(1000),
+        &progress,
+    )
+    .unwrap();
+    assert!(progress.0.into_inner().unwrap().is_empty());
 }
 
 #[test]

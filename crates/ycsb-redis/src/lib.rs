@@ -86,13 +86,25 @@ ycsb_db::choice_property! {
     }
 }
 
+ycsb_db::choice_property! {
+    /// go-ycsb's name for the kind of server (`redis.mode`).
+    pub enum RedisMode {
+        /// One server: `redis.cluster=false`.
+        Single = "single",
+        /// A Redis Cluster: `redis.cluster=true`.
+        Cluster = "cluster",
+    }
+}
+
 /// `redis.host`: the server, or the cluster's seed nodes.
 pub const HOST: Property<String> = Property::new(
     "redis.host",
     "127.0.0.1",
     "Host name or address of the Redis server. With redis.cluster=true, a comma-separated \
-     list of seed nodes, each host or host:port (redis.port when no port is given).",
-);
+     list of seed nodes, each host or host:port (redis.port when no port is given); \
+     go-ycsb's redis.addr (host:port) means the same.",
+)
+.aliases(&["redis.addr"]);
 
 /// `redis.port`: the server's port.
 pub const PORT: Property<u32> =
@@ -119,6 +131,13 @@ pub const CLUSTER: Property<bool> = Property::new(
     "false",
     "Whether the server is a Redis Cluster: keys are routed by hash slot (CLUSTER SLOTS), \
      MOVED and ASK redirections are followed.",
+);
+
+/// `redis.mode`: go-ycsb's `redis.cluster`.
+pub const MODE: Property<RedisMode> = Property::optional(
+    "redis.mode",
+    "go-ycsb's name for redis.cluster: single (false) or cluster (true); set with \
+     redis.cluster, the two must agree.",
 );
 
 /// `redis.timeout`: connect, read and write timeout in milliseconds.
@@ -165,6 +184,7 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     PASSWORD.decl(),
     USERNAME.decl(),
     CLUSTER.decl(),
+    MODE.decl(),
     TIMEOUT.decl(),
     PIPELINE.decl(),
     INDEX.decl(),
@@ -242,7 +262,19 @@ impl RedisConfig {
                 Err("expected a port between 1 and 65535".into())
             }
         })?;
-        let cluster = properties.get(&CLUSTER)?;
+        let cluster = match properties.get_opt(&MODE)? {
+            None => properties.get(&CLUSTER)?,
+            Some(mode) => {
+                let cluster = mode == RedisMode::Cluster;
+                if properties.is_set(CLUSTER.decl()) && properties.get(&CLUSTER)? != cluster {
+                    return Err(properties.invalid(
+                        MODE.decl(),
+                        "disagrees with redis.cluster (set one of them)",
+                    ));
+                }
+                cluster
+            }
+        };
         let host = properties.get(&HOST)?;
         let mut nodes = Vec::new();
         for entry in host.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -442,6 +474,29 @@ mod tests {
         assert!(
             RedisConfig::from_properties(&Properties::new().with("redis.pipeline", "0")).is_err()
         );
+    }
+
+    #[test]
+    fn go_ycsb_names_mean_ours() {
+        let p = Properties::new()
+            .with("redis.addr", "a:7000,b:7001")
+            .with("redis.mode", "cluster");
+        let c = RedisConfig::from_properties(&p).unwrap();
+        assert_eq!(c.nodes, vec!["a:7000", "b:7001"]);
+        assert!(c.cluster);
+        let p = Properties::new().with("redis.mode", "single");
+        assert!(!RedisConfig::from_properties(&p).unwrap().cluster);
+        let p = Properties::new()
+            .with("redis.mode", "single")
+            .with("redis.cluster", "true");
+        let err = RedisConfig::from_properties(&p).unwrap_err().to_string();
+        assert!(
+            err.starts_with("redis.mode: invalid value 'single'") && err.contains("redis.cluster"),
+            "{err}"
+        );
+        let p = Properties::new().with("redis.mode", "sentinel");
+        let err = RedisConfig::from_properties(&p).unwrap_err().to_string();
+        assert!(err.contains("single") && err.contains("cluster"), "{err}");
     }
 
     #[test]

@@ -28,6 +28,21 @@ pub enum Dash {
     Dashed,
     /// Dots.
     Dotted,
+    /// Long dashes with dots between.
+    DashDot,
+    /// Long dashes.
+    LongDashed,
+}
+
+impl Dash {
+    /// The patterns in the order series of one colour take them.
+    pub const ALL: [Dash; 5] = [
+        Dash::Solid,
+        Dash::Dashed,
+        Dash::Dotted,
+        Dash::DashDot,
+        Dash::LongDashed,
+    ];
 }
 
 impl Dash {
@@ -36,6 +51,8 @@ impl Dash {
             Dash::Solid => "",
             Dash::Dashed => r#" stroke-dasharray="7 4""#,
             Dash::Dotted => r#" stroke-dasharray="2 3""#,
+            Dash::DashDot => r#" stroke-dasharray="9 3 2 3""#,
+            Dash::LongDashed => r#" stroke-dasharray="14 5""#,
         }
     }
 }
@@ -78,6 +95,11 @@ pub struct Chart {
     /// A fixed top of a linear y axis (100 for percentiles); points above
     /// it are drawn at the top. `None`: the data's maximum plus a margin.
     pub y_max: Option<f64>,
+    /// Draw each series as steps (a value holds until the next point):
+    /// counts such as files per level, which jump rather than slide.
+    pub step: bool,
+    /// Whole-number y ticks only (counts).
+    pub integer_y: bool,
 }
 
 impl Chart {
@@ -95,6 +117,8 @@ impl Chart {
             log_y: false,
             log_x: false,
             y_max: None,
+            step: false,
+            integer_y: false,
         }
     }
 
@@ -108,6 +132,14 @@ impl Chart {
     /// [`Chart::y_max`]).
     pub fn with_y_max(mut self, top: f64) -> Self {
         self.y_max = Some(top);
+        self
+    }
+
+    /// The same chart drawn as steps with whole-number y ticks (see
+    /// [`Chart::step`], [`Chart::integer_y`]).
+    pub fn with_steps(mut self) -> Self {
+        self.step = true;
+        self.integer_y = true;
         self
     }
 
@@ -188,6 +220,28 @@ fn decades(lo: f64, hi: f64) -> Vec<f64> {
         v *= 10.0;
     }
     t
+}
+
+/// The label of a logarithmic axis tick: every decade in one style
+/// (1, 10, 100, 1k, 10k, 1M), never `1000` beside `10k`.
+fn format_decade(v: f64) -> String {
+    let a = v.abs();
+    let (scaled, suffix) = if a >= 1e9 {
+        (v / 1e9, "G")
+    } else if a >= 1e6 {
+        (v / 1e6, "M")
+    } else if a >= 1e3 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    // Decades below 1 (0.1, 0.01) keep their decimals.
+    let text = if scaled.fract().abs() < 1e-9 {
+        format!("{scaled:.0}")
+    } else {
+        format_value(scaled)
+    };
+    text + suffix
 }
 
 /// A short label: SI suffixes from thousands on, at most 3 decimals.
@@ -303,8 +357,22 @@ pub fn render_svg(chart: &Chart, width: u32, height: u32) -> String {
     // Grid and tick labels.
     let y_ticks: Vec<f64> = if chart.log_y {
         decades(y_lo, y_hi)
+    } else if chart.integer_y {
+        // Counts: whole steps, never 2.5 files.
+        let ticks = nice_ticks(y_lo, y_hi, 6);
+        if ticks.len() > 1 && ticks[1] - ticks[0] < 1.0 {
+            let first = y_lo.ceil() as i64;
+            (first..=y_hi.floor() as i64).map(|t| t as f64).collect()
+        } else {
+            ticks
+        }
     } else {
         nice_ticks(y_lo, y_hi, 6)
+    };
+    let y_label = if chart.log_y {
+        format_decade
+    } else {
+        format_value
     };
     for t in &y_ticks {
         let y = sy(*t);
@@ -313,7 +381,7 @@ pub fn render_svg(chart: &Chart, width: u32, height: u32) -> String {
             r##"<line x1="{left}" y1="{y:.1}" x2="{right}" y2="{y:.1}" stroke="#e5e5e5"/><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##,
             left - 6.0,
             y + 4.0,
-            format_value(*t)
+            y_label(*t)
         );
     }
     let x_ticks = if chart.log_x {
@@ -321,13 +389,18 @@ pub fn render_svg(chart: &Chart, width: u32, height: u32) -> String {
     } else {
         nice_ticks(x_lo, x_hi, 8)
     };
+    let x_label = if chart.log_x {
+        format_decade
+    } else {
+        format_value
+    };
     for t in x_ticks {
         let x = sx(t);
         let _ = write!(
             svg,
             r##"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{bottom}" stroke="#f0f0f0"/><text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"##,
             bottom + 16.0,
-            format_value(t)
+            x_label(t)
         );
     }
     let _ = write!(
@@ -368,14 +441,22 @@ pub fn render_svg(chart: &Chart, width: u32, height: u32) -> String {
         }
         let mut d = String::new();
         for run in runs.iter().filter(|r| r.len() > 1) {
+            let mut previous_y = None;
             for (k, (x, y)) in run.iter().enumerate() {
+                if let (true, Some(py)) = (chart.step, previous_y) {
+                    // Holds the previous value up to this point, then jumps.
+                    let _ = write!(d, "L{x:.1} {py:.1} ");
+                }
                 let _ = write!(d, "{}{x:.1} {y:.1} ", if k == 0 { "M" } else { "L" });
+                previous_y = Some(*y);
             }
         }
         if !d.is_empty() {
+            // Slightly translucent, so that a line drawn over another of
+            // the same values still lets the one below show through.
             let _ = write!(
                 svg,
-                r#"<path d="{}" fill="none" stroke="{colour}" stroke-width="1.8" stroke-linejoin="round"{dash}/>"#,
+                r#"<path d="{}" fill="none" stroke="{colour}" stroke-width="1.8" stroke-opacity="0.85" stroke-linejoin="round"{dash}/>"#,
                 d.trim_end()
             );
         }
@@ -616,7 +697,7 @@ mod tests {
         ));
         let svg = render_svg(&log, 400, 200);
         // Decades from 100 to 100k; the zero is left out, not log(0).
-        for label in [">100<", ">1000<", ">10k<", ">100k<"] {
+        for label in [">100<", ">1k<", ">10k<", ">100k<"] {
             assert!(svg.contains(label), "{label}: {svg}");
         }
         assert!(!svg.contains("inf"));
@@ -633,7 +714,7 @@ mod tests {
         ));
         let svg = render_svg(&cdf, 460, 260);
         // x from 1 to 10k in decades; y ends at 100, not 105.
-        for label in [">1<", ">10<", ">100<", ">1000<", ">10k<"] {
+        for label in [">1<", ">10<", ">100<", ">1k<", ">10k<"] {
             assert!(svg.contains(label), "{label}: {svg}");
         }
         assert!(!svg.contains(">105<") && svg.contains(">100<"));
@@ -672,5 +753,36 @@ mod tests {
         let narrow = render_bars(&BarChart::new("t", "y"), 460, 280);
         assert!(narrow.contains("width=\"460\""), "{narrow}");
         assert!(svg.contains("width=\"640\""), "{svg}");
+    }
+}
+
+#[cfg(test)]
+mod count_tests {
+    use super::*;
+
+    #[test]
+    fn step_charts_hold_values_and_tick_whole_numbers() {
+        let mut files = Chart::new("Files per level", "time (s)", "files").with_steps();
+        files
+            .series
+            .push(Series::new("L0", vec![(0.0, 0.0), (1.0, 2.0), (2.0, 1.0)]));
+        let svg = render_svg(&files, 400, 200);
+        let path = svg.split("<path d=\"").nth(1).unwrap();
+        let path = &path[..path.find('"').unwrap()];
+        // Three points, two holds: five segments' ends.
+        assert_eq!(path.matches(['M', 'L']).count(), 5, "{path}");
+        // 0..2.1 would tick at 0.5 steps; counts tick at whole numbers.
+        let y_tick = |label: &str| svg.contains(&format!("text-anchor=\"end\">{label}<"));
+        assert!(y_tick("1") && y_tick("2"), "{svg}");
+        assert!(!y_tick("0.5") && !y_tick("1.5"), "{svg}");
+    }
+
+    #[test]
+    fn decades_are_labelled_in_one_style() {
+        assert_eq!(format_decade(1.0), "1");
+        assert_eq!(format_decade(1000.0), "1k");
+        assert_eq!(format_decade(10_000.0), "10k");
+        assert_eq!(format_decade(1e6), "1M");
+        assert_eq!(format_decade(0.1), "0.1");
     }
 }

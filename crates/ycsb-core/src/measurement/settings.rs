@@ -55,6 +55,13 @@ pub const STATUS_INTERVAL: Property<Duration> = Property::new(
     "Seconds between status lines (with -s).",
 );
 
+/// `status.gauges`.
+pub const STATUS_GAUGES: Property<Vec<String>> = Property::new(
+    "status.gauges",
+    "",
+    "Engine gauges appended to each -s status line as [name=value]: gauge names (rocksdb.num-files-at-level0,rocksdb.is-write-stopped), or all; none when empty, keeping Java's status line. Every gauge is in the time series (timeseries.file, the JSON export) whatever this says.",
+);
+
 /// `exporter`.
 pub const EXPORTER: Property<ExporterKind> = Property::new(
     "exporter",
@@ -80,6 +87,7 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     PERCENTILES.decl(),
     MEASUREMENT_INTERVAL.decl(),
     STATUS_INTERVAL.decl(),
+    STATUS_GAUGES.decl(),
     EXPORTER.decl(),
     EXPORT_FILE.decl(),
     MEASUREMENT_TYPE.decl(),
@@ -111,6 +119,9 @@ pub struct MeasurementSettings {
     pub interval: MeasurementInterval,
     /// The time between status lines.
     pub status_interval: Duration,
+    /// The engine gauges a status line shows (`status.gauges`); `all`
+    /// for every one.
+    pub status_gauges: Vec<String>,
     /// The final report's format.
     pub exporter: ExporterKind,
     /// Where the final report goes; standard output when `None`.
@@ -127,6 +138,7 @@ impl Default for MeasurementSettings {
             percentiles: vec![50.0, 95.0, 99.0, 99.9],
             interval: MeasurementInterval::Op,
             status_interval: Duration::from_secs(10),
+            status_gauges: Vec::new(),
             exporter: ExporterKind::Text,
             export_file: None,
             interval_histograms: false,
@@ -181,6 +193,7 @@ impl MeasurementSettings {
             percentiles,
             interval: props.get(&MEASUREMENT_INTERVAL)?,
             status_interval,
+            status_gauges: props.get(&STATUS_GAUGES)?,
             exporter: props.get(&EXPORTER)?,
             export_file: props.get_opt(&EXPORT_FILE)?,
             interval_histograms: props.get(&super::hdrlog::HDR_FILE_OUTPUT)?,

@@ -80,6 +80,7 @@ fn settings_defaults_match_the_declarations() {
             "hdrhistogram.percentiles",
             "measurement.interval",
             "status.interval",
+            "status.gauges",
             "exporter",
             "exportfile",
             "measurementtype",
@@ -834,6 +835,7 @@ fn effective_config_lists_defaults_once_and_redacts_secrets() {
             "hdrhistogram.percentiles",
             "measurement.interval",
             "measurementtype",
+            "status.gauges",
             "status.interval"
         ]
     );

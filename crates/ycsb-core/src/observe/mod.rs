@@ -122,5 +122,5 @@ pub use resources::ResourceUsage;
 pub(crate) use settings::granularity;
 pub use settings::{ObserveError, Warmup};
 pub(crate) use settings::{ObserveSettings, PROPERTIES, WARMUP};
-pub use stability::{IntervalPoint, P99Spread, Stability, SteadyState};
+pub use stability::{IntervalPoint, P99Spread, Stability, SteadyState, JUDGED_WINDOWS};
 pub use timeseries::{PhaseObservation, SeriesRow, SeriesSection, WarmupSummary};

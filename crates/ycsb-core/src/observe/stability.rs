@@ -112,7 +112,20 @@ pub fn steady_state(throughputs: &[f64], window: usize, tolerance: f64) -> Optio
     })
 }
 
+/// Stability is judged from at least this many steady-state windows of
+/// intervals: with fewer, a CV or a "settled" verdict describes start-up,
+/// not the store (`ycsb report` applies the same rule to exports).
+pub const JUDGED_WINDOWS: usize = 2;
+
 impl Stability {
+    /// Whether the phase had too few intervals for these figures (or its
+    /// amplification, measured over as short a time) to judge the store:
+    /// fewer than [`JUDGED_WINDOWS`] steady-state windows of `window`
+    /// intervals (`steadystate.window`).
+    pub fn too_short(&self, window: usize) -> bool {
+        self.intervals < JUDGED_WINDOWS * window.max(1)
+    }
+
     /// The figures of a phase's series; `granularity_s` is the nominal
     /// interval length. `None` when no measured interval exists.
     pub fn of(
