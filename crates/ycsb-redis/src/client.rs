@@ -338,6 +338,43 @@ fn parse_slots(reply: &[u8], asked: &str) -> Result<SlotTable, String> {
     Ok(table)
 }
 
+/// The sorted sets of a scan index of `shards` parts: Java's `_indices`
+/// alone, or `_indices{<tag>}` for each part, the tag of part `s` chosen
+/// (the first of `s`, `s.1`, `s.2`, ...) so that its hash slot falls in
+/// the `s`-th of `shards` equal ranges of the slot space. Keys of slots in
+/// that range are indexed there, so in a cluster each part lives on the
+/// master of (most of) the keys it indexes.
+pub(crate) fn index_keys(shards: usize) -> Vec<Vec<u8>> {
+    if shards <= 1 {
+        return vec![INDEX_KEY.to_vec()];
+    }
+    (0..shards)
+        .map(|s| {
+            let range = s * SLOTS / shards..(s + 1) * SLOTS / shards;
+            (0usize..)
+                .map(|j| {
+                    if j == 0 {
+                        format!("_indices{{{s}}}")
+                    } else {
+                        format!("_indices{{{s}.{j}}}")
+                    }
+                })
+                .find(|key| range.contains(&hash_slot(key.as_bytes())))
+                .unwrap_or_default()
+                .into_bytes()
+        })
+        .collect()
+}
+
+/// The index set that holds `key`: the part of the slot space its slot
+/// is in.
+fn index_key_of<'a>(index_keys: &'a [Vec<u8>], key: &[u8]) -> &'a [u8] {
+    if index_keys.len() == 1 {
+        return &index_keys[0];
+    }
+    &index_keys[hash_slot(key) * index_keys.len() / SLOTS]
+}
+
 /// CRC16/XMODEM, the hash of Redis Cluster key slots.
 const CRC16_TABLE: [u16; 256] = {
     let mut table = [0u16; 256];
@@ -703,6 +740,10 @@ pub(crate) struct Client {
     scan_keys: Vec<u8>,
     scan_ends: Vec<usize>,
     scan_cmds: Vec<(usize, usize)>,
+    /// Sharded scan index: (score, start, end) of each listed key.
+    scan_spans: Vec<(i32, usize, usize)>,
+    /// Sharded scan index: the merged keys.
+    scan_merged: Vec<u8>,
 }
 
 impl Client {
@@ -732,6 +773,8 @@ impl Client {
             scan_keys: Vec::new(),
             scan_ends: Vec::new(),
             scan_cmds: Vec::new(),
+            scan_spans: Vec::new(),
+            scan_merged: Vec::new(),
         };
         if let Some(table) = slots {
             client.slot_node = vec![u16::MAX; SLOTS];
@@ -1120,51 +1163,70 @@ impl StoreThread for Client {
             return Status::NotImplemented;
         }
         self.prepare();
-        let node = self.route_read(INDEX_KEY);
-        let n = &mut self.nodes[node];
+        let config = self.config.clone();
+        let mut cmds = std::mem::take(&mut self.scan_cmds);
+        cmds.clear();
         let mut digits = [0u8; 20];
-        let start = n.begin(7);
-        if mode == IndexMode::Hash {
-            n.arg(b"ZRANGEBYSCORE");
-            n.arg(INDEX_KEY);
-            let score = resp::decimal_bytes(i64::from(java_hash(start_key)), &mut digits);
-            n.arg(score);
-            n.arg(b"+inf");
-        } else {
-            n.arg(b"ZRANGEBYLEX");
-            n.arg(INDEX_KEY);
-            resp::write_bulk_parts(&mut n.wbuf, &[b"[", start_key.as_bytes()]);
-            n.arg(b"+");
+        for index_key in &config.index_keys {
+            let node = self.route_read(index_key);
+            let n = &mut self.nodes[node];
+            let start = n.begin(7);
+            if mode == IndexMode::Hash {
+                n.arg(b"ZRANGEBYSCORE");
+                n.arg(index_key);
+                let score = resp::decimal_bytes(i64::from(java_hash(start_key)), &mut digits);
+                n.arg(score);
+                n.arg(b"+inf");
+            } else {
+                n.arg(b"ZRANGEBYLEX");
+                n.arg(index_key);
+                resp::write_bulk_parts(&mut n.wbuf, &[b"[", start_key.as_bytes()]);
+                n.arg(b"+");
+            }
+            n.arg(b"LIMIT");
+            n.arg(b"0");
+            n.arg(resp::decimal_bytes(
+                count.min(i64::MAX as usize) as i64,
+                &mut digits,
+            ));
+            cmds.push((node, n.end(start, NO_OP)));
         }
-        n.arg(b"LIMIT");
-        n.arg(b"0");
-        n.arg(resp::decimal_bytes(
-            count.min(i64::MAX as usize) as i64,
-            &mut digits,
-        ));
-        let index = n.end(start, NO_OP);
+        self.exchange();
+        self.settle();
+        self.count_failures();
 
         let mut keys = std::mem::take(&mut self.scan_keys);
         let mut ends = std::mem::take(&mut self.scan_ends);
         keys.clear();
         ends.clear();
-        let listed = self.round(node, index, |reply| {
-            let mut t = Tokens::new(reply);
-            match t.next_token() {
-                Ok(Some(Token::Array(Some(len)))) => {
-                    for _ in 0..len {
-                        let Ok(Some(key)) = t.bulk() else {
-                            return Err(Status::Error);
-                        };
-                        keys.extend_from_slice(key);
-                        ends.push(keys.len());
+        let mut listed = Ok(());
+        for &(node, index) in &cmds {
+            listed = self.reply(node, index).and_then(|(m, (s, e))| {
+                let mut t = Tokens::new(&self.nodes[m].rbuf[s..e]);
+                match t.next_token() {
+                    Ok(Some(Token::Array(Some(len)))) => {
+                        for _ in 0..len {
+                            let Ok(Some(key)) = t.bulk() else {
+                                return Err(Status::Error);
+                            };
+                            keys.extend_from_slice(key);
+                            ends.push(keys.len());
+                        }
+                        Ok(())
                     }
-                    Ok(())
+                    Ok(Some(Token::Error(text))) => Err(error_status(text)),
+                    _ => Err(Status::Error),
                 }
-                Ok(Some(Token::Error(text))) => Err(error_status(text)),
-                _ => Err(Status::Error),
+            });
+            if listed.is_err() {
+                break;
             }
-        });
+        }
+        self.finish();
+        self.scan_cmds = cmds;
+        if listed.is_ok() && config.index_keys.len() > 1 {
+            self.merge_parts(&mut keys, &mut ends, count, mode);
+        }
         let status = match listed {
             Err(status) => status,
             Ok(()) => self.read_rows(&keys, &ends, fields, out),
@@ -1191,11 +1253,13 @@ impl StoreThread for Client {
                 IndexMode::Hash => resp::decimal_bytes(i64::from(java_hash(key)), &mut digits),
                 _ => b"0",
             };
-            let node = self.route(INDEX_KEY);
+            let config = self.config.clone();
+            let index_key = index_key_of(&config.index_keys, key.as_bytes());
+            let node = self.route(index_key);
             let n = &mut self.nodes[node];
             let start = n.begin(4);
             n.arg(b"ZADD");
-            n.arg(INDEX_KEY);
+            n.arg(index_key);
             n.arg(score);
             n.arg(key.as_bytes());
             n.end(start, op);
@@ -1213,11 +1277,13 @@ impl StoreThread for Client {
         n.arg(key.as_bytes());
         n.end(start, op);
         if self.config.index != IndexMode::None {
-            let node = self.route(INDEX_KEY);
+            let config = self.config.clone();
+            let index_key = index_key_of(&config.index_keys, key.as_bytes());
+            let node = self.route(index_key);
             let n = &mut self.nodes[node];
             let start = n.begin(3);
             n.arg(b"ZREM");
-            n.arg(INDEX_KEY);
+            n.arg(index_key);
             n.arg(key.as_bytes());
             n.end(start, op);
         }
@@ -1246,6 +1312,43 @@ impl StoreThread for Client {
 }
 
 impl Client {
+    /// Merges the index parts' answers (each sorted, each at most
+    /// `count` keys) into the first `count` keys in index order: byte
+    /// order for `lex`; for `hash`, the Java hash score, then byte order,
+    /// as Redis orders equal scores.
+    fn merge_parts(
+        &mut self,
+        keys: &mut Vec<u8>,
+        ends: &mut Vec<usize>,
+        count: usize,
+        mode: IndexMode,
+    ) {
+        let spans = &mut self.scan_spans;
+        spans.clear();
+        let mut from = 0;
+        for &end in ends.iter() {
+            let score = match mode {
+                IndexMode::Hash => std::str::from_utf8(&keys[from..end]).map_or(0, java_hash),
+                _ => 0,
+            };
+            spans.push((score, from, end));
+            from = end;
+        }
+        spans.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| keys[a.1..a.2].cmp(&keys[b.1..b.2]))
+        });
+        spans.truncate(count);
+        let merged = &mut self.scan_merged;
+        merged.clear();
+        ends.clear();
+        for &(_, from, end) in spans.iter() {
+            merged.extend_from_slice(&keys[from..end]);
+            ends.push(merged.len());
+        }
+        std::mem::swap(keys, merged);
+    }
+
     /// Reads the rows of a scan with one round trip per node.
     fn read_rows(
         &mut self,
@@ -1361,6 +1464,36 @@ mod tests {
             "h:1"
         )
         .is_err());
+    }
+
+    #[test]
+    fn index_parts_cover_the_slot_space_in_order() {
+        assert_eq!(index_keys(1), vec![b"_indices".to_vec()]);
+        for shards in [2, 3, 16, 1024] {
+            let keys = index_keys(shards);
+            assert_eq!(keys.len(), shards);
+            for (s, key) in keys.iter().enumerate() {
+                let slot = hash_slot(key);
+                assert!(
+                    (s * SLOTS / shards..(s + 1) * SLOTS / shards).contains(&slot),
+                    "part {s} of {shards}: {} in slot {slot}",
+                    String::from_utf8_lossy(key)
+                );
+                assert_eq!(
+                    index_key_of(&keys, key),
+                    &key[..],
+                    "a part indexes its own slot range"
+                );
+            }
+        }
+        let keys = index_keys(16);
+        for user in ["user1", "user2", "user999"] {
+            let part = index_key_of(&keys, user.as_bytes());
+            assert_eq!(
+                hash_slot(part) * 16 / SLOTS,
+                hash_slot(user.as_bytes()) * 16 / SLOTS
+            );
+        }
     }
 
     #[test]

@@ -177,6 +177,17 @@ pub const READ_FROM_REPLICAS: Property<bool> = Property::new(
 )
 .aliases(&["redis.read_only"]);
 
+/// `redis.index_shards`: how many sorted sets hold the scan index.
+pub const INDEX_SHARDS: Property<usize> = Property::new(
+    "redis.index_shards",
+    "1",
+    "Number of sorted sets the scan index is spread over. 1 is Java YCSB's single _indices \
+     (data loaded by Java YCSB scans the same way), whose master in a Redis Cluster gets every \
+     insert's ZADD and every scan; N > 1 keeps _indices{<tag>} sets whose hash tags fall in N \
+     equal parts of the slot space, each key indexed in the set of its own slot's part, and a \
+     scan reads all N (pipelined) and merges them. At most 1024.",
+);
+
 /// Every property the redis store reads.
 pub const PROPERTIES: &[&PropertyDecl] = &[
     HOST.decl(),
@@ -189,6 +200,7 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     PIPELINE.decl(),
     INDEX.decl(),
     READ_FROM_REPLICAS.decl(),
+    INDEX_SHARDS.decl(),
 ];
 
 /// How the command line finds the redis store.
@@ -244,6 +256,8 @@ pub struct RedisConfig {
     pub index: IndexMode,
     /// Whether reads go to cluster replicas.
     pub read_from_replicas: bool,
+    /// The sorted sets of the scan index (`_indices`, or its shards).
+    pub(crate) index_keys: Vec<Vec<u8>>,
 }
 
 impl RedisConfig {
@@ -313,9 +327,17 @@ impl RedisConfig {
                 "replica reads need a Redis Cluster (redis.cluster=true)",
             ));
         }
+        let shards = properties.get_checked(&INDEX_SHARDS, |n| {
+            if (1..=1024).contains(n) {
+                Ok(())
+            } else {
+                Err("expected between 1 and 1024 index sets".into())
+            }
+        })?;
         Ok(Self {
             nodes,
             read_from_replicas,
+            index_keys: client::index_keys(shards),
             username: properties.get_opt(&USERNAME)?,
             password: properties.get_opt(&PASSWORD)?.map(Secret),
             cluster,
