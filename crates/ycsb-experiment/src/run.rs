@@ -528,6 +528,8 @@ impl Runner {
         // Exact CPU seconds (wait4) of the clients that have exited.
         let mut cpu_done = 0.0;
         let mut readers = Vec::new();
+        // When each group's last client exited (seconds since the start).
+        let mut group_ends: Vec<f64> = Vec::new();
         let mut spawned: Vec<Vec<String>> = Vec::new();
         'groups: for (_, group) in &groups {
             // Several clients start together at a shared time, after all
@@ -687,7 +689,9 @@ impl Runner {
                 }
                 if children.iter().all(Option::is_none) {
                     let srv = server.as_ref().and_then(|s| proc::sample(s.id()));
-                    samples.push((started.elapsed().as_secs_f64(), cpu_done, last_rss, srv));
+                    let t = started.elapsed().as_secs_f64();
+                    samples.push((t, cpu_done, last_rss, srv));
+                    group_ends.push(t);
                     break;
                 }
                 std::thread::sleep(Duration::from_millis(50));
@@ -792,6 +796,13 @@ impl Runner {
             }
         }
         add_other_clients(&mut phases, &others);
+        if n > 1 && group_ends.len() == phases.len() {
+            // A phase of several clients ends when its group does, not
+            // when the next group's phase begins (after its start.at hold).
+            for (p, end) in phases.iter_mut().zip(&group_ends) {
+                p.end_s = *end;
+            }
+        }
         for (i, p) in phases.iter_mut().enumerate() {
             p.space_bytes = boundaries
                 .get(i + 1)
