@@ -141,15 +141,15 @@ fn rx_bytes(ns: &str, dev: &str) -> u64 {
     String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }
 
-/// Starts both clients of a phase, with a shared start time two seconds
-/// ahead (time to start and connect), and waits for both.
+/// Starts both clients of a phase, with a shared start time three to four
+/// seconds ahead (time to start and connect), and waits for both.
 fn phase(phase: &str, clients: &[(&str, &str)], dir: &Path, extra: &[&str]) -> (f64, Vec<Output>) {
     let at = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_secs_f64()
         .ceil()
-        + 2.0;
+        + 3.0;
     let children: Vec<Child> = clients
         .iter()
         .enumerate()
@@ -180,10 +180,13 @@ fn phase(phase: &str, clients: &[(&str, &str)], dir: &Path, extra: &[&str]) -> (
         .collect();
     for (i, out) in outputs.iter().enumerate() {
         assert!(out.status.success(), "client {i}: {}", stderr(out));
+        // Held, or on a machine too loaded to start a client within the
+        // lead, started at once with the warning; either way no earlier
+        // than the shared time (checked on the exports).
+        let err = stderr(out);
         assert!(
-            stderr(out).contains("start.at: holding until"),
-            "{}",
-            stderr(out)
+            err.contains("start.at: holding until") || err.contains("warning: start.at"),
+            "{err}"
         );
     }
     (at, outputs)

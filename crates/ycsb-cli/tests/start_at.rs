@@ -28,9 +28,10 @@ fn export_start(path: &std::path::Path) -> f64 {
 #[test]
 fn both_phases_start_after_start_at_and_the_second_follows_the_first() {
     let dir = tempfile::tempdir().unwrap();
-    // Whole seconds two to three seconds ahead: the hold is certain to be
-    // observable (ordering, not duration, is asserted).
-    let at = unix_now().ceil() + 2.0;
+    // Whole seconds four to five seconds ahead: long enough for a debug
+    // binary to start on a loaded machine, so the hold is observed
+    // (ordering, not duration, is asserted).
+    let at = unix_now().ceil() + 4.0;
     let export = dir.path().join("export.json");
     let out = ycsb()
         .args([
