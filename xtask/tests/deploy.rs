@@ -61,17 +61,21 @@ fn env(job: &Yaml) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The shell script a container runs (`/bin/sh -c <script>`).
-fn script(job: &Yaml) -> String {
+/// The container's command (`/bin/sh -c`) and its script.
+fn command(job: &Yaml) -> (Vec<String>, String) {
     let c = container(job);
-    let command: Vec<&str> = c["command"]
+    let command: Vec<String> = c["command"]
         .as_vec()
         .unwrap()
         .iter()
-        .map(|s| s.as_str().unwrap())
+        .map(|s| s.as_str().unwrap().to_string())
         .collect();
     assert_eq!(command, ["/bin/sh", "-c"]);
-    str_of(&c["args"][0], "args").to_string()
+    (command, str_of(&c["args"][0], "args").to_string())
+}
+
+fn script(job: &Yaml) -> String {
+    command(job).1
 }
 
 /// The debug `ycsb` binary, built if needed.
@@ -186,9 +190,12 @@ fn run_pod(job: &Yaml, index: Option<usize>, overrides: &[(&str, String)]) -> st
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    Command::new("/bin/sh")
-        .arg("-c")
-        .arg(script(job))
+    // Exactly the container's own command and argument, from the Job's
+    // YAML: the script is the shipped file's, nothing interpolated.
+    let (command, script) = command(job);
+    Command::new(&command[0])
+        .args(&command[1..])
+        .arg(script)
         .env_clear()
         .env("PATH", path)
         .envs(env)

@@ -21,6 +21,8 @@ use common::*;
 const RECORDS: u64 = 2_000;
 const OPERATIONS: u64 = 1_500;
 const PORT: u16 = 6379;
+/// The server host's address, inside the test's namespaces only.
+const SERVER: &str = "10.77.0.1";
 
 /// Network namespaces of one test run and the server inside one of them;
 /// dropping kills the server and deletes the namespaces (their veth ends
@@ -239,11 +241,33 @@ fn two_clients_in_two_namespaces_load_run_and_merge_against_a_third() {
         ]);
         ip(&["-n", client, "link", "set", &c_dev, "up"]);
         ip(&["-n", &server, "link", "set", &s_dev, "up"]);
-        links.push((client.clone(), s_addr, s_dev));
+        // The server host's one service address, reached through the
+        // link's far end (as a host on another subnet is, via a router).
+        ip(&[
+            "-n",
+            client,
+            "route",
+            "add",
+            &format!("{SERVER}/32"),
+            "via",
+            &s_addr,
+        ]);
+        links.push((client.clone(), s_dev));
     }
+    // The server's address is its own (on its loopback device, so that
+    // both links reach it) and the only one it listens on.
+    ip(&[
+        "-n",
+        &server,
+        "addr",
+        "add",
+        &format!("{SERVER}/32"),
+        "dev",
+        "lo",
+    ]);
     let mut serve = ycsb_in(&server)
         .args(["serve", "memory", "--resp"])
-        .arg(format!("0.0.0.0:{PORT}"))
+        .arg(format!("{SERVER}:{PORT}"))
         .args(["--http", "off"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -252,17 +276,14 @@ fn two_clients_in_two_namespaces_load_run_and_merge_against_a_third() {
     let mut banner = String::new();
     let mut err = serve.stderr.take().unwrap();
     ns.server = Some(serve);
-    // "ycsb serve: memory store over RESP at 0.0.0.0:6379 (reachable
+    // "ycsb serve: memory store over RESP at 10.77.0.1:6379 (reachable
     // from other hosts)".
     let mut byte = [0u8; 1];
     while !banner.ends_with('\n') && err.read(&mut byte).unwrap_or(0) == 1 {
         banner.push(byte[0] as char);
     }
     assert!(banner.contains("reachable from other hosts"), "{banner}");
-    let clients: Vec<(&str, &str)> = links
-        .iter()
-        .map(|(ns, addr, _)| (ns.as_str(), addr.as_str()))
-        .collect();
+    let clients: Vec<(&str, &str)> = links.iter().map(|(ns, _)| (ns.as_str(), SERVER)).collect();
     for (ns_name, addr) in &clients {
         wait_serving(ns_name, addr);
         // Loopback in a client's namespace reaches nothing: the server is
@@ -276,7 +297,7 @@ fn two_clients_in_two_namespaces_load_run_and_merge_against_a_third() {
     }
     let before: Vec<u64> = links
         .iter()
-        .map(|(_, _, dev)| rx_bytes(&server, dev))
+        .map(|(_, dev)| rx_bytes(&server, dev))
         .collect();
 
     let dir = tempfile::tempdir().unwrap();
@@ -298,7 +319,7 @@ fn two_clients_in_two_namespaces_load_run_and_merge_against_a_third() {
         }
     }
     // Both clients' traffic arrived at the server through its veth ends.
-    for ((_, _, dev), before) in links.iter().zip(before) {
+    for ((_, dev), before) in links.iter().zip(before) {
         let received = rx_bytes(&server, dev) - before;
         assert!(received > RECORDS / 2 * 20, "{dev}: {received} bytes");
     }
