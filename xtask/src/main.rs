@@ -43,6 +43,9 @@ const DEBIAN_PACKAGES: &[&str] = &[
     // package hdrhistogram, which they install with pip when missing.
     "python3",
     "python3-pip",
+    // ip(8): the multi-host test puts clients and a server in network
+    // namespaces joined by veth pairs (crates/ycsb-cli/tests/multihost.rs).
+    "iproute2",
 ];
 
 const USAGE: &str = "usage: cargo xtask <command>

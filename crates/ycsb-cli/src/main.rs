@@ -83,6 +83,17 @@ fn execute(invocation: Invocation, argv: &[OsString]) -> Result<u8, Failure> {
             for store in ycsb_stores::STORES {
                 println!("{:<10} {}", store.name, store.summary);
             }
+            // On standard error: standard output stays one store a line
+            // for the scripts that read it.
+            let out = ycsb_stores::COMPILED_OUT;
+            if !out.is_empty() {
+                eprintln!(
+                    "ycsb: not in this build: {} ({} brings {})",
+                    out.join(", "),
+                    ycsb_stores::build_command(out),
+                    if out.len() == 1 { "it" } else { "them" }
+                );
+            }
             Ok(0)
         }
         Invocation::Properties { markdown } => {

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use ycsb_core::measurement::{self, ExporterKind, StatusLine};
-use ycsb_core::{Observer, StatusUpdate, Tick};
+use ycsb_core::{Observer, StartHold, StatusUpdate, Tick};
 use ycsb_core::{
     Phase, PhaseOutcome, Session, SessionError, SessionFailure, SessionObserver, StopSignal,
 };
@@ -88,6 +88,25 @@ impl SessionObserver for Printer {
             }
         );
         self.observe.start_phase();
+    }
+
+    fn start_held(&mut self, hold: StartHold) {
+        let rfc3339 = |at: std::time::SystemTime| {
+            chrono::DateTime::<chrono::Utc>::from(at)
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+        };
+        match hold {
+            StartHold::Waiting { at, wait } => eprintln!(
+                "ycsb: start.at: holding until {} ({:.1} s from now)",
+                rfc3339(at),
+                wait.as_secs_f64()
+            ),
+            StartHold::Passed { at, late } => eprintln!(
+                "ycsb: warning: start.at {} passed {:.1} s ago; starting at once",
+                rfc3339(at),
+                late.as_secs_f64()
+            ),
+        }
     }
 
     fn phase_finished(&mut self, outcome: &PhaseOutcome) {

@@ -121,7 +121,8 @@ pub use benchmark::{
     properties as known_properties, property_groups, Benchmark, ConfigError, PhaseError,
 };
 pub use runner::{
-    Observer, Phase, PhaseOutcome, RunError, RunnerSettings, Silent, StatusUpdate, StopSignal, Tick,
+    parse_start_at, Observer, Phase, PhaseOutcome, RunError, RunnerSettings, Silent, StartHold,
+    StatusUpdate, StopSignal, Tick, MAX_START_DELAY, START_AT,
 };
 pub use session::{
     unknown_properties, Session, SessionError, SessionFailure, SessionObserver, UnknownProperty,

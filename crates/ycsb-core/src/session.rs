@@ -23,7 +23,7 @@ use crate::measurement::{
     self, effective_config, EngineReportEntry, ExporterKind, HdrLogSettings, RunMetadata, RunReport,
 };
 use crate::observe::{Collector, ObserveError, ObserveSettings};
-use crate::runner::{Observer, Phase, PhaseOutcome, StatusUpdate, StopSignal, Tick};
+use crate::runner::{Observer, Phase, PhaseOutcome, StartHold, StatusUpdate, StopSignal, Tick};
 
 /// A property that nothing in a session reads, with a near miss among the
 /// known names.
@@ -89,6 +89,13 @@ impl std::fmt::Display for UnknownProperty {
 /// What a [`Session`] shows while it runs, besides the runner's status
 /// updates and ticks ([`Observer`]). Every method has an empty default.
 pub trait SessionObserver: Observer {
+    /// The first phase is held until `start.at` ([`StartHold::Waiting`]),
+    /// or `start.at` had already passed and it starts at once
+    /// ([`StartHold::Passed`], worth a warning: this client started late).
+    fn start_held(&mut self, hold: StartHold) {
+        let _ = hold;
+    }
+
     /// A phase is about to start.
     fn phase_starting(&mut self, phase: Phase, threads: usize, engine: &EngineInfo) {
         let _ = (phase, threads, engine);
@@ -374,6 +381,22 @@ impl Session {
             }
         };
         let engine = store.engine_info();
+        // Held before the first phase, after everything that can refuse
+        // the configuration, so a bad setup fails at once, not at start.at.
+        let held_start = self
+            .benchmark
+            .runner_settings()
+            .start_at
+            .filter(|_| !phases.is_empty())
+            .map(|at| {
+                hooks
+                    .user
+                    .start_held(StartHold::new(at, std::time::SystemTime::now()));
+                crate::runner::wait_until(at, stop);
+                // The merge of several clients' exports checks that their
+                // phases overlapped from this time on.
+                chrono::Local::now().to_rfc3339()
+            });
         let mut reports = Vec::new();
         let mut failure: Option<SessionFailure> = None;
         for &phase in phases {
@@ -426,7 +449,10 @@ impl Session {
             hooks.user.file_written("HdrHistogram log", &path);
         }
         let observer = hooks.user;
-        let report = self.report(store.as_ref(), reports);
+        let mut report = self.report(store.as_ref(), reports);
+        if let Some(start_time) = held_start {
+            report.metadata.start_time = start_time;
+        }
         observer.export_starting();
         let exported = self.export(&report, observer);
         observer.export_finished(exported.is_ok());

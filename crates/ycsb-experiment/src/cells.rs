@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::matrix::{Db, Matrix};
 
 /// Axes that are not `ycsb` properties.
-pub const NOT_PROPERTIES: &[&str] = &["db", "workload", "memory_limit"];
+pub const NOT_PROPERTIES: &[&str] = &["db", "workload", "memory_limit", "clients"];
 
 /// One run of one combination of axis values.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,6 +41,16 @@ impl Cell {
             .find(|(a, _, _)| a == "memory_limit")
             .and_then(|(_, v, _)| crate::matrix::parse_size(v))
             .or(experiment)
+    }
+
+    /// How many `ycsb` processes run the cell together (the `clients`
+    /// axis; 1 without it).
+    pub fn clients(&self) -> u32 {
+        self.coords
+            .iter()
+            .find(|(a, _, _)| a == "clients")
+            .and_then(|(_, v, _)| v.parse().ok())
+            .unwrap_or(1)
     }
 
     /// Workload property files (the `workload` axis) of this cell.

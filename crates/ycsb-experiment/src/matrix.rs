@@ -357,6 +357,10 @@ fn label_of(value: &str) -> String {
 /// benchmark, and a thousand already takes days; beyond that it is a typo.
 pub const MAX_REPEATS: u32 = 1000;
 
+/// The most `ycsb` processes a cell of the `clients` axis may run at
+/// once: beyond that, one host is the bottleneck and the cell measures it.
+pub const MAX_CLIENTS: u32 = 64;
+
 /// The most cells (the product of the axes' lengths and the repeats) a
 /// matrix may have: every cell is a directory and a process.
 pub const MAX_CELLS: u64 = 100_000;
@@ -606,6 +610,20 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                     dbs.insert(label.clone(), db);
                     label
                 }
+                "clients" => {
+                    if !value
+                        .parse::<u32>()
+                        .is_ok_and(|n| (1..=MAX_CLIENTS).contains(&n))
+                    {
+                        return cx.err(
+                            v.span(),
+                            format!(
+                                "axes.clients '{value}': expected a number of ycsb processes from 1 to {MAX_CLIENTS}"
+                            ),
+                        );
+                    }
+                    label_of(&value)
+                }
                 "memory_limit" => {
                     if parse_size(&value).is_none() {
                         return cx.err(
@@ -639,6 +657,38 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
         }
     }
 
+    if let Some(clients) = axes.iter().find(|a| a.name == "clients") {
+        let clients_span = raw
+            .axes
+            .get_ref()
+            .iter()
+            .find(|(k, _)| k.get_ref() == "clients")
+            .map_or_else(|| raw.axes.span(), |(k, _)| k.span());
+        let many = clients.values.iter().any(|v| v.value != "1");
+        // Several processes share one data set only through a server.
+        if let Some(db) = dbs
+            .values()
+            .find(|d| many && descriptor(&d.store).is_some_and(|x| x.server.is_none()))
+        {
+            return cx.err(
+                clients_span.clone(),
+                format!(
+                    "axes.clients: db '{}' is embedded in each ycsb process; several clients need a server db (a client store such as {} with server = \"redis-server\" or \"ycsb-serve\")",
+                    db.label,
+                    store_names(|s| s.server.is_some())
+                ),
+            );
+        }
+        if let Some((k, _)) = properties
+            .iter()
+            .find(|(k, _)| k == "client.count" || k == "client.index")
+        {
+            return cx.err(
+                clients_span,
+                format!("axes.clients sets {k} for each client; remove it from [properties]"),
+            );
+        }
+    }
     let mut reuse_load_across = Vec::new();
     if let Some(list) = &e.reuse_load_across {
         for a in list {

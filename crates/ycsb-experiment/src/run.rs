@@ -500,123 +500,206 @@ impl Runner {
             };
             server = Some(child);
         }
-        let mut cmd = proc::command(argv, m.cpus.as_deref(), cgroup.as_ref());
-        let stdout = create(&partial.join("stdout.txt"))?;
-        cmd.stdin(Stdio::null())
-            .stdout(stdout)
-            .stderr(Stdio::piped());
-        let mut child = match cmd.spawn() {
-            Ok(c) => c,
-            Err(e) => {
-                if let Some(s) = server.as_mut() {
-                    proc::kill(s, libc::SIGTERM, Duration::from_secs(5));
-                }
-                return Err(ExperimentError::Tool(format!(
-                    "cannot start {}: {e}",
-                    argv[0]
-                )));
-            }
-        };
-        let lines = Arc::new(Mutex::new(Lines { lines: Vec::new() }));
-        let reader = {
-            let Some(stderr) = child.stderr.take() else {
-                proc::kill(&mut child, libc::SIGKILL, Duration::from_secs(2));
-                return Err(ExperimentError::Tool(format!(
-                    "no standard error pipe from {}",
-                    argv[0]
-                )));
-            };
-            let lines = Arc::clone(&lines);
-            let mut file = create(&partial.join("stderr.txt"))?;
-            std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines() {
-                    let Ok(line) = line else { break };
-                    let _ = writeln!(file, "{line}");
-                    let t = started.elapsed().as_secs_f64();
-                    if let Ok(mut l) = lines.lock() {
-                        l.lines.push((t, line));
-                    }
-                }
-            })
-        };
+        let n = cell.clients();
+        let groups = client_groups(m, kind, argv, n, partial);
+        if n > 1 {
+            std::fs::create_dir_all(partial.join("clients"))
+                .context(|| format!("creating {}/clients", partial.display()))?;
+        }
+        // Per client: its standard error lines, kept across the groups.
+        let lines: Vec<Arc<Mutex<Lines>>> = (0..n)
+            .map(|_| Arc::new(Mutex::new(Lines { lines: Vec::new() })))
+            .collect();
         let phases_expected = match kind {
             Kind::Fresh => u64::from(m.phases.load) + u64::from(m.phases.run),
             _ => 1,
         };
         let hard_limit = m
             .time_limit
-            .map(|t| Duration::from_secs(t * phases_expected + 120));
+            .map(|t| Duration::from_secs(t * phases_expected + 120 + START_LEAD.as_secs()));
         // Twice a second at least, so short phases still get a CPU figure.
         let interval = Duration::from_millis((m.status_interval * 1000).min(500));
         let mut samples: Vec<Sample> = Vec::new();
         let mut boundaries: Vec<(f64, Option<u64>)> = Vec::new();
         let mut seen_headers = 0;
-        let mut next_sample = Instant::now();
         let mut outcome = None;
-        let status = loop {
-            if self.stop.load(Ordering::SeqCst) {
-                proc::kill(&mut child, libc::SIGKILL, Duration::from_secs(2));
-                outcome = Some(Outcome::Interrupted);
-                break None;
-            }
-            if let Some(limit) = hard_limit {
-                if started.elapsed() > limit {
-                    proc::kill(&mut child, libc::SIGKILL, Duration::from_secs(2));
-                    outcome = Some(Outcome::Failed(format!(
-                        "killed after {}s (time_limit per phase + 120s)",
-                        limit.as_secs()
-                    )));
-                    break None;
+        let mut status = None;
+        let mut failed_client = None;
+        // Exact CPU seconds (wait4) of the clients that have exited.
+        let mut cpu_done = 0.0;
+        let mut readers = Vec::new();
+        // When each group's last client exited (seconds since the start).
+        let mut group_ends: Vec<f64> = Vec::new();
+        let mut spawned: Vec<Vec<String>> = Vec::new();
+        'groups: for (_, group) in &groups {
+            // Several clients start together at a shared time, after all
+            // of them have had time to start and connect.
+            let start_at = (n > 1).then(|| {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap_or_default();
+                format!("start.at={:.3}", (now + START_LEAD).as_secs_f64())
+            });
+            let mut children: Vec<Option<std::process::Child>> = Vec::new();
+            for (i, client_argv) in group.iter().enumerate() {
+                let mut full = client_argv.clone();
+                if let Some(at) = &start_at {
+                    full.extend(["-p".into(), at.clone()]);
                 }
-            }
-            if let Some(s) = server.as_mut() {
-                if let Ok(Some(st)) = s.try_wait() {
+                let (out_name, err_name) = if i == 0 {
+                    ("stdout.txt".to_string(), "stderr.txt".to_string())
+                } else {
+                    (
+                        format!("clients/client-{i}.stdout.txt"),
+                        format!("clients/client-{i}.stderr.txt"),
+                    )
+                };
+                let mut cmd = proc::command(&full, m.cpus.as_deref(), cgroup.as_ref());
+                cmd.stdin(Stdio::null())
+                    .stdout(append(&partial.join(&out_name))?)
+                    .stderr(Stdio::piped());
+                spawned.push(full);
+                let mut child = match cmd.spawn() {
+                    Ok(c) => c,
+                    Err(e) => {
+                        for c in children.iter_mut().flatten() {
+                            proc::kill(c, libc::SIGKILL, Duration::from_secs(2));
+                        }
+                        if let Some(s) = server.as_mut() {
+                            proc::kill(s, libc::SIGTERM, Duration::from_secs(5));
+                        }
+                        return Err(ExperimentError::Tool(format!(
+                            "cannot start {}: {e}",
+                            argv[0]
+                        )));
+                    }
+                };
+                let Some(stderr) = child.stderr.take() else {
                     proc::kill(&mut child, libc::SIGKILL, Duration::from_secs(2));
-                    outcome = Some(Outcome::Failed(format!(
-                        "the server exited during the cell ({st})"
+                    return Err(ExperimentError::Tool(format!(
+                        "no standard error pipe from {}",
+                        argv[0]
                     )));
-                    break None;
-                }
+                };
+                let lines = Arc::clone(&lines[i]);
+                let mut file = append(&partial.join(&err_name))?;
+                readers.push(std::thread::spawn(move || {
+                    for line in BufReader::new(stderr).lines() {
+                        let Ok(line) = line else { break };
+                        let _ = writeln!(file, "{line}");
+                        let t = started.elapsed().as_secs_f64();
+                        if let Ok(mut l) = lines.lock() {
+                            l.lines.push((t, line));
+                        }
+                    }
+                }));
+                children.push(Some(child));
             }
-            let headers = lines
-                .lock()
-                .map(|l| {
-                    l.lines
+            let kill_all = |children: &mut Vec<Option<std::process::Child>>| {
+                for c in children.iter_mut().flatten() {
+                    proc::kill(c, libc::SIGKILL, Duration::from_secs(2));
+                }
+            };
+            let mut next_sample = Instant::now();
+            let mut last_rss = 0;
+            loop {
+                if self.stop.load(Ordering::SeqCst) {
+                    kill_all(&mut children);
+                    outcome = Some(Outcome::Interrupted);
+                    break 'groups;
+                }
+                if let Some(limit) = hard_limit {
+                    if started.elapsed() > limit {
+                        kill_all(&mut children);
+                        outcome = Some(Outcome::Failed(format!(
+                            "killed after {}s (time_limit per phase + 120s)",
+                            limit.as_secs()
+                        )));
+                        break 'groups;
+                    }
+                }
+                if let Some(s) = server.as_mut() {
+                    if let Ok(Some(st)) = s.try_wait() {
+                        kill_all(&mut children);
+                        outcome = Some(Outcome::Failed(format!(
+                            "the server exited during the cell ({st})"
+                        )));
+                        break 'groups;
+                    }
+                }
+                let headers = lines[0]
+                    .lock()
+                    .map(|l| {
+                        l.lines
+                            .iter()
+                            .filter(|(_, s)| series::phase_header(s).is_some())
+                            .count()
+                    })
+                    .unwrap_or(0);
+                if headers > seen_headers {
+                    // A phase began: the previous one's data is all on disk.
+                    for _ in seen_headers..headers {
+                        boundaries.push((
+                            started.elapsed().as_secs_f64(),
+                            Some(host::disk_usage(db_dir)),
+                        ));
+                    }
+                    seen_headers = headers;
+                }
+                if Instant::now() >= next_sample {
+                    let t = started.elapsed().as_secs_f64();
+                    // The clients together: CPU and resident memory summed.
+                    let live: Vec<_> = children
                         .iter()
-                        .filter(|(_, s)| series::phase_header(s).is_some())
-                        .count()
-                })
-                .unwrap_or(0);
-            if headers > seen_headers {
-                // A phase began: the previous one's data is all on disk.
-                for _ in seen_headers..headers {
-                    boundaries.push((
-                        started.elapsed().as_secs_f64(),
-                        Some(host::disk_usage(db_dir)),
-                    ));
+                        .flatten()
+                        .filter_map(|c| proc::sample(c.id()))
+                        .collect();
+                    if !live.is_empty() {
+                        let cpu = cpu_done + live.iter().map(|s| s.0).sum::<f64>();
+                        last_rss = live.iter().map(|s| s.1).sum();
+                        let srv = server.as_ref().and_then(|s| proc::sample(s.id()));
+                        samples.push((t, cpu, last_rss, srv));
+                    }
+                    next_sample += interval;
                 }
-                seen_headers = headers;
-            }
-            if Instant::now() >= next_sample {
-                let t = started.elapsed().as_secs_f64();
-                if let Some((cpu, rss)) = proc::sample(child.id()) {
+                for (i, slot) in children.iter_mut().enumerate() {
+                    let Some(child) = slot else { continue };
+                    match proc::try_wait4(child.id()) {
+                        Ok(Some((st, cpu))) => {
+                            cpu_done += cpu;
+                            *slot = None;
+                            if i == 0 || !st.success() {
+                                status = Some(st);
+                            }
+                            if !st.success() && failed_client.is_none() {
+                                failed_client = Some(i);
+                            }
+                        }
+                        Ok(None) => {}
+                        Err(e) => {
+                            return Err(ExperimentError::Tool(format!("waiting for ycsb: {e}")))
+                        }
+                    }
+                }
+                if failed_client.is_some() {
+                    // One client failed: the cell has failed; the others
+                    // would only measure a smaller load.
+                    kill_all(&mut children);
+                    break 'groups;
+                }
+                if children.iter().all(Option::is_none) {
                     let srv = server.as_ref().and_then(|s| proc::sample(s.id()));
-                    samples.push((t, cpu, rss, srv));
+                    let t = started.elapsed().as_secs_f64();
+                    samples.push((t, cpu_done, last_rss, srv));
+                    group_ends.push(t);
+                    break;
                 }
-                next_sample += interval;
+                std::thread::sleep(Duration::from_millis(50));
             }
-            match proc::try_wait4(child.id()) {
-                Ok(Some((st, cpu))) => {
-                    let rss = samples.last().map(|s| s.2).unwrap_or(0);
-                    let srv = server.as_ref().and_then(|s| proc::sample(s.id()));
-                    samples.push((started.elapsed().as_secs_f64(), cpu, rss, srv));
-                    break Some(st);
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-                Err(e) => return Err(ExperimentError::Tool(format!("waiting for ycsb: {e}"))),
-            }
-        };
-        let _ = reader.join();
+        }
+        for reader in readers {
+            let _ = reader.join();
+        }
         let end_s = started.elapsed().as_secs_f64();
         let space_end = host::disk_usage(db_dir);
         if let Some(s) = server.as_mut() {
@@ -632,7 +715,14 @@ impl Runner {
         };
         let end_time = chrono::Utc::now();
         if !status.success() {
-            let text = std::fs::read_to_string(partial.join("stderr.txt")).unwrap_or_default();
+            let (who, log) = match failed_client {
+                Some(i) if i > 0 => (
+                    format!("ycsb client {i} of {n}"),
+                    partial.join(format!("clients/client-{i}.stderr.txt")),
+                ),
+                _ => ("ycsb".to_string(), partial.join("stderr.txt")),
+            };
+            let text = std::fs::read_to_string(log).unwrap_or_default();
             let last = text
                 .lines()
                 .rev()
@@ -642,12 +732,17 @@ impl Runner {
             use std::os::unix::process::ExitStatusExt;
             if status.signal() == Some(libc::SIGKILL) {
                 if let Some(limit) = memory_limit {
-                    return Ok(Outcome::Failed(format!("ycsb was killed (SIGKILL), most likely by the out-of-memory killer of its cgroup (memory_limit {} MiB); last line: {last}", limit >> 20)));
+                    return Ok(Outcome::Failed(format!("{who} was killed (SIGKILL), most likely by the out-of-memory killer of its cgroup (memory_limit {} MiB); last line: {last}", limit >> 20)));
                 }
             }
             return Ok(Outcome::Failed(format!(
-                "ycsb exited with {status}: {last}"
+                "{who} exited with {status}: {last}"
             )));
+        }
+        if n > 1 {
+            if let Err(why) = self.merge_clients(&groups, partial) {
+                return Ok(Outcome::Failed(why));
+            }
         }
         let expected: Vec<&str> = match kind {
             Kind::Fresh => [("load", m.phases.load), ("run", m.phases.run)]
@@ -664,7 +759,12 @@ impl Runner {
             return Ok(Outcome::Failed(format!("the JSON export has no complete {missing} phase (a load cut short by time_limit stops the cell)")));
         }
         // A reader that panicked mid-push still left whole lines.
-        let lines = std::mem::take(&mut lines.lock().unwrap_or_else(|p| p.into_inner()).lines);
+        let mut per_client: Vec<Vec<(f64, String)>> = lines
+            .iter()
+            .map(|l| std::mem::take(&mut l.lock().unwrap_or_else(|p| p.into_inner()).lines))
+            .collect();
+        let others = per_client.split_off(1);
+        let lines = per_client.pop().unwrap_or_default();
 
         // Split the status lines and samples into phases.
         let mut phases: Vec<PhaseSeries> = Vec::new();
@@ -693,6 +793,14 @@ impl Runner {
                     }
                     last.status.push(point);
                 }
+            }
+        }
+        add_other_clients(&mut phases, &others);
+        if n > 1 && group_ends.len() == phases.len() {
+            // A phase of several clients ends when its group does, not
+            // when the next group's phase begins (after its start.at hold).
+            for (p, end) in phases.iter_mut().zip(&group_ends) {
+                p.end_s = *end;
             }
         }
         for (i, p) in phases.iter_mut().enumerate() {
@@ -770,18 +878,33 @@ impl Runner {
             }
         }
         write(&partial.join("properties.txt"), &props)?;
-        let pinned: Vec<String> = match &m.cpus {
-            Some(c) => ["taskset", "-c", c]
-                .iter()
-                .map(|s| s.to_string())
-                .chain(argv.iter().cloned())
-                .collect(),
-            None => argv.to_vec(),
+        let pin = |argv: &[String]| -> Vec<String> {
+            match &m.cpus {
+                Some(c) => ["taskset", "-c", c]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .chain(argv.iter().cloned())
+                    .collect(),
+                None => argv.to_vec(),
+            }
         };
         // Secrets (password properties, --requirepass) never reach the results.
-        let (pinned, server_argv) = (redact::argv(&pinned), redact::argv(server_argv));
-        let mut command_txt = proc::shell_line(&pinned);
-        command_txt.push('\n');
+        let (pinned, server_argv) = (redact::argv(&pin(argv)), redact::argv(server_argv));
+        let mut command_txt = String::new();
+        if n > 1 {
+            // The commands as started, each client with its index and the
+            // group's start time.
+            command_txt.push_str(&format!(
+                "# {n} clients per phase, started together (start.at)\n"
+            ));
+            for client in &spawned {
+                command_txt.push_str(&proc::shell_line(&redact::argv(&pin(client))));
+                command_txt.push('\n');
+            }
+        } else {
+            command_txt.push_str(&proc::shell_line(&pinned));
+            command_txt.push('\n');
+        }
         if !server_argv.is_empty() {
             command_txt.push_str(&format!("# server:\n{}\n", proc::shell_line(&server_argv)));
         }
@@ -803,6 +926,7 @@ impl Runner {
             "coords": coords,
             "db": {"label": cell.db.label, "store": cell.db.store, "server": cell.db.server.as_ref().map(|s| format!("{s:?}"))},
             "fingerprint": fp,
+            "clients": n,
             "command": pinned,
             "server_command": server_argv,
             "cwd": std::env::current_dir().ok().map(|d| d.display().to_string()),
@@ -831,8 +955,158 @@ impl Runner {
     }
 }
 
-fn create(path: &Path) -> Result<std::fs::File> {
-    std::fs::File::create(path).context(|| format!("creating {}", path.display()))
+fn append(path: &Path) -> Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .context(|| format!("opening {}", path.display()))
+}
+
+/// How long after launching a group of clients their shared `start.at`
+/// lies: time for every process to start and connect (milliseconds on a
+/// loopback server), with a wide margin for a loaded host.
+pub const START_LEAD: Duration = Duration::from_secs(2);
+
+/// The processes of a cell, group by group: one group of one process
+/// (`argv` itself) for a single client; for `n` clients, one group per
+/// phase (a client's run must not start before every client's share is
+/// loaded), each of `n` processes with `client.count`, `client.index` and
+/// an export of their own under `clients/`.
+pub(crate) fn client_groups(
+    m: &Matrix,
+    kind: Kind,
+    argv: &[String],
+    n: u32,
+    partial: &Path,
+) -> Vec<(&'static str, Vec<Vec<String>>)> {
+    if n <= 1 {
+        return vec![("", vec![argv.to_vec()])];
+    }
+    let phases: Vec<&'static str> = match kind {
+        Kind::Fresh => [("load", m.phases.load), ("run", m.phases.run)]
+            .into_iter()
+            .filter(|p| p.1)
+            .map(|p| p.0)
+            .collect(),
+        Kind::SharedLoad => vec!["load"],
+        Kind::RunOnCopy => vec!["run"],
+    };
+    phases
+        .into_iter()
+        .map(|phase| {
+            let clients = (0..n)
+                .map(|i| {
+                    let mut out = vec![argv[0].clone(), format!("-{phase}")];
+                    for a in &argv[1..] {
+                        if a == "-load" || a == "-run" {
+                            continue;
+                        }
+                        if a.starts_with("exportfile=") {
+                            out.push(format!(
+                                "exportfile={}",
+                                client_export(partial, phase, i).display()
+                            ));
+                        } else {
+                            out.push(a.clone());
+                        }
+                    }
+                    out.extend(["-p".into(), format!("client.count={n}")]);
+                    out.extend(["-p".into(), format!("client.index={i}")]);
+                    out
+                })
+                .collect();
+            (phase, clients)
+        })
+        .collect()
+}
+
+/// Where client `i` of a group exports its phase.
+fn client_export(partial: &Path, phase: &str, i: u32) -> PathBuf {
+    partial
+        .join("clients")
+        .join(format!("{phase}-client-{i}.json"))
+}
+
+impl Runner {
+    /// Merges each group's client exports with `ycsb merge` (exact: summed
+    /// counts, summed histograms) into `clients/<phase>.json`, and the
+    /// phases into the cell's `export.json`.
+    fn merge_clients(
+        &self,
+        groups: &[(&'static str, Vec<Vec<String>>)],
+        partial: &Path,
+    ) -> std::result::Result<(), String> {
+        let mut export: Option<Value> = None;
+        for (phase, clients) in groups {
+            let merged = partial.join("clients").join(format!("{phase}.json"));
+            let inputs = (0..clients.len() as u32).map(|i| client_export(partial, phase, i));
+            let out = std::process::Command::new(&self.ycsb)
+                .arg("merge")
+                .arg("-o")
+                .arg(&merged)
+                .args(inputs)
+                .output()
+                .map_err(|e| format!("cannot run {} merge: {e}", self.ycsb.display()))?;
+            let report = partial.join("clients").join(format!("merge-{phase}.txt"));
+            let _ = std::fs::write(&report, &out.stdout);
+            if !out.status.success() {
+                let text = String::from_utf8_lossy(&out.stderr);
+                return Err(format!(
+                    "ycsb merge of the {} clients' {phase} exports failed: {}",
+                    clients.len(),
+                    text.lines().last().unwrap_or("")
+                ));
+            }
+            let doc: Value = std::fs::read_to_string(&merged)
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok())
+                .ok_or_else(|| format!("ycsb merge wrote no readable {}", merged.display()))?;
+            export = Some(match export.take() {
+                None => doc,
+                Some(mut earlier) => {
+                    // The run's metadata and configuration, both phases.
+                    let mut phases = earlier["phases"].as_array_mut().map(std::mem::take);
+                    let mut doc = doc;
+                    if let (Some(all), Some(later)) = (phases.as_mut(), doc["phases"].as_array()) {
+                        all.extend(later.iter().cloned());
+                        doc["phases"] = Value::Array(std::mem::take(all));
+                    }
+                    doc
+                }
+            });
+        }
+        let export = export.ok_or("no client group ran")?;
+        let text = serde_json::to_string_pretty(&export).map_err(|e| e.to_string())?;
+        host::write_atomic(&partial.join("export.json"), text.as_bytes()).map_err(|e| e.to_string())
+    }
+}
+
+/// Adds the other clients' status lines to the first client's, second by
+/// second of each phase: with a shared start time their intervals line
+/// up, and the cell's throughput over time is the sum.
+fn add_other_clients(phases: &mut [PhaseSeries], others: &[Vec<(f64, String)>]) {
+    for lines in others {
+        let mut phase: Option<usize> = None;
+        let mut last_t = None;
+        for (_, line) in lines {
+            if series::phase_header(line).is_some() {
+                phase = Some(phase.map_or(0, |p| p + 1));
+                last_t = None;
+            } else if let (Some(k), Some(point)) = (phase, series::parse_status(line)) {
+                // The end-of-phase line repeats the last second.
+                if last_t == Some(point.t) {
+                    continue;
+                }
+                last_t = Some(point.t);
+                let Some(p) = phases.get_mut(k) else { continue };
+                if let Some(q) = p.status.iter_mut().find(|q| (q.t - point.t).abs() < 0.5) {
+                    q.operations += point.operations;
+                    q.ops_per_sec += point.ops_per_sec;
+                }
+            }
+        }
+    }
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {

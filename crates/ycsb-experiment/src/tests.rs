@@ -119,6 +119,10 @@ const BAD: &[(&str, &str, &str)] = &[
     ("[experiment]\nbaseline = { engine = \"leveldb\" }\n[axes]\ndb = [\"leveldb\"]\n", "test.toml:2:", "no axis 'engine'"),
     ("[experiment]\ntime_limit = 0\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "at least 1 second"),
     ("[experiment\n[axes]\n", "test.toml:1:", ""),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\nclients = [1, 2]\n", "test.toml:4:", "db 'memory' is embedded in each ycsb process"),
+    ("[experiment]\n[axes]\ndb = [\"redis\"]\nclients = [0]\n", "test.toml:4:", "from 1 to 64"),
+    ("[experiment]\n[axes]\ndb = [\"redis\"]\nclients = [\"two\"]\n", "test.toml:4:", "axes.clients 'two'"),
+    ("[experiment]\n[properties]\n\"client.count\" = 2\n[axes]\ndb = [\"redis\"]\nclients = [2]\n", "test.toml:6:", "remove it from [properties]"),
     ("[axes]\ndb = [\"memory\"]\n", "test.toml:1:", "missing field `experiment`"),
 ];
 
@@ -303,6 +307,72 @@ mod capabilities {
 
     fn one_db(table: &str) -> String {
         format!("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\n{table}")
+    }
+
+    #[test]
+    fn n_clients_run_each_phase_together_with_their_own_index_and_export() {
+        let client = stores(|s| s.server.is_some())[0].name;
+        let m = check(&format!(
+            "[experiment]\n[properties]\nrecordcount = 10\n[axes]\ndb = [\"x\"]\nclients = [1, 3]\n[db.x]\nstore = \"{client}\"\nserver = \"ycsb-serve\"\nengine = \"memory\"\n"
+        ))
+        .unwrap();
+        let all = cells::expand(&m);
+        assert_eq!(all[0].id, "db=x,clients=1,r1");
+        assert_eq!((all[0].clients(), all[1].clients()), (1, 3));
+        // clients is no ycsb property.
+        assert!(all[1].axis_properties().is_empty());
+        let (argv, _) = runner().commands(
+            &m,
+            &all[1],
+            Kind::Fresh,
+            Path::new("/d/c/db"),
+            Path::new("/p/export.json"),
+            7000,
+        );
+        // One client: the cell's own command, unchanged.
+        let one = crate::run::client_groups(&m, Kind::Fresh, &argv, 1, Path::new("/p"));
+        assert_eq!(one, vec![("", vec![argv.clone()])]);
+        // Three: the load by all three, then the run by all three, so no
+        // run starts before every share of the data set is loaded.
+        let groups = crate::run::client_groups(&m, Kind::Fresh, &argv, 3, Path::new("/p"));
+        assert_eq!(
+            groups.iter().map(|g| g.0).collect::<Vec<_>>(),
+            ["load", "run"]
+        );
+        for (phase, clients) in &groups {
+            assert_eq!(clients.len(), 3);
+            for (i, c) in clients.iter().enumerate() {
+                let flag = format!("-{phase}");
+                assert_eq!(c[1], flag);
+                assert!(!c
+                    .iter()
+                    .any(|a| (a == "-load" || a == "-run") && *a != flag));
+                let props: Vec<&str> = c
+                    .windows(2)
+                    .filter(|w| w[0] == "-p")
+                    .map(|w| w[1].as_str())
+                    .collect();
+                assert!(props.contains(&"client.count=3"), "{c:?}");
+                assert!(
+                    props.contains(&format!("client.index={i}").as_str()),
+                    "{c:?}"
+                );
+                let export = format!("exportfile=/p/clients/{phase}-client-{i}.json");
+                assert_eq!(
+                    props
+                        .iter()
+                        .filter(|p| p.starts_with("exportfile="))
+                        .collect::<Vec<_>>(),
+                    [&export.as_str()]
+                );
+                // The same server and properties as the single client.
+                assert!(props.contains(&"recordcount=10"));
+                assert!(c.iter().any(|a| a.ends_with(":7000")), "{c:?}");
+            }
+        }
+        let run_only = crate::run::client_groups(&m, Kind::RunOnCopy, &argv, 2, Path::new("/p"));
+        assert_eq!(run_only.len(), 1);
+        assert_eq!(run_only[0].0, "run");
     }
 
     #[test]

@@ -43,6 +43,10 @@ macro_rules! registry {
 
         /// The stores that a cargo feature (of the same name) brings in.
         const OPTIONAL: &[&str] = &[$($feature),*];
+
+        /// The stores this build was made without: each is a cargo feature
+        /// of the same name, off in this build (a client-only build).
+        pub const COMPILED_OUT: &[&str] = &[$(#[cfg(not(feature = $feature))] $feature,)*];
     };
 }
 
@@ -87,9 +91,9 @@ fn find_in(stores: &[StoreDescriptor], name: &str) -> Result<StoreDescriptor, Un
         .iter()
         .find(|store| store.eq_ignore_ascii_case(name))
         .map(|store| {
-            let feature = store;
             format!(
-                "; this build was made without the '{store}' store: rebuild with `--features {feature}` (cargo build -p ycsb-cli --features {feature})"
+                "; this build was made without the '{store}' store: rebuild with `--features {store}` ({})",
+                build_command(&[store])
             )
         })
         .unwrap_or_default();
@@ -98,6 +102,12 @@ fn find_in(stores: &[StoreDescriptor], name: &str) -> Result<StoreDescriptor, Un
         known: stores.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
         hint,
     })
+}
+
+/// The command that builds `ycsb` with `stores` as well as the default
+/// ones: what to tell a user of a client-only build who needs them.
+pub fn build_command(stores: &[&str]) -> String {
+    format!("cargo build -p ycsb-cli --features {}", stores.join(","))
 }
 
 /// The names of the compiled-in stores.
@@ -174,5 +184,18 @@ mod tests {
         assert_eq!(e.known, "basic, memory");
         assert!(e.hint.contains("--features rocksdb"), "{e}");
         assert!(find_in(&client_only, "nosuch").unwrap_err().hint.is_empty());
+    }
+
+    #[test]
+    fn every_optional_store_is_either_compiled_in_or_out() {
+        for store in OPTIONAL {
+            let compiled_in = STORES.iter().any(|s| s.name == *store);
+            assert_ne!(compiled_in, COMPILED_OUT.contains(store), "{store}");
+        }
+        assert_eq!(STORES.len() + COMPILED_OUT.len(), OPTIONAL.len() + 2);
+        assert_eq!(
+            build_command(&["rocksdb", "leveldb"]),
+            "cargo build -p ycsb-cli --features rocksdb,leveldb"
+        );
     }
 }

@@ -27,11 +27,15 @@ use crate::workload::{split_range, CoreWorkload, WorkloadError};
 
 mod budget;
 pub(crate) mod interrupt;
+mod start;
 mod status;
 mod worker;
 use budget::ErrorBudget;
 use status::{completed, status_loop, StatusLoop};
 use worker::Worker;
+
+pub(crate) use start::wait_until;
+pub use start::{parse_start_at, StartHold, MAX_START_DELAY, START_AT};
 
 /// `threadcount` (the `-threads` flag).
 pub const THREAD_COUNT: Property<u64> = Property::new(
@@ -70,6 +74,7 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     MAX_EXECUTION_TIME.decl(),
     SEED.decl(),
     ERROR_BUDGET.decl(),
+    START_AT.decl(),
 ];
 
 /// Which phase to run.
@@ -113,6 +118,8 @@ pub struct RunnerSettings {
     /// The run phase's warm-up (`measurement.warmup`), excluded from the
     /// final report.
     pub warmup: Warmup,
+    /// When the first phase may start (`start.at`); `None`: at once.
+    pub start_at: Option<std::time::SystemTime>,
 }
 
 impl RunnerSettings {
@@ -165,6 +172,13 @@ impl RunnerSettings {
             error_budget: props.get_opt(&ERROR_BUDGET)?,
             granularity: crate::observe::granularity(props)?,
             warmup: props.get(&crate::observe::WARMUP)?,
+            start_at: match props.get_opt(&START_AT)? {
+                None => None,
+                Some(raw) => Some(
+                    parse_start_at(&raw, std::time::SystemTime::now())
+                        .map_err(|reason| props.invalid(START_AT.decl(), reason))?,
+                ),
+            },
         })
     }
 }

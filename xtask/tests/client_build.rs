@@ -1,0 +1,179 @@
+//! The client-only build: every store is a cargo feature of ycsb-stores,
+//! forwarded by ycsb-cli and on by default, and
+//! `cargo build -p ycsb-cli --no-default-features --features redis,http`
+//! links no engine and no native library.
+//!
+//! Checked on cargo's resolution of the features (`cargo metadata`,
+//! `cargo tree`, a second or two) rather than by building that second
+//! configuration of the binary in CI (about a minute on a shared target
+//! directory, see docs/multi-client.md); the resolution is what decides
+//! what gets compiled and linked.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn cargo(args: &[&str]) -> String {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(args)
+        // The lock file decides: no network, no lock file update.
+        .arg("--frozen")
+        .current_dir(root())
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn metadata() -> Value {
+    serde_json::from_str(&cargo(&["metadata", "--format-version", "1"])).unwrap()
+}
+
+fn package<'a>(meta: &'a Value, name: &str) -> &'a Value {
+    meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("no package {name}"))
+}
+
+fn features(package: &Value) -> BTreeMap<String, Vec<String>> {
+    serde_json::from_value(package["features"].clone()).unwrap()
+}
+
+/// The store features of ycsb-stores and the crate each brings in.
+fn store_features(meta: &Value) -> BTreeMap<String, String> {
+    features(package(meta, "ycsb-stores"))
+        .into_iter()
+        .filter(|(name, _)| name != "default")
+        .map(|(name, enables)| {
+            let deps: Vec<_> = enables
+                .iter()
+                .filter_map(|e| e.strip_prefix("dep:"))
+                .collect();
+            assert_eq!(deps.len(), 1, "feature {name} brings in {enables:?}");
+            (name, deps[0].to_string())
+        })
+        .collect()
+}
+
+/// The packages (names) ycsb-cli compiles with these cargo arguments.
+fn cli_packages(feature_args: &[&str]) -> BTreeSet<String> {
+    let mut args = vec!["tree", "-p", "ycsb-cli", "-e", "normal,build"];
+    args.extend(["--prefix", "none", "-f", "{p}"]);
+    args.extend(feature_args);
+    cargo(&args)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn every_store_feature_is_forwarded_by_ycsb_cli_and_on_by_default() {
+    let meta = metadata();
+    let stores = store_features(&meta);
+    assert!(stores.contains_key("redis") && stores.contains_key("http"));
+    let store_defaults = &features(package(&meta, "ycsb-stores"))["default"];
+    let cli = features(package(&meta, "ycsb-cli"));
+    for feature in stores.keys() {
+        assert!(
+            store_defaults.contains(feature),
+            "ycsb-stores default lacks {feature}"
+        );
+        assert_eq!(
+            cli.get(feature),
+            Some(&vec![format!("ycsb-stores/{feature}")]),
+            "ycsb-cli's feature {feature} must be exactly ycsb-stores/{feature}"
+        );
+        assert!(
+            cli["default"].contains(feature),
+            "ycsb-cli default lacks {feature}"
+        );
+    }
+    // ycsb-cli takes ycsb-stores without its defaults, or no feature could
+    // be turned off.
+    let dep = package(&meta, "ycsb-cli")["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "ycsb-stores")
+        .unwrap()
+        .clone();
+    assert_eq!(dep["uses_default_features"], false, "{dep}");
+}
+
+#[test]
+fn the_client_only_build_links_no_engine_and_no_native_library() {
+    let meta = metadata();
+    let stores = store_features(&meta);
+    let links: BTreeMap<String, String> = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| Some((p["name"].as_str()?.into(), p["links"].as_str()?.into())))
+        .collect();
+    let everything = cli_packages(&[]);
+    let client = cli_packages(&["--no-default-features", "--features", "redis,http"]);
+    assert!(
+        client.contains("ycsb-redis") && client.contains("ycsb-http"),
+        "{client:?}"
+    );
+    for (feature, krate) in &stores {
+        assert!(
+            everything.contains(krate),
+            "the default build lacks {krate}"
+        );
+        if feature != "redis" && feature != "http" {
+            assert!(
+                !client.contains(krate),
+                "the client-only build compiles {krate}"
+            );
+        }
+    }
+    let native: Vec<_> = client
+        .iter()
+        .filter_map(|p| links.get(p).map(|l| format!("{p} (links {l})")))
+        .collect();
+    assert!(native.is_empty(), "the client-only build links {native:?}");
+    // The check can fail: the full build does link native engines.
+    assert!(
+        everything.iter().any(|p| links.contains_key(p)),
+        "{everything:?}"
+    );
+}
+
+#[test]
+fn each_store_feature_alone_brings_in_its_crate_and_no_other_engine() {
+    let meta = metadata();
+    let stores = store_features(&meta);
+    // ycsb serve speaks RESP and HTTP with the redis and http crates'
+    // codecs, so those two are in every build; the engines are not.
+    let base = cli_packages(&["--no-default-features"]);
+    for (feature, krate) in &stores {
+        let packages = cli_packages(&["--no-default-features", "--features", feature]);
+        assert!(packages.contains(krate), "--features {feature}: no {krate}");
+        for (other, other_crate) in &stores {
+            if other != feature && !base.contains(other_crate) {
+                assert!(
+                    !packages.contains(other_crate),
+                    "--features {feature} compiles {other_crate}"
+                );
+            }
+        }
+    }
+}

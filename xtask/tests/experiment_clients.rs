@@ -1,0 +1,184 @@
+//! `cargo xtask experiment` with a `clients` axis, end to end with the
+//! real `ycsb` binary: N processes per cell against one `ycsb serve`
+//! memory server, each phase started together (`start.at`), the load split
+//! so that every key is loaded exactly once, and the cell's export the
+//! exact `ycsb merge` of the clients' exports, which are kept.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The debug `ycsb` binary, built if needed (cargo releases its lock
+/// before running tests).
+fn ycsb() -> PathBuf {
+    if let Some(p) = std::env::var_os("XTASK_TEST_YCSB") {
+        return PathBuf::from(p);
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(root())
+        .args(["build", "-q", "-p", "ycsb-cli"])
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "building ycsb-cli failed");
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().join("ycsb")
+}
+
+fn json(path: &Path) -> Value {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{} missing: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+fn returns(phase: &Value, section: &str, status: &str) -> u64 {
+    phase["sections"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["name"] == section && s["intended"] != true)
+        .flat_map(|s| s["returns"].as_array().into_iter().flatten())
+        .filter(|r| r["status"] == status)
+        .map(|r| r["count"].as_u64().unwrap_or(0))
+        .sum()
+}
+
+fn config<'a>(export: &'a Value, key: &str) -> Option<&'a str> {
+    export["config"]
+        .as_array()?
+        .iter()
+        .find(|c| c["key"] == key)?["value"]
+        .as_str()
+}
+
+const RECORDS: u64 = 1000;
+const OPERATIONS: u64 = 1500;
+
+#[test]
+fn three_clients_load_every_key_once_and_merge_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = dir.path().join("m.toml");
+    // The client store that talks RESP (redis) to an in-process memory
+    // store behind `ycsb serve`: one data set for every client.
+    std::fs::write(
+        &matrix,
+        format!(
+            r#"[experiment]
+name = "clients"
+io_ceiling = "off"
+time_limit = 60
+property_files = ["{}"]
+
+[properties]
+recordcount = {RECORDS}
+operationcount = {OPERATIONS}
+fieldcount = 2
+fieldlength = 8
+
+[axes]
+db = ["served"]
+clients = [1, 3]
+
+[db.served]
+store = "redis"
+server = "ycsb-serve"
+engine = "memory"
+"#,
+            root().join("workloads/workloadc").display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("experiment")
+        .arg(&matrix)
+        .arg("--results")
+        .arg(dir.path().join("results"))
+        .arg("--ycsb")
+        .arg(ycsb())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let cells = dir.path().join("results/clients/cells");
+
+    // One client: as before, no client directory.
+    let single = cells.join("db=served,clients=1,r1");
+    assert!(!single.join("clients").exists());
+    assert_eq!(json(&single.join("cell.json"))["clients"], 1);
+
+    let cell = cells.join("db=served,clients=3,r1");
+    let record = json(&cell.join("cell.json"));
+    assert_eq!(record["clients"], 3);
+    let export = json(&cell.join("export.json"));
+    let phases = export["phases"].as_array().unwrap();
+    assert_eq!(
+        phases
+            .iter()
+            .map(|p| p["phase"].clone())
+            .collect::<Vec<_>>(),
+        ["load", "run"]
+    );
+    // The load split the key space: 334 + 333 + 333 inserts, in all the
+    // record count, each acknowledged.
+    let mut loaded = Vec::new();
+    for i in 0..3 {
+        let client = json(&cell.join(format!("clients/load-client-{i}.json")));
+        assert_eq!(
+            config(&client, "client.index"),
+            Some(i.to_string().as_str())
+        );
+        assert_eq!(config(&client, "client.count"), Some("3"));
+        assert!(config(&client, "start.at").is_some(), "{client}");
+        loaded.push(client["phases"][0]["operations"].as_u64().unwrap());
+    }
+    assert_eq!(loaded, [334, 333, 333]);
+    assert_eq!(phases[0]["operations"], RECORDS);
+    assert_eq!(returns(&phases[0], "INSERT", "OK"), RECORDS);
+    // Every key loaded once: every read of the three clients, over all
+    // RECORDS keys, found its record.
+    assert_eq!(phases[1]["operations"], 3 * OPERATIONS);
+    assert_eq!(returns(&phases[1], "READ", "OK"), 3 * OPERATIONS);
+    assert_eq!(returns(&phases[1], "READ", "NOT_FOUND"), 0);
+    // The run's merged histogram counts every client's reads.
+    let mut per_client = 0;
+    for i in 0..3 {
+        let client = json(&cell.join(format!("clients/run-client-{i}.json")));
+        per_client += returns(&client["phases"][0], "READ", "OK");
+    }
+    assert_eq!(per_client, 3 * OPERATIONS);
+    // The cell's export is ycsb merge's: it names its inputs.
+    for i in 0..3 {
+        let input = config(&export, &format!("merge.input.{i}")).unwrap();
+        assert!(input.contains(&format!("run-client-{i}.json")), "{input}");
+    }
+    assert!(cell.join("clients/load.json").is_file());
+    assert!(cell.join("clients/merge-run.txt").is_file());
+    // Every client's command, with its index and the group's start time.
+    let commands = std::fs::read_to_string(cell.join("command.txt")).unwrap();
+    let started: Vec<_> = commands
+        .lines()
+        .filter(|l| l.contains("start.at="))
+        .collect();
+    assert_eq!(started.len(), 6, "{commands}");
+    for i in 0..3 {
+        assert_eq!(
+            started
+                .iter()
+                .filter(|l| l.contains(&format!("client.index={i} ")))
+                .count(),
+            2,
+            "{commands}"
+        );
+    }
+    // The summary has a row per client count.
+    let csv = std::fs::read_to_string(dir.path().join("results/clients/summary-run.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+}
