@@ -21,8 +21,9 @@ use crate::sys::{
     wiredtiger_open, wiredtiger_strerror, wiredtiger_version, CursorOp, WtConnection, WtCursor,
     WtEventHandler, WtItem, WtSession, DECLARED_VERSION,
 };
-pub(crate) use crate::sys::{WT_NOTFOUND, WT_ROLLBACK};
+pub(crate) use crate::sys::{WT_NOTFOUND, WT_PANIC, WT_ROLLBACK};
 use std::ptr::{self, NonNull};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 impl WtItem {
@@ -110,12 +111,20 @@ pub(crate) fn linked_library() -> Option<String> {
 struct Handler {
     base: WtEventHandler,
     last_error: Mutex<Option<String>>,
+    /// The connection's first error message: after a panic (WiredTiger
+    /// panics on a failed write, such as a full disk), every call answers
+    /// WT_PANIC, and this says why.
+    first_error: Mutex<Option<String>>,
+    /// Whether WiredTiger reported a failed write (a full disk, an I/O
+    /// error) or a panic: closing such a connection can wait forever
+    /// (WiredTiger 3.2 retries the log write of its final checkpoint).
+    write_failed: AtomicBool,
 }
 
 unsafe extern "C" fn handle_error(
     handler: *mut WtEventHandler,
     _session: *mut WtSession,
-    _error: c_int,
+    error: c_int,
     message: *const c_char,
 ) -> c_int {
     if handler.is_null() || message.is_null() {
@@ -126,9 +135,17 @@ unsafe extern "C" fn handle_error(
     // connection owns it and closes WiredTiger before freeing it); only
     // shared access is taken, the mutex guards the message.
     let handler = unsafe { &*handler.cast::<Handler>() };
+    if matches!(error, libc::ENOSPC | libc::EIO | libc::EDQUOT | WT_PANIC) {
+        handler.write_failed.store(true, Ordering::Relaxed);
+    }
     // SAFETY: a non-null NUL-terminated message valid for this call.
     let text = unsafe { CStr::from_ptr(message) }.to_string_lossy();
     let text = without_stamp(&text).to_string();
+    if let Ok(mut first) = handler.first_error.lock() {
+        if first.is_none() {
+            *first = Some(text.clone());
+        }
+    }
     if let Ok(mut last) = handler.last_error.lock() {
         *last = Some(text);
     }
@@ -145,7 +162,7 @@ fn without_stamp(message: &str) -> &str {
             None => break,
         }
     }
-    match rest.strip_prefix(", ") {
+    match rest.strip_prefix(", ").or_else(|| rest.strip_prefix(": ")) {
         Some(after) if rest.len() != message.len() => after,
         _ => message,
     }
@@ -171,6 +188,8 @@ impl Handler {
                 handle_close: ptr::null(),
             },
             last_error: Mutex::new(None),
+            first_error: Mutex::new(None),
+            write_failed: AtomicBool::new(false),
         })
     }
 
@@ -181,10 +200,16 @@ impl Handler {
     /// The error for `code`: WiredTiger's detailed message where it gave
     /// one, else its text for the code.
     fn error(&self, code: c_int) -> WtError {
-        let message = match self.take_last() {
+        let mut message = match self.take_last() {
             Some(detail) => detail,
             None => strerror(code),
         };
+        if code == WT_PANIC {
+            let first = self.first_error.lock().ok().and_then(|f| f.clone());
+            if let Some(first) = first.filter(|f| *f != message) {
+                message = format!("{message} (after: {first})");
+            }
+        }
         WtError { code, message }
     }
 }
@@ -267,10 +292,29 @@ impl Connection {
     pub fn error(&self, code: c_int) -> WtError {
         self.handler.error(code)
     }
+
+    /// The first error of a connection on which a write failed (a full
+    /// disk), or `None` while all is well.
+    pub fn write_failure(&self) -> Option<String> {
+        if !self.handler.write_failed.load(Ordering::Relaxed) {
+            return None;
+        }
+        let first = self.handler.first_error.lock().ok().and_then(|f| f.clone());
+        Some(first.unwrap_or_else(|| strerror(WT_PANIC)))
+    }
 }
 
 impl Drop for Connection {
     fn drop(&mut self) {
+        if self.handler.write_failed.load(Ordering::Relaxed) {
+            // Closing would checkpoint, and after a failed log write
+            // WiredTiger 3.2 retries its checkpoint's log record forever.
+            // Left open, the database is as a killed process leaves it:
+            // the next open recovers it. The handler stays allocated for
+            // WiredTiger's threads.
+            std::mem::forget(std::mem::replace(&mut self.handler, Handler::new()));
+            return;
+        }
         let conn = self.conn.as_ptr();
         // SAFETY: we own the open connection and close it exactly once;
         // every session borrowed it and is closed already. Closing
@@ -654,6 +698,10 @@ mod tests {
                 "[1796133233:420298][6388:0x7ff66f1286c0], WT_SESSION.create: x: Invalid argument"
             ),
             "WT_SESSION.create: x: Invalid argument"
+        );
+        assert_eq!(
+            without_stamp("[1796134432:627530][19521:0x7f7b6057b6c0]: __posix_file_write, 540: x"),
+            "__posix_file_write, 540: x"
         );
         assert_eq!(without_stamp("[no end"), "[no end");
         assert_eq!(without_stamp("plain"), "plain");

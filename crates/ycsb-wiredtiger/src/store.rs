@@ -13,7 +13,9 @@ use crate::options::{Config, Statistics, TableType};
 /// The store's name, as users type it.
 const NAME: &str = "wiredtiger";
 
-/// The table, as YCSB-cpp names it (so that its databases open here).
+/// The table, as YCSB-cpp names it. Its values are `ycsb_db::codec`
+/// encodings, not YCSB-cpp's: a database YCSB-cpp loaded opens, but its
+/// records read as UNEXPECTED_STATE.
 pub(crate) const TABLE_URI: &str = "table:ycsbc";
 
 /// Each operation is its own transaction; `overwrite=true` makes insert
@@ -288,8 +290,15 @@ impl Store for WiredTigerStore {
     }
 
     /// A checkpoint, so that a full disk at the end is reported; closing
-    /// the connection (on drop) checkpoints again, cheaply.
+    /// the connection (on drop) checkpoints again, cheaply. After a failed
+    /// write (a full disk) the first error, without trying: WiredTiger 3.2
+    /// can wait forever for a log write then.
     fn close(&self) -> Result<(), StoreError> {
+        if let Some(first) = self.conn.write_failure() {
+            return Err(StoreError::Other(format!(
+                "wiredtiger: a write failed, the database was not closed (the next open recovers it): {first}"
+            )));
+        }
         self.checkpoint()
     }
 }

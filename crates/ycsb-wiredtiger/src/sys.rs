@@ -11,6 +11,9 @@ use std::ffi::{c_char, c_int, c_void};
 
 /// `WT_NOTFOUND`: no such key.
 pub const WT_NOTFOUND: c_int = -31803;
+/// `WT_PANIC`: the library hit an unrecoverable error; every later call
+/// fails too.
+pub const WT_PANIC: c_int = -31804;
 /// `WT_ROLLBACK`: a conflict with a concurrent operation; retry it.
 pub const WT_ROLLBACK: c_int = -31800;
 
