@@ -233,10 +233,43 @@ pub fn phase_charts(phase: &Value, heading: String) -> ChartGroup {
         ));
     }
 
+    let mut charts = vec![throughput, latency, cpu, levels];
+    // Engine gauges in bytes (`wiredtiger.cache-bytes`, `...-file-bytes`,
+    // `rocksdb.estimate-pending-compaction-bytes`), a chart only when the
+    // engine has some that are not all 0.
+    let mut bytes = Chart::new("Engine bytes", "time (s)", "bytes");
+    let mut byte_gauges: Vec<String> = Vec::new();
+    for row in rows {
+        for name in row["gauges"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(n, _)| n)
+        {
+            if name.ends_with("-bytes") && !byte_gauges.contains(name) {
+                byte_gauges.push(name.clone());
+            }
+        }
+    }
+    byte_gauges.sort();
+    // As for levels: a gauge that stayed 0 is no line worth drawing.
+    byte_gauges.retain(|name| rows.iter().any(|r| number(&r["gauges"][name]) > 0.0));
+    for name in &byte_gauges {
+        bytes.series.push(Series::new(
+            name.rsplit_once('.').map_or(name.as_str(), |(_, n)| n),
+            rows.iter()
+                .map(|r| (time(r), number(&r["gauges"][name])))
+                .collect(),
+        ));
+    }
+    if !bytes.series.is_empty() {
+        charts.push(bytes);
+    }
+
     ChartGroup {
         heading,
         note,
-        charts: vec![throughput, latency, cpu, levels],
+        charts,
     }
 }
 
@@ -431,6 +464,38 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "y.json: not a ycsb JSON export (exporter=json): no \"phases\" array"
+        );
+    }
+
+    #[test]
+    fn byte_gauges_get_a_chart_of_their_own() {
+        let mut doc = export();
+        for (i, row) in doc["phases"][0]["observation"]["series"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .enumerate()
+        {
+            row["gauges"]["wiredtiger.cache-bytes"] = json!(1000.0 * i as f64);
+            row["gauges"]["wiredtiger.file-bytes"] = json!(5000.0);
+        }
+        let groups = charts_from_export(&doc, "x.json", "").unwrap();
+        let run = &groups[0];
+        assert_eq!(run.charts.len(), 5);
+        assert_eq!(run.charts[4].title, "Engine bytes");
+        let names: Vec<_> = run.charts[4]
+            .series
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(names, ["cache-bytes", "file-bytes"]);
+        assert_eq!(run.charts[4].series[0].points[1].1, 1000.0);
+        // Without such gauges, the four charts as before.
+        assert_eq!(
+            charts_from_export(&export(), "x.json", "").unwrap()[0]
+                .charts
+                .len(),
+            4
         );
     }
 
