@@ -250,12 +250,11 @@ mod tests {
                 "printf(\"%s %s %zu\\n\", \"{ty}\", \"{field}\", offsetof({ty}, {field}));\n"
             ));
         }
-        program.push_str(&format!(
-            "printf(\"WT_ITEM sizeof %zu\\nWT_EVENT_HANDLER sizeof %zu\\n\", sizeof(WT_ITEM), sizeof(WT_EVENT_HANDLER));\nprintf(\"version %d.%d\\n\", WIREDTIGER_VERSION_MAJOR, WIREDTIGER_VERSION_MINOR);\nreturn 0;\n}}\n"
-        ));
-        let dir = std::env::temp_dir().join(format!("ycsb-wt-layout-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let (source, binary) = (dir.join("layout.c"), dir.join("layout"));
+        program.push_str(
+            "printf(\"WT_ITEM sizeof %zu\\nWT_EVENT_HANDLER sizeof %zu\\n\", sizeof(WT_ITEM), sizeof(WT_EVENT_HANDLER));\nprintf(\"version %d.%d\\n\", WIREDTIGER_VERSION_MAJOR, WIREDTIGER_VERSION_MINOR);\nreturn 0;\n}\n",
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let (source, binary) = (dir.path().join("layout.c"), dir.path().join("layout"));
         std::fs::write(&source, program).unwrap();
         let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
         let compiled = std::process::Command::new(&compiler)
@@ -265,12 +264,10 @@ mod tests {
             .status();
         let Ok(compiled) = compiled else {
             eprintln!("no C compiler ({compiler}): layout not checked");
-            std::fs::remove_dir_all(&dir).ok();
             return;
         };
         assert!(compiled.success(), "compiling against wiredtiger.h failed");
         let out = std::process::Command::new(&binary).output().unwrap();
-        std::fs::remove_dir_all(&dir).ok();
         let out = String::from_utf8(out.stdout).unwrap();
         let mut expected = Vec::new();
         for (ty, field, offset) in fields {
