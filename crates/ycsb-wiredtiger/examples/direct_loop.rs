@@ -31,6 +31,10 @@ mod harness;
 #[allow(dead_code)]
 mod sys;
 
+// Links libwiredtiger as the binding does (its build script), without
+// using any of the binding's code.
+use ycsb_wiredtiger as _;
+
 use sys::{WtConnection, WtCursor, WtItem, WtSession, WT_NOTFOUND, WT_ROLLBACK};
 
 /// `wiredtiger.properties` as the binding turns it into `wiredtiger_open`'s
