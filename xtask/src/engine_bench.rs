@@ -1,4 +1,5 @@
-//! `cargo xtask engine-bench`: what the rocksdb and leveldb bindings cost.
+//! `cargo xtask engine-bench`: what the rocksdb, leveldb and wiredtiger
+//! bindings cost.
 //!
 //! For workloads A and C on both engines, the same load and run phases go
 //! through three clients against the same library and engine options:
@@ -36,7 +37,7 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations N] [--threads N]
-       [--rounds N] [--engines rocksdb,leveldb] [--workloads a,c] [--instructions | --same-files]
+       [--rounds N] [--engines rocksdb,leveldb,wiredtiger] [--workloads a,c] [--instructions | --same-files]
   defaults: 200000 records, 200000 operations, 1 thread, 3 rounds
   --same-files    load once, compact, then time only the run phase of each client,
                   each round on a fresh copy of the same files (YCSB-cpp not run)
@@ -46,6 +47,19 @@ const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations
                   (--rounds N runs each client N times and prints the spread)
   env YCSB_CPP_BIN=/path/to/YCSB-cpp/ycsb adds YCSB-cpp (built against the same library;
       timed runs only)";
+
+/// The engines with a direct loop (`<engine>-direct-loop`, an example of
+/// the crate `ycsb-<engine>`) and a shipped `<engine>/<engine>.properties`.
+const ENGINES: &[&str] = &["rocksdb", "leveldb", "wiredtiger"];
+
+/// `-p <data directory property>=<dir>` for `engine`, from its descriptor.
+fn dir_property(engine: &str, dir: &Path) -> Result<String> {
+    let descriptor = ycsb_stores::find(engine)?;
+    let property = descriptor
+        .data_dir
+        .with_context(|| format!("{engine} has no data directory"))?;
+    Ok(format!("{}={}", property.name, dir.display()))
+}
 
 #[derive(Debug)]
 struct Options {
@@ -67,7 +81,7 @@ fn parse(args: &[String]) -> Result<Options> {
         operations: 0,
         threads: 1,
         rounds: 0,
-        engines: vec!["rocksdb".into(), "leveldb".into()],
+        engines: ENGINES.iter().map(|e| e.to_string()).collect(),
         workloads: vec!["a".into(), "c".into()],
         instructions: false,
         same_files: false,
@@ -130,8 +144,11 @@ fn parse(args: &[String]) -> Result<Options> {
         bail!("engine-bench: --records, --threads and --rounds must be at least 1");
     }
     for e in &o.engines {
-        if e != "rocksdb" && e != "leveldb" {
-            bail!("engine-bench: --engines {e}: expected rocksdb or leveldb");
+        if !ENGINES.contains(&e.as_str()) {
+            bail!(
+                "engine-bench: --engines {e}: expected one of {}",
+                ENGINES.join(", ")
+            );
         }
     }
     for w in &o.workloads {
@@ -261,7 +278,7 @@ fn run_ycsb(
         .arg("-P")
         .arg(format!("{engine}/{engine}.properties"))
         .arg("-p")
-        .arg(format!("{engine}.dbname={}", dir.display()))
+        .arg(dir_property(engine, dir)?)
         .args(["-p", &format!("recordcount={}", o.records)])
         .args(["-p", &format!("operationcount={}", o.operations)])
         .args(["-threads", &o.threads.to_string()])
@@ -364,7 +381,7 @@ fn settled_database(
         .arg("-P")
         .arg(format!("{engine}/{engine}.properties"))
         .arg("-p")
-        .arg(format!("{engine}.dbname={}", base.display()))
+        .arg(dir_property(engine, base)?)
         .args(["-p", &format!("recordcount={}", o.records)])
         .args(["-threads", &o.threads.to_string()])
         .stdout(Stdio::null())
@@ -409,7 +426,7 @@ fn run_cpp(
         .arg("-P")
         .arg(format!("{engine}/{engine}.properties"))
         .arg("-p")
-        .arg(format!("{engine}.dbname={}", dir.display()))
+        .arg(dir_property(engine, dir)?)
         .args(["-p", &format!("recordcount={}", o.records)])
         .args(["-p", &format!("operationcount={}", o.operations)])
         .args(["-p", &format!("threadcount={}", o.threads)])
@@ -492,6 +509,10 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         "ycsb-leveldb",
         "--example",
         "leveldb-direct-loop",
+        "-p",
+        "ycsb-wiredtiger",
+        "--example",
+        "wiredtiger-direct-loop",
         "--bin",
         "ycsb",
     ]))?;
@@ -1004,7 +1025,10 @@ mod tests {
             ("--rounds 0", "at least 1"),
             ("--instructions 3", "unknown option 3"),
             ("--same-files --instructions", "exclude each other"),
-            ("--engines redis", "expected rocksdb or leveldb"),
+            (
+                "--engines redis",
+                "expected one of rocksdb, leveldb, wiredtiger",
+            ),
             ("--workloads e", "expected a, b or c"),
             ("--bogus 1", "unknown option --bogus"),
         ];

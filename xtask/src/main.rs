@@ -23,6 +23,8 @@ mod experiment;
 const DEBIAN_PACKAGES: &[&str] = &[
     "librocksdb-dev",
     "libleveldb-dev",
+    // WiredTiger 3.2 (and its snappy/zlib extensions in libwiredtiger0).
+    "libwiredtiger-dev",
     "libsnappy-dev",
     "clang",
     "libclang-dev",

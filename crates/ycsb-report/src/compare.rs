@@ -556,6 +556,11 @@ fn phase_group(runs: &[Run], phase_name: &str) -> ChartGroup {
     let mut disk = Builder::new(Chart::new("Client disk I/O", "time (s)", "MB/s"));
     let mut db_size = Builder::new(Chart::new("Database size on disk", "time (s)", "MB"));
     let mut levels = Builder::new(Chart::new("Files per level", "time (s)", "files").with_steps());
+    // Engine gauges in bytes (`wiredtiger.cache-bytes`,
+    // `rocksdb.estimate-pending-compaction-bytes`, `etcd.db-size-bytes`):
+    // a chart only when some run's engine has some that are not all 0.
+    let mut engine_bytes = Builder::new(Chart::new("Engine bytes", "time (s)", "MB"));
+    let mut any_engine_bytes = false;
     // Latency: one chart per operation, in first-seen order.
     let mut latency: Vec<(String, Builder)> = Vec::new();
 
@@ -701,7 +706,7 @@ fn phase_group(runs: &[Run], phase_name: &str) -> ChartGroup {
             .position(|(i, _, _)| *i == colour)
             .unwrap_or(0)
             % Dash::ALL.len()];
-        let series = gauges
+        let series_levels = gauges
             .iter()
             .map(|(level, name)| {
                 Series::new(
@@ -713,7 +718,37 @@ fn phase_group(runs: &[Run], phase_name: &str) -> ChartGroup {
                 .styled(*level as usize, dash)
             })
             .collect();
-        levels.add(&run.name, series, || {
+        let mut byte_gauges: Vec<&String> = Vec::new();
+        for row in rows {
+            for name in row["gauges"].as_object().into_iter().flat_map(|g| g.keys()) {
+                if name.ends_with("-bytes") && !byte_gauges.contains(&name) {
+                    byte_gauges.push(name);
+                }
+            }
+        }
+        byte_gauges.sort();
+        // As for levels: a gauge that stayed 0 is no line worth drawing.
+        byte_gauges.retain(|name| rows.iter().any(|r| number(&r["gauges"][name.as_str()]) > 0.0));
+        any_engine_bytes |= !byte_gauges.is_empty();
+        let series = byte_gauges
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let short = name.rsplit_once('.').map_or(name.as_str(), |(_, n)| n);
+                styled(
+                    format!("{} {short}", run.name),
+                    rows.iter()
+                        .map(|r| (time(r), number(&r["gauges"][name.as_str()]) / 1e6))
+                        .collect(),
+                    Dash::ALL[i % Dash::ALL.len()],
+                )
+            })
+            .collect();
+        engine_bytes.add(&run.name, series, || {
+            why("the store reports no engine gauges in bytes")
+        });
+
+        levels.add(&run.name, series_levels, || {
             why(if has_gauges {
                 "no level held a file (the data was still in memory tables)"
             } else {
@@ -731,6 +766,9 @@ fn phase_group(runs: &[Run], phase_name: &str) -> ChartGroup {
         db_size.finish(),
         levels.finish(),
     ]);
+    if any_engine_bytes {
+        figures.push(engine_bytes.finish());
+    }
     ChartGroup {
         heading: format!("{phase_name} phase"),
         note: left_out.then(|| {
@@ -1058,6 +1096,34 @@ mod tests {
         assert!(c.groups[1].figures.iter().all(
             |f| matches!(f, Figure::Missing { reason, .. } if reason.contains("no time series"))
         ));
+    }
+
+    #[test]
+    fn engine_byte_gauges_get_a_chart_when_some_run_has_them() {
+        let mut wt = export("wiredtiger", "3.2.1", "1");
+        for (i, row) in wt["phases"][0]["observation"]["series"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .enumerate()
+        {
+            row["gauges"]["wiredtiger.cache-bytes"] = json!(1e6 * i as f64);
+            row["gauges"]["wiredtiger.idle-bytes"] = json!(0.0);
+        }
+        let c = comparison(vec![("w.json", wt), ("l.json", export("leveldb", "1.23", "1"))]);
+        let run = &c.groups[0];
+        assert_eq!(titles(run).last().map(String::as_str), Some("Engine bytes"));
+        let Figure::Drawn { chart, remark } = run.figures.last().unwrap() else {
+            panic!()
+        };
+        // Only the gauge that moved; the run without such gauges named.
+        let names: Vec<_> = chart.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["wiredtiger 3.2.1 · workloada cache-bytes"]);
+        assert_eq!(chart.series[0].points[1].1, 1.0);
+        assert!(remark.as_deref().unwrap_or("").contains("leveldb"), "{remark:?}");
+        // Without byte gauges in any run: no such chart at all.
+        let c = comparison(vec![("l.json", export("leveldb", "1.23", "1"))]);
+        assert!(!titles(&c.groups[0]).iter().any(|t| t.contains("Engine bytes")));
     }
 
     #[test]

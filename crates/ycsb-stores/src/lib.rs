@@ -55,6 +55,7 @@ registry! {
     features: [
         "rocksdb" => ycsb_rocksdb::DESCRIPTOR,
         "leveldb" => ycsb_leveldb::DESCRIPTOR,
+        "wiredtiger" => ycsb_wiredtiger::DESCRIPTOR,
         "http" => ycsb_http::DESCRIPTOR,
         "redis" => ycsb_redis::DESCRIPTOR,
         "etcd" => ycsb_etcd::DESCRIPTOR,

@@ -1,0 +1,631 @@
+//! The store's properties, with YCSB-cpp's names, meanings and defaults,
+//! and their translation into WiredTiger configuration strings.
+
+use std::path::PathBuf;
+
+use ycsb_db::{Properties, Property, PropertyDecl, PropertyError, PropertyKind, PropertyValue};
+
+ycsb_db::choice_property! {
+    /// How a record is laid out (`wiredtiger.format`).
+    pub enum Format {
+        /// One entry per record: the key maps to all fields encoded in one
+        /// value (`ycsb_db::codec`). Updates read, merge and write back.
+        /// YCSB-cpp's WiredTiger binding has only this format.
+        Single = "single",
+    }
+}
+
+ycsb_db::choice_property! {
+    /// The kind of table (`wiredtiger.type`).
+    pub enum TableType {
+        /// A B-tree (`table:` with WiredTiger's default type), as YCSB-cpp.
+        Btree = "btree",
+        /// A log-structured merge tree (`type=lsm`), configured by the
+        /// `wiredtiger.blk_mgr.bloom_*`/`chunk_*` and `wiredtiger.lsm_mgr.*`
+        /// properties.
+        Lsm = "lsm",
+    }
+}
+
+ycsb_db::choice_property! {
+    /// Block compression (`wiredtiger.blk_mgr.compressor`).
+    pub enum Compressor {
+        /// No compression.
+        None = "none" | "",
+        /// Snappy (`libwiredtiger_snappy.so`, shipped by Debian).
+        Snappy = "snappy",
+        /// zlib (`libwiredtiger_zlib.so`, shipped by Debian).
+        Zlib = "zlib",
+        /// LZ4, if a `libwiredtiger_lz4.so` extension is installed.
+        Lz4 = "lz4",
+        /// Zstandard, if a `libwiredtiger_zstd.so` extension is installed.
+        Zstd = "zstd",
+    }
+}
+
+ycsb_db::choice_property! {
+    /// Which statistics WiredTiger maintains (`wiredtiger.statistics`).
+    pub enum Statistics {
+        /// None: no gauges in the time series.
+        None = "none",
+        /// The cheap counters (WiredTiger's `fast`): the gauges' source.
+        Fast = "fast",
+        /// Every counter, some of them costly (WiredTiger's `all`).
+        All = "all",
+    }
+}
+
+impl Compressor {
+    /// The extension library WiredTiger loads for it.
+    fn extension(self) -> Option<&'static str> {
+        match self {
+            Compressor::None => None,
+            Compressor::Snappy => Some("libwiredtiger_snappy.so"),
+            Compressor::Zlib => Some("libwiredtiger_zlib.so"),
+            Compressor::Lz4 => Some("libwiredtiger_lz4.so"),
+            Compressor::Zstd => Some("libwiredtiger_zstd.so"),
+        }
+    }
+}
+
+/// A byte count in WiredTiger's notation (`4KB`, `100MB`, `5GB`: powers
+/// of 1024, as YCSB-cpp's property file explains; a plain number is bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bytes(pub u64);
+
+impl PropertyValue for Bytes {
+    const KIND: PropertyKind = PropertyKind::Text;
+    fn parse_value(raw: &str) -> Result<Self, String> {
+        let expected = || "expected a size such as 4096, 4KB, 100MB or 5GB".to_string();
+        let raw = raw.trim();
+        let digits = raw.bytes().take_while(u8::is_ascii_digit).count();
+        let (number, unit) = raw.split_at(digits);
+        let number: u64 = number.parse().map_err(|_| expected())?;
+        let unit = unit.trim().to_ascii_uppercase();
+        let unit = unit.strip_suffix('B').unwrap_or(&unit);
+        let shift = match unit {
+            "" => 0,
+            "K" => 10,
+            "M" => 20,
+            "G" => 30,
+            "T" => 40,
+            "P" => 50,
+            _ if unit.is_empty() => 0,
+            _ => return Err(expected()),
+        };
+        number
+            .checked_mul(1 << shift)
+            .map(Bytes)
+            .ok_or_else(|| "expected a size below 2^64 bytes".to_string())
+    }
+}
+
+/// `wiredtiger.home`: the database directory.
+pub const HOME: Property<PathBuf> = Property::optional(
+    "wiredtiger.home",
+    "The WiredTiger database directory (its home), created if missing. Required.",
+);
+
+/// `wiredtiger.format`: the record layout.
+pub const FORMAT: Property<Format> = Property::new(
+    "wiredtiger.format",
+    "single",
+    "Record layout: single (one entry per record, fields encoded in one value), \
+     the only layout of YCSB-cpp's WiredTiger binding.",
+);
+
+/// `wiredtiger.cache_size`.
+pub const CACHE_SIZE: Property<Bytes> = Property::new(
+    "wiredtiger.cache_size",
+    "100MB",
+    "Bytes of WiredTiger's cache (pages and their in-memory structures), \
+     in WiredTiger's notation (64MB, 1GB). YCSB-cpp's default 100MB.",
+);
+
+/// `wiredtiger.direct_io`.
+pub const DIRECT_IO: Property<String> = Property::new(
+    "wiredtiger.direct_io",
+    "[]",
+    "File types opened with O_DIRECT: a list from checkpoint, data, log, \
+     such as [data] or [data,log]; [] for none (the default).",
+);
+
+/// `wiredtiger.in_memory`.
+pub const IN_MEMORY: Property<bool> = Property::new(
+    "wiredtiger.in_memory",
+    "false",
+    "Keep the database in the cache only, writing nothing to the home \
+     directory; cache_size must hold all of it.",
+);
+
+/// `wiredtiger.lsm_mgr.merge`.
+pub const LSM_MERGE: Property<bool> = Property::new(
+    "wiredtiger.lsm_mgr.merge",
+    "true",
+    "Merge LSM chunks where possible (LSM tables: wiredtiger.type=lsm).",
+);
+
+/// `wiredtiger.lsm_mgr.max_workers`.
+pub const LSM_MAX_WORKERS: Property<u32> = Property::new(
+    "wiredtiger.lsm_mgr.max_workers",
+    "4",
+    "Threads of the LSM manager (WiredTiger accepts 3 to 20).",
+);
+
+/// `wiredtiger.blk_mgr.allocation_size`.
+pub const ALLOCATION_SIZE: Property<Bytes> = Property::new(
+    "wiredtiger.blk_mgr.allocation_size",
+    "4KB",
+    "The file unit allocation size; a power of two.",
+);
+
+/// `wiredtiger.blk_mgr.bloom_bit_count`.
+pub const BLOOM_BIT_COUNT: Property<u32> = Property::new(
+    "wiredtiger.blk_mgr.bloom_bit_count",
+    "16",
+    "Bits per item of the Bloom filters of LSM chunks.",
+);
+
+/// `wiredtiger.blk_mgr.bloom_hash_count`.
+pub const BLOOM_HASH_COUNT: Property<u32> = Property::new(
+    "wiredtiger.blk_mgr.bloom_hash_count",
+    "8",
+    "Hash values per item of the Bloom filters of LSM chunks.",
+);
+
+/// `wiredtiger.blk_mgr.chunk_max`.
+pub const CHUNK_MAX: Property<Bytes> = Property::new(
+    "wiredtiger.blk_mgr.chunk_max",
+    "5GB",
+    "The largest LSM chunk that is still merged.",
+);
+
+/// `wiredtiger.blk_mgr.chunk_size`.
+pub const CHUNK_SIZE: Property<Bytes> = Property::new(
+    "wiredtiger.blk_mgr.chunk_size",
+    "10MB",
+    "The size of the in-memory chunk of an LSM tree.",
+);
+
+/// `wiredtiger.blk_mgr.compressor`.
+pub const COMPRESSOR: Property<Compressor> = Property::new(
+    "wiredtiger.blk_mgr.compressor",
+    "snappy",
+    "Block compression: snappy (YCSB-cpp's default), zlib, lz4, zstd or none. \
+     Each is WiredTiger's extension libwiredtiger_<name>.so, loaded at open; \
+     Debian ships snappy and zlib.",
+);
+
+/// `wiredtiger.blk_mgr.btree.internal_page_max`.
+pub const INTERNAL_PAGE_MAX: Property<Bytes> = Property::new(
+    "wiredtiger.blk_mgr.btree.internal_page_max",
+    "4KB",
+    "The largest internal page, before compression; a multiple of allocation_size.",
+);
+
+/// `wiredtiger.blk_mgr.btree.leaf_key_max`.
+pub const LEAF_KEY_MAX: Property<Bytes> = Property::new(
+    "wiredtiger.blk_mgr.btree.leaf_key_max",
+    "0",
+    "Keys larger than this are stored as overflow items; 0 means a tenth of a leaf page.",
+);
+
+/// `wiredtiger.blk_mgr.btree.leaf_value_max`.
+pub const LEAF_VALUE_MAX: Property<Bytes> = Property::new(
+    "wiredtiger.blk_mgr.btree.leaf_value_max",
+    "0",
+    "Values larger than this are stored as overflow items; 0 means half a leaf page.",
+);
+
+/// `wiredtiger.blk_mgr.btree.leaf_page_max`.
+pub const LEAF_PAGE_MAX: Property<Bytes> = Property::new(
+    "wiredtiger.blk_mgr.btree.leaf_page_max",
+    "32KB",
+    "The largest leaf page, before compression; a multiple of allocation_size.",
+);
+
+/// `wiredtiger.type` (not in YCSB-cpp, whose table is always a B-tree).
+pub const TYPE: Property<TableType> = Property::new(
+    "wiredtiger.type",
+    "btree",
+    "The table: btree (as YCSB-cpp) or lsm. Fixed when the table is created.",
+);
+
+/// `wiredtiger.destroy` (not in YCSB-cpp).
+pub const DESTROY: Property<bool> = Property::new(
+    "wiredtiger.destroy",
+    "false",
+    "Remove an existing WiredTiger database at wiredtiger.home before opening it.",
+);
+
+/// `wiredtiger.log` (not in YCSB-cpp).
+pub const LOG: Property<bool> = Property::new(
+    "wiredtiger.log",
+    "false",
+    "Write-ahead logging: each write is in the log file (the operating \
+     system's buffers) when acknowledged, so it survives a killed process. \
+     The default false is YCSB-cpp's: writes are durable only at checkpoints \
+     and at close.",
+);
+
+/// `wiredtiger.sync` (not in YCSB-cpp).
+pub const SYNC: Property<bool> = Property::new(
+    "wiredtiger.sync",
+    "false",
+    "Sync the log to disk (fsync) before acknowledging each write, so it \
+     survives a machine crash; implies wiredtiger.log=true.",
+);
+
+/// `wiredtiger.statistics` (not in YCSB-cpp, which keeps none).
+pub const STATISTICS: Property<Statistics> = Property::new(
+    "wiredtiger.statistics",
+    "fast",
+    "Statistics WiredTiger keeps: none, fast (the cheap counters the gauges \
+     of the time series read) or all.",
+);
+
+/// `wiredtiger.config` (not in YCSB-cpp).
+pub const CONFIG: Property<String> = Property::new(
+    "wiredtiger.config",
+    "",
+    "More wiredtiger_open configuration, appended last (for example \
+     checkpoint=(wait=60)).",
+);
+
+/// `wiredtiger.table_config` (not in YCSB-cpp).
+pub const TABLE_CONFIG: Property<String> = Property::new(
+    "wiredtiger.table_config",
+    "",
+    "More configuration of the table's creation, appended last.",
+);
+
+/// Every property the `wiredtiger` store reads.
+pub const PROPERTIES: &[&PropertyDecl] = &[
+    HOME.decl(),
+    FORMAT.decl(),
+    CACHE_SIZE.decl(),
+    DIRECT_IO.decl(),
+    IN_MEMORY.decl(),
+    LSM_MERGE.decl(),
+    LSM_MAX_WORKERS.decl(),
+    ALLOCATION_SIZE.decl(),
+    BLOOM_BIT_COUNT.decl(),
+    BLOOM_HASH_COUNT.decl(),
+    CHUNK_MAX.decl(),
+    CHUNK_SIZE.decl(),
+    COMPRESSOR.decl(),
+    INTERNAL_PAGE_MAX.decl(),
+    LEAF_KEY_MAX.decl(),
+    LEAF_VALUE_MAX.decl(),
+    LEAF_PAGE_MAX.decl(),
+    TYPE.decl(),
+    DESTROY.decl(),
+    LOG.decl(),
+    SYNC.decl(),
+    STATISTICS.decl(),
+    CONFIG.decl(),
+    TABLE_CONFIG.decl(),
+];
+
+/// Everything the store is opened with, read and checked from properties.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Config {
+    pub home: PathBuf,
+    /// How `wiredtiger.home` was set, for error messages.
+    pub home_origin: String,
+    pub destroy: bool,
+    pub table_type: TableType,
+    pub statistics: Statistics,
+    /// The `wiredtiger_open` configuration string.
+    pub open: String,
+    /// The `WT_SESSION::create` configuration of the table.
+    pub table: String,
+}
+
+/// The direct_io list, checked: WiredTiger's own error would not name the
+/// property.
+fn direct_io(p: &Properties) -> Result<String, PropertyError> {
+    let raw = p.get(&DIRECT_IO)?;
+    let inner = raw
+        .trim()
+        .strip_prefix('[')
+        .and_then(|r| r.strip_suffix(']'))
+        .ok_or_else(|| p.invalid(DIRECT_IO.decl(), "expected a list such as [] or [data,log]"))?;
+    let mut kinds = Vec::new();
+    for kind in inner.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+        if !["checkpoint", "data", "log"].contains(&kind) {
+            return Err(p.invalid(
+                DIRECT_IO.decl(),
+                format!("unknown file type {kind:?} (expected checkpoint, data or log)"),
+            ));
+        }
+        kinds.push(kind);
+    }
+    Ok(format!("[{}]", kinds.join(",")))
+}
+
+/// A size that must be a power of two (WiredTiger's rule for allocation).
+fn power_of_two(p: &Properties, prop: &Property<Bytes>) -> Result<u64, PropertyError> {
+    let Bytes(v) = p.get(prop)?;
+    if v.is_power_of_two() {
+        Ok(v)
+    } else {
+        Err(p.invalid(prop.decl(), "expected a power of two"))
+    }
+}
+
+/// A configuration string that cannot break out of its place in the
+/// comma-separated list (WiredTiger parses brackets and quotes).
+fn balanced(p: &Properties, prop: &Property<String>) -> Result<String, PropertyError> {
+    let text = p.get(prop)?;
+    let mut depth = 0i32;
+    for c in text.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            '\0' => return Err(p.invalid(prop.decl(), "contains a NUL byte")),
+            _ => {}
+        }
+        if depth < 0 {
+            break;
+        }
+    }
+    if depth != 0 {
+        return Err(p.invalid(prop.decl(), "unbalanced brackets"));
+    }
+    Ok(text.trim().trim_matches(',').to_string())
+}
+
+impl Config {
+    pub fn from_properties(p: &Properties) -> Result<Config, PropertyError> {
+        let home = p.require(&HOME)?;
+        let home_origin = p
+            .raw(HOME.decl())
+            .map(|r| r.origin.to_string())
+            .unwrap_or_default();
+        let Format::Single = p.get(&FORMAT)?;
+        let workers = p.get(&LSM_MAX_WORKERS)?;
+        if !(3..=20).contains(&workers) {
+            return Err(p.invalid(
+                LSM_MAX_WORKERS.decl(),
+                "expected 3 to 20 (WiredTiger's limits)",
+            ));
+        }
+        let sync = p.get(&SYNC)?;
+        let log = p.get(&LOG)? || sync;
+        let in_memory = p.get(&IN_MEMORY)?;
+        let statistics = p.get(&STATISTICS)?;
+        let compressor = p.get(&COMPRESSOR)?;
+
+        let mut open = format!(
+            "create,cache_size={},direct_io={},in_memory={in_memory},\
+             lsm_manager=(merge={},worker_thread_max={workers}),statistics=({})",
+            p.get(&CACHE_SIZE)?.0,
+            direct_io(p)?,
+            p.get(&LSM_MERGE)?,
+            statistics.name(),
+        );
+        if let Some(extension) = compressor.extension() {
+            open.push_str(&format!(",extensions=[{extension}]"));
+        }
+        if log {
+            // The log file is written (method=none: to the operating
+            // system) or synced (fsync) at each commit; each operation is
+            // its own transaction.
+            let method = if sync { "fsync" } else { "none" };
+            open.push_str(&format!(
+                ",log=(enabled=true),transaction_sync=(enabled=true,method={method})"
+            ));
+        }
+        let extra = balanced(p, &CONFIG)?;
+        if !extra.is_empty() {
+            open.push(',');
+            open.push_str(&extra);
+        }
+
+        let allocation = power_of_two(p, &ALLOCATION_SIZE)?;
+        let table_type = p.get(&TYPE)?;
+        let mut table = format!(
+            "key_format=u,value_format=u,allocation_size={allocation},block_compressor={},\
+             internal_page_max={},leaf_key_max={},leaf_value_max={},leaf_page_max={}",
+            match compressor {
+                Compressor::None => "",
+                other => other.name(),
+            },
+            p.get(&INTERNAL_PAGE_MAX)?.0,
+            p.get(&LEAF_KEY_MAX)?.0,
+            p.get(&LEAF_VALUE_MAX)?.0,
+            p.get(&LEAF_PAGE_MAX)?.0,
+        );
+        if table_type == TableType::Lsm {
+            table.push_str(&format!(
+                ",type=lsm,lsm=(bloom_bit_count={},bloom_hash_count={},chunk_max={},chunk_size={})",
+                p.get(&BLOOM_BIT_COUNT)?,
+                p.get(&BLOOM_HASH_COUNT)?,
+                p.get(&CHUNK_MAX)?.0,
+                p.get(&CHUNK_SIZE)?.0,
+            ));
+        }
+        let extra = balanced(p, &TABLE_CONFIG)?;
+        if !extra.is_empty() {
+            table.push(',');
+            table.push_str(&extra);
+        }
+        Ok(Config {
+            home,
+            home_origin,
+            destroy: p.get(&DESTROY)?,
+            table_type,
+            statistics,
+            open,
+            table,
+        })
+    }
+
+    /// The effective settings as `name=value` lines, for the results.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}={}\n{}={}\n{}={}\nwiredtiger_open={}\ntable={}\n",
+            HOME.name(),
+            self.home.display(),
+            TYPE.name(),
+            self.table_type.name(),
+            DESTROY.name(),
+            self.destroy,
+            self.open,
+            self.table,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ycsb_db::Origin;
+
+    fn props(pairs: &[(&str, &str)]) -> Properties {
+        let mut p = Properties::new();
+        for (k, v) in pairs {
+            p.set(*k, *v, Origin::Flag("-p"));
+        }
+        p
+    }
+
+    #[test]
+    fn defaults_are_ycsb_cpps() {
+        let c = Config::from_properties(&props(&[("wiredtiger.home", "/tmp/x")])).unwrap();
+        assert_eq!(c.home, PathBuf::from("/tmp/x"));
+        assert_eq!(c.table_type, TableType::Btree);
+        assert!(!c.destroy);
+        assert_eq!(
+            c.open,
+            "create,cache_size=104857600,direct_io=[],in_memory=false,\
+             lsm_manager=(merge=true,worker_thread_max=4),statistics=(fast),\
+             extensions=[libwiredtiger_snappy.so]"
+        );
+        assert_eq!(
+            c.table,
+            "key_format=u,value_format=u,allocation_size=4096,block_compressor=snappy,\
+             internal_page_max=4096,leaf_key_max=0,leaf_value_max=0,leaf_page_max=32768"
+        );
+    }
+
+    #[test]
+    fn home_is_required() {
+        let err = Config::from_properties(&Properties::new()).unwrap_err();
+        assert!(
+            err.to_string().starts_with("wiredtiger.home: required"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn values_are_applied() {
+        let c = Config::from_properties(&props(&[
+            ("wiredtiger.home", "d"),
+            ("wiredtiger.type", "lsm"),
+            ("wiredtiger.cache_size", "64MB"),
+            ("wiredtiger.direct_io", "[ data , log ]"),
+            ("wiredtiger.in_memory", "true"),
+            ("wiredtiger.lsm_mgr.merge", "false"),
+            ("wiredtiger.lsm_mgr.max_workers", "8"),
+            ("wiredtiger.blk_mgr.allocation_size", "8k"),
+            ("wiredtiger.blk_mgr.bloom_bit_count", "10"),
+            ("wiredtiger.blk_mgr.bloom_hash_count", "4"),
+            ("wiredtiger.blk_mgr.chunk_max", "1GB"),
+            ("wiredtiger.blk_mgr.chunk_size", "2MB"),
+            ("wiredtiger.blk_mgr.compressor", "none"),
+            ("wiredtiger.sync", "true"),
+            ("wiredtiger.statistics", "none"),
+            ("wiredtiger.config", "checkpoint=(wait=60)"),
+            ("wiredtiger.table_config", "memory_page_max=10MB"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            c.open,
+            "create,cache_size=67108864,direct_io=[data,log],in_memory=true,\
+             lsm_manager=(merge=false,worker_thread_max=8),statistics=(none),\
+             log=(enabled=true),transaction_sync=(enabled=true,method=fsync),\
+             checkpoint=(wait=60)"
+        );
+        assert_eq!(
+            c.table,
+            "key_format=u,value_format=u,allocation_size=8192,block_compressor=,\
+             internal_page_max=4096,leaf_key_max=0,leaf_value_max=0,leaf_page_max=32768,\
+             type=lsm,lsm=(bloom_bit_count=10,bloom_hash_count=4,chunk_max=1073741824,\
+             chunk_size=2097152),memory_page_max=10MB"
+        );
+    }
+
+    #[test]
+    fn log_without_sync_writes_to_the_operating_system() {
+        let c = Config::from_properties(&props(&[
+            ("wiredtiger.home", "d"),
+            ("wiredtiger.log", "true"),
+        ]))
+        .unwrap();
+        assert!(
+            c.open
+                .contains(",log=(enabled=true),transaction_sync=(enabled=true,method=none)"),
+            "{}",
+            c.open
+        );
+    }
+
+    #[test]
+    fn sizes_use_wiredtigers_notation() {
+        for (raw, bytes) in [
+            ("0", 0),
+            ("500B", 500),
+            ("4KB", 4096),
+            ("4k", 4096),
+            ("100MB", 100 << 20),
+            ("5GB", 5 << 30),
+            ("1T", 1 << 40),
+        ] {
+            assert_eq!(Bytes::parse_value(raw), Ok(Bytes(bytes)), "{raw}");
+        }
+        for raw in ["", "MB", "4XB", "-1", "4.5MB", "99999999999PB"] {
+            assert!(Bytes::parse_value(raw).is_err(), "{raw}");
+        }
+    }
+
+    #[test]
+    fn errors_name_the_property_and_origin() {
+        let cases = [
+            ("wiredtiger.cache_size", "lots", "expected a size"),
+            (
+                "wiredtiger.blk_mgr.compressor",
+                "lzma",
+                "expected one of none",
+            ),
+            ("wiredtiger.format", "row", "expected one of single"),
+            ("wiredtiger.type", "hash", "expected one of btree, lsm"),
+            ("wiredtiger.lsm_mgr.max_workers", "2", "3 to 20"),
+            ("wiredtiger.blk_mgr.allocation_size", "3KB", "power of two"),
+            ("wiredtiger.direct_io", "data", "expected a list"),
+            ("wiredtiger.direct_io", "[disk]", "unknown file type"),
+            ("wiredtiger.config", "log=(enabled=true", "unbalanced"),
+            ("wiredtiger.sync", "yes", "expected true or false"),
+        ];
+        for (key, value, reason) in cases {
+            let err = Config::from_properties(&props(&[("wiredtiger.home", "d"), (key, value)]))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with(&format!("{key}: invalid value '{value}' (-p flag)")),
+                "{err}"
+            );
+            assert!(err.contains(reason), "{err}");
+        }
+    }
+
+    #[test]
+    fn every_property_is_listed_once() {
+        let mut names: Vec<_> = PROPERTIES.iter().map(|d| d.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), PROPERTIES.len());
+        assert!(names.iter().all(|n| n.starts_with("wiredtiger.")));
+    }
+}

@@ -1,0 +1,518 @@
+//! The `wiredtiger` store: one connection shared by all client threads,
+//! one session and cursor per thread.
+
+use ycsb_db::codec;
+use ycsb_db::{
+    EngineInfo, EngineReport, Fields, Gauge, Properties, Record, RecordView, ScanResult, Status,
+    Store, StoreError, StoreThread, ThreadContext,
+};
+
+use crate::ffi::{self, Connection, Cursor, WtError, WT_ROLLBACK};
+use crate::options::{Config, Statistics, TableType};
+
+/// The store's name, as users type it.
+const NAME: &str = "wiredtiger";
+
+/// The table, as YCSB-cpp names it. Its values are `ycsb_db::codec`
+/// encodings, not YCSB-cpp's: a database YCSB-cpp loaded opens, but its
+/// records read as UNEXPECTED_STATE.
+pub(crate) const TABLE_URI: &str = "table:ycsbc";
+
+/// Each operation is its own transaction; `overwrite=true` makes insert
+/// replace and remove ignore a missing key, as YCSB-cpp's cursor.
+const CURSOR_CONFIG: &str = "overwrite=true";
+
+/// How often a write that conflicted with a concurrent one (WiredTiger's
+/// WT_ROLLBACK, which asks the application to retry) is tried again
+/// before it counts as an error.
+const ROLLBACK_RETRIES: usize = 1000;
+
+/// Connection statistics sampled as gauges: WiredTiger's description
+/// (stable across 3.x releases; the statistics ids are not) and the
+/// gauge's name.
+const CONNECTION_GAUGES: &[(&str, &str)] = &[
+    (
+        "cache: bytes currently in the cache",
+        "wiredtiger.cache-bytes",
+    ),
+    (
+        "cache: tracked dirty bytes in the cache",
+        "wiredtiger.cache-dirty-bytes",
+    ),
+    (
+        "cache: maximum bytes configured",
+        "wiredtiger.cache-max-bytes",
+    ),
+    (
+        "cache: pages evicted by application threads",
+        "wiredtiger.app-thread-evictions",
+    ),
+    (
+        "cache: modified pages evicted",
+        "wiredtiger.modified-pages-evicted",
+    ),
+    (
+        "cache: unmodified pages evicted",
+        "wiredtiger.unmodified-pages-evicted",
+    ),
+    ("cache: pages read into cache", "wiredtiger.pages-read"),
+    (
+        "cache: pages written from cache",
+        "wiredtiger.pages-written",
+    ),
+    ("block-manager: bytes read", "wiredtiger.block-bytes-read"),
+    (
+        "block-manager: bytes written",
+        "wiredtiger.block-bytes-written",
+    ),
+    ("log: log bytes written", "wiredtiger.log-bytes-written"),
+    (
+        "transaction: transaction checkpoints",
+        "wiredtiger.checkpoints",
+    ),
+    (
+        "transaction: transaction checkpoint currently running",
+        "wiredtiger.checkpoint-running",
+    ),
+    (
+        "LSM: tree maintenance operations executed",
+        "wiredtiger.lsm-maintenance-ops",
+    ),
+    (
+        "LSM: tree queue hit maximum",
+        "wiredtiger.lsm-queue-max-hits",
+    ),
+];
+
+/// Table statistics sampled as gauges (statistics of `table:ycsbc`).
+const TABLE_GAUGES: &[(&str, &str)] = &[
+    ("LSM: chunks in the LSM tree", "wiredtiger.lsm-chunks"),
+    (
+        "LSM: highest merge generation in the LSM tree",
+        "wiredtiger.lsm-merge-generation",
+    ),
+    ("block-manager: file size in bytes", "wiredtiger.file-bytes"),
+    ("btree: maximum tree depth", "wiredtiger.btree-depth"),
+];
+
+/// A WiredTiger database opened once and shared by all client threads.
+///
+/// The table name of every operation is ignored, as in YCSB-cpp: all
+/// records live in one WiredTiger table, `table:ycsbc`.
+pub struct WiredTigerStore {
+    conn: Connection,
+    config: Config,
+}
+
+impl std::fmt::Debug for WiredTigerStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WiredTigerStore")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WiredTigerStore {
+    /// Opens the database that `properties` describe (`wiredtiger.home`
+    /// and the other [`PROPERTIES`](crate::PROPERTIES)), creating the
+    /// directory and the table if missing.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Property`] for a missing `wiredtiger.home` or an
+    /// invalid value, naming the property and where it was set;
+    /// [`StoreError::Open`] with WiredTiger's message when the engine
+    /// cannot open the database (a directory that cannot be created or
+    /// written, a database held by another process, another engine's
+    /// files, a compressor whose extension is missing).
+    pub fn open(properties: &Properties) -> Result<WiredTigerStore, StoreError> {
+        let config = Config::from_properties(properties)?;
+        let open_error = |message: String| StoreError::Open {
+            store: NAME.to_string(),
+            message: format!(
+                "wiredtiger.home={} ({}): {message}",
+                config.home.display(),
+                config.home_origin
+            ),
+        };
+        // Before anything touches the directory, destroy included.
+        check_dir(&config.home, &config.home_origin)?;
+        if config.destroy {
+            destroy(&config.home).map_err(|e| open_error(format!("cannot destroy: {e}")))?;
+        }
+        std::fs::create_dir_all(&config.home)
+            .map_err(|e| open_error(format!("cannot create the directory: {e}")))?;
+        let conn =
+            Connection::open(&config.home, &config.open).map_err(|e| open_error(e.message))?;
+        let session = conn.session().map_err(|e| open_error(e.message))?;
+        session
+            .create(TABLE_URI, &config.table)
+            .map_err(|e| open_error(format!("cannot create {TABLE_URI}: {}", e.message)))?;
+        drop(session);
+        Ok(WiredTigerStore { conn, config })
+    }
+
+    /// The database directory.
+    pub fn home(&self) -> &std::path::Path {
+        &self.config.home
+    }
+
+    /// Writes a checkpoint: everything written so far is durable and the
+    /// log before it can go.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Other`] with WiredTiger's message (a full disk).
+    pub fn checkpoint(&self) -> Result<(), StoreError> {
+        let session = self.conn.session().map_err(other)?;
+        session.checkpoint().map_err(other)
+    }
+
+    /// Compacts the table, returning free space to the file system.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Other`] with WiredTiger's message.
+    pub fn compact(&self) -> Result<(), StoreError> {
+        let session = self.conn.session().map_err(other)?;
+        session.compact(TABLE_URI).map_err(other)
+    }
+
+    /// The WiredTiger version linked into this program, as
+    /// `major.minor.patch`.
+    pub fn linked_version() -> String {
+        let (major, minor, patch) = ffi::linked_version();
+        format!("{major}.{minor}.{patch}")
+    }
+
+    /// The file WiredTiger was loaded from: the shared library, or this
+    /// program when WiredTiger is linked statically.
+    pub fn linked_library() -> Option<String> {
+        ffi::linked_library()
+    }
+
+    /// Every statistic of `source` (`statistics:` for the connection,
+    /// `statistics:table:ycsbc` for the table), in WiredTiger's order.
+    fn statistics(&self, source: &str) -> Result<Vec<(String, i64)>, WtError> {
+        let mut cursor = self.conn.session()?.cursor(source, "")?;
+        let mut all = Vec::new();
+        cursor.statistics(|desc, value| all.push((desc.to_string(), value)))?;
+        Ok(all)
+    }
+}
+
+fn other(e: WtError) -> StoreError {
+    StoreError::Other(format!("wiredtiger: {}", e.message))
+}
+
+impl Store for WiredTigerStore {
+    fn thread(&self, _context: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
+        let cursor = self
+            .conn
+            .session()
+            .and_then(|s| s.cursor(TABLE_URI, CURSOR_CONFIG))
+            .map_err(other)?;
+        Ok(Box::new(WiredTigerThread {
+            cursor,
+            value: Vec::new(),
+            last_error: None,
+        }))
+    }
+
+    /// From the connection's statistics: the cache's bytes, dirty bytes
+    /// and evictions (`wiredtiger.cache-bytes`, ...), the block manager's
+    /// bytes read and written, log bytes, checkpoints, LSM maintenance;
+    /// from the table's: `wiredtiger.lsm-chunks` and
+    /// `wiredtiger.lsm-merge-generation` (LSM tables),
+    /// `wiredtiger.file-bytes`. None with `wiredtiger.statistics=none`.
+    fn gauges(&self, out: &mut Vec<Gauge>) {
+        if self.config.statistics == Statistics::None {
+            return;
+        }
+        let mut push = |source: &str, wanted: &[(&str, &str)]| {
+            let Ok(stats) = self.statistics(source) else {
+                return;
+            };
+            for (desc, name) in wanted {
+                if let Some((_, value)) = stats.iter().find(|(d, _)| d == desc) {
+                    out.push(Gauge::new(*name, *value as f64));
+                }
+            }
+        };
+        push("statistics:", CONNECTION_GAUGES);
+        let table_gauges: &[(&str, &str)] = match self.config.table_type {
+            TableType::Lsm => &TABLE_GAUGES[..2],
+            TableType::Btree => &TABLE_GAUGES[2..],
+        };
+        push(&format!("statistics:{TABLE_URI}"), table_gauges);
+    }
+
+    fn engine_info(&self) -> EngineInfo {
+        EngineInfo {
+            name: "WiredTiger".to_string(),
+            version: Self::linked_version(),
+        }
+    }
+
+    /// `wiredtiger.stats` (every connection statistic, `description:
+    /// value` per line, then the table's) and `wiredtiger.options`: the
+    /// effective configuration strings, the version and the library file.
+    fn final_reports(&self) -> Vec<EngineReport> {
+        let mut reports = Vec::new();
+        if self.config.statistics != Statistics::None {
+            let mut text = String::new();
+            for (title, source) in [
+                ("connection", "statistics:".to_string()),
+                ("table", format!("statistics:{TABLE_URI}")),
+            ] {
+                if let Ok(stats) = self.statistics(&source) {
+                    text.push_str(&format!("# {title} ({source})\n"));
+                    for (desc, value) in stats {
+                        text.push_str(&format!("{desc}: {value}\n"));
+                    }
+                }
+            }
+            reports.push(EngineReport {
+                name: "wiredtiger.stats".to_string(),
+                text,
+            });
+        }
+        let mut options = self.config.describe();
+        options.push_str(&format!("version={}\n", Self::linked_version()));
+        if let Some(lib) = Self::linked_library() {
+            options.push_str(&format!("library={lib}\n"));
+        }
+        reports.push(EngineReport {
+            name: "wiredtiger.options".to_string(),
+            text: options,
+        });
+        reports
+    }
+
+    /// A checkpoint, so that a full disk at the end is reported; closing
+    /// the connection (on drop) checkpoints again, cheaply. After a failed
+    /// write (a full disk) the first error, without trying: WiredTiger 3.2
+    /// can wait forever for a log write then.
+    fn close(&self) -> Result<(), StoreError> {
+        if let Some(first) = self.conn.write_failure() {
+            return Err(StoreError::Other(format!(
+                "wiredtiger: a write failed, the database was not closed (the next open recovers it): {first}"
+            )));
+        }
+        self.checkpoint()
+    }
+}
+
+/// One client thread: its own session and cursor (WiredTiger's sessions
+/// are single-threaded) and a reusable value buffer.
+struct WiredTigerThread<'a> {
+    cursor: Cursor<'a>,
+    /// The encoded value to write.
+    value: Vec<u8>,
+    /// WiredTiger's message for the last failed write.
+    last_error: Option<String>,
+}
+
+impl WiredTigerThread<'_> {
+    /// Keeps WiredTiger's message of a failed write for
+    /// [`StoreThread::last_error`] (a full disk says so) and answers ERROR.
+    #[cold]
+    fn failed(&mut self, error: WtError) -> Status {
+        self.last_error = Some(error.message);
+        Status::Error
+    }
+
+    /// Writes `self.value` at `key`, retrying conflicts.
+    fn put_value(&mut self, key: &str) -> Status {
+        let mut tries = 0;
+        loop {
+            match self.cursor.put(key.as_bytes(), &self.value) {
+                Ok(()) => return Status::Ok,
+                Err(e) if e.code == WT_ROLLBACK && tries < ROLLBACK_RETRIES => tries += 1,
+                Err(e) => return self.failed(e),
+            }
+        }
+    }
+}
+
+impl StoreThread for WiredTigerThread<'_> {
+    fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+        match self
+            .cursor
+            .get(key.as_bytes(), |value| codec::read_into(value, fields, out))
+        {
+            Ok(Some(status)) => status,
+            Ok(None) => Status::NotFound,
+            Err(_) => Status::Error,
+        }
+    }
+
+    /// WiredTiger's own buffer of the value itself: no copy and no
+    /// decoding beyond checking it.
+    fn read_in_place(
+        &mut self,
+        _table: &str,
+        key: &str,
+        fields: Fields<'_>,
+        _scratch: &mut Record,
+        visit: &mut dyn FnMut(RecordView<'_>),
+    ) -> Status {
+        match self.cursor.get(key.as_bytes(), |value| {
+            codec::read_in_place(value, fields, visit)
+        }) {
+            Ok(Some(status)) => status,
+            Ok(None) => Status::NotFound,
+            Err(_) => Status::Error,
+        }
+    }
+
+    fn scan(
+        &mut self,
+        _table: &str,
+        start_key: &str,
+        count: usize,
+        fields: Fields<'_>,
+        out: &mut ScanResult,
+    ) -> Status {
+        if count == 0 {
+            return Status::Ok;
+        }
+        let mut status = Status::Ok;
+        let mut rows = 0;
+        let scanned = self.cursor.scan_from(start_key.as_bytes(), |key, value| {
+            let Ok(key) = std::str::from_utf8(key) else {
+                status = Status::UnexpectedState;
+                return false;
+            };
+            let row = codec::read_into(value, fields, out.push_row(key));
+            if !row.is_ok() {
+                status = row;
+            }
+            rows += 1;
+            rows < count
+        });
+        match scanned {
+            Ok(()) => status,
+            Err(_) => Status::Error,
+        }
+    }
+
+    /// Read, merge and write back (WiredTiger has no merge operator), as
+    /// YCSB-cpp; a conflict with a concurrent write retries the whole
+    /// read-modify-write.
+    fn update(&mut self, _table: &str, key: &str, values: &Record) -> Status {
+        for _ in 0..=ROLLBACK_RETRIES {
+            let Self { cursor, value, .. } = self;
+            // Merged straight from WiredTiger's buffer into the value to
+            // write: each stored byte copied once.
+            let merged = cursor.get(key.as_bytes(), |stored| {
+                value.clear();
+                codec::merge(stored, values, value)
+            });
+            match merged {
+                Ok(Some(Ok(()))) => {}
+                Ok(Some(Err(e))) => return e.into(),
+                Ok(None) => return Status::NotFound,
+                Err(e) => return self.failed(e),
+            }
+            match self.cursor.put(key.as_bytes(), &self.value) {
+                Ok(()) => return Status::Ok,
+                Err(e) if e.code == WT_ROLLBACK => continue,
+                Err(e) => return self.failed(e),
+            }
+        }
+        Status::Error
+    }
+
+    fn insert(&mut self, _table: &str, key: &str, values: &Record) -> Status {
+        self.value.clear();
+        codec::encode(values, &mut self.value);
+        self.put_value(key)
+    }
+
+    fn delete(&mut self, _table: &str, key: &str) -> Status {
+        let mut tries = 0;
+        loop {
+            match self.cursor.remove(key.as_bytes()) {
+                Ok(()) => return Status::Ok,
+                Err(e) if e.code == WT_ROLLBACK && tries < ROLLBACK_RETRIES => tries += 1,
+                Err(e) => return self.failed(e),
+            }
+        }
+    }
+
+    fn last_error(&self) -> Option<&str> {
+        self.last_error.as_deref()
+    }
+}
+
+/// A file WiredTiger keeps in its home: its metadata, lock, turtle and
+/// log files (all named `WiredTiger*`) and this binding's table files
+/// (`ycsbc.wt`, LSM chunks `ycsbc-*.lsm` and their Bloom filters).
+fn is_engine_file(name: &str) -> bool {
+    name.starts_with("WiredTiger") || name.starts_with("ycsbc")
+}
+
+/// Refuses a directory that is not WiredTiger's: a RocksDB or LevelDB
+/// database, or a non-empty directory holding no WiredTiger database. A
+/// missing or empty directory, a WiredTiger home, or one holding only
+/// WiredTiger's files is fine.
+fn check_dir(path: &std::path::Path, origin: &str) -> Result<(), StoreError> {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        // Missing (it is created), or not a directory (creating it says so).
+        return Ok(());
+    };
+    let names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let refuse = |what: String| {
+        Err(StoreError::Open {
+            store: NAME.to_string(),
+            message: format!(
+                "wiredtiger.home={} ({origin}) {what}; nothing was changed (use the store that made it, or another wiredtiger.home)",
+                path.display()
+            ),
+        })
+    };
+    if names.iter().any(|n| n == "WiredTiger") {
+        return Ok(());
+    }
+    if names
+        .iter()
+        .any(|n| n == "IDENTITY" || n.starts_with("OPTIONS-"))
+    {
+        return refuse("holds a RocksDB database (its IDENTITY and OPTIONS files)".into());
+    }
+    if names.iter().any(|n| n == "CURRENT") {
+        return refuse("holds a LevelDB database (its CURRENT file)".into());
+    }
+    match names.iter().find(|n| !is_engine_file(n)) {
+        Some(other) => refuse(format!(
+            "is not empty and holds no WiredTiger database (no WiredTiger file; it holds {other:?})"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Removes WiredTiger's files from `path` (after [`check_dir`] accepted
+/// it), leaving anything else there alone.
+fn destroy(path: &std::path::Path) -> std::io::Result<()> {
+    let entries = match std::fs::read_dir(path) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let entry = entry?;
+        if is_engine_file(&entry.file_name().to_string_lossy()) {
+            let p = entry.path();
+            if entry.file_type()?.is_dir() {
+                std::fs::remove_dir_all(p)?;
+            } else {
+                std::fs::remove_file(p)?;
+            }
+        }
+    }
+    Ok(())
+}

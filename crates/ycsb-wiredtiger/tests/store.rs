@@ -1,0 +1,563 @@
+//! The `wiredtiger` store through the ycsb-db traits, on real databases in
+//! temporary directories.
+
+use std::path::{Path, PathBuf};
+
+use ycsb_db::testing::{assert_conforms, record, text_fields, Contract, Deletes};
+use ycsb_db::{
+    Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
+    ThreadContext,
+};
+use ycsb_wiredtiger::WiredTigerStore;
+
+const TABLE: &str = "usertable";
+
+/// Both table types, and without compression.
+#[test]
+fn keeps_the_store_contract() {
+    for extra in [
+        &[("wiredtiger.type", "btree")][..],
+        &[("wiredtiger.type", "lsm")],
+        &[("wiredtiger.blk_mgr.compressor", "none")],
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path(), extra);
+        eprintln!("wiredtiger, {extra:?}");
+        // An overwrite cursor's remove cannot tell whether the key existed.
+        let contract = Contract::new().with_deletes(Deletes::MissingOk);
+        assert_conforms(&store, &contract);
+    }
+}
+
+fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
+    // A small cache: tests run in parallel on small machines.
+    let mut p = Properties::new()
+        .with("wiredtiger.home", dir.display())
+        .with("wiredtiger.cache_size", "8MB");
+    for (k, v) in extra {
+        p.set(*k, *v, Origin::Flag("-p"));
+    }
+    // WiredTiger wants a cache of three LSM chunks and more: small chunks.
+    if extra.contains(&("wiredtiger.type", "lsm"))
+        && p.get_str("wiredtiger.blk_mgr.chunk_size").is_none()
+    {
+        p.set("wiredtiger.blk_mgr.chunk_size", "1MB", Origin::Api);
+    }
+    p
+}
+
+fn open(dir: &Path, extra: &[(&str, &str)]) -> WiredTigerStore {
+    WiredTigerStore::open(&props(dir, extra)).expect("open")
+}
+
+/// Reads `key` both ways, copied and in place, and checks that they agree.
+fn read(t: &mut dyn StoreThread, key: &str, fields: Fields<'_>) -> (Status, Vec<(String, String)>) {
+    let mut out = Record::new();
+    let status = t.read(TABLE, key, fields, &mut out);
+    let mut seen = None;
+    let in_place = t.read_in_place(TABLE, key, fields, &mut Record::new(), &mut |view| {
+        assert!(seen.is_none(), "visited twice");
+        seen = Some(view.iter().collect::<Record>());
+    });
+    assert_eq!(in_place, status, "read_in_place of {key}");
+    assert_eq!(seen.is_some(), status.is_ok(), "visited on {status:?}");
+    if let Some(seen) = seen {
+        assert_eq!(seen, out, "read_in_place of {key}");
+    }
+    (status, text_fields(&out))
+}
+
+fn scan_keys(t: &mut dyn StoreThread, start: &str, count: usize) -> Vec<String> {
+    let mut out = ScanResult::new();
+    assert_eq!(
+        t.scan(TABLE, start, count, Fields::All, &mut out),
+        Status::Ok
+    );
+    out.iter().map(|(k, _)| k.to_string()).collect()
+}
+
+#[test]
+fn operations_on_both_table_types() {
+    for table_type in ["btree", "lsm"] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path(), &[("wiredtiger.type", table_type)]);
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        let t = t.as_mut();
+        for key in ["user3", "user1", "user5", "user2", "user4"] {
+            let r = record(&[
+                ("field0", &format!("{key}-0")),
+                ("field1", &format!("{key}-1")),
+            ]);
+            assert_eq!(t.insert("any-table", key, &r), Status::Ok);
+        }
+        assert_eq!(
+            read(t, "user2", Fields::All),
+            (
+                Status::Ok,
+                text_fields(&record(&[("field0", "user2-0"), ("field1", "user2-1")]))
+            )
+        );
+        assert_eq!(read(t, "user9", Fields::All), (Status::NotFound, vec![]));
+        assert_eq!(read(t, "user", Fields::All).0, Status::NotFound);
+        let changes = record(&[("field1", "new-1")]);
+        assert_eq!(t.update(TABLE, "user3", &changes), Status::Ok);
+        assert_eq!(
+            read(t, "user3", Fields::All).1,
+            text_fields(&record(&[("field0", "user3-0"), ("field1", "new-1")]))
+        );
+        assert_eq!(t.update(TABLE, "user9", &changes), Status::NotFound);
+        // Scans in key order from the first key at or after the start.
+        assert_eq!(scan_keys(t, "user2", 2), ["user2", "user3"]);
+        assert_eq!(scan_keys(t, "user25", 10), ["user3", "user4", "user5"]);
+        assert_eq!(scan_keys(t, "user6", 10), Vec::<String>::new());
+        assert_eq!(scan_keys(t, "", 1), ["user1"]);
+        assert_eq!(t.delete(TABLE, "user3"), Status::Ok);
+        assert_eq!(read(t, "user3", Fields::All).0, Status::NotFound);
+        assert_eq!(scan_keys(t, "user2", 2), ["user2", "user4"], "{table_type}");
+    }
+}
+
+#[test]
+fn values_that_are_not_records_are_unexpected_state_not_panics() {
+    // A record whose stored value is not the codec's (written here through
+    // the table with a value the codec rejects: a truncated encoding).
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut big = Record::new();
+    big.push("field0", &[b'x'; 100]);
+    assert_eq!(t.insert(TABLE, "good", &big), Status::Ok);
+    let mut encoded = Vec::new();
+    ycsb_db::codec::encode(&big, &mut encoded);
+    // The same bytes minus the last 10, stored as a field value of a
+    // record that is then read back whole: decoding the inner bytes as a
+    // record must fail cleanly.
+    let mut out = Record::new();
+    assert_eq!(
+        ycsb_db::codec::read_into(&encoded[..encoded.len() - 10], Fields::All, &mut out),
+        Status::UnexpectedState
+    );
+    assert_eq!(read(t.as_mut(), "good", Fields::All).0, Status::Ok);
+}
+
+#[test]
+fn threads_share_one_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[]);
+    std::thread::scope(|s| {
+        for id in 0..4 {
+            let store = &store;
+            s.spawn(move || {
+                let mut t = store.thread(ThreadContext::new(id, 4)).unwrap();
+                for i in 0..500 {
+                    let key = format!("user{id}-{i:04}");
+                    let r = record(&[("field0", &key)]);
+                    assert_eq!(t.insert(TABLE, &key, &r), Status::Ok);
+                    // Everyone updates one hot record: conflicts retry.
+                    let hot = record(&[("field0", &key)]);
+                    if i == 0 && id == 0 {
+                        assert_eq!(t.insert(TABLE, "hot", &hot), Status::Ok);
+                    }
+                }
+            });
+        }
+    });
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_eq!(scan_keys(t.as_mut(), "user", 10_000).len(), 2000);
+}
+
+#[test]
+fn concurrent_updates_of_one_record_all_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[]);
+    {
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        let r = record(&[("field0", "0"), ("field1", "0")]);
+        assert_eq!(t.insert(TABLE, "hot", &r), Status::Ok);
+    }
+    std::thread::scope(|s| {
+        for id in 0..4 {
+            let store = &store;
+            s.spawn(move || {
+                let mut t = store.thread(ThreadContext::new(id, 4)).unwrap();
+                for i in 0..300 {
+                    let r = record(&[("field1", &format!("{id}-{i}"))]);
+                    assert_eq!(t.update(TABLE, "hot", &r), Status::Ok);
+                }
+            });
+        }
+    });
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let (status, fields) = read(t.as_mut(), "hot", Fields::All);
+    assert_eq!(status, Status::Ok);
+    assert_eq!(fields[0], ("field0".to_string(), "0".to_string()));
+    assert!(fields[1].1.ends_with("-299"), "{fields:?}");
+}
+
+#[test]
+fn a_database_survives_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    for table_type in ["btree", "lsm"] {
+        let home = dir.path().join(table_type);
+        {
+            let store = open(&home, &[("wiredtiger.type", table_type)]);
+            let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+            for i in 0..1000 {
+                let key = format!("user{i:04}");
+                assert_eq!(
+                    t.insert(TABLE, &key, &record(&[("field0", &key)])),
+                    Status::Ok
+                );
+            }
+            drop(t);
+            store.close().unwrap();
+        }
+        // Reopened without wiredtiger.type: the table keeps its own.
+        let store = open(&home, &[]);
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        for i in [0, 500, 999] {
+            let key = format!("user{i:04}");
+            assert_eq!(
+                read(t.as_mut(), &key, Fields::All),
+                (Status::Ok, text_fields(&record(&[("field0", &key)])))
+            );
+        }
+        assert_eq!(scan_keys(t.as_mut(), "", 2000).len(), 1000);
+    }
+}
+
+#[test]
+fn destroy_removes_the_old_database() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path()).unwrap();
+    {
+        let store = open(dir.path(), &[]);
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        assert_eq!(
+            t.insert(TABLE, "user1", &record(&[("field0", "v")])),
+            Status::Ok
+        );
+    }
+    let store = open(dir.path(), &[("wiredtiger.destroy", "true")]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_eq!(read(t.as_mut(), "user1", Fields::All).0, Status::NotFound);
+}
+
+/// Reads a `key=value` property file the simple way YCSB-cpp's files are
+/// written (no continuations or escapes), with file:line origins.
+fn load_property_file(path: &Path) -> Properties {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut p = Properties::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (k, v) = line.split_once('=').expect("key=value");
+        let origin = Origin::File {
+            path: std::sync::Arc::from(path),
+            line: i + 1,
+        };
+        p.set(k.trim(), v.trim(), origin);
+    }
+    p
+}
+
+fn shipped_properties() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../wiredtiger/wiredtiger.properties")
+}
+
+#[test]
+fn shipped_ycsb_cpp_properties_file_works_unchanged() {
+    let mut p = load_property_file(&shipped_properties());
+    assert!(p
+        .unknown(ycsb_wiredtiger::PROPERTIES.iter().copied())
+        .is_empty());
+    assert_eq!(p.get_str("wiredtiger.home"), Some("/tmp/ycsb-wiredtiger"));
+    let dir = tempfile::tempdir().unwrap();
+    p.set(
+        "wiredtiger.home",
+        dir.path().display().to_string(),
+        Origin::Flag("-p"),
+    );
+    let store = WiredTigerStore::open(&p).unwrap();
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_eq!(
+        t.insert(TABLE, "user1", &record(&[("field0", "v")])),
+        Status::Ok
+    );
+    drop(t);
+    let reports = store.final_reports();
+    let options = &reports
+        .iter()
+        .find(|r| r.name == "wiredtiger.options")
+        .expect("options report")
+        .text;
+    for part in [
+        "cache_size=67108864,",
+        "direct_io=[],",
+        "in_memory=false,",
+        "lsm_manager=(merge=true,worker_thread_max=4)",
+        "extensions=[libwiredtiger_snappy.so]",
+        "allocation_size=4096,block_compressor=snappy,",
+        "internal_page_max=4096,leaf_key_max=0,leaf_value_max=0,leaf_page_max=32768",
+    ] {
+        assert!(options.contains(part), "{part} missing in\n{options}");
+    }
+}
+
+#[test]
+fn invalid_properties_are_errors_naming_property_and_origin() {
+    let mut p = load_property_file(&shipped_properties());
+    p.set("wiredtiger.home", "/unused", Origin::Flag("-p"));
+    p.set("wiredtiger.cache_size", "64 megs", Origin::Flag("-p"));
+    let err = WiredTigerStore::open(&p).unwrap_err();
+    assert!(matches!(err, StoreError::Property(_)));
+    assert!(
+        err.to_string().starts_with(
+            "wiredtiger.cache_size: invalid value '64 megs' (-p flag): expected a size"
+        ),
+        "{err}"
+    );
+    let mut p = load_property_file(&shipped_properties());
+    p.remove("wiredtiger.home");
+    let err = WiredTigerStore::open(&p).unwrap_err().to_string();
+    assert!(
+        err.starts_with("wiredtiger.home: required property is not set"),
+        "{err}"
+    );
+    // Origins from the file are file:line.
+    let mut p = load_property_file(&shipped_properties());
+    p.set("wiredtiger.home", "/unused", Origin::Api);
+    let line = std::fs::read_to_string(shipped_properties())
+        .unwrap()
+        .lines()
+        .position(|l| l.starts_with("wiredtiger.blk_mgr.compressor="))
+        .unwrap()
+        + 1;
+    p.set(
+        "wiredtiger.blk_mgr.compressor",
+        "brotli",
+        Origin::File {
+            path: std::sync::Arc::from(shipped_properties().as_path()),
+            line,
+        },
+    );
+    let err = WiredTigerStore::open(&p).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("wiredtiger.properties:{line})")),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_compressor_without_its_extension_is_an_open_error() {
+    let dir = tempfile::tempdir().unwrap();
+    // Debian ships no LZ4 extension.
+    let err = WiredTigerStore::open(&props(
+        dir.path(),
+        &[("wiredtiger.blk_mgr.compressor", "lz4")],
+    ))
+    .unwrap_err();
+    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+    assert!(err.to_string().contains("libwiredtiger_lz4.so"), "{err}");
+}
+
+fn gauge(gauges: &[Gauge], name: &str) -> f64 {
+    gauges
+        .iter()
+        .find(|g| g.name == name)
+        .unwrap_or_else(|| panic!("no gauge {name} in {gauges:?}"))
+        .value
+}
+
+fn fill(store: &WiredTigerStore, n: usize) {
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let value = "x".repeat(1000);
+    for i in 0..n {
+        let r = record(&[("field0", &value)]);
+        assert_eq!(t.insert(TABLE, &format!("user{i:05}"), &r), Status::Ok);
+    }
+}
+
+#[test]
+fn gauges_show_the_cache_and_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[("wiredtiger.blk_mgr.compressor", "none")]);
+    fill(&store, 3000);
+    store.checkpoint().unwrap();
+    let mut gauges = Vec::new();
+    store.gauges(&mut gauges);
+    assert!(gauge(&gauges, "wiredtiger.cache-bytes") > 0.0);
+    assert_eq!(
+        gauge(&gauges, "wiredtiger.cache-max-bytes"),
+        8.0 * 1048576.0
+    );
+    assert!(gauge(&gauges, "wiredtiger.checkpoints") >= 1.0);
+    // The checkpoint wrote the 3 MB of values.
+    assert!(
+        gauge(&gauges, "wiredtiger.block-bytes-written") >= 3e6,
+        "{gauges:?}"
+    );
+    let file = gauge(&gauges, "wiredtiger.file-bytes");
+    assert!((3e6..1e7).contains(&file), "{gauges:?}");
+
+    let reports = store.final_reports();
+    let stats = &reports
+        .iter()
+        .find(|r| r.name == "wiredtiger.stats")
+        .unwrap()
+        .text;
+    assert!(
+        stats.contains("cache: bytes currently in the cache: "),
+        "{stats}"
+    );
+    assert!(
+        stats.contains("# table (statistics:table:ycsbc)"),
+        "{stats}"
+    );
+}
+
+#[test]
+fn lsm_gauges_count_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(
+        dir.path(),
+        &[
+            ("wiredtiger.type", "lsm"),
+            ("wiredtiger.blk_mgr.chunk_size", "512KB"),
+            ("wiredtiger.lsm_mgr.merge", "false"),
+        ],
+    );
+    fill(&store, 5000);
+    store.checkpoint().unwrap();
+    let mut gauges = Vec::new();
+    store.gauges(&mut gauges);
+    assert!(gauge(&gauges, "wiredtiger.lsm-chunks") >= 2.0, "{gauges:?}");
+    assert!(gauges.iter().all(|g| g.name != "wiredtiger.file-bytes"));
+}
+
+#[test]
+fn no_gauges_without_statistics() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[("wiredtiger.statistics", "none")]);
+    fill(&store, 10);
+    let mut gauges = Vec::new();
+    store.gauges(&mut gauges);
+    assert!(gauges.is_empty(), "{gauges:?}");
+    assert!(store
+        .final_reports()
+        .iter()
+        .all(|r| r.name != "wiredtiger.stats"));
+}
+
+#[test]
+fn engine_info_names_the_linked_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[]);
+    let info = store.engine_info();
+    assert_eq!(info.name, "WiredTiger");
+    // The version the installed header declares.
+    let header = std::fs::read_to_string("/usr/include/wiredtiger.h").unwrap();
+    let constant = |name: &str| -> String {
+        let line = header
+            .lines()
+            .find(|l| {
+                l.starts_with(&format!("#define\t{name}\t"))
+                    || l.starts_with(&format!("#define {name} "))
+            })
+            .unwrap_or_else(|| panic!("{name} in wiredtiger.h"));
+        line.split_whitespace().last().unwrap().to_string()
+    };
+    let library = WiredTigerStore::linked_library().expect("library path");
+    if library.starts_with("/usr/lib") {
+        assert_eq!(
+            info.version,
+            format!(
+                "{}.{}.{}",
+                constant("WIREDTIGER_VERSION_MAJOR"),
+                constant("WIREDTIGER_VERSION_MINOR"),
+                constant("WIREDTIGER_VERSION_PATCH")
+            )
+        );
+    }
+    let reports = store.final_reports();
+    let options = &reports
+        .iter()
+        .find(|r| r.name == "wiredtiger.options")
+        .unwrap()
+        .text;
+    assert!(options.contains(&format!("version={}\n", info.version)));
+    assert!(options.contains(&format!("library={library}\n")));
+}
+
+#[test]
+fn registered_as_wiredtiger() {
+    let d = ycsb_wiredtiger::DESCRIPTOR;
+    assert!(d.matches("wiredtiger") && d.matches("WiredTiger"));
+    assert_eq!(d.properties.len(), ycsb_wiredtiger::PROPERTIES.len());
+    let dir = tempfile::tempdir().unwrap();
+    let p = props(dir.path(), &[]);
+    let store = (d.open)(&ycsb_db::StoreContext::new(&p)).unwrap();
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
+}
+
+fn open_error(dir: &Path) -> String {
+    match WiredTigerStore::open(&props(dir, &[])) {
+        Ok(_) => panic!("{} opened", dir.display()),
+        Err(e) => {
+            assert!(matches!(e, StoreError::Open { .. }), "{e:?}");
+            e.to_string()
+        }
+    }
+}
+
+#[test]
+fn unwritable_locations_are_open_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    // A regular file where a directory is needed: refused even for root.
+    let file = dir.path().join("plain-file");
+    std::fs::write(&file, b"").unwrap();
+    let err = open_error(&file.join("db"));
+    assert!(
+        err.starts_with("cannot open wiredtiger: wiredtiger.home="),
+        "{err}"
+    );
+    assert!(err.contains("plain-file/db"), "{err}");
+    assert!(err.contains("cannot create the directory"), "{err}");
+    // procfs does not let anyone create directories.
+    let err = open_error(Path::new("/proc/ycsb-wiredtiger-test/db"));
+    assert!(err.contains("/proc/ycsb-wiredtiger-test/db"), "{err}");
+}
+
+#[test]
+fn a_second_open_in_the_same_process_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let _first = open(dir.path(), &[]);
+    let err = open_error(dir.path());
+    assert!(err.contains("already being managed"), "{err}");
+}
+
+#[test]
+fn foreign_directories_are_refused_untouched() {
+    for (file, said) in [
+        ("CURRENT", "holds a LevelDB database"),
+        ("IDENTITY", "holds a RocksDB database"),
+        ("notes.txt", "is not empty and holds no WiredTiger database"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(file), "keep me\n").unwrap();
+        for destroy in ["false", "true"] {
+            let err = WiredTigerStore::open(&props(dir.path(), &[("wiredtiger.destroy", destroy)]))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(said), "{err}");
+            let names: Vec<_> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(names, [file], "destroy={destroy}");
+        }
+    }
+}
