@@ -116,10 +116,12 @@
 pub use ycsb_db as db;
 
 mod benchmark;
+mod client;
 mod session;
 pub use benchmark::{
     properties as known_properties, property_groups, Benchmark, ConfigError, PhaseError,
 };
+pub use client::ClientSettings;
 pub use runner::{
     Observer, Phase, PhaseOutcome, RunError, RunnerSettings, Silent, StatusUpdate, StopSignal, Tick,
 };

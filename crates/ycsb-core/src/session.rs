@@ -18,6 +18,7 @@ use ycsb_db::{
 };
 
 use crate::benchmark::{Benchmark, ConfigError, PhaseError};
+use crate::client::ClientSettings;
 use crate::measurement::hdrlog::HdrLogWriter;
 use crate::measurement::{
     self, effective_config, EngineReportEntry, ExporterKind, HdrLogSettings, RunMetadata, RunReport,
@@ -172,6 +173,7 @@ pub struct Session {
     descriptor: StoreDescriptor,
     known: Vec<&'static PropertyDecl>,
     benchmark: Benchmark,
+    client: ClientSettings,
     observe: ObserveSettings,
     hdr: HdrLogSettings,
     metadata: RunMetadata,
@@ -190,6 +192,7 @@ impl Session {
     pub fn new(mut props: Properties, descriptor: StoreDescriptor) -> Result<Self, ConfigError> {
         let mut known = crate::known_properties();
         known.extend_from_slice(descriptor.properties);
+        let client = ClientSettings::from_properties(&props)?;
         let benchmark = Benchmark::from_properties(&props)?;
         let observe = ObserveSettings::from_properties(&props, descriptor.data_dir_in(&props))?;
         let hdr = HdrLogSettings::from_properties(&props)?;
@@ -212,6 +215,7 @@ impl Session {
             descriptor,
             known,
             benchmark,
+            client,
             observe,
             hdr,
             metadata,
@@ -269,6 +273,13 @@ impl Session {
     /// The validated workload, runner and measurement settings.
     pub fn benchmark(&self) -> &Benchmark {
         &self.benchmark
+    }
+
+    /// The phases to run, status lines and the pause between the phases
+    /// (`dotransactions`, `doload`, `dotransaction`, `status`, `label`,
+    /// `sleepafterload`).
+    pub fn client_settings(&self) -> &ClientSettings {
+        &self.client
     }
 
     /// The store's descriptor.
@@ -334,9 +345,17 @@ impl Session {
         let engine = store.engine_info();
         let mut reports = Vec::new();
         let mut failure: Option<SessionFailure> = None;
-        for &phase in phases {
+        for (index, &phase) in phases.iter().enumerate() {
             if stop.is_stopped() {
                 break;
+            }
+            if phase == Phase::Run && index > 0 && !self.client.sleep_after_load.is_zero() {
+                // YCSB-cpp's sleepafterload: the engine settles between
+                // the phases; a stop request ends the wait.
+                sleep_unless_stopped(self.client.sleep_after_load, stop);
+                if stop.is_stopped() {
+                    break;
+                }
             }
             hooks
                 .user
@@ -526,6 +545,18 @@ impl Session {
             }
         }
         first.map_or(Ok(()), Err)
+    }
+}
+
+/// Waits `length`, or less when the session is asked to stop.
+fn sleep_unless_stopped(length: std::time::Duration, stop: &StopSignal) {
+    let end = std::time::Instant::now() + length;
+    while !stop.is_stopped() {
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        std::thread::sleep(left.min(std::time::Duration::from_millis(20)));
     }
 }
 
