@@ -44,7 +44,7 @@ pub(crate) const LABEL: Property<String> = Property::new(
 pub(crate) const SLEEP_AFTER_LOAD: Property<u64> = Property::new(
     "sleepafterload",
     "0",
-    "Seconds to wait between the load phase and the run phase (YCSB-cpp), for example for an engine's compactions to settle. Ctrl-C ends the wait.",
+    "Seconds to wait before the run phase, after the load phase when both run (YCSB-cpp's; it waits before a run phase that runs alone too), for example for an engine's compactions to settle. Ctrl-C ends the wait.",
 );
 
 /// Every property the client reads.
@@ -67,7 +67,7 @@ pub struct ClientSettings {
     pub status: bool,
     /// The text before the date of each status line.
     pub label: String,
-    /// The pause before the run phase when it follows the load phase.
+    /// The pause before the run phase.
     pub sleep_after_load: Duration,
 }
 

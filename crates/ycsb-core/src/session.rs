@@ -345,13 +345,14 @@ impl Session {
         let engine = store.engine_info();
         let mut reports = Vec::new();
         let mut failure: Option<SessionFailure> = None;
-        for (index, &phase) in phases.iter().enumerate() {
+        for &phase in phases {
             if stop.is_stopped() {
                 break;
             }
-            if phase == Phase::Run && index > 0 && !self.client.sleep_after_load.is_zero() {
-                // YCSB-cpp's sleepafterload: the engine settles between
-                // the phases; a stop request ends the wait.
+            if phase == Phase::Run && !self.client.sleep_after_load.is_zero() {
+                // YCSB-cpp's sleepafterload, before the run phase whether
+                // or not a load preceded it (as ycsbc): the engine settles;
+                // a stop request ends the wait.
                 sleep_unless_stopped(self.client.sleep_after_load, stop);
                 if stop.is_stopped() {
                     break;
