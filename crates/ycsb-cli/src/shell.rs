@@ -180,7 +180,7 @@ impl Commands<'_> {
             .db
             .scan(&self.table, key, length, selection(&names), &mut self.scan);
         writeln!(out, "Result: {}", status.name())?;
-        if self.scan.len() == 0 {
+        if self.scan.is_empty() {
             return writeln!(out, "0 records");
         }
         writeln!(out, "{SEPARATOR}")?;

@@ -137,6 +137,12 @@ fn answers(o: &Output) -> Vec<String> {
         .collect()
 }
 
+/// Java's `<milliseconds> ms` line.
+fn is_timing(line: &str) -> bool {
+    line.strip_suffix(" ms")
+        .is_some_and(|ms| ms.parse::<u64>().is_ok())
+}
+
 #[test]
 fn shell_on_memory_answers_as_java_s_command_line() {
     let o = shell(
