@@ -131,9 +131,7 @@ fn answers(o: &Output) -> Vec<String> {
     stdout(o)
         .lines()
         .map(|l| l.trim_start_matches("> ").to_string())
-        .filter(|l| {
-            !l.is_empty() && !(l.ends_with(" ms") && l[..l.len() - 3].parse::<u64>().is_ok())
-        })
+        .filter(|l| !l.is_empty() && !is_timing(l))
         .collect()
 }
 
@@ -177,9 +175,11 @@ fn shell_on_memory_answers_as_java_s_command_line() {
     );
     assert!(stdout(&o).starts_with("YCSB Command Line client\n"));
     assert!(stdout(&o).contains("\nConnected.\n"));
-    assert!(stdout(&o)
+    let timings = stdout(&o)
         .lines()
-        .any(|l| l == "> 0 ms" || l == "0 ms" || l.ends_with(" ms")));
+        .filter(|l| is_timing(l.trim_start_matches("> ")))
+        .count();
+    assert_eq!(timings, 7, "one timing line per command but help and quit");
 }
 
 /// A persistent engine: what one shell inserts, the next one reads from
@@ -213,4 +213,24 @@ fn shell_on_rocksdb_keeps_records_across_processes() {
             "--------------------------------",
         ]
     );
+}
+
+/// Defaults that differ from Java's say so where users look them up.
+#[test]
+fn defaults_that_differ_from_java_say_so_in_the_reference() {
+    let o = run("properties");
+    assert!(o.status.success());
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    for name in ["recordcount", "operationcount"] {
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with(&format!("  {name} = 1000")))
+            .unwrap_or_else(|| panic!("{name} in: {text}"));
+        let entry = lines[at + 1];
+        assert!(
+            entry.contains("differs from Java's on purpose") && entry.contains("default is 0"),
+            "{entry}"
+        );
+    }
 }
