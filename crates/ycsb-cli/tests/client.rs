@@ -79,9 +79,16 @@ fn status_lines_carry_the_label_and_counts_that_add_up() {
             // exp7:2026-12-01 14:11:03:716 1 sec: 50 operations; ...
             let (date, rest) = rest.split_at(23);
             assert_eq!(date.as_bytes()[4], b'-', "{line}");
-            assert!(rest.starts_with(' '), "{line}");
-            let (_, after) = rest.split_once(" sec: ").expect("seconds");
-            let total: u64 = after.split(' ').next().unwrap().parse().unwrap();
+            // Java's spacing: date, one space, whole seconds, " sec: ",
+            // the total, " operations; ", then "<rate> current ops/sec; ".
+            let (seconds, after) = rest[1..].split_once(" sec: ").expect("seconds");
+            assert!(seconds.parse::<u64>().is_ok(), "{line}");
+            let (total, after) = after.split_once(" operations; ").expect("operations");
+            let total: u64 = total.parse().unwrap();
+            if total != 0 {
+                let (rate, _) = after.split_once(" current ops/sec; ").expect("rate");
+                assert!(rate.parse::<f64>().is_ok(), "{line}");
+            }
             let counted: u64 = after
                 .split('[')
                 .skip(1)
