@@ -2,8 +2,15 @@
 //!
 //! Both forms that published blog posts use are accepted verbatim:
 //!
-//! * Java YCSB: `ycsb load|run <db> -P file -p k=v -s -threads N -target N`
+//! * Java YCSB: `ycsb load|run <db> -P file -p k=v -s -threads N -target N -l label`
 //! * YCSB-cpp: `ycsb -load -run -db <db> -P file -p k=v -s -threads N`
+//!
+//! The phase and status flags are the properties both programs turn them
+//! into (`load`/`run`: Java's `dotransactions`; `-load`, `-run`/`-t`:
+//! YCSB-cpp's `doload`, `dotransaction`; `-s`: `status`; `-l`: `label`),
+//! so a property file or `-p` can set them too, and the library decides
+//! the phases from them (`ycsb_core::ClientSettings`): with none, the run
+//! phase runs, as in Java's `Client`.
 //!
 //! `-P` and `-p` apply in argv order and the last setting of a property
 //! wins (YCSB-cpp's rule). Java YCSB instead lets every `-p` win over every
@@ -39,21 +46,25 @@ pub enum Style {
     Cpp,
 }
 
-/// A benchmark to run: phases, store, properties, status output.
+/// A benchmark to run: store and properties (the phase and status flags
+/// among them).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Benchmark {
-    /// Run the load phase.
-    pub load: bool,
-    /// Run the transaction phase.
-    pub run: bool,
     /// The store's name.
     pub db: String,
     /// Property files and assignments in argv order.
     pub sources: Vec<PropertySource>,
-    /// `-s`: print status lines.
-    pub status: bool,
     /// The command-line form used.
     pub style: Style,
+}
+
+/// `ycsb shell <db>`: Java's and go-ycsb's interactive shell on a store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shell {
+    /// The store's name.
+    pub db: String,
+    /// Property files and assignments in argv order.
+    pub sources: Vec<PropertySource>,
 }
 
 /// What the user asked for.
@@ -74,6 +85,9 @@ pub enum Invocation {
     Stores,
     /// Serve an embedded store over RESP and HTTP (`ycsb serve`).
     Serve(Serve),
+    /// Read, scan, insert, update and delete records typed on standard
+    /// input (`ycsb shell`).
+    Shell(Shell),
     /// `ycsb bench [db_bench flags]`: the arguments after `bench`, parsed
     /// by the `bench` module.
     Bench(Vec<String>),
@@ -199,11 +213,8 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         .collect::<Result<_, _>>()?;
     let mut it = args.into_iter().peekable();
     let mut bench = Benchmark {
-        load: false,
-        run: false,
         db: String::new(),
         sources: Vec::new(),
-        status: false,
         style: Style::Cpp,
     };
     let mut db: Option<String> = None;
@@ -216,6 +227,10 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         Some("serve") => {
             it.next();
             return parse_serve(it.collect());
+        }
+        Some("shell") => {
+            it.next();
+            return parse_shell(it.collect());
         }
         Some("bench") => {
             it.next();
@@ -245,11 +260,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         Some("load" | "run") => {
             let command = it.next().unwrap_or_default();
             bench.style = Style::Java;
-            if command == "load" {
-                bench.load = true;
-            } else {
-                bench.run = true;
-            }
+            // What Java's bin/ycsb passes its Client: -load or -t.
+            bench.sources.push(flag_assignment(
+                if command == "load" { "load" } else { "run" },
+                "dotransactions",
+                if command == "load" { "false" } else { "true" },
+            ));
             match it.next() {
                 Some(name) if !name.starts_with('-') && !name.is_empty() => db = Some(name),
                 Some(flag) => {
@@ -286,16 +302,17 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
                     value: val,
                 });
             }
-            "-s" => bench.status = true,
+            "-s" => bench.sources.push(flag_assignment("-s", "status", "true")),
             // go-ycsb's: its measurements every N seconds, which it
             // always prints: status lines at status.interval=N.
             "--interval" => {
-                bench.status = true;
-                bench.sources.push(PropertySource::Assignment {
-                    flag: "--interval",
-                    key: "status.interval".into(),
-                    value: value("--interval")?,
-                });
+                let every = value("--interval")?;
+                bench.sources.push(flag_assignment("--interval", "status", "true"));
+                bench.sources.push(flag_assignment("--interval", "status.interval", &every));
+            }
+            "-l" => {
+                let label = value("-l")?;
+                bench.sources.push(flag_assignment("-l", "label", &label));
             }
             "-threads" | "--threads" => bench.sources.push(PropertySource::Assignment {
                 flag: "-threads",
@@ -316,8 +333,17 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
                 }
                 db = Some(name);
             }
-            "-load" | "--load" => bench.load = true,
-            "-run" | "--run" | "-t" => bench.run = true,
+            "-load" | "--load" => bench
+                .sources
+                .push(flag_assignment("-load", "doload", "true")),
+            "-run" | "--run" => {
+                bench
+                    .sources
+                    .push(flag_assignment("-run", "dotransaction", "true"))
+            }
+            "-t" => bench
+                .sources
+                .push(flag_assignment("-t", "dotransaction", "true")),
             "-h" | "--help" | "-help" => return Ok(Invocation::Help),
             other if other.starts_with('-') => {
                 return Err(usage(format!("unknown flag '{other}' (see 'ycsb --help')")))
@@ -330,15 +356,66 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         }
     }
 
-    if !bench.load && !bench.run {
-        return Err(usage(
-            "nothing to do: give 'load' or 'run' (Java form) or -load and/or -run (YCSB-cpp form); see 'ycsb --help'",
-        ));
-    }
     bench.db = db.filter(|d| !d.is_empty()).ok_or_else(|| {
         usage("no store named: add -db <name> (for example -db basic); 'ycsb stores' lists them")
     })?;
     Ok(Invocation::Benchmark(bench))
+}
+
+/// A flag that stands for a property (`-s` is `status=true`).
+fn flag_assignment(flag: &'static str, key: &str, value: &str) -> PropertySource {
+    PropertySource::Assignment {
+        flag,
+        key: key.to_string(),
+        value: value.to_string(),
+    }
+}
+
+/// `ycsb shell <db> [-P file] [-p k=v] [-table name]`.
+fn parse_shell(args: Vec<String>) -> Result<Invocation, UsageError> {
+    let mut it = args.into_iter();
+    let mut db = None;
+    let mut sources = Vec::new();
+    while let Some(arg) = it.next() {
+        let mut value = |flag: &str| {
+            it.next()
+                .ok_or_else(|| usage(format!("flag {flag} needs a value")))
+        };
+        match arg.as_str() {
+            "-P" => sources.push(PropertySource::File(PathBuf::from(value("-P")?))),
+            "-p" => {
+                let assignment = value("-p")?;
+                let (key, val) = split_assignment(&assignment)
+                    .ok_or_else(|| usage(format!("-p '{assignment}': expected key=value")))?;
+                sources.push(PropertySource::Assignment {
+                    flag: "-p",
+                    key,
+                    value: val,
+                });
+            }
+            "-table" => {
+                let table = value("-table")?;
+                sources.push(flag_assignment("-table", "table", &table));
+            }
+            "-db" | "--db" => db = Some(value("-db")?),
+            "-h" | "--help" | "-help" => return Ok(Invocation::Help),
+            other if other.starts_with('-') => {
+                return Err(usage(format!(
+                    "unknown flag '{other}' for 'ycsb shell' (see 'ycsb --help')"
+                )))
+            }
+            other if db.is_none() => db = Some(other.to_string()),
+            other => {
+                return Err(usage(format!(
+                    "unexpected argument '{other}' for 'ycsb shell'"
+                )))
+            }
+        }
+    }
+    let db = db.filter(|d| !d.is_empty()).ok_or_else(|| {
+        usage("'ycsb shell' needs a store, as in 'ycsb shell memory' or 'ycsb shell rocksdb -p rocksdb.dbname=/tmp/db'")
+    })?;
+    Ok(Invocation::Shell(Shell { db, sources }))
 }
 
 fn split_assignment(text: &str) -> Option<(String, String)> {
@@ -365,65 +442,82 @@ mod tests {
         }
     }
 
+    fn assignment(flag: &'static str, key: &str, value: &str) -> PropertySource {
+        PropertySource::Assignment {
+            flag,
+            key: key.into(),
+            value: value.into(),
+        }
+    }
+
     #[test]
     fn java_form() {
-        let b =
-            bench("load basic -P workloads/workloada -p recordcount=5 -s -threads 4 -target 100");
-        assert!(b.load && !b.run);
+        let b = bench(
+            "load basic -P workloads/workloada -p recordcount=5 -s -threads 4 -target 100 -l exp1",
+        );
         assert_eq!(b.db, "basic");
         assert_eq!(b.style, Style::Java);
-        assert!(b.status);
         assert_eq!(
             b.sources,
             vec![
+                assignment("load", "dotransactions", "false"),
                 PropertySource::File("workloads/workloada".into()),
-                PropertySource::Assignment {
-                    flag: "-p",
-                    key: "recordcount".into(),
-                    value: "5".into()
-                },
-                PropertySource::Assignment {
-                    flag: "-threads",
-                    key: "threadcount".into(),
-                    value: "4".into()
-                },
-                PropertySource::Assignment {
-                    flag: "-target",
-                    key: "target".into(),
-                    value: "100".into()
-                },
+                assignment("-p", "recordcount", "5"),
+                assignment("-s", "status", "true"),
+                assignment("-threads", "threadcount", "4"),
+                assignment("-target", "target", "100"),
+                assignment("-l", "label", "exp1"),
             ]
         );
         let r = bench("run rocksdb -s -P workloads/workloada -p rocksdb.dir=/tmp/x");
-        assert!(r.run && !r.load);
+        assert_eq!(r.sources[0], assignment("run", "dotransactions", "true"));
         // go-ycsb's --interval: status lines every N seconds.
         let g = bench("run basic -P workloads/workloada --interval 2");
-        assert!(g.status);
-        assert_eq!(
-            g.sources[1],
-            PropertySource::Assignment {
-                flag: "--interval",
-                key: "status.interval".into(),
-                value: "2".into()
-            }
-        );
+        assert!(g.sources.contains(&assignment("--interval", "status", "true")));
+        assert!(g.sources.contains(&assignment("--interval", "status.interval", "2")));
     }
 
     #[test]
     fn cpp_form() {
         let b = bench("-load -run -db leveldb -P w -P leveldb/leveldb.properties -p a=b=c -s");
-        assert!(b.load && b.run);
         assert_eq!(b.db, "leveldb");
         assert_eq!(b.style, Style::Cpp);
+        assert_eq!(b.sources[0], assignment("-load", "doload", "true"));
+        assert_eq!(b.sources[1], assignment("-run", "dotransaction", "true"));
+        assert_eq!(b.sources[4], assignment("-p", "a", "b=c"));
+        assert_eq!(b.sources[5], assignment("-s", "status", "true"));
         assert_eq!(
-            b.sources[2],
-            PropertySource::Assignment {
-                flag: "-p",
-                key: "a".into(),
-                value: "b=c".into()
-            }
+            bench("-t -db basic").sources,
+            [assignment("-t", "dotransaction", "true")]
         );
-        assert!(bench("-t -db basic").run);
+        // No phase flag: Java's Client runs the transaction phase, which
+        // the library decides from the (absent) properties.
+        assert!(bench("-db basic").sources.is_empty());
+    }
+
+    #[test]
+    fn shell_form() {
+        let Ok(Invocation::Shell(s)) = parse_str("shell memory -P w -p a=b -table t") else {
+            panic!()
+        };
+        assert_eq!(s.db, "memory");
+        assert_eq!(
+            s.sources,
+            vec![
+                PropertySource::File("w".into()),
+                assignment("-p", "a", "b"),
+                assignment("-table", "table", "t"),
+            ]
+        );
+        for (line, expected) in [
+            ("shell", "needs a store"),
+            ("shell memory extra", "unexpected argument 'extra'"),
+            ("shell memory -x", "unknown flag '-x'"),
+            ("shell memory -p", "flag -p needs a value"),
+        ] {
+            let err = parse_str(line).expect_err(line);
+            assert!(err.0.contains(expected), "{line}: {}", err.0);
+        }
     }
 
     #[test]
@@ -431,7 +525,7 @@ mod tests {
         for (line, expected) in [
             ("load", "needs the store's name"),
             ("load -P x", "found '-P'"),
-            ("-db basic", "nothing to do"),
+            ("-s -l", "flag -l needs a value"),
             ("-load", "no store named"),
             ("-load -db basic -P", "flag -P needs a value"),
             (

@@ -23,6 +23,9 @@ const VOCABULARY: &[&str] = &[
     "load",
     "run",
     "serve",
+    "shell",
+    "-l",
+    "-table",
     "stores",
     "properties",
     "help",
@@ -102,13 +105,15 @@ fn check(argv: &[OsString]) {
     match parse(argv.iter().cloned()) {
         Err(e) => assert!(!e.0.is_empty(), "{argv:?}: an empty message"),
         Ok(Invocation::Benchmark(b)) => {
-            assert!(b.load || b.run, "{argv:?}: nothing to do: {b:?}");
             assert!(!b.db.is_empty(), "{argv:?}: no store: {b:?}");
             for source in &b.sources {
                 if let PropertySource::Assignment { key, .. } = source {
                     assert!(!key.is_empty(), "{argv:?}: empty key");
                 }
             }
+        }
+        Ok(Invocation::Shell(s)) => {
+            assert!(!s.db.is_empty(), "{argv:?}");
         }
         Ok(Invocation::Serve(s)) => {
             assert!(!s.db.is_empty(), "{argv:?}");

@@ -18,6 +18,7 @@ mod reference;
 mod report;
 mod run;
 mod serve;
+mod shell;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -102,6 +103,7 @@ fn execute(invocation: Invocation, argv: &[OsString]) -> Result<u8, Failure> {
         }
         Invocation::Benchmark(bench) => run::benchmark(bench, argv),
         Invocation::Serve(serve) => serve::serve_store(serve),
+        Invocation::Shell(shell) => shell::run(shell),
         Invocation::Bench(args) => bench::run(args),
         Invocation::Merge(args) => merge::run(args, argv),
         Invocation::Report(args) => report::run(args),

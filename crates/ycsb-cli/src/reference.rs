@@ -14,8 +14,13 @@ Usage (Java YCSB's form):
 
 Usage (YCSB-cpp's form):
   ycsb -load -run -db <db> [options]   both phases in one process, one store
+  ycsb -db <db> [options]              no phase flag: the run phase, as Java's Client
 
 Other commands:
+  ycsb shell <db> [-P f] [-p k=v] [-table name]
+                                Java YCSB's command-line client: read, scan, insert,
+                                update, delete and table commands, one per line of
+                                standard input ('help' lists them, 'quit' ends)
   ycsb serve <db> [-P f] [-p k=v] [--resp ADDR|off] [--http ADDR|off]
                                 serve an embedded store over RESP (default 127.0.0.1:6379)
                                 and simpleleveldb-style HTTP (default 127.0.0.1:8080)
@@ -43,8 +48,11 @@ Options:
   -target <n>      target operations per second over all threads (property target);
                    latency is then also measured from each operation's intended start
   -s               print a status line every status.interval seconds on standard error
+                   (property status)
   --interval <n>   (go-ycsb) -s with status.interval=n
-  -load, -run, -t  (YCSB-cpp form) the phases to run; -t means -run
+  -l <label>       put <label> before each status line's date (property label)
+  -load, -run, -t  (YCSB-cpp form) the phases to run; -t means -run (properties
+                   doload, dotransaction; Java's dotransactions=false is -load)
   -db <name>       (YCSB-cpp form) the store
 
 -P and -p apply in the order given; the last setting of a property wins.

@@ -26,6 +26,8 @@ struct Printer {
     status_gauges: Vec<String>,
     /// Whether the gauges asked for were checked against the store's.
     gauges_checked: bool,
+    /// Java's `-l`: put directly before each status line's date.
+    label: String,
     style: Style,
     /// Whether the text report goes to standard output phase by phase.
     text_to_stdout: bool,
@@ -48,7 +50,7 @@ impl Observer for Printer {
             return;
         }
         let line = StatusLine {
-            label: "",
+            label: &self.label,
             now: chrono::Local::now().naive_local(),
             elapsed: update.elapsed,
             total_operations: update.operations,
@@ -222,21 +224,20 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
     };
     let interrupts = Interrupts::install(stop.clone(), unwritten);
 
-    let phases: Vec<Phase> = [(bench.load, Phase::Load), (bench.run, Phase::Run)]
-        .into_iter()
-        .filter_map(|(on, phase)| on.then_some(phase))
-        .collect();
+    let client = session.client_settings().clone();
+    let phases = client.phases.clone();
     session.check_phases(&phases).map_err(Failure::usage)?;
     let output: ycsb_db::OutputSink = Arc::new(Mutex::new(std::io::stdout()));
     let store = session.open_store(Some(output)).map_err(Failure::usage)?;
     let mut printer = Printer {
-        status: bench.status,
+        status: client.status,
         status_gauges: settings.status_gauges.clone(),
         gauges_checked: false,
+        label: client.label,
         style: bench.style,
         text_to_stdout: settings.export_file.is_none() && settings.exporter == ExporterKind::Text,
         observe: crate::observe::ObserveHook::new(
-            bench.status,
+            client.status,
             session.benchmark().runner_settings().max_execution_time,
             session.steady_state_window(),
         ),

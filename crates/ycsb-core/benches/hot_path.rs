@@ -18,7 +18,7 @@ use ycsb_core::generator::{
     ScrambledZipfian, Sequential, SkewedLatest, Uniform, Zipfian,
 };
 use ycsb_core::internals::{
-    build_deterministic_value, build_key_name, fill_random_printable, random_printable_word, Clock,
+    build_deterministic_value, build_key_name, fill_random_value, random_value_chunk, Clock,
     ClockSource, KeyOrder, Measurements, ValueRng,
 };
 use ycsb_core::measurement::{MeasurementSettings, Operation};
@@ -106,7 +106,7 @@ fn keys_and_values(c: &mut Criterion) {
         let mut buf = vec![0u8; len];
         group.throughput(Throughput::Bytes(len as u64));
         group.bench_function(format!("random_{len}"), |b| {
-            b.iter(|| fill_random_printable(&mut rng, black_box(&mut buf)))
+            b.iter(|| fill_random_value(&mut rng, black_box(&mut buf)))
         });
     }
     let mut record = Record::with_capacity(10, 1000);
@@ -118,7 +118,7 @@ fn keys_and_values(c: &mut Criterion) {
         b.iter(|| {
             record.clear();
             for name in &names {
-                record.push_chunks(name, 100, || random_printable_word(&mut values));
+                record.push_chunks(name, 100, || random_value_chunk(&mut values));
             }
         })
     });
@@ -126,7 +126,7 @@ fn keys_and_values(c: &mut Criterion) {
     group.bench_function("record_10x100_one_run", |b| {
         b.iter(|| {
             record.clear();
-            record.push_fields_chunked(&names, 100, || random_printable_word(&mut values));
+            record.push_fields_chunked(&names, 100, || random_value_chunk(&mut values));
         })
     });
     // The same with the general stream and a zero-filled buffer, for
@@ -135,7 +135,7 @@ fn keys_and_values(c: &mut Criterion) {
         b.iter(|| {
             record.clear();
             for name in &names {
-                record.push_with(name, 100, |buf| fill_random_printable(&mut rng, buf));
+                record.push_with(name, 100, |buf| fill_random_value(&mut rng, buf));
             }
         })
     });
@@ -143,7 +143,7 @@ fn keys_and_values(c: &mut Criterion) {
     // decode its stored bytes into the caller's (cleared) record.
     record.clear();
     for name in &names {
-        record.push_chunks(name, 100, || random_printable_word(&mut values));
+        record.push_chunks(name, 100, || random_value_chunk(&mut values));
     }
     let mut stored = Vec::new();
     ycsb_core::db::codec::encode(&record, &mut stored);

@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use ycsb_core::generator::{seeded_rng, ScrambledZipfian, Zipfian};
-use ycsb_core::internals::fill_random_printable;
+use ycsb_core::internals::fill_random_value;
 use ycsb_core::internals::{Clock, ClockSource};
 
 /// Best of `rounds` timings of `f`, which performs `per_round` units of work.
@@ -68,7 +68,7 @@ fn main() {
     const RECORDS: u64 = 1_000_000;
     let ns = best_ns_per_unit(3, RECORDS * 1000, || {
         for _ in 0..RECORDS * 10 {
-            fill_random_printable(&mut rng, black_box(&mut field));
+            fill_random_value(&mut rng, black_box(&mut field));
         }
     });
     println!("value_generation_gb_per_s {:.2}", 1.0 / ns);

@@ -88,11 +88,13 @@ impl PhaseError {
 }
 
 /// Every property ycsb-core reads, in groups for the reference
-/// documentation (`ycsb properties`): the CoreWorkload's, file workloads',
+/// documentation (`ycsb properties`): the client's (phases, status), the
+/// CoreWorkload's, file workloads',
 /// the runner's, measurement's and observation's. A session adds its
 /// store's declarations to these.
-pub fn property_groups() -> [(&'static str, &'static [&'static PropertyDecl]); 5] {
+pub fn property_groups() -> [(&'static str, &'static [&'static PropertyDecl]); 6] {
     [
+        ("Client", crate::client::PROPERTIES),
         ("CoreWorkload", workload::PROPERTIES),
         ("Data files", workload::datafile::PROPERTIES),
         ("Runner", runner::PROPERTIES),

@@ -116,10 +116,12 @@
 pub use ycsb_db as db;
 
 mod benchmark;
+mod client;
 mod session;
 pub use benchmark::{
     properties as known_properties, property_groups, Benchmark, ConfigError, PhaseError,
 };
+pub use client::ClientSettings;
 pub use runner::{
     parse_start_at, Observer, Phase, PhaseOutcome, RunError, RunnerSettings, Silent, StartHold,
     StatusUpdate, StopSignal, Tick, MAX_START_DELAY, START_AT,
@@ -146,7 +148,7 @@ pub mod internals {
     pub use crate::measurement::recorder::{Measurements, Recorder};
     pub use crate::workload::keys::{build_key_name, decimal_digits, write_20_digits, KeyOrder};
     pub use crate::workload::values::{
-        build_deterministic_value, fill_random_printable, random_printable_word, ValueRng,
+        build_deterministic_value, fill_random_value, random_value_chunk, ValueRng,
     };
     pub use crate::workload::{split_range, WorkloadThread};
 }

@@ -18,6 +18,7 @@ use ycsb_db::{
 };
 
 use crate::benchmark::{Benchmark, ConfigError, PhaseError};
+use crate::client::ClientSettings;
 use crate::measurement::hdrlog::HdrLogWriter;
 use crate::measurement::{
     self, effective_config, EngineReportEntry, ExporterKind, HdrLogSettings, RunMetadata, RunReport,
@@ -214,6 +215,7 @@ pub struct Session {
     descriptor: StoreDescriptor,
     known: Vec<&'static PropertyDecl>,
     benchmark: Benchmark,
+    client: ClientSettings,
     observe: ObserveSettings,
     hdr: HdrLogSettings,
     metadata: RunMetadata,
@@ -232,6 +234,7 @@ impl Session {
     pub fn new(mut props: Properties, descriptor: StoreDescriptor) -> Result<Self, ConfigError> {
         let mut known = crate::known_properties();
         known.extend_from_slice(descriptor.properties);
+        let client = ClientSettings::from_properties(&props)?;
         let benchmark = Benchmark::from_properties(&props)?;
         let observe = ObserveSettings::from_properties(&props, descriptor.data_dir_in(&props))?;
         let hdr = HdrLogSettings::from_properties(&props)?;
@@ -254,6 +257,7 @@ impl Session {
             descriptor,
             known,
             benchmark,
+            client,
             observe,
             hdr,
             metadata,
@@ -318,6 +322,13 @@ impl Session {
     /// The validated workload, runner and measurement settings.
     pub fn benchmark(&self) -> &Benchmark {
         &self.benchmark
+    }
+
+    /// The phases to run, status lines and the pause between the phases
+    /// (`dotransactions`, `doload`, `dotransaction`, `status`, `label`,
+    /// `sleepafterload`).
+    pub fn client_settings(&self) -> &ClientSettings {
+        &self.client
     }
 
     /// The store's descriptor.
@@ -402,6 +413,15 @@ impl Session {
         for &phase in phases {
             if stop.is_stopped() {
                 break;
+            }
+            if phase == Phase::Run && !self.client.sleep_after_load.is_zero() {
+                // YCSB-cpp's sleepafterload, before the run phase whether
+                // or not a load preceded it (as ycsbc): the engine settles;
+                // a stop request ends the wait.
+                sleep_unless_stopped(self.client.sleep_after_load, stop);
+                if stop.is_stopped() {
+                    break;
+                }
             }
             hooks
                 .user
@@ -594,6 +614,18 @@ impl Session {
             }
         }
         first.map_or(Ok(()), Err)
+    }
+}
+
+/// Waits `length`, or less when the session is asked to stop.
+fn sleep_unless_stopped(length: std::time::Duration, stop: &StopSignal) {
+    let end = std::time::Instant::now() + length;
+    while !stop.is_stopped() {
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        std::thread::sleep(left.min(std::time::Duration::from_millis(20)));
     }
 }
 

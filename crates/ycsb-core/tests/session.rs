@@ -211,3 +211,71 @@ fn an_export_that_cannot_be_created_is_refused_before_anything_runs() {
     let error = Session::new(props, ycsb_memory::DESCRIPTOR).unwrap_err();
     assert!(error.to_string().contains("does not exist"), "{error}");
 }
+
+/// Stops the session as soon as the load phase has finished.
+struct StopAfterLoad(StopSignal);
+
+impl ycsb_core::Observer for StopAfterLoad {
+    fn on_status(&mut self, _: &ycsb_core::StatusUpdate<'_>) {}
+}
+
+impl ycsb_core::SessionObserver for StopAfterLoad {
+    fn phase_finished(&mut self, outcome: &ycsb_core::PhaseOutcome) {
+        if outcome.phase == Phase::Load {
+            self.0.stop();
+        }
+    }
+}
+
+/// YCSB-cpp's `sleepafterload` waits before the run phase, and a stop
+/// request (Ctrl-C) ends the wait instead of sitting out the hour. The
+/// minute allowed is a liveness bound, hundreds of times the milliseconds
+/// the stop takes, so that a wait that ignores the stop fails the test
+/// instead of hanging it.
+#[test]
+fn a_stop_ends_the_wait_after_the_load_and_the_run_phase_never_starts() {
+    let props = small().with("sleepafterload", 3600);
+    let session = Session::new(props, ycsb_memory::DESCRIPTOR).unwrap();
+    assert_eq!(
+        session.client_settings().sleep_after_load,
+        std::time::Duration::from_secs(3600)
+    );
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let stop = StopSignal::new();
+        let store = session.open_store(None).unwrap();
+        let report = session
+            .execute(
+                store,
+                &[Phase::Load, Phase::Run],
+                &stop,
+                &mut StopAfterLoad(stop.clone()),
+            )
+            .unwrap();
+        done.send(report.phases.len()).unwrap();
+    });
+    let phases = finished
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the stop ended the wait");
+    assert_eq!(phases, 1, "only the load phase ran");
+}
+
+/// Without a stop the session does wait: a lower bound, which a sleep
+/// guarantees however loaded the machine is (no upper bound is asserted).
+#[test]
+fn the_run_phase_starts_after_sleepafterload() {
+    let props = small().with("sleepafterload", 1);
+    let session = Session::new(props, ycsb_memory::DESCRIPTOR).unwrap();
+    let store = session.open_store(None).unwrap();
+    let start = std::time::Instant::now();
+    let report = session
+        .execute(
+            store,
+            &[Phase::Load, Phase::Run],
+            &StopSignal::new(),
+            &mut Silent,
+        )
+        .unwrap();
+    assert_eq!(report.phases.len(), 2);
+    assert!(start.elapsed() >= std::time::Duration::from_secs(1));
+}

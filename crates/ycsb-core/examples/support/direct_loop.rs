@@ -12,8 +12,8 @@
 //! read with probability `readproportion` and otherwise an update: a read,
 //! then the stored value written back with one field's bytes replaced, as
 //! the bindings' read-modify-write of YCSB's one-field update does. Values
-//! are records of `fieldcount` fields of `fieldlength` random printable
-//! bytes encoded by the shared codec, so the engine stores the same bytes
+//! are records of `fieldcount` fields of `fieldlength` random bytes in
+//! Java YCSB's layout (ycsb's own generator), encoded by the shared codec, so the engine stores the same bytes
 //! as under ycsb: the same size and, what block compression notices, an
 //! updated record that shares all but one field with its previous version
 //! (whole new values made LevelDB's snappy find nothing to compress in
@@ -29,7 +29,7 @@ use std::time::Instant;
 
 use rand::Rng;
 use ycsb_core::generator::{seeded_rng, NumberGenerator, Rng64, ScrambledZipfian};
-use ycsb_core::internals::{build_key_name, fill_random_printable, split_range, KeyOrder};
+use ycsb_core::internals::{build_key_name, fill_random_value, split_range, KeyOrder};
 use ycsb_db::{codec, Record};
 
 /// What a loop needs from an engine: one database shared by the threads.
@@ -49,7 +49,7 @@ pub trait DirectEngine: Sync {
     fn compact(&self) -> Result<(), String>;
 }
 
-/// Random printable bytes a thread cuts its values from, as db_bench's
+/// Random field bytes (ycsb's generator) a thread cuts its values from, as db_bench's
 /// `RandomGenerator` does: generating values costs the loop next to nothing
 /// while the engine sees incompressible-enough data.
 const POOL_BYTES: usize = 1 << 20;
@@ -145,7 +145,7 @@ fn parse_args() -> Result<Settings, String> {
 const POOL_RECORDS: usize = 1024;
 
 /// One thread's source of values: a pool of whole encoded records for
-/// inserts, and random printable bytes for the replaced field of an update.
+/// inserts, and random field bytes for the replaced field of an update.
 struct Values {
     records: Vec<u8>,
     record_len: usize,
@@ -163,12 +163,12 @@ impl Values {
             let start = records.len();
             records.extend_from_slice(&s.template);
             for span in &s.spans {
-                fill_random_printable(rng, &mut value[..span.len()]);
+                fill_random_value(rng, &mut value[..span.len()]);
                 records[start + span.start..start + span.end].copy_from_slice(&value[..span.len()]);
             }
         }
         let mut bytes = vec![0; POOL_BYTES];
-        fill_random_printable(rng, &mut bytes);
+        fill_random_value(rng, &mut bytes);
         Values {
             records,
             record_len,

@@ -212,11 +212,14 @@ pub struct StatusUpdate<'a> {
     pub phase: Phase,
     /// Time since the phase started.
     pub elapsed: Duration,
-    /// Operations completed so far over all threads.
+    /// Operations completed so far over all threads, as measured: the
+    /// sum of every interval's `interval_operations`.
     pub operations: u64,
     /// Operations the phase will perform in all (0 when unbounded).
     pub total_operations: u64,
-    /// Operations completed in this interval.
+    /// Operations completed in this interval: the statuses its
+    /// measurements counted (without VERIFY, CLEANUP and intended
+    /// latency), so that the sections' counts add up to it.
     pub interval_operations: u64,
     /// The length of this interval.
     pub interval_length: Duration,

@@ -8,7 +8,7 @@ use ycsb_db::{Gauge, Store};
 
 use super::budget::ErrorBudget;
 use super::{Observer, Phase, Progress, RunnerSettings, StatusUpdate, StopSignal, Tick};
-use crate::measurement::Measurements;
+use crate::measurement::{IntervalSnapshot, Measurements, Operation};
 use crate::observe::Warmup;
 
 pub(super) struct StatusLoop<'a> {
@@ -95,15 +95,17 @@ impl StatusLoop<'_> {
         }
     }
 
-    /// Closes a status interval at `now` and hands it to the observer.
-    fn status(
-        &mut self,
-        now: Instant,
-        operations: u64,
-        last: &LastStatus,
-        gauges: &mut Vec<Gauge>,
-    ) {
+    /// Closes a status interval at `now` and hands it to the observer;
+    /// returns the operations completed by its end.
+    ///
+    /// The line's operations are those its sections measured (each
+    /// operation reports one status), not the workers' progress counters:
+    /// those run up to a publication period ahead of the measurements, and
+    /// the line's `Count=` figures would not add up to its operations.
+    fn status(&mut self, now: Instant, last: &LastStatus, gauges: &mut Vec<Gauge>) -> u64 {
         let snapshot = self.measurements.take_interval();
+        let interval_operations = measured_operations(&snapshot);
+        let operations = last.operations + interval_operations;
         gauges.clear();
         self.store.gauges(gauges);
         self.observer.on_status(&StatusUpdate {
@@ -111,12 +113,25 @@ impl StatusLoop<'_> {
             elapsed: now.duration_since(self.start),
             operations,
             total_operations: self.total_operations,
-            interval_operations: operations.saturating_sub(last.operations),
+            interval_operations,
             interval_length: now.duration_since(last.time),
             interval: &snapshot,
             gauges,
         });
+        operations
     }
+}
+
+/// The workload operations an interval measured: the statuses its
+/// operation sections counted, without the data-integrity checks, the
+/// threads' cleanup and the intended-latency copies.
+fn measured_operations(snapshot: &IntervalSnapshot) -> u64 {
+    snapshot
+        .sections
+        .iter()
+        .filter(|s| !s.intended && !matches!(s.operation, Operation::Verify | Operation::Cleanup))
+        .flat_map(|s| s.returns.iter())
+        .sum()
 }
 
 /// Waits for the workers, handing the observer a [`Tick`] every
@@ -165,8 +180,7 @@ pub(super) fn status_loop(mut s: StatusLoop<'_>) -> (bool, Option<(Duration, u64
             }
         }
         if now >= next_status {
-            let operations = completed(s.progress);
-            s.status(now, operations, &last, &mut gauges);
+            let operations = s.status(now, &last, &mut gauges);
             last = LastStatus {
                 operations,
                 time: now,
@@ -197,9 +211,8 @@ pub(super) fn status_loop(mut s: StatusLoop<'_>) -> (bool, Option<(Duration, u64
     }
     // One last line for the tail of the phase, as Java's status thread
     // prints when the clients finish.
-    let operations = completed(s.progress);
-    if operations > last.operations || now.duration_since(s.start) >= interval {
-        s.status(now, operations, &last, &mut gauges);
+    if completed(s.progress) > last.operations || now.duration_since(s.start) >= interval {
+        s.status(now, &last, &mut gauges);
     }
     (interrupted || s.stop.is_stopped(), warmup_end)
 }

@@ -19,7 +19,7 @@ pub(crate) use clients::ClientPartition;
 pub use datafile::{DataFileError, DataSetError};
 pub(crate) use keys::{build_key_name, key_name, KeyOrder, KEY_PREFIX};
 pub(crate) use properties::*;
-pub(crate) use values::{build_deterministic_value, random_printable_word, ValueRng};
+pub(crate) use values::{build_deterministic_value, random_value_chunk, ValueRng};
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -650,7 +650,7 @@ impl WorkloadThread<'_> {
                     let rng = &mut self.value_rng;
                     self.values
                         .push_fields_chunked(&workload.field_names, length, || {
-                            random_printable_word(rng)
+                            random_value_chunk(rng)
                         });
                 }
                 _ => {
@@ -674,7 +674,7 @@ impl WorkloadThread<'_> {
         } else {
             let rng = &mut self.value_rng;
             self.values
-                .push_chunks(name, length, || random_printable_word(rng));
+                .push_chunks(name, length, || random_value_chunk(rng));
         }
     }
 

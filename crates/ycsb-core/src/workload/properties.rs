@@ -28,13 +28,13 @@ pub(super) const CORE_WORKLOAD_NAMES: &[&str] = &[
 pub const RECORD_COUNT: Property<u64> = Property::new(
     "recordcount",
     "1000",
-    "Number of records in the data set: the load phase inserts them, the run phase chooses keys among them. (Java's built-in default is 0, which it treats as 2^31-1; every shipped workload sets 1000.)",
+    "Number of records in the data set: the load phase inserts them, the run phase chooses keys among them. The default differs from Java's on purpose: Java's built-in default is 0, with which its load phase inserts until stopped and its run phase chooses among 2^31-1 keys; every shipped workload sets 1000, and so does this default.",
 );
 /// `operationcount`: the number of run-phase operations.
 pub const OPERATION_COUNT: Property<u64> = Property::new(
     "operationcount",
     "1000",
-    "Number of operations the run phase performs over all threads; 0 means no limit (stop by maxexecutiontime or Ctrl-C).",
+    "Number of operations the run phase performs over all threads; 0 means no limit (stop by maxexecutiontime or Ctrl-C), as in Java. The default differs from Java's on purpose: Java's built-in default is 0, so a forgotten operationcount runs until stopped; every shipped workload sets 1000, and so does this default.",
 );
 /// `insertstart`: the first key number this client loads.
 pub const INSERT_START: Property<u64> = Property::new(
