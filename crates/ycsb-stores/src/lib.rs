@@ -53,6 +53,8 @@ registry! {
         "leveldb" => ycsb_leveldb::DESCRIPTOR,
         "http" => ycsb_http::DESCRIPTOR,
         "redis" => ycsb_redis::DESCRIPTOR,
+        "fjall" => ycsb_fjall::DESCRIPTOR,
+        "redb" => ycsb_redb::DESCRIPTOR,
     ],
 }
 
