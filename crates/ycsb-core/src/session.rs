@@ -136,6 +136,11 @@ pub enum SessionFailure {
         #[source]
         source: std::io::Error,
     },
+    /// The store failed to close: what it acknowledged may not be durable
+    /// (an engine that makes its writes durable at close found the disk
+    /// full). The report and the export are written.
+    #[error("closing the store: {0}")]
+    Close(StoreError),
 }
 
 /// A session that did not succeed, with the report of everything that was
@@ -324,7 +329,9 @@ impl Session {
             Ok(hooks) => hooks,
             Err(e) => {
                 let report = self.report(store.as_ref(), Vec::new());
-                close(store, observer);
+                if let Err(e) = store.close() {
+                    observer.error(&format!("closing the store: {e}"));
+                }
                 return Err(SessionError {
                     failure: Box::new(SessionFailure::Config(e)),
                     report: Box::new(report),
@@ -389,8 +396,17 @@ impl Session {
         let exported = self.export(&report, observer);
         observer.export_finished(exported.is_ok());
         let saved = self.save_engine_reports(&report.engine_reports, observer);
-        close(store, observer);
-        match exported.err().or(failure).or(saved.err()) {
+        let closed = store.close();
+        let failure = match (exported.err().or(failure).or(saved.err()), closed) {
+            (None, Err(e)) => Some(SessionFailure::Close(e)),
+            (Some(first), Err(e)) => {
+                // The session fails for the first reason; this one is still said.
+                observer.error(&format!("closing the store: {e}"));
+                Some(first)
+            }
+            (first, Ok(())) => first,
+        };
+        match failure {
             Some(failure) => Err(SessionError {
                 failure: Box::new(failure),
                 report: Box::new(report),
@@ -526,12 +542,6 @@ impl Session {
             }
         }
         first.map_or(Ok(()), Err)
-    }
-}
-
-fn close(store: Box<dyn Store>, observer: &mut dyn SessionObserver) {
-    if let Err(e) = store.close() {
-        observer.error(&format!("closing the store: {e}"));
     }
 }
 

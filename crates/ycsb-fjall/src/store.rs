@@ -157,6 +157,9 @@ fn describe_error(e: &fjall::Error) -> String {
             "the database is locked by another process (its lock file is held)".to_string()
         }
         fjall::Error::Io(io) => format!("I/O error: {io}"),
+        fjall::Error::Poisoned => {
+            "fjall refuses writes after an earlier journal write failed (Poisoned)".to_string()
+        }
         other => format!("{other:?}"),
     }
 }

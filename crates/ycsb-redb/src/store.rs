@@ -211,6 +211,26 @@ impl Store for RedbStore {
             },
         ]
     }
+
+    /// Commits durably, so that unsynced commits (`redb.durability=none`)
+    /// reach the file now, where a failure (a full disk) is an error the
+    /// run reports, rather than when the database is dropped, where redb
+    /// could only log it.
+    fn close(&self) -> Result<(), StoreError> {
+        let commit = || -> Result<(), redb::Error> {
+            let mut txn = self.db.begin_write()?;
+            txn.set_durability(redb::Durability::Immediate)?;
+            txn.commit()?;
+            Ok(())
+        };
+        commit().map_err(|e| {
+            StoreError::Other(format!(
+                "redb: the final synced commit to {} failed: {}",
+                self.file.display(),
+                describe_error(&e)
+            ))
+        })
+    }
 }
 
 /// One client thread: borrows the shared database and owns its encode
