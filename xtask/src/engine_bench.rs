@@ -1,6 +1,8 @@
-//! `cargo xtask engine-bench`: what the rocksdb and leveldb bindings cost.
+//! `cargo xtask engine-bench`: what the embedded engines' bindings cost.
 //!
-//! For workloads A and C on both engines, the same load and run phases go
+//! For workloads A and C on each engine (rocksdb and leveldb by default;
+//! `--engines` takes any embedded store whose crate `ycsb-<engine>` has a
+//! `<engine>-direct-loop` example: fjall and redb too), the same load and run phases go
 //! through three clients against the same library and engine options:
 //! `ycsb` (release build, `-P <engine>/<engine>.properties`), the binding
 //! crate's direct-engine loop (`examples/direct_loop.rs`: the same keys,
@@ -36,7 +38,8 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations N] [--threads N]
-       [--rounds N] [--engines rocksdb,leveldb] [--workloads a,c] [--instructions | --same-files]
+       [--rounds N] [--engines rocksdb,leveldb,fjall,redb] [--workloads a,c]
+       [--instructions | --same-files]
   defaults: 200000 records, 200000 operations, 1 thread, 3 rounds
   --same-files    load once, compact, then time only the run phase of each client,
                   each round on a fresh copy of the same files (YCSB-cpp not run)
@@ -44,8 +47,29 @@ const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations
                   cachegrind instead of timing it (needs valgrind: apt-get install
                   valgrind); defaults then 20000 records, 60000 operations, 1 round
                   (--rounds N runs each client N times and prints the spread)
+  --engines       embedded stores with a direct loop (default rocksdb,leveldb)
   env YCSB_CPP_BIN=/path/to/YCSB-cpp/ycsb adds YCSB-cpp (built against the same library;
-      timed runs only)";
+      timed runs of rocksdb and leveldb only)";
+
+/// The engines YCSB-cpp has bindings for, among those with direct loops.
+const YCSB_CPP_ENGINES: &[&str] = &["rocksdb", "leveldb"];
+
+/// The property naming `engine`'s data directory, from its descriptor.
+fn dir_property(engine: &str) -> Result<&'static str> {
+    let store = ycsb_stores::find(engine).map_err(|e| anyhow::anyhow!("engine-bench: {e}"))?;
+    match store.data_dir {
+        Some(dir) => Ok(dir.name),
+        None => bail!(
+            "engine-bench: --engines {engine}: not an embedded engine (embedded: {})",
+            ycsb_stores::STORES
+                .iter()
+                .filter(|s| s.data_dir.is_some())
+                .map(|s| s.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
 
 #[derive(Debug)]
 struct Options {
@@ -130,9 +154,7 @@ fn parse(args: &[String]) -> Result<Options> {
         bail!("engine-bench: --records, --threads and --rounds must be at least 1");
     }
     for e in &o.engines {
-        if e != "rocksdb" && e != "leveldb" {
-            bail!("engine-bench: --engines {e}: expected rocksdb or leveldb");
-        }
+        dir_property(e)?;
     }
     for w in &o.workloads {
         if !matches!(w.as_str(), "a" | "b" | "c") {
@@ -261,7 +283,7 @@ fn run_ycsb(
         .arg("-P")
         .arg(format!("{engine}/{engine}.properties"))
         .arg("-p")
-        .arg(format!("{engine}.dbname={}", dir.display()))
+        .arg(format!("{}={}", dir_property(engine)?, dir.display()))
         .args(["-p", &format!("recordcount={}", o.records)])
         .args(["-p", &format!("operationcount={}", o.operations)])
         .args(["-threads", &o.threads.to_string()])
@@ -364,7 +386,7 @@ fn settled_database(
         .arg("-P")
         .arg(format!("{engine}/{engine}.properties"))
         .arg("-p")
-        .arg(format!("{engine}.dbname={}", base.display()))
+        .arg(format!("{}={}", dir_property(engine)?, base.display()))
         .args(["-p", &format!("recordcount={}", o.records)])
         .args(["-threads", &o.threads.to_string()])
         .stdout(Stdio::null())
@@ -380,13 +402,18 @@ fn settled_database(
     check(out.status, "direct loop compact=true", &out.stderr)
 }
 
-/// Copies the files of directory `from` into a new directory `to`.
+/// Copies directory `from` into a new directory `to`, subdirectories
+/// included (fjall keeps its tables in them).
 fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     let _ = std::fs::remove_dir_all(to);
     std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
     for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
         let entry = entry?;
         let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+            continue;
+        }
         std::fs::copy(entry.path(), &target).with_context(|| {
             format!("copying {} to {}", entry.path().display(), target.display())
         })?;
@@ -479,22 +506,17 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     eprintln!("engine-bench: building ycsb and the direct loops (release)");
-    crate::run(Command::new(&cargo).current_dir(root).args([
-        "build",
-        "--release",
-        "-p",
-        "ycsb-cli",
-        "-p",
-        "ycsb-rocksdb",
-        "--example",
-        "rocksdb-direct-loop",
-        "-p",
-        "ycsb-leveldb",
-        "--example",
-        "leveldb-direct-loop",
-        "--bin",
-        "ycsb",
-    ]))?;
+    let mut build = Command::new(&cargo);
+    build
+        .current_dir(root)
+        .args(["build", "--release", "-p", "ycsb-cli", "--bin", "ycsb"]);
+    for engine in &o.engines {
+        // Each binding crate's direct loop, by the one naming convention.
+        build
+            .args(["-p", &format!("ycsb-{engine}")])
+            .args(["--example", &format!("{engine}-direct-loop")]);
+    }
+    crate::run(&mut build)?;
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
@@ -550,7 +572,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                 // Alternate who goes first, so that neither always meets a
                 // freshly written page cache or a busier machine.
                 let mut order = vec!["direct", "ycsb"];
-                if cpp.is_some() {
+                if cpp.is_some() && YCSB_CPP_ENGINES.contains(&engine.as_str()) {
                     order.push("cpp");
                 }
                 let first = round % order.len();
@@ -987,6 +1009,8 @@ mod tests {
         let o = parse(&args("--same-files --rounds 5")).unwrap();
         assert!(o.same_files && !o.instructions);
         assert_eq!((o.records, o.operations, o.rounds), (200_000, 200_000, 5));
+        let o = parse(&args("--engines fjall,redb")).unwrap();
+        assert_eq!(o.engines, ["fjall", "redb"]);
         let o = parse(&args("--engines leveldb --workloads c --threads 2")).unwrap();
         assert_eq!(
             (o.engines, o.workloads, o.threads),
@@ -1004,7 +1028,11 @@ mod tests {
             ("--rounds 0", "at least 1"),
             ("--instructions 3", "unknown option 3"),
             ("--same-files --instructions", "exclude each other"),
-            ("--engines redis", "expected rocksdb or leveldb"),
+            (
+                "--engines redis",
+                "not an embedded engine (embedded: rocksdb, leveldb",
+            ),
+            ("--engines nosuch", "unknown store 'nosuch'"),
             ("--workloads e", "expected a, b or c"),
             ("--bogus 1", "unknown option --bogus"),
         ];
