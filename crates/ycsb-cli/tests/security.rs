@@ -411,7 +411,10 @@ fn shipped_data_dirs() -> Vec<String> {
             let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
             for line in text.lines() {
                 if let Some((key, value)) = line.split_once('=') {
-                    if [".dbname", ".dir", ".path"].iter().any(|s| key.trim().ends_with(s)) {
+                    if [".dbname", ".dir", ".path"]
+                        .iter()
+                        .any(|s| key.trim().ends_with(s))
+                    {
                         dirs.push(value.trim().to_string());
                     }
                 }
