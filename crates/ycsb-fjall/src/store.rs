@@ -27,6 +27,9 @@ const MAX_LEVELS: usize = 16;
 /// database (its `version` marker) from anything else.
 const VERSION_MARKER: &str = "version";
 
+/// The file fjall locks while a process has the database open.
+const LOCK_FILE: &str = "lock";
+
 /// A fjall database opened once and shared by all client threads.
 pub struct FjallStore {
     db: Database,
@@ -58,6 +61,9 @@ impl FjallStore {
         let config = Config::from_properties(properties)?;
         check_dir(&config.path, &config.path_origin)?;
         if config.destroy && config.path.exists() {
+            // Held while the directory goes: another process with the
+            // database open keeps it (fjall locks this file the same way).
+            let _held = hold_lock(&config)?;
             std::fs::remove_dir_all(&config.path).map_err(|source| StoreError::Io {
                 context: format!(
                     "cannot remove the fjall.dir directory {} ({}) for fjall.destroy=true",
@@ -125,6 +131,33 @@ impl FjallStore {
         (0..MAX_LEVELS)
             .map_while(|level| self.keyspace.tree.level_table_count(level))
             .collect()
+    }
+}
+
+/// Takes fjall's lock on the database in `config.path`, if there is one,
+/// so that `fjall.destroy` never removes a database another process has
+/// open.
+fn hold_lock(config: &Config) -> Result<Option<std::fs::File>, StoreError> {
+    let Ok(file) = std::fs::File::open(config.path.join(LOCK_FILE)) else {
+        return Ok(None);
+    };
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(e) => Err(StoreError::Open {
+            store: NAME.to_string(),
+            message: format!(
+                "fjall.dir={} ({}): fjall.destroy=true refused: {}",
+                config.path.display(),
+                config.path_origin,
+                match e {
+                    std::fs::TryLockError::WouldBlock => {
+                        "the database is locked by another process (its lock file is held)"
+                            .to_string()
+                    }
+                    std::fs::TryLockError::Error(e) => format!("cannot lock it: {e}"),
+                }
+            ),
+        }),
     }
 }
 

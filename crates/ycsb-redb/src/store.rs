@@ -61,6 +61,17 @@ impl RedbStore {
             )
         };
         if config.destroy && file.exists() {
+            // Opening it first takes redb's lock: a database another
+            // process has open is refused, not removed under it.
+            drop(Database::create(&file).map_err(|e| StoreError::Open {
+                store: NAME.to_string(),
+                message: format!(
+                    "redb.path={} ({}): redb.destroy=true refused: {}",
+                    config.path.display(),
+                    config.path_origin,
+                    describe_error(&e.into())
+                ),
+            })?);
             std::fs::remove_file(&file).map_err(|source| StoreError::Io {
                 context: named("cannot remove the database file (redb.destroy=true) in"),
                 source,

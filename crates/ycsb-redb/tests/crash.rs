@@ -148,7 +148,13 @@ fn a_database_held_by_another_process_is_an_open_error() {
         message.contains(&dir.path().display().to_string()),
         "{message}"
     );
+    // Nor is it destroyed under the holder.
+    let destroy = Properties::new()
+        .with("redb.path", dir.path().display())
+        .with("redb.destroy", true);
+    let err = RedbStore::open(&destroy).expect_err("destroyed a database in use");
+    assert!(err.to_string().contains("destroy=true refused"), "{err}");
     writer.kill_after(1);
-    // Once the holder is gone, the database opens.
+    // Once the holder is gone, the database opens, with its records.
     open(dir.path()).unwrap();
 }
