@@ -1,7 +1,8 @@
-//! `cargo xtask engine-bench`: what the rocksdb, leveldb and wiredtiger
-//! bindings cost.
+//! `cargo xtask engine-bench`: what the embedded engines' bindings cost.
 //!
-//! For workloads A and C on both engines, the same load and run phases go
+//! For workloads A and C on each engine (rocksdb and leveldb by default;
+//! `--engines` takes any embedded store whose crate `ycsb-<engine>` has a
+//! `<engine>-direct-loop` example: fjall and redb too), the same load and run phases go
 //! through three clients against the same library and engine options:
 //! `ycsb` (release build, `-P <engine>/<engine>.properties`), the binding
 //! crate's direct-engine loop (`examples/direct_loop.rs`: the same keys,
@@ -37,7 +38,8 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations N] [--threads N]
-       [--rounds N] [--engines rocksdb,leveldb,wiredtiger] [--workloads a,c] [--instructions | --same-files]
+       [--rounds N] [--engines rocksdb,leveldb,wiredtiger,fjall,redb,...] [--workloads a,c]
+       [--instructions | --same-files]
   defaults: 200000 records, 200000 operations, 1 thread, 3 rounds
   --same-files    load once, compact, then time only the run phase of each client,
                   each round on a fresh copy of the same files (YCSB-cpp not run)
@@ -45,21 +47,34 @@ const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations
                   cachegrind instead of timing it (needs valgrind: apt-get install
                   valgrind); defaults then 20000 records, 60000 operations, 1 round
                   (--rounds N runs each client N times and prints the spread)
+  --engines       embedded stores with a direct loop (default rocksdb,leveldb,wiredtiger)
   env YCSB_CPP_BIN=/path/to/YCSB-cpp/ycsb adds YCSB-cpp (built against the same library;
-      timed runs only)";
+      timed runs of rocksdb and leveldb only)";
 
-/// The engines with a direct loop (`<engine>-direct-loop`, an example of
-/// the crate `ycsb-<engine>`) and a shipped `<engine>/<engine>.properties`.
-const ENGINES: &[&str] = &["rocksdb", "leveldb", "wiredtiger"];
+/// The engines YCSB-cpp has bindings for, among those with direct loops.
+const YCSB_CPP_ENGINES: &[&str] = &["rocksdb", "leveldb"];
 
-/// `-p <data directory property>=<dir>` for `engine`, from its descriptor.
-fn dir_property(engine: &str, dir: &Path) -> Result<String> {
-    let descriptor = ycsb_stores::find(engine)?;
-    let property = descriptor
-        .data_dir
-        .with_context(|| format!("{engine} has no data directory"))?;
-    Ok(format!("{}={}", property.name, dir.display()))
+/// The property naming `engine`'s data directory, from its descriptor.
+fn dir_property(engine: &str) -> Result<&'static str> {
+    let store = ycsb_stores::find(engine).map_err(|e| anyhow::anyhow!("engine-bench: {e}"))?;
+    match store.data_dir {
+        Some(dir) => Ok(dir.name),
+        None => bail!(
+            "engine-bench: --engines {engine}: not an embedded engine (embedded: {})",
+            ycsb_stores::STORES
+                .iter()
+                .filter(|s| s.data_dir.is_some())
+                .map(|s| s.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
+
+/// The engines benched by default (each has a direct loop,
+/// `<engine>-direct-loop`, an example of the crate `ycsb-<engine>`, and a
+/// shipped `<engine>/<engine>.properties`).
+const ENGINES: &[&str] = &["rocksdb", "leveldb", "wiredtiger"];
 
 #[derive(Debug)]
 struct Options {
@@ -144,12 +159,7 @@ fn parse(args: &[String]) -> Result<Options> {
         bail!("engine-bench: --records, --threads and --rounds must be at least 1");
     }
     for e in &o.engines {
-        if !ENGINES.contains(&e.as_str()) {
-            bail!(
-                "engine-bench: --engines {e}: expected one of {}",
-                ENGINES.join(", ")
-            );
-        }
+        dir_property(e)?;
     }
     for w in &o.workloads {
         if !matches!(w.as_str(), "a" | "b" | "c") {
@@ -278,7 +288,7 @@ fn run_ycsb(
         .arg("-P")
         .arg(format!("{engine}/{engine}.properties"))
         .arg("-p")
-        .arg(dir_property(engine, dir)?)
+        .arg(format!("{}={}", dir_property(engine)?, dir.display()))
         .args(["-p", &format!("recordcount={}", o.records)])
         .args(["-p", &format!("operationcount={}", o.operations)])
         .args(["-threads", &o.threads.to_string()])
@@ -381,7 +391,7 @@ fn settled_database(
         .arg("-P")
         .arg(format!("{engine}/{engine}.properties"))
         .arg("-p")
-        .arg(dir_property(engine, base)?)
+        .arg(format!("{}={}", dir_property(engine)?, base.display()))
         .args(["-p", &format!("recordcount={}", o.records)])
         .args(["-threads", &o.threads.to_string()])
         .stdout(Stdio::null())
@@ -397,13 +407,18 @@ fn settled_database(
     check(out.status, "direct loop compact=true", &out.stderr)
 }
 
-/// Copies the files of directory `from` into a new directory `to`.
+/// Copies directory `from` into a new directory `to`, subdirectories
+/// included (fjall keeps its tables in them).
 fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     let _ = std::fs::remove_dir_all(to);
     std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
     for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
         let entry = entry?;
         let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+            continue;
+        }
         std::fs::copy(entry.path(), &target).with_context(|| {
             format!("copying {} to {}", entry.path().display(), target.display())
         })?;
@@ -496,26 +511,17 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     eprintln!("engine-bench: building ycsb and the direct loops (release)");
-    crate::run(Command::new(&cargo).current_dir(root).args([
-        "build",
-        "--release",
-        "-p",
-        "ycsb-cli",
-        "-p",
-        "ycsb-rocksdb",
-        "--example",
-        "rocksdb-direct-loop",
-        "-p",
-        "ycsb-leveldb",
-        "--example",
-        "leveldb-direct-loop",
-        "-p",
-        "ycsb-wiredtiger",
-        "--example",
-        "wiredtiger-direct-loop",
-        "--bin",
-        "ycsb",
-    ]))?;
+    let mut build = Command::new(&cargo);
+    build
+        .current_dir(root)
+        .args(["build", "--release", "-p", "ycsb-cli", "--bin", "ycsb"]);
+    for engine in &o.engines {
+        // Each binding crate's direct loop, by the one naming convention.
+        build
+            .args(["-p", &format!("ycsb-{engine}")])
+            .args(["--example", &format!("{engine}-direct-loop")]);
+    }
+    crate::run(&mut build)?;
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
@@ -571,7 +577,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                 // Alternate who goes first, so that neither always meets a
                 // freshly written page cache or a busier machine.
                 let mut order = vec!["direct", "ycsb"];
-                if cpp.is_some() {
+                if cpp.is_some() && YCSB_CPP_ENGINES.contains(&engine.as_str()) {
                     order.push("cpp");
                 }
                 let first = round % order.len();
@@ -1008,6 +1014,8 @@ mod tests {
         let o = parse(&args("--same-files --rounds 5")).unwrap();
         assert!(o.same_files && !o.instructions);
         assert_eq!((o.records, o.operations, o.rounds), (200_000, 200_000, 5));
+        let o = parse(&args("--engines fjall,redb")).unwrap();
+        assert_eq!(o.engines, ["fjall", "redb"]);
         let o = parse(&args("--engines leveldb --workloads c --threads 2")).unwrap();
         assert_eq!(
             (o.engines, o.workloads, o.threads),
@@ -1027,8 +1035,9 @@ mod tests {
             ("--same-files --instructions", "exclude each other"),
             (
                 "--engines redis",
-                "expected one of rocksdb, leveldb, wiredtiger",
+                "not an embedded engine (embedded: rocksdb, leveldb",
             ),
+            ("--engines nosuch", "unknown store 'nosuch'"),
             ("--workloads e", "expected a, b or c"),
             ("--bogus 1", "unknown option --bogus"),
         ];

@@ -169,6 +169,15 @@ const CASES: &[Case] = &[
     Case { args: "run basic -p hdrhistogram.fileoutput=true -p hdrhistogram.output.path={dir}/nodir/", file: None, expect: &["hdrhistogram.output.path", "nodir", "does not exist", "-p flag"] },
     Case { args: "run basic -p hdrhistogram.fileoutput=true -p hdrhistogram.output.path={dir}/bad.properties/", file: Some("x=1\n"), expect: &["hdrhistogram.output.path", "bad.properties is not a directory"] },
     Case { args: "run basic -p exportfile={dir}/bad.properties/out.json", file: Some("x=1\n"), expect: &["exportfile", "bad.properties is not a directory", "-p flag"] },
+    // Issue 18: the fjall and redb stores.
+    Case { args: "load fjall", file: None, expect: &["fjall.dir", "required"] },
+    Case { args: "load redb", file: None, expect: &["redb.path", "required"] },
+    Case { args: "load fjall -p fjall.dir={dir}/db -p fjall.fsync=maybe", file: None, expect: &["fjall.fsync", "'maybe'", "-p flag"] },
+    Case { args: "load fjall -p fjall.dir={dir}/db -p fjall.memtable_size=100", file: None, expect: &["fjall.memtable_size", "'100'", "at least 65536"] },
+    Case { args: "load redb -p redb.path={dir}/db -p redb.durability=eventual", file: None, expect: &["redb.durability", "'eventual'", "immediate, none"] },
+    Case { args: "load redb -p redb.path={dir}/db -p redb.cache_size=1GB", file: None, expect: &["redb.cache_size", "'1GB'"] },
+    Case { args: "bench --db-engine fjall --db={dir}/db --compression_type=zstd", file: None, expect: &["fjall.compression", "'zstd'", "--compression_type flag"] },
+    Case { args: "bench --db-engine redb --db={dir}/db --cache_size=big", file: None, expect: &["redb.cache_size", "'big'", "--cache_size flag"] },
 ];
 
 #[test]

@@ -179,6 +179,11 @@ pub enum SessionFailure {
         #[source]
         source: std::io::Error,
     },
+    /// The store failed to close: what it acknowledged may not be durable
+    /// (an engine that makes its writes durable at close found the disk
+    /// full). The report and the export are written.
+    #[error("closing the store: {0}")]
+    Close(StoreError),
 }
 
 /// A session that did not succeed, with the report of everything that was
@@ -384,7 +389,9 @@ impl Session {
             Ok(hooks) => hooks,
             Err(e) => {
                 let report = self.report(store.as_ref(), Vec::new());
-                close(store, observer);
+                if let Err(e) = store.close() {
+                    observer.error(&format!("closing the store: {e}"));
+                }
                 return Err(SessionError {
                     failure: Box::new(SessionFailure::Config(e)),
                     report: Box::new(report),
@@ -477,8 +484,17 @@ impl Session {
         let exported = self.export(&report, observer);
         observer.export_finished(exported.is_ok());
         let saved = self.save_engine_reports(&report.engine_reports, observer);
-        close(store, observer);
-        match exported.err().or(failure).or(saved.err()) {
+        let closed = store.close();
+        let failure = match (exported.err().or(failure).or(saved.err()), closed) {
+            (None, Err(e)) => Some(SessionFailure::Close(e)),
+            (Some(first), Err(e)) => {
+                // The session fails for the first reason; this one is still said.
+                observer.error(&format!("closing the store: {e}"));
+                Some(first)
+            }
+            (first, Ok(())) => first,
+        };
+        match failure {
             Some(failure) => Err(SessionError {
                 failure: Box::new(failure),
                 report: Box::new(report),
@@ -626,12 +642,6 @@ fn sleep_unless_stopped(length: std::time::Duration, stop: &StopSignal) {
             break;
         }
         std::thread::sleep(left.min(std::time::Duration::from_millis(20)));
-    }
-}
-
-fn close(store: Box<dyn Store>, observer: &mut dyn SessionObserver) {
-    if let Err(e) = store.close() {
-        observer.error(&format!("closing the store: {e}"));
     }
 }
 
