@@ -70,6 +70,7 @@ mod export;
 mod flat;
 mod format;
 pub(crate) mod hdrlog;
+mod java;
 pub(crate) mod recorder;
 mod report;
 mod settings;
@@ -79,22 +80,26 @@ mod tests;
 use std::fmt;
 
 pub use export::{
-    check_output_path, new_exporter, write_atomically, Exporter, JsonArrayExporter, JsonExporter,
-    TextExporter,
+    check_output_path, java_double_exponent, new_exporter, write_atomically, Exporter,
+    JavaJsonExporter, JsonArrayExporter, JsonExporter, TextExporter,
 };
 pub use format::{format_status_line, java_ordinal, StatusLine};
 pub(crate) use hdrlog::HdrLogSettings;
 pub use hdrlog::{
     decode_histogram, encode_histogram, read_interval_log, HdrLogError, IntervalLog, LogInterval,
 };
+pub use java::{RawPoint, SeriesUnit};
 pub use recorder::{java_percentile, IntervalSection, IntervalSnapshot, TickSection, TickSnapshot};
 pub(crate) use recorder::{Measurements, Recorder};
 pub(crate) use report::effective_config;
 pub use report::{
-    ConfigEntry, EngineReportEntry, PercentileLatency, PhaseReport, RunMetadata, RunReport,
-    SectionReport, StatusCount,
+    ConfigEntry, EngineReportEntry, JavaMeasurement, JavaNumber, JavaSection, PercentileLatency,
+    PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport, StatusCount,
 };
-pub use settings::{ExporterKind, MeasurementInterval, MeasurementSettings};
+pub use settings::{
+    ExporterKind, FailureSections, MeasurementInterval, MeasurementSettings, MeasurementType,
+    RAW_OUTPUT_FILE,
+};
 pub(crate) use settings::{EXPORT_FILE, MEASUREMENT_INTERVAL, PROPERTIES, STATUS_INTERVAL};
 #[cfg(test)]
 use {

@@ -58,8 +58,17 @@ pub struct Stability {
     /// Per section with operations, the spread of its per-interval p99.
     pub p99_us: Vec<P99Spread>,
     /// When throughput settled over the whole series (warm-up included),
-    /// by `steady_state`; `None` when it never did.
+    /// by `steady_state` over successful operations, in a window without
+    /// failed operations; `None` when it never did.
     pub steady_state: Option<SteadyState>,
+    /// Failed operations (status neither OK nor BATCHED_OK) in the
+    /// measured intervals; the throughputs above count only successful
+    /// ones.
+    #[serde(default)]
+    pub errors: u64,
+    /// Their share of the measured intervals' operations (0 to 1).
+    #[serde(default)]
+    pub error_share: f64,
 }
 
 fn mean_stddev(values: &[f64]) -> (f64, f64) {
@@ -92,7 +101,20 @@ fn cv(mean: f64, stddev: f64) -> f64 {
 /// throughput still climbs or falls (a cache still warming): such a window
 /// sits away from the long-run level. `None` when fewer than `window`
 /// intervals exist or no window qualifies.
+#[cfg(test)]
 pub fn steady_state(throughputs: &[f64], window: usize, tolerance: f64) -> Option<usize> {
+    steady_state_without_errors(throughputs, &vec![0; throughputs.len()], window, tolerance)
+}
+
+/// [`steady_state`] where a window that holds an interval with failed
+/// operations (`errors[i] > 0`) never counts as settled: a store that
+/// times out a steady share of requests is not in a steady state.
+pub fn steady_state_without_errors(
+    throughputs: &[f64],
+    errors: &[u64],
+    window: usize,
+    tolerance: f64,
+) -> Option<usize> {
     let window = window.max(1);
     let n = throughputs.len();
     if n < window {
@@ -106,6 +128,7 @@ pub fn steady_state(throughputs: &[f64], window: usize, tolerance: f64) -> Optio
     (0..=n - window).find(|&i| {
         let mean = suffix[i] / (n - i) as f64;
         mean > 0.0
+            && errors[i..i + window].iter().all(|&e| e == 0)
             && throughputs[i..i + window]
                 .iter()
                 .all(|t| (t - mean).abs() <= tolerance * mean)
@@ -133,19 +156,31 @@ impl Stability {
         if measured.is_empty() {
             return None;
         }
-        let throughputs: Vec<f64> = measured.iter().map(|r| r.throughput).collect();
+        // Throughput of successful operations: a store that fails fast
+        // would otherwise look faster.
+        let good = |r: &SeriesRow| {
+            if r.operations == 0 {
+                r.throughput
+            } else {
+                let ok = r.operations - r.errors.min(r.operations);
+                r.throughput * ok as f64 / r.operations as f64
+            }
+        };
+        let throughputs: Vec<f64> = measured.iter().map(|r| good(r)).collect();
+        let errors: u64 = measured.iter().map(|r| r.errors).sum();
+        let operations: u64 = measured.iter().map(|r| r.operations).sum();
         let (mean, stddev) = mean_stddev(&throughputs);
         let point = |r: &SeriesRow| IntervalPoint {
             time_s: r.time_s,
-            throughput: r.throughput,
+            throughput: good(r),
         };
         let mut slowest = measured[0];
         let mut fastest = measured[0];
         for r in &measured {
-            if r.throughput < slowest.throughput {
+            if good(r) < good(slowest) {
                 slowest = r;
             }
-            if r.throughput > fastest.throughput {
+            if good(r) > good(fastest) {
                 fastest = r;
             }
         }
@@ -180,16 +215,21 @@ impl Stability {
             })
             .collect();
 
-        let all: Vec<f64> = rows
+        let kept: Vec<&SeriesRow> = rows
             .iter()
             .enumerate()
             .filter(|&(i, r)| !short_tail(i, r))
-            .map(|(_, r)| r.throughput)
+            .map(|(_, r)| r)
             .collect();
-        let steady_state = steady_state(&all, window, tolerance).map(|i| SteadyState {
-            interval: i,
-            time_s: rows[i].time_s - rows[i].interval_s,
-        });
+        let all: Vec<f64> = kept.iter().map(|r| good(r)).collect();
+        let all_errors: Vec<u64> = kept.iter().map(|r| r.errors).collect();
+        let steady_state =
+            steady_state_without_errors(&all, &all_errors, window, tolerance).map(|i| {
+                SteadyState {
+                    interval: i,
+                    time_s: rows[i].time_s - rows[i].interval_s,
+                }
+            });
         Some(Stability {
             intervals: measured.len(),
             mean_throughput: mean,
@@ -199,6 +239,12 @@ impl Stability {
             fastest: point(fastest),
             p99_us,
             steady_state,
+            errors,
+            error_share: if operations == 0 {
+                0.0
+            } else {
+                errors as f64 / operations as f64
+            },
         })
     }
 }
