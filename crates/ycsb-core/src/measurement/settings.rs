@@ -281,13 +281,15 @@ impl MeasurementSettings {
                 }
                 match ycsb_db::Status::ALL.iter().find(|s| s.name() == name) {
                     Some(status) => failures.own_section[status.index()] = true,
-                    None => return Err(props.invalid(
-                        LATENCY_TRACKED_ERRORS.decl(),
-                        format!(
+                    None => {
+                        return Err(props.invalid(
+                            LATENCY_TRACKED_ERRORS.decl(),
+                            format!(
                             "'{name}' is not a status (expected names such as ERROR, NOT_FOUND, \
                                  UNEXPECTED_STATE, SERVICE_UNAVAILABLE)"
                         ),
-                    )),
+                        ))
+                    }
                 }
             }
         }
