@@ -49,8 +49,7 @@
 //!   listed, as in Java.
 //! - No JVM lines (`[TOTAL_GCS_...]`, `[TOTAL_GC_TIME...]`): there is no
 //!   garbage collector.
-//! - `exporter=json` (and Java's `JSONMeasurementsExporter`, which writes
-//!   concatenated objects that are not one JSON document) writes one JSON
+//! - `exporter=json` writes one JSON
 //!   document with metadata, configuration and per phase both our figures
 //!   and a Java-style `measurements` array; `jsonarray` writes Java's array
 //!   of `{"metric", "measurement", "value"}` objects, each with an added
@@ -60,8 +59,11 @@
 //! - The status line has no trailing space (Java ends it with one), and no
 //!   completion estimate while no operation has completed (Java then
 //!   prints an estimate of about 292 billion years).
-//! - `measurementtype`: only `hdrhistogram` is supported; Java's other
-//!   types are refused with an error instead of silently mapped.
+//! - With `measurementtype=hdrhistogram` the average and extremes are
+//!   exact; the other types (`histogram`, `timeseries`, `raw` and the two
+//!   combinations) compute theirs from whole microseconds as Java does.
+//! - Java's exporter class names write Java's bytes (`JavaJsonExporter`);
+//!   the text report and `json`/`jsonarray` keep the plain decimals above.
 //! - `hdrhistogram.percentiles` defaults to `50,95,99,99.9` (Java:
 //!   `95,99`), and an unreadable list is an error (Java warns and uses its
 //!   default).
