@@ -257,7 +257,7 @@ impl<W: Write> Exporter for JavaJsonExporter<W> {
                     (false, true) => ", ",
                     (false, false) => " ",
                 };
-                if !(first && !self.array) {
+                if !first || self.array {
                     write!(self.out, "{separator}")?;
                 }
                 self.object(&m)?;

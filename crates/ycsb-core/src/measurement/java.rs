@@ -105,8 +105,8 @@ impl JavaFigures {
                 .min(how.buckets);
             self.buckets[bucket] += 1;
         }
-        if how.series_granularity_ms > 0 {
-            let time_ms = offset_ms / how.series_granularity_ms * how.series_granularity_ms;
+        if let Some(units) = offset_ms.checked_div(how.series_granularity_ms) {
+            let time_ms = units * how.series_granularity_ms;
             self.add_unit(SeriesUnit {
                 time_ms,
                 operations: 1,
