@@ -766,4 +766,50 @@ mod tests {
         let again = decode_histogram(read.histogram.as_deref().unwrap(), "merged").unwrap();
         assert_eq!(again.len(), 1_010);
     }
+
+    #[test]
+    fn failed_sections_and_java_figures_add_up() {
+        let with_failures = |buckets: Vec<u64>, series: Vec<(u64, u64, u64)>| {
+            let mut c = client(2_000_000, 4);
+            let mut failed = client(700_000, 1).sections.remove(0);
+            failed.name = "READ-FAILED".into();
+            failed.failed = true;
+            failed.returns.clear();
+            c.sections[0].java = Some(JavaSection {
+                sum_us: 8_000,
+                sum_sq_us: 16_000_000.0,
+                buckets,
+                series: series
+                    .into_iter()
+                    .map(|(time_ms, operations, sum_us)| measurement::SeriesUnit {
+                        time_ms,
+                        operations,
+                        sum_us,
+                    })
+                    .collect(),
+                raw: Vec::new(),
+            });
+            // Listed first, as a client never would: merge sorts.
+            c.sections.insert(0, failed);
+            c
+        };
+        let a = with_failures(vec![0, 0, 4, 0], vec![(0, 3, 6_000), (1_000, 1, 2_000)]);
+        let b = with_failures(vec![0, 1, 3], vec![(1_000, 4, 8_000)]);
+        let merged = merge_sections(&[&a, &b]);
+        let names: Vec<(&str, bool, u64)> = merged
+            .iter()
+            .map(|m| (m.name.as_str(), m.failed, m.operations))
+            .collect();
+        assert_eq!(names, [("READ", false, 8), ("READ-FAILED", true, 2)]);
+        let java = merged[0].java.as_ref().unwrap();
+        assert_eq!((java.sum_us, java.sum_sq_us), (16_000, 32_000_000.0));
+        assert_eq!(java.buckets, [0, 1, 7, 0]);
+        let series: Vec<(u64, u64, u64)> = java
+            .series
+            .iter()
+            .map(|u| (u.time_ms, u.operations, u.sum_us))
+            .collect();
+        assert_eq!(series, [(0, 3, 6_000), (1_000, 5, 10_000)]);
+        assert!(merged[1].returns.is_empty());
+    }
 }

@@ -1241,3 +1241,40 @@ fn doubles_as_javas_double_to_string() {
         assert_eq!(java_double_exponent(value), text, "{value}");
     }
 }
+
+#[test]
+fn intended_latency_of_failures_goes_to_intended_failed_sections() {
+    let settings = MeasurementSettings {
+        interval: MeasurementInterval::Both,
+        ..MeasurementSettings::default()
+    };
+    let measurements = Measurements::new(&settings, 1);
+    let mut recorder = measurements.recorder(0);
+    recorder.record(Operation::Update, Status::Ok, 1_000);
+    recorder.record_intended(Operation::Update, Status::Ok, 5_000);
+    recorder.record(Operation::Update, Status::ServiceUnavailable, 2_000);
+    recorder.record_intended(Operation::Update, Status::ServiceUnavailable, 6_000);
+    recorder.record(Operation::Cleanup, Status::Ok, 3_000);
+    recorder.record_intended(Operation::Cleanup, Status::Ok, 3_000);
+    drop(recorder);
+    let report = measurements.summary("run", Duration::from_secs(1), 2);
+    let names: Vec<(&str, u64, usize)> = report
+        .sections
+        .iter()
+        .map(|s| (s.name.as_str(), s.operations, s.returns.len()))
+        .collect();
+    // Java's DBWrapper: measure() and measureIntended() both take the
+    // failure's name; statuses only in UPDATE.
+    assert_eq!(
+        names,
+        [
+            ("UPDATE", 1, 2),
+            ("UPDATE-FAILED", 1, 0),
+            ("CLEANUP", 1, 0),
+            ("Intended-UPDATE", 1, 0),
+            ("Intended-UPDATE-FAILED", 1, 0),
+            ("Intended-CLEANUP", 1, 0)
+        ]
+    );
+    assert_eq!(section(&report, "Intended-UPDATE-FAILED").min_us, 6);
+}

@@ -355,4 +355,36 @@ mod tests {
             })
         );
     }
+
+    #[test]
+    fn failed_operations_keep_a_phase_from_settling() {
+        // Five steady seconds, a quarter of every interval's operations
+        // failing (timeouts): the throughput is flat, but not settled.
+        let rows: Vec<SeriesRow> = (1..=5)
+            .map(|t| {
+                let mut r = row(t as f64, 1000.0, 100, false);
+                r.operations = 1000;
+                r.errors = 250;
+                r
+            })
+            .collect();
+        let s = Stability::of(&rows, 1.0, 3, 0.1).unwrap();
+        assert_eq!(s.steady_state, None);
+        assert_eq!(s.errors, 1250);
+        assert_eq!(s.error_share, 0.25);
+        // Successful operations only: 750 per second.
+        assert_eq!(s.mean_throughput, 750.0);
+
+        // The same series without failures settles at once.
+        let clean: Vec<SeriesRow> = rows
+            .into_iter()
+            .map(|mut r| {
+                r.errors = 0;
+                r
+            })
+            .collect();
+        let s = Stability::of(&clean, 1.0, 3, 0.1).unwrap();
+        assert_eq!(s.steady_state.map(|st| st.interval), Some(0));
+        assert_eq!(s.mean_throughput, 1000.0);
+    }
 }
