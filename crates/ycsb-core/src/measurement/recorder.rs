@@ -752,9 +752,19 @@ impl Recorder {
             }
         } else {
             let kind = self.kind_of(op, status);
-            self.record_latency(section_index(op, false, kind), latency_ns);
-            if reports_status {
+            let index = section_index(op, false, kind);
+            let stats = section(&mut self.local, index);
+            stats.record(latency_ns);
+            if kind == 0 {
+                // The usual case: one section takes latency and status.
+                if reports_status {
+                    stats.statuses[status.index()] += 1;
+                }
+            } else {
                 section(&mut self.local, section_index(op, false, 0)).statuses[status.index()] += 1;
+            }
+            if self.java.is_some() {
+                self.record_java(index, latency_ns);
             }
         }
         self.count_pending();
