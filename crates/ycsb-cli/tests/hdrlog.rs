@@ -81,11 +81,13 @@ fn interval_logs_decode_with_pythons_hdrhistogram_to_the_reported_figures() {
             );
         }
         // The exact maximum falls into the bucket whose top HdrHistogram
-        // reports.
+        // reports: the nanosecond bucket's top (at most 0.1 % above), in
+        // whole microseconds, then the microsecond bucket's top (0.1 %
+        // more).
         let max = ours["max_ns"].as_u64().unwrap() / 1_000;
         let top = theirs["max"].as_u64().unwrap();
         assert!(
-            top >= max && (top - max) as f64 <= max as f64 * 0.001 + 1.0,
+            top >= max && (top - max) as f64 <= max as f64 * 0.002 + 1.0,
             "{name}: max {max}, python {top}"
         );
     }
