@@ -412,7 +412,7 @@ fn demo(args: &[String]) -> Result<()> {
                 .args(["-p", &format!("operationcount={operations}")])
                 .args(["-threads", &threads.to_string()])
                 // Short phases still get a time series worth a chart.
-                .args(["-p", "timeseries.granularity=0.2"])
+                .args(["-p", "timeseries.granularity=200"])
                 .args(["-p", "exporter=json", "-p"])
                 .arg(format!("exportfile={}", export.display()))
                 .stdout(std::process::Stdio::null());

@@ -37,6 +37,9 @@ struct Printer {
     write_error: Option<std::io::Error>,
     /// Told when the export starts and ends (a second Ctrl-C).
     interrupts: Interrupts,
+    /// `measurement.raw.output_file`: where the raw types' latencies are
+    /// appended (standard output when unset).
+    raw_output: Option<std::path::PathBuf>,
 }
 
 impl Observer for Printer {
@@ -157,9 +160,36 @@ impl Printer {
         }
     }
 
+    /// Writes the raw types' latencies where Java's `OneMeasurementRaw`
+    /// does: appended to `measurement.raw.output_file`, or standard output.
+    fn write_raw(&mut self, report: &measurement::PhaseReport) -> std::io::Result<()> {
+        match &self.raw_output {
+            Some(path) => {
+                let file = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(|e| {
+                        std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+                    })?;
+                let mut out = std::io::BufWriter::new(file);
+                report.write_raw(&mut out)?;
+                out.flush()
+            }
+            None => {
+                let mut out = self.stdout.lock();
+                report.write_raw(&mut out)?;
+                out.flush()
+            }
+        }
+    }
+
     /// Prints a finished phase's report on standard output (unless it goes
     /// to an export file), with YCSB-cpp's summary lines in its form.
     fn print_phase(&mut self, outcome: &PhaseOutcome) -> std::io::Result<()> {
+        if outcome.report.has_raw() {
+            self.write_raw(&outcome.report)?;
+        }
         let mut out = self.stdout.lock();
         if self.text_to_stdout {
             measurement::TextExporter::new(&mut out).write_phase(&outcome.report)?;
@@ -244,6 +274,7 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         stdout: std::io::stdout(),
         write_error: None,
         interrupts: interrupts.clone(),
+        raw_output: settings.raw_output_file.clone(),
     };
     let result = session.execute(store, &phases, &stop, &mut printer);
     if let Some(e) = printer.write_error {

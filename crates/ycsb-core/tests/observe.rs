@@ -33,7 +33,7 @@ fn ticks_cover_every_operation_and_the_warmup_is_left_out() {
         .with("threadcount", 2)
         .with("seed", 3)
         .with("basicdb.simulatedelay", 2)
-        .with("timeseries.granularity", 0.05)
+        .with("timeseries.granularity", 50)
         .with("measurement.warmup", "0.2s")
         .with("status.interval", 0.25);
     let session = Session::new(props, ycsb_basic::DESCRIPTOR).unwrap();

@@ -174,7 +174,7 @@ fn a_target_records_intended_latency_unless_told_otherwise() {
 fn the_known_properties_are_every_component_s_and_the_store_s() {
     let props = small()
         .with("measurement.warmup", "10ops")
-        .with("timeseries.granularity", 0.5)
+        .with("timeseries.granularity", 500)
         .with("memory.instance", "")
         .with("recordcout", 5);
     let session = Session::new(props, ycsb_memory::DESCRIPTOR).unwrap();

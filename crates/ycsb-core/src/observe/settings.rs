@@ -7,10 +7,10 @@ use std::time::Duration;
 use ycsb_db::{Properties, Property, PropertyDecl, PropertyError, PropertyKind, PropertyValue};
 
 /// `timeseries.granularity`.
-pub const GRANULARITY: Property<Duration> = Property::new(
+pub const GRANULARITY: Property<u64> = Property::new(
     "timeseries.granularity",
-    "1",
-    "Seconds per time-series interval (per-operation throughput and latency, client resources, engine gauges, DB size); 0 turns the series, resource sampling and stability figures off. Independent of status.interval, except that a shorter status.interval makes the series that fine too.",
+    "1000",
+    "Milliseconds (Java's unit) per time-series interval: of measurementtype=timeseries's rows, and of our own series (per-operation throughput and latency, client resources, engine gauges, DB size); 0 turns the series, resource sampling and stability figures off. Independent of status.interval, except that a shorter status.interval makes the series that fine too.",
 );
 
 /// `timeseries.file`.
@@ -230,13 +230,7 @@ impl ObserveSettings {
 /// A [`PropertyError`] for a value that does not parse or lies between 0
 /// and 10 ms.
 pub(crate) fn granularity(props: &Properties) -> Result<Option<Duration>, PropertyError> {
-    let g = props.get_checked(&GRANULARITY, |d| {
-        if d.is_zero() || *d >= MIN_GRANULARITY {
-            Ok(())
-        } else {
-            Err("expected 0 (off) or at least 0.01 seconds".into())
-        }
-    })?;
+    let g = Duration::from_millis(granularity_ms(props)?);
     if g.is_zero() {
         return Ok(None);
     }
@@ -246,6 +240,26 @@ pub(crate) fn granularity(props: &Properties) -> Result<Option<Duration>, Proper
         .unwrap_or(g)
         .max(MIN_GRANULARITY);
     Ok(Some(g.min(status)))
+}
+
+/// Reads `timeseries.granularity` as set, in milliseconds (Java's unit),
+/// 0 meaning off.
+///
+/// # Errors
+///
+/// A [`PropertyError`] for a value that is not a whole number of
+/// milliseconds, or lies between 0 and 10 ms.
+pub(crate) fn granularity_ms(props: &Properties) -> Result<u64, PropertyError> {
+    let min_ms = MIN_GRANULARITY.as_millis() as u64;
+    props.get_checked(&GRANULARITY, |&ms| {
+        if ms == 0 || ms >= min_ms {
+            Ok(())
+        } else {
+            Err(format!(
+                "expected 0 (off) or at least {min_ms} milliseconds (the unit is milliseconds, as in Java)"
+            ))
+        }
+    })
 }
 
 #[cfg(test)]
@@ -290,6 +304,8 @@ mod tests {
     fn bad_values_name_the_property() {
         for (key, value) in [
             ("timeseries.granularity", "0.001"),
+            ("timeseries.granularity", "5"),
+            ("timeseries.granularity", "0.5"),
             ("timeseries.granularity", "-1"),
             ("measurement.warmup", "soon"),
             ("monitor.pid", "abc"),
@@ -307,6 +323,10 @@ mod tests {
         let props = Properties::new().with("status.interval", "0.5");
         let s = ObserveSettings::from_properties(&props, None).unwrap();
         assert_eq!(s.granularity, Some(Duration::from_millis(500)));
+        // Java's unit: milliseconds.
+        let props = Properties::new().with("timeseries.granularity", "250");
+        let s = ObserveSettings::from_properties(&props, None).unwrap();
+        assert_eq!(s.granularity, Some(Duration::from_millis(250)));
         let own = std::process::id().to_string();
         let props = Properties::new().with("monitor.pid", own);
         assert!(ObserveSettings::from_properties(&props, None).is_ok());
