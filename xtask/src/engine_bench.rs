@@ -441,7 +441,7 @@ fn run_cpp(
         .arg("-P")
         .arg(format!("{engine}/{engine}.properties"))
         .arg("-p")
-        .arg(dir_property(engine, dir)?)
+        .arg(format!("{}={}", dir_property(engine)?, dir.display()))
         .args(["-p", &format!("recordcount={}", o.records)])
         .args(["-p", &format!("operationcount={}", o.operations)])
         .args(["-p", &format!("threadcount={}", o.threads)])
