@@ -37,10 +37,16 @@ done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 # RocksDB's Makefile builds in its tree: build in a private copy, never in
-# the registry's sources.
-rm -rf "$out/src" "$out/lib" "$out/include" "$out/bin"
-cp -a "$src" "$out/src"
-chmod -R u+w "$out/src"
+# the registry's sources. A copy of the same sources is kept, so that an
+# interrupted build resumes where it stopped (make rebuilds only what is
+# missing; the flags below never change).
+rm -rf "$out/lib" "$out/include" "$out/bin"
+if [[ ! -f $out/src/.copied-from || $(cat "$out/src/.copied-from") != "$src" ]]; then
+    rm -rf "$out/src"
+    cp -a "$src" "$out/src"
+    chmod -R u+w "$out/src"
+    echo "$src" >"$out/src/.copied-from"
+fi
 cd "$out/src"
 # DEBUG_LEVEL=0: -O2 -DNDEBUG (RocksDB's release). PORTABLE=1: no
 # -march=native, so the library runs on any x86-64 machine. LIB_MODE=shared:

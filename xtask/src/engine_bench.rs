@@ -477,28 +477,26 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     if o.instructions {
         check_valgrind()?;
     }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     eprintln!("engine-bench: building ycsb and the direct loops (release)");
-    crate::run(Command::new(&cargo).current_dir(root).args([
-        "build",
-        "--release",
-        "-p",
-        "ycsb-cli",
-        "-p",
-        "ycsb-rocksdb",
-        "--example",
-        "rocksdb-direct-loop",
-        "-p",
-        "ycsb-leveldb",
-        "--example",
-        "leveldb-direct-loop",
-        "--bin",
-        "ycsb",
-    ]))?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let release = target.join("release");
+    let built = crate::engines::build_release(
+        root,
+        &[
+            "-p",
+            "ycsb-cli",
+            "-p",
+            "ycsb-rocksdb",
+            "--example",
+            "rocksdb-direct-loop",
+            "-p",
+            "ycsb-leveldb",
+            "--example",
+            "leveldb-direct-loop",
+            "--bin",
+            "ycsb",
+        ],
+    )?;
+    let target = crate::engines::default_target(root);
+    let release = built.join("release");
     let ycsb = release.join("ycsb");
     let cpp = std::env::var_os("YCSB_CPP_BIN")
         .map(PathBuf::from)

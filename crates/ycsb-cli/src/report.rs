@@ -81,6 +81,13 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
     measurement::write_atomically(&output, |w| w.write_all(page.as_bytes()))
         .map_err(|e| Failure::runtime(format!("writing {}: {e}", output.display())))?;
     for group in &groups {
+        if group.assertions_enabled {
+            eprintln!(
+                "ycsb report: {}: {}",
+                group.heading,
+                ycsb_report::ASSERTIONS_WARNING
+            );
+        }
         if let Some(note) = &group.note {
             eprintln!("ycsb report: {}: {note}", group.heading);
         }

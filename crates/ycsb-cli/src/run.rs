@@ -10,7 +10,7 @@ use ycsb_core::{Observer, StatusUpdate, Tick};
 use ycsb_core::{
     Phase, PhaseOutcome, Session, SessionError, SessionFailure, SessionObserver, StopSignal,
 };
-use ycsb_db::EngineInfo;
+use ycsb_db::{EngineBuild, EngineInfo};
 
 use crate::args::{Benchmark, Style};
 use crate::interrupt::Interrupts;
@@ -76,6 +76,15 @@ impl SessionObserver for Printer {
             }
         );
         self.observe.start_phase();
+    }
+
+    fn engine_build(&mut self, engine: &EngineInfo, build: &EngineBuild) {
+        if let Some(line) = crate::engine_line(engine, build) {
+            eprintln!("{line}");
+        }
+        if let Some(warning) = build.warning() {
+            eprintln!("{warning}");
+        }
     }
 
     fn phase_finished(&mut self, outcome: &PhaseOutcome) {

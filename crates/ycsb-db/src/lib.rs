@@ -79,7 +79,8 @@ pub use properties::{
 /// store may size per-thread state by it.
 pub const MAX_CLIENT_THREADS: usize = 4096;
 pub use provenance::{
-    assertions_of_library, imports_symbol, Assertions, EngineBuild, EngineLibrary, ASSERT_SYMBOL,
+    assertions_of_library, imports_symbol, Assertions, EngineBuild, EngineLibrary,
+    ASSERTIONS_WARNING, ASSERT_SYMBOL,
 };
 pub use record::{Field, Fields, Record, RecordFields, RecordView, ScanResult, ViewFields};
 pub use secrets::{is_secret, redact_argument, redact_value, REDACTED};

@@ -32,6 +32,11 @@ use std::path::{Path, PathBuf};
 /// The symbol a C or C++ `assert` compiles to a call of (glibc and musl).
 pub const ASSERT_SYMBOL: &str = "__assert_fail";
 
+/// The line shown when an engine built with assertions is measured:
+/// db_bench's own words, so that readers of both tools see one warning.
+pub const ASSERTIONS_WARNING: &str =
+    "WARNING: Assertions are enabled; benchmarks unnecessarily slow";
+
 /// Where the engine's code was loaded from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -161,6 +166,13 @@ impl EngineBuild {
         }
         let (assertions, evidence) = assertions_of_library(&path);
         Self::new(EngineLibrary::Shared(path), assertions, evidence)
+    }
+}
+
+impl EngineBuild {
+    /// [`ASSERTIONS_WARNING`] when the engine was built with assertions.
+    pub fn warning(&self) -> Option<&'static str> {
+        (self.assertions == Assertions::Enabled).then_some(ASSERTIONS_WARNING)
     }
 }
 
@@ -308,6 +320,8 @@ mod tests {
         let lib = compile_library(dir.path(), false);
         assert_eq!(imports_symbol(&lib, ASSERT_SYMBOL), Some(true));
         assert_eq!(assertions_of_library(&lib).0, Assertions::Enabled);
+        let build = EngineBuild::new(EngineLibrary::Shared(lib), Assertions::Enabled, "");
+        assert_eq!(build.warning(), Some(ASSERTIONS_WARNING));
     }
 
     #[test]
@@ -316,6 +330,8 @@ mod tests {
         let lib = compile_library(dir.path(), true);
         assert_eq!(imports_symbol(&lib, ASSERT_SYMBOL), Some(false));
         assert_eq!(assertions_of_library(&lib).0, Assertions::Disabled);
+        let build = EngineBuild::new(EngineLibrary::Shared(lib), Assertions::Disabled, "");
+        assert_eq!(build.warning(), None);
     }
 
     #[test]

@@ -65,8 +65,45 @@ pub struct ChartGroup {
     pub heading: String,
     /// A note on what the data lacks, if anything.
     pub note: Option<String>,
+    /// The engine that produced the figures and how it was built, from
+    /// the export's metadata (`RocksDB 7.8.3: /usr/lib/..., assertions
+    /// enabled (imports __assert_fail)`), when the export says.
+    pub engine: Option<String>,
+    /// The engine was built with assertions: its figures are slower than a
+    /// release build's, and the report says so beside them.
+    pub assertions_enabled: bool,
     /// The charts.
     pub charts: Vec<Chart>,
+}
+
+/// What a report shows beside figures measured on an engine built with
+/// assertions (db_bench's warning, which `ycsb` prints too).
+pub const ASSERTIONS_WARNING: &str =
+    "WARNING: Assertions are enabled; benchmarks unnecessarily slow";
+
+/// The engine and build an export's metadata names, and whether that build
+/// has assertions enabled: `(None, false)` when the export does not say.
+pub fn engine_of_export(doc: &Value) -> (Option<String>, bool) {
+    let meta = &doc["metadata"];
+    let Some(name) = meta["engine"].as_str() else {
+        return (None, false);
+    };
+    let mut line = name.to_string();
+    if let Some(version) = meta["engine_version"].as_str().filter(|v| !v.is_empty()) {
+        line.push(' ');
+        line.push_str(version);
+    }
+    let build = &meta["engine_build"];
+    let assertions = build["assertions"].as_str().unwrap_or("unknown");
+    if let Some(library) = build["library"].as_str() {
+        line.push_str(&format!(": {library}, assertions {assertions}"));
+        if let Some(evidence) = build["evidence"].as_str() {
+            line.push_str(&format!(" ({evidence})"));
+        }
+    } else {
+        line.push_str(": build not recorded");
+    }
+    (Some(line), assertions == "enabled")
 }
 
 /// Sections that are bookkeeping, not workload operations.
@@ -94,6 +131,7 @@ pub fn charts_from_export(
                 origin: origin.to_string(),
                 reason: "no \"phases\" array".into(),
             })?;
+    let (engine, assertions_enabled) = engine_of_export(doc);
     Ok(phases
         .iter()
         .map(|phase| {
@@ -103,7 +141,11 @@ pub fn charts_from_export(
             } else {
                 format!("{label}: {name} phase")
             };
-            phase_charts(phase, heading)
+            ChartGroup {
+                engine: engine.clone(),
+                assertions_enabled,
+                ..phase_charts(phase, heading)
+            }
         })
         .collect())
 }
@@ -236,6 +278,8 @@ pub fn phase_charts(phase: &Value, heading: String) -> ChartGroup {
     ChartGroup {
         heading,
         note,
+        engine: None,
+        assertions_enabled: false,
         charts: vec![throughput, latency, cpu, levels],
     }
 }
@@ -285,6 +329,15 @@ pub fn render_html(title: &str, groups: &[ChartGroup]) -> String {
     );
     for group in groups {
         html.push_str(&format!("<section><h2>{}</h2>\n", escape(&group.heading)));
+        if let Some(engine) = &group.engine {
+            html.push_str(&format!(
+                "<p class=\"engine\">Engine: {}</p>\n",
+                escape(engine)
+            ));
+        }
+        if group.assertions_enabled {
+            html.push_str(&format!("<p class=\"note\">{ASSERTIONS_WARNING}</p>\n"));
+        }
         if let Some(note) = &group.note {
             html.push_str(&format!("<p class=\"note\">{}</p>\n", escape(note)));
         }
@@ -311,6 +364,21 @@ pub fn render_svg_page(title: &str, groups: &[ChartGroup]) -> String {
             escape(&group.heading)
         ));
         y += 28.0;
+        if let Some(engine) = &group.engine {
+            body.push_str(&format!(
+                r#"<text x="10" y="{:.0}">Engine: {}</text>"#,
+                y + 14.0,
+                escape(engine)
+            ));
+            y += 22.0;
+        }
+        if group.assertions_enabled {
+            body.push_str(&format!(
+                r##"<text x="10" y="{:.0}" fill="#a33">{ASSERTIONS_WARNING}</text>"##,
+                y + 14.0
+            ));
+            y += 22.0;
+        }
         if let Some(note) = &group.note {
             body.push_str(&format!(
                 r##"<text x="10" y="{:.0}" fill="#a33">{}</text>"##,
@@ -368,6 +436,42 @@ mod tests {
             row(1.0, 1000, 80, 2.0), row(2.0, 1200, 95, 3.0), row(3.0, 900, 400, 1.0),
             row(3.01, 90_000, 400, 1.0)
         ]}}, {"phase": "load"}]})
+    }
+
+    #[test]
+    fn the_engine_build_is_shown_and_assertions_are_warned_about() {
+        let mut doc = export();
+        doc["metadata"] = json!({"engine": "RocksDB", "engine_version": "7.8.3", "engine_build": {
+            "library": "/usr/lib/x86_64-linux-gnu/librocksdb.so.7.8", "assertions": "enabled",
+            "evidence": "imports __assert_fail"}});
+        let groups = charts_from_export(&doc, "x.json", "").unwrap();
+        assert_eq!(
+            groups[0].engine.as_deref(),
+            Some("RocksDB 7.8.3: /usr/lib/x86_64-linux-gnu/librocksdb.so.7.8, assertions enabled (imports __assert_fail)")
+        );
+        assert!(groups.iter().all(|g| g.assertions_enabled));
+        for page in [render_html("t", &groups), render_svg_page("t", &groups)] {
+            assert!(page.contains(ASSERTIONS_WARNING), "{page}");
+            assert!(page.contains("librocksdb.so.7.8, assertions enabled"));
+        }
+        // A release build: shown, not warned about.
+        doc["metadata"]["engine_build"] = json!({"library": "static", "assertions": "disabled"});
+        let groups = charts_from_export(&doc, "x.json", "").unwrap();
+        assert_eq!(
+            groups[0].engine.as_deref(),
+            Some("RocksDB 7.8.3: static, assertions disabled")
+        );
+        assert!(!render_html("t", &groups).contains(ASSERTIONS_WARNING));
+        // An export of an older ycsb, without the build: said, not guessed.
+        doc["metadata"]
+            .as_object_mut()
+            .unwrap()
+            .remove("engine_build");
+        let (engine, warned) = engine_of_export(&doc);
+        assert_eq!(engine.as_deref(), Some("RocksDB 7.8.3: build not recorded"));
+        assert!(!warned);
+        // No engine named at all (the basic store): nothing shown.
+        assert_eq!(engine_of_export(&export()), (None, false));
     }
 
     #[test]

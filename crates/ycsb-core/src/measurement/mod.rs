@@ -91,8 +91,8 @@ pub use recorder::{java_percentile, IntervalSection, IntervalSnapshot, TickSecti
 pub(crate) use recorder::{Measurements, Recorder};
 pub(crate) use report::effective_config;
 pub use report::{
-    ConfigEntry, EngineReportEntry, PercentileLatency, PhaseReport, RunMetadata, RunReport,
-    SectionReport, StatusCount,
+    ConfigEntry, EngineBuildEntry, EngineReportEntry, PercentileLatency, PhaseReport, RunMetadata,
+    RunReport, SectionReport, StatusCount,
 };
 pub use settings::{ExporterKind, MeasurementInterval, MeasurementSettings};
 pub(crate) use settings::{EXPORT_FILE, MEASUREMENT_INTERVAL, PROPERTIES, STATUS_INTERVAL};
