@@ -259,11 +259,11 @@ fn summary_groups_repeats_and_divides_by_the_baseline() {
 fn summary_names_the_engine_build_and_marks_assertions() {
     let text = "[experiment]\nphases = [\"run\"]\n[axes]\ndb = [\"leveldb\", \"memory\"]\n";
     let m = check(text).unwrap();
-    let mut debian = result(&m, "db=leveldb", 100.0, 2000.0);
+    let mut debian = result(&m, "db=leveldb,r1", 100.0, 2000.0);
     debian.export["metadata"] = serde_json::json!({"engine": "LevelDB", "engine_build": {
         "library": "/usr/lib/x86_64-linux-gnu/libleveldb.so.1d.23.0", "assertions": "enabled",
         "evidence": "imports __assert_fail"}});
-    let mut release = result(&m, "db=memory", 400.0, 1000.0);
+    let mut release = result(&m, "db=memory,r1", 400.0, 1000.0);
     release.export["metadata"] = serde_json::json!({"engine": "x", "engine_build": {"library": "static", "assertions": "disabled"}});
     let rows = super::summary::rows(&m, &[debian, release], "run");
     assert_eq!(
@@ -303,7 +303,7 @@ fn summary_names_the_engine_build_and_marks_assertions() {
         "{csv}"
     );
     // Without a recorded build (older exports), no column and no warning.
-    let rows = super::summary::rows(&m, &[result(&m, "db=memory", 1.0, 1.0)], "run");
+    let rows = super::summary::rows(&m, &[result(&m, "db=memory,r1", 1.0, 1.0)], "run");
     assert!(!super::summary::markdown(&m, "run", &rows).contains("engine build"));
 }
 
