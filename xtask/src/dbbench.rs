@@ -113,23 +113,25 @@ pub fn compare(args: &[String]) -> Result<()> {
     let threads = option(args, "--threads", 1)?;
     let repeat = option(args, "--repeat", 3)?.max(1);
     let value_size = option(args, "--value_size", 100)?;
-    let db_bench = Path::new("/usr/bin/db_bench");
-    if !db_bench.exists() {
-        bail!("/usr/bin/db_bench is missing: install the rocksdb-tools package (cargo xtask deps)");
-    }
     let root = crate::project_root();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    eprintln!("xtask: building ycsb (release)");
-    crate::run(Command::new(&cargo).current_dir(&root).args([
-        "build",
-        "--release",
-        "-p",
-        "ycsb-cli",
-    ]))?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
+    // With release engines built (`cargo xtask engines`), their db_bench,
+    // from the same source and linked to the same library ycsb links;
+    // else Debian's db_bench and library.
+    let release = crate::engines::ReleaseEngines::find(&root);
+    let db_bench = match &release.rocksdb {
+        Some(r) => r.db_bench(),
+        None => PathBuf::from("/usr/bin/db_bench"),
+    };
+    if !db_bench.exists() {
+        bail!(
+            "{} is missing: install the rocksdb-tools package (cargo xtask deps)",
+            db_bench.display()
+        );
+    }
+    eprintln!("xtask: db_bench: {}", db_bench.display());
+    let target = crate::engines::build_release(&root, &["-p", "ycsb-cli"])?;
     let ycsb = target.join("release").join("ycsb");
+    let target = crate::engines::default_target(&root);
     let dir = match args.iter().position(|a| a == "--dir") {
         Some(i) => PathBuf::from(args.get(i + 1).context("--dir needs a value")?),
         None => target.join("dbbench-compare"),
@@ -189,7 +191,7 @@ pub fn compare(args: &[String]) -> Result<()> {
                 let existing = !matches!(row.name, "fillseq" | "fillrandom");
                 let mut command = match tool {
                     Tool::DbBench => {
-                        let mut c = Command::new(db_bench);
+                        let mut c = Command::new(&db_bench);
                         c.arg("--progress_reports=false").args(DB_BENCH_ONLY);
                         c
                     }

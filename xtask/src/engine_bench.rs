@@ -509,23 +509,24 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     if o.instructions {
         check_valgrind()?;
     }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     eprintln!("engine-bench: building ycsb and the direct loops (release)");
-    let mut build = Command::new(&cargo);
-    build
-        .current_dir(root)
-        .args(["build", "--release", "-p", "ycsb-cli", "--bin", "ycsb"]);
+    let mut args: Vec<String> = ["-p", "ycsb-cli", "--bin", "ycsb"]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
     for engine in &o.engines {
         // Each binding crate's direct loop, by the one naming convention.
-        build
-            .args(["-p", &format!("ycsb-{engine}")])
-            .args(["--example", &format!("{engine}-direct-loop")]);
+        args.extend([
+            "-p".to_string(),
+            format!("ycsb-{engine}"),
+            "--example".to_string(),
+            format!("{engine}-direct-loop"),
+        ]);
     }
-    crate::run(&mut build)?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let release = target.join("release");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let built = crate::engines::build_release(root, &args)?;
+    let target = crate::engines::default_target(root);
+    let release = built.join("release");
     let ycsb = release.join("ycsb");
     let cpp = std::env::var_os("YCSB_CPP_BIN")
         .map(PathBuf::from)

@@ -10,7 +10,7 @@ use ycsb_core::{Observer, StartHold, StatusUpdate, Tick};
 use ycsb_core::{
     Phase, PhaseOutcome, Session, SessionError, SessionFailure, SessionObserver, StopSignal,
 };
-use ycsb_db::EngineInfo;
+use ycsb_db::{EngineBuild, EngineInfo};
 
 use crate::args::{Benchmark, Style};
 use crate::interrupt::Interrupts;
@@ -111,6 +111,15 @@ impl SessionObserver for Printer {
                 rfc3339(at),
                 late.as_secs_f64()
             ),
+        }
+    }
+
+    fn engine_build(&mut self, engine: &EngineInfo, build: &EngineBuild) {
+        if let Some(line) = crate::engine_line(engine, build) {
+            eprintln!("{line}");
+        }
+        if let Some(warning) = build.warning() {
+            eprintln!("{warning}");
         }
     }
 

@@ -13,8 +13,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use ycsb_db::{
-    EngineInfo, Origin, OutputSink, Properties, PropertyDecl, Store, StoreContext, StoreDescriptor,
-    StoreError,
+    EngineBuild, EngineInfo, Origin, OutputSink, Properties, PropertyDecl, Store, StoreContext,
+    StoreDescriptor, StoreError,
 };
 
 use crate::benchmark::{Benchmark, ConfigError, PhaseError};
@@ -100,6 +100,13 @@ pub trait SessionObserver: Observer {
     /// A phase is about to start.
     fn phase_starting(&mut self, phase: Phase, threads: usize, engine: &EngineInfo) {
         let _ = (phase, threads, engine);
+    }
+
+    /// The engine the store runs on and how it was built (library file,
+    /// assertions), once, before the first phase: a result measured on an
+    /// engine built with assertions should say so where it is shown.
+    fn engine_build(&mut self, engine: &EngineInfo, build: &EngineBuild) {
+        let _ = (engine, build);
     }
 
     /// A phase ended; its report (with the phase's observation) is final.
@@ -399,6 +406,7 @@ impl Session {
             }
         };
         let engine = store.engine_info();
+        hooks.user.engine_build(&engine, &store.engine_build());
         // Held before the first phase, after everything that can refuse
         // the configuration, so a bad setup fails at once, not at start.at.
         let held_start = self
@@ -534,6 +542,8 @@ impl Session {
         if !engine.name.is_empty() {
             metadata.engine = Some(engine.name);
             metadata.engine_version = Some(engine.version);
+            metadata.engine_build =
+                Some(measurement::EngineBuildEntry::from(&store.engine_build()));
         }
         RunReport {
             metadata,

@@ -6,7 +6,7 @@ use std::path::Path;
 use fjall::{AbstractTree, Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 use ycsb_db::codec;
 use ycsb_db::{
-    EngineInfo, EngineReport, Fields, Gauge, Properties, Record, RecordView, ScanResult, Status,
+    Assertions, EngineBuild, EngineLibrary, EngineInfo, EngineReport, Fields, Gauge, Properties, Record, RecordView, ScanResult, Status,
     Store, StoreError, StoreThread, ThreadContext,
 };
 
@@ -259,6 +259,24 @@ impl Store for FjallStore {
             self.db.time_compacting().as_secs_f64(),
         ));
         out.push(Gauge::new("fjall.cache-bytes", self.db.cache_size() as f64));
+    }
+
+    fn engine_build(&self) -> EngineBuild {
+        // Compiled into ycsb by cargo: its debug assertions (and lack of
+        // optimisation) are those of the ycsb binary's profile.
+        if cfg!(debug_assertions) {
+            EngineBuild::new(
+                EngineLibrary::Static,
+                Assertions::Enabled,
+                "compiled by cargo with debug_assertions on (a debug build of ycsb)",
+            )
+        } else {
+            EngineBuild::new(
+                EngineLibrary::Static,
+                Assertions::Disabled,
+                "compiled by cargo with debug_assertions off",
+            )
+        }
     }
 
     fn engine_info(&self) -> EngineInfo {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use ycsb_db::codec;
 use ycsb_db::{
-    EngineInfo, EngineReport, Fields, Gauge, Properties, Record, RecordView, ScanResult, Status,
+    Assertions, EngineBuild, EngineLibrary, EngineInfo, EngineReport, Fields, Gauge, Properties, Record, RecordView, ScanResult, Status,
     Store, StoreError, StoreThread, ThreadContext,
 };
 
@@ -173,6 +173,24 @@ impl Store for RedbStore {
                 "redb.fragmented-bytes",
                 s.fragmented_bytes() as f64,
             ));
+        }
+    }
+
+    fn engine_build(&self) -> EngineBuild {
+        // Compiled into ycsb by cargo: its debug assertions (and lack of
+        // optimisation) are those of the ycsb binary's profile.
+        if cfg!(debug_assertions) {
+            EngineBuild::new(
+                EngineLibrary::Static,
+                Assertions::Enabled,
+                "compiled by cargo with debug_assertions on (a debug build of ycsb)",
+            )
+        } else {
+            EngineBuild::new(
+                EngineLibrary::Static,
+                Assertions::Disabled,
+                "compiled by cargo with debug_assertions off",
+            )
         }
     }
 

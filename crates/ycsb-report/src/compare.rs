@@ -34,6 +34,15 @@ pub struct Run {
     doc: Value,
 }
 
+impl Run {
+    /// Whether the export says its engine library was built with
+    /// assertions (`metadata.engine_build.assertions`): its figures are
+    /// slower than a release build's, and the report says so.
+    pub fn assertions_enabled(&self) -> bool {
+        self.doc["metadata"]["engine_build"]["assertions"] == "enabled"
+    }
+}
+
 /// One chart of a [`ChartGroup`], or the one line saying why it has none.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Figure {
@@ -829,7 +838,7 @@ impl Comparison {
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}</title>\
              <style>body{{font-family:sans-serif;margin:24px;color:#222;max-width:{WIDTH}px}}\
              section{{margin-bottom:32px}}figure{{margin:0 0 16px 0}}\
-             .note{{color:#555}}.remark{{color:#555;font-size:90%;margin:0 0 4px 72px}}\
+             .note{{color:#555}}.warning{{color:#a33;font-weight:bold}}.remark{{color:#555;font-size:90%;margin:0 0 4px 72px}}\
              .missing{{color:#555;border-left:3px solid #bbb;padding-left:8px}}\
              table{{border-collapse:collapse;font-size:90%}}\
              th,td{{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top;white-space:pre-line}}\
@@ -858,7 +867,16 @@ impl Comparison {
             }
             html.push_str("</tr>\n");
         }
-        html.push_str("</tbody></table></section>\n");
+        html.push_str("</tbody></table>\n");
+        for run in self.runs.iter().filter(|r| r.assertions_enabled()) {
+            let _ = writeln!(
+                html,
+                "<p class=\"warning\">{}: {}</p>",
+                escape(&run.name),
+                crate::ASSERTIONS_WARNING
+            );
+        }
+        html.push_str("</section>\n");
         for group in &self.groups {
             // An anchor per phase (`#run-phase`), to link to.
             let _ = writeln!(
@@ -1096,6 +1114,22 @@ mod tests {
         assert!(c.groups[1].figures.iter().all(
             |f| matches!(f, Figure::Missing { reason, .. } if reason.contains("no time series"))
         ));
+    }
+
+    #[test]
+    fn assertion_enabled_engines_are_warned_about() {
+        let mut debian = export("rocksdb", "7.8.3", "1");
+        debian["metadata"]["engine_build"] = json!({"library": "/usr/lib/librocksdb.so.7.8",
+            "assertions": "enabled", "evidence": "imports __assert_fail"});
+        let mut release = export("rocksdb", "7.9.2", "1");
+        release["metadata"]["engine_build"] =
+            json!({"library": "/cache/librocksdb.so", "assertions": "disabled"});
+        let c = comparison(vec![("d.json", debian), ("r.json", release)]);
+        assert!(c.runs[0].assertions_enabled() && !c.runs[1].assertions_enabled());
+        let html = c.to_html("t");
+        assert_eq!(html.matches(crate::ASSERTIONS_WARNING).count(), 1);
+        assert!(html.contains("rocksdb 7.8.3 · workloada: WARNING"));
+        assert!(html.contains("assertions: enabled"), "the build row shows it");
     }
 
     #[test]

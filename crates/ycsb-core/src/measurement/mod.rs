@@ -95,7 +95,7 @@ pub use recorder::{java_percentile, IntervalSection, IntervalSnapshot, TickSecti
 pub(crate) use recorder::{Measurements, Recorder};
 pub(crate) use report::effective_config;
 pub use report::{
-    ConfigEntry, EngineReportEntry, JavaMeasurement, JavaNumber, JavaSection, PercentileLatency,
+    ConfigEntry, EngineBuildEntry, EngineReportEntry, JavaMeasurement, JavaNumber, JavaSection, PercentileLatency,
     PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport, StatusCount,
 };
 pub use settings::{

@@ -2,7 +2,7 @@
 
 use serde::{Serialize, Serializer};
 
-use ycsb_db::{redact_value, Origin, Properties, PropertyDecl, Status};
+use ycsb_db::{redact_value, EngineBuild, Origin, Properties, PropertyDecl, Status};
 
 use super::format::java_ordinal;
 use super::java::{RawPoint, SeriesUnit};
@@ -57,6 +57,34 @@ pub struct RunMetadata {
     /// The exact engine version linked or connected to, when it says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub engine_version: Option<String>,
+    /// How the engine was built (library file, assertions), when the
+    /// store names its engine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine_build: Option<EngineBuildEntry>,
+}
+
+/// How the engine of a run was built, as exported: see
+/// [`ycsb_db::EngineBuild`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EngineBuildEntry {
+    /// The shared library's path, `static`, `remote` or `unknown`.
+    pub library: String,
+    /// `enabled`, `disabled` or `unknown`: figures measured with
+    /// assertions enabled are slower than the engine's release build.
+    pub assertions: String,
+    /// How the assertions were established (`imports __assert_fail`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub evidence: String,
+}
+
+impl From<&EngineBuild> for EngineBuildEntry {
+    fn from(build: &EngineBuild) -> Self {
+        Self {
+            library: build.library.to_string(),
+            assertions: build.assertions.as_str().to_string(),
+            evidence: build.evidence.clone(),
+        }
+    }
 }
 
 impl RunMetadata {
@@ -85,6 +113,7 @@ impl RunMetadata {
             store: None,
             engine: None,
             engine_version: None,
+            engine_build: None,
         }
     }
 }
