@@ -138,6 +138,9 @@ fn workload_a_with_integrity_across_three_processes() {
                 "-s",
                 "-p",
                 "status.interval=1",
+                // Status lines show engine gauges only when asked.
+                "-p",
+                "status.gauges=all",
             ],
             &[&e.shipped(), &at, &fast, &shape],
         );
