@@ -36,7 +36,7 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations N] [--threads N]
-       [--rounds N] [--engines rocksdb,leveldb] [--workloads a,c] [--instructions | --same-files]
+       [--rounds N] [--engines rocksdb,leveldb,lmdb,sqlite] [--workloads a,c] [--instructions | --same-files]
   defaults: 200000 records, 200000 operations, 1 thread, 3 rounds
   --same-files    load once, compact, then time only the run phase of each client,
                   each round on a fresh copy of the same files (YCSB-cpp not run)
@@ -130,9 +130,7 @@ fn parse(args: &[String]) -> Result<Options> {
         bail!("engine-bench: --records, --threads and --rounds must be at least 1");
     }
     for e in &o.engines {
-        if e != "rocksdb" && e != "leveldb" {
-            bail!("engine-bench: --engines {e}: expected rocksdb or leveldb");
-        }
+        data_dir_property(e)?;
     }
     for w in &o.workloads {
         if !matches!(w.as_str(), "a" | "b" | "c") {
@@ -140,6 +138,18 @@ fn parse(args: &[String]) -> Result<Options> {
         }
     }
     Ok(o)
+}
+
+/// The property naming an engine's data directory, from its descriptor:
+/// only embedded engines (which have a direct loop) can be compared.
+fn data_dir_property(engine: &str) -> Result<&'static str> {
+    match ycsb_stores::find(engine).map(|d| d.data_dir) {
+        Ok(Some(dir)) => Ok(dir.name),
+        _ => bail!(
+            "engine-bench: --engines {engine}: expected an embedded engine with a direct loop \
+             (rocksdb, leveldb, lmdb, sqlite)"
+        ),
+    }
 }
 
 /// One client's figures for one phase.
@@ -261,7 +271,7 @@ fn run_ycsb(
         .arg("-P")
         .arg(format!("{engine}/{engine}.properties"))
         .arg("-p")
-        .arg(format!("{engine}.dbname={}", dir.display()))
+        .arg(format!("{}={}", data_dir_property(engine)?, dir.display()))
         .args(["-p", &format!("recordcount={}", o.records)])
         .args(["-p", &format!("operationcount={}", o.operations)])
         .args(["-threads", &o.threads.to_string()])
@@ -364,7 +374,7 @@ fn settled_database(
         .arg("-P")
         .arg(format!("{engine}/{engine}.properties"))
         .arg("-p")
-        .arg(format!("{engine}.dbname={}", base.display()))
+        .arg(format!("{}={}", data_dir_property(engine)?, base.display()))
         .args(["-p", &format!("recordcount={}", o.records)])
         .args(["-threads", &o.threads.to_string()])
         .stdout(Stdio::null())
@@ -409,7 +419,7 @@ fn run_cpp(
         .arg("-P")
         .arg(format!("{engine}/{engine}.properties"))
         .arg("-p")
-        .arg(format!("{engine}.dbname={}", dir.display()))
+        .arg(format!("{}={}", data_dir_property(engine)?, dir.display()))
         .args(["-p", &format!("recordcount={}", o.records)])
         .args(["-p", &format!("operationcount={}", o.operations)])
         .args(["-p", &format!("threadcount={}", o.threads)])
@@ -479,22 +489,17 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     eprintln!("engine-bench: building ycsb and the direct loops (release)");
-    crate::run(Command::new(&cargo).current_dir(root).args([
-        "build",
-        "--release",
-        "-p",
-        "ycsb-cli",
-        "-p",
-        "ycsb-rocksdb",
-        "--example",
-        "rocksdb-direct-loop",
-        "-p",
-        "ycsb-leveldb",
-        "--example",
-        "leveldb-direct-loop",
-        "--bin",
-        "ycsb",
-    ]))?;
+    let mut build = Command::new(&cargo);
+    build
+        .current_dir(root)
+        .args(["build", "--release", "-p", "ycsb-cli", "--bin", "ycsb"]);
+    // Each binding crate ships its loop as `<engine>-direct-loop`.
+    for engine in &o.engines {
+        build
+            .args(["-p", &format!("ycsb-{engine}")])
+            .args(["--example", &format!("{engine}-direct-loop")]);
+    }
+    crate::run(&mut build)?;
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
@@ -1004,7 +1009,8 @@ mod tests {
             ("--rounds 0", "at least 1"),
             ("--instructions 3", "unknown option 3"),
             ("--same-files --instructions", "exclude each other"),
-            ("--engines redis", "expected rocksdb or leveldb"),
+            ("--engines redis", "expected an embedded engine"),
+            ("--engines memory", "expected an embedded engine"),
             ("--workloads e", "expected a, b or c"),
             ("--bogus 1", "unknown option --bogus"),
         ];

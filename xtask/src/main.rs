@@ -24,6 +24,11 @@ const DEBIAN_PACKAGES: &[&str] = &[
     "librocksdb-dev",
     "libleveldb-dev",
     "libsnappy-dev",
+    // The lmdb and sqlite stores link the system's libraries (pkg-config
+    // finds libsqlite3 for libsqlite3-sys).
+    "liblmdb-dev",
+    "libsqlite3-dev",
+    "pkg-config",
     "clang",
     "libclang-dev",
     "redis-server",

@@ -40,13 +40,21 @@ extern "C" {
     fn mdb_env_open(env: *mut c_void, path: *const c_char, flags: c_uint, mode: u32) -> c_int;
     fn mdb_env_sync(env: *mut c_void, force: c_int) -> c_int;
     fn mdb_env_close(env: *mut c_void);
-    fn mdb_txn_begin(env: *mut c_void, parent: *mut c_void, flags: c_uint, txn: *mut *mut c_void)
-        -> c_int;
+    fn mdb_txn_begin(
+        env: *mut c_void,
+        parent: *mut c_void,
+        flags: c_uint,
+        txn: *mut *mut c_void,
+    ) -> c_int;
     fn mdb_txn_commit(txn: *mut c_void) -> c_int;
     fn mdb_txn_reset(txn: *mut c_void);
     fn mdb_txn_renew(txn: *mut c_void) -> c_int;
-    fn mdb_dbi_open(txn: *mut c_void, name: *const c_char, flags: c_uint, dbi: *mut c_uint)
-        -> c_int;
+    fn mdb_dbi_open(
+        txn: *mut c_void,
+        name: *const c_char,
+        flags: c_uint,
+        dbi: *mut c_uint,
+    ) -> c_int;
     fn mdb_get(txn: *mut c_void, dbi: c_uint, key: *mut MdbVal, data: *mut MdbVal) -> c_int;
     fn mdb_put(
         txn: *mut c_void,
@@ -172,7 +180,10 @@ impl harness::DirectEngine for Env {
         // SAFETY: an open environment; the write transaction is committed
         // (which frees it, success or not).
         unsafe {
-            check(mdb_txn_begin(self.env, ptr::null_mut(), 0, &mut txn), "begin")?;
+            check(
+                mdb_txn_begin(self.env, ptr::null_mut(), 0, &mut txn),
+                "begin",
+            )?;
             let rc = mdb_put(txn, self.dbi, &mut k, &mut v, 0);
             if rc != 0 {
                 mdb_txn_commit(txn);

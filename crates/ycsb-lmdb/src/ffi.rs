@@ -120,8 +120,12 @@ extern "C" {
     fn mdb_txn_abort(txn: *mut MdbTxn);
     fn mdb_txn_reset(txn: *mut MdbTxn);
     fn mdb_txn_renew(txn: *mut MdbTxn) -> c_int;
-    fn mdb_dbi_open(txn: *mut MdbTxn, name: *const c_char, flags: c_uint, dbi: *mut c_uint)
-        -> c_int;
+    fn mdb_dbi_open(
+        txn: *mut MdbTxn,
+        name: *const c_char,
+        flags: c_uint,
+        dbi: *mut c_uint,
+    ) -> c_int;
     fn mdb_get(txn: *mut MdbTxn, dbi: c_uint, key: *mut MdbVal, data: *mut MdbVal) -> c_int;
     fn mdb_put(
         txn: *mut MdbTxn,
@@ -283,7 +287,10 @@ impl Env {
     /// Flushes the data buffers to disk (for `lmdb.nosync` databases).
     pub fn sync(&self) -> Result<(), String> {
         // SAFETY: an open environment.
-        check(unsafe { mdb_env_sync(self.env.as_ptr(), 1) }, "mdb_env_sync")
+        check(
+            unsafe { mdb_env_sync(self.env.as_ptr(), 1) },
+            "mdb_env_sync",
+        )
     }
 
     /// A read-only transaction, kept by a thread and renewed per read.

@@ -234,7 +234,10 @@ mod tests {
             assert!(err.contains(reason), "{err}");
         }
         let err = Config::from_properties(&Properties::new()).unwrap_err();
-        assert!(err.to_string().starts_with("lmdb.dbpath: required"), "{err}");
+        assert!(
+            err.to_string().starts_with("lmdb.dbpath: required"),
+            "{err}"
+        );
     }
 
     #[test]

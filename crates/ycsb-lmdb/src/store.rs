@@ -129,7 +129,10 @@ impl Store for LmdbStore {
             out.push(Gauge::new("lmdb.depth", f64::from(s.ms_depth)));
             out.push(Gauge::new("lmdb.branch-pages", s.ms_branch_pages as f64));
             out.push(Gauge::new("lmdb.leaf-pages", s.ms_leaf_pages as f64));
-            out.push(Gauge::new("lmdb.overflow-pages", s.ms_overflow_pages as f64));
+            out.push(Gauge::new(
+                "lmdb.overflow-pages",
+                s.ms_overflow_pages as f64,
+            ));
             out.push(Gauge::new("lmdb.entries", s.ms_entries as f64));
         }
         if let (Some(info), Some(s)) = (self.env.info(), stat) {

@@ -7,8 +7,7 @@ use std::process::{Command, Stdio};
 
 use ycsb_db::testing::{assert_conforms, record, text_fields, Contract};
 use ycsb_db::{
-    Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError,
-    ThreadContext,
+    Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext,
 };
 use ycsb_lmdb::LmdbStore;
 
@@ -32,7 +31,11 @@ fn open(dir: &Path, extra: &[(&str, &str)]) -> LmdbStore {
 /// synced commits and with the flags of the shipped property file.
 #[test]
 fn keeps_the_store_contract() {
-    for flags in [&[][..], &[("lmdb.nosync", "true")][..], &[("lmdb.writemap", "true")][..]] {
+    for flags in [
+        &[][..],
+        &[("lmdb.nosync", "true")][..],
+        &[("lmdb.writemap", "true")][..],
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let store = open(dir.path(), flags);
         eprintln!("lmdb {flags:?}");
@@ -62,7 +65,10 @@ fn records_survive_a_reopen_and_scans_are_in_key_order() {
         text_fields(&record(&[("field0", "user4-0"), ("field1", "x")]))
     );
     let mut rows = ScanResult::new();
-    assert_eq!(t.scan(TABLE, "user25", 2, Fields::All, &mut rows), Status::Ok);
+    assert_eq!(
+        t.scan(TABLE, "user25", 2, Fields::All, &mut rows),
+        Status::Ok
+    );
     let keys: Vec<_> = rows.iter().map(|(k, _)| k.to_string()).collect();
     assert_eq!(keys, ["user3", "user4"]);
     // One field changed, the other kept: read-modify-write.
@@ -82,7 +88,10 @@ fn records_survive_a_reopen_and_scans_are_in_key_order() {
     let store = open(dir.path(), &[("lmdb.destroy", "true")]);
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     out.clear();
-    assert_eq!(t.read(TABLE, "user4", Fields::All, &mut out), Status::NotFound);
+    assert_eq!(
+        t.read(TABLE, "user4", Fields::All, &mut out),
+        Status::NotFound
+    );
 }
 
 #[test]
@@ -115,7 +124,11 @@ fn gauges_show_the_tree_and_the_map_and_reports_name_the_library() {
     assert!(version.starts_with("0.9."), "{version}");
     let reports = store.final_reports();
     let options = reports.iter().find(|r| r.name == "lmdb.options").unwrap();
-    assert!(options.text.contains("lmdb.nosync=true\n"), "{}", options.text);
+    assert!(
+        options.text.contains("lmdb.nosync=true\n"),
+        "{}",
+        options.text
+    );
     assert!(options.text.contains(&format!("version={version}\n")));
     assert!(options.text.contains("library="), "{}", options.text);
     let stat = reports.iter().find(|r| r.name == "lmdb.stat").unwrap();
@@ -125,7 +138,10 @@ fn gauges_show_the_tree_and_the_map_and_reports_name_the_library() {
 #[test]
 fn a_full_map_is_an_error_with_lmdb_s_reason() {
     let dir = tempfile::tempdir().unwrap();
-    let store = open(dir.path(), &[("lmdb.mapsize", "262144"), ("lmdb.nosync", "true")]);
+    let store = open(
+        dir.path(),
+        &[("lmdb.mapsize", "262144"), ("lmdb.nosync", "true")],
+    );
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     let value = "v".repeat(1000);
     let mut failed = None;

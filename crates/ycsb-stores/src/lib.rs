@@ -53,6 +53,8 @@ registry! {
         "leveldb" => ycsb_leveldb::DESCRIPTOR,
         "http" => ycsb_http::DESCRIPTOR,
         "redis" => ycsb_redis::DESCRIPTOR,
+        "lmdb" => ycsb_lmdb::DESCRIPTOR,
+        "sqlite" => ycsb_sqlite::DESCRIPTOR,
     ],
 }
 
