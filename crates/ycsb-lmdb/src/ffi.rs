@@ -95,6 +95,7 @@ pub(crate) const MDB_NORDAHEAD: c_uint = 0x800000;
 const MDB_NOTFOUND: c_int = -30798;
 
 /// `MDB_cursor_op` values (the enum's order in lmdb.h).
+const MDB_FIRST: c_int = 0;
 const MDB_NEXT: c_int = 8;
 const MDB_SET_RANGE: c_int = 17;
 
@@ -402,7 +403,12 @@ impl Snapshot<'_> {
         }
         let mut k = MdbVal::of(start);
         let mut v = MdbVal::EMPTY;
-        let mut op = MDB_SET_RANGE;
+        // LMDB refuses an empty key (EINVAL): the first key is >= "".
+        let mut op = if start.is_empty() {
+            MDB_FIRST
+        } else {
+            MDB_SET_RANGE
+        };
         let result = loop {
             // SAFETY: an open cursor; LMDB only reads the key for SET_RANGE
             // and overwrites both vals.

@@ -286,3 +286,17 @@ fn another_process_may_share_the_environment() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[test]
+fn a_scan_from_the_empty_key_starts_at_the_first_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[("lmdb.nosync", "true")]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    for key in ["b", "a", "c"] {
+        assert_eq!(t.insert(TABLE, key, &record(&[("f", key)])), Status::Ok);
+    }
+    let mut rows = ScanResult::new();
+    assert_eq!(t.scan(TABLE, "", 2, Fields::All, &mut rows), Status::Ok);
+    let keys: Vec<_> = rows.iter().map(|(k, _)| k.to_string()).collect();
+    assert_eq!(keys, ["a", "b"]);
+}

@@ -64,15 +64,44 @@ impl std::fmt::Debug for SqliteStore {
 }
 
 /// SQLite's message for `e`, with the operating system's reason when
-/// SQLite recorded one (`database or disk is full` says which).
+/// SQLite recorded one, so that a full disk says so: SQLite's own words
+/// for it, "database or disk is full", also cover its page limit, and a
+/// short write (how a full tmpfs answers) leaves no errno.
 fn describe(e: &rusqlite::Error, conn: &Connection) -> String {
     // SAFETY: a live connection handle, only read.
     let errno = unsafe { ffi::sqlite3_system_errno(conn.handle()) };
     if errno != 0 {
-        format!("{e} ({})", std::io::Error::from_raw_os_error(errno))
-    } else {
-        e.to_string()
+        return format!("{e} ({})", std::io::Error::from_raw_os_error(errno));
     }
+    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull) {
+        if let Some(free) = conn.path().and_then(free_bytes) {
+            if free < DISK_FULL_BELOW {
+                return format!(
+                    "{e} ({}: {free} bytes free on its file system)",
+                    std::io::Error::from_raw_os_error(libc::ENOSPC)
+                );
+            }
+        }
+    }
+    e.to_string()
+}
+
+/// Free bytes below which SQLITE_FULL is the file system's, not SQLite's
+/// page limit: less than a few pages' worth.
+const DISK_FULL_BELOW: u64 = 1 << 20;
+
+/// Bytes an unprivileged writer may still use on the file system of
+/// `path`.
+fn free_bytes(path: &str) -> Option<u64> {
+    let c_path = std::ffi::CString::new(path).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::zeroed();
+    // SAFETY: a NUL-terminated path and a valid out-pointer.
+    if unsafe { libc::statvfs(c_path.as_ptr(), st.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: statvfs succeeded and filled it.
+    let st = unsafe { st.assume_init() };
+    Some(u64::from(st.f_bavail).saturating_mul(u64::from(st.f_frsize)))
 }
 
 impl SqliteStore {

@@ -7,8 +7,7 @@ use std::process::{Command, Stdio};
 
 use ycsb_db::testing::{assert_conforms, record, text_fields, Contract};
 use ycsb_db::{
-    Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError,
-    ThreadContext,
+    Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext,
 };
 use ycsb_sqlite::SqliteStore;
 
@@ -32,7 +31,10 @@ fn open(dir: &Path, extra: &[(&str, &str)]) -> SqliteStore {
 fn keeps_the_store_contract() {
     for flags in [
         &[][..],
-        &[("sqlite.journal_mode", "DELETE"), ("sqlite.synchronous", "OFF")][..],
+        &[
+            ("sqlite.journal_mode", "DELETE"),
+            ("sqlite.synchronous", "OFF"),
+        ][..],
     ] {
         let dir = tempfile::tempdir().unwrap();
         let store = open(dir.path(), flags);
@@ -66,7 +68,10 @@ fn records_survive_a_reopen_and_scans_are_in_key_order() {
         text_fields(&record(&[("field0", "user4-0"), ("field1", "x")]))
     );
     let mut rows = ScanResult::new();
-    assert_eq!(t.scan(TABLE, "user25", 2, Fields::All, &mut rows), Status::Ok);
+    assert_eq!(
+        t.scan(TABLE, "user25", 2, Fields::All, &mut rows),
+        Status::Ok
+    );
     let keys: Vec<_> = rows.iter().map(|(k, _)| k.to_string()).collect();
     assert_eq!(keys, ["user3", "user4"]);
     assert_eq!(
@@ -81,13 +86,19 @@ fn records_survive_a_reopen_and_scans_are_in_key_order() {
     );
     // Tables are separate key spaces.
     out.clear();
-    assert_eq!(t.read("other", "user4", Fields::All, &mut out), Status::NotFound);
+    assert_eq!(
+        t.read("other", "user4", Fields::All, &mut out),
+        Status::NotFound
+    );
     drop(t);
     drop(store);
     let store = open(dir.path(), &[("sqlite.destroy", "true")]);
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     out.clear();
-    assert_eq!(t.read(TABLE, "user4", Fields::All, &mut out), Status::NotFound);
+    assert_eq!(
+        t.read(TABLE, "user4", Fields::All, &mut out),
+        Status::NotFound
+    );
 }
 
 #[test]
@@ -108,8 +119,13 @@ fn the_schema_is_one_without_rowid_table_keyed_by_the_primary_key_property() {
             |r| r.get(0),
         )
         .unwrap();
-    assert!(sql.contains("ycsb_key TEXT PRIMARY KEY") && sql.contains("WITHOUT ROWID"), "{sql}");
-    let page_size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+    assert!(
+        sql.contains("ycsb_key TEXT PRIMARY KEY") && sql.contains("WITHOUT ROWID"),
+        "{sql}"
+    );
+    let page_size: i64 = conn
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(page_size, 4096);
 }
 
@@ -164,7 +180,11 @@ fn gauges_show_pages_and_cache_and_reports_name_the_library() {
     assert!(version.starts_with("3."), "{version}");
     let reports = store.final_reports();
     let options = reports.iter().find(|r| r.name == "sqlite.options").unwrap();
-    assert!(options.text.contains("sqlite.journal_mode=WAL\n"), "{}", options.text);
+    assert!(
+        options.text.contains("sqlite.journal_mode=WAL\n"),
+        "{}",
+        options.text
+    );
     assert!(options.text.contains(&format!("version={version}\n")));
     assert!(options.text.contains("library="), "{}", options.text);
     assert!(reports.iter().any(|r| r.name == "sqlite.stats"));
@@ -176,7 +196,8 @@ fn foreign_directories_files_and_locked_databases_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "keep me\n").unwrap();
     for destroy in ["false", "true"] {
-        let err = SqliteStore::open(&props(dir.path(), &[("sqlite.destroy", destroy)])).unwrap_err();
+        let err =
+            SqliteStore::open(&props(dir.path(), &[("sqlite.destroy", destroy)])).unwrap_err();
         assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
         let message = err.to_string();
         assert!(
@@ -194,7 +215,9 @@ fn foreign_directories_files_and_locked_databases_are_refused() {
     assert!(message.contains("file is not a database"), "{message}");
     // YCSB-cpp's layout, a database file where the directory should be.
     let file = dir.path().join("ycsb.sqlite");
-    let message = SqliteStore::open(&props(&file, &[])).unwrap_err().to_string();
+    let message = SqliteStore::open(&props(&file, &[]))
+        .unwrap_err()
+        .to_string();
     assert!(message.contains("is a file"), "{message}");
     // A database another connection holds exclusively: "locked" once the
     // busy timeout has passed, at open or at the first write.
@@ -305,7 +328,12 @@ fn concurrent_writers_on_their_own_connections_all_succeed() {
                 let mut t = store.thread(ThreadContext::new(i, 4)).unwrap();
                 for j in 0..200 {
                     let r = record(&[(&format!("t{i}"), &j.to_string())]);
-                    assert_eq!(t.update(TABLE, "counter", &r), Status::Ok, "{:?}", t.last_error());
+                    assert_eq!(
+                        t.update(TABLE, "counter", &r),
+                        Status::Ok,
+                        "{:?}",
+                        t.last_error()
+                    );
                 }
             });
         }
