@@ -237,7 +237,7 @@ fn help_names_every_benchmark_and_engine_flag() {
 
 #[test]
 fn every_benchmark_on_the_b_tree_engines_then_existing_data() {
-    for (engine, gauge) in [("lmdb", "lmdb.depth: "), ("sqlite", "sqlite.page-count: ")] {
+    for (engine, gauge) in [("lmdb", "lmdb.depth: "), ("sqlite", "sqlite.pages: ")] {
         let dir = tempfile::tempdir().unwrap();
         let db = format!("--db={}", dir.path().join("db").display());
         let engine_flag = format!("--db-engine={engine}");

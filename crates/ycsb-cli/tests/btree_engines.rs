@@ -19,12 +19,7 @@ use rel_support::*;
 /// lines carry, the engine's final report)
 const ENGINES: &[(&str, &str, &str, &str)] = &[
     ("lmdb", "lmdb.dbpath", "lmdb.depth=", "lmdb.stat"),
-    (
-        "sqlite",
-        "sqlite.dbpath",
-        "sqlite.page-count=",
-        "sqlite.stats",
-    ),
+    ("sqlite", "sqlite.dbpath", "sqlite.pages=", "sqlite.stats"),
 ];
 
 fn ycsb_args(args: &str, extra: &[String]) -> Output {

@@ -120,8 +120,9 @@ impl Store for LmdbStore {
 
     /// From `mdb_env_stat`: `lmdb.depth` (of the B-tree),
     /// `lmdb.branch-pages`, `lmdb.leaf-pages`, `lmdb.overflow-pages`,
-    /// `lmdb.entries`; from `mdb_env_info`: `lmdb.map-used-bytes` (pages
-    /// up to the last used one), `lmdb.map-size-bytes`, `lmdb.map-use`
+    /// `lmdb.entries`; from `mdb_env_info`: `lmdb.map-used-pages` (pages
+    /// up to the last used one, free ones included) and in bytes
+    /// `lmdb.map-used-bytes`, `lmdb.map-size-bytes`, `lmdb.map-use`
     /// (their ratio), `lmdb.readers` (reader slots in use).
     fn gauges(&self, out: &mut Vec<Gauge>) {
         let stat = self.env.stat();
@@ -137,6 +138,10 @@ impl Store for LmdbStore {
         }
         if let (Some(info), Some(s)) = (self.env.info(), stat) {
             let used = (info.me_last_pgno as f64 + 1.0) * f64::from(s.ms_psize);
+            out.push(Gauge::new(
+                "lmdb.map-used-pages",
+                info.me_last_pgno as f64 + 1.0,
+            ));
             out.push(Gauge::new("lmdb.map-used-bytes", used));
             out.push(Gauge::new("lmdb.map-size-bytes", info.me_mapsize as f64));
             out.push(Gauge::new("lmdb.map-use", used / info.me_mapsize as f64));

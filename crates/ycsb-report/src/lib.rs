@@ -233,10 +233,36 @@ pub fn phase_charts(phase: &Value, heading: String) -> ChartGroup {
         ));
     }
 
+    let mut charts = vec![throughput, latency, cpu, levels];
+    // Pages of a B-tree engine by kind, from the gauges named `...pages`
+    // (`lmdb.leaf-pages`, `sqlite.free-pages`): only for engines that
+    // report them.
+    let mut pages = Chart::new("Pages", "time (s)", "pages");
+    let mut page_gauges: Vec<String> = Vec::new();
+    for row in rows {
+        for name in row["gauges"].as_object().into_iter().flat_map(|g| g.keys()) {
+            if name.ends_with("pages") && !page_gauges.contains(name) {
+                page_gauges.push(name.clone());
+            }
+        }
+    }
+    page_gauges.sort();
+    for name in &page_gauges {
+        pages.series.push(Series::new(
+            name.clone(),
+            rows.iter()
+                .map(|r| (time(r), number(&r["gauges"][name])))
+                .collect(),
+        ));
+    }
+    if !pages.series.is_empty() {
+        charts.push(pages);
+    }
+
     ChartGroup {
         heading,
         note,
-        charts: vec![throughput, latency, cpu, levels],
+        charts,
     }
 }
 
@@ -409,6 +435,23 @@ mod tests {
         // The load phase has no series: a note, empty charts.
         assert!(groups[1].note.is_some());
         assert!(groups[1].charts.iter().all(Chart::is_empty));
+    }
+
+    #[test]
+    fn b_tree_page_gauges_get_a_chart_of_their_own() {
+        let row = |t: f64, leaf: f64| {
+            json!({"time_s": t, "interval_s": 1.0, "throughput": 1.0, "operations": 1,
+                   "sections": [], "client": null, "monitor": null,
+                   "gauges": {"lmdb.leaf-pages": leaf, "lmdb.branch-pages": 1.0, "lmdb.depth": 2.0}})
+        };
+        let export = json!({"phases": [{"phase": "load", "observation": {"granularity_s": 1.0,
+            "series": [row(1.0, 10.0), row(2.0, 30.0)]}}]});
+        let groups = charts_from_export(&export, "x.json", "").unwrap();
+        let pages = groups[0].charts.last().unwrap();
+        assert_eq!(pages.title, "Pages");
+        let names: Vec<_> = pages.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["lmdb.branch-pages", "lmdb.leaf-pages"]);
+        assert_eq!(pages.series[1].points, [(1.0, 10.0), (2.0, 30.0)]);
     }
 
     #[test]

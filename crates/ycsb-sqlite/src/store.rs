@@ -321,7 +321,7 @@ impl Store for SqliteStore {
         }))
     }
 
-    /// `sqlite.page-count` and `sqlite.freelist-count` (pages of the
+    /// `sqlite.pages` and `sqlite.free-pages` (pages of the
     /// database file, and of them the unused ones), `sqlite.db-bytes`,
     /// `sqlite.wal-bytes` (the write-ahead log's file),
     /// `sqlite.memory-used` (SQLite's heap, all connections), and the
@@ -329,8 +329,8 @@ impl Store for SqliteStore {
     /// `sqlite.cache-hits`, `sqlite.cache-misses`, `sqlite.cache-writes`.
     fn gauges(&self, out: &mut Vec<Gauge>) {
         if let Some((pages, free)) = self.pages() {
-            out.push(Gauge::new("sqlite.page-count", pages as f64));
-            out.push(Gauge::new("sqlite.freelist-count", free as f64));
+            out.push(Gauge::new("sqlite.pages", pages as f64));
+            out.push(Gauge::new("sqlite.free-pages", free as f64));
             out.push(Gauge::new(
                 "sqlite.db-bytes",
                 pages as f64 * f64::from(self.config.page_size),

@@ -170,9 +170,9 @@ fn gauges_show_pages_and_cache_and_reports_name_the_library() {
             .value
     };
     // 2000 records of ~120 bytes: more than 50 pages of 4 KiB.
-    assert!(get("sqlite.page-count") > 50.0, "{gauges:?}");
-    assert_eq!(get("sqlite.db-bytes"), get("sqlite.page-count") * 4096.0);
-    assert!(get("sqlite.freelist-count") >= 0.0);
+    assert!(get("sqlite.pages") > 50.0, "{gauges:?}");
+    assert_eq!(get("sqlite.db-bytes"), get("sqlite.pages") * 4096.0);
+    assert!(get("sqlite.free-pages") >= 0.0);
     // Published every 256 operations: 2600 operations were done.
     assert!(get("sqlite.cache-hits") > 1000.0, "{gauges:?}");
     assert!(get("sqlite.memory-used") > 0.0, "{gauges:?}");
