@@ -582,6 +582,9 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                     // its: clients run one at a time) is in the delta.
                     cell.cpu_seconds = children_cpu_seconds() - cpu_before;
                     let _ = std::fs::remove_dir_all(&dir);
+                    // YCSB-cpp's sqlite makes a file where ycsb makes a
+                    // directory.
+                    let _ = std::fs::remove_file(&dir);
                     let _ = std::fs::remove_file(dir.with_extension("json"));
                     match client {
                         "direct" => row.direct.push(cell),

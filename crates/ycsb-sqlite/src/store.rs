@@ -101,7 +101,7 @@ fn free_bytes(path: &str) -> Option<u64> {
     }
     // SAFETY: statvfs succeeded and filled it.
     let st = unsafe { st.assume_init() };
-    Some(u64::from(st.f_bavail).saturating_mul(u64::from(st.f_frsize)))
+    Some(st.f_bavail.saturating_mul(st.f_frsize))
 }
 
 impl SqliteStore {
