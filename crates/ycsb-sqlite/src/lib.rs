@@ -4,8 +4,8 @@
 //! One database is opened per invocation ([`SqliteStore::open`]); each
 //! client thread opens its own connection to it (WAL mode by default, so
 //! readers never wait for the writer). A workload's table is a SQLite
-//! table `(<primary_key> TEXT PRIMARY KEY, fields BLOB) WITHOUT ROWID`:
-//! one B-tree ordered by the key, one row per record, the fields encoded
+//! table `(<primary_key> TEXT PRIMARY KEY, fields BLOB)`, as YCSB-cpp's
+//! (a rowid table and its key index), one row per record, the fields encoded
 //! with [`ycsb_db::codec`] as in every embedded binding. Updates read,
 //! merge and write back in one `BEGIN IMMEDIATE` transaction; scans are
 //! `WHERE key >= ? ORDER BY key LIMIT ?`.
@@ -54,7 +54,7 @@ fn open(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
 /// How the command line finds this store: the name `sqlite`.
 pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     "sqlite",
-    "SQLite: one WITHOUT ROWID table per workload table, one row per record, a connection per thread",
+    "SQLite: a table per workload table, one row per record, a connection per thread",
     PROPERTIES,
     open,
 )
