@@ -1,6 +1,7 @@
-//! `cargo xtask engine-bench`: what the rocksdb and leveldb bindings cost.
+//! `cargo xtask engine-bench`: what the embedded engine bindings cost
+//! (rocksdb and leveldb by default; lmdb and sqlite with `--engines`).
 //!
-//! For workloads A and C on both engines, the same load and run phases go
+//! For workloads A and C on each engine, the same load and run phases go
 //! through three clients against the same library and engine options:
 //! `ycsb` (release build, `-P <engine>/<engine>.properties`), the binding
 //! crate's direct-engine loop (`examples/direct_loop.rs`: the same keys,
