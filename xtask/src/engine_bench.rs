@@ -2,7 +2,7 @@
 //!
 //! For workloads A and C on each engine (rocksdb and leveldb by default;
 //! `--engines` takes any embedded store whose crate `ycsb-<engine>` has a
-//! `<engine>-direct-loop` example: fjall and redb too), the same load and run phases go
+//! `<engine>-direct-loop` example: wiredtiger, lmdb, sqlite, fjall and redb too), the same load and run phases go
 //! through three clients against the same library and engine options:
 //! `ycsb` (release build, `-P <engine>/<engine>.properties`), the binding
 //! crate's direct-engine loop (`examples/direct_loop.rs`: the same keys,
@@ -38,7 +38,7 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations N] [--threads N]
-       [--rounds N] [--engines rocksdb,leveldb,wiredtiger,fjall,redb,...] [--workloads a,c]
+       [--rounds N] [--engines rocksdb,leveldb,wiredtiger,lmdb,sqlite,fjall,redb] [--workloads a,c]
        [--instructions | --same-files]
   defaults: 200000 records, 200000 operations, 1 thread, 3 rounds
   --same-files    load once, compact, then time only the run phase of each client,
@@ -49,10 +49,10 @@ const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations
                   (--rounds N runs each client N times and prints the spread)
   --engines       embedded stores with a direct loop (default rocksdb,leveldb,wiredtiger)
   env YCSB_CPP_BIN=/path/to/YCSB-cpp/ycsb adds YCSB-cpp (built against the same library;
-      timed runs of rocksdb and leveldb only)";
+      timed runs of rocksdb, leveldb, lmdb and sqlite)";
 
 /// The engines YCSB-cpp has bindings for, among those with direct loops.
-const YCSB_CPP_ENGINES: &[&str] = &["rocksdb", "leveldb"];
+const YCSB_CPP_ENGINES: &[&str] = &["rocksdb", "leveldb", "lmdb", "sqlite"];
 
 /// The property naming `engine`'s data directory, from its descriptor.
 fn dir_property(engine: &str) -> Result<&'static str> {
@@ -605,6 +605,9 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                     // its: clients run one at a time) is in the delta.
                     cell.cpu_seconds = children_cpu_seconds() - cpu_before;
                     let _ = std::fs::remove_dir_all(&dir);
+                    // YCSB-cpp's sqlite makes a file where ycsb makes a
+                    // directory.
+                    let _ = std::fs::remove_file(&dir);
                     let _ = std::fs::remove_file(dir.with_extension("json"));
                     match client {
                         "direct" => row.direct.push(cell),

@@ -27,6 +27,11 @@ const DEBIAN_PACKAGES: &[&str] = &[
     // WiredTiger 3.2 (and its snappy/zlib extensions in libwiredtiger0).
     "libwiredtiger-dev",
     "libsnappy-dev",
+    // The lmdb and sqlite stores link the system's libraries (pkg-config
+    // finds libsqlite3 for libsqlite3-sys).
+    "liblmdb-dev",
+    "libsqlite3-dev",
+    "pkg-config",
     "clang",
     "libclang-dev",
     "redis-server",

@@ -74,7 +74,11 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
         .map_err(|e| Failure::runtime(format!("writing {}: {e}", output.display())))?;
     for run in &comparison.runs {
         if run.assertions_enabled() {
-            eprintln!("ycsb report: {}: {}", run.name, ycsb_report::ASSERTIONS_WARNING);
+            eprintln!(
+                "ycsb report: {}: {}",
+                run.name,
+                ycsb_report::ASSERTIONS_WARNING
+            );
         }
     }
     eprintln!(

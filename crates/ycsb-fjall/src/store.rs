@@ -6,8 +6,8 @@ use std::path::Path;
 use fjall::{AbstractTree, Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 use ycsb_db::codec;
 use ycsb_db::{
-    Assertions, EngineBuild, EngineLibrary, EngineInfo, EngineReport, Fields, Gauge, Properties, Record, RecordView, ScanResult, Status,
-    Store, StoreError, StoreThread, ThreadContext,
+    Assertions, EngineBuild, EngineInfo, EngineLibrary, EngineReport, Fields, Gauge, Properties,
+    Record, RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::options::{Compression, Config};

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use ycsb_db::codec;
 use ycsb_db::{
-    Assertions, EngineBuild, EngineLibrary, EngineInfo, EngineReport, Fields, Gauge, Properties, Record, RecordView, ScanResult, Status,
-    Store, StoreError, StoreThread, ThreadContext,
+    Assertions, EngineBuild, EngineInfo, EngineLibrary, EngineReport, Fields, Gauge, Properties,
+    Record, RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::options::{Config, Durability};

@@ -44,7 +44,6 @@ mod svg;
 pub use compare::{runs_from_exports, ChartGroup, Comparison, Figure, Run};
 pub use svg::{escape, format_value, render_bars, render_svg, Bar, BarChart, Chart, Dash, Series};
 
-
 /// What a report shows beside figures measured on an engine built with
 /// assertions (db_bench's warning, which `ycsb` prints too).
 pub const ASSERTIONS_WARNING: &str =

@@ -61,6 +61,8 @@ registry! {
         "etcd" => ycsb_etcd::DESCRIPTOR,
         "fjall" => ycsb_fjall::DESCRIPTOR,
         "redb" => ycsb_redb::DESCRIPTOR,
+        "lmdb" => ycsb_lmdb::DESCRIPTOR,
+        "sqlite" => ycsb_sqlite::DESCRIPTOR,
     ],
 }
 

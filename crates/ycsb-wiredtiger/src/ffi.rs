@@ -719,4 +719,3 @@ mod tests {
         assert_eq!(strerror(WT_NOTFOUND), "WT_NOTFOUND: item not found");
     }
 }
-

@@ -3,8 +3,8 @@
 
 use ycsb_db::codec;
 use ycsb_db::{
-    Assertions, EngineBuild, EngineInfo, EngineReport, Fields, Gauge, Properties, Record, RecordView, ScanResult, Status,
-    Store, StoreError, StoreThread, ThreadContext,
+    Assertions, EngineBuild, EngineInfo, EngineReport, Fields, Gauge, Properties, Record,
+    RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::ffi::{self, Connection, Cursor, WtError, WT_ROLLBACK};

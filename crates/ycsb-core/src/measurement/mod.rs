@@ -95,8 +95,9 @@ pub use recorder::{java_percentile, IntervalSection, IntervalSnapshot, TickSecti
 pub(crate) use recorder::{Measurements, Recorder};
 pub(crate) use report::effective_config;
 pub use report::{
-    ConfigEntry, EngineBuildEntry, EngineReportEntry, JavaMeasurement, JavaNumber, JavaSection, PercentileLatency,
-    PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport, StatusCount,
+    ConfigEntry, EngineBuildEntry, EngineReportEntry, JavaMeasurement, JavaNumber, JavaSection,
+    PercentileLatency, PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport,
+    StatusCount,
 };
 pub use settings::{
     ExporterKind, FailureSections, MeasurementInterval, MeasurementSettings, MeasurementType,
