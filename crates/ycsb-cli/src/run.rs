@@ -35,6 +35,8 @@ struct Printer {
     write_error: Option<std::io::Error>,
     /// Told when the export starts and ends (a second Ctrl-C).
     interrupts: Interrupts,
+    /// The live view's feed (`live.port`).
+    live: Option<crate::live::LiveFeed>,
 }
 
 impl Observer for Printer {
@@ -88,9 +90,21 @@ impl SessionObserver for Printer {
             }
         );
         self.observe.start_phase();
+        if let Some(live) = &self.live {
+            live.phase_starting(phase);
+        }
+    }
+
+    fn interval_observed(&mut self, phase: Phase, row: &ycsb_core::observe::SeriesRow) {
+        if let Some(live) = &self.live {
+            live.interval_observed(phase, row);
+        }
     }
 
     fn phase_finished(&mut self, outcome: &PhaseOutcome) {
+        if let Some(live) = &self.live {
+            live.phase_finished(outcome);
+        }
         self.observe.finish_phase(outcome);
         if let Err(e) = self.print_phase(outcome) {
             self.write_error.get_or_insert(e);
@@ -209,6 +223,31 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         .collect();
     session.check_phases(&phases).map_err(Failure::usage)?;
     let output: ycsb_db::OutputSink = Arc::new(Mutex::new(std::io::stdout()));
+    let live = match session.live_settings() {
+        Some(settings) => {
+            let granularity = session.series_granularity().unwrap_or_default();
+            let title = format!(
+                "ycsb {} {}",
+                phases
+                    .iter()
+                    .map(|p| p.name())
+                    .collect::<Vec<_>>()
+                    .join(" + "),
+                descriptor.name
+            );
+            let view = crate::live::LiveView::start(
+                settings,
+                granularity,
+                title,
+                session.metadata(),
+                &session.effective_config(),
+            )
+            .map_err(Failure::usage)?;
+            crate::live::announce(&view, settings.address);
+            Some(view)
+        }
+        None => None,
+    };
     let store = session.open_store(Some(output)).map_err(Failure::usage)?;
     let mut printer = Printer {
         status: bench.status,
@@ -224,15 +263,26 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         stdout: std::io::stdout(),
         write_error: None,
         interrupts: interrupts.clone(),
+        live: live.as_ref().map(crate::live::LiveView::feed),
     };
     let result = session.execute(store, &phases, &stop, &mut printer);
+    // A Ctrl-C while the live view lingers ends that, not the run.
+    let interrupted = interrupts.signalled();
+    if let Some(view) = &live {
+        let report = match &result {
+            Ok(report) => report,
+            Err(e) => &e.report,
+        };
+        view.finish(report);
+        view.linger(&stop);
+    }
     if let Some(e) = printer.write_error {
         return Err(Failure::runtime(format!(
             "writing the report to standard output: {e}"
         )));
     }
     match result {
-        Ok(_) if interrupts.signalled() => Ok(EXIT_INTERRUPTED),
+        Ok(_) if interrupted => Ok(EXIT_INTERRUPTED),
         Ok(_) => Ok(0),
         // A time-series file that cannot be created is bad input, found
         // only once the store is open (its gauges name the CSV columns).
