@@ -657,6 +657,7 @@ fn live_page(shared: &Shared) -> String {
   var status = document.getElementById('live-status');
   var charts = document.getElementById('charts');
   function poll() {{
+    var asked = Date.now();
     fetch('/charts?have=' + version, {{ cache: 'no-store' }}).then(function (r) {{
       if (r.headers.get('X-Live-Finished') === '1') {{
         status.textContent = 'the run ended: loading the final report';
@@ -676,7 +677,9 @@ fn live_page(shared: &Shared) -> String {
         status.dataset.version = String(version);
         status.textContent = 'live: redrawn ' + updates + ' times, last at ' + new Date().toLocaleTimeString();
       }}
-      setTimeout(poll, every);
+      // A long run's charts take the server a while to draw: polling
+      // no faster than four times that keeps it under a fifth of a core.
+      setTimeout(poll, Math.max(every, 4 * (Date.now() - asked)));
     }}, function (e) {{
       status.textContent = 'the benchmark is no longer reachable (' + e.message + '); the final report is in its export';
     }});

@@ -116,7 +116,7 @@ impl LiveSettings {
         let ip: std::net::IpAddr = address.trim().parse().map_err(|_| {
             props.invalid(
                 LIVE_ADDRESS.decl(),
-                "expected an IP address (127.0.0.1, ::1, 0.0.0.0)",
+                "expected an IP address (127.0.0.1 or ::1, say), not a name",
             )
         })?;
         let linger = props.get(&LIVE_LINGER)?;
