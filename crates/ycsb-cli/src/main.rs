@@ -10,6 +10,7 @@
 mod args;
 mod bench;
 mod interrupt;
+mod live;
 mod merge;
 mod merge_check;
 mod observe;

@@ -65,6 +65,11 @@ const CASES: &[Case] = &[
     Case { args: "run basic -p errorbudget=-1", file: None, expect: &["errorbudget", "'-1'", "-p flag"] },
     Case { args: "run basic -p errorbudget=lots", file: None, expect: &["errorbudget", "'lots'"] },
     Case { args: "serve memory --resp 127.0.0.1:99999", file: None, expect: &["--resp", "127.0.0.1:99999"] },
+    // Issue 19 item 7: the live view.
+    Case { args: "load memory -p live.port=http", file: None, expect: &["live.port", "'http'"] },
+    Case { args: "load memory -p live.port=0 -p live.address=localhost", file: None, expect: &["live.address", "'localhost'", "IP address"] },
+    Case { args: "load memory -p live.port=0 -p timeseries.granularity=0", file: None, expect: &["live.port", "timeseries.granularity=0"] },
+    Case { args: "load memory -p live.port=0 -p live.linger=-1", file: None, expect: &["live.linger", "'-1'"] },
     Case { args: "serve memory --http ::1", file: None, expect: &["--http '::1'"] },
     Case { args: "serve memory -p a", file: None, expect: &["-p 'a'"] },
     Case { args: "serve nosuchstore --resp 0 --http 0", file: None, expect: &["unknown store 'nosuchstore'"] },

@@ -23,7 +23,7 @@ use crate::measurement::hdrlog::HdrLogWriter;
 use crate::measurement::{
     self, effective_config, EngineReportEntry, ExporterKind, HdrLogSettings, RunMetadata, RunReport,
 };
-use crate::observe::{Collector, ObserveError, ObserveSettings};
+use crate::observe::{Collector, LiveSettings, ObserveError, ObserveSettings, SeriesRow};
 use crate::runner::{Observer, Phase, PhaseOutcome, StartHold, StatusUpdate, StopSignal, Tick};
 
 /// A property that nothing in a session reads, with a near miss among the
@@ -107,6 +107,15 @@ pub trait SessionObserver: Observer {
     /// engine built with assertions should say so where it is shown.
     fn engine_build(&mut self, engine: &EngineInfo, build: &EngineBuild) {
         let _ = (engine, build);
+    }
+
+    /// A time-series interval ended: its row, as the phase's observation
+    /// will carry it (client resources and gauges sampled). Called on the
+    /// status thread right after [`Observer::on_tick`], only while the
+    /// time series is kept; the row is already computed, so watching it
+    /// (a live view) adds nothing to the operations' path.
+    fn interval_observed(&mut self, phase: Phase, row: &SeriesRow) {
+        let _ = (phase, row);
     }
 
     /// A phase ended; its report (with the phase's observation) is final.
@@ -314,6 +323,12 @@ impl Session {
         &self.metadata
     }
 
+    /// The effective configuration the report will carry (every property
+    /// read, secrets redacted).
+    pub fn effective_config(&self) -> Vec<measurement::ConfigEntry> {
+        effective_config(&self.props, &self.known)
+    }
+
     /// The properties, with a random seed recorded.
     pub fn properties(&self) -> &Properties {
         &self.props
@@ -329,6 +344,17 @@ impl Session {
     /// judges a phase.
     pub fn steady_state_window(&self) -> usize {
         self.observe.steady_window
+    }
+
+    /// The time series' interval, `None` when it is off
+    /// (`timeseries.granularity=0`).
+    pub fn series_granularity(&self) -> Option<std::time::Duration> {
+        self.observe.granularity
+    }
+
+    /// Where to serve the live view of the run (`live.port`), if asked.
+    pub fn live_settings(&self) -> Option<&LiveSettings> {
+        self.observe.live.as_ref()
     }
 
     /// The validated workload, runner and measurement settings.
@@ -681,6 +707,9 @@ impl Observer for Hooks<'_> {
             c.on_tick(tick);
         }
         self.user.on_tick(tick);
+        if let Some(row) = self.collector.as_ref().and_then(Collector::last_row) {
+            self.user.interval_observed(tick.phase, row);
+        }
     }
 
     fn on_notice(&mut self, notice: &str) {

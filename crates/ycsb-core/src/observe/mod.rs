@@ -120,7 +120,7 @@ pub use amplification::Amplification;
 pub(crate) use collector::Collector;
 pub use resources::ResourceUsage;
 pub(crate) use settings::{granularity, granularity_ms};
-pub use settings::{ObserveError, Warmup};
+pub use settings::{LiveSettings, ObserveError, Warmup, LIVE_ADDRESS, LIVE_LINGER, LIVE_PORT};
 pub(crate) use settings::{ObserveSettings, GRANULARITY, PROPERTIES, WARMUP};
 pub use stability::{IntervalPoint, P99Spread, Stability, SteadyState, JUDGED_WINDOWS};
 pub use timeseries::{PhaseObservation, SeriesRow, SeriesSection, WarmupSummary};
