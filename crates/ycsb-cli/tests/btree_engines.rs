@@ -59,7 +59,7 @@ fn ycsb_cpp_command_lines_with_integrity_load_then_run_in_a_second_process() {
             stdout(&load)
         );
         let run = ycsb_args(
-            &format!("-run -db {db} -P workloads/workloada -P {db}/{db}.properties -s"),
+            &format!("-run -db {db} -P workloads/workloada -P {db}/{db}.properties -s -p status.gauges=all"),
             &extra,
         );
         assert!(run.status.success(), "{db} run: {}", stderr(&run));
