@@ -6,6 +6,9 @@
 //! closest to what the client itself costs. The load average is printed
 //! before and after, to judge how noisy the machine was. Nothing here
 //! asserts: a missed target is printed as such.
+//!
+//! With `--baseline <rev>` it runs the whole-client steps instead with
+//! another revision's build and the current one alternated (`baseline`).
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -29,6 +29,9 @@
 //! differs from process to process, and with it what reads touch and what
 //! work overlaps the run: whole-process CPU time moved by 20 % between
 //! runs of the same client).
+//! With `--baseline <rev>`, each client runs with another revision's build
+//! and the current one alternated (`baseline`).
+//!
 //! See docs/performance-engines.md.
 
 use std::path::{Path, PathBuf};
