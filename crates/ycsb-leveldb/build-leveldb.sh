@@ -61,6 +61,14 @@ if grep -q '^HAVE_CRC32C:INTERNAL=1' "$build/CMakeCache.txt"; then
 fi
 libs+=', "stdc++"'
 
+# CMake's Release, RelWithDebInfo and MinSizeRel define NDEBUG; Debug does
+# not. ycsb-leveldb's build script reads this (DEP_LEVELDB_ASSERTIONS) to
+# report the build of a static library.
+case ${BUILD_TYPE:-Release} in
+    Release | RelWithDebInfo | MinSizeRel) assertions=disabled ;;
+    *) assertions=enabled ;;
+esac
+
 triple=$(rustc -vV | sed -n 's/^host: //p')
 cat >"$out/cargo-config.toml" <<EOF
 # Links the leveldb-sys crate against $src
@@ -69,6 +77,7 @@ cat >"$out/cargo-config.toml" <<EOF
 [target.$triple.leveldb]
 rustc-link-search = ["native=$out/lib"]
 rustc-link-lib = [$libs]
+assertions = "$assertions"
 EOF
 echo "built $out/lib/libleveldb.a from $src"
 echo "use: cargo build --release --config $out/cargo-config.toml"

@@ -127,22 +127,24 @@ pub fn compare(args: &[String]) -> Result<()> {
         let flags = common_flags(num, threads, value_size);
         return compare_builds(&root, rev, baseline.pairs, &dir, &flags, num * threads);
     }
-    let db_bench = Path::new("/usr/bin/db_bench");
+    // With release engines built (`cargo xtask engines`), their db_bench,
+    // from the same source and linked to the same library ycsb links;
+    // else Debian's db_bench and library.
+    let release = crate::engines::ReleaseEngines::find(&root);
+    let db_bench = match &release.rocksdb {
+        Some(r) => r.db_bench(),
+        None => PathBuf::from("/usr/bin/db_bench"),
+    };
     if !db_bench.exists() {
-        bail!("/usr/bin/db_bench is missing: install the rocksdb-tools package (cargo xtask deps)");
+        bail!(
+            "{} is missing: install the rocksdb-tools package (cargo xtask deps)",
+            db_bench.display()
+        );
     }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    eprintln!("xtask: building ycsb (release)");
-    crate::run(Command::new(&cargo).current_dir(&root).args([
-        "build",
-        "--release",
-        "-p",
-        "ycsb-cli",
-    ]))?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
+    eprintln!("xtask: db_bench: {}", db_bench.display());
+    let target = crate::engines::build_release(&root, &["-p", "ycsb-cli"])?;
     let ycsb = target.join("release").join("ycsb");
+    let target = crate::engines::default_target(&root);
     let dir = match args.iter().position(|a| a == "--dir") {
         Some(i) => PathBuf::from(args.get(i + 1).context("--dir needs a value")?),
         None => target.join("dbbench-compare"),
@@ -183,7 +185,7 @@ pub fn compare(args: &[String]) -> Result<()> {
                 let existing = !matches!(row.name, "fillseq" | "fillrandom");
                 let mut command = match tool {
                     Tool::DbBench => {
-                        let mut c = Command::new(db_bench);
+                        let mut c = Command::new(&db_bench);
                         c.arg("--progress_reports=false").args(DB_BENCH_ONLY);
                         c
                     }

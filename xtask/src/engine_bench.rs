@@ -1,7 +1,8 @@
-//! `cargo xtask engine-bench`: what the rocksdb, leveldb and wiredtiger
-//! bindings cost.
+//! `cargo xtask engine-bench`: what the embedded engines' bindings cost.
 //!
-//! For workloads A and C on both engines, the same load and run phases go
+//! For workloads A and C on each engine (rocksdb and leveldb by default;
+//! `--engines` takes any embedded store whose crate `ycsb-<engine>` has a
+//! `<engine>-direct-loop` example: wiredtiger, lmdb, sqlite, fjall and redb too), the same load and run phases go
 //! through three clients against the same library and engine options:
 //! `ycsb` (release build, `-P <engine>/<engine>.properties`), the binding
 //! crate's direct-engine loop (`examples/direct_loop.rs`: the same keys,
@@ -40,7 +41,8 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations N] [--threads N]
-       [--rounds N] [--engines rocksdb,leveldb,wiredtiger] [--workloads a,c] [--instructions | --same-files]
+       [--rounds N] [--engines rocksdb,leveldb,wiredtiger,lmdb,sqlite,fjall,redb] [--workloads a,c]
+       [--instructions | --same-files]
   defaults: 200000 records, 200000 operations, 1 thread, 3 rounds
   --same-files    load once, compact, then time only the run phase of each client,
                   each round on a fresh copy of the same files (YCSB-cpp not run)
@@ -53,21 +55,34 @@ const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations
                   alternated, N pairs (default 5): both medians, the paired ratio
                   current/baseline and its range (with --instructions: instructions
                   per operation)
+  --engines       embedded stores with a direct loop (default rocksdb,leveldb,wiredtiger)
   env YCSB_CPP_BIN=/path/to/YCSB-cpp/ycsb adds YCSB-cpp (built against the same library;
-      timed runs only)";
+      timed runs of rocksdb, leveldb, lmdb and sqlite)";
 
-/// The engines with a direct loop (`<engine>-direct-loop`, an example of
-/// the crate `ycsb-<engine>`) and a shipped `<engine>/<engine>.properties`.
-const ENGINES: &[&str] = &["rocksdb", "leveldb", "wiredtiger"];
+/// The engines YCSB-cpp has bindings for, among those with direct loops.
+const YCSB_CPP_ENGINES: &[&str] = &["rocksdb", "leveldb", "lmdb", "sqlite"];
 
-/// `-p <data directory property>=<dir>` for `engine`, from its descriptor.
-fn dir_property(engine: &str, dir: &Path) -> Result<String> {
-    let descriptor = ycsb_stores::find(engine)?;
-    let property = descriptor
-        .data_dir
-        .with_context(|| format!("{engine} has no data directory"))?;
-    Ok(format!("{}={}", property.name, dir.display()))
+/// The property naming `engine`'s data directory, from its descriptor.
+fn dir_property(engine: &str) -> Result<&'static str> {
+    let store = ycsb_stores::find(engine).map_err(|e| anyhow::anyhow!("engine-bench: {e}"))?;
+    match store.data_dir {
+        Some(dir) => Ok(dir.name),
+        None => bail!(
+            "engine-bench: --engines {engine}: not an embedded engine (embedded: {})",
+            ycsb_stores::STORES
+                .iter()
+                .filter(|s| s.data_dir.is_some())
+                .map(|s| s.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
+
+/// The engines benched by default (each has a direct loop,
+/// `<engine>-direct-loop`, an example of the crate `ycsb-<engine>`, and a
+/// shipped `<engine>/<engine>.properties`).
+const ENGINES: &[&str] = &["rocksdb", "leveldb", "wiredtiger"];
 
 #[derive(Debug)]
 struct Options {
@@ -162,12 +177,7 @@ fn parse(args: &[String]) -> Result<Options> {
         bail!("engine-bench: --records, --threads and --rounds must be at least 1");
     }
     for e in &o.engines {
-        if !ENGINES.contains(&e.as_str()) {
-            bail!(
-                "engine-bench: --engines {e}: expected one of {}",
-                ENGINES.join(", ")
-            );
-        }
+        dir_property(e)?;
     }
     for w in &o.workloads {
         if !matches!(w.as_str(), "a" | "b" | "c") {
@@ -296,7 +306,7 @@ fn run_ycsb(
         .arg("-P")
         .arg(format!("{engine}/{engine}.properties"))
         .arg("-p")
-        .arg(dir_property(engine, dir)?)
+        .arg(format!("{}={}", dir_property(engine)?, dir.display()))
         .args(["-p", &format!("recordcount={}", o.records)])
         .args(["-p", &format!("operationcount={}", o.operations)])
         .args(["-threads", &o.threads.to_string()])
@@ -399,7 +409,7 @@ fn settled_database(
         .arg("-P")
         .arg(format!("{engine}/{engine}.properties"))
         .arg("-p")
-        .arg(dir_property(engine, base)?)
+        .arg(format!("{}={}", dir_property(engine)?, base.display()))
         .args(["-p", &format!("recordcount={}", o.records)])
         .args(["-threads", &o.threads.to_string()])
         .stdout(Stdio::null())
@@ -415,13 +425,18 @@ fn settled_database(
     check(out.status, "direct loop compact=true", &out.stderr)
 }
 
-/// Copies the files of directory `from` into a new directory `to`.
+/// Copies directory `from` into a new directory `to`, subdirectories
+/// included (fjall keeps its tables in them).
 fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     let _ = std::fs::remove_dir_all(to);
     std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
     for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
         let entry = entry?;
         let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+            continue;
+        }
         std::fs::copy(entry.path(), &target).with_context(|| {
             format!("copying {} to {}", entry.path().display(), target.display())
         })?;
@@ -444,7 +459,7 @@ fn run_cpp(
         .arg("-P")
         .arg(format!("{engine}/{engine}.properties"))
         .arg("-p")
-        .arg(dir_property(engine, dir)?)
+        .arg(format!("{}={}", dir_property(engine)?, dir.display()))
         .args(["-p", &format!("recordcount={}", o.records)])
         .args(["-p", &format!("operationcount={}", o.operations)])
         .args(["-p", &format!("threadcount={}", o.threads)])
@@ -635,18 +650,12 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     if o.instructions {
         check_valgrind()?;
     }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     eprintln!("engine-bench: building ycsb and the direct loops (release)");
-    crate::run(
-        Command::new(&cargo)
-            .current_dir(root)
-            .args(["build", "--release"])
-            .args(build_arguments(&o.engines)),
-    )?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let release = target.join("release");
+    let args = build_arguments(&o.engines);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let built = crate::engines::build_release(root, &args)?;
+    let target = crate::engines::default_target(root);
+    let release = built.join("release");
     let ycsb = release.join("ycsb");
     let cpp = std::env::var_os("YCSB_CPP_BIN")
         .map(PathBuf::from)
@@ -698,7 +707,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                 // Alternate who goes first, so that neither always meets a
                 // freshly written page cache or a busier machine.
                 let mut order = vec!["direct", "ycsb"];
-                if cpp.is_some() {
+                if cpp.is_some() && YCSB_CPP_ENGINES.contains(&engine.as_str()) {
                     order.push("cpp");
                 }
                 let first = round % order.len();
@@ -726,6 +735,9 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                     // its: clients run one at a time) is in the delta.
                     cell.cpu_seconds = children_cpu_seconds() - cpu_before;
                     let _ = std::fs::remove_dir_all(&dir);
+                    // YCSB-cpp's sqlite makes a file where ycsb makes a
+                    // directory.
+                    let _ = std::fs::remove_file(&dir);
                     let _ = std::fs::remove_file(dir.with_extension("json"));
                     match client {
                         "direct" => row.direct.push(cell),
@@ -1141,6 +1153,8 @@ mod tests {
         let o = parse(&args("--same-files --rounds 5")).unwrap();
         assert!(o.same_files && !o.instructions);
         assert_eq!((o.records, o.operations, o.rounds), (200_000, 200_000, 5));
+        let o = parse(&args("--engines fjall,redb")).unwrap();
+        assert_eq!(o.engines, ["fjall", "redb"]);
         let o = parse(&args("--engines leveldb --workloads c --threads 2")).unwrap();
         assert_eq!(
             (o.engines, o.workloads, o.threads),
@@ -1160,8 +1174,9 @@ mod tests {
             ("--same-files --instructions", "exclude each other"),
             (
                 "--engines redis",
-                "expected one of rocksdb, leveldb, wiredtiger",
+                "not an embedded engine (embedded: rocksdb, leveldb",
             ),
+            ("--engines nosuch", "unknown store 'nosuch'"),
             ("--workloads e", "expected a, b or c"),
             ("--bogus 1", "unknown option --bogus"),
         ];

@@ -87,7 +87,13 @@ fn parse_options(root: &Path, args: &[String]) -> Result<Options> {
 /// # Errors
 /// A refused matrix, a failed build, failed cells or an interruption.
 pub fn main(root: &Path, args: &[String]) -> Result<()> {
-    let options = parse_options(root, args)?;
+    let mut options = parse_options(root, args)?;
+    if options.ycsb.is_none() && options.mode != Mode::Check && options.mode != Mode::ReportOnly {
+        // Built here rather than by the library, so that the cells run on
+        // release engines when `cargo xtask engines` built them.
+        let target = crate::engines::build_release(root, &["-p", "ycsb-cli"])?;
+        options.ycsb = Some(target.join("release").join("ycsb"));
+    }
     let stop = Arc::new(AtomicBool::new(false));
     if options.mode != Mode::Check && options.mode != Mode::ReportOnly {
         let stop = Arc::clone(&stop);

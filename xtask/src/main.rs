@@ -7,6 +7,7 @@ mod baseline;
 mod bench;
 mod dbbench;
 mod engine_bench;
+mod engines;
 mod machine;
 mod overhead;
 mod redis_bench;
@@ -28,6 +29,11 @@ const DEBIAN_PACKAGES: &[&str] = &[
     // WiredTiger 3.2 (and its snappy/zlib extensions in libwiredtiger0).
     "libwiredtiger-dev",
     "libsnappy-dev",
+    // The lmdb and sqlite stores link the system's libraries (pkg-config
+    // finds libsqlite3 for libsqlite3-sys).
+    "liblmdb-dev",
+    "libsqlite3-dev",
+    "pkg-config",
     "clang",
     "libclang-dev",
     "redis-server",
@@ -78,7 +84,12 @@ commands:
 ";
 
 fn usage() -> String {
-    format!("{USAGE}{}{}", dbbench::USAGE, bench::USAGE)
+    format!(
+        "{USAGE}{}{}{}",
+        engines::USAGE,
+        dbbench::USAGE,
+        bench::USAGE
+    )
 }
 
 fn main() -> ExitCode {
@@ -88,6 +99,7 @@ fn main() -> ExitCode {
         Some("test") => deps().and_then(|()| test(&args[1..])),
         Some("demo") => deps().and_then(|()| demo(&args[1..])),
         Some("package") => package(),
+        Some("engines") => deps().and_then(|()| engines::main(&project_root(), &args[1..])),
         Some("overhead") => overhead::main(&project_root(), &args[1..]),
         Some("experiment") => experiment::main(&project_root(), &args[1..]),
         Some("engine-bench") => {
@@ -218,6 +230,7 @@ fn test(extra: &[String]) -> Result<()> {
         .args(["doc", "--workspace", "--no-deps", "--quiet"])
         .env("RUSTDOCFLAGS", "-D warnings"))?;
     package()?;
+    engines::test_release(&root)?;
     for example in ["own_store", "embedded_workload"] {
         eprintln!("xtask: example {example}");
         run(Command::new(&cargo)
@@ -381,16 +394,11 @@ fn demo(args: &[String]) -> Result<()> {
     let operations = flag_value(args, "--operations", 200_000)?;
     let threads = flag_value(args, "--threads", 2)?;
     let root = project_root();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    eprintln!("xtask: building ycsb (release)");
-    run(Command::new(&cargo)
-        .current_dir(&root)
-        .args(["build", "--release", "-p", "ycsb-cli"]))?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
+    // Release engines when `cargo xtask engines` built them, else Debian's
+    // (the exports and the report then say their assertions are on).
+    let target = engines::build_release(&root, &["-p", "ycsb-cli"])?;
     let ycsb = target.join("release").join("ycsb");
-    let work = target.join("demo");
+    let work = engines::default_target(&root).join("demo");
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     let mut rows = Vec::new();
@@ -418,7 +426,7 @@ fn demo(args: &[String]) -> Result<()> {
                 .args(["-p", &format!("operationcount={operations}")])
                 .args(["-threads", &threads.to_string()])
                 // Short phases still get a time series worth a chart.
-                .args(["-p", "timeseries.granularity=0.2"])
+                .args(["-p", "timeseries.granularity=200"])
                 .args(["-p", "exporter=json", "-p"])
                 .arg(format!("exportfile={}", export.display()))
                 .stdout(std::process::Stdio::null());

@@ -97,11 +97,11 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         },
         Config {
             name: "on, 1 s (default)",
-            args: on("1", "series-1s.jsonl"),
+            args: on("1000", "series-1s.jsonl"),
         },
         Config {
             name: "on, 0.1 s",
-            args: on("0.1", "series-100ms.csv"),
+            args: on("100", "series-100ms.csv"),
         },
     ];
     let mut results: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];

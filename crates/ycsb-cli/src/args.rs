@@ -307,8 +307,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
             // always prints: status lines at status.interval=N.
             "--interval" => {
                 let every = value("--interval")?;
-                bench.sources.push(flag_assignment("--interval", "status", "true"));
-                bench.sources.push(flag_assignment("--interval", "status.interval", &every));
+                bench
+                    .sources
+                    .push(flag_assignment("--interval", "status", "true"));
+                bench
+                    .sources
+                    .push(flag_assignment("--interval", "status.interval", &every));
             }
             "-l" => {
                 let label = value("-l")?;
@@ -473,8 +477,12 @@ mod tests {
         assert_eq!(r.sources[0], assignment("run", "dotransactions", "true"));
         // go-ycsb's --interval: status lines every N seconds.
         let g = bench("run basic -P workloads/workloada --interval 2");
-        assert!(g.sources.contains(&assignment("--interval", "status", "true")));
-        assert!(g.sources.contains(&assignment("--interval", "status.interval", "2")));
+        assert!(g
+            .sources
+            .contains(&assignment("--interval", "status", "true")));
+        assert!(g
+            .sources
+            .contains(&assignment("--interval", "status.interval", "2")));
     }
 
     #[test]

@@ -166,6 +166,15 @@ fn header(args: &Args, descriptor: &StoreDescriptor, store: &dyn Store, props: &
     }
     let compressed = (s.value_size as f64 * s.compression_ratio + 0.5) as u64;
     let mb = |bytes: f64| bytes * s.num as f64 / 1_048_576.0;
+    let build = store.engine_build();
+    if build != ycsb_db::EngineBuild::unknown() {
+        println!("Build:      {build}");
+    }
+    // db_bench prints its warning in the header too, so both tools' outputs
+    // carry it.
+    if let Some(warning) = build.warning() {
+        println!("{warning}");
+    }
     println!(
         "Date:       {}",
         chrono::Local::now().format("%a %b %e %H:%M:%S %Y")

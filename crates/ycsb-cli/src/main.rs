@@ -10,6 +10,7 @@
 mod args;
 mod bench;
 mod interrupt;
+mod live;
 mod merge;
 mod merge_check;
 mod observe;
@@ -143,4 +144,24 @@ pub(crate) fn print_unknown(unknown: &[ycsb_core::UnknownProperty]) {
     for property in unknown {
         eprintln!("ycsb: warning: {property}");
     }
+}
+
+/// `Engine: RocksDB 7.8.3 (/usr/lib/.../librocksdb.so.7.8, assertions
+/// enabled (imports __assert_fail))`: which build a result comes from, for
+/// the headers of `ycsb load|run`, `ycsb bench` and `ycsb serve`. `None`
+/// for a store that names no engine and says nothing of its build.
+pub(crate) fn engine_line(
+    engine: &ycsb_db::EngineInfo,
+    build: &ycsb_db::EngineBuild,
+) -> Option<String> {
+    let unknown = *build == ycsb_db::EngineBuild::unknown();
+    if engine.name.is_empty() && unknown {
+        return None;
+    }
+    let name = match (engine.name.as_str(), engine.version.as_str()) {
+        ("", _) => "unnamed".to_string(),
+        (name, "") => name.to_string(),
+        (name, version) => format!("{name} {version}"),
+    };
+    Some(format!("Engine: {name} ({build})"))
 }

@@ -14,8 +14,8 @@ use serde_json::Value;
 use ycsb_core::measurement::Exporter as _;
 use ycsb_core::measurement::{
     self, decode_histogram, encode_histogram, java_percentile, read_interval_log, ConfigEntry,
-    IntervalLog, JsonExporter, Operation, PercentileLatency, PhaseReport, RunMetadata, RunReport,
-    SectionReport, StatusCount, TextExporter,
+    IntervalLog, JavaSection, JsonExporter, MeasurementType, Operation, PercentileLatency,
+    PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport, StatusCount, TextExporter,
 };
 use ycsb_core::observe::{PhaseObservation, SeriesRow, SeriesSection};
 use ycsb_db::Status;
@@ -106,6 +106,7 @@ struct ClientSection {
     name: String,
     operation: Operation,
     intended: bool,
+    failed: bool,
     operations: u64,
     average_ns: f64,
     min_ns: u64,
@@ -113,6 +114,7 @@ struct ClientSection {
     histogram: Histogram<u64>,
     returns: Vec<(Status, u64)>,
     percentiles: Vec<f64>,
+    java: Option<JavaSection>,
 }
 
 /// One phase of one client.
@@ -121,7 +123,79 @@ struct ClientPhase {
     operations: u64,
     throughput: f64,
     sections: Vec<ClientSection>,
+    format: ReportFormat,
     observation: Option<PhaseObservation>,
+}
+
+/// The Java-type figures of an exported section (`histogram` buckets and
+/// `timeseries` units add up; raw latencies are not exported).
+fn parse_java(v: &Value) -> Option<JavaSection> {
+    if v.is_null() {
+        return None;
+    }
+    let buckets = v["buckets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|b| b.as_u64().unwrap_or(0))
+        .collect();
+    let series = serde_json::from_value(v["series"].clone()).unwrap_or_default();
+    Some(JavaSection {
+        sum_us: v["sum_us"].as_u64().unwrap_or(0),
+        sum_sq_us: v["sum_sq_us"].as_f64().unwrap_or(0.0),
+        buckets,
+        series,
+        raw: Vec::new(),
+    })
+}
+
+/// Adds one client's Java-type figures to the merged ones: sums, buckets
+/// bucket by bucket, timeseries units by their offset from each client's
+/// first latency.
+fn add_java(into: &mut Option<JavaSection>, from: &Option<JavaSection>) {
+    let Some(from) = from else {
+        return;
+    };
+    let into = into.get_or_insert_with(JavaSection::default);
+    into.sum_us += from.sum_us;
+    into.sum_sq_us += from.sum_sq_us;
+    if into.buckets.len() < from.buckets.len() {
+        into.buckets.resize(from.buckets.len(), 0);
+    }
+    for (mine, theirs) in into.buckets.iter_mut().zip(&from.buckets) {
+        *mine += theirs;
+    }
+    for unit in &from.series {
+        match into
+            .series
+            .binary_search_by_key(&unit.time_ms, |u| u.time_ms)
+        {
+            Ok(i) => {
+                into.series[i].operations += unit.operations;
+                into.series[i].sum_us += unit.sum_us;
+            }
+            Err(i) => into.series.insert(i, *unit),
+        }
+    }
+}
+
+/// The report format an export names (Java's defaults when absent).
+fn parse_format(v: &Value) -> ReportFormat {
+    let mut format = ReportFormat::default();
+    if let Some(name) = v["measurement_type"].as_str() {
+        if let Some(&(_, kind)) = <MeasurementType as ycsb_db::Choice>::CHOICES
+            .iter()
+            .find(|(n, _)| *n == name)
+        {
+            format.measurement_type = kind;
+        }
+    }
+    if let Some(b) = v["histogram_buckets"].as_u64() {
+        format.histogram_buckets = usize::try_from(b).unwrap_or(usize::MAX);
+    }
+    format.histogram_verbose = v["histogram_verbose"].as_bool().unwrap_or(false);
+    format.raw_no_summary = v["raw_no_summary"].as_bool().unwrap_or(false);
+    format
 }
 
 fn bad(path: &Path, what: impl std::fmt::Display) -> Failure {
@@ -184,6 +258,8 @@ fn parse_phase(path: &Path, index: usize, phase: &Value) -> Result<ClientPhase, 
             name: name.to_string(),
             operation,
             intended: s["intended"].as_bool().unwrap_or(false),
+            failed: s["failed"].as_bool().unwrap_or(false),
+            java: parse_java(&s["java"]),
             operations: u64_of(&s["operations"], &field("operations"))?,
             average_ns: s["average_ns"].as_f64().unwrap_or(0.0),
             min_ns: u64_of(&s["min_ns"], &field("min_ns"))?,
@@ -210,6 +286,7 @@ fn parse_phase(path: &Path, index: usize, phase: &Value) -> Result<ClientPhase, 
         operations: u64_of(&phase["operations"], "operations")?,
         throughput: phase["throughput"].as_f64().unwrap_or(0.0),
         sections,
+        format: parse_format(&phase["format"]),
         observation,
     })
 }
@@ -228,6 +305,8 @@ fn merge_sections(clients: &[&ClientPhase]) -> Vec<SectionReport> {
                         name: s.name.clone(),
                         operation: s.operation,
                         intended: s.intended,
+                        failed: s.failed,
+                        java: None,
                         operations: 0,
                         average_us: 0.0,
                         min_us: 0,
@@ -264,6 +343,7 @@ fn merge_sections(clients: &[&ClientPhase]) -> Vec<SectionReport> {
                     None => m.returns.push(StatusCount { status, count }),
                 }
             }
+            add_java(&mut m.java, &s.java);
             // Adding fails only if the counts array cannot grow.
             let _ = histograms[index].add(&s.histogram);
         }
@@ -290,7 +370,16 @@ fn merge_sections(clients: &[&ClientPhase]) -> Vec<SectionReport> {
         m.histogram = Some(encode_histogram(histogram));
     }
     // Report order: operations, then intended sections, as a single client.
-    merged.sort_by_key(|m| (m.intended, m.operation.index()));
+    // Each operation's failed sections after it: FAILED, then per status.
+    merged.sort_by_cached_key(|m| {
+        (
+            m.intended,
+            m.operation.index(),
+            m.failed,
+            !m.name.ends_with("-FAILED"),
+            m.name.clone(),
+        )
+    });
     merged
 }
 
@@ -437,6 +526,7 @@ fn merge_exports(
             // The clients ran side by side: their rates add up.
             throughput: clients.iter().map(|c| c.throughput).sum(),
             sections: merge_sections(&clients),
+            format: clients[0].format,
             observation: merge_observations(&clients),
         });
     }
@@ -635,6 +725,7 @@ mod tests {
                 name: "READ".into(),
                 operation: Operation::Read,
                 intended: false,
+                failed: false,
                 operations: count,
                 average_ns: latency_ns as f64,
                 min_ns: latency_ns,
@@ -642,7 +733,9 @@ mod tests {
                 histogram,
                 returns: vec![(Status::Ok, count)],
                 percentiles: vec![50.0, 99.0],
+                java: None,
             }],
+            format: ReportFormat::default(),
             observation: None,
         }
     }
@@ -672,5 +765,51 @@ mod tests {
         // The merged export can be merged again.
         let again = decode_histogram(read.histogram.as_deref().unwrap(), "merged").unwrap();
         assert_eq!(again.len(), 1_010);
+    }
+
+    #[test]
+    fn failed_sections_and_java_figures_add_up() {
+        let with_failures = |buckets: Vec<u64>, series: Vec<(u64, u64, u64)>| {
+            let mut c = client(2_000_000, 4);
+            let mut failed = client(700_000, 1).sections.remove(0);
+            failed.name = "READ-FAILED".into();
+            failed.failed = true;
+            failed.returns.clear();
+            c.sections[0].java = Some(JavaSection {
+                sum_us: 8_000,
+                sum_sq_us: 16_000_000.0,
+                buckets,
+                series: series
+                    .into_iter()
+                    .map(|(time_ms, operations, sum_us)| measurement::SeriesUnit {
+                        time_ms,
+                        operations,
+                        sum_us,
+                    })
+                    .collect(),
+                raw: Vec::new(),
+            });
+            // Listed first, as a client never would: merge sorts.
+            c.sections.insert(0, failed);
+            c
+        };
+        let a = with_failures(vec![0, 0, 4, 0], vec![(0, 3, 6_000), (1_000, 1, 2_000)]);
+        let b = with_failures(vec![0, 1, 3], vec![(1_000, 4, 8_000)]);
+        let merged = merge_sections(&[&a, &b]);
+        let names: Vec<(&str, bool, u64)> = merged
+            .iter()
+            .map(|m| (m.name.as_str(), m.failed, m.operations))
+            .collect();
+        assert_eq!(names, [("READ", false, 8), ("READ-FAILED", true, 2)]);
+        let java = merged[0].java.as_ref().unwrap();
+        assert_eq!((java.sum_us, java.sum_sq_us), (16_000, 32_000_000.0));
+        assert_eq!(java.buckets, [0, 1, 7, 0]);
+        let series: Vec<(u64, u64, u64)> = java
+            .series
+            .iter()
+            .map(|u| (u.time_ms, u.operations, u.sum_us))
+            .collect();
+        assert_eq!(series, [(0, 3, 6_000), (1_000, 5, 10_000)]);
+        assert!(merged[1].returns.is_empty());
     }
 }

@@ -129,12 +129,16 @@ fn summary_lines(phase: &str, o: &PhaseObservation, steady_window: usize) -> Vec
         return lines;
     }
     if let Some(s) = &o.stability {
-        let settled = s.steady_state.as_ref().map_or_else(
-            || "throughput did not settle".to_string(),
-            |st| format!("throughput settled at {:.1} s", st.time_s),
-        );
+        let settled = match (&s.steady_state, s.errors) {
+            (Some(st), _) => format!("throughput settled at {:.1} s", st.time_s),
+            (None, 0) => "throughput did not settle".to_string(),
+            (None, errors) => format!(
+                "not settled: {errors} operations failed ({:.1}%)",
+                s.error_share * 100.0
+            ),
+        };
         lines.push(format!(
-            "{phase} stability: {} intervals, mean {:.0} ops/s, stddev {:.0}, CV {:.2}%, slowest {:.0} ops/s at {:.1} s, fastest {:.0} ops/s at {:.1} s; {settled}",
+            "{phase} stability: {} intervals, mean {:.0} successful ops/s, stddev {:.0}, CV {:.2}%, slowest {:.0} ops/s at {:.1} s, fastest {:.0} ops/s at {:.1} s; {settled}",
             s.intervals,
             s.mean_throughput,
             s.stddev_throughput,

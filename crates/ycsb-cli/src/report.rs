@@ -72,6 +72,15 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
     };
     measurement::write_atomically(&output, |w| w.write_all(page.as_bytes()))
         .map_err(|e| Failure::runtime(format!("writing {}: {e}", output.display())))?;
+    for run in &comparison.runs {
+        if run.assertions_enabled() {
+            eprintln!(
+                "ycsb report: {}: {}",
+                run.name,
+                ycsb_report::ASSERTIONS_WARNING
+            );
+        }
+    }
     eprintln!(
         "ycsb report: {} runs, {} charts written to {}",
         comparison.runs.len(),

@@ -10,7 +10,7 @@ use ycsb_core::{Observer, StartHold, StatusUpdate, Tick};
 use ycsb_core::{
     Phase, PhaseOutcome, Session, SessionError, SessionFailure, SessionObserver, StopSignal,
 };
-use ycsb_db::EngineInfo;
+use ycsb_db::{EngineBuild, EngineInfo};
 
 use crate::args::{Benchmark, Style};
 use crate::interrupt::Interrupts;
@@ -37,6 +37,11 @@ struct Printer {
     write_error: Option<std::io::Error>,
     /// Told when the export starts and ends (a second Ctrl-C).
     interrupts: Interrupts,
+    /// `measurement.raw.output_file`: where the raw types' latencies are
+    /// appended (standard output when unset).
+    raw_output: Option<std::path::PathBuf>,
+    /// The live view's feed (`live.port`).
+    live: Option<crate::live::LiveFeed>,
 }
 
 impl Observer for Printer {
@@ -90,6 +95,15 @@ impl SessionObserver for Printer {
             }
         );
         self.observe.start_phase();
+        if let Some(live) = &self.live {
+            live.phase_starting(phase);
+        }
+    }
+
+    fn interval_observed(&mut self, phase: Phase, row: &ycsb_core::observe::SeriesRow) {
+        if let Some(live) = &self.live {
+            live.interval_observed(phase, row);
+        }
     }
 
     fn start_held(&mut self, hold: StartHold) {
@@ -111,7 +125,19 @@ impl SessionObserver for Printer {
         }
     }
 
+    fn engine_build(&mut self, engine: &EngineInfo, build: &EngineBuild) {
+        if let Some(line) = crate::engine_line(engine, build) {
+            eprintln!("{line}");
+        }
+        if let Some(warning) = build.warning() {
+            eprintln!("{warning}");
+        }
+    }
+
     fn phase_finished(&mut self, outcome: &PhaseOutcome) {
+        if let Some(live) = &self.live {
+            live.phase_finished(outcome);
+        }
         self.observe.finish_phase(outcome);
         if let Err(e) = self.print_phase(outcome) {
             self.write_error.get_or_insert(e);
@@ -157,9 +183,36 @@ impl Printer {
         }
     }
 
+    /// Writes the raw types' latencies where Java's `OneMeasurementRaw`
+    /// does: appended to `measurement.raw.output_file`, or standard output.
+    fn write_raw(&mut self, report: &measurement::PhaseReport) -> std::io::Result<()> {
+        match &self.raw_output {
+            Some(path) => {
+                let file = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(|e| {
+                        std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+                    })?;
+                let mut out = std::io::BufWriter::new(file);
+                report.write_raw(&mut out)?;
+                out.flush()
+            }
+            None => {
+                let mut out = self.stdout.lock();
+                report.write_raw(&mut out)?;
+                out.flush()
+            }
+        }
+    }
+
     /// Prints a finished phase's report on standard output (unless it goes
     /// to an export file), with YCSB-cpp's summary lines in its form.
     fn print_phase(&mut self, outcome: &PhaseOutcome) -> std::io::Result<()> {
+        if outcome.report.has_raw() {
+            self.write_raw(&outcome.report)?;
+        }
         let mut out = self.stdout.lock();
         if self.text_to_stdout {
             measurement::TextExporter::new(&mut out).write_phase(&outcome.report)?;
@@ -228,6 +281,31 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
     let phases = client.phases.clone();
     session.check_phases(&phases).map_err(Failure::usage)?;
     let output: ycsb_db::OutputSink = Arc::new(Mutex::new(std::io::stdout()));
+    let live = match session.live_settings() {
+        Some(settings) => {
+            let granularity = session.series_granularity().unwrap_or_default();
+            let title = format!(
+                "ycsb {} {}",
+                phases
+                    .iter()
+                    .map(|p| p.name())
+                    .collect::<Vec<_>>()
+                    .join(" + "),
+                descriptor.name
+            );
+            let view = crate::live::LiveView::start(
+                settings,
+                granularity,
+                title,
+                session.metadata(),
+                &session.effective_config(),
+            )
+            .map_err(Failure::usage)?;
+            crate::live::announce(&view, settings.address);
+            Some(view)
+        }
+        None => None,
+    };
     let store = session.open_store(Some(output)).map_err(Failure::usage)?;
     let mut printer = Printer {
         status: client.status,
@@ -244,15 +322,27 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         stdout: std::io::stdout(),
         write_error: None,
         interrupts: interrupts.clone(),
+        raw_output: settings.raw_output_file.clone(),
+        live: live.as_ref().map(crate::live::LiveView::feed),
     };
     let result = session.execute(store, &phases, &stop, &mut printer);
+    // A Ctrl-C while the live view lingers ends that, not the run.
+    let interrupted = interrupts.signalled();
+    if let Some(view) = &live {
+        let report = match &result {
+            Ok(report) => report,
+            Err(e) => &e.report,
+        };
+        view.finish(report);
+        view.linger(&stop);
+    }
     if let Some(e) = printer.write_error {
         return Err(Failure::runtime(format!(
             "writing the report to standard output: {e}"
         )));
     }
     match result {
-        Ok(_) if interrupts.signalled() => Ok(EXIT_INTERRUPTED),
+        Ok(_) if interrupted => Ok(EXIT_INTERRUPTED),
         Ok(_) => Ok(0),
         // A time-series file that cannot be created is bad input, found
         // only once the store is open (its gauges name the CSV columns).

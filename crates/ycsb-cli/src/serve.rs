@@ -37,6 +37,13 @@ pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
     let store: Arc<dyn ycsb_db::Store> =
         Arc::from((descriptor.open)(&context).map_err(Failure::usage)?);
     let engine = store.engine_info();
+    let build = store.engine_build();
+    if let Some(line) = crate::engine_line(&engine, &build) {
+        eprintln!("ycsb serve: {line}");
+    }
+    if let Some(warning) = build.warning() {
+        eprintln!("ycsb serve: {warning}");
+    }
     let describe = |protocol: &str, addr: std::net::SocketAddr| {
         let scope = if addr.ip().is_loopback() {
             "loopback only"

@@ -38,7 +38,9 @@ const CASES: &[Case] = &[
     Case { args: "load basic -p readallfields=maybe", file: None, expect: &["readallfields", "true or false"] },
     Case { args: "load basic -p fieldlengthdistribution=histogram -p fieldlengthhistogram=/nonexistent/h.txt", file: None, expect: &["/nonexistent/h.txt"] },
     Case { args: "load basic -p workload=site.ycsb.workloads.TimeSeriesWorkload", file: None, expect: &["workload", "CoreWorkload"] },
-    Case { args: "load basic -p measurementtype=timeseries", file: None, expect: &["measurementtype"] },
+    Case { args: "load basic -p measurementtype=timeseries -p timeseries.granularity=0", file: None, expect: &["timeseries.granularity", "measurementtype=timeseries"] },
+    Case { args: "load basic -p measurementtype=hdr", file: None, expect: &["measurementtype", "'hdr'"] },
+    Case { args: "load basic -p latencytrackederrors=TIMEOUT", file: None, expect: &["latencytrackederrors", "'TIMEOUT' is not a status"] },
     Case { args: "load basic -p hdrhistogram.percentiles=50,abc", file: None, expect: &["hdrhistogram.percentiles", "abc"] },
     Case { args: "load basic -p status.interval=0", file: None, expect: &["status.interval"] },
     Case { args: "load basic -p exporter=xml", file: None, expect: &["exporter", "'xml'"] },
@@ -63,6 +65,11 @@ const CASES: &[Case] = &[
     Case { args: "run basic -p errorbudget=-1", file: None, expect: &["errorbudget", "'-1'", "-p flag"] },
     Case { args: "run basic -p errorbudget=lots", file: None, expect: &["errorbudget", "'lots'"] },
     Case { args: "serve memory --resp 127.0.0.1:99999", file: None, expect: &["--resp", "127.0.0.1:99999"] },
+    // Issue 19 item 7: the live view.
+    Case { args: "load memory -p live.port=http", file: None, expect: &["live.port", "'http'"] },
+    Case { args: "load memory -p live.port=0 -p live.address=localhost", file: None, expect: &["live.address", "'localhost'", "IP address"] },
+    Case { args: "load memory -p live.port=0 -p timeseries.granularity=0", file: None, expect: &["live.port", "timeseries.granularity=0"] },
+    Case { args: "load memory -p live.port=0 -p live.linger=-1", file: None, expect: &["live.linger", "'-1'"] },
     Case { args: "serve memory --http ::1", file: None, expect: &["--http '::1'"] },
     Case { args: "serve memory -p a", file: None, expect: &["-p 'a'"] },
     Case { args: "serve nosuchstore --resp 0 --http 0", file: None, expect: &["unknown store 'nosuchstore'"] },
@@ -123,7 +130,7 @@ const CASES: &[Case] = &[
     // Issue 17 item 7: extreme values are bad input, not panics or aborts.
     Case { args: "run basic -p maxexecutiontime=18446744073709551615", file: None, expect: &["maxexecutiontime", "'18446744073709551615'", "-p flag", "at most 4294967295"] },
     Case { args: "run basic -p status.interval=1e300", file: None, expect: &["status.interval", "'1e300'", "at most 4294967295"] },
-    Case { args: "run basic -p timeseries.granularity=1e300", file: None, expect: &["timeseries.granularity", "'1e300'", "at most 4294967295"] },
+    Case { args: "run basic -p timeseries.granularity=1e300", file: None, expect: &["timeseries.granularity", "'1e300'"] },
     Case { args: "load basic -p fieldlength=100000000000", file: None, expect: &["fieldlength", "'100000000000'", "maximum record size"] },
     Case { args: "load basic -p fieldcount=4294967296", file: None, expect: &["fieldcount", "'4294967296'", "at most 1048576"] },
     Case { args: "load basic -p fieldcount=100000 -p fieldlength=100000", file: None, expect: &["fieldcount=100000 (-p flag)", "fieldlength=100000 (-p flag)", "maximum record size"] },
@@ -169,6 +176,15 @@ const CASES: &[Case] = &[
     Case { args: "run basic -p hdrhistogram.fileoutput=true -p hdrhistogram.output.path={dir}/nodir/", file: None, expect: &["hdrhistogram.output.path", "nodir", "does not exist", "-p flag"] },
     Case { args: "run basic -p hdrhistogram.fileoutput=true -p hdrhistogram.output.path={dir}/bad.properties/", file: Some("x=1\n"), expect: &["hdrhistogram.output.path", "bad.properties is not a directory"] },
     Case { args: "run basic -p exportfile={dir}/bad.properties/out.json", file: Some("x=1\n"), expect: &["exportfile", "bad.properties is not a directory", "-p flag"] },
+    // Issue 18: the fjall and redb stores.
+    Case { args: "load fjall", file: None, expect: &["fjall.dir", "required"] },
+    Case { args: "load redb", file: None, expect: &["redb.path", "required"] },
+    Case { args: "load fjall -p fjall.dir={dir}/db -p fjall.fsync=maybe", file: None, expect: &["fjall.fsync", "'maybe'", "-p flag"] },
+    Case { args: "load fjall -p fjall.dir={dir}/db -p fjall.memtable_size=100", file: None, expect: &["fjall.memtable_size", "'100'", "at least 65536"] },
+    Case { args: "load redb -p redb.path={dir}/db -p redb.durability=eventual", file: None, expect: &["redb.durability", "'eventual'", "immediate, none"] },
+    Case { args: "load redb -p redb.path={dir}/db -p redb.cache_size=1GB", file: None, expect: &["redb.cache_size", "'1GB'"] },
+    Case { args: "bench --db-engine fjall --db={dir}/db --compression_type=zstd", file: None, expect: &["fjall.compression", "'zstd'", "--compression_type flag"] },
+    Case { args: "bench --db-engine redb --db={dir}/db --cache_size=big", file: None, expect: &["redb.cache_size", "'big'", "--cache_size flag"] },
 ];
 
 #[test]

@@ -315,3 +315,37 @@ fn report_file_is_db_bench_csv() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--report_file="), "{}", stderr(&out));
 }
+
+#[test]
+fn every_benchmark_on_the_b_tree_engines_then_existing_data() {
+    for (engine, gauge) in [("lmdb", "lmdb.depth: "), ("sqlite", "sqlite.pages: ")] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = format!("--db={}", dir.path().join("db").display());
+        let engine_flag = format!("--db-engine={engine}");
+        let (lines, out) = bench(&[
+            &engine_flag,
+            &db,
+            &format!("--benchmarks={ALL}"),
+            "--num=3000",
+            "--seed=5",
+        ]);
+        check_ordered_store(&lines, 3000);
+        assert!(out.contains(gauge), "{engine}: {out}");
+        bench(&[&engine_flag, &db, "--benchmarks=fillseq", "--num=500"]);
+        let (lines, _) = bench(&[
+            &engine_flag,
+            &db,
+            "--benchmarks=readrandom",
+            "--num=500",
+            "--use_existing_db",
+        ]);
+        assert_eq!(
+            find(&lines, "readrandom").found,
+            Some((500, 500)),
+            "{engine}"
+        );
+        // A fresh run empties it first.
+        let (lines, _) = bench(&[&engine_flag, &db, "--benchmarks=readrandom", "--num=500"]);
+        assert_eq!(find(&lines, "readrandom").found, Some((0, 500)), "{engine}");
+    }
+}

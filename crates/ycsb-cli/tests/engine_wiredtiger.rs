@@ -74,7 +74,7 @@ fn ycsb_cpp_command_lines_load_then_run_with_integrity_in_a_second_process() {
         for workload in ["workloada", "workloade"] {
             let run = ycsb_at(
                 &format!(
-                    "-run -db wiredtiger -P workloads/{workload} -P wiredtiger/wiredtiger.properties -s"
+                    "-run -db wiredtiger -P workloads/{workload} -P wiredtiger/wiredtiger.properties -s -p status.gauges=all"
                 ),
                 &home,
                 &common,

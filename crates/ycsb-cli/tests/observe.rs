@@ -29,7 +29,7 @@ fn leveldb_rows_carry_gauges_resources_and_db_size() {
     let o = run(&format!(
         "-load -run -db leveldb -P workloads/workloada -P leveldb/leveldb.properties \
          -p leveldb.dbname={} -p recordcount=5000 -p operationcount=40000 \
-         -p timeseries.granularity=0.05 -p timeseries.file={} \
+         -p timeseries.granularity=50 -p timeseries.file={} \
          -p exporter=json -p exportfile={} -p seed=1",
         db.display(),
         series.display(),
@@ -125,7 +125,7 @@ fn csv_series_has_a_fixed_header_for_both_phases() {
     let series = dir.path().join("series.csv");
     let o = run(&format!(
         "-load -run -db basic -P workloads/workloadb -p recordcount=500 -p operationcount=2000 \
-         -p basicdb.verbose=false -p timeseries.granularity=0.05 -p timeseries.file={}",
+         -p basicdb.verbose=false -p timeseries.granularity=50 -p timeseries.file={}",
         series.display()
     ));
     assert!(o.status.success(), "{}", stderr(&o));
@@ -163,7 +163,7 @@ fn warmup_is_excluded_from_the_report_but_kept_in_the_series() {
     let o = run(&format!(
         "run basic -P workloads/workloada -p recordcount=100 -p operationcount=1000 \
          -p basicdb.verbose=false -p basicdb.simulatedelay=2 \
-         -p measurement.warmup=400ops -p timeseries.granularity=0.1 \
+         -p measurement.warmup=400ops -p timeseries.granularity=100 \
          -p exporter=json -p exportfile={}",
         export.display()
     ));
@@ -236,7 +236,7 @@ fn monitor_pid_samples_another_process() {
         .unwrap();
     let o = run(&format!(
         "run basic -p operationcount=300 -p basicdb.verbose=false -p basicdb.simulatedelay=2 \
-         -p timeseries.granularity=0.1 -p monitor.pid={} -p exporter=json -p exportfile={}",
+         -p timeseries.granularity=100 -p monitor.pid={} -p exporter=json -p exportfile={}",
         sleeper.id(),
         export.display()
     ));
@@ -265,7 +265,7 @@ fn a_target_adds_intended_latency_and_a_time_warmup_closes_an_interval() {
     let o = run(&format!(
         "run basic -P workloads/workloada -p recordcount=100 -p operationcount=600 \
          -p basicdb.verbose=false -target 1000 -p measurement.warmup=0.25s \
-         -p timeseries.granularity=0.1 -p timeseries.file={} -p exporter=json -p exportfile={}",
+         -p timeseries.granularity=100 -p timeseries.file={} -p exporter=json -p exportfile={}",
         series.display(),
         export.display()
     ));
@@ -302,7 +302,7 @@ fn a_target_adds_intended_latency_and_a_time_warmup_closes_an_interval() {
 
 #[test]
 fn a_phase_that_ends_during_its_warmup_reports_nothing() {
-    for granularity in ["0", "1"] {
+    for granularity in ["0", "1000"] {
         let o = run(&format!(
             "run basic -p operationcount=200 -p basicdb.verbose=false \
              -p measurement.warmup=1000ops -p timeseries.granularity={granularity}"
@@ -329,7 +329,7 @@ fn a_phase_that_ends_during_its_warmup_reports_nothing() {
 #[test]
 fn progress_bar_only_on_a_terminal() {
     let args = "run basic -p operationcount=2000 -p basicdb.verbose=false \
-                -p basicdb.simulatedelay=2 -p timeseries.granularity=0.2";
+                -p basicdb.simulatedelay=2 -p timeseries.granularity=200";
     // Piped standard error: no bar (no escape sequence, no carriage return).
     let o = run(args);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -2,12 +2,12 @@
 //! demo's report, at a test's scale) as HTML and SVG, and that page as a
 //! browser draws it (headless Chromium).
 
+mod browser;
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
+use browser::{chromium, run_chromium};
 use common::*;
 
 /// Loads and runs workload A on `db` as `cargo xtask demo` does (its
@@ -31,7 +31,7 @@ fn demo_export(dir: &Path, db: &str) -> PathBuf {
         .arg(format!("{db}.dbname={}", dir.join(db).display()))
         .args(["-p", &format!("{db}.write_buffer_size=1048576")])
         .args(["-p", "recordcount=8000", "-p", "operationcount=8000"])
-        .args(["-threads", "2", "-p", "timeseries.granularity=0.2"])
+        .args(["-threads", "2", "-p", "timeseries.granularity=50"])
         .args(["-p", "exporter=json", "-p"])
         .arg(format!("exportfile={}", export.display()))
         .output()
@@ -173,62 +173,6 @@ fn a_disabled_time_series_is_named_as_the_reason() {
         !page.contains("ycsb that records"),
         "no blame on the version"
     );
-}
-
-/// Chromium, if installed.
-fn chromium() -> Option<PathBuf> {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.exists())
-}
-
-/// Runs Chromium headless on `args` (a fresh profile inside `dir`),
-/// killed after a minute; returns (stdout, stderr).
-fn run_chromium(chromium: &Path, dir: &Path, args: &[String]) -> (String, String) {
-    let profile = tempfile::tempdir_in(dir).unwrap();
-    let mut child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("chromium starts");
-    let stdout = child.stdout.take().unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let read = |mut r: Box<dyn std::io::Read + Send>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = r.read_to_string(&mut text);
-            text
-        })
-    };
-    let (out, err) = (read(Box::new(stdout)), read(Box::new(stderr)));
-    let started = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("chromium did not finish within a minute");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (out.join().unwrap(), err.join().unwrap())
 }
 
 /// What the page checks of itself once parsed: per figure, how many of its

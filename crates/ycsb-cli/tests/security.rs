@@ -406,12 +406,23 @@ fn every_server_started_by_code_or_tests_binds_loopback() {
 /// the machine.
 fn shipped_data_dirs() -> Vec<String> {
     let mut dirs = Vec::new();
-    for dir in ["rocksdb", "leveldb"] {
+    for dir in [
+        "rocksdb",
+        "leveldb",
+        "wiredtiger",
+        "lmdb",
+        "sqlite",
+        "fjall",
+        "redb",
+    ] {
         for entry in std::fs::read_dir(root().join(dir)).unwrap() {
             let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
             for line in text.lines() {
                 if let Some((key, value)) = line.split_once('=') {
-                    if key.trim().ends_with(".dbname") || key.trim().ends_with(".dir") {
+                    if [".dbname", ".dir", ".path", ".dbpath", ".home"]
+                        .iter()
+                        .any(|suffix| key.trim().ends_with(suffix))
+                    {
                         dirs.push(value.trim().to_string());
                     }
                 }

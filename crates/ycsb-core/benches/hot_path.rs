@@ -211,7 +211,7 @@ fn clock_and_recording(c: &mut Criterion) {
             // Latencies spread over three decades, as a real store's.
             latency = (latency + 7_919) % 2_000_000;
             recorder.record(Operation::Read, Status::Ok, black_box(latency + 100));
-            recorder.record_intended(Operation::Read, latency + 100);
+            recorder.record_intended(Operation::Read, Status::Ok, latency + 100);
         })
     });
     group.finish();

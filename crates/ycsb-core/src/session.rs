@@ -13,8 +13,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use ycsb_db::{
-    EngineInfo, Origin, OutputSink, Properties, PropertyDecl, Store, StoreContext, StoreDescriptor,
-    StoreError,
+    EngineBuild, EngineInfo, Origin, OutputSink, Properties, PropertyDecl, Store, StoreContext,
+    StoreDescriptor, StoreError,
 };
 
 use crate::benchmark::{Benchmark, ConfigError, PhaseError};
@@ -23,7 +23,7 @@ use crate::measurement::hdrlog::HdrLogWriter;
 use crate::measurement::{
     self, effective_config, EngineReportEntry, ExporterKind, HdrLogSettings, RunMetadata, RunReport,
 };
-use crate::observe::{Collector, ObserveError, ObserveSettings};
+use crate::observe::{Collector, LiveSettings, ObserveError, ObserveSettings, SeriesRow};
 use crate::runner::{Observer, Phase, PhaseOutcome, StartHold, StatusUpdate, StopSignal, Tick};
 
 /// A property that nothing in a session reads, with a near miss among the
@@ -100,6 +100,22 @@ pub trait SessionObserver: Observer {
     /// A phase is about to start.
     fn phase_starting(&mut self, phase: Phase, threads: usize, engine: &EngineInfo) {
         let _ = (phase, threads, engine);
+    }
+
+    /// The engine the store runs on and how it was built (library file,
+    /// assertions), once, before the first phase: a result measured on an
+    /// engine built with assertions should say so where it is shown.
+    fn engine_build(&mut self, engine: &EngineInfo, build: &EngineBuild) {
+        let _ = (engine, build);
+    }
+
+    /// A time-series interval ended: its row, as the phase's observation
+    /// will carry it (client resources and gauges sampled). Called on the
+    /// status thread right after [`Observer::on_tick`], only while the
+    /// time series is kept; the row is already computed, so watching it
+    /// (a live view) adds nothing to the operations' path.
+    fn interval_observed(&mut self, phase: Phase, row: &SeriesRow) {
+        let _ = (phase, row);
     }
 
     /// A phase ended; its report (with the phase's observation) is final.
@@ -179,6 +195,11 @@ pub enum SessionFailure {
         #[source]
         source: std::io::Error,
     },
+    /// The store failed to close: what it acknowledged may not be durable
+    /// (an engine that makes its writes durable at close found the disk
+    /// full). The report and the export are written.
+    #[error("closing the store: {0}")]
+    Close(StoreError),
 }
 
 /// A session that did not succeed, with the report of everything that was
@@ -302,6 +323,12 @@ impl Session {
         &self.metadata
     }
 
+    /// The effective configuration the report will carry (every property
+    /// read, secrets redacted).
+    pub fn effective_config(&self) -> Vec<measurement::ConfigEntry> {
+        effective_config(&self.props, &self.known)
+    }
+
     /// The properties, with a random seed recorded.
     pub fn properties(&self) -> &Properties {
         &self.props
@@ -317,6 +344,17 @@ impl Session {
     /// judges a phase.
     pub fn steady_state_window(&self) -> usize {
         self.observe.steady_window
+    }
+
+    /// The time series' interval, `None` when it is off
+    /// (`timeseries.granularity=0`).
+    pub fn series_granularity(&self) -> Option<std::time::Duration> {
+        self.observe.granularity
+    }
+
+    /// Where to serve the live view of the run (`live.port`), if asked.
+    pub fn live_settings(&self) -> Option<&LiveSettings> {
+        self.observe.live.as_ref()
     }
 
     /// The validated workload, runner and measurement settings.
@@ -384,7 +422,9 @@ impl Session {
             Ok(hooks) => hooks,
             Err(e) => {
                 let report = self.report(store.as_ref(), Vec::new());
-                close(store, observer);
+                if let Err(e) = store.close() {
+                    observer.error(&format!("closing the store: {e}"));
+                }
                 return Err(SessionError {
                     failure: Box::new(SessionFailure::Config(e)),
                     report: Box::new(report),
@@ -392,6 +432,7 @@ impl Session {
             }
         };
         let engine = store.engine_info();
+        hooks.user.engine_build(&engine, &store.engine_build());
         // Held before the first phase, after everything that can refuse
         // the configuration, so a bad setup fails at once, not at start.at.
         let held_start = self
@@ -477,8 +518,17 @@ impl Session {
         let exported = self.export(&report, observer);
         observer.export_finished(exported.is_ok());
         let saved = self.save_engine_reports(&report.engine_reports, observer);
-        close(store, observer);
-        match exported.err().or(failure).or(saved.err()) {
+        let closed = store.close();
+        let failure = match (exported.err().or(failure).or(saved.err()), closed) {
+            (None, Err(e)) => Some(SessionFailure::Close(e)),
+            (Some(first), Err(e)) => {
+                // The session fails for the first reason; this one is still said.
+                observer.error(&format!("closing the store: {e}"));
+                Some(first)
+            }
+            (first, Ok(())) => first,
+        };
+        match failure {
             Some(failure) => Err(SessionError {
                 failure: Box::new(failure),
                 report: Box::new(report),
@@ -518,6 +568,8 @@ impl Session {
         if !engine.name.is_empty() {
             metadata.engine = Some(engine.name);
             metadata.engine_version = Some(engine.version);
+            metadata.engine_build =
+                Some(measurement::EngineBuildEntry::from(&store.engine_build()));
         }
         RunReport {
             metadata,
@@ -629,12 +681,6 @@ fn sleep_unless_stopped(length: std::time::Duration, stop: &StopSignal) {
     }
 }
 
-fn close(store: Box<dyn Store>, observer: &mut dyn SessionObserver) {
-    if let Err(e) = store.close() {
-        observer.error(&format!("closing the store: {e}"));
-    }
-}
-
 /// The session's own work on the status thread (time series, HdrHistogram
 /// logs) around the caller's observer.
 struct Hooks<'a> {
@@ -661,6 +707,9 @@ impl Observer for Hooks<'_> {
             c.on_tick(tick);
         }
         self.user.on_tick(tick);
+        if let Some(row) = self.collector.as_ref().and_then(Collector::last_row) {
+            self.user.interval_observed(tick.phase, row);
+        }
     }
 
     fn on_notice(&mut self, notice: &str) {

@@ -33,7 +33,7 @@ fn ticks_cover_every_operation_and_the_warmup_is_left_out() {
         .with("threadcount", 2)
         .with("seed", 3)
         .with("basicdb.simulatedelay", 2)
-        .with("timeseries.granularity", 0.05)
+        .with("timeseries.granularity", 50)
         .with("measurement.warmup", "0.2s")
         .with("status.interval", 0.25);
     let session = Session::new(props, ycsb_basic::DESCRIPTOR).unwrap();
@@ -70,4 +70,64 @@ fn ticks_cover_every_operation_and_the_warmup_is_left_out() {
     let stability = observation.stability.as_ref().unwrap();
     assert!(stability.intervals >= 1 && stability.mean_throughput > 0.0);
     assert!(rows.iter().all(|r| r.client.is_some()));
+}
+
+/// Keeps every row the session shows while the phases run.
+#[derive(Default)]
+struct Rows {
+    rows: Vec<(Phase, ycsb_core::observe::SeriesRow)>,
+}
+
+impl Observer for Rows {
+    fn on_status(&mut self, _: &StatusUpdate<'_>) {}
+}
+
+impl SessionObserver for Rows {
+    fn interval_observed(&mut self, phase: Phase, row: &ycsb_core::observe::SeriesRow) {
+        self.rows.push((phase, row.clone()));
+    }
+}
+
+#[test]
+fn each_interval_row_is_shown_as_the_report_will_carry_it() {
+    let props = Properties::new()
+        .with("recordcount", 200)
+        .with("operationcount", 400)
+        .with("seed", 5)
+        .with("basicdb.simulatedelay", 2)
+        .with("timeseries.granularity", 0.05);
+    let session = Session::new(props, ycsb_basic::DESCRIPTOR).unwrap();
+    let store = session.open_store(None).unwrap();
+    let mut observer = Rows::default();
+    let report = session
+        .execute(
+            store,
+            &[Phase::Load, Phase::Run],
+            &StopSignal::new(),
+            &mut observer,
+        )
+        .unwrap();
+    for (phase, report) in [Phase::Load, Phase::Run].into_iter().zip(&report.phases) {
+        let shown: Vec<_> = observer
+            .rows
+            .iter()
+            .filter(|(p, _)| *p == phase)
+            .map(|(_, r)| r.clone())
+            .collect();
+        let series = &report.observation.as_ref().unwrap().series;
+        assert!(!series.is_empty(), "{phase:?}");
+        assert_eq!(&shown, series, "{phase:?}");
+    }
+
+    // Without a time series there is nothing to show.
+    let props = Properties::new()
+        .with("operationcount", 100)
+        .with("timeseries.granularity", 0);
+    let session = Session::new(props, ycsb_basic::DESCRIPTOR).unwrap();
+    let store = session.open_store(None).unwrap();
+    let mut observer = Rows::default();
+    session
+        .execute(store, &[Phase::Load], &StopSignal::new(), &mut observer)
+        .unwrap();
+    assert!(observer.rows.is_empty());
 }

@@ -174,7 +174,7 @@ fn a_target_records_intended_latency_unless_told_otherwise() {
 fn the_known_properties_are_every_component_s_and_the_store_s() {
     let props = small()
         .with("measurement.warmup", "10ops")
-        .with("timeseries.granularity", 0.5)
+        .with("timeseries.granularity", 500)
         .with("memory.instance", "")
         .with("recordcout", 5);
     let session = Session::new(props, ycsb_memory::DESCRIPTOR).unwrap();
@@ -278,4 +278,33 @@ fn the_run_phase_starts_after_sleepafterload() {
         .unwrap();
     assert_eq!(report.phases.len(), 2);
     assert!(start.elapsed() >= std::time::Duration::from_secs(1));
+}
+
+/// A store that fails to close (an engine that makes its writes durable
+/// then, on a full disk) fails a session whose phases all succeeded: what
+/// it acknowledged may not be on disk. The report and export are kept.
+#[test]
+fn a_store_that_fails_to_close_fails_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("export.json");
+    let props = small()
+        .with("readproportion", 1.0)
+        .with("updateproportion", 0.0)
+        .with("exporter", "json")
+        .with("exportfile", export.display().to_string());
+    let session = Session::new(props, REFUSING).unwrap();
+    let store = session.open_store(None).unwrap();
+    let error = session
+        .execute(store, &[Phase::Run], &StopSignal::new(), &mut Silent)
+        .unwrap_err();
+    assert!(
+        matches!(*error.failure, SessionFailure::Close(_)),
+        "{error}"
+    );
+    assert_eq!(
+        error.failure.to_string(),
+        "closing the store: the disk is full"
+    );
+    assert_eq!(error.report.phases.len(), 1);
+    assert!(export.is_file());
 }

@@ -57,6 +57,7 @@
 pub mod codec;
 mod files;
 mod properties;
+mod provenance;
 mod record;
 mod secrets;
 mod status;
@@ -77,6 +78,10 @@ pub use properties::{
 /// `ycsb bench --threads`): more would only exhaust the machine, and a
 /// store may size per-thread state by it.
 pub const MAX_CLIENT_THREADS: usize = 4096;
+pub use provenance::{
+    assertions_of_library, imports_symbol, Assertions, EngineBuild, EngineLibrary,
+    ASSERTIONS_WARNING, ASSERT_SYMBOL,
+};
 pub use record::{Field, Fields, Record, RecordFields, RecordView, ScanResult, ViewFields};
 pub use secrets::{is_secret, redact_argument, redact_value, REDACTED};
 pub use status::Status;

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use crate::properties::{Properties, PropertyDecl, PropertyError};
+use crate::provenance::EngineBuild;
 use crate::record::{Fields, Record, RecordView, ScanResult};
 use crate::status::Status;
 
@@ -122,6 +123,17 @@ pub trait Store: Send + Sync {
     /// The engine and version. The default is empty.
     fn engine_info(&self) -> EngineInfo {
         EngineInfo::default()
+    }
+
+    /// How the engine was built: the library file its code runs from and
+    /// whether it was compiled with assertions, recorded with every result
+    /// and warned about when assertions are on. An embedded engine reports
+    /// it in one line, `EngineBuild::of_code(some_engine_function as *const (),
+    /// Assertions::Unknown)`; a client of a server returns
+    /// [`EngineBuild::remote`]. The default says nothing is known. Called
+    /// once per session, not on the operation path.
+    fn engine_build(&self) -> EngineBuild {
+        EngineBuild::unknown()
     }
 
     /// Texts to save with the results at the end of a phase (engine

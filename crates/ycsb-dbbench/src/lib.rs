@@ -640,6 +640,7 @@ fn stats_text(store: &dyn Store) -> String {
     let info = store.engine_info();
     if !info.name.is_empty() {
         let _ = writeln!(text, "Engine: {} {}", info.name, info.version);
+        let _ = writeln!(text, "Build: {}", store.engine_build());
     }
     let mut gauges = Vec::new();
     store.gauges(&mut gauges);

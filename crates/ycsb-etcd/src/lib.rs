@@ -408,6 +408,11 @@ impl Store for EtcdStore {
         }
     }
 
+    fn engine_build(&self) -> ycsb_db::EngineBuild {
+        // The engine runs in the server: its build is not visible here.
+        ycsb_db::EngineBuild::remote()
+    }
+
     fn engine_info(&self) -> EngineInfo {
         self.info.clone()
     }

@@ -936,6 +936,7 @@ impl Runner {
             "duration_s": end_s,
             "exit_status": status.code(),
             "engine_version": engine,
+            "engine_build": export["metadata"]["engine_build"],
             "server_version": server_version,
             "ycsb_version": export["metadata"]["version"],
             "git_revision": self.git,

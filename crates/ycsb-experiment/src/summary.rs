@@ -119,6 +119,29 @@ pub struct Row {
     pub user_bytes_per_sec: Option<f64>,
     /// That as a fraction of the device's sequential write bandwidth.
     pub io_fraction: Option<f64>,
+    /// The engine build the repeats ran on (`librocksdb.so.7.8, assertions
+    /// enabled`), distinct builds joined by ` / `; `None` when no export
+    /// names one.
+    pub build: Option<String>,
+    /// A repeat ran on an engine built with assertions: its figures are
+    /// slower than a release build's, and the tables mark it.
+    pub assertions_enabled: bool,
+}
+
+/// The engine build of a cell, from its export's metadata: the library's
+/// file name (or `static`) and the state of its assertions, and whether
+/// they are enabled.
+pub fn cell_build(export: &Value) -> Option<(String, bool)> {
+    let build = &export["metadata"]["engine_build"];
+    let library = build["library"].as_str()?;
+    let file = Path::new(library)
+        .file_name()
+        .map_or(library.into(), |f| f.to_string_lossy());
+    let assertions = build["assertions"].as_str().unwrap_or("unknown");
+    Some((
+        format!("{file}, assertions {assertions}"),
+        assertions == "enabled",
+    ))
 }
 
 fn percentile(section: &Value, p: f64) -> Option<f64> {
@@ -255,6 +278,14 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
             // Only engines that keep data on disk face the device's bound.
             let persists = rs[0].cell.db.data_engine().is_some();
             let user_bytes_per_sec = mean_opt(&ubps).filter(|_| persists);
+            let mut builds: Vec<String> = Vec::new();
+            let mut assertions_enabled = false;
+            for (build, enabled) in rs.iter().filter_map(|r| cell_build(&r.export)) {
+                assertions_enabled |= enabled;
+                if !builds.contains(&build) {
+                    builds.push(build);
+                }
+            }
             let ceiling = rs
                 .first()
                 .and_then(|r| r.record["io_ceiling"]["write_bytes_per_sec"].as_f64());
@@ -301,6 +332,8 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
                 ),
                 user_bytes_per_sec,
                 io_fraction: user_bytes_per_sec.zip(ceiling).map(|(u, c)| u / c),
+                build: (!builds.is_empty()).then(|| builds.join(" / ")),
+                assertions_enabled,
             }
         })
         .collect();
@@ -392,6 +425,10 @@ fn display_table(m: &Matrix, rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
     if has_io {
         head.extend(["user MB/s".into(), "of device".into()]);
     }
+    let has_build = any(|r| r.build.is_some());
+    if has_build {
+        head.push("engine build".into());
+    }
     let body = rows
         .iter()
         .map(|r| {
@@ -430,6 +467,13 @@ fn display_table(m: &Matrix, rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
                 c.push(opt(r.user_bytes_per_sec, |b| fmt_num(b / 1e6)));
                 c.push(opt(r.io_fraction, |f| format!("{:.1}%", 100.0 * f)));
             }
+            if has_build {
+                let mut build = r.build.clone().unwrap_or_else(|| "-".into());
+                if r.assertions_enabled {
+                    build.push_str(" (!)");
+                }
+                c.push(build);
+            }
             c
         })
         .collect();
@@ -461,7 +505,18 @@ pub fn terminal(m: &Matrix, phase: &str, rows: &[Row]) -> String {
     for r in &body {
         let _ = writeln!(out, "{}", line(r));
     }
+    out.push_str(&assertions_note(rows));
     out
+}
+
+/// Under a table with rows measured on engines built with assertions:
+/// db_bench's warning and what `(!)` marks; empty otherwise.
+fn assertions_note(rows: &[Row]) -> String {
+    if rows.iter().any(|r| r.assertions_enabled) {
+        "(!) WARNING: Assertions are enabled; benchmarks unnecessarily slow: these rows ran on an engine built with assertions (`cargo xtask engines` builds release ones)\n".to_string()
+    } else {
+        String::new()
+    }
 }
 
 /// A Markdown table.
@@ -474,6 +529,10 @@ pub fn markdown(m: &Matrix, phase: &str, rows: &[Row]) -> String {
     );
     for r in &body {
         let _ = writeln!(out, "| {} |", r.join(" | "));
+    }
+    let note = assertions_note(rows);
+    if !note.is_empty() {
+        let _ = write!(out, "\n{note}");
     }
     out
 }
@@ -518,6 +577,8 @@ pub fn csv(m: &Matrix, rows: &[Row]) -> String {
             "throughput_cv_percent",
             "user_bytes_per_sec",
             "io_ceiling_fraction",
+            "engine_build",
+            "assertions_enabled",
         ]
         .map(String::from),
     );
@@ -560,6 +621,8 @@ pub fn csv(m: &Matrix, rows: &[Row]) -> String {
             num(r.cv),
             num(r.user_bytes_per_sec),
             num(r.io_fraction),
+            r.build.clone().unwrap_or_default(),
+            r.assertions_enabled.to_string(),
         ]);
         out.push_str(&c.iter().map(|x| csv_field(x)).collect::<Vec<_>>().join(","));
         out.push('\n');

@@ -259,6 +259,58 @@ fn summary_groups_repeats_and_divides_by_the_baseline() {
     );
 }
 
+#[test]
+fn summary_names_the_engine_build_and_marks_assertions() {
+    let text = "[experiment]\nphases = [\"run\"]\n[axes]\ndb = [\"leveldb\", \"memory\"]\n";
+    let m = check(text).unwrap();
+    let mut debian = result(&m, "db=leveldb,r1", 100.0, 2000.0);
+    debian.export["metadata"] = serde_json::json!({"engine": "LevelDB", "engine_build": {
+        "library": "/usr/lib/x86_64-linux-gnu/libleveldb.so.1d.23.0", "assertions": "enabled",
+        "evidence": "imports __assert_fail"}});
+    let mut release = result(&m, "db=memory,r1", 400.0, 1000.0);
+    release.export["metadata"] = serde_json::json!({"engine": "x", "engine_build": {"library": "static", "assertions": "disabled"}});
+    let rows = super::summary::rows(&m, &[debian, release], "run");
+    assert_eq!(
+        rows[0].build.as_deref(),
+        Some("libleveldb.so.1d.23.0, assertions enabled")
+    );
+    assert!(rows[0].assertions_enabled);
+    assert_eq!(
+        rows[1].build.as_deref(),
+        Some("static, assertions disabled")
+    );
+    assert!(!rows[1].assertions_enabled);
+    let md = super::summary::markdown(&m, "run", &rows);
+    assert!(
+        md.contains("| libleveldb.so.1d.23.0, assertions enabled (!) |"),
+        "{md}"
+    );
+    assert!(md.contains("| static, assertions disabled |"), "{md}");
+    assert!(
+        md.contains("WARNING: Assertions are enabled; benchmarks unnecessarily slow"),
+        "{md}"
+    );
+    assert!(super::summary::terminal(&m, "run", &rows).contains("(!) WARNING"));
+    let csv = super::summary::csv(&m, &rows);
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .ends_with(",engine_build,assertions_enabled"),
+        "{csv}"
+    );
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .ends_with(",\"libleveldb.so.1d.23.0, assertions enabled\",true"),
+        "{csv}"
+    );
+    // Without a recorded build (older exports), no column and no warning.
+    let rows = super::summary::rows(&m, &[result(&m, "db=memory,r1", 1.0, 1.0)], "run");
+    assert!(!super::summary::markdown(&m, "run", &rows).contains("engine build"));
+}
+
 /// Store capabilities come from the registry's descriptors, not from names
 /// spelled in the runner: these tests ask the registry which stores have
 /// a capability and check that the matrix and the commands follow it.

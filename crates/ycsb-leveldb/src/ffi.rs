@@ -370,6 +370,12 @@ pub(crate) fn linked_version() -> (i32, i32) {
     unsafe { (sys::leveldb_major_version(), sys::leveldb_minor_version()) }
 }
 
+/// The address of a LevelDB function, which says which loaded file holds
+/// LevelDB's code.
+pub(crate) fn version_function() -> *const () {
+    sys::leveldb_major_version as *const ()
+}
+
 /// The file the LevelDB code was loaded from: the shared library's path,
 /// or this program's when LevelDB is linked statically.
 pub(crate) fn linked_library() -> Option<String> {

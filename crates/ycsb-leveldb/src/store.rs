@@ -2,8 +2,8 @@
 
 use ycsb_db::codec;
 use ycsb_db::{
-    EngineInfo, EngineReport, Fields, Gauge, Properties, Record, RecordView, ScanResult, Status,
-    Store, StoreError, StoreThread, ThreadContext,
+    Assertions, EngineBuild, EngineInfo, EngineReport, Fields, Gauge, Properties, Record,
+    RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::ffi::{self, Db, WriteBatch};
@@ -79,6 +79,18 @@ impl LevelStore {
     pub fn linked_version() -> String {
         let (major, minor) = ffi::linked_version();
         format!("{major}.{minor}")
+    }
+
+    /// How the LevelDB linked into this program was built: its shared
+    /// library and whether that imports `__assert_fail`, or, linked
+    /// statically, what `build-leveldb.sh` recorded (`build.rs`).
+    pub fn linked_build() -> EngineBuild {
+        let static_assertions = match env!("YCSB_LEVELDB_STATIC_ASSERTIONS") {
+            "enabled" => Assertions::Enabled,
+            "disabled" => Assertions::Disabled,
+            _ => Assertions::Unknown,
+        };
+        EngineBuild::of_code(ffi::version_function(), static_assertions)
     }
 
     /// The file LevelDB was loaded from: the shared library, or this
@@ -166,6 +178,10 @@ impl Store for LevelStore {
             name: "LevelDB".to_string(),
             version: Self::linked_version(),
         }
+    }
+
+    fn engine_build(&self) -> EngineBuild {
+        Self::linked_build()
     }
 
     /// `leveldb.stats` and `leveldb.sstables` (the engine's own texts) and

@@ -486,6 +486,41 @@ fn gauges_show_levels_after_compaction() {
     assert!(sstables.contains("--- level 1 ---"), "{sstables}");
 }
 
+/// The build reported is the library this test links: Debian's shared
+/// library (assertions on) by default; the static release library of
+/// `build-leveldb.sh` (`cargo xtask engines`) says `static` and, from the
+/// script's record, assertions disabled (`YCSB_LEVELDB_EXPECT_ASSERTIONS`).
+#[test]
+fn engine_build_names_the_linked_library_and_its_assertions() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[]);
+    let build = store.engine_build();
+    let library = LevelStore::linked_library().expect("library path");
+    match &build.library {
+        ycsb_db::EngineLibrary::Shared(path) => {
+            assert_eq!(path, Path::new(&library), "{build}");
+            assert!(
+                path.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("libleveldb.so"),
+                "{build}"
+            );
+        }
+        ycsb_db::EngineLibrary::Static => {
+            let program = std::fs::canonicalize(std::env::current_exe().unwrap()).unwrap();
+            assert_eq!(Path::new(&library), program, "{build}");
+        }
+        _ => panic!("the linked LevelDB is found: {build}"),
+    }
+    let expected = match std::env::var("YCSB_LEVELDB_EXPECT_ASSERTIONS") {
+        Ok(expected) => expected,
+        Err(_) if library.starts_with("/usr/lib") => "enabled".into(),
+        Err(_) => return,
+    };
+    assert_eq!(build.assertions.as_str(), expected, "{build}");
+}
+
 #[test]
 fn engine_info_names_the_linked_version() {
     let dir = tempfile::tempdir().unwrap();

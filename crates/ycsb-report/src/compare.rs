@@ -34,6 +34,15 @@ pub struct Run {
     doc: Value,
 }
 
+impl Run {
+    /// Whether the export says its engine library was built with
+    /// assertions (`metadata.engine_build.assertions`): its figures are
+    /// slower than a release build's, and the report says so.
+    pub fn assertions_enabled(&self) -> bool {
+        self.doc["metadata"]["engine_build"]["assertions"] == "enabled"
+    }
+}
+
 /// One chart of a [`ChartGroup`], or the one line saying why it has none.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Figure {
@@ -395,6 +404,25 @@ fn summary_rows(runs: &[Run]) -> Vec<(String, Vec<String>)> {
     rows
 }
 
+/// The names of the gauges ending in `suffix` that some row gives a value
+/// other than 0, sorted (a gauge that stayed 0 is no line worth drawing).
+fn suffixed_gauges(rows: &[Value], suffix: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for row in rows {
+        for name in row["gauges"].as_object().into_iter().flat_map(|g| g.keys()) {
+            if name.ends_with(suffix) && !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+    }
+    names.sort();
+    names.retain(|name| {
+        rows.iter()
+            .any(|r| number(&r["gauges"][name.as_str()]) > 0.0)
+    });
+    names
+}
+
 /// The engine build fields of an export's metadata, as `key: value`
 /// lines: every `engine*` field beyond the engine's name and version.
 fn engine_build(metadata: &Value) -> String {
@@ -561,6 +589,10 @@ fn phase_group(runs: &[Run], phase_name: &str) -> ChartGroup {
     // a chart only when some run's engine has some that are not all 0.
     let mut engine_bytes = Builder::new(Chart::new("Engine bytes", "time (s)", "MB"));
     let mut any_engine_bytes = false;
+    // A B-tree engine's pages by kind (`lmdb.leaf-pages`,
+    // `sqlite.free-pages`), a chart only when some run has them.
+    let mut pages = Builder::new(Chart::new("Pages", "time (s)", "pages"));
+    let mut any_pages = false;
     // Latency: one chart per operation, in first-seen order.
     let mut latency: Vec<(String, Builder)> = Vec::new();
 
@@ -718,35 +750,31 @@ fn phase_group(runs: &[Run], phase_name: &str) -> ChartGroup {
                 .styled(*level as usize, dash)
             })
             .collect();
-        let mut byte_gauges: Vec<&String> = Vec::new();
-        for row in rows {
-            for name in row["gauges"].as_object().into_iter().flat_map(|g| g.keys()) {
-                if name.ends_with("-bytes") && !byte_gauges.contains(&name) {
-                    byte_gauges.push(name);
-                }
-            }
+        for (builder, any, suffix, scale) in [
+            (&mut engine_bytes, &mut any_engine_bytes, "-bytes", 1e6),
+            (&mut pages, &mut any_pages, "pages", 1.0),
+        ] {
+            let series = suffixed_gauges(rows, suffix)
+                .iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    let short = name.rsplit_once('.').map_or(name.as_str(), |(_, n)| n);
+                    styled(
+                        format!("{} {short}", run.name),
+                        rows.iter()
+                            .map(|r| (time(r), number(&r["gauges"][name.as_str()]) / scale))
+                            .collect(),
+                        Dash::ALL[i % Dash::ALL.len()],
+                    )
+                })
+                .collect::<Vec<_>>();
+            *any |= !series.is_empty();
+            builder.add(&run.name, series, || {
+                why(&format!(
+                    "the store reports no engine gauges named *{suffix}"
+                ))
+            });
         }
-        byte_gauges.sort();
-        // As for levels: a gauge that stayed 0 is no line worth drawing.
-        byte_gauges.retain(|name| rows.iter().any(|r| number(&r["gauges"][name.as_str()]) > 0.0));
-        any_engine_bytes |= !byte_gauges.is_empty();
-        let series = byte_gauges
-            .iter()
-            .enumerate()
-            .map(|(i, name)| {
-                let short = name.rsplit_once('.').map_or(name.as_str(), |(_, n)| n);
-                styled(
-                    format!("{} {short}", run.name),
-                    rows.iter()
-                        .map(|r| (time(r), number(&r["gauges"][name.as_str()]) / 1e6))
-                        .collect(),
-                    Dash::ALL[i % Dash::ALL.len()],
-                )
-            })
-            .collect();
-        engine_bytes.add(&run.name, series, || {
-            why("the store reports no engine gauges in bytes")
-        });
 
         levels.add(&run.name, series_levels, || {
             why(if has_gauges {
@@ -768,6 +796,9 @@ fn phase_group(runs: &[Run], phase_name: &str) -> ChartGroup {
     ]);
     if any_engine_bytes {
         figures.push(engine_bytes.finish());
+    }
+    if any_pages {
+        figures.push(pages.finish());
     }
     ChartGroup {
         heading: format!("{phase_name} phase"),
@@ -829,7 +860,7 @@ impl Comparison {
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}</title>\
              <style>body{{font-family:sans-serif;margin:24px;color:#222;max-width:{WIDTH}px}}\
              section{{margin-bottom:32px}}figure{{margin:0 0 16px 0}}\
-             .note{{color:#555}}.remark{{color:#555;font-size:90%;margin:0 0 4px 72px}}\
+             .note{{color:#555}}.warning{{color:#a33;font-weight:bold}}.remark{{color:#555;font-size:90%;margin:0 0 4px 72px}}\
              .missing{{color:#555;border-left:3px solid #bbb;padding-left:8px}}\
              table{{border-collapse:collapse;font-size:90%}}\
              th,td{{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top;white-space:pre-line}}\
@@ -858,7 +889,16 @@ impl Comparison {
             }
             html.push_str("</tr>\n");
         }
-        html.push_str("</tbody></table></section>\n");
+        html.push_str("</tbody></table>\n");
+        for run in self.runs.iter().filter(|r| r.assertions_enabled()) {
+            let _ = writeln!(
+                html,
+                "<p class=\"warning\">{}: {}</p>",
+                escape(&run.name),
+                crate::ASSERTIONS_WARNING
+            );
+        }
+        html.push_str("</section>\n");
         for group in &self.groups {
             // An anchor per phase (`#run-phase`), to link to.
             let _ = writeln!(
@@ -1099,6 +1139,54 @@ mod tests {
     }
 
     #[test]
+    fn assertion_enabled_engines_are_warned_about() {
+        let mut debian = export("rocksdb", "7.8.3", "1");
+        debian["metadata"]["engine_build"] = json!({"library": "/usr/lib/librocksdb.so.7.8",
+            "assertions": "enabled", "evidence": "imports __assert_fail"});
+        let mut release = export("rocksdb", "7.9.2", "1");
+        release["metadata"]["engine_build"] =
+            json!({"library": "/cache/librocksdb.so", "assertions": "disabled"});
+        let c = comparison(vec![("d.json", debian), ("r.json", release)]);
+        assert!(c.runs[0].assertions_enabled() && !c.runs[1].assertions_enabled());
+        let html = c.to_html("t");
+        assert_eq!(html.matches(crate::ASSERTIONS_WARNING).count(), 1);
+        assert!(html.contains("rocksdb 7.8.3 · workloada: WARNING"));
+        assert!(
+            html.contains("assertions: enabled"),
+            "the build row shows it"
+        );
+    }
+
+    #[test]
+    fn b_tree_page_gauges_get_a_chart_of_their_own() {
+        let mut lmdb = export("lmdb", "0.9.24", "1");
+        for (i, row) in lmdb["phases"][0]["observation"]["series"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .enumerate()
+        {
+            row["gauges"]["lmdb.leaf-pages"] = json!(10.0 * (i + 1) as f64);
+            row["gauges"]["lmdb.branch-pages"] = json!(1.0);
+        }
+        let c = comparison(vec![("m.json", lmdb)]);
+        let run = &c.groups[0];
+        assert_eq!(titles(run).last().map(String::as_str), Some("Pages"));
+        let Figure::Drawn { chart, .. } = run.figures.last().unwrap() else {
+            panic!()
+        };
+        let names: Vec<_> = chart.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "lmdb 0.9.24 · workloada branch-pages",
+                "lmdb 0.9.24 · workloada leaf-pages"
+            ]
+        );
+        assert_eq!(chart.series[1].points[1], (2.0, 20.0));
+    }
+
+    #[test]
     fn engine_byte_gauges_get_a_chart_when_some_run_has_them() {
         let mut wt = export("wiredtiger", "3.2.1", "1");
         for (i, row) in wt["phases"][0]["observation"]["series"]
@@ -1110,7 +1198,10 @@ mod tests {
             row["gauges"]["wiredtiger.cache-bytes"] = json!(1e6 * i as f64);
             row["gauges"]["wiredtiger.idle-bytes"] = json!(0.0);
         }
-        let c = comparison(vec![("w.json", wt), ("l.json", export("leveldb", "1.23", "1"))]);
+        let c = comparison(vec![
+            ("w.json", wt),
+            ("l.json", export("leveldb", "1.23", "1")),
+        ]);
         let run = &c.groups[0];
         assert_eq!(titles(run).last().map(String::as_str), Some("Engine bytes"));
         let Figure::Drawn { chart, remark } = run.figures.last().unwrap() else {
@@ -1120,10 +1211,15 @@ mod tests {
         let names: Vec<_> = chart.series.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["wiredtiger 3.2.1 · workloada cache-bytes"]);
         assert_eq!(chart.series[0].points[1].1, 1.0);
-        assert!(remark.as_deref().unwrap_or("").contains("leveldb"), "{remark:?}");
+        assert!(
+            remark.as_deref().unwrap_or("").contains("leveldb"),
+            "{remark:?}"
+        );
         // Without byte gauges in any run: no such chart at all.
         let c = comparison(vec![("l.json", export("leveldb", "1.23", "1"))]);
-        assert!(!titles(&c.groups[0]).iter().any(|t| t.contains("Engine bytes")));
+        assert!(!titles(&c.groups[0])
+            .iter()
+            .any(|t| t.contains("Engine bytes")));
     }
 
     #[test]

@@ -44,6 +44,11 @@ mod svg;
 pub use compare::{runs_from_exports, ChartGroup, Comparison, Figure, Run};
 pub use svg::{escape, format_value, render_bars, render_svg, Bar, BarChart, Chart, Dash, Series};
 
+/// What a report shows beside figures measured on an engine built with
+/// assertions (db_bench's warning, which `ycsb` prints too).
+pub const ASSERTIONS_WARNING: &str =
+    "WARNING: Assertions are enabled; benchmarks unnecessarily slow";
+
 /// Chart width in pixels.
 pub const WIDTH: u32 = 900;
 /// Chart height in pixels (legend rows come on top).

@@ -1,5 +1,6 @@
 //! Prints the RocksDB version this build links, as the engine reports it,
-//! to check that a swapped library is really the one in use:
+//! and the build that runs (library file, assertions), to check that a
+//! swapped library is really the one in use:
 //!
 //! ```text
 //! cargo run --release -p ycsb-rocksdb --example rocksdb-version
@@ -15,5 +16,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let store = RocksStore::open(&StoreContext::new(&props))?;
     let info = store.engine_info();
     println!("{} {}", info.name, info.version);
+    println!("{}", store.engine_build());
     Ok(())
 }

@@ -38,7 +38,8 @@ use std::path::Path;
 use rocksdb::DB;
 use ycsb_db::StoreContext;
 use ycsb_db::{
-    EngineInfo, EngineReport, Gauge, Store, StoreDescriptor, StoreError, StoreThread, ThreadContext,
+    Assertions, EngineBuild, EngineInfo, EngineReport, Gauge, Store, StoreDescriptor, StoreError,
+    StoreThread, ThreadContext,
 };
 
 pub use config::{Compression, EngineOptions, Format, RocksConfig, Tuning, PROPERTIES};
@@ -197,6 +198,23 @@ impl RocksStore {
     }
 }
 
+extern "C" {
+    // Only its address is taken: it says which loaded file holds RocksDB.
+    fn rocksdb_options_create() -> *mut std::ffi::c_void;
+}
+
+/// How the RocksDB linked into this program was built: its shared library
+/// and whether that imports `__assert_fail`, or, linked statically, what
+/// the build script knew (`build.rs`).
+pub fn linked_build() -> EngineBuild {
+    let static_assertions = match env!("YCSB_ROCKSDB_STATIC_ASSERTIONS") {
+        "enabled" => Assertions::Enabled,
+        "disabled" => Assertions::Disabled,
+        _ => Assertions::Unknown,
+    };
+    EngineBuild::of_code(rocksdb_options_create as *const (), static_assertions)
+}
+
 impl Store for RocksStore {
     fn thread(&self, _context: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
         Ok(Box::new(thread::RocksThread::new(
@@ -213,6 +231,10 @@ impl Store for RocksStore {
 
     fn engine_info(&self) -> EngineInfo {
         self.engine.clone()
+    }
+
+    fn engine_build(&self) -> EngineBuild {
+        linked_build()
     }
 
     fn final_reports(&self) -> Vec<EngineReport> {

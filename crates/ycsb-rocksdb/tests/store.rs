@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use common::{open, record_for};
 use ycsb_db::testing::{assert_conforms, record, Contract, Deletes, UpdateMissing};
-use ycsb_db::{Fields, Origin, Properties, Record, ScanResult, Status, Store, ThreadContext};
+use ycsb_db::{
+    EngineLibrary, Fields, Origin, Properties, Record, ScanResult, Status, Store, ThreadContext,
+};
 use ycsb_rocksdb::{Compression, EngineOptions, RocksConfig, DESCRIPTOR};
 
 const T: &str = "usertable";
@@ -372,6 +374,54 @@ fn header_version() -> Option<String> {
         get("ROCKSDB_MINOR")?,
         get("ROCKSDB_PATCH")?
     ))
+}
+
+/// The build reported is the library this test links: with the default
+/// configuration Debian's shared library, built with assertions; with a
+/// release build (`cargo xtask engines`, whose tests set
+/// `YCSB_ROCKSDB_EXPECT_ASSERTIONS=disabled`) the cache's, without.
+#[test]
+fn engine_build_names_the_linked_library_and_its_assertions() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[]).unwrap();
+    let build = store.engine_build();
+    let lib_dir = std::env::var("ROCKSDB_LIB_DIR").ok();
+    let compiled = std::env::var("ROCKSDB_COMPILE").is_ok() || lib_dir.is_none();
+    match &build.library {
+        EngineLibrary::Shared(path) => {
+            let dir = std::fs::canonicalize(
+                lib_dir.expect("a shared library comes from ROCKSDB_LIB_DIR"),
+            )
+            .unwrap();
+            assert!(
+                path.starts_with(&dir),
+                "{build} is not in {}",
+                dir.display()
+            );
+            assert!(
+                path.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("librocksdb.so"),
+                "{build}"
+            );
+        }
+        EngineLibrary::Static => assert!(
+            compiled || std::env::var_os("ROCKSDB_STATIC").is_some(),
+            "{build}"
+        ),
+        _ => panic!("the linked RocksDB is found: {build}"),
+    }
+    let expected = match std::env::var("YCSB_ROCKSDB_EXPECT_ASSERTIONS") {
+        Ok(expected) => expected,
+        Err(_) if compiled => "disabled".into(),
+        Err(_) => match &build.library {
+            EngineLibrary::Shared(path) if path.starts_with("/usr/lib") => "enabled".into(),
+            _ => return,
+        },
+    };
+    assert_eq!(build.assertions.as_str(), expected, "{build}");
+    assert_eq!(ycsb_rocksdb::linked_build(), build);
 }
 
 #[test]

@@ -59,6 +59,10 @@ registry! {
         "http" => ycsb_http::DESCRIPTOR,
         "redis" => ycsb_redis::DESCRIPTOR,
         "etcd" => ycsb_etcd::DESCRIPTOR,
+        "fjall" => ycsb_fjall::DESCRIPTOR,
+        "redb" => ycsb_redb::DESCRIPTOR,
+        "lmdb" => ycsb_lmdb::DESCRIPTOR,
+        "sqlite" => ycsb_sqlite::DESCRIPTOR,
     ],
 }
 

@@ -680,6 +680,13 @@ impl Drop for Cursor<'_> {
     }
 }
 
+/// The address of a function of the linked WiredTiger library, to find
+/// which file it was loaded from (`EngineBuild::of_code`); never called
+/// through this pointer.
+pub(crate) fn library_code() -> *const () {
+    wiredtiger_version as *const ()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,8 +3,8 @@
 
 use ycsb_db::codec;
 use ycsb_db::{
-    EngineInfo, EngineReport, Fields, Gauge, Properties, Record, RecordView, ScanResult, Status,
-    Store, StoreError, StoreThread, ThreadContext,
+    Assertions, EngineBuild, EngineInfo, EngineReport, Fields, Gauge, Properties, Record,
+    RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::ffi::{self, Connection, Cursor, WtError, WT_ROLLBACK};
@@ -245,6 +245,10 @@ impl Store for WiredTigerStore {
             TableType::Btree => &TABLE_GAUGES[2..],
         };
         push(&format!("statistics:{TABLE_URI}"), table_gauges);
+    }
+
+    fn engine_build(&self) -> EngineBuild {
+        EngineBuild::of_code(crate::ffi::library_code(), Assertions::Unknown)
     }
 
     fn engine_info(&self) -> EngineInfo {

@@ -27,6 +27,8 @@ pub fn new_exporter<'a>(kind: ExporterKind, out: Box<dyn Write + 'a>) -> Box<dyn
         ExporterKind::Text => Box::new(TextExporter::new(out)),
         ExporterKind::Json => Box::new(JsonExporter::new(out)),
         ExporterKind::JsonArray => Box::new(JsonArrayExporter::new(out)),
+        ExporterKind::JavaJson => Box::new(JavaJsonExporter::new(out, false)),
+        ExporterKind::JavaJsonArray => Box::new(JavaJsonExporter::new(out, true)),
     }
 }
 
@@ -68,6 +70,7 @@ impl<W: Write> TextExporter<W> {
         for m in phase.java_measurements() {
             let value = match m.value {
                 JavaNumber::Integer(v) => v.to_string(),
+                JavaNumber::Signed(v) => v.to_string(),
                 JavaNumber::Float(v) => java_double(v),
             };
             writeln!(self.out, "[{}], {}, {}", m.metric, m.measurement, value)?;
@@ -190,6 +193,100 @@ impl<W: Write> Exporter for JsonArrayExporter<W> {
         serde_json::to_writer_pretty(&mut self.out, &entries)?;
         writeln!(self.out)?;
         self.out.flush()
+    }
+}
+
+/// Java's `JSONMeasurementsExporter` (`array: false`) and
+/// `JSONArrayMeasurementsExporter` (`array: true`), byte for byte: Jackson
+/// 1.9's default pretty printer (two-space indented fields, `" : "`,
+/// objects separated by one space at the top level and by `", "` in the
+/// array, `[ ` and ` ]` around it, no final newline), numbers as Java's
+/// `Double.toString` (`1.0E7`), NaN and infinities quoted.
+///
+/// Java runs one phase per process; with several, the objects of every
+/// phase follow each other (`array: false`), or each phase gets its own
+/// array on its own line.
+#[derive(Debug)]
+pub struct JavaJsonExporter<W: Write> {
+    out: W,
+    array: bool,
+}
+
+impl<W: Write> JavaJsonExporter<W> {
+    /// A Java JSON exporter writing to `out`.
+    pub fn new(out: W, array: bool) -> Self {
+        Self { out, array }
+    }
+
+    /// Gives the writer back.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    fn object(&mut self, m: &JavaMeasurement) -> io::Result<()> {
+        let value = match m.value {
+            JavaNumber::Integer(v) => v.to_string(),
+            JavaNumber::Signed(v) => v.to_string(),
+            JavaNumber::Float(v) if v.is_finite() => java_double_exponent(v),
+            JavaNumber::Float(v) => format!("\"{}\"", java_double(v)),
+        };
+        write!(
+            self.out,
+            "{{\n  \"metric\" : {},\n  \"measurement\" : {},\n  \"value\" : {}\n}}",
+            serde_json::to_string(&m.metric)?,
+            serde_json::to_string(&m.measurement)?,
+            value
+        )
+    }
+}
+
+impl<W: Write> Exporter for JavaJsonExporter<W> {
+    fn export(&mut self, report: &RunReport) -> io::Result<()> {
+        let mut first = true;
+        for (p, phase) in report.phases.iter().enumerate() {
+            if self.array {
+                if p > 0 {
+                    writeln!(self.out)?;
+                }
+                write!(self.out, "[")?;
+                first = true;
+            }
+            for m in phase.java_measurements() {
+                let separator = match (first, self.array) {
+                    (true, _) => " ",
+                    (false, true) => ", ",
+                    (false, false) => " ",
+                };
+                if !first || self.array {
+                    write!(self.out, "{separator}")?;
+                }
+                self.object(&m)?;
+                first = false;
+            }
+            if self.array {
+                // Jackson: an empty array is `[ ]`, else ` ]` after the last.
+                write!(self.out, " ]")?;
+            }
+        }
+        self.out.flush()
+    }
+}
+
+/// A double as Java's `Double.toString` writes it: the shortest decimal
+/// that reads back to the same value, plain from 10^-3 up to below 10^7
+/// (`47865.21156423511`, `0.0`), in computerized scientific notation
+/// outside (`1.0E7`, `1.2345E-4`).
+pub fn java_double_exponent(value: f64) -> String {
+    let magnitude = value.abs();
+    if value == 0.0 || (1e-3..1e7).contains(&magnitude) || !value.is_finite() {
+        return java_double(value);
+    }
+    let scientific = format!("{value:e}");
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    if mantissa.contains('.') {
+        format!("{mantissa}E{exponent}")
+    } else {
+        format!("{mantissa}.0E{exponent}")
     }
 }
 

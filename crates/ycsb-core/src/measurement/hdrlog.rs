@@ -15,10 +15,12 @@
 //! ```
 //!
 //! One line per status interval, its timestamp in seconds after the
-//! `BaseTime` (the phase start). Values are nanoseconds (Java YCSB logs
-//! microseconds; HdrHistogram's tools take `-outputValueUnitRatio 1000`
-//! for microseconds), and `Interval_Max` is in milliseconds (the maximum
-//! divided by 10^6, HdrHistogram's convention for nanosecond logs).
+//! `BaseTime` (the phase start). Values are whole microseconds, as Java
+//! YCSB logs them (so Java's post-processing and HdrHistogram's tools read
+//! them unchanged), and `Interval_Max` is the maximum divided by 10^6, as
+//! Java's `HistogramLogWriter` writes it. The nanosecond histograms are
+//! converted bucket by bucket (each bucket's highest value, truncated to
+//! whole microseconds as Java's `(end - start) / 1000`).
 //!
 //! The logs cover the whole phase, a `measurement.warmup` included; the
 //! histogram each [`SectionReport`](super::SectionReport) carries covers
@@ -40,7 +42,7 @@ use super::IntervalSnapshot;
 pub const HDR_FILE_OUTPUT: Property<bool> = Property::new(
     "hdrhistogram.fileoutput",
     "false",
-    "Write an HdrHistogram interval log per operation (<hdrhistogram.output.path><OPERATION>.hdr, e.g. READ.hdr; load-/run- prefixed when one process runs both phases): one compressed V2 histogram of nanosecond latencies per status interval, readable by HdrHistogram's tools and ycsb merge.",
+    "Write an HdrHistogram interval log per operation (<hdrhistogram.output.path><OPERATION>.hdr, e.g. READ.hdr; load-/run- prefixed when one process runs both phases): one compressed V2 histogram of latencies in microseconds (Java's unit) per status interval, readable by HdrHistogram's tools and ycsb merge.",
 );
 
 /// `hdrhistogram.output.path`.
@@ -50,8 +52,26 @@ pub const HDR_OUTPUT_PATH: Property<String> = Property::new(
     "Prefix of the HdrHistogram interval log files, as in Java YCSB: a directory needs its trailing slash (results/ gives results/READ.hdr; the directory must exist).",
 );
 
-/// Interval_Max is written in milliseconds for nanosecond values.
+/// Java's `HistogramLogWriter` divides `Interval_Max` by 10^6.
 const MAX_VALUE_DIVISOR: f64 = 1e6;
+
+fn new_histogram() -> Histogram<u64> {
+    match Histogram::new(3) {
+        Ok(h) => h,
+        // 3 significant digits is always within HdrHistogram's 0..=5.
+        Err(e) => unreachable!("HdrHistogram refused 3 significant digits: {e:?}"),
+    }
+}
+
+/// A nanosecond histogram in whole microseconds, as Java records them.
+pub fn to_microseconds<C: Counter>(nanos: &Histogram<C>, into: &mut Histogram<u64>) {
+    into.reset();
+    for bucket in nanos.iter_recorded() {
+        let us = bucket.value_iterated_to() / 1_000;
+        // Auto-resizing: fails only if the counts array cannot grow.
+        let _ = into.record_n(us, bucket.count_at_value().as_u64());
+    }
+}
 
 /// Where the interval logs go.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -164,6 +184,8 @@ pub struct HdrLogs {
     serializer: V2DeflateSerializer,
     bytes: Vec<u8>,
     text: String,
+    /// The interval's histogram in microseconds, reused.
+    micros: Histogram<u64>,
 }
 
 impl std::fmt::Debug for HdrLogs {
@@ -188,6 +210,7 @@ impl HdrLogs {
             serializer: V2DeflateSerializer::new(),
             bytes: Vec::new(),
             text: String::new(),
+            micros: new_histogram(),
         }
     }
 
@@ -218,8 +241,9 @@ impl HdrLogs {
                 }
             };
             self.bytes.clear();
+            to_microseconds(&section.histogram, &mut self.micros);
             self.serializer
-                .serialize(&section.histogram, &mut self.bytes)
+                .serialize(&self.micros, &mut self.bytes)
                 .map_err(|e| HdrLogError::Encode {
                     section: section.name.to_string(),
                     reason: format!("{e:?}"),
@@ -232,7 +256,7 @@ impl HdrLogs {
                 "{:.3},{:.3},{:.3},{}",
                 offset.as_secs_f64(),
                 length.as_secs_f64(),
-                section.histogram.max() as f64 / MAX_VALUE_DIVISOR,
+                self.micros.max() as f64 / MAX_VALUE_DIVISOR,
                 self.text
             )
             .map_err(|source| HdrLogError::Io {
@@ -492,10 +516,13 @@ mod tests {
         let start = UNIX_EPOCH + Duration::from_millis(1_700_000_000_250);
         let mut logs = HdrLogs::new(&settings, "", start);
         let mut expected = Vec::new();
-        for (i, latency) in [10_000u64, 20_000].into_iter().enumerate() {
+        for (i, latency) in [10_000u64, 2_600_000].into_iter().enumerate() {
             let mut h = Histogram::<u64>::new(3).unwrap();
             h.record_n(latency, i as u64 + 1).unwrap();
-            expected.push(h.clone());
+            // Java logs whole microseconds.
+            let mut micros = Histogram::<u64>::new(3).unwrap();
+            micros.record_n(latency / 1_000, i as u64 + 1).unwrap();
+            expected.push(micros);
             let snapshot = IntervalSnapshot {
                 sections: Vec::new(),
                 histograms: vec![SectionHistogram {
@@ -514,7 +541,9 @@ mod tests {
         assert_eq!(files, vec![dir.path().join("READ.hdr")]);
         let text = std::fs::read_to_string(&files[0]).unwrap();
         assert!(text.contains("#[StartTime: 1700000000.250 (seconds since epoch), "));
-        assert!(text.contains("\n0.000,1.000,0.010,HISTF"), "{text}");
+        // Interval_Max: 10 us / 10^6, then 2600 us / 10^6, as Java's writer.
+        assert!(text.contains("\n0.000,1.000,0.000,HISTF"), "{text}");
+        assert!(text.contains("\n1.000,1.000,0.003,HISTF"), "{text}");
         let log = read_interval_log(&text, "READ.hdr").unwrap();
         assert_eq!(log.name.as_deref(), Some("READ"));
         assert_eq!(log.intervals.len(), 2);

@@ -49,8 +49,7 @@
 //!   listed, as in Java.
 //! - No JVM lines (`[TOTAL_GCS_...]`, `[TOTAL_GC_TIME...]`): there is no
 //!   garbage collector.
-//! - `exporter=json` (and Java's `JSONMeasurementsExporter`, which writes
-//!   concatenated objects that are not one JSON document) writes one JSON
+//! - `exporter=json` writes one JSON
 //!   document with metadata, configuration and per phase both our figures
 //!   and a Java-style `measurements` array; `jsonarray` writes Java's array
 //!   of `{"metric", "measurement", "value"}` objects, each with an added
@@ -60,8 +59,11 @@
 //! - The status line has no trailing space (Java ends it with one), and no
 //!   completion estimate while no operation has completed (Java then
 //!   prints an estimate of about 292 billion years).
-//! - `measurementtype`: only `hdrhistogram` is supported; Java's other
-//!   types are refused with an error instead of silently mapped.
+//! - With `measurementtype=hdrhistogram` the average and extremes are
+//!   exact; the other types (`histogram`, `timeseries`, `raw` and the two
+//!   combinations) compute theirs from whole microseconds as Java does.
+//! - Java's exporter class names write Java's bytes (`JavaJsonExporter`);
+//!   the text report and `json`/`jsonarray` keep the plain decimals above.
 //! - `hdrhistogram.percentiles` defaults to `50,95,99,99.9` (Java:
 //!   `95,99`), and an unreadable list is an error (Java warns and uses its
 //!   default).
@@ -70,6 +72,7 @@ mod export;
 mod flat;
 mod format;
 pub(crate) mod hdrlog;
+mod java;
 pub(crate) mod recorder;
 mod report;
 mod settings;
@@ -79,22 +82,27 @@ mod tests;
 use std::fmt;
 
 pub use export::{
-    check_output_path, new_exporter, write_atomically, Exporter, JsonArrayExporter, JsonExporter,
-    TextExporter,
+    check_output_path, java_double_exponent, new_exporter, write_atomically, Exporter,
+    JavaJsonExporter, JsonArrayExporter, JsonExporter, TextExporter,
 };
 pub use format::{format_status_line, java_ordinal, StatusLine};
 pub(crate) use hdrlog::HdrLogSettings;
 pub use hdrlog::{
     decode_histogram, encode_histogram, read_interval_log, HdrLogError, IntervalLog, LogInterval,
 };
+pub use java::{RawPoint, SeriesUnit};
 pub use recorder::{java_percentile, IntervalSection, IntervalSnapshot, TickSection, TickSnapshot};
 pub(crate) use recorder::{Measurements, Recorder};
 pub(crate) use report::effective_config;
 pub use report::{
-    ConfigEntry, EngineReportEntry, PercentileLatency, PhaseReport, RunMetadata, RunReport,
-    SectionReport, StatusCount,
+    ConfigEntry, EngineBuildEntry, EngineReportEntry, JavaMeasurement, JavaNumber, JavaSection,
+    PercentileLatency, PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport,
+    StatusCount,
 };
-pub use settings::{ExporterKind, MeasurementInterval, MeasurementSettings};
+pub use settings::{
+    ExporterKind, FailureSections, MeasurementInterval, MeasurementSettings, MeasurementType,
+    RAW_OUTPUT_FILE,
+};
 pub(crate) use settings::{EXPORT_FILE, MEASUREMENT_INTERVAL, PROPERTIES, STATUS_INTERVAL};
 #[cfg(test)]
 use {

@@ -1,18 +1,33 @@
 //! Per-thread recording, publication and merging.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use hdrhistogram::{Counter, Histogram};
 use ycsb_db::Status;
 
 use super::flat::FlatCounts;
-use super::report::{PercentileLatency, PhaseReport, SectionReport, StatusCount};
-use super::{MeasurementInterval, MeasurementSettings, Operation};
+use super::java::{JavaFigures, JavaRecording};
+use super::report::{
+    JavaSection, PercentileLatency, PhaseReport, ReportFormat, SectionReport, StatusCount,
+};
+use super::{MeasurementInterval, MeasurementSettings, MeasurementType, Operation};
 
-/// Latency sections: one per operation, then one per operation for the
+/// The sections of one operation: its own, `<OP>-FAILED`, then one
+/// `<OP>-<STATUS>` per status (Java's `DBWrapper` names).
+const KINDS: usize = 2 + Status::COUNT;
+/// The kind of the `<OP>-FAILED` section.
+const FAILED: usize = 1;
+
+/// Latency sections: every kind of every operation, then the same for the
 /// intended latency.
-const SECTIONS: usize = Operation::COUNT * 2;
+const SECTIONS: usize = Operation::COUNT * 2 * KINDS;
+
+/// The index of a section.
+const fn section_index(op: Operation, intended: bool, kind: usize) -> usize {
+    ((intended as usize) * Operation::COUNT + op.index()) * KINDS + kind
+}
 
 /// The percentiles of a status line, as Java's `getSummary`.
 const STATUS_PERCENTILES: [f64; 4] = [90.0, 99.0, 99.9, 99.99];
@@ -38,6 +53,9 @@ struct Stats<H> {
     max_ns: u64,
     sum_ns: u128,
     statuses: [u64; Status::COUNT],
+    /// The figures of Java's other measurement types (empty with
+    /// `hdrhistogram`).
+    java: JavaFigures,
 }
 
 /// Where a section keeps its latencies: an HdrHistogram, or a worker's
@@ -125,6 +143,7 @@ impl<H: Latencies> Stats<H> {
             max_ns: 0,
             sum_ns: 0,
             statuses: [0; Status::COUNT],
+            java: JavaFigures::default(),
         })
     }
 
@@ -140,7 +159,7 @@ impl<H: Latencies> Stats<H> {
         self.histogram.len() == 0 && self.statuses.iter().all(|&c| c == 0)
     }
 
-    /// Merges everything but the histogram.
+    /// Merges everything but the histogram and the Java figures.
     fn merge_figures<G>(&mut self, other: &Stats<G>) {
         self.min_ns = self.min_ns.min(other.min_ns);
         self.max_ns = self.max_ns.max(other.max_ns);
@@ -156,6 +175,7 @@ impl<H: Latencies> Stats<H> {
         self.max_ns = 0;
         self.sum_ns = 0;
         self.statuses = [0; Status::COUNT];
+        self.java.reset();
     }
 
     fn count(&self) -> u64 {
@@ -230,14 +250,23 @@ impl Narrow {
     fn take_local(&mut self, other: &mut Local) {
         other.histogram.drain_into(&mut self.histogram);
         self.merge_figures(other);
+        self.java.absorb(&mut other.java);
     }
 }
 
 impl Wide {
-    /// Adds merged figures (interval into totals).
+    /// Adds merged figures (a time-series interval into a status
+    /// interval), without the Java figures.
     fn merge(&mut self, other: &mut Wide) {
         let _ = self.histogram.add(&other.histogram);
         self.merge_figures(other);
+    }
+
+    /// Adds merged figures and moves the Java figures over (a time-series
+    /// interval into the totals).
+    fn merge_all(&mut self, other: &mut Wide) {
+        self.merge(other);
+        self.java.absorb(&mut other.java);
     }
 
     /// Adds a slot's section, bucket by bucket.
@@ -250,6 +279,7 @@ impl Wide {
                 .record_n(bucket.value_iterated_to(), bucket.count_at_value().as_u64());
         }
         self.merge_figures(other);
+        self.java.absorb(&mut other.java);
     }
 }
 
@@ -287,16 +317,65 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// What a section holds.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SectionKey {
+    pub(crate) operation: Operation,
+    pub(crate) intended: bool,
+    /// Whether it holds the latencies of failed operations.
+    pub(crate) failed: bool,
+    /// Java's name (`READ`, `READ-FAILED`, `Intended-READ-NOT_FOUND`).
+    pub(crate) name: &'static str,
+}
+
 /// The Java section name of section `index` under `mode`.
-fn section_name(index: usize, mode: MeasurementInterval) -> (Operation, bool, &'static str) {
-    let op = Operation::ALL[index % Operation::COUNT];
-    let intended = index >= Operation::COUNT;
-    let name = if intended && mode == MeasurementInterval::Both {
-        op.intended_name()
-    } else {
-        op.name()
-    };
-    (op, intended, name)
+fn section_name(index: usize, mode: MeasurementInterval) -> SectionKey {
+    let kind = index % KINDS;
+    let op_index = index / KINDS;
+    let operation = Operation::ALL[op_index % Operation::COUNT];
+    let intended = op_index >= Operation::COUNT;
+    let prefixed = intended && mode == MeasurementInterval::Both;
+    SectionKey {
+        operation,
+        intended,
+        failed: kind != 0,
+        name: section_label(operation, prefixed, kind),
+    }
+}
+
+/// Java's name of a section: `[Intended-]<OP>[-FAILED|-<STATUS>]`.
+fn section_label(op: Operation, prefixed: bool, kind: usize) -> &'static str {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        let mut names = Vec::with_capacity(2 * Operation::COUNT * KINDS);
+        for prefix in ["", "Intended-"] {
+            for op in Operation::ALL {
+                for kind in 0..KINDS {
+                    names.push(match kind {
+                        0 => format!("{prefix}{}", op.name()),
+                        FAILED => format!("{prefix}{}-FAILED", op.name()),
+                        _ => format!("{prefix}{}-{}", op.name(), Status::ALL[kind - 2].name()),
+                    });
+                }
+            }
+        }
+        names
+    });
+    &names[((prefixed as usize) * Operation::COUNT + op.index()) * KINDS + kind]
+}
+
+/// Whether an operation reports a status: Java prints no `Return=` lines
+/// for `READ-MODIFY-WRITE` and `CLEANUP`.
+#[inline]
+fn reports_status(op: Operation) -> bool {
+    !matches!(op, Operation::ReadModifyWrite | Operation::Cleanup)
+}
+
+/// Milliseconds since the Unix epoch (Java's `System.currentTimeMillis`).
+fn wall_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 fn to_us(ns: u64) -> u64 {
@@ -322,7 +401,7 @@ fn fold_series(aggregate: &mut Aggregate) {
         if let Some(stats) = stats.as_deref_mut() {
             if !stats.is_empty() {
                 section(interval, index).merge(stats);
-                section(totals, index).merge(stats);
+                section(totals, index).merge_all(stats);
                 stats.reset();
             }
         }
@@ -354,6 +433,11 @@ struct Aggregate {
 #[derive(Debug)]
 pub struct Measurements {
     mode: MeasurementInterval,
+    settings: MeasurementSettings,
+    /// Per section, the wall-clock millisecond of its first latency (0
+    /// before it), where Java's timeseries units start; set once by the
+    /// first recorder to measure in the section, then cached per thread.
+    series_starts: Arc<[AtomicU64]>,
     percentiles: Vec<f64>,
     publish_period: Duration,
     thread_count: usize,
@@ -371,6 +455,8 @@ impl Measurements {
     pub fn new(settings: &MeasurementSettings, thread_count: usize) -> Self {
         Self {
             mode: settings.interval,
+            settings: settings.clone(),
+            series_starts: (0..SECTIONS).map(|_| AtomicU64::new(0)).collect(),
             percentiles: settings.percentiles.clone(),
             publish_period: settings.publish_period(),
             thread_count: thread_count.max(1),
@@ -397,8 +483,24 @@ impl Measurements {
         let stagger = self
             .publish_period
             .mul_f64((thread_id % self.thread_count) as f64 / self.thread_count as f64);
+        let mut failure_kind = [FAILED as u8; Status::COUNT];
+        for status in Status::ALL {
+            if self.settings.failures.own_section[status.index()] {
+                failure_kind[status.index()] = (2 + status.index()) as u8;
+            }
+        }
+        let java = JavaRecording::of(
+            self.settings.kind,
+            self.settings.histogram_buckets,
+            self.settings.timeseries_granularity_ms,
+        );
         Recorder {
             mode: self.mode,
+            plain_path: self.mode != MeasurementInterval::Intended && java.is_none(),
+            failure_kind,
+            java,
+            series_starts: Arc::clone(&self.series_starts),
+            local_starts: [0; SECTIONS],
             local: empty_sections(),
             pending: 0,
             slot,
@@ -428,11 +530,13 @@ impl Measurements {
             if total.is_none() {
                 continue;
             }
-            let (operation, intended, name) = section_name(index, self.mode);
+            let key = section_name(index, self.mode);
+            let name = key.name;
             let mut figures = IntervalSection {
                 name,
-                operation,
-                intended,
+                operation: key.operation,
+                intended: key.intended,
+                failed: key.failed,
                 count: 0,
                 min_us: 0,
                 max_us: 0,
@@ -510,17 +614,33 @@ impl Measurements {
         }
 
         let sections = totals
-            .iter()
+            .iter_mut()
             .enumerate()
             .filter_map(|(index, stats)| {
-                let stats = stats.as_deref()?;
-                let (operation, intended, name) = section_name(index, self.mode);
+                let stats = stats.as_deref_mut()?;
+                let key = section_name(index, self.mode);
                 let min_ns = stats.min_ns();
                 let average_ns = stats.mean_ns();
+                let java = self.settings.kind != MeasurementType::HdrHistogram;
+                let java = java.then(|| {
+                    let figures = std::mem::take(&mut stats.java);
+                    let mut raw = figures.raw;
+                    // Threads publish in turns: time order is Java's list
+                    // order (each operation appended as it ended).
+                    raw.sort_by_key(|p| p.timestamp_ms);
+                    JavaSection {
+                        sum_us: figures.sum_us,
+                        sum_sq_us: figures.sum_sq_us,
+                        buckets: figures.buckets,
+                        series: figures.units,
+                        raw,
+                    }
+                });
                 Some(SectionReport {
-                    name: name.to_string(),
-                    operation,
-                    intended,
+                    name: key.name.to_string(),
+                    operation: key.operation,
+                    intended: key.intended,
+                    failed: key.failed,
                     operations: stats.count(),
                     average_us: average_ns / 1_000.0,
                     min_us: to_us(min_ns),
@@ -549,6 +669,7 @@ impl Measurements {
                             count: stats.statuses[status.index()],
                         })
                         .collect(),
+                    java,
                 })
             })
             .collect();
@@ -569,6 +690,12 @@ impl Measurements {
                 1000.0 * operations as f64 / runtime_ms as f64
             },
             sections,
+            format: ReportFormat {
+                measurement_type: self.settings.kind,
+                histogram_buckets: self.settings.histogram_buckets,
+                histogram_verbose: self.settings.histogram_verbose,
+                raw_no_summary: self.settings.raw_no_summary,
+            },
             observation: None,
         }
     }
@@ -596,6 +723,18 @@ impl Measurements {
 #[derive(Debug)]
 pub struct Recorder {
     mode: MeasurementInterval,
+    /// Whether a successful operation needs nothing but its own section:
+    /// latency recorded (`measurement.interval` is not `intended`) and no
+    /// Java figures to keep.
+    plain_path: bool,
+    /// Per status, the section kind a failure with it is measured in.
+    failure_kind: [u8; Status::COUNT],
+    /// What Java's other measurement types need; `None` for
+    /// `hdrhistogram`.
+    java: Option<JavaRecording>,
+    series_starts: Arc<[AtomicU64]>,
+    /// This thread's copy of `series_starts` (0: not known yet).
+    local_starts: [u64; SECTIONS],
     local: Sections<FlatCounts>,
     /// Records since the last publication.
     pending: u64,
@@ -606,35 +745,138 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// Records one operation's status and service time.
+    /// Records one operation's status and service time, as Java's
+    /// `DBWrapper`: the latency of a failed store operation (status not OK
+    /// or BATCHED_OK) goes to `<OP>-FAILED` (or `<OP>-<STATUS>`, see
+    /// [`FailureSections`](super::FailureSections)), while the status is
+    /// always counted under `<OP>`. `READ-MODIFY-WRITE` and `CLEANUP`
+    /// report no status (Java prints no `Return=` lines for them) and
+    /// `VERIFY` never fails over to another section, as in Java.
     ///
     /// With `measurement.interval=intended` only the status is counted
-    /// here (in the operation's section, as Java does); the latency must
-    /// come through [`Recorder::record_intended`].
-    #[inline]
+    /// here (in the operation's intended section, as Java does); the
+    /// latency must come through [`Recorder::record_intended`].
+    // Always inlined: it is the per-operation path, and the call would
+    // cost as much as the recording (counted with cachegrind).
+    #[inline(always)]
     pub fn record(&mut self, op: Operation, status: Status, latency_ns: u64) {
-        if self.mode == MeasurementInterval::Intended {
-            section(&mut self.local, Operation::COUNT + op.index()).statuses[status.index()] += 1;
-        } else {
-            let stats = section(&mut self.local, op.index());
+        if self.plain_path && status.is_ok() {
+            // The usual case: one section takes latency and status, with
+            // nothing else to keep.
+            let stats = section(&mut self.local, section_index(op, false, 0));
             stats.record(latency_ns);
-            stats.statuses[status.index()] += 1;
+            if reports_status(op) {
+                stats.statuses[status.index()] += 1;
+            }
+            self.count_pending();
+        } else {
+            self.record_elsewhere(op, status, latency_ns);
+        }
+    }
+
+    /// [`Recorder::record`] off the usual path: a failure, intended-only
+    /// measurement, or one of Java's other measurement types.
+    #[inline(never)]
+    fn record_elsewhere(&mut self, op: Operation, status: Status, latency_ns: u64) {
+        let reports_status = reports_status(op);
+        if self.mode == MeasurementInterval::Intended {
+            if reports_status {
+                section(&mut self.local, section_index(op, true, 0)).statuses[status.index()] += 1;
+            }
+        } else {
+            let kind = self.kind_of(op, status);
+            let index = section_index(op, false, kind);
+            let stats = section(&mut self.local, index);
+            stats.record(latency_ns);
+            if kind == 0 {
+                if reports_status {
+                    stats.statuses[status.index()] += 1;
+                }
+            } else {
+                section(&mut self.local, section_index(op, false, 0)).statuses[status.index()] += 1;
+            }
+            if self.java.is_some() {
+                self.record_java(index, latency_ns);
+            }
         }
         self.count_pending();
     }
 
     /// Records one operation's latency measured from its intended start
-    /// time; ignored with `measurement.interval=op`.
+    /// time; ignored with `measurement.interval=op`. A failed operation's
+    /// goes to the failure's section, as with [`Recorder::record`].
     ///
     /// With `intended` or `both`, call it for every operation (with the
     /// service time when no target throughput sets start times), as Java
     /// does.
     #[inline]
-    pub fn record_intended(&mut self, op: Operation, latency_ns: u64) {
+    pub fn record_intended(&mut self, op: Operation, status: Status, latency_ns: u64) {
         if self.mode != MeasurementInterval::Op {
-            section(&mut self.local, Operation::COUNT + op.index()).record(latency_ns);
-            self.count_pending();
+            self.record_intended_latency(op, status, latency_ns);
         }
+    }
+
+    #[inline(never)]
+    fn record_intended_latency(&mut self, op: Operation, status: Status, latency_ns: u64) {
+        let kind = self.kind_of(op, status);
+        self.record_latency(section_index(op, true, kind), latency_ns);
+        self.count_pending();
+    }
+
+    /// The section kind of an operation's latency: its own unless a store
+    /// operation failed.
+    #[inline]
+    fn kind_of(&self, op: Operation, status: Status) -> usize {
+        let store_operation = matches!(
+            op,
+            Operation::Read
+                | Operation::Update
+                | Operation::Insert
+                | Operation::Scan
+                | Operation::Delete
+        );
+        if status.is_ok() || !store_operation {
+            0
+        } else {
+            usize::from(self.failure_kind[status.index()])
+        }
+    }
+
+    #[inline]
+    fn record_latency(&mut self, index: usize, latency_ns: u64) {
+        section(&mut self.local, index).record(latency_ns);
+        if self.java.is_some() {
+            self.record_java(index, latency_ns);
+        }
+    }
+
+    /// The figures of Java's other measurement types (off the
+    /// `hdrhistogram` path).
+    #[inline(never)]
+    fn record_java(&mut self, index: usize, latency_ns: u64) {
+        let Some(how) = self.java else {
+            return;
+        };
+        let (now_ms, offset_ms) = if how.needs_time() {
+            let now = wall_ms();
+            if self.local_starts[index] == 0 {
+                // The first thread to measure in the section sets its
+                // start, as Java's synchronized `checkEndOfUnit`.
+                let shared = &self.series_starts[index];
+                self.local_starts[index] =
+                    match shared.compare_exchange(0, now, Ordering::AcqRel, Ordering::Acquire) {
+                        Ok(_) => now,
+                        Err(first) => first,
+                    };
+            }
+            (now, now.saturating_sub(self.local_starts[index]))
+        } else {
+            (0, 0)
+        };
+        let stats = section(&mut self.local, index);
+        stats
+            .java
+            .record(&how, latency_ns / 1_000, now_ms, offset_ms);
     }
 
     #[inline]
@@ -748,6 +990,10 @@ pub struct IntervalSection {
     pub operation: Operation,
     /// Whether this is intended latency.
     pub intended: bool,
+    /// Whether it holds the latencies of failed operations
+    /// (`READ-FAILED`); their statuses are counted in the operation's own
+    /// section.
+    pub failed: bool,
     /// Latencies recorded in the interval.
     pub count: u64,
     /// The smallest latency (0 when none).

@@ -2,10 +2,11 @@
 
 use serde::{Serialize, Serializer};
 
-use ycsb_db::{redact_value, Origin, Properties, PropertyDecl, Status};
+use ycsb_db::{redact_value, EngineBuild, Origin, Properties, PropertyDecl, Status};
 
 use super::format::java_ordinal;
-use super::Operation;
+use super::java::{RawPoint, SeriesUnit};
+use super::{MeasurementType, Operation};
 
 /// Everything a report export contains.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -56,6 +57,34 @@ pub struct RunMetadata {
     /// The exact engine version linked or connected to, when it says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub engine_version: Option<String>,
+    /// How the engine was built (library file, assertions), when the
+    /// store names its engine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine_build: Option<EngineBuildEntry>,
+}
+
+/// How the engine of a run was built, as exported: see
+/// [`ycsb_db::EngineBuild`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EngineBuildEntry {
+    /// The shared library's path, `static`, `remote` or `unknown`.
+    pub library: String,
+    /// `enabled`, `disabled` or `unknown`: figures measured with
+    /// assertions enabled are slower than the engine's release build.
+    pub assertions: String,
+    /// How the assertions were established (`imports __assert_fail`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub evidence: String,
+}
+
+impl From<&EngineBuild> for EngineBuildEntry {
+    fn from(build: &EngineBuild) -> Self {
+        Self {
+            library: build.library.to_string(),
+            assertions: build.assertions.as_str().to_string(),
+            evidence: build.evidence.clone(),
+        }
+    }
 }
 
 impl RunMetadata {
@@ -84,6 +113,7 @@ impl RunMetadata {
             store: None,
             engine: None,
             engine_version: None,
+            engine_build: None,
         }
     }
 }
@@ -155,13 +185,66 @@ pub struct PhaseReport {
     /// Operations per second as Java computes it, `1000 * operations /
     /// runtime_ms` over the whole milliseconds (0 below 1 ms).
     pub throughput: f64,
-    /// The sections seen: operations in report order, then the intended
-    /// latency.
+    /// The sections seen: operations in report order (each followed by
+    /// its failed-latency sections), then the intended latency.
     pub sections: Vec<SectionReport>,
+    /// How Java's exporters list the sections (`measurementtype` and its
+    /// options).
+    pub format: ReportFormat,
     /// The phase's time series, resources, stability and amplification
     /// (see [`crate::observe`]); `None` when not observed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub observation: Option<crate::observe::PhaseObservation>,
+}
+
+/// How the sections of a phase are listed in Java's format.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ReportFormat {
+    /// `measurementtype`.
+    #[serde(serialize_with = "type_name")]
+    pub measurement_type: MeasurementType,
+    /// `histogram.buckets`.
+    pub histogram_buckets: usize,
+    /// `measurement.histogram.verbose`.
+    pub histogram_verbose: bool,
+    /// `measurement.raw.no_summary`.
+    pub raw_no_summary: bool,
+}
+
+impl Default for ReportFormat {
+    /// Java's defaults (`hdrhistogram`).
+    fn default() -> Self {
+        Self {
+            measurement_type: MeasurementType::HdrHistogram,
+            histogram_buckets: 1000,
+            histogram_verbose: false,
+            raw_no_summary: false,
+        }
+    }
+}
+
+fn type_name<S: Serializer>(kind: &MeasurementType, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(kind.name())
+}
+
+/// A section's figures for Java's other measurement types, in whole
+/// microseconds as Java keeps them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct JavaSection {
+    /// Sum of the latencies (Java's `totallatency`).
+    pub sum_us: u64,
+    /// Sum of their squares (Java's `totalsquaredlatency`).
+    pub sum_sq_us: f64,
+    /// `histogram`: the 1 ms buckets, then the overflow.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub buckets: Vec<u64>,
+    /// `timeseries`: the units that saw latencies, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<SeriesUnit>,
+    /// `raw`: every latency, in the order the operations ended (written
+    /// to `measurement.raw.output_file`, not to exports).
+    #[serde(skip)]
+    pub raw: Vec<RawPoint>,
 }
 
 /// The cumulative figures of one section (an operation's latency or its
@@ -174,6 +257,10 @@ pub struct SectionReport {
     pub operation: Operation,
     /// Whether this is intended latency.
     pub intended: bool,
+    /// Whether it holds the latencies of failed operations (`READ-FAILED`,
+    /// `READ-NOT_FOUND`); their statuses are counted in the operation's
+    /// own section, as Java's `DBWrapper` does.
+    pub failed: bool,
     /// Latencies recorded (Java's `Operations`).
     pub operations: u64,
     /// The exact mean latency in microseconds.
@@ -199,6 +286,9 @@ pub struct SectionReport {
     /// Operations per status, in [`Status::ALL`] order, only those that
     /// occurred.
     pub returns: Vec<StatusCount>,
+    /// The figures of `measurementtype` other than `hdrhistogram`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub java: Option<JavaSection>,
 }
 
 /// One latency percentile.
@@ -234,6 +324,9 @@ fn status_name<S: Serializer>(status: &Status, serializer: S) -> Result<S::Ok, S
 pub enum JavaNumber {
     /// Printed as a plain integer.
     Integer(u64),
+    /// A Java `int` that may be negative (`MinLatency(us), -1` of a
+    /// section without latencies), printed as a plain integer.
+    Signed(i64),
     /// Printed as Java's `Double.toString` would, without exponent.
     Float(f64),
 }
@@ -251,64 +344,295 @@ pub struct JavaMeasurement {
 
 impl PhaseReport {
     /// The phase's figures as Java's exporters write them, in order:
-    /// `OVERALL` runtime and throughput, then per section the operation
-    /// count, average, minimum and maximum latency, the configured
-    /// percentiles and the `Return=` counts.
+    /// `OVERALL` runtime and throughput, then each section as its
+    /// `measurementtype` exports it (Java's `OneMeasurement*`
+    /// `exportMeasurements`).
     pub fn java_measurements(&self) -> Vec<JavaMeasurement> {
-        let line = |metric: &str, measurement: String, value: JavaNumber| JavaMeasurement {
-            metric: metric.to_string(),
-            measurement,
-            value,
-        };
-        let mut lines = vec![
-            line(
-                "OVERALL",
-                "RunTime(ms)".into(),
-                JavaNumber::Integer(self.runtime_ms),
-            ),
-            line(
-                "OVERALL",
-                "Throughput(ops/sec)".into(),
-                JavaNumber::Float(self.throughput),
-            ),
-        ];
+        let mut out = Lines(Vec::new());
+        out.push(
+            "OVERALL",
+            "RunTime(ms)",
+            JavaNumber::Integer(self.runtime_ms),
+        );
+        out.push(
+            "OVERALL",
+            "Throughput(ops/sec)",
+            JavaNumber::Float(self.throughput),
+        );
+        let format = &self.format;
         for s in &self.sections {
             let name = s.name.as_str();
-            lines.push(line(
-                name,
-                "Operations".into(),
-                JavaNumber::Integer(s.operations),
-            ));
-            lines.push(line(
-                name,
-                "AverageLatency(us)".into(),
-                JavaNumber::Float(s.average_us),
-            ));
-            lines.push(line(
-                name,
-                "MinLatency(us)".into(),
-                JavaNumber::Integer(s.min_us),
-            ));
-            lines.push(line(
-                name,
-                "MaxLatency(us)".into(),
-                JavaNumber::Integer(s.max_us),
-            ));
-            for p in &s.percentiles {
-                lines.push(line(
-                    name,
-                    format!("{}PercentileLatency(us)", java_ordinal(p.percentile)),
-                    JavaNumber::Integer(p.us),
-                ));
-            }
-            for r in &s.returns {
-                lines.push(line(
-                    name,
-                    format!("Return={}", r.status.name()),
-                    JavaNumber::Integer(r.count),
-                ));
+            let empty = JavaSection::default();
+            let java = s.java.as_ref().unwrap_or(&empty);
+            match format.measurement_type {
+                MeasurementType::HdrHistogram => out.hdr(name, s, format, true),
+                MeasurementType::Histogram => out.buckets(name, s, java, format, true),
+                MeasurementType::HdrHistogramAndHistogram => {
+                    // Java's TwoInOneMeasurement: statuses go to the first.
+                    out.hdr(&format!("Hdr{name}"), s, format, true);
+                    out.buckets(&format!("Bucket{name}"), s, java, format, false);
+                }
+                MeasurementType::HdrHistogramAndRaw => {
+                    out.hdr(&format!("Hdr{name}"), s, format, true);
+                    out.raw(&format!("Raw{name}"), s, java, format, false);
+                }
+                MeasurementType::TimeSeries => out.series(name, s, java),
+                MeasurementType::Raw => out.raw(name, s, java, format, true),
             }
         }
-        lines
+        out.0
     }
+}
+
+impl PhaseReport {
+    /// Writes every latency the raw types kept, as Java's
+    /// `OneMeasurementRaw` does at the end: per section a header line
+    /// `<OP> latency raw data: op, timestamp(ms), latency(us)`, then one
+    /// `<OP>,<timestamp ms>,<latency us>` line per operation in the order
+    /// they ended. Nothing for the other types.
+    ///
+    /// # Errors
+    ///
+    /// The first error of `out`.
+    pub fn write_raw(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let prefix = match self.format.measurement_type {
+            MeasurementType::Raw => "",
+            MeasurementType::HdrHistogramAndRaw => "Raw",
+            _ => return Ok(()),
+        };
+        for s in &self.sections {
+            let name = format!("{prefix}{}", s.name);
+            writeln!(
+                out,
+                "{name} latency raw data: op, timestamp(ms), latency(us)"
+            )?;
+            for p in s.java.iter().flat_map(|j| &j.raw) {
+                writeln!(out, "{name},{},{}", p.timestamp_ms, p.latency_us)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether [`PhaseReport::write_raw`] writes anything.
+    pub fn has_raw(&self) -> bool {
+        self.format.measurement_type.keeps_raw()
+    }
+}
+
+/// Java's lines of one phase, as they are built.
+struct Lines(Vec<JavaMeasurement>);
+
+impl Lines {
+    fn push(&mut self, metric: &str, measurement: impl Into<String>, value: JavaNumber) {
+        self.0.push(JavaMeasurement {
+            metric: metric.to_string(),
+            measurement: measurement.into(),
+            value,
+        });
+    }
+
+    fn returns(&mut self, name: &str, s: &SectionReport) {
+        for r in &s.returns {
+            self.push(
+                name,
+                format!("Return={}", r.status.name()),
+                JavaNumber::Integer(r.count),
+            );
+        }
+    }
+
+    /// `OneMeasurementHdrHistogram`.
+    fn hdr(&mut self, name: &str, s: &SectionReport, format: &ReportFormat, statuses: bool) {
+        self.push(name, "Operations", JavaNumber::Integer(s.operations));
+        self.push(name, "AverageLatency(us)", JavaNumber::Float(s.average_us));
+        self.push(name, "MinLatency(us)", JavaNumber::Integer(s.min_us));
+        self.push(name, "MaxLatency(us)", JavaNumber::Integer(s.max_us));
+        for p in &s.percentiles {
+            self.push(
+                name,
+                format!("{}PercentileLatency(us)", java_ordinal(p.percentile)),
+                JavaNumber::Integer(p.us),
+            );
+        }
+        if statuses {
+            self.returns(name, s);
+        }
+        if format.histogram_verbose {
+            for (value_us, count) in recorded_microseconds(s) {
+                // Java writes the count as a double here.
+                self.push(name, value_us.to_string(), JavaNumber::Float(count as f64));
+            }
+        }
+    }
+
+    /// `OneMeasurementHistogram`: the average and variance over whole
+    /// microseconds, the 95th/99th percentiles as the first 1 ms bucket
+    /// where the running share reaches 0.95/0.99, times 1000.
+    fn buckets(
+        &mut self,
+        name: &str,
+        s: &SectionReport,
+        java: &JavaSection,
+        format: &ReportFormat,
+        statuses: bool,
+    ) {
+        let n = s.operations as f64;
+        let mean = java.sum_us as f64 / n;
+        let variance = java.sum_sq_us / n - mean * mean;
+        self.push(name, "Operations", JavaNumber::Integer(s.operations));
+        self.push(name, "AverageLatency(us)", JavaNumber::Float(mean));
+        self.push(name, "LatencyVariance(us)", JavaNumber::Float(variance));
+        self.extremes(name, s);
+        let buckets = format.histogram_buckets;
+        let count = |i: usize| java.buckets.get(i).copied().unwrap_or(0);
+        let mut running = 0u64;
+        let mut done_95th = false;
+        for i in 0..buckets {
+            running += count(i);
+            let share = running as f64 / n;
+            if !done_95th && share >= 0.95 {
+                self.push(
+                    name,
+                    "95thPercentileLatency(us)",
+                    JavaNumber::Integer(i as u64 * 1000),
+                );
+                done_95th = true;
+            }
+            if share >= 0.99 {
+                self.push(
+                    name,
+                    "99thPercentileLatency(us)",
+                    JavaNumber::Integer(i as u64 * 1000),
+                );
+                break;
+            }
+        }
+        if statuses {
+            self.returns(name, s);
+        }
+        if format.histogram_verbose {
+            for i in 0..buckets {
+                self.push(name, i.to_string(), JavaNumber::Integer(count(i)));
+            }
+            self.push(
+                name,
+                format!(">{buckets}"),
+                JavaNumber::Integer(count(buckets)),
+            );
+        }
+    }
+
+    /// `MinLatency(us)` and `MaxLatency(us)` of the types whose `int`
+    /// extremes start at -1.
+    fn extremes(&mut self, name: &str, s: &SectionReport) {
+        let (min, max) = if s.operations == 0 {
+            (JavaNumber::Signed(-1), JavaNumber::Signed(-1))
+        } else {
+            (JavaNumber::Integer(s.min_us), JavaNumber::Integer(s.max_us))
+        };
+        self.push(name, "MinLatency(us)", min);
+        self.push(name, "MaxLatency(us)", max);
+    }
+
+    /// `OneMeasurementTimeSeries`: the totals, then `[OP], <ms offset>,
+    /// <average>` per unit that saw latencies (a section with none lists
+    /// unit 0 with NaN, as Java's forced end of an empty unit).
+    fn series(&mut self, name: &str, s: &SectionReport, java: &JavaSection) {
+        self.push(name, "Operations", JavaNumber::Integer(s.operations));
+        self.push(
+            name,
+            "AverageLatency(us)",
+            JavaNumber::Float(java.sum_us as f64 / s.operations as f64),
+        );
+        self.extremes(name, s);
+        self.returns(name, s);
+        if java.series.is_empty() {
+            self.push(name, "0", JavaNumber::Float(f64::NAN));
+        }
+        for unit in &java.series {
+            self.push(
+                name,
+                unit.time_ms.to_string(),
+                JavaNumber::Float(unit.average_us()),
+            );
+        }
+    }
+
+    /// `OneMeasurementRaw`'s summary: percentiles are the values at index
+    /// `(int) (n * q)` of the sorted latencies.
+    fn raw(
+        &mut self,
+        name: &str,
+        s: &SectionReport,
+        java: &JavaSection,
+        format: &ReportFormat,
+        statuses: bool,
+    ) {
+        let total = java.raw.len();
+        self.push(name, "Total Operations", JavaNumber::Integer(total as u64));
+        if total > 0 && !format.raw_no_summary {
+            self.push(
+                name,
+                "Below is a summary of latency in microseconds:",
+                JavaNumber::Signed(-1),
+            );
+            self.push(
+                name,
+                "Average",
+                JavaNumber::Float(java.sum_us as f64 / total as f64),
+            );
+            let mut sorted: Vec<u64> = java.raw.iter().map(|p| p.latency_us).collect();
+            sorted.sort_unstable();
+            self.push(name, "Min", JavaNumber::Integer(sorted[0]));
+            self.push(name, "Max", JavaNumber::Integer(sorted[total - 1]));
+            for (label, q) in RAW_PERCENTILES {
+                // Java: measurements.get((int) (totalOps * q)).
+                let index = ((total as f64 * q) as usize).min(total - 1);
+                self.push(name, label, JavaNumber::Integer(sorted[index]));
+            }
+        }
+        if statuses {
+            self.returns(name, s);
+        }
+    }
+}
+
+/// `OneMeasurementRaw`'s percentiles, by label.
+const RAW_PERCENTILES: [(&str, f64); 8] = [
+    ("p1", 0.01),
+    ("p5", 0.05),
+    ("p50", 0.5),
+    ("p90", 0.9),
+    ("p95", 0.95),
+    ("p99", 0.99),
+    ("p99.9", 0.999),
+    ("p99.99", 0.9999),
+];
+
+/// The section's histogram in whole microseconds, as Java's
+/// `recordedValues()` iterates it: each distinct recorded value (HdrHistogram
+/// bucket, 3 significant digits) with its count.
+fn recorded_microseconds(s: &SectionReport) -> Vec<(u64, u64)> {
+    let Some(histogram) = s
+        .histogram
+        .as_deref()
+        .and_then(|h| super::decode_histogram(h, &s.name).ok())
+    else {
+        return Vec::new();
+    };
+    let Ok(mut micros) = hdrhistogram::Histogram::<u64>::new(3) else {
+        return Vec::new();
+    };
+    for bucket in histogram.iter_recorded() {
+        let _ = micros.record_n(bucket.value_iterated_to() / 1_000, bucket.count_at_value());
+    }
+    micros
+        .iter_recorded()
+        .map(|b| {
+            (
+                b.value_iterated_to().min(i32::MAX as u64),
+                b.count_at_value(),
+            )
+        })
+        .collect()
 }

@@ -26,10 +26,50 @@ ycsb_db::choice_property! {
         /// Java's text format: `[READ], Operations, 1000` lines.
         Text = "text" | "site.ycsb.measurements.exporter.TextMeasurementsExporter",
         /// One JSON document with metadata, configuration and figures.
-        Json = "json" | "site.ycsb.measurements.exporter.JSONMeasurementsExporter",
-        /// Java's JSON array of `{"metric", "measurement", "value"}` objects.
-        JsonArray = "jsonarray"
-            | "site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter",
+        Json = "json",
+        /// Our JSON array of Java's `{"metric", "measurement", "value"}`
+        /// objects, each with a `"phase"` key.
+        JsonArray = "jsonarray",
+        /// Java's `JSONMeasurementsExporter`, byte for byte: concatenated
+        /// pretty-printed objects (not one JSON document).
+        JavaJson = "site.ycsb.measurements.exporter.JSONMeasurementsExporter",
+        /// Java's `JSONArrayMeasurementsExporter`, byte for byte.
+        JavaJsonArray = "site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter",
+    }
+}
+
+ycsb_db::choice_property! {
+    /// How latencies are kept and reported (Java's `measurementtype`).
+    pub enum MeasurementType {
+        /// Java's `OneMeasurementHistogram`: 1 ms buckets up to
+        /// `histogram.buckets`, variance, 95th/99th as bucket × 1000.
+        Histogram = "histogram",
+        /// Java's `OneMeasurementHdrHistogram`: percentiles within 0.1 %.
+        HdrHistogram = "hdrhistogram",
+        /// Both, as Java's `TwoInOneMeasurement`: `Hdr<OP>` then
+        /// `Bucket<OP>` sections.
+        HdrHistogramAndHistogram = "hdrhistogram+histogram",
+        /// Both, as Java's `TwoInOneMeasurement`: `Hdr<OP>` then `Raw<OP>`
+        /// sections, with every latency written out.
+        HdrHistogramAndRaw = "hdrhistogram+raw",
+        /// Java's `OneMeasurementTimeSeries`: the average latency per
+        /// `timeseries.granularity` milliseconds.
+        TimeSeries = "timeseries",
+        /// Java's `OneMeasurementRaw`: every latency written out, with
+        /// percentiles from the sorted list.
+        Raw = "raw",
+    }
+}
+
+impl MeasurementType {
+    /// Whether every latency is kept (the raw types).
+    pub fn keeps_raw(self) -> bool {
+        matches!(self, Self::Raw | Self::HdrHistogramAndRaw)
+    }
+
+    /// Whether 1 ms buckets are kept (the histogram types).
+    pub fn keeps_buckets(self) -> bool {
+        matches!(self, Self::Histogram | Self::HdrHistogramAndHistogram)
     }
 }
 
@@ -66,7 +106,7 @@ pub const STATUS_GAUGES: Property<Vec<String>> = Property::new(
 pub const EXPORTER: Property<ExporterKind> = Property::new(
     "exporter",
     "text",
-    "Final report format: text, json or jsonarray (Java's exporter class names are accepted).",
+    "Final report format: text (Java's TextMeasurementsExporter), json (one document with metadata, configuration, series and histograms), jsonarray (Java's objects with a phase key), or Java's class names site.ycsb.measurements.exporter.JSONMeasurementsExporter / JSONArrayMeasurementsExporter for their exact output.",
 );
 
 /// `exportfile`.
@@ -76,10 +116,50 @@ pub const EXPORT_FILE: Property<PathBuf> = Property::optional(
 );
 
 /// `measurementtype`.
-pub const MEASUREMENT_TYPE: Property<String> = Property::new(
+pub const MEASUREMENT_TYPE: Property<MeasurementType> = Property::new(
     "measurementtype",
     "hdrhistogram",
-    "How latencies are kept; only hdrhistogram is supported.",
+    "How latencies are kept and reported, as Java: hdrhistogram (percentiles within 0.1 %), histogram (1 ms buckets up to histogram.buckets, LatencyVariance, 95th/99th as bucket x 1000), hdrhistogram+histogram (HdrOP then BucketOP sections), hdrhistogram+raw (HdrOP then RawOP sections), timeseries (average latency per timeseries.granularity milliseconds) or raw (every latency written out).",
+);
+
+/// `histogram.buckets`.
+pub const HISTOGRAM_BUCKETS: Property<u64> = Property::new(
+    "histogram.buckets",
+    "1000",
+    "measurementtype=histogram: the number of 1 ms latency buckets; longer latencies count in one overflow bucket.",
+);
+
+/// `measurement.histogram.verbose`.
+pub const HISTOGRAM_VERBOSE: Property<bool> = Property::new(
+    "measurement.histogram.verbose",
+    "false",
+    "Also list the latency histogram in the final report, as Java: with histogram, one `[OP], i, count` line per 1 ms bucket and `[OP], >buckets, overflow`; with hdrhistogram, one `[OP], value, count` line per recorded value (microseconds).",
+);
+
+/// `measurement.raw.output_file`.
+pub const RAW_OUTPUT_FILE: Property<PathBuf> = Property::optional(
+    "measurement.raw.output_file",
+    "measurementtype=raw or hdrhistogram+raw: the file every latency is appended to (`OP,timestamp(ms),latency(us)` lines); standard output when unset.",
+);
+
+/// `measurement.raw.no_summary`.
+pub const RAW_NO_SUMMARY: Property<bool> = Property::new(
+    "measurement.raw.no_summary",
+    "false",
+    "measurementtype=raw: report only the operation count and Return= lines, without the average, extremes and percentiles.",
+);
+
+/// `reportlatencyforeacherror`.
+pub const REPORT_LATENCY_FOR_EACH_ERROR: Property<bool> = Property::new(
+    "reportlatencyforeacherror",
+    "false",
+    "Measure the latency of each failed operation under `<OP>-<STATUS>` (READ-NOT_FOUND, UPDATE-ERROR) instead of `<OP>-FAILED`, as Java's DBWrapper.",
+);
+
+/// `latencytrackederrors`.
+pub const LATENCY_TRACKED_ERRORS: Property<Vec<String>> = Property::optional(
+    "latencytrackederrors",
+    "Comma-separated statuses (NOT_FOUND,ERROR,...) whose failed operations are measured under `<OP>-<STATUS>`; other failures go to `<OP>-FAILED`. Ignored with reportlatencyforeacherror=true, as in Java.",
 );
 
 /// Every property the measurement module reads.
@@ -91,17 +171,14 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     EXPORTER.decl(),
     EXPORT_FILE.decl(),
     MEASUREMENT_TYPE.decl(),
+    HISTOGRAM_BUCKETS.decl(),
+    HISTOGRAM_VERBOSE.decl(),
+    RAW_OUTPUT_FILE.decl(),
+    RAW_NO_SUMMARY.decl(),
+    REPORT_LATENCY_FOR_EACH_ERROR.decl(),
+    LATENCY_TRACKED_ERRORS.decl(),
     super::hdrlog::HDR_FILE_OUTPUT.decl(),
     super::hdrlog::HDR_OUTPUT_PATH.decl(),
-];
-
-/// Java's other measurement types, refused with a specific message.
-const JAVA_TYPES: &[&str] = &[
-    "histogram",
-    "hdrhistogram+histogram",
-    "hdrhistogram+raw",
-    "timeseries",
-    "raw",
 ];
 
 /// The longest time a recorder keeps data before publishing it.
@@ -129,6 +206,33 @@ pub struct MeasurementSettings {
     /// Whether each interval snapshot carries the merged histogram of every
     /// section (`hdrhistogram.fileoutput`: the interval logs need them).
     pub interval_histograms: bool,
+    /// How latencies are kept and reported.
+    pub kind: MeasurementType,
+    /// `histogram.buckets`: the 1 ms buckets of the histogram types.
+    pub histogram_buckets: usize,
+    /// `measurement.histogram.verbose`.
+    pub histogram_verbose: bool,
+    /// `measurement.raw.no_summary`.
+    pub raw_no_summary: bool,
+    /// `measurement.raw.output_file`: where the raw types' latencies are
+    /// appended; standard output when `None`.
+    pub raw_output_file: Option<PathBuf>,
+    /// Where the failed operations of each status are measured.
+    pub failures: FailureSections,
+    /// `timeseries.granularity` in milliseconds for
+    /// `measurementtype=timeseries` (Java's unit and default).
+    pub timeseries_granularity_ms: u64,
+}
+
+/// Where the latency of a failed operation goes, per status: Java's
+/// `DBWrapper` measures it under `<OP>-FAILED`, or under `<OP>-<STATUS>`
+/// for the statuses `latencytrackederrors` lists (all of them with
+/// `reportlatencyforeacherror=true`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct FailureSections {
+    /// Per [`Status::index`](ycsb_db::Status::index): whether that status
+    /// has its own section.
+    pub own_section: [bool; ycsb_db::Status::COUNT],
 }
 
 impl Default for MeasurementSettings {
@@ -142,6 +246,13 @@ impl Default for MeasurementSettings {
             exporter: ExporterKind::Text,
             export_file: None,
             interval_histograms: false,
+            kind: MeasurementType::HdrHistogram,
+            histogram_buckets: 1000,
+            histogram_verbose: false,
+            raw_no_summary: false,
+            raw_output_file: None,
+            failures: FailureSections::default(),
+            timeseries_granularity_ms: 1000,
         }
     }
 }
@@ -153,19 +264,46 @@ impl MeasurementSettings {
     ///
     /// [`PropertyError::Invalid`] naming the property, the value and where
     /// it came from, when a value does not parse, a percentile is outside
-    /// `(0, 100]`, `status.interval` is zero, or `measurementtype` is not
-    /// `hdrhistogram`.
+    /// `(0, 100]`, `status.interval` or `histogram.buckets` is zero, or
+    /// `latencytrackederrors` names no status.
     pub fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
         let kind = props.get(&MEASUREMENT_TYPE)?;
-        let kind = kind.trim().to_ascii_lowercase();
-        if kind != "hdrhistogram" {
-            let reason = if JAVA_TYPES.contains(&kind.as_str()) {
-                "only hdrhistogram is supported (Java's histogram, hdrhistogram+histogram, \
-                 hdrhistogram+raw, timeseries and raw types are not)"
+        if kind == MeasurementType::TimeSeries && crate::observe::granularity_ms(props)? == 0 {
+            return Err(props.invalid(
+                crate::observe::GRANULARITY.decl(),
+                "measurementtype=timeseries needs a granularity above 0 milliseconds",
+            ));
+        }
+        let histogram_buckets = props.get_checked(&HISTOGRAM_BUCKETS, |&b| {
+            if (1..=100_000_000).contains(&b) {
+                Ok(())
             } else {
-                "expected hdrhistogram"
-            };
-            return Err(props.invalid(MEASUREMENT_TYPE.decl(), reason));
+                Err("expected between 1 and 100000000 buckets".to_string())
+            }
+        })? as usize;
+
+        let mut failures = FailureSections::default();
+        if props.get(&REPORT_LATENCY_FOR_EACH_ERROR)? {
+            failures.own_section = [true; ycsb_db::Status::COUNT];
+        } else if let Some(names) = props.get_opt(&LATENCY_TRACKED_ERRORS)? {
+            for name in names {
+                let name = name.trim().trim_matches('"');
+                if name.is_empty() {
+                    continue;
+                }
+                match ycsb_db::Status::ALL.iter().find(|s| s.name() == name) {
+                    Some(status) => failures.own_section[status.index()] = true,
+                    None => {
+                        return Err(props.invalid(
+                            LATENCY_TRACKED_ERRORS.decl(),
+                            format!(
+                            "'{name}' is not a status (expected names such as ERROR, NOT_FOUND, \
+                                 UNEXPECTED_STATE, SERVICE_UNAVAILABLE)"
+                        ),
+                        ))
+                    }
+                }
+            }
         }
 
         let mut percentiles = Vec::new();
@@ -197,6 +335,13 @@ impl MeasurementSettings {
             exporter: props.get(&EXPORTER)?,
             export_file: props.get_opt(&EXPORT_FILE)?,
             interval_histograms: props.get(&super::hdrlog::HDR_FILE_OUTPUT)?,
+            kind,
+            histogram_buckets,
+            histogram_verbose: props.get(&HISTOGRAM_VERBOSE)?,
+            raw_no_summary: props.get(&RAW_NO_SUMMARY)?,
+            raw_output_file: props.get_opt(&RAW_OUTPUT_FILE)?,
+            failures,
+            timeseries_granularity_ms: crate::observe::granularity_ms(props)?,
         })
     }
 

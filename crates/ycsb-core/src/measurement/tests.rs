@@ -84,6 +84,12 @@ fn settings_defaults_match_the_declarations() {
             "exporter",
             "exportfile",
             "measurementtype",
+            "histogram.buckets",
+            "measurement.histogram.verbose",
+            "measurement.raw.output_file",
+            "measurement.raw.no_summary",
+            "reportlatencyforeacherror",
+            "latencytrackederrors",
             "hdrhistogram.fileoutput",
             "hdrhistogram.output.path"
         ]
@@ -103,7 +109,7 @@ fn settings_accept_java_names() {
         .with("exportfile", "out/report.txt")
         .with("measurementtype", "hdrhistogram");
     let s = MeasurementSettings::from_properties(&props).unwrap();
-    assert_eq!(s.exporter, ExporterKind::JsonArray);
+    assert_eq!(s.exporter, ExporterKind::JavaJsonArray);
     assert_eq!(s.interval, MeasurementInterval::Both);
     assert_eq!(s.status_interval, Duration::from_millis(500));
     assert_eq!(s.publish_period(), Duration::from_millis(50));
@@ -116,8 +122,9 @@ fn settings_accept_java_names() {
         ),
         (
             "site.ycsb.measurements.exporter.JSONMeasurementsExporter",
-            ExporterKind::Json,
+            ExporterKind::JavaJson,
         ),
+        ("jsonarray", ExporterKind::JsonArray),
         ("json", ExporterKind::Json),
     ] {
         let props = Properties::new().with("exporter", name);
@@ -139,15 +146,14 @@ fn settings_errors_name_value_and_origin() {
             .unwrap_err()
             .to_string()
     };
-    assert_eq!(
-        err("measurementtype", "raw"),
-        "measurementtype: invalid value 'raw' (-p flag): only hdrhistogram is supported \
-         (Java's histogram, hdrhistogram+histogram, hdrhistogram+raw, timeseries and raw types are not)"
+    let hdr = err("measurementtype", "hdr");
+    assert!(
+        hdr.starts_with("measurementtype: invalid value 'hdr' (-p flag): expected one of"),
+        "{hdr}"
     );
-    assert_eq!(
-        err("measurementtype", "hdr"),
-        "measurementtype: invalid value 'hdr' (-p flag): expected hdrhistogram"
-    );
+    assert!(err("histogram.buckets", "0").contains("between 1 and"));
+    assert!(err("latencytrackederrors", "NOT_FOUND,TIMEOUT").contains("'TIMEOUT' is not a status"));
+    assert!(err("timeseries.granularity", "5").contains("milliseconds"));
     assert_eq!(
         err("hdrhistogram.percentiles", "50,abc"),
         "hdrhistogram.percentiles: invalid value '50,abc' (-p flag): 'abc' is not a percentile above 0 and at most 100"
@@ -188,8 +194,9 @@ fn threads_merge_with_exact_counts_and_precise_percentiles() {
                 // The threads together record 1..=N microseconds, each
                 // value once; every tenth is NOT_FOUND.
                 for us in (1..=N).filter(|us| us % THREADS == t) {
+                    // BATCHED_OK succeeds: its latency stays in READ.
                     let status = if us % 10 == 0 {
-                        Status::NotFound
+                        Status::BatchedOk
                     } else {
                         Status::Ok
                     };
@@ -203,7 +210,7 @@ fn threads_merge_with_exact_counts_and_precise_percentiles() {
     assert_eq!(report.sections.len(), 1);
     let read = section(&report, "READ");
     assert_eq!(read.operations, N);
-    assert_eq!(returns(read), [("OK", 90_000), ("NOT_FOUND", 10_000)]);
+    assert_eq!(returns(read), [("OK", 90_000), ("BATCHED_OK", 10_000)]);
     assert_eq!((read.min_us, read.max_us), (1, N));
     assert_eq!((read.min_ns, read.max_ns), (1_000, N * 1_000));
     // The mean is exact: (1 + N) / 2 microseconds.
@@ -265,12 +272,21 @@ fn intervals_count_each_operation_once() {
     a.publish();
     b.publish();
     let first = measurements.take_interval();
-    assert_eq!(first.sections.len(), 1);
+    // Java's DBWrapper: failed inserts' latencies in INSERT-FAILED, their
+    // statuses counted under INSERT.
+    assert_eq!(first.sections.len(), 2);
     let insert = &first.sections[0];
-    assert_eq!((insert.name, insert.count), ("INSERT", 130));
-    assert_eq!((insert.min_us, insert.max_us), (10, 50));
+    assert_eq!((insert.name, insert.count), ("INSERT", 100));
+    assert_eq!((insert.min_us, insert.max_us), (10, 10));
     assert_eq!(insert.returns[Status::Ok.index()], 100);
     assert_eq!(insert.returns[Status::Error.index()], 30);
+    let failed = &first.sections[1];
+    assert_eq!(
+        (failed.name, failed.count, failed.failed),
+        ("INSERT-FAILED", 30, true)
+    );
+    assert_eq!((failed.min_us, failed.max_us), (50, 50));
+    assert_eq!(failed.returns, [0; Status::COUNT]);
     assert_eq!(first.operations(), 130);
 
     for _ in 0..7 {
@@ -280,7 +296,7 @@ fn intervals_count_each_operation_once() {
     let second = measurements.take_interval();
     let names: Vec<_> = second.sections.iter().map(|s| (s.name, s.count)).collect();
     // INSERT stays listed, idle, as in Java's status line.
-    assert_eq!(names, [("UPDATE", 7), ("INSERT", 0)]);
+    assert_eq!(names, [("UPDATE", 7), ("INSERT", 0), ("INSERT-FAILED", 0)]);
     assert_eq!(second.sections[1].mean_us, 0.0);
     assert_eq!(second.operations(), 7);
 
@@ -292,7 +308,8 @@ fn intervals_count_each_operation_once() {
     drop(b);
     drop(a);
     let report = measurements.summary("load", Duration::from_secs(1), 138);
-    assert_eq!(section(&report, "INSERT").operations, 131);
+    assert_eq!(section(&report, "INSERT").operations, 101);
+    assert_eq!(section(&report, "INSERT-FAILED").operations, 30);
     assert_eq!(section(&report, "UPDATE").operations, 7);
     assert_eq!(
         returns(section(&report, "INSERT")),
@@ -322,7 +339,7 @@ fn intended_mode_names_sections_like_java() {
         let measurements = Measurements::new(&settings(mode), 1);
         let mut recorder = measurements.recorder(0);
         recorder.record(Operation::Read, Status::Ok, 5_000);
-        recorder.record_intended(Operation::Read, 9_000);
+        recorder.record_intended(Operation::Read, Status::Ok, 9_000);
         drop(recorder);
         measurements.summary("run", Duration::from_secs(1), 1)
     };
@@ -364,7 +381,7 @@ fn sixteen_threads_stay_far_below_64_mib() {
         for &ns in &latencies {
             for op in [Operation::Read, Operation::Update] {
                 recorder.record(op, Status::Ok, ns);
-                recorder.record_intended(op, ns);
+                recorder.record_intended(op, Status::Ok, ns);
             }
         }
         recorder.publish();
@@ -372,7 +389,7 @@ fn sixteen_threads_stay_far_below_64_mib() {
         for &ns in &latencies {
             for op in [Operation::Read, Operation::Update] {
                 recorder.record(op, Status::Ok, ns);
-                recorder.record_intended(op, ns);
+                recorder.record_intended(op, Status::Ok, ns);
             }
         }
     }
@@ -464,6 +481,7 @@ fn status_line_matches_the_reference_example() {
             name: "INSERT",
             operation: Operation::Insert,
             intended: false,
+            failed: false,
             count: 297_276,
             min_us: 85,
             max_us: 75_647,
@@ -526,7 +544,7 @@ fn status_line_from_recorded_intervals() {
     let mut recorder = measurements.recorder(0);
     for us in 1..=1_000 {
         recorder.record(Operation::Read, Status::Ok, us * 1_000);
-        recorder.record_intended(Operation::Read, us * 1_000 + 500);
+        recorder.record_intended(Operation::Read, Status::Ok, us * 1_000 + 500);
     }
     recorder.publish();
     let snapshot = measurements.take_interval();
@@ -577,6 +595,8 @@ fn golden_phase() -> PhaseReport {
                     .collect(),
                 returns: Vec::new(),
                 histogram: None,
+                failed: false,
+                java: None,
             }
         };
     let mut read = section(
@@ -631,6 +651,7 @@ fn golden_phase() -> PhaseReport {
         // Java: 1000 * operations / RunTime(ms).
         throughput: 1000.0 * 1_000_000.0 / 20_892.0,
         sections: vec![read, update, intended],
+        format: ReportFormat::default(),
         observation: None,
     }
 }
@@ -833,9 +854,13 @@ fn effective_config_lists_defaults_once_and_redacts_secrets() {
             "hdrhistogram.fileoutput",
             "hdrhistogram.output.path",
             "hdrhistogram.percentiles",
+            "histogram.buckets",
+            "measurement.histogram.verbose",
             "measurement.interval",
+            "measurement.raw.no_summary",
             "measurementtype",
             "status.gauges",
+            "reportlatencyforeacherror",
             "status.interval"
         ]
     );
@@ -924,4 +949,334 @@ fn export_to_a_file_through_the_exporter_factory() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(json["phases"].as_array().unwrap().len(), 2);
+}
+
+// ------------------------------------------------- Java's measurement types
+
+/// One phase recorded with `settings`: reads of 1500 us, 2500 us and
+/// 4000 us (OK) and one NOT_FOUND read of 700 us.
+fn java_type_phase(settings: &MeasurementSettings) -> PhaseReport {
+    let measurements = Measurements::new(settings, 1);
+    let mut recorder = measurements.recorder(0);
+    for us in [1_500, 2_500, 4_000] {
+        recorder.record(Operation::Read, Status::Ok, us * 1_000 + 999);
+    }
+    recorder.record(Operation::Read, Status::NotFound, 700_000);
+    drop(recorder);
+    let mut report = measurements.summary("run", Duration::from_millis(1_000), 4);
+    // Fixed figures for the comparison (the runtime is not measured here).
+    report.runtime_ms = 1_000;
+    report
+}
+
+fn java_text(report: &PhaseReport) -> String {
+    let mut out = Vec::new();
+    TextExporter::new(&mut out).write_phase(report).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn histogram_type_prints_javas_bucket_figures() {
+    let settings = MeasurementSettings {
+        kind: MeasurementType::Histogram,
+        histogram_buckets: 3,
+        histogram_verbose: true,
+        ..MeasurementSettings::default()
+    };
+    let text = java_text(&java_type_phase(&settings));
+    // Java's OneMeasurementHistogram: sum 1500+2500+4000 = 8000 us over 3,
+    // variance (1500^2+2500^2+4000^2)/3 - mean^2; buckets 1 ms wide, the
+    // 95th/99th percentile the first bucket reaching the share, x 1000;
+    // 4000 us overflows 3 buckets, so no 99th line is reached... the
+    // running share after bucket 2 is 2/3, below 0.95: no percentile line.
+    let mean = 8000.0 / 3.0;
+    let variance = (1500.0f64 * 1500.0 + 2500.0 * 2500.0 + 4000.0 * 4000.0) / 3.0 - mean * mean;
+    let expected = format!(
+        "[OVERALL], RunTime(ms), 1000\n\
+         [OVERALL], Throughput(ops/sec), 4.0\n\
+         [READ], Operations, 3\n\
+         [READ], AverageLatency(us), {}\n\
+         [READ], LatencyVariance(us), {}\n\
+         [READ], MinLatency(us), 1500\n\
+         [READ], MaxLatency(us), 4000\n\
+         [READ], Return=OK, 3\n\
+         [READ], Return=NOT_FOUND, 1\n\
+         [READ], 0, 0\n\
+         [READ], 1, 1\n\
+         [READ], 2, 1\n\
+         [READ], >3, 1\n\
+         [READ-FAILED], Operations, 1\n\
+         [READ-FAILED], AverageLatency(us), 700.0\n\
+         [READ-FAILED], LatencyVariance(us), 0.0\n\
+         [READ-FAILED], MinLatency(us), 700\n\
+         [READ-FAILED], MaxLatency(us), 700\n\
+         [READ-FAILED], 95thPercentileLatency(us), 0\n\
+         [READ-FAILED], 99thPercentileLatency(us), 0\n\
+         [READ-FAILED], 0, 1\n\
+         [READ-FAILED], 1, 0\n\
+         [READ-FAILED], 2, 0\n\
+         [READ-FAILED], >3, 0\n",
+        java_double(mean),
+        java_double(variance)
+    );
+    assert_eq!(text, expected);
+
+    // With room for every latency, the percentiles are bucket x 1000.
+    let settings = MeasurementSettings {
+        kind: MeasurementType::Histogram,
+        ..MeasurementSettings::default()
+    };
+    let text = java_text(&java_type_phase(&settings));
+    assert!(
+        text.contains(
+            "[READ], 95thPercentileLatency(us), 4000\n[READ], 99thPercentileLatency(us), 4000\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn timeseries_type_prints_javas_units() {
+    let settings = MeasurementSettings {
+        kind: MeasurementType::TimeSeries,
+        timeseries_granularity_ms: 3_600_000,
+        ..MeasurementSettings::default()
+    };
+    let text = java_text(&java_type_phase(&settings));
+    // One hour units: every latency falls in unit 0.
+    let expected = format!(
+        "[OVERALL], RunTime(ms), 1000\n\
+         [OVERALL], Throughput(ops/sec), 4.0\n\
+         [READ], Operations, 3\n\
+         [READ], AverageLatency(us), {avg}\n\
+         [READ], MinLatency(us), 1500\n\
+         [READ], MaxLatency(us), 4000\n\
+         [READ], Return=OK, 3\n\
+         [READ], Return=NOT_FOUND, 1\n\
+         [READ], 0, {avg}\n\
+         [READ-FAILED], Operations, 1\n\
+         [READ-FAILED], AverageLatency(us), 700.0\n\
+         [READ-FAILED], MinLatency(us), 700\n\
+         [READ-FAILED], MaxLatency(us), 700\n\
+         [READ-FAILED], 0, 700.0\n",
+        avg = java_double(8000.0 / 3.0)
+    );
+    assert_eq!(text, expected);
+}
+
+#[test]
+fn raw_type_prints_javas_summary_and_every_latency() {
+    let settings = MeasurementSettings {
+        kind: MeasurementType::Raw,
+        ..MeasurementSettings::default()
+    };
+    let report = java_type_phase(&settings);
+    let text = java_text(&report);
+    // OneMeasurementRaw: percentiles at index (int) (n * q) of the sorted
+    // latencies: n = 3 gives index 0 up to p1..p5 and p50 = index 1.
+    let expected = "[OVERALL], RunTime(ms), 1000\n\
+         [OVERALL], Throughput(ops/sec), 4.0\n\
+         [READ], Total Operations, 3\n\
+         [READ], Below is a summary of latency in microseconds:, -1\n\
+         [READ], Average, 2666.6666666666665\n\
+         [READ], Min, 1500\n\
+         [READ], Max, 4000\n\
+         [READ], p1, 1500\n\
+         [READ], p5, 1500\n\
+         [READ], p50, 2500\n\
+         [READ], p90, 4000\n\
+         [READ], p95, 4000\n\
+         [READ], p99, 4000\n\
+         [READ], p99.9, 4000\n\
+         [READ], p99.99, 4000\n\
+         [READ], Return=OK, 3\n\
+         [READ], Return=NOT_FOUND, 1\n\
+         [READ-FAILED], Total Operations, 1\n\
+         [READ-FAILED], Below is a summary of latency in microseconds:, -1\n\
+         [READ-FAILED], Average, 700.0\n\
+         [READ-FAILED], Min, 700\n\
+         [READ-FAILED], Max, 700\n\
+         [READ-FAILED], p1, 700\n\
+         [READ-FAILED], p5, 700\n\
+         [READ-FAILED], p50, 700\n\
+         [READ-FAILED], p90, 700\n\
+         [READ-FAILED], p95, 700\n\
+         [READ-FAILED], p99, 700\n\
+         [READ-FAILED], p99.9, 700\n\
+         [READ-FAILED], p99.99, 700\n";
+    assert_eq!(text, expected);
+    let mut raw = Vec::new();
+    report.write_raw(&mut raw).unwrap();
+    let raw = String::from_utf8(raw).unwrap();
+    let lines: Vec<&str> = raw.lines().collect();
+    assert_eq!(
+        lines[0],
+        "READ latency raw data: op, timestamp(ms), latency(us)"
+    );
+    let latencies: Vec<&str> = lines[1..4]
+        .iter()
+        .map(|l| l.rsplit(',').next().unwrap())
+        .collect();
+    assert_eq!(latencies, ["1500", "2500", "4000"]);
+    assert!(lines[1].starts_with("READ,1"), "{}", lines[1]);
+    assert_eq!(
+        lines[4],
+        "READ-FAILED latency raw data: op, timestamp(ms), latency(us)"
+    );
+}
+
+#[test]
+fn combined_types_name_their_halves_as_java() {
+    let settings = MeasurementSettings {
+        kind: MeasurementType::HdrHistogramAndHistogram,
+        ..MeasurementSettings::default()
+    };
+    let text = java_text(&java_type_phase(&settings));
+    // TwoInOneMeasurement: statuses only in the first half.
+    assert!(text.contains("[HdrREAD], Operations, 3\n"), "{text}");
+    assert!(text.contains("[HdrREAD], Return=NOT_FOUND, 1\n"), "{text}");
+    assert!(
+        text.contains("[BucketREAD], LatencyVariance(us), "),
+        "{text}"
+    );
+    assert!(!text.contains("[BucketREAD], Return="), "{text}");
+    assert!(text.contains("[HdrREAD-FAILED], Operations, 1\n"), "{text}");
+}
+
+#[test]
+fn failures_get_their_own_sections_when_asked() {
+    let mut props = Properties::new();
+    props.set("latencytrackederrors", "NOT_FOUND", Origin::Api);
+    let settings = MeasurementSettings::from_properties(&props).unwrap();
+    let measurements = Measurements::new(&settings, 1);
+    let mut recorder = measurements.recorder(0);
+    recorder.record(Operation::Read, Status::NotFound, 1_000);
+    recorder.record(Operation::Read, Status::Error, 2_000);
+    recorder.record(Operation::ReadModifyWrite, Status::Error, 3_000);
+    recorder.record(Operation::Cleanup, Status::Ok, 4_000);
+    drop(recorder);
+    let report = measurements.summary("run", Duration::from_secs(1), 3);
+    let names: Vec<(&str, u64)> = report
+        .sections
+        .iter()
+        .map(|s| (s.name.as_str(), s.operations))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("READ", 0),
+            ("READ-FAILED", 1),
+            ("READ-NOT_FOUND", 1),
+            ("READ-MODIFY-WRITE", 1),
+            ("CLEANUP", 1)
+        ]
+    );
+    assert_eq!(
+        returns(&report.sections[0]),
+        [("ERROR", 1), ("NOT_FOUND", 1)]
+    );
+    // Java prints no Return= lines for READ-MODIFY-WRITE and CLEANUP.
+    assert!(report.sections[3..].iter().all(|s| s.returns.is_empty()));
+
+    let mut props = Properties::new();
+    props.set("reportlatencyforeacherror", "true", Origin::Api);
+    let settings = MeasurementSettings::from_properties(&props).unwrap();
+    assert_eq!(settings.failures.own_section, [true; Status::COUNT]);
+}
+
+#[test]
+fn java_json_exporters_write_jacksons_bytes() {
+    let mut phase = golden_phase();
+    phase.sections.truncate(1);
+    phase.sections[0].percentiles.truncate(1);
+    phase.sections[0].returns.truncate(1);
+    phase.throughput = 1.0e7;
+    let report = RunReport {
+        metadata: RunMetadata::new("t", "0", Vec::new(), &[]),
+        config: Vec::new(),
+        phases: vec![phase],
+        engine_reports: Vec::new(),
+    };
+    let object = |metric: &str, measurement: &str, value: &str| {
+        format!(
+            "{{\n  \"metric\" : \"{metric}\",\n  \"measurement\" : \"{measurement}\",\n  \"value\" : {value}\n}}"
+        )
+    };
+    let objects = [
+        object("OVERALL", "RunTime(ms)", "20892"),
+        object("OVERALL", "Throughput(ops/sec)", "1.0E7"),
+        object("READ", "Operations", "499304"),
+        object("READ", "AverageLatency(us)", "1657.34"),
+        object("READ", "MinLatency(us)", "78"),
+        object("READ", "MaxLatency(us)", "1483188"),
+        object("READ", "50thPercentileLatency(us)", "1200"),
+        object("READ", "Return=OK", "499300"),
+    ];
+    let mut out = Vec::new();
+    new_exporter(ExporterKind::JavaJson, Box::new(&mut out))
+        .export(&report)
+        .unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), objects.join(" "));
+    let mut out = Vec::new();
+    new_exporter(ExporterKind::JavaJsonArray, Box::new(&mut out))
+        .export(&report)
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        format!("[ {} ]", objects.join(", "))
+    );
+}
+
+#[test]
+fn doubles_as_javas_double_to_string() {
+    for (value, text) in [
+        (0.0, "0.0"),
+        (1.0, "1.0"),
+        (47865.21156423511, "47865.21156423511"),
+        (9_999_999.0, "9999999.0"),
+        (1.0e7, "1.0E7"),
+        (1.2345e8, "1.2345E8"),
+        (0.001, "0.001"),
+        (0.0001, "1.0E-4"),
+        (-2.5e-5, "-2.5E-5"),
+    ] {
+        assert_eq!(java_double_exponent(value), text, "{value}");
+    }
+}
+
+#[test]
+fn intended_latency_of_failures_goes_to_intended_failed_sections() {
+    let settings = MeasurementSettings {
+        interval: MeasurementInterval::Both,
+        ..MeasurementSettings::default()
+    };
+    let measurements = Measurements::new(&settings, 1);
+    let mut recorder = measurements.recorder(0);
+    recorder.record(Operation::Update, Status::Ok, 1_000);
+    recorder.record_intended(Operation::Update, Status::Ok, 5_000);
+    recorder.record(Operation::Update, Status::ServiceUnavailable, 2_000);
+    recorder.record_intended(Operation::Update, Status::ServiceUnavailable, 6_000);
+    recorder.record(Operation::Cleanup, Status::Ok, 3_000);
+    recorder.record_intended(Operation::Cleanup, Status::Ok, 3_000);
+    drop(recorder);
+    let report = measurements.summary("run", Duration::from_secs(1), 2);
+    let names: Vec<(&str, u64, usize)> = report
+        .sections
+        .iter()
+        .map(|s| (s.name.as_str(), s.operations, s.returns.len()))
+        .collect();
+    // Java's DBWrapper: measure() and measureIntended() both take the
+    // failure's name; statuses only in UPDATE.
+    assert_eq!(
+        names,
+        [
+            ("UPDATE", 1, 2),
+            ("UPDATE-FAILED", 1, 0),
+            ("CLEANUP", 1, 0),
+            ("Intended-UPDATE", 1, 0),
+            ("Intended-UPDATE-FAILED", 1, 0),
+            ("Intended-CLEANUP", 1, 0)
+        ]
+    );
+    assert_eq!(section(&report, "Intended-UPDATE-FAILED").min_us, 6);
 }

@@ -16,6 +16,9 @@ pub struct TickSection {
     pub operation: Operation,
     /// Whether this is intended latency.
     pub intended: bool,
+    /// Whether it holds the latencies of failed operations
+    /// (`READ-FAILED`), which the operation's own section counts.
+    pub failed: bool,
     /// Latencies recorded in the interval.
     pub count: u64,
     /// Operations per returned status, indexed by [`Status::index`].
@@ -36,9 +39,15 @@ pub struct TickSection {
 
 impl TickSection {
     /// The operations this section counts: its status counts, or its
-    /// latencies for an intended-latency section that carries no statuses.
+    /// latencies for an intended-latency section that carries no statuses;
+    /// none for a failed-latency section (its operation's section counts
+    /// them, with their statuses).
     pub fn operations(&self) -> u64 {
-        self.count.max(self.returns.iter().sum())
+        if self.failed {
+            0
+        } else {
+            self.count.max(self.returns.iter().sum())
+        }
     }
 
     /// Of those, the ones whose status is not OK.
@@ -78,11 +87,12 @@ impl Measurements {
             if !seen {
                 continue;
             }
-            let (operation, intended, name) = section_name(index, self.mode);
+            let key = section_name(index, self.mode);
             let mut figures = TickSection {
-                name,
-                operation,
-                intended,
+                name: key.name,
+                operation: key.operation,
+                intended: key.intended,
+                failed: key.failed,
                 count: 0,
                 returns: [0; Status::COUNT],
                 min_us: 0,
@@ -151,7 +161,15 @@ mod tests {
         recorder.record(Operation::Update, Status::Error, 7_000);
         recorder.publish();
         let first = measurements.take_tick();
-        assert_eq!(first.sections.len(), 2);
+        // READ, UPDATE (the failure's status), UPDATE-FAILED (its latency).
+        assert_eq!(first.sections.len(), 3);
+        let failed = &first.sections[2];
+        assert_eq!((failed.name, failed.count), ("UPDATE-FAILED", 1));
+        assert_eq!((failed.operations(), failed.errors()), (0, 0));
+        assert_eq!(
+            (first.sections[1].count, first.sections[1].operations()),
+            (0, 1)
+        );
         let read = &first.sections[0];
         assert_eq!(
             (read.name, read.count, read.operations()),

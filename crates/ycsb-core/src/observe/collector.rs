@@ -161,6 +161,11 @@ impl Collector {
         self.rows.push(row);
     }
 
+    /// The row of the last tick (the one [`Collector::on_tick`] just made).
+    pub fn last_row(&self) -> Option<&SeriesRow> {
+        self.rows.last()
+    }
+
     /// Ends the phase: its series with stability and amplification
     /// figures, to put into the phase's report.
     pub fn finish_phase(

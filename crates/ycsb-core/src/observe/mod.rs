@@ -7,7 +7,7 @@
 //! # Where the work happens
 //!
 //! Nothing here runs per operation. The runner's status thread ticks every
-//! `timeseries.granularity` (1 s by default, independent of
+//! `timeseries.granularity` (milliseconds, Java's unit; 1000 by default, independent of
 //! `status.interval`): it merges the workers' published histograms into
 //! one [`runner::Tick`](crate::runner::Tick) per interval and hands it to
 //! the [`Observer`](crate::runner::Observer). A `Collector` (owned by the
@@ -119,8 +119,8 @@ mod timeseries;
 pub use amplification::Amplification;
 pub(crate) use collector::Collector;
 pub use resources::ResourceUsage;
-pub(crate) use settings::granularity;
-pub use settings::{ObserveError, Warmup};
-pub(crate) use settings::{ObserveSettings, PROPERTIES, WARMUP};
+pub(crate) use settings::{granularity, granularity_ms};
+pub use settings::{LiveSettings, ObserveError, Warmup, LIVE_ADDRESS, LIVE_LINGER, LIVE_PORT};
+pub(crate) use settings::{ObserveSettings, GRANULARITY, PROPERTIES, WARMUP};
 pub use stability::{IntervalPoint, P99Spread, Stability, SteadyState, JUDGED_WINDOWS};
 pub use timeseries::{PhaseObservation, SeriesRow, SeriesSection, WarmupSummary};

@@ -7,10 +7,10 @@ use std::time::Duration;
 use ycsb_db::{Properties, Property, PropertyDecl, PropertyError, PropertyKind, PropertyValue};
 
 /// `timeseries.granularity`.
-pub const GRANULARITY: Property<Duration> = Property::new(
+pub const GRANULARITY: Property<u64> = Property::new(
     "timeseries.granularity",
-    "1",
-    "Seconds per time-series interval (per-operation throughput and latency, client resources, engine gauges, DB size); 0 turns the series, resource sampling and stability figures off. Independent of status.interval, except that a shorter status.interval makes the series that fine too.",
+    "1000",
+    "Milliseconds (Java's unit) per time-series interval: of measurementtype=timeseries's rows, and of our own series (per-operation throughput and latency, client resources, engine gauges, DB size); 0 turns the series, resource sampling and stability figures off. Independent of status.interval, except that a shorter status.interval makes the series that fine too.",
 );
 
 /// `timeseries.file`.
@@ -52,6 +52,26 @@ pub const STEADY_STATE_TOLERANCE: Property<f64> = Property::new(
     "Steady-state detection: the largest relative deviation (0.1 = 10 %) of an interval's throughput from the mean of the rest of the phase.",
 );
 
+/// `live.port`.
+pub const LIVE_PORT: Property<u32> = Property::optional(
+    "live.port",
+    "Serve a live view of the run on this TCP port (0 picks a free one; the URL is printed on standard error): a page whose charts (throughput, latency percentiles, CPU, RSS, engine gauges) are redrawn every time-series interval and that ends as the final report. Needs the time series (timeseries.granularity above 0). See docs/observability.md.",
+);
+
+/// `live.address`.
+pub const LIVE_ADDRESS: Property<String> = Property::new(
+    "live.address",
+    "127.0.0.1",
+    "The IP address the live view (live.port) listens on. The page has no authentication and shows the run's configuration (secrets redacted): an address other than loopback serves it to whoever can reach it, so it must be set here explicitly.",
+);
+
+/// `live.linger`.
+pub const LIVE_LINGER: Property<Duration> = Property::new(
+    "live.linger",
+    "0",
+    "Seconds the live view (live.port) goes on serving the final report after the run ended (Ctrl-C or SIGTERM ends it sooner). With 0, a page that was open still gets the final report: the process waits for it, a few seconds at most.",
+);
+
 /// Every property the observation module reads.
 pub const PROPERTIES: &[&PropertyDecl] = &[
     GRANULARITY.decl(),
@@ -61,7 +81,62 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     MONITOR_DIR.decl(),
     STEADY_STATE_WINDOW.decl(),
     STEADY_STATE_TOLERANCE.decl(),
+    LIVE_PORT.decl(),
+    LIVE_ADDRESS.decl(),
+    LIVE_LINGER.decl(),
 ];
+
+/// Where and how long the live view of a run is served (`live.port`,
+/// `live.address`, `live.linger`). The serving itself is the program's:
+/// the session only hands each interval's row to its observer
+/// ([`SessionObserver::interval_observed`](crate::SessionObserver::interval_observed)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveSettings {
+    /// The address to listen on; port 0 means any free port.
+    pub address: std::net::SocketAddr,
+    /// How long to serve the final report after the run.
+    pub linger: Duration,
+}
+
+impl LiveSettings {
+    /// Reads the live-view properties: `None` unless `live.port` is set.
+    /// `series` says whether the time series is kept (the live view shows
+    /// nothing else).
+    ///
+    /// # Errors
+    ///
+    /// A [`PropertyError`] naming the property: a port or linger that does
+    /// not parse, an address that is not an IP address, or `live.port`
+    /// with `timeseries.granularity=0`.
+    pub fn from_properties(
+        props: &Properties,
+        series: bool,
+    ) -> Result<Option<Self>, PropertyError> {
+        let address: String = props.get(&LIVE_ADDRESS)?;
+        let ip: std::net::IpAddr = address.trim().parse().map_err(|_| {
+            props.invalid(
+                LIVE_ADDRESS.decl(),
+                "expected an IP address (127.0.0.1 or ::1, say), not a name",
+            )
+        })?;
+        let linger = props.get(&LIVE_LINGER)?;
+        let Some(port) = props.get_opt(&LIVE_PORT)? else {
+            return Ok(None);
+        };
+        let port = u16::try_from(port)
+            .map_err(|_| props.invalid(LIVE_PORT.decl(), "expected a TCP port, 0 to 65535"))?;
+        if !series {
+            return Err(props.invalid(
+                LIVE_PORT.decl(),
+                "the live view draws the time series, which timeseries.granularity=0 turns off",
+            ));
+        }
+        Ok(Some(Self {
+            address: std::net::SocketAddr::new(ip, port),
+            linger,
+        }))
+    }
+}
 
 /// A warm-up: how much of the start of the run phase the final figures
 /// leave out.
@@ -145,6 +220,8 @@ pub struct ObserveSettings {
     pub steady_window: usize,
     /// Steady-state tolerance, relative.
     pub steady_tolerance: f64,
+    /// The live view, when `live.port` is set.
+    pub live: Option<LiveSettings>,
 }
 
 impl Default for ObserveSettings {
@@ -158,6 +235,7 @@ impl Default for ObserveSettings {
             db_dir: None,
             steady_window: 5,
             steady_tolerance: 0.1,
+            live: None,
         }
     }
 }
@@ -209,7 +287,9 @@ impl ObserveSettings {
                 Err("expected a fraction above 0 and at most 1".into())
             }
         })?;
+        let live = LiveSettings::from_properties(props, granularity.is_some())?;
         Ok(Self {
+            live,
             granularity,
             file: props.get_opt(&TIMESERIES_FILE)?,
             warmup: props.get(&WARMUP)?,
@@ -230,13 +310,7 @@ impl ObserveSettings {
 /// A [`PropertyError`] for a value that does not parse or lies between 0
 /// and 10 ms.
 pub(crate) fn granularity(props: &Properties) -> Result<Option<Duration>, PropertyError> {
-    let g = props.get_checked(&GRANULARITY, |d| {
-        if d.is_zero() || *d >= MIN_GRANULARITY {
-            Ok(())
-        } else {
-            Err("expected 0 (off) or at least 0.01 seconds".into())
-        }
-    })?;
+    let g = Duration::from_millis(granularity_ms(props)?);
     if g.is_zero() {
         return Ok(None);
     }
@@ -246,6 +320,26 @@ pub(crate) fn granularity(props: &Properties) -> Result<Option<Duration>, Proper
         .unwrap_or(g)
         .max(MIN_GRANULARITY);
     Ok(Some(g.min(status)))
+}
+
+/// Reads `timeseries.granularity` as set, in milliseconds (Java's unit),
+/// 0 meaning off.
+///
+/// # Errors
+///
+/// A [`PropertyError`] for a value that is not a whole number of
+/// milliseconds, or lies between 0 and 10 ms.
+pub(crate) fn granularity_ms(props: &Properties) -> Result<u64, PropertyError> {
+    let min_ms = MIN_GRANULARITY.as_millis() as u64;
+    props.get_checked(&GRANULARITY, |&ms| {
+        if ms == 0 || ms >= min_ms {
+            Ok(())
+        } else {
+            Err(format!(
+                "expected 0 (off) or at least {min_ms} milliseconds (the unit is milliseconds, as in Java)"
+            ))
+        }
+    })
 }
 
 #[cfg(test)]
@@ -287,15 +381,41 @@ mod tests {
     }
 
     #[test]
+    fn live_view_listens_on_loopback_unless_told() {
+        let props = Properties::new().with("live.port", "0");
+        let live = ObserveSettings::from_properties(&props, None)
+            .unwrap()
+            .live
+            .unwrap();
+        assert_eq!(live.address.to_string(), "127.0.0.1:0");
+        assert_eq!(live.linger, Duration::ZERO);
+        let props = Properties::new()
+            .with("live.port", "8099")
+            .with("live.address", "::1")
+            .with("live.linger", "2.5");
+        let live = ObserveSettings::from_properties(&props, None)
+            .unwrap()
+            .live
+            .unwrap();
+        assert_eq!(live.address.to_string(), "[::1]:8099");
+        assert_eq!(live.linger, Duration::from_millis(2500));
+    }
+
+    #[test]
     fn bad_values_name_the_property() {
         for (key, value) in [
             ("timeseries.granularity", "0.001"),
+            ("timeseries.granularity", "5"),
+            ("timeseries.granularity", "0.5"),
             ("timeseries.granularity", "-1"),
             ("measurement.warmup", "soon"),
             ("monitor.pid", "abc"),
             ("monitor.pid", "4294967294"),
             ("steadystate.window", "0"),
             ("steadystate.tolerance", "2"),
+            ("live.port", "65536"),
+            ("live.port", "http"),
+            ("live.linger", "-1"),
         ] {
             let props = Properties::new().with(key, value);
             let e = ObserveSettings::from_properties(&props, None).unwrap_err();
@@ -307,6 +427,20 @@ mod tests {
         let props = Properties::new().with("status.interval", "0.5");
         let s = ObserveSettings::from_properties(&props, None).unwrap();
         assert_eq!(s.granularity, Some(Duration::from_millis(500)));
+        // Java's unit: milliseconds.
+        let props = Properties::new().with("timeseries.granularity", "250");
+        let s = ObserveSettings::from_properties(&props, None).unwrap();
+        assert_eq!(s.granularity, Some(Duration::from_millis(250)));
+        let props = Properties::new()
+            .with("live.port", "0")
+            .with("timeseries.granularity", "0");
+        let e = ObserveSettings::from_properties(&props, None).unwrap_err();
+        assert!(e.to_string().contains("live.port"), "{e}");
+        let props = Properties::new()
+            .with("live.port", "0")
+            .with("live.address", "localhost");
+        let e = ObserveSettings::from_properties(&props, None).unwrap_err();
+        assert!(e.to_string().contains("live.address"), "{e}");
         let own = std::process::id().to_string();
         let props = Properties::new().with("monitor.pid", own);
         assert!(ObserveSettings::from_properties(&props, None).is_ok());

@@ -58,8 +58,17 @@ pub struct Stability {
     /// Per section with operations, the spread of its per-interval p99.
     pub p99_us: Vec<P99Spread>,
     /// When throughput settled over the whole series (warm-up included),
-    /// by `steady_state`; `None` when it never did.
+    /// by `steady_state` over successful operations, in a window without
+    /// failed operations; `None` when it never did.
     pub steady_state: Option<SteadyState>,
+    /// Failed operations (status neither OK nor BATCHED_OK) in the
+    /// measured intervals; the throughputs above count only successful
+    /// ones.
+    #[serde(default)]
+    pub errors: u64,
+    /// Their share of the measured intervals' operations (0 to 1).
+    #[serde(default)]
+    pub error_share: f64,
 }
 
 fn mean_stddev(values: &[f64]) -> (f64, f64) {
@@ -92,7 +101,20 @@ fn cv(mean: f64, stddev: f64) -> f64 {
 /// throughput still climbs or falls (a cache still warming): such a window
 /// sits away from the long-run level. `None` when fewer than `window`
 /// intervals exist or no window qualifies.
+#[cfg(test)]
 pub fn steady_state(throughputs: &[f64], window: usize, tolerance: f64) -> Option<usize> {
+    steady_state_without_errors(throughputs, &vec![0; throughputs.len()], window, tolerance)
+}
+
+/// [`steady_state`] where a window that holds an interval with failed
+/// operations (`errors[i] > 0`) never counts as settled: a store that
+/// times out a steady share of requests is not in a steady state.
+pub fn steady_state_without_errors(
+    throughputs: &[f64],
+    errors: &[u64],
+    window: usize,
+    tolerance: f64,
+) -> Option<usize> {
     let window = window.max(1);
     let n = throughputs.len();
     if n < window {
@@ -106,6 +128,7 @@ pub fn steady_state(throughputs: &[f64], window: usize, tolerance: f64) -> Optio
     (0..=n - window).find(|&i| {
         let mean = suffix[i] / (n - i) as f64;
         mean > 0.0
+            && errors[i..i + window].iter().all(|&e| e == 0)
             && throughputs[i..i + window]
                 .iter()
                 .all(|t| (t - mean).abs() <= tolerance * mean)
@@ -146,19 +169,31 @@ impl Stability {
         if measured.is_empty() {
             return None;
         }
-        let throughputs: Vec<f64> = measured.iter().map(|r| r.throughput).collect();
+        // Throughput of successful operations: a store that fails fast
+        // would otherwise look faster.
+        let good = |r: &SeriesRow| {
+            if r.operations == 0 {
+                r.throughput
+            } else {
+                let ok = r.operations - r.errors.min(r.operations);
+                r.throughput * ok as f64 / r.operations as f64
+            }
+        };
+        let throughputs: Vec<f64> = measured.iter().map(|r| good(r)).collect();
+        let errors: u64 = measured.iter().map(|r| r.errors).sum();
+        let operations: u64 = measured.iter().map(|r| r.operations).sum();
         let (mean, stddev) = mean_stddev(&throughputs);
         let point = |r: &SeriesRow| IntervalPoint {
             time_s: r.time_s,
-            throughput: r.throughput,
+            throughput: good(r),
         };
         let mut slowest = measured[0];
         let mut fastest = measured[0];
         for r in &measured {
-            if r.throughput < slowest.throughput {
+            if good(r) < good(slowest) {
                 slowest = r;
             }
-            if r.throughput > fastest.throughput {
+            if good(r) > good(fastest) {
                 fastest = r;
             }
         }
@@ -193,16 +228,21 @@ impl Stability {
             })
             .collect();
 
-        let all: Vec<f64> = rows
+        let kept: Vec<&SeriesRow> = rows
             .iter()
             .enumerate()
             .filter(|&(i, r)| !short_tail(i, r))
-            .map(|(_, r)| r.throughput)
+            .map(|(_, r)| r)
             .collect();
-        let steady_state = steady_state(&all, window, tolerance).map(|i| SteadyState {
-            interval: i,
-            time_s: rows[i].time_s - rows[i].interval_s,
-        });
+        let all: Vec<f64> = kept.iter().map(|r| good(r)).collect();
+        let all_errors: Vec<u64> = kept.iter().map(|r| r.errors).collect();
+        let steady_state =
+            steady_state_without_errors(&all, &all_errors, window, tolerance).map(|i| {
+                SteadyState {
+                    interval: i,
+                    time_s: rows[i].time_s - rows[i].interval_s,
+                }
+            });
         Some(Stability {
             intervals: measured.len(),
             mean_throughput: mean,
@@ -212,6 +252,12 @@ impl Stability {
             fastest: point(fastest),
             p99_us,
             steady_state,
+            errors,
+            error_share: if operations == 0 {
+                0.0
+            } else {
+                errors as f64 / operations as f64
+            },
         })
     }
 }
@@ -321,5 +367,37 @@ mod tests {
                 time_s: 1.0
             })
         );
+    }
+
+    #[test]
+    fn failed_operations_keep_a_phase_from_settling() {
+        // Five steady seconds, a quarter of every interval's operations
+        // failing (timeouts): the throughput is flat, but not settled.
+        let rows: Vec<SeriesRow> = (1..=5)
+            .map(|t| {
+                let mut r = row(t as f64, 1000.0, 100, false);
+                r.operations = 1000;
+                r.errors = 250;
+                r
+            })
+            .collect();
+        let s = Stability::of(&rows, 1.0, 3, 0.1).unwrap();
+        assert_eq!(s.steady_state, None);
+        assert_eq!(s.errors, 1250);
+        assert_eq!(s.error_share, 0.25);
+        // Successful operations only: 750 per second.
+        assert_eq!(s.mean_throughput, 750.0);
+
+        // The same series without failures settles at once.
+        let clean: Vec<SeriesRow> = rows
+            .into_iter()
+            .map(|mut r| {
+                r.errors = 0;
+                r
+            })
+            .collect();
+        let s = Stability::of(&clean, 1.0, 3, 0.1).unwrap();
+        assert_eq!(s.steady_state.map(|st| st.interval), Some(0));
+        assert_eq!(s.mean_throughput, 1000.0);
     }
 }

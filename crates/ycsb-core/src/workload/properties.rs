@@ -239,6 +239,26 @@ pub const MAX_SCAN_LENGTH: Property<u64> = Property::new(
     "Maximum number of records a scan reads.",
 );
 
+/// `maxscanrate`: in Java's `workload_template`, read only by Java's
+/// Google Bigtable 2 binding; accepted so that the template runs verbatim.
+pub const MAX_SCAN_RATE: Property<f64> = Property::new(
+    "maxscanrate",
+    "0",
+    "Accepted and ignored: Java's workload_template sets it, but only Java's Google Bigtable 2 binding reads it (records scanned per second); no store here implements it.",
+);
+/// `scanoptimelimit`: as [`MAX_SCAN_RATE`].
+pub const SCAN_OP_TIME_LIMIT: Property<f64> = Property::new(
+    "scanoptimelimit",
+    "0",
+    "Accepted and ignored: Java's workload_template sets it, but only Java's Google Bigtable 2 binding reads it (seconds a scan may take); no store here implements it.",
+);
+/// `discardscannedrecord`: as [`MAX_SCAN_RATE`].
+pub const DISCARD_SCANNED_RECORD: Property<bool> = Property::new(
+    "discardscannedrecord",
+    "false",
+    "Accepted and ignored: Java's workload_template sets it, but only Java's Google Bigtable 2 binding reads it; here scans never keep the records they read beyond the operation.",
+);
+
 choice_property! {
     /// How scan lengths are drawn (`scanlengthdistribution`).
     pub enum ScanLengthDistribution {
@@ -326,6 +346,9 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     MIN_SCAN_LENGTH.decl(),
     MAX_SCAN_LENGTH.decl(),
     SCAN_LENGTH_DISTRIBUTION.decl(),
+    MAX_SCAN_RATE.decl(),
+    SCAN_OP_TIME_LIMIT.decl(),
+    DISCARD_SCANNED_RECORD.decl(),
     INSERT_ORDER.decl(),
     ZERO_PADDING.decl(),
     INSERTION_RETRY_LIMIT.decl(),

@@ -106,7 +106,7 @@ impl Timing {
             Some(intended) => self.intended_latency(intended, end),
             None => latency,
         };
-        recorder.record_intended(operation, intended);
+        recorder.record_intended(operation, status, intended);
         self.last_end = end;
         if !self.clock.is_timing() {
             self.untimed_tick();
@@ -130,7 +130,7 @@ impl Timing {
             Some(intended) => self.intended_latency(intended, self.last_end),
             None => latency,
         };
-        recorder.record_intended(operation, intended);
+        recorder.record_intended(operation, status, intended);
     }
 
     fn intended_latency(&self, intended: Instant, end: Stamp) -> u64 {

@@ -1,0 +1,294 @@
+//! `-p live.port=N`: the live view of a running benchmark, fetched over
+//! HTTP and drawn by headless Chromium while the run goes, then the final
+//! report it turns into.
+
+mod browser;
+mod common;
+mod rel_support;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use browser::{chromium, run_chromium};
+use common::*;
+use rel_support::*;
+
+/// One HTTP/1.1 GET on `address` (`127.0.0.1:port`): status, head, body.
+fn get(address: &str, path: &str) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(address).expect("the live view accepts");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("not an HTTP response: {response}"));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status: {head}"));
+    (status, head.to_string(), body.to_string())
+}
+
+/// The number of rows of the running phase in a `/data` document.
+fn rows(data: &serde_json::Value) -> usize {
+    data["phases"]
+        .as_array()
+        .and_then(|p| p.last())
+        .and_then(|p| p["series"].as_array())
+        .map_or(0, Vec::len)
+}
+
+fn data(address: &str) -> serde_json::Value {
+    let (status, head, body) = get(address, "/data");
+    assert_eq!(status, 200, "{head}");
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("/data is not JSON ({e}): {body}"))
+}
+
+/// Polls `/data` until `done` holds, for at most two minutes.
+fn wait_for(
+    address: &str,
+    what: &str,
+    done: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let start = Instant::now();
+    loop {
+        let d = data(address);
+        if done(&d) {
+            return d;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "{what} did not happen within two minutes: {d}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// How many charts of a page have a line of at least two points.
+fn drawn_figures(html: &str) -> (usize, usize) {
+    let figures: Vec<&str> = html
+        .split("<figure>")
+        .skip(1)
+        .map(|f| f.split("</figure>").next().unwrap_or(""))
+        .collect();
+    let drawn = figures
+        .iter()
+        .filter(|f| {
+            f.split("<path d=\"")
+                .skip(1)
+                .any(|d| d.split('"').next().unwrap_or("").contains('L'))
+        })
+        .count();
+    (figures.len(), drawn)
+}
+
+/// The checks of a page Chromium drew: no console message or script
+/// error, and every chart with a drawn line. Returns the page.
+fn browse(dir: &std::path::Path, url: &str, virtual_ms: u64) -> Option<String> {
+    let Some(chromium) = chromium() else {
+        // CI installs chromium (DEBIAN_PACKAGES): there, its absence fails.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium is not installed (it is in xtask's DEBIAN_PACKAGES)"
+        );
+        eprintln!("skipped the browser: chromium is not installed");
+        return None;
+    };
+    let (dom, log) = run_chromium(
+        &chromium,
+        dir,
+        &[
+            format!("--virtual-time-budget={virtual_ms}"),
+            "--dump-dom".into(),
+            url.to_string(),
+        ],
+    );
+    for line in log.lines() {
+        assert!(
+            !(line.contains("CONSOLE")
+                || line.contains("Uncaught")
+                || line.contains("Page load failed")),
+            "a script error, console message or failed load: {line}\n{log}"
+        );
+    }
+    let (figures, drawn) = drawn_figures(&dom);
+    assert!(
+        figures >= 5,
+        "{figures} charts in the browser's page:\n{log}\n{dom}"
+    );
+    assert_eq!(drawn, figures, "charts without a drawn line:\n{dom}");
+    Some(dom)
+}
+
+/// Starts `ycsb load memory` with `args` and the live view on a free
+/// port; returns the child, its standard error and the view's address.
+fn start(args: &[&str]) -> (std::process::Child, StderrLines, String, String) {
+    let mut child = ycsb()
+        .args(["load", "memory", "-P", "workloads/workloada"])
+        .args(["-p", "status.interval=0.2", "-p", "live.port=0"])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = StderrLines::new(child.stderr.take().unwrap());
+    let line = stderr
+        .wait_for(Duration::from_secs(60), |l| l.contains("live view at"))
+        .unwrap_or_else(|| panic!("no URL on standard error: {:?}", stderr.seen));
+    let url = line.rsplit(' ').next().unwrap().to_string();
+    let address = url
+        .strip_prefix("http://127.0.0.1:")
+        .map(|port| format!("127.0.0.1:{}", port.trim_end_matches('/')))
+        .unwrap_or_else(|| panic!("not a loopback URL: {line}"));
+    (child, stderr, url, address)
+}
+
+#[test]
+fn the_live_view_grows_while_the_run_goes_and_ends_as_the_final_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("load.json");
+    // A throttled load of about 20 s (longer on a loaded machine): time
+    // for two fetches and two browsers while it runs; the second must
+    // have opened the page before the run ends, which takes Chromium a
+    // few seconds at most.
+    let (mut child, mut stderr, url, address) = start(&[
+        "-p",
+        "recordcount=60000",
+        "-target",
+        "3000",
+        "-p",
+        "exporter=json",
+        "-p",
+        &format!("exportfile={}", export.display()),
+    ]);
+
+    // The series grows while the run goes.
+    let first = wait_for(&address, "a first interval", |d| rows(d) >= 1);
+    assert_eq!(first["running"], "load", "{first}");
+    assert_eq!(first["finished"], false);
+    let seen = rows(&first);
+    let second = wait_for(&address, "a later interval", |d| rows(d) > seen);
+    assert!(second["version"].as_u64() > first["version"].as_u64());
+    let row = &second["phases"][0]["series"][0];
+    for key in ["throughput", "sections", "client", "gauges"] {
+        assert!(!row[key].is_null(), "{key} missing from {row}");
+    }
+    assert!(row["gauges"]["memory.records"].is_number(), "{row}");
+
+    // The page as served: every chart the report draws plus the gauge's.
+    let (status, _, page) = get(&address, "/");
+    assert_eq!(status, 200);
+    assert!(page.contains("<script>") && page.contains("id=\"charts\""));
+    for title in [
+        "Throughput",
+        "INSERT latency",
+        "Client CPU",
+        "Client memory (RSS)",
+        "Engine gauge memory.records",
+    ] {
+        assert!(page.contains(title), "no {title} chart on the page");
+    }
+    let (status, _, _) = get(&address, "/report");
+    assert_eq!(status, 404, "no final report while the run goes");
+    let (status, _, _) = get(&address, "/nothing-here");
+    assert_eq!(status, 404);
+
+    // A browser draws it and redraws it during the run.
+    if let Some(dom) = browse(dir.path(), &url, 3000) {
+        // Had the run ended meanwhile, the page would be the final report.
+        if !dom.contains("<h2>Summary</h2>") {
+            let updates: u64 = dom
+                .split("data-updates=\"")
+                .nth(1)
+                .and_then(|r| r.split('"').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("no live status in the page:\n{dom}"));
+            assert!(updates >= 1, "the page never redrew its charts:\n{dom}");
+        }
+        // A page left open turns into the final report when the run ends,
+        // though the process does not linger (live.linger=0): it waits
+        // for the page to fetch it. Virtual time jumps from one poll to
+        // the next, so the budget counts polls (one per 0.2 s of it), not
+        // the run's seconds: it must outlast the run's polls; the static
+        // final report then ends it at once.
+        let end = browse(dir.path(), &url, 100_000_000).unwrap();
+        assert!(end.contains("<h2>Summary</h2>"), "{end}");
+        assert!(end.contains("Engine gauge memory.records"), "{end}");
+        assert!(!end.contains("id=\"live-status\""), "{end}");
+    }
+    let status = wait_bounded(&mut child, Duration::from_secs(300), "the live run");
+    assert_eq!(status.code(), Some(0), "{}", stderr.rest());
+    let exported = read_json(&export);
+    assert_eq!(exported["phases"][0]["operations"], 60000);
+}
+
+#[test]
+fn the_final_report_is_served_while_the_process_lingers() {
+    let (mut child, mut stderr, _, address) = start(&[
+        "-p",
+        "recordcount=3000",
+        "-target",
+        "3000",
+        "-p",
+        "live.linger=600",
+    ]);
+    let last = wait_for(&address, "the end of the run", |d| d["finished"] == true);
+    assert_eq!(last["running"], serde_json::Value::Null);
+    assert_eq!(
+        rows(&last),
+        last["phases"][0]["series"].as_array().unwrap().len()
+    );
+    let (status, head, _) = get(&address, "/charts?have=0");
+    assert_eq!(status, 204);
+    assert!(head.contains("X-Live-Finished: 1"), "{head}");
+    let (status, _, report) = get(&address, "/");
+    assert_eq!(status, 200);
+    assert!(!report.contains("<script>"), "the final report is static");
+    assert!(report.contains("<h2>Summary</h2>"), "{report}");
+    assert!(report.contains("Engine gauge memory.records"));
+    assert!(report.contains("3000"), "the summary counts the records");
+    let (figures, drawn) = drawn_figures(&report);
+    assert!(
+        figures >= 5 && drawn == figures,
+        "{drawn} of {figures} charts drawn"
+    );
+    assert_eq!(get(&address, "/report").2, report);
+    stderr
+        .wait_for(Duration::from_secs(60), |l| {
+            l.contains("the final report is served at")
+        })
+        .unwrap_or_else(|| panic!("no linger notice: {:?}", stderr.seen));
+
+    // SIGTERM ends the lingering; the run itself had completed.
+    signal(&child, SIGTERM);
+    let status = wait_bounded(&mut child, Duration::from_secs(30), "ycsb lingering");
+    assert_eq!(status.code(), Some(0), "{}", stderr.rest());
+}
+
+#[test]
+fn a_port_in_use_is_bad_input() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let out = ycsb()
+        .args(["load", "memory", "-p"])
+        .arg(format!("live.port={port}"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("live.port={port}")) && err.contains("cannot listen"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}

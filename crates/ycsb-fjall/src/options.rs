@@ -1,0 +1,242 @@
+//! The store's properties and their translation into fjall's options.
+
+use std::path::PathBuf;
+
+use ycsb_db::{Properties, Property, PropertyDecl, PropertyError};
+
+ycsb_db::choice_property! {
+    /// Data block compression (`fjall.compression`).
+    pub enum Compression {
+        /// fjall's own policy: level 0 and 1 uncompressed (they are
+        /// rewritten soon), LZ4 below.
+        Default = "default",
+        /// No compression on any level.
+        None = "none" | "no",
+        /// LZ4 on every level. `snappy` is read as `lz4`: db_bench's
+        /// default `--compression_type=snappy` asks for the engine's fast
+        /// compressor, and LZ4 is fjall's only one.
+        Lz4 = "lz4" | "snappy",
+    }
+}
+
+/// `fjall.dir`: the database directory.
+pub const DIR: Property<PathBuf> = Property::optional(
+    "fjall.dir",
+    "The fjall database directory, created if missing. Required.",
+);
+
+/// `fjall.destroy`: remove an existing database before opening.
+pub const DESTROY: Property<bool> = Property::new(
+    "fjall.destroy",
+    "false",
+    "Remove the fjall database at fjall.dir before opening it (only a directory \
+     that holds a fjall database, or is empty, is removed).",
+);
+
+/// `fjall.cache_size`: the block cache.
+pub const CACHE_SIZE: Property<u64> = Property::new(
+    "fjall.cache_size",
+    "0",
+    "Bytes of the block cache shared by all keyspaces; 0 keeps fjall's default (32 MiB).",
+);
+
+/// `fjall.memtable_size`: the memtable size.
+pub const MEMTABLE_SIZE: Property<u64> = Property::new(
+    "fjall.memtable_size",
+    "0",
+    "Bytes of memtable before it is flushed to a level-0 table; 0 keeps fjall's default \
+     (64 MiB). Stored with the keyspace when it is created: a reopen keeps the first value.",
+);
+
+/// `fjall.compression`: block compression.
+pub const COMPRESSION: Property<Compression> = Property::new(
+    "fjall.compression",
+    "default",
+    "Data block compression: default (fjall's: none on levels 0-1, lz4 below), none or lz4 \
+     (snappy, db_bench's default, is read as lz4, fjall's only compressor). \
+     Stored with the keyspace when it is created: a reopen keeps the first value.",
+);
+
+/// `fjall.fsync`: sync the journal before acknowledging each write.
+pub const FSYNC: Property<bool> = Property::new(
+    "fjall.fsync",
+    "false",
+    "Sync the journal to disk (fdatasync) before acknowledging each write. With false, \
+     fjall's default, each write is handed to the operating system before it is \
+     acknowledged: it survives a killed process, not a machine crash.",
+);
+
+/// `fjall.worker_threads`: background flush and compaction threads.
+pub const WORKER_THREADS: Property<u32> = Property::new(
+    "fjall.worker_threads",
+    "0",
+    "Threads for flushes and compactions; 0 keeps fjall's default (the CPU count, at most 4).",
+);
+
+/// Every property the `fjall` store reads.
+pub const PROPERTIES: &[&PropertyDecl] = &[
+    DIR.decl(),
+    DESTROY.decl(),
+    CACHE_SIZE.decl(),
+    MEMTABLE_SIZE.decl(),
+    COMPRESSION.decl(),
+    FSYNC.decl(),
+    WORKER_THREADS.decl(),
+];
+
+/// The smallest memtable fjall handles sensibly; smaller values are refused
+/// rather than making a table per few records.
+const MIN_MEMTABLE: u64 = 64 * 1024;
+
+/// Everything the store is opened with, read and checked from properties.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Config {
+    pub path: PathBuf,
+    /// How `fjall.dir` was set, for error messages.
+    pub path_origin: String,
+    pub destroy: bool,
+    pub cache_size: Option<u64>,
+    pub memtable_size: Option<u64>,
+    pub compression: Compression,
+    pub fsync: bool,
+    pub worker_threads: Option<usize>,
+}
+
+impl Config {
+    pub fn from_properties(p: &Properties) -> Result<Config, PropertyError> {
+        let path = p.require(&DIR)?;
+        let path_origin = p
+            .raw(DIR.decl())
+            .map(|r| r.origin.to_string())
+            .unwrap_or_default();
+        let nonzero = |v: u64| (v != 0).then_some(v);
+        let memtable_size = nonzero(p.get(&MEMTABLE_SIZE)?);
+        if memtable_size.is_some_and(|m| m < MIN_MEMTABLE) {
+            return Err(p.invalid(
+                MEMTABLE_SIZE.decl(),
+                format!("expected 0 (fjall's default) or at least {MIN_MEMTABLE} bytes"),
+            ));
+        }
+        Ok(Config {
+            path,
+            path_origin,
+            destroy: p.get(&DESTROY)?,
+            cache_size: nonzero(p.get(&CACHE_SIZE)?),
+            memtable_size,
+            compression: p.get(&COMPRESSION)?,
+            fsync: p.get(&FSYNC)?,
+            worker_threads: nonzero(u64::from(p.get(&WORKER_THREADS)?)).map(|n| n as usize),
+        })
+    }
+
+    /// The effective settings as `name=value` lines, for the results.
+    pub fn describe(&self) -> String {
+        fn or_default(v: Option<impl std::fmt::Display>) -> String {
+            v.map_or_else(|| "default".to_string(), |v| v.to_string())
+        }
+        format!(
+            "{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n",
+            DIR.name(),
+            self.path.display(),
+            DESTROY.name(),
+            self.destroy,
+            CACHE_SIZE.name(),
+            or_default(self.cache_size),
+            MEMTABLE_SIZE.name(),
+            or_default(self.memtable_size),
+            COMPRESSION.name(),
+            self.compression.name(),
+            FSYNC.name(),
+            self.fsync,
+            WORKER_THREADS.name(),
+            or_default(self.worker_threads),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ycsb_db::Origin;
+
+    fn props(pairs: &[(&str, &str)]) -> Properties {
+        let mut p = Properties::new();
+        for (k, v) in pairs {
+            p.set(*k, *v, Origin::Flag("-p"));
+        }
+        p
+    }
+
+    #[test]
+    fn defaults_keep_fjalls_defaults() {
+        let c = Config::from_properties(&props(&[("fjall.dir", "/x")])).unwrap();
+        assert_eq!(c.path, PathBuf::from("/x"));
+        assert!(!c.destroy && !c.fsync);
+        assert_eq!(c.cache_size, None);
+        assert_eq!(c.memtable_size, None);
+        assert_eq!(c.worker_threads, None);
+        assert_eq!(c.compression, Compression::Default);
+    }
+
+    #[test]
+    fn dir_is_required() {
+        let err = Config::from_properties(&Properties::new()).unwrap_err();
+        assert!(err.to_string().starts_with("fjall.dir: required"), "{err}");
+    }
+
+    #[test]
+    fn values_are_applied() {
+        let c = Config::from_properties(&props(&[
+            ("fjall.dir", "d"),
+            ("fjall.destroy", "true"),
+            ("fjall.cache_size", "1000000"),
+            ("fjall.memtable_size", "1048576"),
+            ("fjall.compression", "lz4"),
+            ("fjall.fsync", "true"),
+            ("fjall.worker_threads", "2"),
+        ]))
+        .unwrap();
+        assert!(c.destroy && c.fsync);
+        assert_eq!(c.cache_size, Some(1_000_000));
+        assert_eq!(c.memtable_size, Some(1 << 20));
+        assert_eq!(c.compression, Compression::Lz4);
+        assert_eq!(c.worker_threads, Some(2));
+        let text = c.describe();
+        for line in ["fjall.memtable_size=1048576", "fjall.compression=lz4"] {
+            assert!(text.lines().any(|l| l == line), "{text}");
+        }
+    }
+
+    #[test]
+    fn errors_name_the_property_and_origin() {
+        let cases = [
+            ("fjall.cache_size", "32MB", "expected an unsigned integer"),
+            (
+                "fjall.compression",
+                "zstd",
+                "expected one of default, none, lz4",
+            ),
+            ("fjall.memtable_size", "1000", "at least 65536"),
+            ("fjall.fsync", "yes", "expected true or false"),
+        ];
+        for (key, value, reason) in cases {
+            let err = Config::from_properties(&props(&[("fjall.dir", "d"), (key, value)]))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with(&format!("{key}: invalid value '{value}' (-p flag)")),
+                "{err}"
+            );
+            assert!(err.contains(reason), "{err}");
+        }
+    }
+
+    #[test]
+    fn every_property_is_listed_once() {
+        let mut names: Vec<_> = PROPERTIES.iter().map(|d| d.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), PROPERTIES.len());
+        assert!(names.iter().all(|n| n.starts_with("fjall.")));
+    }
+}

@@ -1,0 +1,506 @@
+//! The `fjall` store: one database and keyspace shared by all client
+//! threads.
+
+use std::path::Path;
+
+use fjall::{AbstractTree, Database, Keyspace, KeyspaceCreateOptions, PersistMode};
+use ycsb_db::codec;
+use ycsb_db::{
+    Assertions, EngineBuild, EngineInfo, EngineLibrary, EngineReport, Fields, Gauge, Properties,
+    Record, RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+};
+
+use crate::options::{Compression, Config};
+use crate::ENGINE_VERSION;
+
+/// The store's name, as users type it.
+const NAME: &str = "fjall";
+
+/// The keyspace every record lives in: the table name is ignored, as in
+/// the other embedded bindings, so that one database holds one data set.
+const KEYSPACE: &str = "ycsb";
+
+/// Levels asked for at most; fjall's trees have 7.
+const MAX_LEVELS: usize = 16;
+
+/// The files fjall keeps at the top of its directory: what tells a fjall
+/// database (its `version` marker) from anything else.
+const VERSION_MARKER: &str = "version";
+
+/// The file fjall locks while a process has the database open.
+const LOCK_FILE: &str = "lock";
+
+/// A fjall database opened once and shared by all client threads.
+pub struct FjallStore {
+    db: Database,
+    keyspace: Keyspace,
+    config: Config,
+}
+
+impl std::fmt::Debug for FjallStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FjallStore")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FjallStore {
+    /// Opens the database that `properties` describe (`fjall.dir` and the
+    /// other [`PROPERTIES`](crate::PROPERTIES)), creating it if missing.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Property`] for a missing `fjall.dir` or an invalid
+    /// value, naming the property and where it was set; [`StoreError::Io`]
+    /// when the directory cannot be created or removed;
+    /// [`StoreError::Open`] when the directory holds something that is not
+    /// a fjall database, or fjall cannot open it (locked by another
+    /// process, unreadable, corrupt), with fjall's reason.
+    pub fn open(properties: &Properties) -> Result<FjallStore, StoreError> {
+        let config = Config::from_properties(properties)?;
+        check_dir(&config.path, &config.path_origin)?;
+        if config.destroy && config.path.exists() {
+            // Held while the directory goes: another process with the
+            // database open keeps it (fjall locks this file the same way).
+            let _held = hold_lock(&config)?;
+            std::fs::remove_dir_all(&config.path).map_err(|source| StoreError::Io {
+                context: format!(
+                    "cannot remove the fjall.dir directory {} ({}) for fjall.destroy=true",
+                    config.path.display(),
+                    config.path_origin
+                ),
+                source,
+            })?;
+        }
+        std::fs::create_dir_all(&config.path).map_err(|source| StoreError::Io {
+            context: format!(
+                "cannot create the fjall.dir directory {} ({})",
+                config.path.display(),
+                config.path_origin
+            ),
+            source,
+        })?;
+        let open_error = |e: fjall::Error| StoreError::Open {
+            store: NAME.to_string(),
+            message: format!(
+                "fjall.dir={} ({}): {}",
+                config.path.display(),
+                config.path_origin,
+                describe_error(&e)
+            ),
+        };
+        let mut builder = Database::builder(&config.path);
+        if let Some(bytes) = config.cache_size {
+            builder = builder.cache_size(bytes);
+        }
+        if let Some(n) = config.worker_threads {
+            builder = builder.worker_threads(n);
+        }
+        let db = builder.open().map_err(open_error)?;
+        let keyspace = db
+            .keyspace(KEYSPACE, || keyspace_options(&config))
+            .map_err(open_error)?;
+        Ok(FjallStore {
+            db,
+            keyspace,
+            config,
+        })
+    }
+
+    /// The database directory.
+    pub fn path(&self) -> &Path {
+        &self.config.path
+    }
+
+    /// Compacts the keyspace into its last level, blocking until fjall is
+    /// done: for a run that should start from a settled tree.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Other`] with fjall's reason.
+    pub fn compact(&self) -> Result<(), StoreError> {
+        self.keyspace
+            .rotate_memtable_and_wait()
+            .and_then(|()| self.keyspace.major_compact())
+            .map_err(|e| StoreError::Other(format!("fjall compaction: {}", describe_error(&e))))
+    }
+
+    /// Tables per level, for as many levels as the tree has.
+    fn level_tables(&self) -> Vec<usize> {
+        (0..MAX_LEVELS)
+            .map_while(|level| self.keyspace.tree.level_table_count(level))
+            .collect()
+    }
+}
+
+/// Takes fjall's lock on the database in `config.path`, if there is one,
+/// so that `fjall.destroy` never removes a database another process has
+/// open.
+fn hold_lock(config: &Config) -> Result<Option<std::fs::File>, StoreError> {
+    let Ok(file) = std::fs::File::open(config.path.join(LOCK_FILE)) else {
+        return Ok(None);
+    };
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(e) => Err(StoreError::Open {
+            store: NAME.to_string(),
+            message: format!(
+                "fjall.dir={} ({}): fjall.destroy=true refused: {}",
+                config.path.display(),
+                config.path_origin,
+                match e {
+                    std::fs::TryLockError::WouldBlock => {
+                        "the database is locked by another process (its lock file is held)"
+                            .to_string()
+                    }
+                    std::fs::TryLockError::Error(e) => format!("cannot lock it: {e}"),
+                }
+            ),
+        }),
+    }
+}
+
+/// The keyspace options of a new database; an existing keyspace keeps the
+/// ones it was created with (fjall stores them).
+fn keyspace_options(config: &Config) -> KeyspaceCreateOptions {
+    use fjall::config::CompressionPolicy;
+    use fjall::CompressionType;
+    let mut options = KeyspaceCreateOptions::default();
+    if let Some(bytes) = config.memtable_size {
+        options = options.max_memtable_size(bytes);
+    }
+    match config.compression {
+        Compression::Default => {}
+        Compression::None => {
+            options = options.data_block_compression_policy(CompressionPolicy::disabled());
+        }
+        Compression::Lz4 => {
+            options =
+                options.data_block_compression_policy(CompressionPolicy::all(CompressionType::Lz4));
+        }
+    }
+    options
+}
+
+/// fjall's error in words a user can act on.
+fn describe_error(e: &fjall::Error) -> String {
+    match e {
+        fjall::Error::Locked => {
+            "the database is locked by another process (its lock file is held)".to_string()
+        }
+        fjall::Error::Io(io) => format!("I/O error: {io}"),
+        fjall::Error::Poisoned => {
+            "fjall refuses writes after an earlier journal write failed (Poisoned)".to_string()
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+impl Store for FjallStore {
+    fn thread(&self, _context: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
+        Ok(Box::new(FjallThread {
+            db: &self.db,
+            keyspace: &self.keyspace,
+            fsync: self.config.fsync,
+            value: Vec::new(),
+            last_error: None,
+        }))
+    }
+
+    /// `fjall.num-files-at-levelN` (tables per level, named as RocksDB's so
+    /// that charts draw them alike), `fjall.tables`, `fjall.journal-count`,
+    /// `fjall.journal-bytes`, `fjall.disk-bytes` (tables and journals),
+    /// `fjall.write-buffer-bytes` (memtables), `fjall.sealed-memtables`,
+    /// `fjall.outstanding-flushes`, `fjall.active-compactions`,
+    /// `fjall.compactions-completed`, `fjall.compaction-sec` and
+    /// `fjall.cache-bytes`.
+    fn gauges(&self, out: &mut Vec<Gauge>) {
+        for (level, tables) in self.level_tables().into_iter().enumerate() {
+            out.push(Gauge::new(
+                format!("fjall.num-files-at-level{level}"),
+                tables as f64,
+            ));
+        }
+        let ks = &self.keyspace;
+        out.push(Gauge::new("fjall.tables", ks.table_count() as f64));
+        out.push(Gauge::new(
+            "fjall.journal-count",
+            self.db.journal_count() as f64,
+        ));
+        if let Ok(bytes) = self.db.journal_disk_space() {
+            out.push(Gauge::new("fjall.journal-bytes", bytes as f64));
+        }
+        if let Ok(bytes) = self.db.disk_space() {
+            out.push(Gauge::new("fjall.disk-bytes", bytes as f64));
+        }
+        out.push(Gauge::new(
+            "fjall.write-buffer-bytes",
+            self.db.write_buffer_size() as f64,
+        ));
+        out.push(Gauge::new(
+            "fjall.sealed-memtables",
+            ks.sealed_memtable_count() as f64,
+        ));
+        out.push(Gauge::new(
+            "fjall.outstanding-flushes",
+            self.db.outstanding_flushes() as f64,
+        ));
+        out.push(Gauge::new(
+            "fjall.active-compactions",
+            self.db.active_compactions() as f64,
+        ));
+        out.push(Gauge::new(
+            "fjall.compactions-completed",
+            self.db.compactions_completed() as f64,
+        ));
+        out.push(Gauge::new(
+            "fjall.compaction-sec",
+            self.db.time_compacting().as_secs_f64(),
+        ));
+        out.push(Gauge::new("fjall.cache-bytes", self.db.cache_size() as f64));
+    }
+
+    fn engine_build(&self) -> EngineBuild {
+        // Compiled into ycsb by cargo: its debug assertions (and lack of
+        // optimisation) are those of the ycsb binary's profile.
+        if cfg!(debug_assertions) {
+            EngineBuild::new(
+                EngineLibrary::Static,
+                Assertions::Enabled,
+                "compiled by cargo with debug_assertions on (a debug build of ycsb)",
+            )
+        } else {
+            EngineBuild::new(
+                EngineLibrary::Static,
+                Assertions::Disabled,
+                "compiled by cargo with debug_assertions off",
+            )
+        }
+    }
+
+    fn engine_info(&self) -> EngineInfo {
+        EngineInfo {
+            name: "fjall".to_string(),
+            version: ENGINE_VERSION.to_string(),
+        }
+    }
+
+    /// `fjall.stats` (the tree's shape, journals, compactions) and
+    /// `fjall.options` (the effective settings and the version).
+    fn final_reports(&self) -> Vec<EngineReport> {
+        let mut stats = String::from("Level  Tables\n");
+        for (level, tables) in self.level_tables().into_iter().enumerate() {
+            stats.push_str(&format!("L{level:<5} {tables}\n"));
+        }
+        let ks = &self.keyspace;
+        stats.push_str(&format!(
+            "tables={}\napproximate_items={}\nkeyspace_disk_bytes={}\njournals={}\n\
+             journal_bytes={}\ndisk_bytes={}\nwrite_buffer_bytes={}\ncompactions_completed={}\n\
+             compaction_seconds={:.3}\ncache_bytes={}\ncache_capacity={}\n",
+            ks.table_count(),
+            ks.approximate_len(),
+            ks.disk_space(),
+            self.db.journal_count(),
+            self.db.journal_disk_space().unwrap_or(0),
+            self.db.disk_space().unwrap_or(0),
+            self.db.write_buffer_size(),
+            self.db.compactions_completed(),
+            self.db.time_compacting().as_secs_f64(),
+            self.db.cache_size(),
+            self.db.cache_capacity(),
+        ));
+        let mut options = self.config.describe();
+        options.push_str(&format!(
+            "data_block_compression={:?}\nversion={ENGINE_VERSION}\n",
+            ks.config.data_block_compression_policy
+        ));
+        vec![
+            EngineReport {
+                name: "fjall.stats".to_string(),
+                text: stats,
+            },
+            EngineReport {
+                name: "fjall.options".to_string(),
+                text: options,
+            },
+        ]
+    }
+
+    /// Syncs the journal, so that everything acknowledged is on disk when
+    /// the program ends.
+    fn close(&self) -> Result<(), StoreError> {
+        self.db.persist(PersistMode::SyncAll).map_err(|e| {
+            StoreError::Other(format!(
+                "fjall: syncing the journal: {}",
+                describe_error(&e)
+            ))
+        })
+    }
+}
+
+/// One client thread: borrows the shared database and owns its encode
+/// buffer.
+struct FjallThread<'a> {
+    db: &'a Database,
+    keyspace: &'a Keyspace,
+    fsync: bool,
+    /// The encoded value to write.
+    value: Vec<u8>,
+    /// fjall's message for the last failed write.
+    last_error: Option<String>,
+}
+
+impl FjallThread<'_> {
+    /// Keeps fjall's message of a failed operation for
+    /// [`StoreThread::last_error`] (a full disk says so) and answers ERROR.
+    #[cold]
+    fn failed(&mut self, e: &fjall::Error) -> Status {
+        self.last_error = Some(describe_error(e));
+        Status::Error
+    }
+
+    /// Writes `self.value` at `key`, synced with `fjall.fsync`.
+    fn put(&mut self, key: &str) -> Status {
+        let written = self
+            .keyspace
+            .insert(key.as_bytes(), self.value.as_slice())
+            .and_then(|()| self.sync());
+        match written {
+            Ok(()) => Status::Ok,
+            Err(e) => self.failed(&e),
+        }
+    }
+
+    fn sync(&self) -> fjall::Result<()> {
+        if self.fsync {
+            self.db.persist(PersistMode::SyncData)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl StoreThread for FjallThread<'_> {
+    fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+        match self.keyspace.get(key.as_bytes()) {
+            Ok(Some(value)) => codec::read_into(&value, fields, out),
+            Ok(None) => Status::NotFound,
+            Err(e) => self.failed(&e),
+        }
+    }
+
+    /// fjall's own buffer of the value, without a second copy.
+    fn read_in_place(
+        &mut self,
+        _table: &str,
+        key: &str,
+        fields: Fields<'_>,
+        _scratch: &mut Record,
+        visit: &mut dyn FnMut(RecordView<'_>),
+    ) -> Status {
+        match self.keyspace.get(key.as_bytes()) {
+            Ok(Some(value)) => codec::read_in_place(&value, fields, visit),
+            Ok(None) => Status::NotFound,
+            Err(e) => self.failed(&e),
+        }
+    }
+
+    fn scan(
+        &mut self,
+        _table: &str,
+        start_key: &str,
+        count: usize,
+        fields: Fields<'_>,
+        out: &mut ScanResult,
+    ) -> Status {
+        let mut status = Status::Ok;
+        for guard in self.keyspace.range(start_key.as_bytes()..).take(count) {
+            let (key, value) = match guard.into_inner() {
+                Ok(kv) => kv,
+                Err(e) => return self.failed(&e),
+            };
+            let Ok(key) = std::str::from_utf8(&key) else {
+                return Status::UnexpectedState;
+            };
+            let row = codec::read_into(&value, fields, out.push_row(key));
+            if !row.is_ok() {
+                status = row;
+            }
+        }
+        status
+    }
+
+    /// Reads the record, merges the changed fields and writes it back:
+    /// fjall has no merge operator.
+    fn update(&mut self, _table: &str, key: &str, values: &Record) -> Status {
+        let stored = match self.keyspace.get(key.as_bytes()) {
+            Ok(Some(v)) => v,
+            Ok(None) => return Status::NotFound,
+            Err(e) => return self.failed(&e),
+        };
+        self.value.clear();
+        if let Err(e) = codec::merge(&stored, values, &mut self.value) {
+            return e.into();
+        }
+        drop(stored);
+        self.put(key)
+    }
+
+    fn insert(&mut self, _table: &str, key: &str, values: &Record) -> Status {
+        self.value.clear();
+        codec::encode(values, &mut self.value);
+        self.put(key)
+    }
+
+    fn delete(&mut self, _table: &str, key: &str) -> Status {
+        let removed = self
+            .keyspace
+            .remove(key.as_bytes())
+            .and_then(|()| self.sync());
+        match removed {
+            Ok(()) => Status::Ok,
+            Err(e) => self.failed(&e),
+        }
+    }
+
+    fn last_error(&self) -> Option<&str> {
+        self.last_error.as_deref()
+    }
+}
+
+/// Refuses a directory that holds something other than a fjall database:
+/// anything but nothing or fjall's own files (another engine's database,
+/// someone's files). A missing or empty directory is fine.
+fn check_dir(path: &Path, origin: &str) -> Result<(), StoreError> {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        // Missing (created next), or not a directory (creating it says so).
+        return Ok(());
+    };
+    let names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    if names.is_empty() || names.iter().any(|n| n == VERSION_MARKER) {
+        return Ok(());
+    }
+    let what = if names.iter().any(|n| n == "CURRENT") {
+        "holds a LevelDB or RocksDB database (its CURRENT file)".to_string()
+    } else if names.iter().any(|n| n.ends_with(".redb")) {
+        "holds a redb database".to_string()
+    } else {
+        let mut sorted = names;
+        sorted.sort();
+        format!(
+            "is not empty and holds no fjall database (no version file; it holds {:?})",
+            sorted[0]
+        )
+    };
+    Err(StoreError::Open {
+        store: NAME.to_string(),
+        message: format!(
+            "fjall.dir={} ({origin}) {what}; nothing was changed (use the store that made it, or another fjall.dir)",
+            path.display()
+        ),
+    })
+}

@@ -1,0 +1,251 @@
+//! The store's properties, with YCSB-cpp's names and meanings, and their
+//! translation into environment options.
+
+use std::path::PathBuf;
+
+use ycsb_db::{Properties, Property, PropertyDecl, PropertyError};
+
+use crate::ffi::{
+    EnvOptions, MDB_MAPASYNC, MDB_NOMETASYNC, MDB_NORDAHEAD, MDB_NOSYNC, MDB_WRITEMAP,
+};
+
+/// `lmdb.dbpath`: the environment directory.
+pub const DBPATH: Property<PathBuf> = Property::optional(
+    "lmdb.dbpath",
+    "The LMDB environment directory (data.mdb and lock.mdb), created if missing. Required.",
+);
+
+/// `lmdb.mapsize`: the size of the memory map, the database's limit.
+pub const MAPSIZE: Property<u64> = Property::new(
+    "lmdb.mapsize",
+    "1073741824",
+    "Bytes of the memory map, the largest the database may grow to (a write beyond it \
+     fails with MDB_MAP_FULL). The default is the 1 GiB of YCSB-cpp's lmdb.properties; \
+     YCSB-cpp's own default of -1 is not a usable size.",
+);
+
+/// `lmdb.nosync`.
+pub const NOSYNC: Property<bool> = Property::new(
+    "lmdb.nosync",
+    "false",
+    "MDB_NOSYNC: do not fsync when a write transaction commits. Commits still reach the \
+     file (they survive a killed process) but not a machine crash.",
+);
+
+/// `lmdb.nometasync`.
+pub const NOMETASYNC: Property<bool> = Property::new(
+    "lmdb.nometasync",
+    "false",
+    "MDB_NOMETASYNC: fsync the data but not the meta page at commit (the last commit may \
+     be lost in a machine crash, the database stays consistent).",
+);
+
+/// `lmdb.noreadahead`.
+pub const NOREADAHEAD: Property<bool> = Property::new(
+    "lmdb.noreadahead",
+    "false",
+    "MDB_NORDAHEAD: turn off the operating system's readahead on the map (helps random \
+     reads of a database larger than memory).",
+);
+
+/// `lmdb.writemap`.
+pub const WRITEMAP: Property<bool> = Property::new(
+    "lmdb.writemap",
+    "false",
+    "MDB_WRITEMAP: write through a writable memory map instead of write(2). Faster writes; \
+     a full disk then kills the process with SIGBUS instead of failing the write.",
+);
+
+/// `lmdb.mapasync`.
+pub const MAPASYNC: Property<bool> = Property::new(
+    "lmdb.mapasync",
+    "false",
+    "MDB_MAPASYNC: with lmdb.writemap, flush asynchronously (msync(MS_ASYNC)).",
+);
+
+/// `lmdb.destroy`: start from an empty database (not in YCSB-cpp).
+pub const DESTROY: Property<bool> = Property::new(
+    "lmdb.destroy",
+    "false",
+    "Delete data.mdb and lock.mdb at lmdb.dbpath before opening (db_bench's fill benchmarks).",
+);
+
+/// `lmdb.maxreaders`: reader slots (not in YCSB-cpp).
+pub const MAXREADERS: Property<u32> = Property::new(
+    "lmdb.maxreaders",
+    "1024",
+    "Reader slots in the lock file: each client thread holds one (LMDB's default is 126).",
+);
+
+/// Every property the `lmdb` store reads.
+pub const PROPERTIES: &[&PropertyDecl] = &[
+    DBPATH.decl(),
+    MAPSIZE.decl(),
+    NOSYNC.decl(),
+    NOMETASYNC.decl(),
+    NOREADAHEAD.decl(),
+    WRITEMAP.decl(),
+    MAPASYNC.decl(),
+    DESTROY.decl(),
+    MAXREADERS.decl(),
+];
+
+/// Everything the store is opened with, read and checked from properties.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Config {
+    pub path: PathBuf,
+    /// How `lmdb.dbpath` was set, for error messages.
+    pub path_origin: String,
+    pub destroy: bool,
+    pub env: EnvOptions,
+}
+
+impl Config {
+    pub fn from_properties(p: &Properties) -> Result<Config, PropertyError> {
+        let path = p.require(&DBPATH)?;
+        let path_origin = p
+            .raw(DBPATH.decl())
+            .map(|r| r.origin.to_string())
+            .unwrap_or_default();
+        let map_size = usize::try_from(p.get(&MAPSIZE)?)
+            .map_err(|_| p.invalid(MAPSIZE.decl(), "expected a size that fits in memory"))?;
+        if map_size == 0 {
+            return Err(p.invalid(MAPSIZE.decl(), "expected a size above 0"));
+        }
+        let max_readers = p.get(&MAXREADERS)?;
+        if max_readers == 0 {
+            return Err(p.invalid(MAXREADERS.decl(), "expected at least 1"));
+        }
+        let mut flags = 0;
+        for (prop, flag) in [
+            (&NOSYNC, MDB_NOSYNC),
+            (&NOMETASYNC, MDB_NOMETASYNC),
+            (&NOREADAHEAD, MDB_NORDAHEAD),
+            (&WRITEMAP, MDB_WRITEMAP),
+            (&MAPASYNC, MDB_MAPASYNC),
+        ] {
+            if p.get(prop)? {
+                flags |= flag;
+            }
+        }
+        Ok(Config {
+            path,
+            path_origin,
+            destroy: p.get(&DESTROY)?,
+            env: EnvOptions {
+                map_size,
+                max_readers,
+                flags,
+            },
+        })
+    }
+
+    /// The effective settings as `name=value` lines, for the results.
+    pub fn describe(&self) -> String {
+        let flag = |f| self.env.flags & f != 0;
+        let mut out = format!(
+            "{}={}\n{}={}\n{}={}\n",
+            DBPATH.name(),
+            self.path.display(),
+            MAPSIZE.name(),
+            self.env.map_size,
+            MAXREADERS.name(),
+            self.env.max_readers,
+        );
+        for (prop, f) in [
+            (&NOSYNC, MDB_NOSYNC),
+            (&NOMETASYNC, MDB_NOMETASYNC),
+            (&NOREADAHEAD, MDB_NORDAHEAD),
+            (&WRITEMAP, MDB_WRITEMAP),
+            (&MAPASYNC, MDB_MAPASYNC),
+        ] {
+            out.push_str(&format!("{}={}\n", prop.name(), flag(f)));
+        }
+        out.push_str(&format!("{}={}\n", DESTROY.name(), self.destroy));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ycsb_db::Origin;
+
+    fn props(pairs: &[(&str, &str)]) -> Properties {
+        let mut p = Properties::new();
+        for (k, v) in pairs {
+            p.set(*k, *v, Origin::Flag("-p"));
+        }
+        p
+    }
+
+    #[test]
+    fn defaults_are_the_shipped_map_size_and_synced_commits() {
+        let c = Config::from_properties(&props(&[("lmdb.dbpath", "/x")])).unwrap();
+        assert_eq!(c.path, PathBuf::from("/x"));
+        assert_eq!(
+            c.env,
+            EnvOptions {
+                map_size: 1 << 30,
+                max_readers: 1024,
+                flags: 0
+            }
+        );
+        assert!(!c.destroy);
+    }
+
+    #[test]
+    fn every_flag_is_applied() {
+        let c = Config::from_properties(&props(&[
+            ("lmdb.dbpath", "d"),
+            ("lmdb.mapsize", "4096000"),
+            ("lmdb.nosync", "true"),
+            ("lmdb.nometasync", "true"),
+            ("lmdb.noreadahead", "true"),
+            ("lmdb.writemap", "true"),
+            ("lmdb.mapasync", "true"),
+            ("lmdb.destroy", "true"),
+        ]))
+        .unwrap();
+        assert_eq!(c.env.map_size, 4_096_000);
+        assert_eq!(
+            c.env.flags,
+            MDB_NOSYNC | MDB_NOMETASYNC | MDB_NORDAHEAD | MDB_WRITEMAP | MDB_MAPASYNC
+        );
+        assert!(c.destroy);
+        assert!(c.describe().contains("lmdb.writemap=true\n"));
+    }
+
+    #[test]
+    fn errors_name_the_property_and_origin() {
+        for (key, value, reason) in [
+            ("lmdb.mapsize", "-1", "expected an unsigned integer"),
+            ("lmdb.mapsize", "0", "above 0"),
+            ("lmdb.nosync", "yes", "expected true or false"),
+            ("lmdb.maxreaders", "0", "at least 1"),
+        ] {
+            let err = Config::from_properties(&props(&[("lmdb.dbpath", "d"), (key, value)]))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with(&format!("{key}: invalid value '{value}' (-p flag)")),
+                "{err}"
+            );
+            assert!(err.contains(reason), "{err}");
+        }
+        let err = Config::from_properties(&Properties::new()).unwrap_err();
+        assert!(
+            err.to_string().starts_with("lmdb.dbpath: required"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn every_property_is_listed_once() {
+        let mut names: Vec<_> = PROPERTIES.iter().map(|d| d.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), PROPERTIES.len());
+        assert!(names.iter().all(|n| n.starts_with("lmdb.")));
+    }
+}

@@ -1,0 +1,388 @@
+//! The `lmdb` store: one environment shared by all client threads.
+
+use std::path::Path;
+
+use ycsb_db::codec;
+use ycsb_db::{
+    Assertions, EngineBuild, EngineInfo, EngineReport, Fields, Gauge, Properties, Record,
+    RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+};
+
+use crate::ffi::{self, Env, Reader};
+use crate::options::Config;
+
+/// The store's name, as users type it.
+const NAME: &str = "lmdb";
+
+/// The files of an LMDB environment directory.
+const DATA_FILE: &str = "data.mdb";
+const LOCK_FILE: &str = "lock.mdb";
+
+/// An LMDB environment opened once and shared by all client threads.
+///
+/// The table name of every operation is ignored, as in YCSB-cpp: all
+/// records live in the environment's unnamed database.
+pub struct LmdbStore {
+    env: Env,
+    config: Config,
+}
+
+impl std::fmt::Debug for LmdbStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LmdbStore")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LmdbStore {
+    /// Opens the environment that `properties` describe (`lmdb.dbpath` and
+    /// the other [`PROPERTIES`](crate::PROPERTIES)), creating it if
+    /// missing.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Property`] for a missing `lmdb.dbpath` or an invalid
+    /// value, naming the property and where it was set;
+    /// [`StoreError::Open`] for a directory holding something else than an
+    /// LMDB environment (nothing is changed then), or with LMDB's message
+    /// when it cannot open the environment (a directory that cannot be
+    /// created or written, a `data.mdb` that is not LMDB's).
+    pub fn open(properties: &Properties) -> Result<LmdbStore, StoreError> {
+        let config = Config::from_properties(properties)?;
+        let fail = |message: String| StoreError::Open {
+            store: NAME.to_string(),
+            message: format!(
+                "lmdb.dbpath={} ({}): {message}",
+                config.path.display(),
+                config.path_origin
+            ),
+        };
+        check_dir(&config.path).map_err(|m| {
+            fail(format!(
+                "{m}; nothing was changed (use the store that made it, or another lmdb.dbpath)"
+            ))
+        })?;
+        if config.destroy {
+            for file in [DATA_FILE, LOCK_FILE] {
+                match std::fs::remove_file(config.path.join(file)) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(fail(format!("cannot delete {file}: {e}"))),
+                }
+            }
+        }
+        std::fs::create_dir_all(&config.path)
+            .map_err(|e| fail(format!("cannot create the directory: {e}")))?;
+        let env = Env::open(&config.path, &config.env).map_err(fail)?;
+        Ok(LmdbStore { env, config })
+    }
+
+    /// The environment directory.
+    pub fn path(&self) -> &Path {
+        &self.config.path
+    }
+
+    /// Flushes committed transactions to disk (for `lmdb.nosync`).
+    ///
+    /// # Errors
+    ///
+    /// LMDB's message when the flush fails.
+    pub fn sync(&self) -> Result<(), StoreError> {
+        self.env.sync().map_err(StoreError::Other)
+    }
+
+    /// The LMDB version linked into this program, `major.minor.patch`.
+    pub fn linked_version() -> String {
+        ffi::linked_version()
+    }
+
+    /// The file LMDB was loaded from: the shared library, or this program
+    /// when LMDB is linked statically.
+    pub fn linked_library() -> Option<String> {
+        ffi::linked_library()
+    }
+}
+
+impl Store for LmdbStore {
+    fn thread(&self, _context: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
+        let reader = self.env.reader().map_err(|e| StoreError::Open {
+            store: NAME.to_string(),
+            message: format!("a client thread's read transaction: {e}"),
+        })?;
+        Ok(Box::new(LmdbThread {
+            env: &self.env,
+            reader,
+            value: Vec::new(),
+            last_error: None,
+        }))
+    }
+
+    /// From `mdb_env_stat`: `lmdb.depth` (of the B-tree),
+    /// `lmdb.branch-pages`, `lmdb.leaf-pages`, `lmdb.overflow-pages`,
+    /// `lmdb.entries`; from `mdb_env_info`: `lmdb.map-used-pages` (pages
+    /// up to the last used one, free ones included) and in bytes
+    /// `lmdb.map-used-bytes`, `lmdb.map-size-bytes`, `lmdb.map-use`
+    /// (their ratio), `lmdb.readers` (reader slots in use).
+    fn gauges(&self, out: &mut Vec<Gauge>) {
+        let stat = self.env.stat();
+        if let Some(s) = stat {
+            out.push(Gauge::new("lmdb.depth", f64::from(s.ms_depth)));
+            out.push(Gauge::new("lmdb.branch-pages", s.ms_branch_pages as f64));
+            out.push(Gauge::new("lmdb.leaf-pages", s.ms_leaf_pages as f64));
+            out.push(Gauge::new(
+                "lmdb.overflow-pages",
+                s.ms_overflow_pages as f64,
+            ));
+            out.push(Gauge::new("lmdb.entries", s.ms_entries as f64));
+        }
+        if let (Some(info), Some(s)) = (self.env.info(), stat) {
+            let used = (info.me_last_pgno as f64 + 1.0) * f64::from(s.ms_psize);
+            out.push(Gauge::new(
+                "lmdb.map-used-pages",
+                info.me_last_pgno as f64 + 1.0,
+            ));
+            out.push(Gauge::new("lmdb.map-used-bytes", used));
+            out.push(Gauge::new("lmdb.map-size-bytes", info.me_mapsize as f64));
+            out.push(Gauge::new("lmdb.map-use", used / info.me_mapsize as f64));
+            out.push(Gauge::new("lmdb.readers", f64::from(info.me_numreaders)));
+        }
+    }
+
+    fn engine_build(&self) -> EngineBuild {
+        EngineBuild::of_code(crate::ffi::library_code(), Assertions::Unknown)
+    }
+
+    fn engine_info(&self) -> EngineInfo {
+        EngineInfo {
+            name: "LMDB".to_string(),
+            version: Self::linked_version(),
+        }
+    }
+
+    /// `lmdb.stat` (the B-tree and the map, as `mdb_stat -e` shows them)
+    /// and `lmdb.options`: the effective settings, the version and the
+    /// library file linked.
+    fn final_reports(&self) -> Vec<EngineReport> {
+        let mut reports = Vec::new();
+        if let (Some(s), Some(info)) = (self.env.stat(), self.env.info()) {
+            reports.push(EngineReport {
+                name: "lmdb.stat".to_string(),
+                text: format!(
+                    "Environment Info\n  Map size: {}\n  Number of pages used: {}\n  \
+                     Last transaction ID: {}\n  Max readers: {}\n  Number of readers used: {}\n\
+                     Status of Main DB\n  Tree depth: {}\n  Branch pages: {}\n  Leaf pages: {}\n  \
+                     Overflow pages: {}\n  Entries: {}\n  Page size: {}\n",
+                    info.me_mapsize,
+                    info.me_last_pgno + 1,
+                    info.me_last_txnid,
+                    info.me_maxreaders,
+                    info.me_numreaders,
+                    s.ms_depth,
+                    s.ms_branch_pages,
+                    s.ms_leaf_pages,
+                    s.ms_overflow_pages,
+                    s.ms_entries,
+                    s.ms_psize,
+                ),
+            });
+        }
+        let mut options = self.config.describe();
+        options.push_str(&format!("version={}\n", Self::linked_version()));
+        if let Some(lib) = Self::linked_library() {
+            options.push_str(&format!("library={lib}\n"));
+        }
+        reports.push(EngineReport {
+            name: "lmdb.options".to_string(),
+            text: options,
+        });
+        reports
+    }
+
+    /// Flushes a `lmdb.nosync` environment, so that a load in one process
+    /// is on disk before the run of the next starts.
+    fn close(&self) -> Result<(), StoreError> {
+        self.sync()
+    }
+}
+
+/// One client thread: borrows the shared environment, keeps its own read
+/// transaction (renewed per read, so no allocation) and value buffer.
+struct LmdbThread<'a> {
+    env: &'a Env,
+    reader: Reader<'a>,
+    /// The encoded value to write.
+    value: Vec<u8>,
+    /// LMDB's message for the last failed operation.
+    last_error: Option<String>,
+}
+
+impl LmdbThread<'_> {
+    /// Keeps LMDB's message of a failure for [`StoreThread::last_error`]
+    /// (a full map or disk says so) and answers ERROR.
+    #[cold]
+    fn failed(&mut self, what: &str, code: std::ffi::c_int) -> Status {
+        self.last_error = Some(format!("{what}: {}", ffi::error_message(code)));
+        Status::Error
+    }
+
+    /// Runs `write` in a write transaction and commits it.
+    fn write_txn(
+        &mut self,
+        write: impl FnOnce(&mut ffi::Writer<'_>, &mut Vec<u8>) -> Result<Status, (&'static str, i32)>,
+    ) -> Status {
+        let mut txn = match self.env.write() {
+            Ok(txn) => txn,
+            Err(rc) => return self.failed("mdb_txn_begin", rc),
+        };
+        match write(&mut txn, &mut self.value) {
+            Ok(Status::Ok) => match txn.commit() {
+                Ok(()) => Status::Ok,
+                Err(rc) => self.failed("mdb_txn_commit", rc),
+            },
+            // Nothing to commit; the drop aborts.
+            Ok(status) => status,
+            Err((what, rc)) => self.failed(what, rc),
+        }
+    }
+}
+
+impl StoreThread for LmdbThread<'_> {
+    fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+        let snapshot = match self.reader.snapshot() {
+            Ok(s) => s,
+            Err(_) => return Status::Error,
+        };
+        match snapshot.get(key.as_bytes()) {
+            Ok(Some(value)) => codec::read_into(value, fields, out),
+            Ok(None) => Status::NotFound,
+            Err(_) => Status::Error,
+        }
+    }
+
+    /// The fields straight from the memory map: no copy at all.
+    fn read_in_place(
+        &mut self,
+        _table: &str,
+        key: &str,
+        fields: Fields<'_>,
+        _scratch: &mut Record,
+        visit: &mut dyn FnMut(RecordView<'_>),
+    ) -> Status {
+        let snapshot = match self.reader.snapshot() {
+            Ok(s) => s,
+            Err(_) => return Status::Error,
+        };
+        match snapshot.get(key.as_bytes()) {
+            Ok(Some(value)) => codec::read_in_place(value, fields, visit),
+            Ok(None) => Status::NotFound,
+            Err(_) => Status::Error,
+        }
+    }
+
+    fn scan(
+        &mut self,
+        _table: &str,
+        start_key: &str,
+        count: usize,
+        fields: Fields<'_>,
+        out: &mut ScanResult,
+    ) -> Status {
+        if count == 0 {
+            return Status::Ok;
+        }
+        let snapshot = match self.reader.snapshot() {
+            Ok(s) => s,
+            Err(_) => return Status::Error,
+        };
+        let mut status = Status::Ok;
+        let mut rows = 0;
+        let scanned = snapshot.scan_from(start_key.as_bytes(), |key, value| {
+            let Ok(key) = std::str::from_utf8(key) else {
+                status = Status::UnexpectedState;
+                return false;
+            };
+            let row = codec::read_into(value, fields, out.push_row(key));
+            if !row.is_ok() {
+                status = row;
+            }
+            rows += 1;
+            rows < count
+        });
+        match scanned {
+            Ok(()) => status,
+            Err(_) => Status::Error,
+        }
+    }
+
+    /// Read-modify-write in one write transaction: LMDB has no merge, and
+    /// the single writer makes the merge atomic.
+    fn update(&mut self, _table: &str, key: &str, values: &Record) -> Status {
+        self.write_txn(|txn, buf| {
+            buf.clear();
+            match txn.get(key.as_bytes()) {
+                Ok(Some(stored)) => {
+                    if let Err(e) = codec::merge(stored, values, buf) {
+                        return Ok(e.into());
+                    }
+                }
+                Ok(None) => return Ok(Status::NotFound),
+                Err(rc) => return Err(("mdb_get", rc)),
+            }
+            txn.put(key.as_bytes(), buf).map_err(|rc| ("mdb_put", rc))?;
+            Ok(Status::Ok)
+        })
+    }
+
+    fn insert(&mut self, _table: &str, key: &str, values: &Record) -> Status {
+        self.write_txn(|txn, buf| {
+            buf.clear();
+            codec::encode(values, buf);
+            txn.put(key.as_bytes(), buf).map_err(|rc| ("mdb_put", rc))?;
+            Ok(Status::Ok)
+        })
+    }
+
+    fn delete(&mut self, _table: &str, key: &str) -> Status {
+        self.write_txn(|txn, _| match txn.delete(key.as_bytes()) {
+            Ok(true) => Ok(Status::Ok),
+            Ok(false) => Ok(Status::NotFound),
+            Err(rc) => Err(("mdb_del", rc)),
+        })
+    }
+
+    fn last_error(&self) -> Option<&str> {
+        self.last_error.as_deref()
+    }
+}
+
+/// Refuses a directory that is not an LMDB environment: a non-empty
+/// directory without `data.mdb` (another engine's database, or files of
+/// the user's). A missing or empty directory, or one holding
+/// `data.mdb`, is fine (LMDB itself refuses a `data.mdb` that is not
+/// its own). A path that is a file is left to LMDB, which says so.
+fn check_dir(path: &Path) -> Result<(), String> {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return Ok(());
+    };
+    let names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    if names.is_empty() || names.iter().any(|n| n == DATA_FILE) {
+        return Ok(());
+    }
+    let what = if names.iter().any(|n| n == "CURRENT") {
+        "holds a LevelDB or RocksDB database (its CURRENT file)".to_string()
+    } else if names.iter().any(|n| n.ends_with(".sqlite")) {
+        "holds a SQLite database".to_string()
+    } else {
+        let mut sorted = names;
+        sorted.sort();
+        format!(
+            "is not empty and holds no LMDB environment (no {DATA_FILE}; it holds {:?})",
+            sorted[0]
+        )
+    };
+    Err(what)
+}

@@ -1,0 +1,455 @@
+//! The `redb` store: one database file shared by all client threads.
+
+use std::path::{Path, PathBuf};
+
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use ycsb_db::codec;
+use ycsb_db::{
+    Assertions, EngineBuild, EngineInfo, EngineLibrary, EngineReport, Fields, Gauge, Properties,
+    Record, RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+};
+
+use crate::options::{Config, Durability};
+use crate::ENGINE_VERSION;
+
+/// The store's name, as users type it.
+const NAME: &str = "redb";
+
+/// The database file inside `redb.path`.
+pub const FILE_NAME: &str = "ycsb.redb";
+
+/// The one table every record lives in: the table name of operations is
+/// ignored, as in the other embedded bindings.
+const TABLE: TableDefinition<'static, &'static [u8], &'static [u8]> = TableDefinition::new("ycsb");
+
+/// A redb database opened once and shared by all client threads.
+pub struct RedbStore {
+    db: Database,
+    file: PathBuf,
+    config: Config,
+}
+
+impl std::fmt::Debug for RedbStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedbStore")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedbStore {
+    /// Opens the database that `properties` describe (`redb.path` and the
+    /// other [`PROPERTIES`](crate::PROPERTIES)), creating it if missing.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Property`] for a missing `redb.path` or an invalid
+    /// value, naming the property and where it was set; [`StoreError::Io`]
+    /// when the directory cannot be created or the old file removed;
+    /// [`StoreError::Open`] when the directory holds something other than a
+    /// redb database, or redb cannot open the file (held by another
+    /// process, not a redb file, unwritable), with redb's reason.
+    pub fn open(properties: &Properties) -> Result<RedbStore, StoreError> {
+        let config = Config::from_properties(properties)?;
+        check_dir(&config.path, &config.path_origin)?;
+        let file = config.path.join(FILE_NAME);
+        let named = |what: &str| {
+            format!(
+                "{what} redb.path {} ({})",
+                config.path.display(),
+                config.path_origin
+            )
+        };
+        if config.destroy && file.exists() {
+            // Opening it first takes redb's lock: a database another
+            // process has open is refused, not removed under it.
+            drop(Database::create(&file).map_err(|e| StoreError::Open {
+                store: NAME.to_string(),
+                message: format!(
+                    "redb.path={} ({}): redb.destroy=true refused: {}",
+                    config.path.display(),
+                    config.path_origin,
+                    describe_error(&e.into())
+                ),
+            })?);
+            std::fs::remove_file(&file).map_err(|source| StoreError::Io {
+                context: named("cannot remove the database file (redb.destroy=true) in"),
+                source,
+            })?;
+        }
+        std::fs::create_dir_all(&config.path).map_err(|source| StoreError::Io {
+            context: named("cannot create the"),
+            source,
+        })?;
+        let open_error = |e: redb::Error| StoreError::Open {
+            store: NAME.to_string(),
+            message: format!(
+                "redb.path={} ({}): {}",
+                config.path.display(),
+                config.path_origin,
+                describe_error(&e)
+            ),
+        };
+        let mut builder = Database::builder();
+        if let Some(bytes) = config.cache_size {
+            builder.set_cache_size(bytes);
+        }
+        let db = builder.create(&file).map_err(|e| open_error(e.into()))?;
+        // The table exists from the start, so that a read of an empty
+        // database is NOT_FOUND rather than a missing table.
+        let create = || -> Result<(), redb::Error> {
+            let txn = db.begin_write()?;
+            txn.open_table(TABLE)?;
+            txn.commit()?;
+            Ok(())
+        };
+        create().map_err(open_error)?;
+        Ok(RedbStore { db, file, config })
+    }
+
+    /// The database directory.
+    pub fn path(&self) -> &Path {
+        &self.config.path
+    }
+
+    /// The tree statistics of the committed database.
+    fn tree_stats(&self) -> Result<redb::DatabaseStats, redb::Error> {
+        let txn = self.db.begin_write()?;
+        let stats = txn.stats()?;
+        txn.abort()?;
+        Ok(stats)
+    }
+}
+
+/// redb's error in words a user can act on.
+fn describe_error(e: &redb::Error) -> String {
+    match e {
+        redb::Error::DatabaseAlreadyOpen => {
+            "the database file is locked: another process (or another store in this one) has it open"
+                .to_string()
+        }
+        other => other.to_string(),
+    }
+}
+
+impl Store for RedbStore {
+    fn thread(&self, _context: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
+        Ok(Box::new(RedbThread {
+            db: &self.db,
+            durability: match self.config.durability {
+                Durability::Immediate => redb::Durability::Immediate,
+                Durability::None => redb::Durability::None,
+            },
+            value: Vec::new(),
+            last_error: None,
+        }))
+    }
+
+    /// `redb.cache-used-bytes`, and with `redb.tree_gauges` (the default)
+    /// the tree's shape: `redb.tree-height`, `redb.leaf-pages`,
+    /// `redb.branch-pages`, `redb.allocated-pages`, `redb.stored-bytes`
+    /// (user data in leaves), `redb.metadata-bytes` and
+    /// `redb.fragmented-bytes` (allocated but unused: what space
+    /// amplification of a B-tree is made of).
+    fn gauges(&self, out: &mut Vec<Gauge>) {
+        out.push(Gauge::new(
+            "redb.cache-used-bytes",
+            self.db.cache_stats().used_bytes() as f64,
+        ));
+        if !self.config.tree_gauges {
+            return;
+        }
+        if let Ok(s) = self.tree_stats() {
+            out.push(Gauge::new("redb.tree-height", f64::from(s.tree_height())));
+            out.push(Gauge::new("redb.leaf-pages", s.leaf_pages() as f64));
+            out.push(Gauge::new("redb.branch-pages", s.branch_pages() as f64));
+            out.push(Gauge::new(
+                "redb.allocated-pages",
+                s.allocated_pages() as f64,
+            ));
+            out.push(Gauge::new("redb.stored-bytes", s.stored_bytes() as f64));
+            out.push(Gauge::new("redb.metadata-bytes", s.metadata_bytes() as f64));
+            out.push(Gauge::new(
+                "redb.fragmented-bytes",
+                s.fragmented_bytes() as f64,
+            ));
+        }
+    }
+
+    fn engine_build(&self) -> EngineBuild {
+        // Compiled into ycsb by cargo: its debug assertions (and lack of
+        // optimisation) are those of the ycsb binary's profile.
+        if cfg!(debug_assertions) {
+            EngineBuild::new(
+                EngineLibrary::Static,
+                Assertions::Enabled,
+                "compiled by cargo with debug_assertions on (a debug build of ycsb)",
+            )
+        } else {
+            EngineBuild::new(
+                EngineLibrary::Static,
+                Assertions::Disabled,
+                "compiled by cargo with debug_assertions off",
+            )
+        }
+    }
+
+    fn engine_info(&self) -> EngineInfo {
+        EngineInfo {
+            name: "redb".to_string(),
+            version: ENGINE_VERSION.to_string(),
+        }
+    }
+
+    /// `redb.stats` (the tree's shape and the file's size) and
+    /// `redb.options` (the effective settings and the version).
+    fn final_reports(&self) -> Vec<EngineReport> {
+        let mut stats = String::new();
+        match self.tree_stats() {
+            Ok(s) => stats.push_str(&format!(
+                "tree_height={}\nallocated_pages={}\nleaf_pages={}\nbranch_pages={}\n\
+                 stored_bytes={}\nmetadata_bytes={}\nfragmented_bytes={}\npage_size={}\n",
+                s.tree_height(),
+                s.allocated_pages(),
+                s.leaf_pages(),
+                s.branch_pages(),
+                s.stored_bytes(),
+                s.metadata_bytes(),
+                s.fragmented_bytes(),
+                s.page_size(),
+            )),
+            Err(e) => stats.push_str(&format!("stats unavailable: {}\n", describe_error(&e))),
+        }
+        if let Ok(meta) = std::fs::metadata(&self.file) {
+            stats.push_str(&format!("file_bytes={}\n", meta.len()));
+        }
+        stats.push_str(&format!(
+            "cache_used_bytes={}\n",
+            self.db.cache_stats().used_bytes()
+        ));
+        let mut options = self.config.describe();
+        options.push_str(&format!("version={ENGINE_VERSION}\n"));
+        vec![
+            EngineReport {
+                name: "redb.stats".to_string(),
+                text: stats,
+            },
+            EngineReport {
+                name: "redb.options".to_string(),
+                text: options,
+            },
+        ]
+    }
+
+    /// Commits durably, so that unsynced commits (`redb.durability=none`)
+    /// reach the file now, where a failure (a full disk) is an error the
+    /// run reports, rather than when the database is dropped, where redb
+    /// could only log it.
+    fn close(&self) -> Result<(), StoreError> {
+        let commit = || -> Result<(), redb::Error> {
+            let mut txn = self.db.begin_write()?;
+            txn.set_durability(redb::Durability::Immediate)?;
+            txn.commit()?;
+            Ok(())
+        };
+        commit().map_err(|e| {
+            StoreError::Other(format!(
+                "redb: the final synced commit to {} failed: {}",
+                self.file.display(),
+                describe_error(&e)
+            ))
+        })
+    }
+}
+
+/// One client thread: borrows the shared database and owns its encode
+/// buffer.
+struct RedbThread<'a> {
+    db: &'a Database,
+    durability: redb::Durability,
+    /// The encoded value to write.
+    value: Vec<u8>,
+    /// redb's message for the last failed operation.
+    last_error: Option<String>,
+}
+
+impl RedbThread<'_> {
+    /// Keeps redb's message of a failed operation for
+    /// [`StoreThread::last_error`] (a full disk says so) and answers ERROR.
+    #[cold]
+    fn failed(&mut self, e: &redb::Error) -> Status {
+        self.last_error = Some(describe_error(e));
+        Status::Error
+    }
+
+    /// Runs `write` on the table in one write transaction committed with
+    /// the store's durability; `write`'s status decides whether it commits.
+    fn write(
+        &mut self,
+        write: impl FnOnce(
+            &mut redb::Table<'_, &'static [u8], &'static [u8]>,
+            &mut Vec<u8>,
+        ) -> Result<Status, redb::Error>,
+    ) -> Status {
+        let mut value = std::mem::take(&mut self.value);
+        let result = (|| {
+            let mut txn = self.db.begin_write()?;
+            txn.set_durability(self.durability)?;
+            let status = {
+                let mut table = txn.open_table(TABLE)?;
+                write(&mut table, &mut value)?
+            };
+            if status.is_ok() {
+                txn.commit()?;
+            } else {
+                txn.abort()?;
+            }
+            Ok::<Status, redb::Error>(status)
+        })();
+        self.value = value;
+        match result {
+            Ok(status) => status,
+            Err(e) => self.failed(&e),
+        }
+    }
+
+    /// Shows the stored value of `key` to `visit`.
+    fn with_value(&mut self, key: &str, visit: impl FnOnce(&[u8]) -> Status) -> Status {
+        let result = (|| {
+            let txn = self.db.begin_read()?;
+            let table = txn.open_table(TABLE)?;
+            let status = match table.get(key.as_bytes())? {
+                Some(value) => visit(value.value()),
+                None => Status::NotFound,
+            };
+            Ok::<Status, redb::Error>(status)
+        })();
+        match result {
+            Ok(status) => status,
+            Err(e) => self.failed(&e),
+        }
+    }
+}
+
+impl StoreThread for RedbThread<'_> {
+    fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+        self.with_value(key, |value| codec::read_into(value, fields, out))
+    }
+
+    /// The value in redb's page, without a copy.
+    fn read_in_place(
+        &mut self,
+        _table: &str,
+        key: &str,
+        fields: Fields<'_>,
+        _scratch: &mut Record,
+        visit: &mut dyn FnMut(RecordView<'_>),
+    ) -> Status {
+        self.with_value(key, |value| codec::read_in_place(value, fields, visit))
+    }
+
+    fn scan(
+        &mut self,
+        _table: &str,
+        start_key: &str,
+        count: usize,
+        fields: Fields<'_>,
+        out: &mut ScanResult,
+    ) -> Status {
+        let result = (|| {
+            let txn = self.db.begin_read()?;
+            let table = txn.open_table(TABLE)?;
+            let mut status = Status::Ok;
+            for entry in table.range(start_key.as_bytes()..)?.take(count) {
+                let (key, value) = entry?;
+                let Ok(key) = std::str::from_utf8(key.value()) else {
+                    return Ok(Status::UnexpectedState);
+                };
+                let row = codec::read_into(value.value(), fields, out.push_row(key));
+                if !row.is_ok() {
+                    status = row;
+                }
+            }
+            Ok::<Status, redb::Error>(status)
+        })();
+        match result {
+            Ok(status) => status,
+            Err(e) => self.failed(&e),
+        }
+    }
+
+    /// Reads the record, merges the changed fields and writes it back in
+    /// one write transaction: redb has no merge operator.
+    fn update(&mut self, _table: &str, key: &str, values: &Record) -> Status {
+        self.write(|table, value| {
+            value.clear();
+            {
+                let Some(stored) = table.get(key.as_bytes())? else {
+                    return Ok(Status::NotFound);
+                };
+                if let Err(e) = codec::merge(stored.value(), values, value) {
+                    return Ok(e.into());
+                }
+            }
+            table.insert(key.as_bytes(), value.as_slice())?;
+            Ok(Status::Ok)
+        })
+    }
+
+    fn insert(&mut self, _table: &str, key: &str, values: &Record) -> Status {
+        self.write(|table, value| {
+            value.clear();
+            codec::encode(values, value);
+            table.insert(key.as_bytes(), value.as_slice())?;
+            Ok(Status::Ok)
+        })
+    }
+
+    fn delete(&mut self, _table: &str, key: &str) -> Status {
+        self.write(|table, _| {
+            Ok(match table.remove(key.as_bytes())? {
+                Some(_) => Status::Ok,
+                None => Status::NotFound,
+            })
+        })
+    }
+
+    fn last_error(&self) -> Option<&str> {
+        self.last_error.as_deref()
+    }
+}
+
+/// Refuses a directory that holds something other than this store's redb
+/// file: another engine's database or someone's files. A missing or empty
+/// directory, or one holding `ycsb.redb`, is fine.
+fn check_dir(path: &Path, origin: &str) -> Result<(), StoreError> {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        // Missing (created next), or not a directory (creating it says so).
+        return Ok(());
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    if names.is_empty() || names.iter().any(|n| n == FILE_NAME) {
+        return Ok(());
+    }
+    names.sort();
+    let what = if names.iter().any(|n| n == "CURRENT") {
+        "holds a LevelDB or RocksDB database (its CURRENT file)".to_string()
+    } else if names.iter().any(|n| n == "version") && names.iter().any(|n| n == "keyspaces") {
+        "holds a fjall database".to_string()
+    } else {
+        format!(
+            "is not empty and holds no redb database (no {FILE_NAME}; it holds {:?})",
+            names[0]
+        )
+    };
+    Err(StoreError::Open {
+        store: NAME.to_string(),
+        message: format!(
+            "redb.path={} ({origin}) {what}; nothing was changed (use the store that made it, or another redb.path)",
+            path.display()
+        ),
+    })
+}

@@ -1,0 +1,348 @@
+//! The `sqlite` store through the ycsb-db traits, on real databases in
+//! temporary directories, and a real child process killed mid-load.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use ycsb_db::testing::{assert_conforms, record, text_fields, Contract};
+use ycsb_db::{
+    Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext,
+};
+use ycsb_sqlite::SqliteStore;
+
+const TABLE: &str = "usertable";
+
+fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
+    let mut p = Properties::new().with("sqlite.dbpath", dir.display());
+    for (k, v) in extra {
+        p.set(*k, *v, Origin::Flag("-p"));
+    }
+    p
+}
+
+fn open(dir: &Path, extra: &[(&str, &str)]) -> SqliteStore {
+    SqliteStore::open(&props(dir, extra)).expect("open")
+}
+
+/// SQLite is an ordered store with exact deletes: the default contract,
+/// in WAL mode (YCSB-cpp's) and with a rollback journal.
+#[test]
+fn keeps_the_store_contract() {
+    for flags in [
+        &[][..],
+        &[
+            ("sqlite.journal_mode", "DELETE"),
+            ("sqlite.synchronous", "OFF"),
+        ][..],
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path(), flags);
+        eprintln!("sqlite {flags:?}");
+        assert_conforms(&store, &Contract::new());
+    }
+}
+
+#[test]
+fn records_survive_a_reopen_and_scans_are_in_key_order() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = open(dir.path(), &[]);
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        for key in ["user3", "user1", "user5", "user2", "user4"] {
+            let r = record(&[("field0", &format!("{key}-0")), ("field1", "x")]);
+            assert_eq!(t.insert(TABLE, key, &r), Status::Ok);
+        }
+        drop(t);
+        store.close().unwrap();
+    }
+    // The checkpoint at close folded the log into the database file.
+    let wal = dir.path().join("ycsb.sqlite-wal");
+    assert!(std::fs::metadata(&wal).map_or(0, |m| m.len()) == 0);
+    let store = open(dir.path(), &[]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut out = Record::new();
+    assert_eq!(t.read(TABLE, "user4", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        text_fields(&out),
+        text_fields(&record(&[("field0", "user4-0"), ("field1", "x")]))
+    );
+    let mut rows = ScanResult::new();
+    assert_eq!(
+        t.scan(TABLE, "user25", 2, Fields::All, &mut rows),
+        Status::Ok
+    );
+    let keys: Vec<_> = rows.iter().map(|(k, _)| k.to_string()).collect();
+    assert_eq!(keys, ["user3", "user4"]);
+    assert_eq!(
+        t.update(TABLE, "user4", &record(&[("field1", "y")])),
+        Status::Ok
+    );
+    out.clear();
+    assert_eq!(t.read(TABLE, "user4", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        text_fields(&out),
+        text_fields(&record(&[("field0", "user4-0"), ("field1", "y")]))
+    );
+    // Tables are separate key spaces.
+    out.clear();
+    assert_eq!(
+        t.read("other", "user4", Fields::All, &mut out),
+        Status::NotFound
+    );
+    drop(t);
+    drop(store);
+    let store = open(dir.path(), &[("sqlite.destroy", "true")]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    out.clear();
+    assert_eq!(
+        t.read(TABLE, "user4", Fields::All, &mut out),
+        Status::NotFound
+    );
+}
+
+#[test]
+fn the_schema_is_one_table_keyed_by_the_primary_key_property() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[("sqlite.primary_key", "ycsb_key")]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_eq!(
+        t.insert(TABLE, "user1", &record(&[("field0", "a")])),
+        Status::Ok
+    );
+    drop(t);
+    let conn = rusqlite::Connection::open(dir.path().join("ycsb.sqlite")).unwrap();
+    let sql: String = conn
+        .query_row(
+            "SELECT sql FROM sqlite_schema WHERE name = 'usertable'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        sql.contains("ycsb_key TEXT PRIMARY KEY") && !sql.contains("WITHOUT ROWID"),
+        "{sql}"
+    );
+    let page_size: i64 = conn
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(page_size, 4096);
+}
+
+#[test]
+fn without_create_table_a_missing_table_fails_with_sqlite_s_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[("sqlite.create_table", "false")]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_eq!(
+        t.insert(TABLE, "user1", &record(&[("field0", "a")])),
+        Status::Error
+    );
+    let message = t.last_error().unwrap();
+    assert!(message.contains("no such table: usertable"), "{message}");
+}
+
+#[test]
+fn gauges_show_pages_and_cache_and_reports_name_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let value = "v".repeat(100);
+    for i in 0..2000 {
+        let r = record(&[("field0", &value)]);
+        assert_eq!(t.insert(TABLE, &format!("user{i:05}"), &r), Status::Ok);
+    }
+    let mut out = Record::new();
+    for i in 0..600 {
+        out.clear();
+        assert_eq!(
+            t.read(TABLE, &format!("user{i:05}"), Fields::All, &mut out),
+            Status::Ok
+        );
+    }
+    let mut gauges: Vec<Gauge> = Vec::new();
+    store.gauges(&mut gauges);
+    let get = |name: &str| {
+        gauges
+            .iter()
+            .find(|g| g.name == name)
+            .unwrap_or_else(|| panic!("{name} in {gauges:?}"))
+            .value
+    };
+    // 2000 records of ~120 bytes: more than 50 pages of 4 KiB.
+    assert!(get("sqlite.pages") > 50.0, "{gauges:?}");
+    assert_eq!(get("sqlite.db-bytes"), get("sqlite.pages") * 4096.0);
+    assert!(get("sqlite.free-pages") >= 0.0);
+    // Published every 256 operations: 2600 operations were done.
+    assert!(get("sqlite.cache-hits") > 1000.0, "{gauges:?}");
+    assert!(get("sqlite.memory-used") > 0.0, "{gauges:?}");
+    let version = store.engine_info().version;
+    assert!(version.starts_with("3."), "{version}");
+    let reports = store.final_reports();
+    let options = reports.iter().find(|r| r.name == "sqlite.options").unwrap();
+    assert!(
+        options.text.contains("sqlite.journal_mode=WAL\n"),
+        "{}",
+        options.text
+    );
+    assert!(options.text.contains(&format!("version={version}\n")));
+    assert!(options.text.contains("library="), "{}", options.text);
+    assert!(reports.iter().any(|r| r.name == "sqlite.stats"));
+}
+
+#[test]
+fn foreign_directories_files_and_locked_databases_are_refused() {
+    // Someone's files: refused untouched.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "keep me\n").unwrap();
+    for destroy in ["false", "true"] {
+        let err =
+            SqliteStore::open(&props(dir.path(), &[("sqlite.destroy", destroy)])).unwrap_err();
+        assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+        let message = err.to_string();
+        assert!(
+            message.contains("holds no SQLite database") && message.contains("notes.txt"),
+            "{message}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    // A database file that is not one: SQLite's own refusal.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ycsb.sqlite"), vec![7u8; 16384]).unwrap();
+    let message = SqliteStore::open(&props(dir.path(), &[]))
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("file is not a database"), "{message}");
+    // YCSB-cpp's layout, a database file where the directory should be.
+    let file = dir.path().join("ycsb.sqlite");
+    let message = SqliteStore::open(&props(&file, &[]))
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("is a file"), "{message}");
+    // A database another connection holds exclusively: "locked" once the
+    // busy timeout has passed, at open or at the first write.
+    let dir = tempfile::tempdir().unwrap();
+    drop(open(dir.path(), &[]));
+    let holder = rusqlite::Connection::open(dir.path().join("ycsb.sqlite")).unwrap();
+    holder.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    let store = SqliteStore::open(&props(dir.path(), &[("sqlite.busy_timeout", "100")]));
+    let message = match store {
+        Err(e) => e.to_string(),
+        Ok(store) => {
+            let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+            assert_eq!(
+                t.insert(TABLE, "user1", &record(&[("field0", "a")])),
+                Status::Error
+            );
+            t.last_error().unwrap().to_string()
+        }
+    };
+    assert!(message.contains("database is locked"), "{message}");
+}
+
+/// Starts the ack writer, reads `n` acknowledgements, kills it with
+/// SIGKILL and returns every key it acknowledged.
+fn acknowledged_before_sigkill(dir: &Path, synchronous: &str, n: usize) -> Vec<String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ycsb-sqlite-ack-writer"))
+        .arg(dir)
+        .arg(synchronous)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start the writer");
+    let mut lines = BufReader::new(child.stdout.take().unwrap());
+    let mut next = || {
+        let mut line = String::new();
+        let read = lines.read_line(&mut line).unwrap();
+        // A line cut by the kill has no newline: not an acknowledgement.
+        (read > 0 && line.ends_with('\n')).then(|| line.trim_end().to_string())
+    };
+    assert_eq!(next().as_deref(), Some("ready"));
+    let mut acked = Vec::new();
+    while acked.len() < n {
+        acked.push(next().expect("writer stopped early"));
+    }
+    child.kill().expect("SIGKILL");
+    let status = child.wait().unwrap();
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(9), "{status:?}");
+    }
+    let mut rest = String::new();
+    lines.read_to_string(&mut rest).unwrap();
+    let complete = rest.rfind('\n').map_or("", |end| &rest[..end]);
+    acked.extend(complete.lines().map(str::to_string));
+    acked
+}
+
+fn check_all_readable(dir: &Path, acked: &[String]) {
+    let store = open(dir, &[]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut out = Record::new();
+    for key in acked {
+        out.clear();
+        assert_eq!(
+            t.read(TABLE, key, Fields::All, &mut out),
+            Status::Ok,
+            "acknowledged {key} lost"
+        );
+        let expected = format!("value-of-{key}-").repeat(8);
+        assert_eq!(out.get("field0"), Some(expected.as_bytes()), "{key}");
+    }
+}
+
+#[test]
+fn synced_inserts_survive_sigkill() {
+    let dir = tempfile::tempdir().unwrap();
+    let acked = acknowledged_before_sigkill(dir.path(), "FULL", 200);
+    assert_eq!(acked[0], "key0");
+    check_all_readable(dir.path(), &acked);
+}
+
+#[test]
+fn wal_normal_inserts_survive_sigkill_of_the_process() {
+    // synchronous=NORMAL in WAL mode writes each commit to the log (no
+    // fsync): the kernel keeps it when the process is killed.
+    let dir = tempfile::tempdir().unwrap();
+    let acked = acknowledged_before_sigkill(dir.path(), "NORMAL", 3000);
+    check_all_readable(dir.path(), &acked);
+}
+
+#[test]
+fn concurrent_writers_on_their_own_connections_all_succeed() {
+    // Four threads updating the same records: each waits for the others'
+    // write lock instead of failing, and no update is lost.
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[]);
+    {
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        assert_eq!(
+            t.insert(TABLE, "counter", &record(&[("n", "0")])),
+            Status::Ok
+        );
+    }
+    std::thread::scope(|s| {
+        for i in 0..4 {
+            let store = &store;
+            s.spawn(move || {
+                let mut t = store.thread(ThreadContext::new(i, 4)).unwrap();
+                for j in 0..200 {
+                    let r = record(&[(&format!("t{i}"), &j.to_string())]);
+                    assert_eq!(
+                        t.update(TABLE, "counter", &r),
+                        Status::Ok,
+                        "{:?}",
+                        t.last_error()
+                    );
+                }
+            });
+        }
+    });
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut out = Record::new();
+    assert_eq!(t.read(TABLE, "counter", Fields::All, &mut out), Status::Ok);
+    // Every thread's last update is there: the merges were atomic.
+    for i in 0..4 {
+        assert_eq!(out.get(&format!("t{i}")), Some(&b"199"[..]), "{out:?}");
+    }
+}
