@@ -6,6 +6,9 @@
 //! closest to what the client itself costs. The load average is printed
 //! before and after, to judge how noisy the machine was. Nothing here
 //! asserts: a missed target is printed as such.
+//!
+//! With `--baseline <rev>` it runs the whole-client steps instead with
+//! another revision's build and the current one alternated (`baseline`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -20,10 +23,20 @@ pub const USAGE: &str =
           generation, zipfian start-up over 10^10 items, peak RSS at recordcount 10^9
           with 16 threads; with YCSB_CPP_BIN=<path to YCSB-cpp's ycsb> also its basic DB.
           options: --rounds N (default 3), --operations N (default 20000000),
-          --rss-operations N (default 100000000), --quick (small sizes, 1 round)
+          --rss-operations N (default 100000000), --load-records N (default 5000000),
+          --quick (small sizes, 1 round)
+          --baseline REV [--pairs N] [--instructions]: build REV too (under
+          target/baseline/) and run workload A on 1 and 2 threads, timing off and the
+          load phase with both builds alternated, N pairs (default 5): both medians, the
+          paired ratio current/baseline and its range; --instructions counts each
+          process's instructions per operation under cachegrind instead (sizes then
+          default to 200000 operations and records)
 ";
 
 struct Options {
+    baseline: crate::baseline::Request,
+    /// With a baseline: instructions under cachegrind instead of time.
+    instructions: bool,
     rounds: usize,
     operations: u64,
     rss_operations: u64,
@@ -31,12 +44,16 @@ struct Options {
 }
 
 fn parse(args: &[String]) -> Result<Options> {
+    let (baseline, args) = crate::baseline::Request::take(args)?;
     let mut options = Options {
+        baseline,
+        instructions: false,
         rounds: 3,
         operations: 20_000_000,
         rss_operations: 100_000_000,
         load_records: 5_000_000,
     };
+    let (mut operations_given, mut records_given) = (false, false);
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         let mut number = |name: &str| -> Result<u64> {
@@ -51,7 +68,15 @@ fn parse(args: &[String]) -> Result<Options> {
         };
         match arg.as_str() {
             "--rounds" => options.rounds = number("--rounds")? as usize,
-            "--operations" => options.operations = number("--operations")?,
+            "--operations" => {
+                options.operations = number("--operations")?;
+                operations_given = true;
+            }
+            "--load-records" => {
+                options.load_records = number("--load-records")?;
+                records_given = true;
+            }
+            "--instructions" => options.instructions = true,
             "--rss-operations" => options.rss_operations = number("--rss-operations")?,
             "--quick" => {
                 options.rounds = 1;
@@ -62,19 +87,29 @@ fn parse(args: &[String]) -> Result<Options> {
             other => bail!("bench: unknown option '{other}'\n\n{USAGE}"),
         }
     }
+    if options.instructions {
+        if options.baseline.rev.is_none() {
+            return Err(
+                crate::baseline::BadInput("--instructions needs --baseline <rev>".into()).into(),
+            );
+        }
+        // Under cachegrind a process runs some 50 times slower.
+        if !operations_given {
+            options.operations = 200_000;
+        }
+        if !records_given {
+            options.load_records = 200_000;
+        }
+    }
     Ok(options)
 }
 
 pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let options = parse(args)?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let target = if target.is_absolute() {
-        target
-    } else {
-        root.join(target)
-    };
+    let target = target_dir(root);
+    if let Some(rev) = &options.baseline.rev {
+        return compare(root, &target, rev, &options);
+    }
     cargo(root, &["build", "--release", "-p", "ycsb-cli"])?;
     cargo(
         root,
@@ -98,7 +133,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     println!("clocksource: {}", clocksource());
-    let load_before = load_average();
+    let load_before = crate::machine::load_average();
     println!("load average before: {load_before}");
 
     println!("\n== probe (clock, zipfian start-up, value generation)");
@@ -178,7 +213,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         }
         None => None,
     };
-    let load_after = load_average();
+    let load_after = crate::machine::load_average();
 
     let clock_ns = figure("clock_auto_ns_per_reading").unwrap_or_default();
     let clock_std_ns = figure("clock_std_ns_per_reading").unwrap_or_default();
@@ -286,6 +321,145 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         format!("{timing_std_ns:.1}"),
         "",
         None,
+    );
+    Ok(())
+}
+
+/// The cargo target directory of the tree at `root`, absolute.
+pub fn target_dir(root: &Path) -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    if target.is_absolute() {
+        target
+    } else {
+        root.join(target)
+    }
+}
+
+/// `--baseline REV`: the steps of the bench whose figures are rates of the
+/// whole client, with both builds alternated (see `baseline`).
+fn compare(root: &Path, target: &Path, rev: &str, options: &Options) -> Result<()> {
+    use crate::baseline::{self, Side};
+    // A bad revision is told before anything is built.
+    let commit = baseline::resolve(root, rev)?;
+    if options.instructions {
+        crate::engine_bench::check_valgrind()?;
+    }
+    let build = ["-p", "ycsb-cli", "--bin", "ycsb"];
+    cargo(root, &[&["build", "--release"][..], &build[..]].concat())?;
+    let base = baseline::prepare(root, target, &commit, |source, out| {
+        baseline::cargo_build(source, out, &build)
+    })?;
+    let current = target.join("release").join("ycsb");
+    let old = base.release().join("ycsb");
+    let work = target.join("bench-baseline");
+    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
+    println!(
+        "== baseline {rev} = {commit}; current = the working tree at {}",
+        root.display()
+    );
+    println!(
+        "cpu: {}; cores: {}; clocksource: {}",
+        cpu_model(),
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        clocksource()
+    );
+    // (label, ycsb arguments after the program's own tree, operations)
+    let ops = options.operations;
+    let workload_a = |threads: u64, operations: u64, clock: &str| -> Vec<String> {
+        [
+            "run",
+            "basic",
+            "-P",
+            "workloads/workloada",
+            "-p",
+            "recordcount=1000000",
+            "-p",
+            &format!("operationcount={operations}"),
+            "-p",
+            &format!("measurement.clock={clock}"),
+            "-threads",
+            &threads.to_string(),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let load = [
+        "load",
+        "basic",
+        "-P",
+        "workloads/workloada",
+        "-p",
+        &format!("recordcount={}", options.load_records),
+        "-p",
+        "fieldcount=10",
+        "-p",
+        "fieldlength=100",
+        "-threads",
+        "1",
+    ]
+    .map(String::from)
+    .to_vec();
+    let steps: Vec<(&str, Vec<String>, u64)> = vec![
+        ("workload A, 1 thread", workload_a(1, ops, "auto"), ops),
+        (
+            "workload A, 2 threads",
+            workload_a(2, 2 * ops, "auto"),
+            2 * ops,
+        ),
+        (
+            "workload A, 1 thread, timing off",
+            workload_a(1, ops, "off"),
+            ops,
+        ),
+        ("load, 10 fields of 100 bytes", load, options.load_records),
+    ];
+    let pairs = baseline::alternate(options.baseline.pairs, steps.len(), |side, step| {
+        let (label, args, operations) = &steps[step];
+        // Each build runs in its own tree, with its own workload files.
+        let (bin, tree) = match side {
+            Side::Baseline => (&old, base.source.as_path()),
+            Side::Current => (&current, root),
+        };
+        if options.instructions {
+            let cachegrind = crate::engine_bench::Cachegrind {
+                out_file: work.join(format!("{step}-{side:?}.cachegrind")),
+                log_file: work.join(format!("{step}-{side:?}.valgrind.log")),
+            };
+            run_capture(
+                crate::engine_bench::client(bin, Some(&cachegrind))
+                    .current_dir(tree)
+                    .args(args),
+            )?;
+            let instructions = crate::engine_bench::instructions_of(&cachegrind)?;
+            eprintln!("  {side:?} {label}: {instructions} instructions");
+            return Ok(vec![(
+                format!("{label}: instructions per operation"),
+                instructions as f64 / *operations as f64,
+            )]);
+        }
+        let run = measured_run(Command::new(bin).current_dir(tree).args(args), parse_ycsb)?;
+        eprintln!(
+            "  {side:?} {label}: {:.3} M ops/s, {:.3} M ops per CPU-s",
+            run.throughput / 1e6,
+            run.per_cpu_second / 1e6
+        );
+        Ok(vec![
+            (format!("{label}: ops/s"), run.throughput),
+            (format!("{label}: ops per CPU-s"), run.per_cpu_second),
+        ])
+    })?;
+    pairs.print(base.short(), options.baseline.pairs);
+    println!(
+        "operations per run: {ops} (2 threads: {}), load records {}{}",
+        2 * ops,
+        options.load_records,
+        if options.instructions {
+            "; instructions of the whole process (start-up included) under valgrind --tool=cachegrind --cache-sim=no"
+        } else {
+            ""
+        }
     );
     Ok(())
 }
@@ -545,12 +719,6 @@ fn cpu_ticks_of(stat: &str) -> Option<u64> {
     let utime: u64 = fields.get(11)?.parse().ok()?;
     let stime: u64 = fields.get(12)?.parse().ok()?;
     Some(utime + stime)
-}
-
-fn load_average() -> String {
-    fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "unknown".into())
 }
 
 fn cpu_model() -> String {

@@ -42,7 +42,10 @@ pub const USAGE: &str = "  dbbench-compare
           with the same flags (fillseq, fillrandom, overwrite, readrandom) and print both
           and the ratios; options: --num N (default 500000), --threads N (default 1),
           --repeat N (default 3, the median run counts), --value_size N (default 100),
-          --dir PATH (default target/dbbench-compare)
+          --dir PATH (default target/dbbench-compare);
+          --baseline REV [--pairs N]: instead of db_bench, ycsb built from REV (under
+          target/baseline/), the two builds alternated, N pairs (default 5): both
+          medians, the paired ratio current/baseline and its range
 ";
 
 fn option(args: &[String], name: &str, default: u64) -> Result<u64> {
@@ -104,6 +107,8 @@ fn paired_ratio(ours: &[f64], theirs: &[f64]) -> f64 {
 }
 
 pub fn compare(args: &[String]) -> Result<()> {
+    let (baseline, args) = crate::baseline::Request::take(args)?;
+    let args = &args[..];
     for a in args.iter().filter(|a| a.starts_with("--")) {
         if !["--num", "--threads", "--repeat", "--value_size", "--dir"].contains(&a.as_str()) {
             bail!("dbbench-compare: unknown option {a}");
@@ -114,6 +119,14 @@ pub fn compare(args: &[String]) -> Result<()> {
     let repeat = option(args, "--repeat", 3)?.max(1);
     let value_size = option(args, "--value_size", 100)?;
     let root = crate::project_root();
+    if let Some(rev) = &baseline.rev {
+        let dir = match args.iter().position(|a| a == "--dir") {
+            Some(i) => PathBuf::from(args.get(i + 1).context("--dir needs a value")?),
+            None => crate::bench::target_dir(&root).join("dbbench-baseline"),
+        };
+        let flags = common_flags(num, threads, value_size);
+        return compare_builds(&root, rev, baseline.pairs, &dir, &flags, num * threads);
+    }
     // With release engines built (`cargo xtask engines`), their db_bench,
     // from the same source and linked to the same library ycsb links;
     // else Debian's db_bench and library.
@@ -137,27 +150,7 @@ pub fn compare(args: &[String]) -> Result<()> {
         None => target.join("dbbench-compare"),
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    // The flags both programs take, spelled out so that neither relies on
-    // a default the other does not share. Same library, same options:
-    // snappy, an 8 MiB block cache, 64 MiB memtables, no Bloom filter.
-    let common: Vec<String> = vec![
-        format!("--num={num}"),
-        format!("--threads={threads}"),
-        "--key_size=16".into(),
-        format!("--value_size={value_size}"),
-        "--compression_ratio=0.5".into(),
-        "--compression_type=snappy".into(),
-        "--cache_size=8388608".into(),
-        "--write_buffer_size=67108864".into(),
-        "--max_write_buffer_number=2".into(),
-        "--max_background_jobs=2".into(),
-        "--bloom_bits=-1".into(),
-        "--open_files=-1".into(),
-        "--seed=42".into(),
-        // RocksDB's per-thread perf context off, db_bench's default and the
-        // binding's (rocksdb.perf_level=1); said explicitly on both sides.
-        "--perf_level=1".into(),
-    ];
+    let common = common_flags(num, threads, value_size);
     // Each benchmark runs in its own process (on the database the
     // previous one left, --use_existing_db), alternating the two programs,
     // so that both see the same machine load; the CPU time of each process
@@ -183,6 +176,7 @@ pub fn compare(args: &[String]) -> Result<()> {
         for tool in order {
             let _ = std::fs::remove_dir_all(dir.join(tool.name()));
         }
+        let round_load = crate::machine::load_average();
         for row in rows.iter_mut() {
             for tool in order {
                 let db = dir.join(tool.name());
@@ -242,6 +236,10 @@ pub fn compare(args: &[String]) -> Result<()> {
         for tool in order {
             let _ = std::fs::remove_dir_all(dir.join(tool.name()));
         }
+        eprintln!(
+            "  round {round}: load average before {round_load}, after {}",
+            crate::machine::load_average()
+        );
     }
     println!();
     println!(
@@ -292,13 +290,9 @@ pub fn compare(args: &[String]) -> Result<()> {
         Some(Err(e)) => println!("OPTIONS files not compared: {e:#}"),
         None => {}
     }
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "load average at the end: {}",
-        load.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
+        crate::machine::load_average()
     );
     if outside.is_empty() {
         println!("throughput: all within {:.0}%", TOLERANCE * 100.0);
@@ -309,6 +303,103 @@ pub fn compare(args: &[String]) -> Result<()> {
             outside.join(", ")
         );
     }
+    Ok(())
+}
+
+/// The flags both programs take.
+fn common_flags(num: u64, threads: u64, value_size: u64) -> Vec<String> {
+    // The flags both programs take, spelled out so that neither relies on
+    // a default the other does not share. Same library, same options:
+    // snappy, an 8 MiB block cache, 64 MiB memtables, no Bloom filter.
+    vec![
+        format!("--num={num}"),
+        format!("--threads={threads}"),
+        "--key_size=16".into(),
+        format!("--value_size={value_size}"),
+        "--compression_ratio=0.5".into(),
+        "--compression_type=snappy".into(),
+        "--cache_size=8388608".into(),
+        "--write_buffer_size=67108864".into(),
+        "--max_write_buffer_number=2".into(),
+        "--max_background_jobs=2".into(),
+        "--bloom_bits=-1".into(),
+        "--open_files=-1".into(),
+        "--seed=42".into(),
+        // RocksDB's per-thread perf context off, db_bench's default and the
+        // binding's (rocksdb.perf_level=1); said explicitly on both sides.
+        "--perf_level=1".into(),
+    ]
+}
+
+/// `--baseline REV`: `ycsb bench` of the baseline's build against the
+/// current one, each benchmark alternated (see `baseline`); every
+/// benchmark runs on the database the same build's previous one left.
+fn compare_builds(
+    root: &Path,
+    rev: &str,
+    pairs: usize,
+    dir: &Path,
+    flags: &[String],
+    operations: u64,
+) -> Result<()> {
+    use crate::baseline::{self, Side};
+    let commit = baseline::resolve(root, rev)?;
+    let build = ["-p", "ycsb-cli", "--bin", "ycsb"];
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    crate::run(
+        Command::new(&cargo)
+            .current_dir(root)
+            .args(["build", "--release"])
+            .args(build),
+    )?;
+    let target = crate::bench::target_dir(root);
+    let base = baseline::prepare(root, &target, &commit, |source, out| {
+        baseline::cargo_build(source, out, &build)
+    })?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    println!(
+        "dbbench-compare: baseline {rev} = {commit}; ycsb bench --db-engine rocksdb {}",
+        flags.join(" ")
+    );
+    let result = baseline::alternate(pairs, BENCHMARKS.len(), |side, step| {
+        let benchmark = BENCHMARKS[step];
+        let (bin, db) = match side {
+            Side::Baseline => (base.release().join("ycsb"), dir.join("baseline")),
+            Side::Current => (target.join("release").join("ycsb"), dir.join("current")),
+        };
+        let existing = !matches!(benchmark, "fillseq" | "fillrandom");
+        if !existing {
+            let _ = std::fs::remove_dir_all(&db);
+        }
+        let before = children_cpu();
+        let out = run_capture(
+            Command::new(&bin)
+                .args(["bench", "--db-engine", "rocksdb"])
+                .args(flags)
+                .arg(format!("--benchmarks={benchmark}"))
+                .arg(format!("--use_existing_db={existing}"))
+                .arg(format!("--db={}", db.display())),
+            &format!("{side:?} ycsb bench"),
+        )?;
+        let cpu = children_cpu() - before;
+        let ops = parse_ops(&out)
+            .into_iter()
+            .find(|(n, _)| n == benchmark)
+            .map(|(_, o)| o)
+            .with_context(|| format!("{side:?} ycsb: no {benchmark} line in:\n{out}"))?;
+        eprintln!("  {side:?} {benchmark}: {ops:.0} ops/s, process CPU {cpu:.3} s");
+        Ok(vec![
+            (format!("{benchmark}: ops/s"), ops),
+            (
+                format!("{benchmark}: ops per CPU-s"),
+                operations as f64 / cpu.max(1e-9),
+            ),
+        ])
+    })?;
+    for side in ["baseline", "current"] {
+        let _ = std::fs::remove_dir_all(dir.join(side));
+    }
+    result.print(base.short(), pairs);
     Ok(())
 }
 

@@ -30,6 +30,9 @@
 //! differs from process to process, and with it what reads touch and what
 //! work overlaps the run: whole-process CPU time moved by 20 % between
 //! runs of the same client).
+//! With `--baseline <rev>`, each client runs with another revision's build
+//! and the current one alternated (`baseline`).
+//!
 //! See docs/performance-engines.md.
 
 use std::path::{Path, PathBuf};
@@ -47,6 +50,11 @@ const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations
                   cachegrind instead of timing it (needs valgrind: apt-get install
                   valgrind); defaults then 20000 records, 60000 operations, 1 round
                   (--rounds N runs each client N times and prints the spread)
+  --baseline REV [--pairs N]  build REV too (under target/baseline/) and run each
+                  client (direct loop, ycsb) of each engine × workload with both builds
+                  alternated, N pairs (default 5): both medians, the paired ratio
+                  current/baseline and its range (with --instructions: instructions
+                  per operation)
   --engines       embedded stores with a direct loop (default rocksdb,leveldb,wiredtiger)
   env YCSB_CPP_BIN=/path/to/YCSB-cpp/ycsb adds YCSB-cpp (built against the same library;
       timed runs of rocksdb, leveldb, lmdb and sqlite)";
@@ -78,6 +86,7 @@ const ENGINES: &[&str] = &["rocksdb", "leveldb", "wiredtiger"];
 
 #[derive(Debug)]
 struct Options {
+    baseline: crate::baseline::Request,
     records: u64,
     operations: u64,
     threads: u64,
@@ -91,7 +100,10 @@ struct Options {
 }
 
 fn parse(args: &[String]) -> Result<Options> {
+    let (baseline, args) = crate::baseline::Request::take(args)?;
+    let args = &args[..];
     let mut o = Options {
+        baseline,
         records: 0,
         operations: 0,
         threads: 1,
@@ -151,6 +163,12 @@ fn parse(args: &[String]) -> Result<Options> {
     };
     if o.instructions && o.same_files {
         bail!("engine-bench: --instructions and --same-files exclude each other");
+    }
+    if o.same_files && o.baseline.rev.is_some() {
+        return Err(crate::baseline::BadInput(
+            "engine-bench: --same-files and --baseline exclude each other".into(),
+        )
+        .into());
     }
     o.records = records.unwrap_or(default_records);
     o.operations = operations.unwrap_or(default_operations);
@@ -243,15 +261,15 @@ fn read_proportion(root: &Path, workload: &str) -> Result<f64> {
 
 /// Where a client run under cachegrind leaves its counts and valgrind its
 /// own messages.
-struct Cachegrind {
-    out_file: PathBuf,
-    log_file: PathBuf,
+pub(crate) struct Cachegrind {
+    pub(crate) out_file: PathBuf,
+    pub(crate) log_file: PathBuf,
 }
 
 /// The command that starts `program`: itself, or valgrind's cachegrind
 /// running it (instructions only, no cache simulation, the process's own
 /// threads and not its children).
-fn client(program: &Path, cachegrind: Option<&Cachegrind>) -> Command {
+pub(crate) fn client(program: &Path, cachegrind: Option<&Cachegrind>) -> Command {
     match cachegrind {
         None => Command::new(program),
         Some(c) => {
@@ -493,10 +511,130 @@ fn paired_ratio(ours: &[Cell], theirs: &[Cell], value: impl Fn(&Cell) -> f64) ->
     )
 }
 
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "unknown".into())
+use crate::machine::load_average;
+
+/// The cargo arguments that build ycsb and the direct loops of `engines`.
+fn build_arguments(engines: &[String]) -> Vec<String> {
+    let mut args = vec!["-p".to_string(), "ycsb-cli".to_string()];
+    for engine in engines {
+        args.extend([
+            "-p".to_string(),
+            format!("ycsb-{engine}"),
+            "--example".to_string(),
+            format!("{engine}-direct-loop"),
+        ]);
+    }
+    args.extend(["--bin".to_string(), "ycsb".to_string()]);
+    args
+}
+
+/// `--baseline REV`: every client of every engine × workload with the
+/// baseline's build and the current one, alternated (see `baseline`).
+fn compare(root: &Path, rev: &str, o: &Options) -> Result<()> {
+    use crate::baseline::{self, Side};
+    let commit = baseline::resolve(root, rev)?;
+    if o.instructions {
+        check_valgrind()?;
+    }
+    let build = build_arguments(&o.engines);
+    let build: Vec<&str> = build.iter().map(String::as_str).collect();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    crate::run(
+        Command::new(&cargo)
+            .current_dir(root)
+            .args(["build", "--release"])
+            .args(&build),
+    )?;
+    let target = crate::bench::target_dir(root);
+    let base = baseline::prepare(root, &target, &commit, |source, out| {
+        baseline::cargo_build(source, out, &build)
+    })?;
+    let work = target.join("engine-bench-baseline");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
+    println!(
+        "engine-bench: baseline {rev} = {commit}; {} records, {} operations, {} thread(s){}",
+        o.records,
+        o.operations,
+        o.threads,
+        if o.instructions {
+            ", instructions under valgrind --tool=cachegrind --cache-sim=no"
+        } else {
+            ""
+        }
+    );
+    let mut steps = Vec::new();
+    for engine in &o.engines {
+        for workload in &o.workloads {
+            for client in ["direct", "ycsb"] {
+                steps.push((engine.as_str(), workload.as_str(), client));
+            }
+        }
+    }
+    let pairs = baseline::alternate(o.baseline.pairs, steps.len(), |side, step| {
+        let (engine, workload, client) = steps[step];
+        // Each build runs in its own tree, with its own workload and
+        // properties files.
+        let (release, tree) = match side {
+            Side::Baseline => (base.release(), base.source.clone()),
+            Side::Current => (target.join("release"), root.to_path_buf()),
+        };
+        let read = read_proportion(&tree, workload)?;
+        let name = format!("{engine}-{workload}-{client}-{side:?}");
+        let dir = work.join(&name);
+        let _ = std::fs::remove_dir_all(&dir);
+        let cachegrind = o.instructions.then(|| Cachegrind {
+            out_file: work.join(format!("{name}.cachegrind")),
+            log_file: work.join(format!("{name}.valgrind.log")),
+        });
+        let cpu_before = children_cpu_seconds();
+        let cell = match client {
+            "direct" => {
+                let bin = release
+                    .join("examples")
+                    .join(format!("{engine}-direct-loop"));
+                run_direct(&bin, &dir, read, o, cachegrind.as_ref())?
+            }
+            _ => run_ycsb(
+                &release.join("ycsb"),
+                &tree,
+                engine,
+                workload,
+                &dir,
+                o,
+                cachegrind.as_ref(),
+            )?,
+        };
+        let cpu = children_cpu_seconds() - cpu_before;
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_file(dir.with_extension("json"));
+        let label = format!("{engine} workload{workload} {client}");
+        let operations = cell.load.operations + cell.run.operations;
+        if let Some(c) = &cachegrind {
+            let instructions = instructions_of(c)?;
+            eprintln!(
+                "  {side:?} {label}: {} instructions",
+                thousands(instructions)
+            );
+            return Ok(vec![(
+                format!("{label}: instructions per operation"),
+                instructions as f64 / operations as f64,
+            )]);
+        }
+        eprintln!(
+            "  {side:?} {label}: load {:.0} ops/s, run {:.0} ops/s, {:.0} ops per CPU-s",
+            cell.load.throughput,
+            cell.run.throughput,
+            operations as f64 / cpu
+        );
+        Ok(vec![
+            (format!("{label}: load ops/s"), cell.load.throughput),
+            (format!("{label}: run ops/s"), cell.run.throughput),
+            (format!("{label}: ops per CPU-s"), operations as f64 / cpu),
+        ])
+    })?;
+    pairs.print(base.short(), o.baseline.pairs);
+    Ok(())
 }
 
 /// Runs the comparison and prints the table.
@@ -506,23 +644,14 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         return Ok(());
     }
     let o = parse(args)?;
+    if let Some(rev) = &o.baseline.rev {
+        return compare(root, rev, &o);
+    }
     if o.instructions {
         check_valgrind()?;
     }
     eprintln!("engine-bench: building ycsb and the direct loops (release)");
-    let mut args: Vec<String> = ["-p", "ycsb-cli", "--bin", "ycsb"]
-        .iter()
-        .map(|a| a.to_string())
-        .collect();
-    for engine in &o.engines {
-        // Each binding crate's direct loop, by the one naming convention.
-        args.extend([
-            "-p".to_string(),
-            format!("ycsb-{engine}"),
-            "--example".to_string(),
-            format!("{engine}-direct-loop"),
-        ]);
-    }
+    let args = build_arguments(&o.engines);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let built = crate::engines::build_release(root, &args)?;
     let target = crate::engines::default_target(root);
@@ -583,6 +712,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                 }
                 let first = round % order.len();
                 order.rotate_left(first);
+                let round_load = load_average();
                 for client in order {
                     let dir = work.join(format!("{engine}-{workload}-{client}-{round}"));
                     eprintln!(
@@ -615,6 +745,11 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                         _ => row.cpp.push(cell),
                     }
                 }
+                eprintln!(
+                    "engine-bench: {engine} workload{workload} round {}: load average before {round_load}, after {}",
+                    round + 1,
+                    load_average()
+                );
             }
             let _ = std::fs::remove_dir_all(&base);
             rows.push(row);
@@ -723,7 +858,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
 }
 
 /// Fails with the install command when valgrind cannot be started.
-fn check_valgrind() -> Result<()> {
+pub(crate) fn check_valgrind() -> Result<()> {
     match Command::new("valgrind").arg("--version").output() {
         Ok(out) if out.status.success() => Ok(()),
         Ok(out) => bail!(
@@ -776,7 +911,7 @@ fn valgrind_i_refs(text: &str) -> Option<u64> {
 
 /// The instructions of a client that ran under cachegrind: from its
 /// output file, else from valgrind's summary in the log.
-fn instructions_of(c: &Cachegrind) -> Result<u64> {
+pub(crate) fn instructions_of(c: &Cachegrind) -> Result<u64> {
     let from_out = std::fs::read_to_string(&c.out_file)
         .ok()
         .and_then(|t| cachegrind_ir(&t));

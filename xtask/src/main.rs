@@ -3,10 +3,12 @@
 //! Commands build argument vectors and never pass user-supplied strings
 //! through a shell.
 
+mod baseline;
 mod bench;
 mod dbbench;
 mod engine_bench;
 mod engines;
+mod machine;
 mod overhead;
 mod redis_bench;
 
@@ -117,6 +119,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<baseline::BadInput>().is_some() => {
+            eprintln!("xtask: {e}");
+            ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("xtask: error: {e:#}");
             ExitCode::FAILURE

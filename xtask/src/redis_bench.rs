@@ -27,9 +27,13 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "usage: cargo xtask redis-bench [--requests N] [--size BYTES] [--depths 1,8,32]
-       [--rounds N]";
+       [--rounds N] [--no-pin]
+  redis-server runs on one core and the clients (redis-benchmark, ycsb) on another;
+  --no-pin leaves both to the scheduler";
 
 struct Options {
+    /// Server and clients on separate cores.
+    pin: bool,
     requests: u64,
     size: usize,
     depths: Vec<u64>,
@@ -38,6 +42,7 @@ struct Options {
 
 fn parse(args: &[String]) -> Result<Options> {
     let mut o = Options {
+        pin: true,
         requests: 100_000,
         size: 100,
         depths: vec![1, 8, 32],
@@ -45,6 +50,10 @@ fn parse(args: &[String]) -> Result<Options> {
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
+        if flag == "--no-pin" {
+            o.pin = false;
+            continue;
+        }
         let value = it
             .next()
             .with_context(|| format!("{flag} needs a value\n{USAGE}"))?;
@@ -73,12 +82,17 @@ struct Server {
 }
 
 impl Server {
-    fn start() -> Result<Server> {
+    /// Starts the server, on `core` alone when one is given.
+    fn start(core: Option<usize>) -> Result<Server> {
         let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .and_then(|l| l.local_addr())
             .context("finding a free loopback port")?
             .port();
-        let child = Command::new("redis-server")
+        let mut command = Command::new("redis-server");
+        if let Some(core) = core {
+            crate::machine::pin(&mut command, core);
+        }
+        let child = command
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args([
                 "--save",
@@ -139,8 +153,18 @@ impl Drop for Server {
 
 /// Runs redis-benchmark and returns the requests per second of each row of
 /// its CSV output, in order.
-fn redis_benchmark(port: u16, depth: u64, o: &Options, extra: &[String]) -> Result<Vec<f64>> {
-    let out = Command::new("redis-benchmark")
+fn redis_benchmark(
+    port: u16,
+    depth: u64,
+    o: &Options,
+    core: Option<usize>,
+    extra: &[String],
+) -> Result<Vec<f64>> {
+    let mut command = Command::new("redis-benchmark");
+    if let Some(core) = core {
+        crate::machine::pin(&mut command, core);
+    }
+    let out = command
         .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-c", "1"])
         .args(["-P", &depth.to_string(), "-n", &o.requests.to_string()])
         .args(["-q", "--csv"])
@@ -169,8 +193,19 @@ fn redis_benchmark(port: u16, depth: u64, o: &Options, extra: &[String]) -> Resu
 
 /// The load (insert) and run (read) throughput of the redis store through
 /// the ycsb binary, with their operation counts.
-fn ycsb(bin: &Path, export: &Path, port: u16, depth: u64, o: &Options) -> Result<[(u64, f64); 2]> {
-    let out = Command::new(bin)
+fn ycsb(
+    bin: &Path,
+    export: &Path,
+    port: u16,
+    depth: u64,
+    o: &Options,
+    core: Option<usize>,
+) -> Result<[(u64, f64); 2]> {
+    let mut command = Command::new(bin);
+    if let Some(core) = core {
+        crate::machine::pin(&mut command, core);
+    }
+    let out = command
         .args(["-load", "-run", "-db", "redis", "-threads", "1"])
         .args(["-p", &format!("redis.port={port}")])
         .args(["-p", "redis.index=none"])
@@ -234,11 +269,7 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "unknown".into())
-}
+use crate::machine::load_average;
 
 /// Medians per depth of every client's figures.
 #[derive(Default)]
@@ -276,7 +307,21 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let bin = target.join("release").join("ycsb");
     let work = target.join("redis-bench");
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
-    let server = Server::start()?;
+    let placement = if o.pin {
+        crate::machine::Placement::separate_cores()
+    } else {
+        None
+    };
+    let pinning = match placement {
+        Some(p) => format!(
+            "redis-server on core {}, clients on core {}",
+            p.server, p.client
+        ),
+        None if o.pin => "not pinned (fewer than two cores allowed)".to_string(),
+        None => "not pinned (--no-pin)".to_string(),
+    };
+    let client_core = placement.map(|p| p.client);
+    let server = Server::start(placement.map(|p| p.server))?;
     let version = Command::new("redis-server")
         .arg("--version")
         .output()
@@ -284,7 +329,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         .unwrap_or_default();
     let load_before = load_average();
     eprintln!(
-        "redis-bench: {version}; port {}; {} requests of {} bytes, depths {:?}, {} round(s); load average {load_before}",
+        "redis-bench: {version}; port {}; {pinning}; {} requests of {} bytes, depths {:?}, {} round(s); load average {load_before}",
         server.port, o.requests, o.size, o.depths, o.rounds
     );
     let value = "x".repeat(o.size);
@@ -312,12 +357,13 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         for round in 0..o.rounds {
             let mut order = ["set,get", "hash", "ycsb"];
             order.rotate_left(round % 3);
+            let round_load = load_average();
             for client in order {
                 eprintln!("redis-bench: depth {depth} round {} {client}", round + 1);
                 server.flush()?;
                 match client {
                     "set,get" => {
-                        let r = redis_benchmark(server.port, depth, &o, &set_get)?;
+                        let r = redis_benchmark(server.port, depth, &o, client_core, &set_get)?;
                         let [set, get] = r[..] else {
                             bail!("redis-benchmark -t set,get printed {} rows", r.len());
                         };
@@ -326,19 +372,22 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                     }
                     "hash" => {
                         f.hmset
-                            .push(redis_benchmark(server.port, depth, &o, &hmset)?[0]);
-                        f.hgetall
-                            .push(redis_benchmark(server.port, depth, &o, &hgetall)?[0]);
+                            .push(redis_benchmark(server.port, depth, &o, client_core, &hmset)?[0]);
+                        f.hgetall.push(
+                            redis_benchmark(server.port, depth, &o, client_core, &hgetall)?[0],
+                        );
                         server.flush()?;
-                        f.hmset_keys
-                            .push(redis_benchmark(server.port, depth, &o, &hmset_keys)?[0]);
-                        f.hgetall_keys
-                            .push(redis_benchmark(server.port, depth, &o, &hgetall_keys)?[0]);
+                        f.hmset_keys.push(
+                            redis_benchmark(server.port, depth, &o, client_core, &hmset_keys)?[0],
+                        );
+                        f.hgetall_keys.push(
+                            redis_benchmark(server.port, depth, &o, client_core, &hgetall_keys)?[0],
+                        );
                     }
                     _ => {
                         let export = work.join(format!("ycsb-{depth}-{round}.json"));
                         let [(loaded, insert), (ran, read)] =
-                            ycsb(&bin, &export, server.port, depth, &o)?;
+                            ycsb(&bin, &export, server.port, depth, &o, client_core)?;
                         if loaded != o.requests || ran != o.requests {
                             bail!(
                                 "ycsb did {loaded} inserts and {ran} reads, not {}",
@@ -350,6 +399,11 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                     }
                 }
             }
+            eprintln!(
+                "redis-bench: depth {depth} round {}: load average before {round_load}, after {}",
+                round + 1,
+                load_average()
+            );
         }
         table.push((depth, f));
     }
@@ -380,7 +434,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         }
     }
     println!(
-        "\n{} requests per client and cell, {}-byte values, one connection; medians of {} round(s); {version}; load average before {load_before}, after {}",
+        "\n{} requests per client and cell, {}-byte values, one connection; medians of {} round(s); {version}; {pinning}; load average before {load_before}, after {}",
         o.requests,
         o.size,
         o.rounds,
@@ -389,4 +443,26 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     println!("redis-benchmark columns: -t set,get; HMSET key:ycsb field0 <value> and HGETALL key:ycsb (one key); the same over -r N random keys key:__rand_int__ (new hashes as ycsb creates, reads hit about 63 %)");
     println!("ycsb: writes are inserts (HMSET of one field, redis.index=none, pipelined to redis.pipeline=depth); reads are HGETALL, never pipelined, so read ratios at depth > 1 are for information only");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pins_unless_told_not_to() {
+        let args =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(str::to_string).collect() };
+        // (arguments, pin, rounds)
+        for (line, pin, rounds) in [
+            ("", true, 3),
+            ("--no-pin", false, 3),
+            ("--rounds 2 --no-pin", false, 2),
+            ("--no-pin --rounds 4", false, 4),
+        ] {
+            let o = parse(&args(line)).unwrap_or_else(|e| panic!("{line:?}: {e}"));
+            assert_eq!((o.pin, o.rounds), (pin, rounds), "{line:?}");
+        }
+        assert!(parse(&args("--pin")).is_err());
+    }
 }

@@ -1,0 +1,102 @@
+//! What the benches say about the machine they ran on, and where they put
+//! their processes on it.
+
+use std::process::Command;
+
+/// The 1, 5 and 15 minute load averages, as `/proc/loadavg` gives them
+/// ("unknown" where it cannot be read): printed around timed runs so that
+/// a reader can judge how much other work competed with them.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// The CPUs this process may run on, in order.
+fn allowed_cores() -> Vec<usize> {
+    // SAFETY: sched_getaffinity fills the set it is given; CPU_ISSET only
+    // reads it, for indices below CPU_SETSIZE.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Vec::new();
+        }
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&cpu| libc::CPU_ISSET(cpu, &set))
+            .collect()
+    }
+}
+
+/// Where a server and the clients measured against it run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    pub server: usize,
+    pub client: usize,
+}
+
+impl Placement {
+    /// The first two cores this process may use, the server on the first:
+    /// on one machine, a client and a server left to the scheduler share a
+    /// core part of the time, and how much differs from run to run. None
+    /// when fewer than two cores are allowed.
+    pub fn separate_cores() -> Option<Placement> {
+        match allowed_cores()[..] {
+            [server, client, ..] => Some(Placement { server, client }),
+            _ => None,
+        }
+    }
+}
+
+/// Makes `command`'s process (and its threads and children) run on `core`
+/// only.
+pub fn pin(command: &mut Command, core: usize) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec the closure only builds a CPU set on
+    // its stack and makes the sched_setaffinity system call, both
+    // async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(core, &mut set);
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_average_has_three_figures() {
+        let load = load_average();
+        let figures: Vec<f64> = load
+            .split(' ')
+            .map(|f| f.parse().unwrap_or_else(|_| panic!("{load:?}")))
+            .collect();
+        assert_eq!(figures.len(), 3, "{load:?}");
+    }
+
+    #[test]
+    fn a_pinned_child_runs_on_its_core_only() {
+        let Some(cores) = Placement::separate_cores() else {
+            eprintln!("one core allowed: nothing to pin apart");
+            return;
+        };
+        for core in [cores.server, cores.client] {
+            let mut command = Command::new("grep");
+            command.args(["Cpus_allowed_list", "/proc/self/status"]);
+            pin(&mut command, core);
+            let out = command.output().expect("grep runs");
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(
+                text.split_whitespace().nth(1),
+                Some(core.to_string().as_str()),
+                "{text}"
+            );
+        }
+    }
+}
