@@ -163,5 +163,9 @@ pub(crate) fn engine_line(
         (name, "") => name.to_string(),
         (name, version) => format!("{name} {version}"),
     };
+    if unknown {
+        // Nothing is known of its build (the export records "unknown").
+        return Some(format!("Engine: {name}"));
+    }
     Some(format!("Engine: {name} ({build})"))
 }

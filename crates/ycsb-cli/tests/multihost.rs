@@ -278,8 +278,12 @@ fn two_clients_in_two_namespaces_load_run_and_merge_against_a_third() {
     ns.server = Some(serve);
     // "ycsb serve: memory store over RESP at 10.77.0.1:6379 (reachable
     // from other hosts)".
+    // (The engine line comes first.)
     let mut byte = [0u8; 1];
-    while !banner.ends_with('\n') && err.read(&mut byte).unwrap_or(0) == 1 {
+    while !banner.contains(" store over ") || !banner.ends_with('\n') {
+        if err.read(&mut byte).unwrap_or(0) != 1 {
+            break;
+        }
         banner.push(byte[0] as char);
     }
     assert!(banner.contains("reachable from other hosts"), "{banner}");

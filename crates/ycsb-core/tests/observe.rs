@@ -95,7 +95,7 @@ fn each_interval_row_is_shown_as_the_report_will_carry_it() {
         .with("operationcount", 400)
         .with("seed", 5)
         .with("basicdb.simulatedelay", 2)
-        .with("timeseries.granularity", 0.05);
+        .with("timeseries.granularity", 50);
     let session = Session::new(props, ycsb_basic::DESCRIPTOR).unwrap();
     let store = session.open_store(None).unwrap();
     let mut observer = Rows::default();

@@ -124,6 +124,27 @@ impl EngineBuild {
         Self::new(EngineLibrary::Remote, Assertions::Unknown, "")
     }
 
+    /// The build of an engine compiled into the program by cargo (a Rust
+    /// crate such as fjall or redb, or the client's own `basic` and
+    /// `memory` stores): static, and with debug assertions (and without
+    /// optimisation) exactly when the program was built with them, as a
+    /// debug build of `ycsb` is.
+    pub fn compiled_in() -> Self {
+        if cfg!(debug_assertions) {
+            Self::new(
+                EngineLibrary::Static,
+                Assertions::Enabled,
+                "compiled by cargo with debug_assertions on (a debug build)",
+            )
+        } else {
+            Self::new(
+                EngineLibrary::Static,
+                Assertions::Disabled,
+                "compiled by cargo with debug_assertions off",
+            )
+        }
+    }
+
     /// A build described by its parts.
     pub fn new(
         library: EngineLibrary,

@@ -6,8 +6,8 @@ use std::path::Path;
 use fjall::{AbstractTree, Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 use ycsb_db::codec;
 use ycsb_db::{
-    Assertions, EngineBuild, EngineInfo, EngineLibrary, EngineReport, Fields, Gauge, Properties,
-    Record, RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    EngineBuild, EngineInfo, EngineReport, Fields, Gauge, Properties, Record, RecordView,
+    ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::options::{Compression, Config};
@@ -262,21 +262,7 @@ impl Store for FjallStore {
     }
 
     fn engine_build(&self) -> EngineBuild {
-        // Compiled into ycsb by cargo: its debug assertions (and lack of
-        // optimisation) are those of the ycsb binary's profile.
-        if cfg!(debug_assertions) {
-            EngineBuild::new(
-                EngineLibrary::Static,
-                Assertions::Enabled,
-                "compiled by cargo with debug_assertions on (a debug build of ycsb)",
-            )
-        } else {
-            EngineBuild::new(
-                EngineLibrary::Static,
-                Assertions::Disabled,
-                "compiled by cargo with debug_assertions off",
-            )
-        }
+        EngineBuild::compiled_in()
     }
 
     fn engine_info(&self) -> EngineInfo {

@@ -634,6 +634,11 @@ impl PresetDefaults {
 }
 
 impl Store for HttpStore {
+    fn engine_build(&self) -> ycsb_db::EngineBuild {
+        // The engine runs in the server: its build is not visible here.
+        ycsb_db::EngineBuild::remote()
+    }
+
     fn thread(&self, _context: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
         let stream = self.connect().map_err(|source| StoreError::Io {
             context: format!("connecting to {}", self.url),

@@ -859,8 +859,8 @@ fn effective_config_lists_defaults_once_and_redacts_secrets() {
             "measurement.interval",
             "measurement.raw.no_summary",
             "measurementtype",
-            "status.gauges",
             "reportlatencyforeacherror",
+            "status.gauges",
             "status.interval"
         ]
     );
