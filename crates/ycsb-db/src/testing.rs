@@ -36,6 +36,13 @@ use crate::record::{Fields, Record, RecordView, ScanResult};
 use crate::status::Status;
 use crate::store::{Store, StoreError, StoreThread, ThreadContext};
 
+mod embedded;
+
+pub use embedded::{
+    assert_opens_in, assert_refuses_foreign_directory, assert_survives_reopen, gauge,
+    load_property_file, locked_version, read_both_ways, scan_keys,
+};
+
 /// A record of text fields, in the given order: `record(&[("field0", "v")])`.
 pub fn record(fields: &[(&str, &str)]) -> Record {
     let mut r = Record::new();
