@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 
 use ycsb_db::testing::{
     assert_conforms, assert_refuses_foreign_directory, assert_survives_reopen, gauge, record,
-    text_fields, Contract,
+    Contract,
 };
 use ycsb_db::{Fields, Gauge, Origin, Properties, Record, Status, Store, ThreadContext};
 use ycsb_sqlite::SqliteStore;
