@@ -44,31 +44,12 @@ fn open(dir: &Path, extra: &[(&str, &str)]) -> LevelStore {
     LevelStore::open(&props(dir, extra)).expect("open")
 }
 
-/// Reads `key` both ways, copied and in place, and checks that they agree
-/// (the workload reads in place unless it verifies data).
 fn read(t: &mut dyn StoreThread, key: &str, fields: Fields<'_>) -> (Status, Vec<(String, String)>) {
-    let mut out = Record::new();
-    let status = t.read(TABLE, key, fields, &mut out);
-    let mut seen = None;
-    let in_place = t.read_in_place(TABLE, key, fields, &mut Record::new(), &mut |view| {
-        assert!(seen.is_none(), "visited twice");
-        seen = Some(view.iter().collect::<Record>());
-    });
-    assert_eq!(in_place, status, "read_in_place of {key}");
-    assert_eq!(seen.is_some(), status.is_ok(), "visited on {status:?}");
-    if let Some(seen) = seen {
-        assert_eq!(seen, out, "read_in_place of {key}");
-    }
-    (status, text_fields(&out))
+    read_both_ways(t, TABLE, key, fields)
 }
 
 fn scan_keys(t: &mut dyn StoreThread, start: &str, count: usize) -> Vec<String> {
-    let mut out = ScanResult::new();
-    assert_eq!(
-        t.scan(TABLE, start, count, Fields::All, &mut out),
-        Status::Ok
-    );
-    out.iter().map(|(k, _)| k.to_string()).collect()
+    ycsb_db::testing::scan_keys(t, TABLE, start, count)
 }
 
 /// Every operation of a format, checked the same way.
@@ -291,26 +272,6 @@ fn destroy_removes_the_old_database() {
     assert_eq!(read(t.as_mut(), "user1", Fields::All).0, Status::NotFound);
 }
 
-/// Reads a `key=value` property file the simple way YCSB-cpp's files are
-/// written (no continuations or escapes), with file:line origins.
-fn load_property_file(path: &Path) -> Properties {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut p = Properties::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (k, v) = line.split_once('=').expect("key=value");
-        let origin = Origin::File {
-            path: std::sync::Arc::from(path),
-            line: i + 1,
-        };
-        p.set(k.trim(), v.trim(), origin);
-    }
-    p
-}
-
 fn shipped_properties() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../leveldb/leveldb.properties")
 }
@@ -411,14 +372,6 @@ fn invalid_properties_are_errors_naming_property_and_origin() {
         "{err}"
     );
     assert!(err.contains("column format is not supported"), "{err}");
-}
-
-fn gauge(gauges: &[Gauge], name: &str) -> f64 {
-    gauges
-        .iter()
-        .find(|g| g.name == name)
-        .unwrap_or_else(|| panic!("no gauge {name} in {gauges:?}"))
-        .value
 }
 
 #[test]
