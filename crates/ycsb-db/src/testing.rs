@@ -40,7 +40,8 @@ mod embedded;
 
 pub use embedded::{
     assert_opens_in, assert_refuses_foreign_directory, assert_survives_reopen, gauge,
-    load_property_file, locked_version, read_both_ways, scan_keys,
+    load_property_file, locked_version, read_both_ways, scan_keys, second_open_error,
+    unusable_location_errors,
 };
 
 /// A record of text fields, in the given order: `record(&[("field0", "v")])`.

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use ycsb_db::testing::{
     assert_conforms, assert_opens_in, assert_refuses_foreign_directory, assert_survives_reopen,
-    gauge, load_property_file, locked_version, read_both_ways, record, Contract, Deletes,
+    gauge, load_property_file, locked_version, read_both_ways, record, second_open_error,
+    unusable_location_errors, Contract, Deletes,
 };
 use ycsb_db::{Fields, Origin, Properties, Status, Store, StoreError, StoreThread, ThreadContext};
 use ycsb_fjall::FjallStore;
@@ -22,10 +23,6 @@ fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
 
 fn open(dir: &Path, extra: &[(&str, &str)]) -> FjallStore {
     FjallStore::open(&props(dir, extra)).expect("open")
-}
-
-fn open_error(dir: &Path, extra: &[(&str, &str)]) -> StoreError {
-    FjallStore::open(&props(dir, extra)).expect_err("opened")
 }
 
 /// Every configuration that changes how values are stored or synced.
@@ -153,34 +150,29 @@ fn values_that_are_not_records_are_unexpected_state() {
 
 #[test]
 fn locations_that_cannot_be_used_are_errors_naming_them() {
+    // Below a regular file and in procfs: refused even to root.
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("plain-file");
-    std::fs::write(&file, b"not a directory").unwrap();
-    // A path below a regular file cannot be created, even by root.
-    let err = open_error(&file.join("db"), &[]);
-    assert!(matches!(err, StoreError::Io { .. }), "{err:?}");
-    let text = err.to_string();
+    let [below_a_file, _] =
+        unusable_location_errors(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
     assert!(
-        text.starts_with("cannot create the fjall.dir directory ")
-            && text.contains("plain-file/db"),
+        matches!(below_a_file, StoreError::Io { .. }),
+        "{below_a_file:?}"
+    );
+    let text = below_a_file.to_string();
+    assert!(
+        text.starts_with("cannot create the fjall.dir directory "),
         "{text}"
     );
-    // /proc refuses new entries whatever the user's privileges.
-    let err = open_error(Path::new("/proc/ycsb-fjall-test"), &[]);
-    assert!(err.to_string().contains("/proc/ycsb-fjall-test"), "{err}");
 }
 
 #[test]
 fn a_second_open_of_the_same_directory_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let first = open(dir.path(), &[]);
-    let err = open_error(dir.path(), &[]);
+    let err = second_open_error(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
     assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
     let text = err.to_string();
     assert!(text.contains("locked"), "{text}");
     assert!(text.contains(&dir.path().display().to_string()), "{text}");
-    let mut t = first.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
 }
 
 #[test]

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use ycsb_db::testing::{
     assert_conforms, assert_opens_in, assert_survives_reopen, gauge, load_property_file,
-    read_both_ways, record, text_fields, Contract, Deletes, UpdateMissing,
+    read_both_ways, record, second_open_error, text_fields, unusable_location_errors, Contract,
+    Deletes, UpdateMissing,
 };
 use ycsb_db::{
     Fields, Origin, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
@@ -514,39 +515,29 @@ fn registered_as_leveldb() {
     assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
 }
 
-fn open_error(dir: &Path) -> String {
-    match LevelStore::open(&props(dir, &[])) {
-        Ok(_) => panic!("{} opened", dir.display()),
-        Err(e) => {
-            assert!(matches!(e, StoreError::Open { .. }), "{e:?}");
-            e.to_string()
-        }
-    }
-}
-
 #[test]
 fn unwritable_locations_are_open_errors() {
+    // Below a regular file and in procfs: refused even to root.
     let dir = tempfile::tempdir().unwrap();
-    // A regular file where a directory is needed: refused even for root,
-    // which permission bits would not stop.
-    let file = dir.path().join("plain-file");
-    std::fs::write(&file, b"").unwrap();
-    let err = open_error(&file.join("db"));
+    let [below_a_file, in_proc] =
+        unusable_location_errors(&ycsb_leveldb::DESCRIPTOR, &Properties::new(), dir.path());
+    let err = below_a_file.to_string();
+    assert!(matches!(below_a_file, StoreError::Open { .. }), "{err}");
     assert!(
         err.starts_with("cannot open leveldb: leveldb.dbname="),
         "{err}"
     );
-    assert!(err.contains("plain-file/db"), "{err}");
     assert!(err.contains("IO error"), "{err}");
-    // procfs does not let anyone create directories.
-    let err = open_error(Path::new("/proc/ycsb-leveldb-test/db"));
+    let err = in_proc.to_string();
+    assert!(matches!(in_proc, StoreError::Open { .. }), "{err}");
     assert!(err.contains("/proc/ycsb-leveldb-test/db/LOCK"), "{err}");
 }
 
 #[test]
 fn a_second_open_in_the_same_process_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let _first = open(dir.path(), &[]);
-    let err = open_error(dir.path());
+    let err = second_open_error(&ycsb_leveldb::DESCRIPTOR, &Properties::new(), dir.path());
+    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+    let err = err.to_string();
     assert!(err.contains("lock"), "{err}");
 }

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use ycsb_db::testing::{
     assert_conforms, assert_opens_in, assert_refuses_foreign_directory, assert_survives_reopen,
-    gauge, load_property_file, locked_version, read_both_ways, record, Contract,
+    gauge, load_property_file, locked_version, read_both_ways, record, second_open_error,
+    unusable_location_errors, Contract,
 };
 use ycsb_db::{Fields, Origin, Properties, Status, Store, StoreError, StoreThread, ThreadContext};
 use ycsb_redb::RedbStore;
@@ -176,33 +177,26 @@ fn a_file_that_is_not_a_redb_database_is_an_open_error() {
 
 #[test]
 fn locations_that_cannot_be_used_are_errors_naming_them() {
+    // Below a regular file and in procfs: refused even to root.
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("plain-file");
-    std::fs::write(&file, b"not a directory").unwrap();
-    // A path below a regular file cannot be created, even by root.
-    let err = open_error(&file.join("db"), &[]);
-    assert!(matches!(err, StoreError::Io { .. }), "{err:?}");
-    let text = err.to_string();
+    let [below_a_file, _] =
+        unusable_location_errors(&ycsb_redb::DESCRIPTOR, &Properties::new(), dir.path());
     assert!(
-        text.starts_with("cannot create the redb.path ") && text.contains("plain-file/db"),
-        "{text}"
+        matches!(below_a_file, StoreError::Io { .. }),
+        "{below_a_file:?}"
     );
-    // /proc refuses new entries whatever the user's privileges.
-    let err = open_error(Path::new("/proc/ycsb-redb-test"), &[]);
-    assert!(err.to_string().contains("/proc/ycsb-redb-test"), "{err}");
+    let text = below_a_file.to_string();
+    assert!(text.starts_with("cannot create the redb.path "), "{text}");
 }
 
 #[test]
 fn a_second_open_of_the_same_directory_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let first = open(dir.path(), &[]);
-    let err = open_error(dir.path(), &[]);
+    let err = second_open_error(&ycsb_redb::DESCRIPTOR, &Properties::new(), dir.path());
     assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
     let text = err.to_string();
     assert!(text.contains("locked"), "{text}");
     assert!(text.contains(&dir.path().display().to_string()), "{text}");
-    let mut t = first.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
 }
 
 #[test]

@@ -383,3 +383,80 @@ pub fn assert_refuses_foreign_directory(
         );
     }
 }
+
+/// Opens the store with its data directory where no directory can be made
+/// and returns the two errors for the engine's own checks on their wording:
+/// below a regular file (`dir/plain-file/db`, refused even to root, which
+/// permission bits would not stop), and in procfs
+/// (`/proc/ycsb-<name>-test/db`, which no one can create entries in).
+/// Each is asserted to be an error naming its path.
+///
+/// `dir` must be a directory the test owns; `properties` are what the store
+/// needs besides its data directory.
+///
+/// # Panics
+///
+/// When the descriptor names no data directory, the plain file cannot be
+/// written, the store opens, or an error does not name its path.
+#[track_caller]
+pub fn unusable_location_errors(
+    descriptor: &StoreDescriptor,
+    properties: &Properties,
+    dir: &Path,
+) -> [StoreError; 2] {
+    let data_dir = descriptor
+        .data_dir
+        .unwrap_or_else(|| panic!("{} keeps no data directory", descriptor.name));
+    let file = dir.join("plain-file");
+    std::fs::write(&file, b"not a directory").expect("write the plain file");
+    let proc_dir = PathBuf::from(format!("/proc/ycsb-{}-test/db", descriptor.name));
+    [file.join("db"), proc_dir].map(|location| {
+        let mut properties = properties.clone();
+        properties.set(data_dir.name, location.display().to_string(), Origin::Api);
+        match open(descriptor, &properties) {
+            Ok(_) => panic!("{} opened in {}", descriptor.name, location.display()),
+            Err(err) => {
+                let shown = location.display().to_string();
+                assert!(err.to_string().contains(&shown), "{shown} not in {err}");
+                err
+            }
+        }
+    })
+}
+
+/// Opens the store in `dir`, asserts that a second open of the same
+/// directory in this process fails while the first is open and that the
+/// first still writes, and returns the second open's error for the engine's
+/// own checks on its wording.
+///
+/// # Panics
+///
+/// When the descriptor names no data directory, the first open fails, the
+/// second succeeds, or the first store no longer inserts.
+#[track_caller]
+pub fn second_open_error(
+    descriptor: &StoreDescriptor,
+    properties: &Properties,
+    dir: &Path,
+) -> StoreError {
+    let data_dir = descriptor
+        .data_dir
+        .unwrap_or_else(|| panic!("{} keeps no data directory", descriptor.name));
+    let mut properties = properties.clone();
+    properties.set(data_dir.name, dir.display().to_string(), Origin::Api);
+    let first = open_ok(descriptor, &properties, "the first time");
+    let err = match open(descriptor, &properties) {
+        Ok(_) => panic!("{} opened {} twice", descriptor.name, dir.display()),
+        Err(err) => err,
+    };
+    let mut thread = first
+        .thread(ThreadContext::new(0, 1))
+        .expect("a thread of the first store");
+    let fields = record(&[("f", "v")]);
+    assert_eq!(
+        thread.insert(TABLE, "k", &fields),
+        Status::Ok,
+        "the first store after the refused second open"
+    );
+    err
+}
