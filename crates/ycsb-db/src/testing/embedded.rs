@@ -460,3 +460,64 @@ pub fn second_open_error(
     );
     err
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::ReferenceStore;
+
+    #[test]
+    fn property_files_keep_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.properties");
+        std::fs::write(&path, "# comment\n\n a.b = 1 \nc=two=2\n").unwrap();
+        let p = load_property_file(&path);
+        assert_eq!(p.get_str("a.b"), Some("1"));
+        assert_eq!(p.get_str("c"), Some("two=2"));
+        assert_eq!(
+            p.origin("a.b").map(ToString::to_string),
+            Some(format!("{}:3", path.display()))
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = ":1: not key=value")]
+    fn a_line_without_equals_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.properties");
+        std::fs::write(&path, "novalue\n").unwrap();
+        load_property_file(&path);
+    }
+
+    #[test]
+    fn locked_versions_come_from_the_workspace_lock() {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+        assert_eq!(
+            locked_version(manifest, "ycsb-db"),
+            env!("CARGO_PKG_VERSION")
+        );
+    }
+
+    #[test]
+    fn both_reads_agree_on_a_store_that_keeps_the_contract() {
+        let store = ReferenceStore::new();
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        let fields = record(&[("f", "v")]);
+        assert_eq!(t.insert(TABLE, "k", &fields), Status::Ok);
+        assert_eq!(
+            read_both_ways(t.as_mut(), TABLE, "k", Fields::All),
+            (Status::Ok, text_fields(&fields))
+        );
+        assert_eq!(
+            read_both_ways(t.as_mut(), TABLE, "x", Fields::All),
+            (Status::NotFound, vec![])
+        );
+        assert_eq!(scan_keys(t.as_mut(), TABLE, "", 5), ["k"]);
+    }
+
+    #[test]
+    #[should_panic(expected = "no gauge b")]
+    fn a_missing_gauge_is_named() {
+        gauge(&[Gauge::new("a", 1.0)], "b");
+    }
+}
