@@ -23,15 +23,15 @@
 //! assert_conforms(&ReferenceStore::new(), &Contract::new());
 //! ```
 //!
-//! Every call writes under its own key prefix and table name, so the kit
-//! can run against a server other tests share, and deletes what it wrote
-//! (when the store deletes).
-//!
 //! For embedded engines (a descriptor with a `data_dir`), [`assert_survives_reopen`],
 //! [`assert_refuses_foreign_directory`], [`assert_opens_in`],
 //! [`unusable_location_errors`] and [`second_open_error`] check what their
 //! directory owes users, with [`read_both_ways`], [`scan_keys`], [`gauge`],
 //! [`load_property_file`] and [`locked_version`] for the rest of their tests.
+//!
+//! Every call writes under its own key prefix and table name, so the kit
+//! can run against a server other tests share, and deletes what it wrote
+//! (when the store deletes).
 
 use std::collections::BTreeMap;
 use std::fmt;
