@@ -23,6 +23,12 @@
 //! assert_conforms(&ReferenceStore::new(), &Contract::new());
 //! ```
 //!
+//! For embedded engines (a descriptor with a `data_dir`), [`assert_survives_reopen`],
+//! [`assert_refuses_foreign_directory`], [`assert_opens_in`],
+//! [`unusable_location_errors`] and [`second_open_error`] check what their
+//! directory owes users, with [`read_both_ways`], [`scan_keys`], [`gauge`],
+//! [`load_property_file`] and [`locked_version`] for the rest of their tests.
+//!
 //! Every call writes under its own key prefix and table name, so the kit
 //! can run against a server other tests share, and deletes what it wrote
 //! (when the store deletes).
@@ -35,6 +41,14 @@ use std::sync::{Arc, Barrier, Mutex};
 use crate::record::{Fields, Record, RecordView, ScanResult};
 use crate::status::Status;
 use crate::store::{Store, StoreError, StoreThread, ThreadContext};
+
+mod embedded;
+
+pub use embedded::{
+    assert_opens_in, assert_refuses_foreign_directory, assert_survives_reopen, gauge,
+    load_property_file, locked_version, read_both_ways, scan_keys, second_open_error,
+    unusable_location_errors,
+};
 
 /// A record of text fields, in the given order: `record(&[("field0", "v")])`.
 pub fn record(fields: &[(&str, &str)]) -> Record {

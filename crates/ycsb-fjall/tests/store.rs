@@ -3,11 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use ycsb_db::testing::{assert_conforms, record, text_fields, Contract, Deletes};
-use ycsb_db::{
-    Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
-    ThreadContext,
+use ycsb_db::testing::{
+    assert_conforms, assert_opens_in, assert_refuses_foreign_directory, assert_survives_reopen,
+    gauge, load_property_file, locked_version, read_both_ways, record, second_open_error,
+    unusable_location_errors, Contract, Deletes,
 };
+use ycsb_db::{Fields, Origin, Properties, Status, Store, StoreError, StoreThread, ThreadContext};
 use ycsb_fjall::FjallStore;
 
 const TABLE: &str = "usertable";
@@ -22,10 +23,6 @@ fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
 
 fn open(dir: &Path, extra: &[(&str, &str)]) -> FjallStore {
     FjallStore::open(&props(dir, extra)).expect("open")
-}
-
-fn open_error(dir: &Path, extra: &[(&str, &str)]) -> StoreError {
-    FjallStore::open(&props(dir, extra)).expect_err("opened")
 }
 
 /// Every configuration that changes how values are stored or synced.
@@ -47,86 +44,16 @@ fn keeps_the_store_contract() {
     }
 }
 
-/// Reads `key` both ways, copied and in place, and checks that they agree
-/// (the workload reads in place unless it verifies data).
 fn read(t: &mut dyn StoreThread, key: &str) -> (Status, Vec<(String, String)>) {
-    let mut out = Record::new();
-    let status = t.read(TABLE, key, Fields::All, &mut out);
-    let mut seen = None;
-    let in_place = t.read_in_place(TABLE, key, Fields::All, &mut Record::new(), &mut |view| {
-        assert!(seen.is_none(), "visited twice");
-        seen = Some(view.iter().collect::<Record>());
-    });
-    assert_eq!(in_place, status, "read_in_place of {key}");
-    assert_eq!(seen.is_some(), status.is_ok(), "visited on {status:?}");
-    if let Some(seen) = seen {
-        assert_eq!(seen, out, "read_in_place of {key}");
-    }
-    (status, text_fields(&out))
+    read_both_ways(t, TABLE, key, Fields::All)
 }
 
+/// Also covers `fjall.destroy`, the descriptor's fresh property.
 #[test]
 fn a_database_survives_a_reopen() {
     let dir = tempfile::tempdir().unwrap();
-    {
-        let store = open(dir.path(), &[]);
-        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-        for i in 0..500 {
-            let key = format!("user{i:04}");
-            assert_eq!(
-                t.insert(TABLE, &key, &record(&[("field0", &key), ("field1", "b")])),
-                Status::Ok
-            );
-        }
-        assert_eq!(
-            t.update(TABLE, "user0007", &record(&[("field1", "changed")])),
-            Status::Ok
-        );
-        drop(t);
-        store.close().unwrap();
-    }
-    let store = open(dir.path(), &[]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    let (status, fields) = read(t.as_mut(), "user0007");
-    assert_eq!(status, Status::Ok);
-    assert_eq!(
-        fields,
-        vec![
-            ("field0".to_string(), "user0007".to_string()),
-            ("field1".to_string(), "changed".to_string())
-        ]
-    );
-    let mut rows = ScanResult::new();
-    assert_eq!(
-        t.scan(TABLE, "user0495", 10, Fields::All, &mut rows),
-        Status::Ok
-    );
-    let keys: Vec<&str> = rows.iter().map(|(k, _)| k).collect();
-    assert_eq!(
-        keys,
-        ["user0495", "user0496", "user0497", "user0498", "user0499"]
-    );
-}
-
-#[test]
-fn destroy_removes_the_old_database() {
-    let dir = tempfile::tempdir().unwrap();
-    {
-        let store = open(dir.path(), &[]);
-        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-        assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
-    }
-    let store = open(dir.path(), &[("fjall.destroy", "true")]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(read(t.as_mut(), "k").0, Status::NotFound);
-}
-
-fn gauge(gauges: &[Gauge], name: &str) -> f64 {
-    gauges
-        .iter()
-        .find(|g| g.name == name)
-        .unwrap_or_else(|| panic!("no gauge {name} in {gauges:?}"))
-        .value
+    let p = props(dir.path(), &[]);
+    assert_survives_reopen(&ycsb_fjall::DESCRIPTOR, &p, &p);
 }
 
 #[test]
@@ -178,15 +105,7 @@ fn gauges_and_reports_show_the_tree() {
 /// The version the results name is the one Cargo built.
 #[test]
 fn engine_version_is_the_locked_one() {
-    let lock =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock"))
-            .unwrap();
-    let locked = lock
-        .split("[[package]]")
-        .find(|p| p.contains("\nname = \"fjall\"\n"))
-        .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
-        .map(|v| v.trim_matches('"').to_string())
-        .expect("fjall in Cargo.lock");
+    let locked = locked_version(Path::new(env!("CARGO_MANIFEST_DIR")), "fjall");
     assert_eq!(ycsb_fjall::ENGINE_VERSION, locked);
     let dir = tempfile::tempdir().unwrap();
     let info = open(dir.path(), &[]).engine_info();
@@ -202,36 +121,11 @@ fn shipped_properties() -> PathBuf {
 
 #[test]
 fn shipped_properties_file_opens() {
-    let path = shipped_properties();
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut p = Properties::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (k, v) = line.split_once('=').expect("key=value");
-        let origin = Origin::File {
-            path: std::sync::Arc::from(path.as_path()),
-            line: i + 1,
-        };
-        p.set(k.trim(), v.trim(), origin);
-    }
+    let p = load_property_file(&shipped_properties());
     assert!(p.unknown(ycsb_fjall::PROPERTIES.iter().copied()).is_empty());
     assert_eq!(p.get_str("fjall.dir"), Some("/tmp/ycsb-fjall"));
     let dir = tempfile::tempdir().unwrap();
-    p.set(
-        "fjall.dir",
-        dir.path().display().to_string(),
-        Origin::Flag("-p"),
-    );
-    let store = FjallStore::open(&p).unwrap();
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(
-        t.insert(TABLE, "user1", &record(&[("field0", "v")])),
-        Status::Ok
-    );
-    assert_eq!(read(t.as_mut(), "user1").0, Status::Ok);
+    assert_opens_in(&ycsb_fjall::DESCRIPTOR, &p, dir.path());
 }
 
 #[test]
@@ -256,55 +150,40 @@ fn values_that_are_not_records_are_unexpected_state() {
 
 #[test]
 fn locations_that_cannot_be_used_are_errors_naming_them() {
+    // Below a regular file and in procfs: refused even to root.
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("plain-file");
-    std::fs::write(&file, b"not a directory").unwrap();
-    // A path below a regular file cannot be created, even by root.
-    let err = open_error(&file.join("db"), &[]);
-    assert!(matches!(err, StoreError::Io { .. }), "{err:?}");
-    let text = err.to_string();
+    let [below_a_file, _] =
+        unusable_location_errors(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
     assert!(
-        text.starts_with("cannot create the fjall.dir directory ")
-            && text.contains("plain-file/db"),
+        matches!(below_a_file, StoreError::Io { .. }),
+        "{below_a_file:?}"
+    );
+    let text = below_a_file.to_string();
+    assert!(
+        text.starts_with("cannot create the fjall.dir directory "),
         "{text}"
     );
-    // /proc refuses new entries whatever the user's privileges.
-    let err = open_error(Path::new("/proc/ycsb-fjall-test"), &[]);
-    assert!(err.to_string().contains("/proc/ycsb-fjall-test"), "{err}");
 }
 
 #[test]
 fn a_second_open_of_the_same_directory_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let first = open(dir.path(), &[]);
-    let err = open_error(dir.path(), &[]);
+    let err = second_open_error(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
     assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
     let text = err.to_string();
     assert!(text.contains("locked"), "{text}");
     assert!(text.contains(&dir.path().display().to_string()), "{text}");
-    let mut t = first.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
 }
 
 #[test]
 fn a_foreign_directory_is_refused_untouched() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("notes.txt"), "keep me\n").unwrap();
-    for destroy in ["false", "true"] {
-        let err = open_error(dir.path(), &[("fjall.destroy", destroy)]).to_string();
-        assert!(
-            err.contains("is not empty and holds no fjall database") && err.contains("notes.txt"),
-            "{err}"
-        );
-    }
-    let names: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(names, ["notes.txt"]);
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(),
-        "keep me\n"
+    assert_refuses_foreign_directory(
+        &ycsb_fjall::DESCRIPTOR,
+        &Properties::new(),
+        dir.path(),
+        "notes.txt",
+        &["is not empty and holds no fjall database", "notes.txt"],
     );
 }
 

@@ -3,9 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use ycsb_db::testing::{assert_conforms, record, text_fields, Contract, Deletes, UpdateMissing};
+use ycsb_db::testing::{
+    assert_conforms, assert_opens_in, assert_survives_reopen, gauge, load_property_file,
+    read_both_ways, record, second_open_error, text_fields, unusable_location_errors, Contract,
+    Deletes, UpdateMissing,
+};
 use ycsb_db::{
-    Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
+    Fields, Origin, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
     ThreadContext,
 };
 use ycsb_leveldb::LevelStore;
@@ -44,31 +48,12 @@ fn open(dir: &Path, extra: &[(&str, &str)]) -> LevelStore {
     LevelStore::open(&props(dir, extra)).expect("open")
 }
 
-/// Reads `key` both ways, copied and in place, and checks that they agree
-/// (the workload reads in place unless it verifies data).
 fn read(t: &mut dyn StoreThread, key: &str, fields: Fields<'_>) -> (Status, Vec<(String, String)>) {
-    let mut out = Record::new();
-    let status = t.read(TABLE, key, fields, &mut out);
-    let mut seen = None;
-    let in_place = t.read_in_place(TABLE, key, fields, &mut Record::new(), &mut |view| {
-        assert!(seen.is_none(), "visited twice");
-        seen = Some(view.iter().collect::<Record>());
-    });
-    assert_eq!(in_place, status, "read_in_place of {key}");
-    assert_eq!(seen.is_some(), status.is_ok(), "visited on {status:?}");
-    if let Some(seen) = seen {
-        assert_eq!(seen, out, "read_in_place of {key}");
-    }
-    (status, text_fields(&out))
+    read_both_ways(t, TABLE, key, fields)
 }
 
 fn scan_keys(t: &mut dyn StoreThread, start: &str, count: usize) -> Vec<String> {
-    let mut out = ScanResult::new();
-    assert_eq!(
-        t.scan(TABLE, start, count, Fields::All, &mut out),
-        Status::Ok
-    );
-    out.iter().map(|(k, _)| k.to_string()).collect()
+    ycsb_db::testing::scan_keys(t, TABLE, start, count)
 }
 
 /// Every operation of a format, checked the same way.
@@ -273,42 +258,15 @@ fn threads_share_one_database() {
     assert_eq!(scan_keys(t.as_mut(), "", 3000).len(), 2000);
 }
 
+/// Also covers `leveldb.destroy`, the descriptor's fresh property.
 #[test]
-fn destroy_removes_the_old_database() {
+fn a_database_survives_a_reopen() {
+    // The single format only: the row format's entries (`key` then a
+    // separator and the field) sort a key after the keys it prefixes, so a
+    // scan from a start key that is not stored may begin one record early.
     let dir = tempfile::tempdir().unwrap();
-    {
-        let store = open(dir.path(), &[]);
-        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-        assert_eq!(t.insert(TABLE, "user1", &record(&[("f", "v")])), Status::Ok);
-    }
-    {
-        let store = open(dir.path(), &[("leveldb.destroy", "false")]);
-        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-        assert_eq!(read(t.as_mut(), "user1", Fields::All).0, Status::Ok);
-    }
-    let store = open(dir.path(), &[("leveldb.destroy", "true")]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(read(t.as_mut(), "user1", Fields::All).0, Status::NotFound);
-}
-
-/// Reads a `key=value` property file the simple way YCSB-cpp's files are
-/// written (no continuations or escapes), with file:line origins.
-fn load_property_file(path: &Path) -> Properties {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut p = Properties::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (k, v) = line.split_once('=').expect("key=value");
-        let origin = Origin::File {
-            path: std::sync::Arc::from(path),
-            line: i + 1,
-        };
-        p.set(k.trim(), v.trim(), origin);
-    }
-    p
+    let p = props(dir.path(), &[("leveldb.format", "single")]);
+    assert_survives_reopen(&ycsb_leveldb::DESCRIPTOR, &p, &p);
 }
 
 fn shipped_properties() -> PathBuf {
@@ -317,26 +275,14 @@ fn shipped_properties() -> PathBuf {
 
 #[test]
 fn shipped_ycsb_cpp_properties_file_works_unchanged() {
-    let mut p = load_property_file(&shipped_properties());
+    let p = load_property_file(&shipped_properties());
     // Every key of the file is one the store declares.
     assert!(p
         .unknown(ycsb_leveldb::PROPERTIES.iter().copied())
         .is_empty());
     assert_eq!(p.get_str("leveldb.dbname"), Some("/tmp/ycsb-leveldb"));
     let dir = tempfile::tempdir().unwrap();
-    p.set(
-        "leveldb.dbname",
-        dir.path().display().to_string(),
-        Origin::Flag("-p"),
-    );
-    let store = LevelStore::open(&p).unwrap();
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(
-        t.insert(TABLE, "user1", &record(&[("field0", "v")])),
-        Status::Ok
-    );
-    assert_eq!(read(t.as_mut(), "user1", Fields::All).0, Status::Ok);
-    drop(t);
+    let store = assert_opens_in(&ycsb_leveldb::DESCRIPTOR, &p, dir.path());
     let reports = store.final_reports();
     let options = &reports
         .iter()
@@ -411,14 +357,6 @@ fn invalid_properties_are_errors_naming_property_and_origin() {
         "{err}"
     );
     assert!(err.contains("column format is not supported"), "{err}");
-}
-
-fn gauge(gauges: &[Gauge], name: &str) -> f64 {
-    gauges
-        .iter()
-        .find(|g| g.name == name)
-        .unwrap_or_else(|| panic!("no gauge {name} in {gauges:?}"))
-        .value
 }
 
 #[test]
@@ -577,39 +515,29 @@ fn registered_as_leveldb() {
     assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
 }
 
-fn open_error(dir: &Path) -> String {
-    match LevelStore::open(&props(dir, &[])) {
-        Ok(_) => panic!("{} opened", dir.display()),
-        Err(e) => {
-            assert!(matches!(e, StoreError::Open { .. }), "{e:?}");
-            e.to_string()
-        }
-    }
-}
-
 #[test]
 fn unwritable_locations_are_open_errors() {
+    // Below a regular file and in procfs: refused even to root.
     let dir = tempfile::tempdir().unwrap();
-    // A regular file where a directory is needed: refused even for root,
-    // which permission bits would not stop.
-    let file = dir.path().join("plain-file");
-    std::fs::write(&file, b"").unwrap();
-    let err = open_error(&file.join("db"));
+    let [below_a_file, in_proc] =
+        unusable_location_errors(&ycsb_leveldb::DESCRIPTOR, &Properties::new(), dir.path());
+    let err = below_a_file.to_string();
+    assert!(matches!(below_a_file, StoreError::Open { .. }), "{err}");
     assert!(
         err.starts_with("cannot open leveldb: leveldb.dbname="),
         "{err}"
     );
-    assert!(err.contains("plain-file/db"), "{err}");
     assert!(err.contains("IO error"), "{err}");
-    // procfs does not let anyone create directories.
-    let err = open_error(Path::new("/proc/ycsb-leveldb-test/db"));
+    let err = in_proc.to_string();
+    assert!(matches!(in_proc, StoreError::Open { .. }), "{err}");
     assert!(err.contains("/proc/ycsb-leveldb-test/db/LOCK"), "{err}");
 }
 
 #[test]
 fn a_second_open_in_the_same_process_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let _first = open(dir.path(), &[]);
-    let err = open_error(dir.path());
+    let err = second_open_error(&ycsb_leveldb::DESCRIPTOR, &Properties::new(), dir.path());
+    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+    let err = err.to_string();
     assert!(err.contains("lock"), "{err}");
 }

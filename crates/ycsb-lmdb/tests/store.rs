@@ -5,9 +5,12 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use ycsb_db::testing::{assert_conforms, record, text_fields, Contract};
+use ycsb_db::testing::{
+    assert_conforms, assert_refuses_foreign_directory, assert_survives_reopen, gauge, record,
+    Contract,
+};
 use ycsb_db::{
-    Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext,
+    Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, ThreadContext,
 };
 use ycsb_lmdb::LmdbStore;
 
@@ -43,54 +46,15 @@ fn keeps_the_store_contract() {
     }
 }
 
+/// Written without syncing, read back with it; also covers
+/// `lmdb.destroy`, the descriptor's fresh property.
 #[test]
 fn records_survive_a_reopen_and_scans_are_in_key_order() {
     let dir = tempfile::tempdir().unwrap();
-    {
-        let store = open(dir.path(), &[("lmdb.nosync", "true")]);
-        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-        for key in ["user3", "user1", "user5", "user2", "user4"] {
-            let r = record(&[("field0", &format!("{key}-0")), ("field1", "x")]);
-            assert_eq!(t.insert("any-table", key, &r), Status::Ok);
-        }
-        drop(t);
-        store.close().unwrap();
-    }
-    let store = open(dir.path(), &[]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    let mut out = Record::new();
-    assert_eq!(t.read(TABLE, "user4", Fields::All, &mut out), Status::Ok);
-    assert_eq!(
-        text_fields(&out),
-        text_fields(&record(&[("field0", "user4-0"), ("field1", "x")]))
-    );
-    let mut rows = ScanResult::new();
-    assert_eq!(
-        t.scan(TABLE, "user25", 2, Fields::All, &mut rows),
-        Status::Ok
-    );
-    let keys: Vec<_> = rows.iter().map(|(k, _)| k.to_string()).collect();
-    assert_eq!(keys, ["user3", "user4"]);
-    // One field changed, the other kept: read-modify-write.
-    assert_eq!(
-        t.update(TABLE, "user4", &record(&[("field1", "y")])),
-        Status::Ok
-    );
-    out.clear();
-    assert_eq!(t.read(TABLE, "user4", Fields::All, &mut out), Status::Ok);
-    assert_eq!(
-        text_fields(&out),
-        text_fields(&record(&[("field0", "user4-0"), ("field1", "y")]))
-    );
-    // The destroy property starts from an empty environment.
-    drop(t);
-    drop(store);
-    let store = open(dir.path(), &[("lmdb.destroy", "true")]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    out.clear();
-    assert_eq!(
-        t.read(TABLE, "user4", Fields::All, &mut out),
-        Status::NotFound
+    assert_survives_reopen(
+        &ycsb_lmdb::DESCRIPTOR,
+        &props(dir.path(), &[("lmdb.nosync", "true")]),
+        &props(dir.path(), &[]),
     );
 }
 
@@ -106,13 +70,7 @@ fn gauges_show_the_tree_and_the_map_and_reports_name_the_library() {
     }
     let mut gauges: Vec<Gauge> = Vec::new();
     store.gauges(&mut gauges);
-    let get = |name: &str| {
-        gauges
-            .iter()
-            .find(|g| g.name == name)
-            .unwrap_or_else(|| panic!("{name} in {gauges:?}"))
-            .value
-    };
+    let get = |name: &str| gauge(&gauges, name);
     assert_eq!(get("lmdb.entries"), 2000.0);
     // 2000 records of ~120 bytes do not fit in one 4 KiB page.
     assert!(get("lmdb.depth") >= 2.0, "{gauges:?}");
@@ -163,20 +121,12 @@ fn a_full_map_is_an_error_with_lmdb_s_reason() {
 fn foreign_directories_and_files_are_refused() {
     // Someone's files: refused untouched.
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("notes.txt"), "keep me\n").unwrap();
-    for destroy in ["false", "true"] {
-        let err = LmdbStore::open(&props(dir.path(), &[("lmdb.destroy", destroy)])).unwrap_err();
-        assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
-        let message = err.to_string();
-        assert!(
-            message.contains("holds no LMDB environment") && message.contains("notes.txt"),
-            "{message}"
-        );
-    }
-    assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        1,
-        "the directory was changed"
+    assert_refuses_foreign_directory(
+        &ycsb_lmdb::DESCRIPTOR,
+        &props(dir.path(), &[]),
+        dir.path(),
+        "notes.txt",
+        &["holds no LMDB environment", "notes.txt"],
     );
     // A data.mdb that is not LMDB's: LMDB's own refusal.
     let dir = tempfile::tempdir().unwrap();
@@ -292,8 +242,10 @@ fn a_scan_from_the_empty_key_starts_at_the_first_record() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path(), &[("lmdb.nosync", "true")]);
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    // One key space whatever the table: inserted under another name.
     for key in ["b", "a", "c"] {
-        assert_eq!(t.insert(TABLE, key, &record(&[("f", key)])), Status::Ok);
+        let r = record(&[("f", key)]);
+        assert_eq!(t.insert("any-table", key, &r), Status::Ok);
     }
     let mut rows = ScanResult::new();
     assert_eq!(t.scan(TABLE, "", 2, Fields::All, &mut rows), Status::Ok);

@@ -5,8 +5,11 @@ mod common;
 use std::path::Path;
 use std::sync::Arc;
 
-use common::{open, record_for};
-use ycsb_db::testing::{assert_conforms, record, Contract, Deletes, UpdateMissing};
+use common::{open, props, record_for};
+use ycsb_db::testing::{
+    assert_conforms, assert_opens_in, assert_survives_reopen, load_property_file, record, Contract,
+    Deletes, UpdateMissing,
+};
 use ycsb_db::{
     EngineLibrary, Fields, Origin, Properties, Record, ScanResult, Status, Store, ThreadContext,
 };
@@ -480,25 +483,17 @@ fn final_reports_hold_stats_statistics_and_options() {
         .all(|r| r.name != "rocksdb.statistics"));
 }
 
+/// Written by a store opened with `rocksdb.destroy` on a new path, read
+/// back without it; the kit also checks that destroy empties it again.
 #[test]
-fn destroy_wipes_the_database() {
+fn a_database_survives_a_reopen_and_destroy_wipes_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
-    {
-        let store = open(&path, &[("rocksdb.destroy", "true")]).unwrap();
-        let mut t = store.thread(ctx()).unwrap();
-        assert_eq!(t.insert(T, "k", &record(&[("f", "v")])), Status::Ok);
-    }
-    {
-        let store = open(&path, &[]).unwrap();
-        let mut t = store.thread(ctx()).unwrap();
-        let mut out = Record::new();
-        assert_eq!(t.read(T, "k", Fields::All, &mut out), Status::Ok);
-    }
-    let store = open(&path, &[("rocksdb.destroy", "true")]).unwrap();
-    let mut t = store.thread(ctx()).unwrap();
-    let mut out = Record::new();
-    assert_eq!(t.read(T, "k", Fields::All, &mut out), Status::NotFound);
+    assert_survives_reopen(
+        &DESCRIPTOR,
+        &props(&path, &[("rocksdb.destroy", "true")]),
+        &props(&path, &[]),
+    );
 }
 
 #[test]
@@ -535,36 +530,13 @@ fn descriptor_opens_the_store() {
     assert!(dir.path().join("CURRENT").exists());
 }
 
-/// Reads a `key=value` property file the simple way (the shipped file has
-/// no continuations or escapes), keeping file:line origins.
-fn load_file(path: &Path) -> Properties {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut p = Properties::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (k, v) = line.split_once('=').unwrap();
-        p.set(
-            k.trim(),
-            v.trim(),
-            Origin::File {
-                path: Arc::from(path),
-                line: i + 1,
-            },
-        );
-    }
-    p
-}
-
 fn shipped_file() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../rocksdb/rocksdb.properties")
 }
 
 #[test]
 fn shipped_properties_file_has_ycsb_cpp_values_and_opens() {
-    let props = load_file(&shipped_file());
+    let props = load_property_file(&shipped_file());
     let unknown = props.unknown(DESCRIPTOR.properties.iter().copied());
     assert!(unknown.is_empty(), "undeclared: {unknown:?}");
     let config = RocksConfig::from_properties(&props).unwrap();
@@ -588,15 +560,7 @@ fn shipped_properties_file_has_ycsb_cpp_values_and_opens() {
 
     // The engine really runs with them: its own OPTIONS file says so.
     let dir = tempfile::tempdir().unwrap();
-    let mut props = props;
-    props.set(
-        "rocksdb.dbname",
-        dir.path().display().to_string(),
-        Origin::Flag("-p"),
-    );
-    let store = ycsb_rocksdb::RocksStore::open(&ycsb_db::StoreContext::new(&props)).unwrap();
-    let mut t = store.thread(ctx()).unwrap();
-    assert_eq!(t.insert(T, "k", &record(&[("f", "v")])), Status::Ok);
+    let store = assert_opens_in(&DESCRIPTOR, &props, dir.path());
     let reports = store.final_reports();
     let options = &reports
         .iter()
@@ -620,7 +584,7 @@ fn shipped_properties_file_has_ycsb_cpp_values_and_opens() {
 
 #[test]
 fn bad_value_in_a_file_names_file_and_line() {
-    let mut props = load_file(&shipped_file());
+    let mut props = load_property_file(&shipped_file());
     props.set(
         "rocksdb.cache_size",
         "8M",

@@ -3,10 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use ycsb_db::testing::{assert_conforms, record, text_fields, Contract, Deletes};
+use ycsb_db::testing::{
+    assert_conforms, assert_opens_in, assert_refuses_foreign_directory, assert_survives_reopen,
+    gauge, load_property_file, read_both_ways, record, second_open_error, text_fields,
+    unusable_location_errors, Contract, Deletes,
+};
 use ycsb_db::{
-    Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
-    ThreadContext,
+    Fields, Origin, Properties, Record, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 use ycsb_wiredtiger::WiredTigerStore;
 
@@ -50,30 +53,12 @@ fn open(dir: &Path, extra: &[(&str, &str)]) -> WiredTigerStore {
     WiredTigerStore::open(&props(dir, extra)).expect("open")
 }
 
-/// Reads `key` both ways, copied and in place, and checks that they agree.
 fn read(t: &mut dyn StoreThread, key: &str, fields: Fields<'_>) -> (Status, Vec<(String, String)>) {
-    let mut out = Record::new();
-    let status = t.read(TABLE, key, fields, &mut out);
-    let mut seen = None;
-    let in_place = t.read_in_place(TABLE, key, fields, &mut Record::new(), &mut |view| {
-        assert!(seen.is_none(), "visited twice");
-        seen = Some(view.iter().collect::<Record>());
-    });
-    assert_eq!(in_place, status, "read_in_place of {key}");
-    assert_eq!(seen.is_some(), status.is_ok(), "visited on {status:?}");
-    if let Some(seen) = seen {
-        assert_eq!(seen, out, "read_in_place of {key}");
-    }
-    (status, text_fields(&out))
+    read_both_ways(t, TABLE, key, fields)
 }
 
 fn scan_keys(t: &mut dyn StoreThread, start: &str, count: usize) -> Vec<String> {
-    let mut out = ScanResult::new();
-    assert_eq!(
-        t.scan(TABLE, start, count, Fields::All, &mut out),
-        Status::Ok
-    );
-    out.iter().map(|(k, _)| k.to_string()).collect()
+    ycsb_db::testing::scan_keys(t, TABLE, start, count)
 }
 
 #[test]
@@ -194,73 +179,19 @@ fn concurrent_updates_of_one_record_all_succeed() {
     assert!(fields[1].1.ends_with("-299"), "{fields:?}");
 }
 
+/// Also covers `wiredtiger.destroy`, the descriptor's fresh property.
 #[test]
 fn a_database_survives_a_reopen() {
     let dir = tempfile::tempdir().unwrap();
     for table_type in ["btree", "lsm"] {
         let home = dir.path().join(table_type);
-        {
-            let store = open(&home, &[("wiredtiger.type", table_type)]);
-            let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-            for i in 0..1000 {
-                let key = format!("user{i:04}");
-                assert_eq!(
-                    t.insert(TABLE, &key, &record(&[("field0", &key)])),
-                    Status::Ok
-                );
-            }
-            drop(t);
-            store.close().unwrap();
-        }
         // Reopened without wiredtiger.type: the table keeps its own.
-        let store = open(&home, &[]);
-        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-        for i in [0, 500, 999] {
-            let key = format!("user{i:04}");
-            assert_eq!(
-                read(t.as_mut(), &key, Fields::All),
-                (Status::Ok, text_fields(&record(&[("field0", &key)])))
-            );
-        }
-        assert_eq!(scan_keys(t.as_mut(), "", 2000).len(), 1000);
-    }
-}
-
-#[test]
-fn destroy_removes_the_old_database() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path()).unwrap();
-    {
-        let store = open(dir.path(), &[]);
-        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-        assert_eq!(
-            t.insert(TABLE, "user1", &record(&[("field0", "v")])),
-            Status::Ok
+        assert_survives_reopen(
+            &ycsb_wiredtiger::DESCRIPTOR,
+            &props(&home, &[("wiredtiger.type", table_type)]),
+            &props(&home, &[]),
         );
     }
-    let store = open(dir.path(), &[("wiredtiger.destroy", "true")]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(read(t.as_mut(), "user1", Fields::All).0, Status::NotFound);
-}
-
-/// Reads a `key=value` property file the simple way YCSB-cpp's files are
-/// written (no continuations or escapes), with file:line origins.
-fn load_property_file(path: &Path) -> Properties {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut p = Properties::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (k, v) = line.split_once('=').expect("key=value");
-        let origin = Origin::File {
-            path: std::sync::Arc::from(path),
-            line: i + 1,
-        };
-        p.set(k.trim(), v.trim(), origin);
-    }
-    p
 }
 
 fn shipped_properties() -> PathBuf {
@@ -269,24 +200,13 @@ fn shipped_properties() -> PathBuf {
 
 #[test]
 fn shipped_ycsb_cpp_properties_file_works_unchanged() {
-    let mut p = load_property_file(&shipped_properties());
+    let p = load_property_file(&shipped_properties());
     assert!(p
         .unknown(ycsb_wiredtiger::PROPERTIES.iter().copied())
         .is_empty());
     assert_eq!(p.get_str("wiredtiger.home"), Some("/tmp/ycsb-wiredtiger"));
     let dir = tempfile::tempdir().unwrap();
-    p.set(
-        "wiredtiger.home",
-        dir.path().display().to_string(),
-        Origin::Flag("-p"),
-    );
-    let store = WiredTigerStore::open(&p).unwrap();
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(
-        t.insert(TABLE, "user1", &record(&[("field0", "v")])),
-        Status::Ok
-    );
-    drop(t);
+    let store = assert_opens_in(&ycsb_wiredtiger::DESCRIPTOR, &p, dir.path());
     let reports = store.final_reports();
     let options = &reports
         .iter()
@@ -361,14 +281,6 @@ fn a_compressor_without_its_extension_is_an_open_error() {
     .unwrap_err();
     assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
     assert!(err.to_string().contains("libwiredtiger_lz4.so"), "{err}");
-}
-
-fn gauge(gauges: &[Gauge], name: &str) -> f64 {
-    gauges
-        .iter()
-        .find(|g| g.name == name)
-        .unwrap_or_else(|| panic!("no gauge {name} in {gauges:?}"))
-        .value
 }
 
 fn fill(store: &WiredTigerStore, n: usize) {
@@ -503,39 +415,28 @@ fn registered_as_wiredtiger() {
     assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
 }
 
-fn open_error(dir: &Path) -> String {
-    match WiredTigerStore::open(&props(dir, &[])) {
-        Ok(_) => panic!("{} opened", dir.display()),
-        Err(e) => {
-            assert!(matches!(e, StoreError::Open { .. }), "{e:?}");
-            e.to_string()
-        }
-    }
-}
-
 #[test]
 fn unwritable_locations_are_open_errors() {
+    // Below a regular file and in procfs: refused even to root.
     let dir = tempfile::tempdir().unwrap();
-    // A regular file where a directory is needed: refused even for root.
-    let file = dir.path().join("plain-file");
-    std::fs::write(&file, b"").unwrap();
-    let err = open_error(&file.join("db"));
+    let [below_a_file, in_proc] =
+        unusable_location_errors(&ycsb_wiredtiger::DESCRIPTOR, &Properties::new(), dir.path());
+    let err = below_a_file.to_string();
+    assert!(matches!(below_a_file, StoreError::Open { .. }), "{err}");
     assert!(
         err.starts_with("cannot open wiredtiger: wiredtiger.home="),
         "{err}"
     );
-    assert!(err.contains("plain-file/db"), "{err}");
     assert!(err.contains("cannot create the directory"), "{err}");
-    // procfs does not let anyone create directories.
-    let err = open_error(Path::new("/proc/ycsb-wiredtiger-test/db"));
-    assert!(err.contains("/proc/ycsb-wiredtiger-test/db"), "{err}");
+    assert!(matches!(in_proc, StoreError::Open { .. }), "{in_proc:?}");
 }
 
 #[test]
 fn a_second_open_in_the_same_process_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let _first = open(dir.path(), &[]);
-    let err = open_error(dir.path());
+    let err = second_open_error(&ycsb_wiredtiger::DESCRIPTOR, &Properties::new(), dir.path());
+    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+    let err = err.to_string();
     assert!(err.contains("already being managed"), "{err}");
 }
 
@@ -547,17 +448,12 @@ fn foreign_directories_are_refused_untouched() {
         ("notes.txt", "is not empty and holds no WiredTiger database"),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(file), "keep me\n").unwrap();
-        for destroy in ["false", "true"] {
-            let err = WiredTigerStore::open(&props(dir.path(), &[("wiredtiger.destroy", destroy)]))
-                .unwrap_err()
-                .to_string();
-            assert!(err.contains(said), "{err}");
-            let names: Vec<_> = std::fs::read_dir(dir.path())
-                .unwrap()
-                .map(|e| e.unwrap().file_name())
-                .collect();
-            assert_eq!(names, [file], "destroy={destroy}");
-        }
+        assert_refuses_foreign_directory(
+            &ycsb_wiredtiger::DESCRIPTOR,
+            &Properties::new(),
+            dir.path(),
+            file,
+            &[said],
+        );
     }
 }
