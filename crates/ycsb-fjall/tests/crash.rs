@@ -2,30 +2,22 @@
 //! real child process (`src/bin/ack_writer.rs`) writing to the database.
 
 use std::path::Path;
-use std::process::Command;
 
-use ycsb_db::testing::durability::{
-    check_acknowledged_inserts_survive_sigkill, check_open_refused_while_another_process_holds,
-};
+use ycsb_db::testing::durability::AckWriterBinary;
 use ycsb_db::{Properties, StoreError};
 use ycsb_fjall::FjallStore;
+
+const WRITER: AckWriterBinary<FjallStore> =
+    AckWriterBinary::new(env!("CARGO_BIN_EXE_ycsb-fjall-ack-writer"), open);
 
 fn open(dir: &Path) -> Result<FjallStore, StoreError> {
     FjallStore::open(&Properties::new().with("fjall.dir", dir.display()))
 }
 
-fn writer(dir: &Path, mode: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ycsb-fjall-ack-writer"));
-    cmd.arg(dir).args(mode);
-    cmd
-}
-
 #[test]
 fn synced_inserts_survive_sigkill() {
     let dir = tempfile::tempdir().unwrap();
-    check_acknowledged_inserts_survive_sigkill(&mut writer(dir.path(), &["sync"]), 300, || {
-        open(dir.path())
-    });
+    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["sync"], 300);
 }
 
 #[test]
@@ -34,19 +26,16 @@ fn unsynced_inserts_survive_sigkill_of_the_process() {
     // (into the kernel) before acknowledging it, so a killed process (not
     // a crashed machine) loses nothing.
     let dir = tempfile::tempdir().unwrap();
-    check_acknowledged_inserts_survive_sigkill(&mut writer(dir.path(), &[]), 20_000, || {
-        open(dir.path())
-    });
+    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &[], 20_000);
 }
 
 #[test]
 fn a_database_held_by_another_process_is_an_open_error() {
     let dir = tempfile::tempdir().unwrap();
-    check_open_refused_while_another_process_holds(
-        &mut writer(dir.path(), &[]),
+    WRITER.check_open_refused_while_another_process_holds(
         dir.path(),
+        &[],
         "locked by another process",
-        || open(dir.path()),
         || {
             // Nor is it destroyed under the holder.
             let destroy = Properties::new()

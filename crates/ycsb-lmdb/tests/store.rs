@@ -2,9 +2,8 @@
 //! temporary directories, and a real child process killed mid-load.
 
 use std::path::Path;
-use std::process::Command;
 
-use ycsb_db::testing::durability::{check_acknowledged_inserts_survive_sigkill, AckWriter};
+use ycsb_db::testing::durability::AckWriterBinary;
 use ycsb_db::testing::{assert_conforms, record, text_fields, Contract};
 use ycsb_db::{
     Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext,
@@ -194,18 +193,17 @@ fn foreign_directories_and_files_are_refused() {
     assert!(message.contains("lmdb.dbpath="), "{message}");
 }
 
-fn writer(dir: &Path, mode: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ycsb-lmdb-ack-writer"));
-    cmd.arg(dir).args(mode);
-    cmd
+const WRITER: AckWriterBinary<LmdbStore> =
+    AckWriterBinary::new(env!("CARGO_BIN_EXE_ycsb-lmdb-ack-writer"), reopen);
+
+fn reopen(dir: &Path) -> Result<LmdbStore, StoreError> {
+    LmdbStore::open(&props(dir, &[]))
 }
 
 #[test]
 fn synced_inserts_survive_sigkill() {
     let dir = tempfile::tempdir().unwrap();
-    check_acknowledged_inserts_survive_sigkill(&mut writer(dir.path(), &[]), 200, || {
-        LmdbStore::open(&props(dir.path(), &[]))
-    });
+    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &[], 200);
 }
 
 #[test]
@@ -214,9 +212,7 @@ fn nosync_inserts_survive_sigkill_of_the_process() {
     // transaction is in the kernel's page cache, which a killed process
     // does not take with it (a machine crash would).
     let dir = tempfile::tempdir().unwrap();
-    check_acknowledged_inserts_survive_sigkill(&mut writer(dir.path(), &["nosync"]), 5000, || {
-        LmdbStore::open(&props(dir.path(), &[]))
-    });
+    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["nosync"], 5000);
 }
 
 #[test]
@@ -224,7 +220,7 @@ fn another_process_may_share_the_environment() {
     // LMDB is multi-process by design (its lock file): a second process
     // opens the environment a writer holds and reads its commits.
     let dir = tempfile::tempdir().unwrap();
-    let mut writer = AckWriter::start(&mut writer(dir.path(), &[]));
+    let mut writer = WRITER.start(dir.path(), &[]);
     assert_eq!(writer.next_ack().as_deref(), Some("key0"));
     assert_eq!(writer.next_ack().as_deref(), Some("key1"));
     let store = open(dir.path(), &[]);

@@ -2,31 +2,22 @@
 //! real child process (`src/bin/ack_writer.rs`) writing to the database.
 
 use std::path::Path;
-use std::process::Command;
 
-use ycsb_db::testing::durability::{
-    check_acknowledged_inserts_survive_sigkill, check_open_refused_while_another_process_holds,
-    count_readable_prefix, AckWriter,
-};
+use ycsb_db::testing::durability::{count_readable_prefix, AckWriterBinary};
 use ycsb_db::{Properties, StoreError};
 use ycsb_redb::RedbStore;
+
+const WRITER: AckWriterBinary<RedbStore> =
+    AckWriterBinary::new(env!("CARGO_BIN_EXE_ycsb-redb-ack-writer"), open);
 
 fn open(dir: &Path) -> Result<RedbStore, StoreError> {
     RedbStore::open(&Properties::new().with("redb.path", dir.display()))
 }
 
-fn writer(dir: &Path, mode: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ycsb-redb-ack-writer"));
-    cmd.arg(dir).args(mode);
-    cmd
-}
-
 #[test]
 fn synced_inserts_survive_sigkill() {
     let dir = tempfile::tempdir().unwrap();
-    check_acknowledged_inserts_survive_sigkill(&mut writer(dir.path(), &["sync"]), 300, || {
-        open(dir.path())
-    });
+    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["sync"], 300);
 }
 
 /// With `redb.durability=none` redb promises nothing for a killed process:
@@ -35,8 +26,8 @@ fn synced_inserts_survive_sigkill() {
 #[test]
 fn unsynced_inserts_leave_a_consistent_database_after_sigkill() {
     let dir = tempfile::tempdir().unwrap();
-    let acked = AckWriter::start(&mut writer(dir.path(), &[])).kill_after(2_000);
-    let store = open(dir.path()).expect("reopen after the kill");
+    let acked = WRITER.start(dir.path(), &[]).kill_after(2_000);
+    let store = WRITER.reopen(dir.path());
     let kept = count_readable_prefix(&store, &acked);
     eprintln!(
         "redb durability=none: {kept} of {} acknowledged records kept after SIGKILL",
@@ -47,18 +38,12 @@ fn unsynced_inserts_leave_a_consistent_database_after_sigkill() {
 #[test]
 fn a_database_held_by_another_process_is_an_open_error() {
     let dir = tempfile::tempdir().unwrap();
-    check_open_refused_while_another_process_holds(
-        &mut writer(dir.path(), &[]),
-        dir.path(),
-        "locked",
-        || open(dir.path()),
-        || {
-            // Nor is it destroyed under the holder.
-            let destroy = Properties::new()
-                .with("redb.path", dir.path().display())
-                .with("redb.destroy", true);
-            let err = RedbStore::open(&destroy).expect_err("destroyed a database in use");
-            assert!(err.to_string().contains("destroy=true refused"), "{err}");
-        },
-    );
+    WRITER.check_open_refused_while_another_process_holds(dir.path(), &[], "locked", || {
+        // Nor is it destroyed under the holder.
+        let destroy = Properties::new()
+            .with("redb.path", dir.path().display())
+            .with("redb.destroy", true);
+        let err = RedbStore::open(&destroy).expect_err("destroyed a database in use");
+        assert!(err.to_string().contains("destroy=true refused"), "{err}");
+    });
 }

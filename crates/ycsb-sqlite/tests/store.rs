@@ -2,9 +2,8 @@
 //! temporary directories, and a real child process killed mid-load.
 
 use std::path::Path;
-use std::process::Command;
 
-use ycsb_db::testing::durability::check_acknowledged_inserts_survive_sigkill;
+use ycsb_db::testing::durability::AckWriterBinary;
 use ycsb_db::testing::{assert_conforms, record, text_fields, Contract};
 use ycsb_db::{
     Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext,
@@ -240,18 +239,17 @@ fn foreign_directories_files_and_locked_databases_are_refused() {
     assert!(message.contains("database is locked"), "{message}");
 }
 
-fn writer(dir: &Path, synchronous: &str) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ycsb-sqlite-ack-writer"));
-    cmd.arg(dir).arg(synchronous);
-    cmd
+const WRITER: AckWriterBinary<SqliteStore> =
+    AckWriterBinary::new(env!("CARGO_BIN_EXE_ycsb-sqlite-ack-writer"), reopen);
+
+fn reopen(dir: &Path) -> Result<SqliteStore, StoreError> {
+    SqliteStore::open(&props(dir, &[]))
 }
 
 #[test]
 fn synced_inserts_survive_sigkill() {
     let dir = tempfile::tempdir().unwrap();
-    check_acknowledged_inserts_survive_sigkill(&mut writer(dir.path(), "FULL"), 200, || {
-        SqliteStore::open(&props(dir.path(), &[]))
-    });
+    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["FULL"], 200);
 }
 
 #[test]
@@ -259,9 +257,7 @@ fn wal_normal_inserts_survive_sigkill_of_the_process() {
     // synchronous=NORMAL in WAL mode writes each commit to the log (no
     // fsync): the kernel keeps it when the process is killed.
     let dir = tempfile::tempdir().unwrap();
-    check_acknowledged_inserts_survive_sigkill(&mut writer(dir.path(), "NORMAL"), 3000, || {
-        SqliteStore::open(&props(dir.path(), &[]))
-    });
+    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["NORMAL"], 3000);
 }
 
 #[test]

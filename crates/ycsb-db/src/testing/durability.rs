@@ -7,9 +7,11 @@
 //! printing each key once its insert was acknowledged. The binding's
 //! `tests/crash.rs` starts that child with [`AckWriter::start`], SIGKILLs it
 //! after some acknowledgements ([`AckWriter::kill_after`]), reopens the store
-//! and checks what it promised: [`check_acknowledged_inserts_survive_sigkill`]
-//! (nothing acknowledged is lost), [`count_readable`] and
-//! [`count_readable_prefix`] (for settings that promise less), and [`check_open_refused_while_another_process_holds`] (a
+//! and checks what it promised, through the binary's [`AckWriterBinary`]:
+//! [`AckWriterBinary::check_acknowledged_inserts_survive_sigkill`] (nothing
+//! acknowledged is lost), [`count_readable`] and [`count_readable_prefix`]
+//! (for settings that promise less), and
+//! [`AckWriterBinary::check_open_refused_while_another_process_holds`] (a
 //! database in use by a live process is an open error, not a second writer).
 //!
 //! Printing stays in the child binary's own `main`: the kit writes to the
@@ -45,6 +47,9 @@ pub fn ack_value(key: &str) -> String {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum AckWriterError {
+    /// The store did not open.
+    #[error("{0}")]
+    Open(#[source] StoreError),
     /// The store gave no thread.
     #[error("opening a store thread: {0}")]
     Thread(#[source] StoreError),
@@ -63,20 +68,27 @@ pub enum AckWriterError {
     Output(#[source] io::Error),
 }
 
-/// The child side: prints [`READY`] to `out`, then inserts `key0`, `key1`,
-/// ... (one [`ACK_FIELD`] holding [`ack_value`]) into [`ACK_TABLE`] of
-/// `store` forever, writing and flushing each key on its own line once its
+/// The child side: opens the store with `open`, prints [`READY`] to `out`,
+/// then inserts `key0`, `key1`,
+/// ... (one [`ACK_FIELD`] holding [`ack_value`]) into [`ACK_TABLE`]
+/// forever, writing and flushing each key on its own line once its
 /// insert returned [`Status::Ok`]. A line therefore promises that the store
 /// acknowledged the record before the line could be read.
 ///
 /// # Errors
 ///
-/// Returns only when something fails: no thread, an insert not
+/// Returns only when something fails: the store does not open, no
+/// thread, an insert not
 /// acknowledged, or `out` not writable. A kill is the normal end.
-pub fn run_ack_writer(
-    store: &dyn Store,
+pub fn run_ack_writer<S: Store>(
+    open: impl FnOnce() -> Result<S, StoreError>,
     out: &mut dyn Write,
 ) -> Result<Infallible, AckWriterError> {
+    let store = open().map_err(AckWriterError::Open)?;
+    write_acks(&store, out)
+}
+
+fn write_acks(store: &dyn Store, out: &mut dyn Write) -> Result<Infallible, AckWriterError> {
     let mut thread = store
         .thread(ThreadContext::new(0, 1))
         .map_err(AckWriterError::Thread)?;
@@ -254,58 +266,109 @@ pub fn assert_all_readable(store: &dyn Store, acked: &[String]) {
     }
 }
 
-/// Starts the ack writer `command`, SIGKILLs it after `acks`
-/// acknowledgements, reopens the store with `reopen` (which runs the
-/// engine's recovery) and checks that no acknowledged record is lost.
-/// Returns the acknowledged keys.
+/// A binding's ack writer binary, and how its tests open the store it
+/// wrote: the engine-specific part of a crash test, declared once.
 ///
-/// # Panics
-///
-/// If the writer misbehaves, the store does not reopen, or an acknowledged
-/// record is lost or not as written.
-pub fn check_acknowledged_inserts_survive_sigkill<S: Store>(
-    command: &mut Command,
-    acks: usize,
-    reopen: impl FnOnce() -> Result<S, StoreError>,
-) -> Vec<String> {
-    let acked = AckWriter::start(command).kill_after(acks);
-    assert!(acked.len() >= acks);
-    assert_eq!(acked[0], "key0");
-    let store = reopen().expect("reopen after the kill");
-    assert_all_readable(&store, &acked);
-    acked
+/// ```ignore
+/// const WRITER: AckWriterBinary<FjallStore> =
+///     AckWriterBinary::new(env!("CARGO_BIN_EXE_ycsb-fjall-ack-writer"), open);
+/// ```
+pub struct AckWriterBinary<S> {
+    program: &'static str,
+    open: fn(&Path) -> Result<S, StoreError>,
 }
 
-/// Starts the ack writer `command` and, once it has acknowledged its first
-/// insert, checks that `open` of the same database fails with
-/// [`StoreError::Open`] whose message names `dir` and contains `reason`;
-/// runs `while_held` (for further checks against the live holder), kills
-/// the writer, and checks that `open` then succeeds.
-///
-/// # Panics
-///
-/// If `open` succeeds while the writer lives, fails otherwise or with
-/// another message, or fails once the writer is gone.
-pub fn check_open_refused_while_another_process_holds<S: Store>(
-    command: &mut Command,
-    dir: &Path,
-    reason: &str,
-    open: impl Fn() -> Result<S, StoreError>,
-    while_held: impl FnOnce(),
-) {
-    let mut writer = AckWriter::start(command);
-    assert_eq!(writer.next_ack().as_deref(), Some("key0"));
-    let Err(err) = open() else {
-        panic!("opened a database another process holds");
-    };
-    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
-    let message = err.to_string();
-    assert!(message.contains(reason), "{message}");
-    assert!(message.contains(&dir.display().to_string()), "{message}");
-    while_held();
-    writer.kill_after(1);
-    if let Err(e) = open() {
-        panic!("no open once the holding process is gone: {e}");
+impl<S: Store> AckWriterBinary<S> {
+    /// The binary at `program` (`env!("CARGO_BIN_EXE_...")`), whose store
+    /// at a directory `open` opens with the engine's default settings.
+    pub const fn new(program: &'static str, open: fn(&Path) -> Result<S, StoreError>) -> Self {
+        AckWriterBinary { program, open }
+    }
+
+    /// Opens the store at `dir` as the tests do.
+    ///
+    /// # Errors
+    ///
+    /// As the binding's open.
+    pub fn open(&self, dir: &Path) -> Result<S, StoreError> {
+        (self.open)(dir)
+    }
+
+    /// Starts the writer on `dir` with the binding's mode `args`.
+    ///
+    /// # Panics
+    ///
+    /// As [`AckWriter::start`].
+    pub fn start(&self, dir: &Path, args: &[&str]) -> AckWriter {
+        AckWriter::start(Command::new(self.program).arg(dir).args(args))
+    }
+
+    /// Starts the writer on `dir` with `args`, SIGKILLs it after `acks`
+    /// acknowledgements, reopens the store (which runs the engine's
+    /// recovery) and checks that no acknowledged record is lost. Returns
+    /// the acknowledged keys.
+    ///
+    /// # Panics
+    ///
+    /// If the writer misbehaves, the store does not reopen, or an
+    /// acknowledged record is lost or not as written.
+    pub fn check_acknowledged_inserts_survive_sigkill(
+        &self,
+        dir: &Path,
+        args: &[&str],
+        acks: usize,
+    ) -> Vec<String> {
+        let acked = self.start(dir, args).kill_after(acks);
+        assert!(acked.len() >= acks);
+        assert_eq!(acked[0], "key0");
+        let store = self.reopen(dir);
+        assert_all_readable(&store, &acked);
+        acked
+    }
+
+    /// Opens the store at `dir` after a kill.
+    ///
+    /// # Panics
+    ///
+    /// If it does not open.
+    pub fn reopen(&self, dir: &Path) -> S {
+        match self.open(dir) {
+            Ok(store) => store,
+            Err(e) => panic!("reopen after the kill: {e}"),
+        }
+    }
+
+    /// Starts the writer on `dir` with `args` and, once it has acknowledged
+    /// its first insert, checks that opening the same database fails with
+    /// [`StoreError::Open`] whose message names `dir` and contains
+    /// `reason`; runs `while_held` (for further checks against the live
+    /// holder), kills the writer, and checks that the store then opens.
+    ///
+    /// # Panics
+    ///
+    /// If the store opens while the writer lives, fails otherwise or with
+    /// another message, or fails once the writer is gone.
+    pub fn check_open_refused_while_another_process_holds(
+        &self,
+        dir: &Path,
+        args: &[&str],
+        reason: &str,
+        while_held: impl FnOnce(),
+    ) {
+        let mut writer = self.start(dir, args);
+        assert_eq!(writer.next_ack().as_deref(), Some("key0"));
+        let Err(err) = self.open(dir) else {
+            panic!("opened a database another process holds");
+        };
+        assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+        let message = err.to_string();
+        assert!(message.contains(reason), "{message}");
+        assert!(message.contains(&dir.display().to_string()), "{message}");
+        while_held();
+        writer.kill_after(1);
+        if let Err(e) = self.open(dir) {
+            panic!("no open once the holding process is gone: {e}");
+        }
     }
 }
 
@@ -339,7 +402,7 @@ mod tests {
             text: Vec::new(),
             limit: 4,
         };
-        let Err(err) = run_ack_writer(&store, &mut out);
+        let Err(err) = write_acks(&store, &mut out);
         assert!(matches!(err, AckWriterError::Output(_)), "{err:?}");
         let text = String::from_utf8(out.text).unwrap();
         assert_eq!(text, "ready\nkey0\nkey1\nkey2\n");
@@ -366,6 +429,22 @@ mod tests {
             count_readable_prefix(&store, &acked)
         }));
         assert!(caught.is_err());
+    }
+
+    #[test]
+    fn a_store_that_does_not_open_stops_the_writer_before_ready() {
+        let mut out = Vec::new();
+        let Err(err) = run_ack_writer(
+            || -> Result<ReferenceStore, StoreError> {
+                Err(StoreError::Open {
+                    store: "reference".into(),
+                    message: "no such directory".into(),
+                })
+            },
+            &mut out,
+        );
+        assert!(matches!(err, AckWriterError::Open(_)), "{err:?}");
+        assert!(out.is_empty());
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! A child process for the crash and lock tests of `ycsb-fjall`.
 //!
 //! Usage: `ycsb-fjall-ack-writer DIR [sync]`. Opens the `fjall` store at
-//! DIR (`sync`: fjall.fsync=true), then runs `ycsb_db::testing::durability::run_ack_writer`: prints
-//! `ready`, inserts `key0`, `key1`, ... until killed and prints each key
-//! once its insert was acknowledged.
+//! DIR (`sync`: fjall.fsync=true), and runs
+//! `ycsb_db::testing::durability::run_ack_writer`, which prints `ready`,
+//! inserts `key0`, `key1`, ... until killed and prints each key once its
+//! insert was acknowledged.
 
 use std::process::ExitCode;
 
@@ -22,14 +23,10 @@ fn main() -> ExitCode {
         .with("fjall.fsync", sync)
         // Small memtables so that the kill also hits flushes and compactions.
         .with("fjall.memtable_size", 64 * 1024);
-    let store = match ycsb_fjall::FjallStore::open(&props) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let Err(e) = run_ack_writer(&store, &mut std::io::stdout().lock());
+    let Err(e) = run_ack_writer(
+        || ycsb_fjall::FjallStore::open(&props),
+        &mut std::io::stdout().lock(),
+    );
     eprintln!("{e}");
     ExitCode::FAILURE
 }

@@ -1,9 +1,10 @@
 //! A child process for the crash and lock tests of `ycsb-leveldb`.
 //!
-//! Usage: `ycsb-leveldb-ack-writer DBDIR [sync]`. Opens the `leveldb` store at
-//! DBDIR (`sync`: leveldb.sync=true), then runs `ycsb_db::testing::durability::run_ack_writer`: prints
-//! `ready`, inserts `key0`, `key1`, ... until killed and prints each key
-//! once its insert was acknowledged.
+//! Usage: `ycsb-leveldb-ack-writer DBDIR [sync]`. Opens the `leveldb` store
+//! at DBDIR (`sync`: leveldb.sync=true), and runs
+//! `ycsb_db::testing::durability::run_ack_writer`, which prints `ready`,
+//! inserts `key0`, `key1`, ... until killed and prints each key once its
+//! insert was acknowledged.
 
 use std::process::ExitCode;
 
@@ -22,14 +23,10 @@ fn main() -> ExitCode {
         .with("leveldb.sync", sync)
         // Small memtables so that the kill also hits flushes and compactions.
         .with("leveldb.write_buffer_size", 64 * 1024);
-    let store = match ycsb_leveldb::LevelStore::open(&props) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let Err(e) = run_ack_writer(&store, &mut std::io::stdout().lock());
+    let Err(e) = run_ack_writer(
+        || ycsb_leveldb::LevelStore::open(&props),
+        &mut std::io::stdout().lock(),
+    );
     eprintln!("{e}");
     ExitCode::FAILURE
 }

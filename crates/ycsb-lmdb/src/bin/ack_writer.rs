@@ -1,9 +1,10 @@
 //! A child process for the crash test of `ycsb-lmdb`.
 //!
 //! Usage: `ycsb-lmdb-ack-writer DBDIR [nosync]`. Opens the `lmdb` store at
-//! DBDIR (`nosync`: lmdb.nosync=true), then runs `ycsb_db::testing::durability::run_ack_writer`: prints
-//! `ready`, inserts `key0`, `key1`, ... until killed and prints each key
-//! once its insert was acknowledged (committed).
+//! DBDIR (`nosync`: lmdb.nosync=true), and runs
+//! `ycsb_db::testing::durability::run_ack_writer`, which prints `ready`,
+//! inserts `key0`, `key1`, ... until killed and prints each key once its
+//! insert was acknowledged (committed).
 
 use std::process::ExitCode;
 
@@ -21,14 +22,10 @@ fn main() -> ExitCode {
         .with("lmdb.dbpath", &dir)
         .with("lmdb.mapsize", 256u64 << 20)
         .with("lmdb.nosync", nosync);
-    let store = match ycsb_lmdb::LmdbStore::open(&props) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let Err(e) = run_ack_writer(&store, &mut std::io::stdout().lock());
+    let Err(e) = run_ack_writer(
+        || ycsb_lmdb::LmdbStore::open(&props),
+        &mut std::io::stdout().lock(),
+    );
     eprintln!("{e}");
     ExitCode::FAILURE
 }

@@ -1,9 +1,10 @@
 //! A child process for the crash and lock tests of `ycsb-redb`.
 //!
-//! Usage: `ycsb-redb-ack-writer DIR [sync]`. Opens the `redb` store at
-//! DIR (`sync`: redb.durability=immediate, else none), then runs `ycsb_db::testing::durability::run_ack_writer`: prints
-//! `ready`, inserts `key0`, `key1`, ... until killed and prints each key
-//! once its insert was acknowledged.
+//! Usage: `ycsb-redb-ack-writer DIR [sync]`. Opens the `redb` store at DIR
+//! (`sync`: redb.durability=immediate, else none), and runs
+//! `ycsb_db::testing::durability::run_ack_writer`, which prints `ready`,
+//! inserts `key0`, `key1`, ... until killed and prints each key once its
+//! insert was acknowledged.
 
 use std::process::ExitCode;
 
@@ -20,14 +21,10 @@ fn main() -> ExitCode {
     let props = Properties::new()
         .with("redb.path", &dir)
         .with("redb.durability", if sync { "immediate" } else { "none" });
-    let store = match ycsb_redb::RedbStore::open(&props) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let Err(e) = run_ack_writer(&store, &mut std::io::stdout().lock());
+    let Err(e) = run_ack_writer(
+        || ycsb_redb::RedbStore::open(&props),
+        &mut std::io::stdout().lock(),
+    );
     eprintln!("{e}");
     ExitCode::FAILURE
 }

@@ -1,9 +1,10 @@
 //! A child process for the crash test of `ycsb-sqlite`.
 //!
-//! Usage: `ycsb-sqlite-ack-writer DBDIR SYNCHRONOUS`. Opens the `sqlite` store at
-//! DBDIR with `sqlite.synchronous=SYNCHRONOUS`, then runs `ycsb_db::testing::durability::run_ack_writer`: prints
-//! `ready`, inserts `key0`, `key1`, ... until killed and prints each key
-//! once its insert was acknowledged (committed).
+//! Usage: `ycsb-sqlite-ack-writer DBDIR SYNCHRONOUS`. Opens the `sqlite`
+//! store at DBDIR with `sqlite.synchronous=SYNCHRONOUS`, and runs
+//! `ycsb_db::testing::durability::run_ack_writer`, which prints `ready`,
+//! inserts `key0`, `key1`, ... until killed and prints each key once its
+//! insert was acknowledged (committed).
 
 use std::process::ExitCode;
 
@@ -19,14 +20,10 @@ fn main() -> ExitCode {
     let props = Properties::new()
         .with("sqlite.dbpath", &dir)
         .with("sqlite.synchronous", &synchronous);
-    let store = match ycsb_sqlite::SqliteStore::open(&props) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let Err(e) = run_ack_writer(&store, &mut std::io::stdout().lock());
+    let Err(e) = run_ack_writer(
+        || ycsb_sqlite::SqliteStore::open(&props),
+        &mut std::io::stdout().lock(),
+    );
     eprintln!("{e}");
     ExitCode::FAILURE
 }

@@ -1,10 +1,11 @@
 //! A child process for the crash and lock tests of `ycsb-wiredtiger`.
 //!
-//! Usage: `ycsb-wiredtiger-ack-writer HOME [sync|log|none]`. Opens the `wiredtiger` store at
-//! HOME (`sync`: wiredtiger.sync=true; `log`:
-//! wiredtiger.log=true; `none`: neither, YCSB-cpp's setting), then runs `ycsb_db::testing::durability::run_ack_writer`: prints
-//! `ready`, inserts `key0`, `key1`, ... until killed and prints each key
-//! once its insert was acknowledged.
+//! Usage: `ycsb-wiredtiger-ack-writer HOME [sync|log|none]`. Opens the
+//! `wiredtiger` store at HOME (`sync`: wiredtiger.sync=true; `log`:
+//! wiredtiger.log=true; `none`: neither, YCSB-cpp's setting), and runs
+//! `ycsb_db::testing::durability::run_ack_writer`, which prints `ready`,
+//! inserts `key0`, `key1`, ... until killed and prints each key once its
+//! insert was acknowledged.
 
 use std::process::ExitCode;
 
@@ -24,14 +25,10 @@ fn main() -> ExitCode {
         .with("wiredtiger.log", mode == "log")
         // A small cache, so that the kill also hits eviction.
         .with("wiredtiger.cache_size", "2MB");
-    let store = match ycsb_wiredtiger::WiredTigerStore::open(&props) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let Err(e) = run_ack_writer(&store, &mut std::io::stdout().lock());
+    let Err(e) = run_ack_writer(
+        || ycsb_wiredtiger::WiredTigerStore::open(&props),
+        &mut std::io::stdout().lock(),
+    );
     eprintln!("{e}");
     ExitCode::FAILURE
 }
