@@ -32,6 +32,12 @@
 //! Every call writes under its own key prefix and table name, so the kit
 //! can run against a server other tests share, and deletes what it wrote
 //! (when the store deletes).
+//!
+//! [`durability`] holds both sides of the SIGKILL durability and lock tests
+//! of embedded stores: the child that prints each acknowledged insert, and
+//! the checks that a killed writer lost none of them.
+
+pub mod durability;
 
 use std::collections::BTreeMap;
 use std::fmt;

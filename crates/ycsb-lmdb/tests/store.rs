@@ -1,13 +1,12 @@
 //! The `lmdb` store through the ycsb-db traits, on real environments in
 //! temporary directories, and a real child process killed mid-load.
 
-use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
+use ycsb_db::testing::durability::AckWriterBinary;
 use ycsb_db::testing::{
     assert_conforms, assert_refuses_foreign_directory, assert_survives_reopen, gauge, record,
-    Contract,
+    text_fields, Contract,
 };
 use ycsb_db::{
     Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, ThreadContext,
@@ -144,62 +143,17 @@ fn foreign_directories_and_files_are_refused() {
     assert!(message.contains("lmdb.dbpath="), "{message}");
 }
 
-/// Starts the ack writer, reads `n` acknowledgements, kills it with
-/// SIGKILL and returns every key it acknowledged.
-fn acknowledged_before_sigkill(dir: &Path, nosync: bool, n: usize) -> Vec<String> {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ycsb-lmdb-ack-writer"));
-    cmd.arg(dir).stdout(Stdio::piped()).stderr(Stdio::inherit());
-    if nosync {
-        cmd.arg("nosync");
-    }
-    let mut child = cmd.spawn().expect("start the writer");
-    let mut lines = BufReader::new(child.stdout.take().unwrap());
-    let mut next = || {
-        let mut line = String::new();
-        let read = lines.read_line(&mut line).unwrap();
-        // A line cut by the kill has no newline: not an acknowledgement.
-        (read > 0 && line.ends_with('\n')).then(|| line.trim_end().to_string())
-    };
-    assert_eq!(next().as_deref(), Some("ready"));
-    let mut acked = Vec::new();
-    while acked.len() < n {
-        acked.push(next().expect("writer stopped early"));
-    }
-    child.kill().expect("SIGKILL");
-    let status = child.wait().unwrap();
-    {
-        use std::os::unix::process::ExitStatusExt;
-        assert_eq!(status.signal(), Some(9), "{status:?}");
-    }
-    let mut rest = String::new();
-    lines.read_to_string(&mut rest).unwrap();
-    let complete = rest.rfind('\n').map_or("", |end| &rest[..end]);
-    acked.extend(complete.lines().map(str::to_string));
-    acked
-}
+const WRITER: AckWriterBinary<LmdbStore> =
+    AckWriterBinary::new(env!("CARGO_BIN_EXE_ycsb-lmdb-ack-writer"), reopen);
 
-fn check_all_readable(dir: &Path, acked: &[String]) {
-    let store = open(dir, &[]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    let mut out = Record::new();
-    for key in acked {
-        out.clear();
-        assert_eq!(
-            t.read(TABLE, key, Fields::All, &mut out),
-            Status::Ok,
-            "acknowledged {key} lost"
-        );
-        let expected = format!("value-of-{key}-").repeat(8);
-        assert_eq!(out.get("field0"), Some(expected.as_bytes()), "{key}");
-    }
+fn reopen(dir: &Path) -> Result<LmdbStore, StoreError> {
+    LmdbStore::open(&props(dir, &[]))
 }
 
 #[test]
 fn synced_inserts_survive_sigkill() {
     let dir = tempfile::tempdir().unwrap();
-    let acked = acknowledged_before_sigkill(dir.path(), false, 200);
-    assert_eq!(acked[0], "key0");
-    check_all_readable(dir.path(), &acked);
+    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &[], 200);
 }
 
 #[test]
@@ -208,8 +162,7 @@ fn nosync_inserts_survive_sigkill_of_the_process() {
     // transaction is in the kernel's page cache, which a killed process
     // does not take with it (a machine crash would).
     let dir = tempfile::tempdir().unwrap();
-    let acked = acknowledged_before_sigkill(dir.path(), true, 5000);
-    check_all_readable(dir.path(), &acked);
+    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["nosync"], 5000);
 }
 
 #[test]
@@ -217,24 +170,14 @@ fn another_process_may_share_the_environment() {
     // LMDB is multi-process by design (its lock file): a second process
     // opens the environment a writer holds and reads its commits.
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ycsb-lmdb-ack-writer"))
-        .arg(dir.path())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    for _ in 0..3 {
-        line.clear();
-        lines.read_line(&mut line).unwrap();
-    }
-    assert_eq!(line.trim_end(), "key1");
+    let mut writer = WRITER.start(dir.path(), &[]);
+    assert_eq!(writer.next_ack().as_deref(), Some("key0"));
+    assert_eq!(writer.next_ack().as_deref(), Some("key1"));
     let store = open(dir.path(), &[]);
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     let mut out = Record::new();
     assert_eq!(t.read(TABLE, "key1", Fields::All, &mut out), Status::Ok);
-    child.kill().unwrap();
-    child.wait().unwrap();
+    writer.kill_after(0);
 }
 
 #[test]

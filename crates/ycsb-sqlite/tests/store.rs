@@ -1,15 +1,16 @@
 //! The `sqlite` store through the ycsb-db traits, on real databases in
 //! temporary directories, and a real child process killed mid-load.
 
-use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
+use ycsb_db::testing::durability::AckWriterBinary;
 use ycsb_db::testing::{
     assert_conforms, assert_refuses_foreign_directory, assert_survives_reopen, gauge, record,
-    Contract,
+    text_fields, Contract,
 };
-use ycsb_db::{Fields, Gauge, Origin, Properties, Record, Status, Store, ThreadContext};
+use ycsb_db::{
+    Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext,
+};
 use ycsb_sqlite::SqliteStore;
 
 const TABLE: &str = "usertable";
@@ -204,63 +205,17 @@ fn foreign_directories_files_and_locked_databases_are_refused() {
     assert!(message.contains("database is locked"), "{message}");
 }
 
-/// Starts the ack writer, reads `n` acknowledgements, kills it with
-/// SIGKILL and returns every key it acknowledged.
-fn acknowledged_before_sigkill(dir: &Path, synchronous: &str, n: usize) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ycsb-sqlite-ack-writer"))
-        .arg(dir)
-        .arg(synchronous)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start the writer");
-    let mut lines = BufReader::new(child.stdout.take().unwrap());
-    let mut next = || {
-        let mut line = String::new();
-        let read = lines.read_line(&mut line).unwrap();
-        // A line cut by the kill has no newline: not an acknowledgement.
-        (read > 0 && line.ends_with('\n')).then(|| line.trim_end().to_string())
-    };
-    assert_eq!(next().as_deref(), Some("ready"));
-    let mut acked = Vec::new();
-    while acked.len() < n {
-        acked.push(next().expect("writer stopped early"));
-    }
-    child.kill().expect("SIGKILL");
-    let status = child.wait().unwrap();
-    {
-        use std::os::unix::process::ExitStatusExt;
-        assert_eq!(status.signal(), Some(9), "{status:?}");
-    }
-    let mut rest = String::new();
-    lines.read_to_string(&mut rest).unwrap();
-    let complete = rest.rfind('\n').map_or("", |end| &rest[..end]);
-    acked.extend(complete.lines().map(str::to_string));
-    acked
-}
+const WRITER: AckWriterBinary<SqliteStore> =
+    AckWriterBinary::new(env!("CARGO_BIN_EXE_ycsb-sqlite-ack-writer"), reopen);
 
-fn check_all_readable(dir: &Path, acked: &[String]) {
-    let store = open(dir, &[]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    let mut out = Record::new();
-    for key in acked {
-        out.clear();
-        assert_eq!(
-            t.read(TABLE, key, Fields::All, &mut out),
-            Status::Ok,
-            "acknowledged {key} lost"
-        );
-        let expected = format!("value-of-{key}-").repeat(8);
-        assert_eq!(out.get("field0"), Some(expected.as_bytes()), "{key}");
-    }
+fn reopen(dir: &Path) -> Result<SqliteStore, StoreError> {
+    SqliteStore::open(&props(dir, &[]))
 }
 
 #[test]
 fn synced_inserts_survive_sigkill() {
     let dir = tempfile::tempdir().unwrap();
-    let acked = acknowledged_before_sigkill(dir.path(), "FULL", 200);
-    assert_eq!(acked[0], "key0");
-    check_all_readable(dir.path(), &acked);
+    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["FULL"], 200);
 }
 
 #[test]
@@ -268,8 +223,7 @@ fn wal_normal_inserts_survive_sigkill_of_the_process() {
     // synchronous=NORMAL in WAL mode writes each commit to the log (no
     // fsync): the kernel keeps it when the process is killed.
     let dir = tempfile::tempdir().unwrap();
-    let acked = acknowledged_before_sigkill(dir.path(), "NORMAL", 3000);
-    check_all_readable(dir.path(), &acked);
+    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["NORMAL"], 3000);
 }
 
 #[test]

@@ -1,15 +1,15 @@
 //! A child process for the crash test of `ycsb-lmdb`.
 //!
 //! Usage: `ycsb-lmdb-ack-writer DBDIR [nosync]`. Opens the `lmdb` store at
-//! DBDIR, prints `ready`, then inserts records `key0`, `key1`, ... forever
-//! (until killed), printing each key on its own line once the insert was
-//! acknowledged (committed). Each record holds one field whose value is
-//! derived from the key, so a test can check what it reads back.
+//! DBDIR (`nosync`: lmdb.nosync=true), and runs
+//! `ycsb_db::testing::durability::run_ack_writer`, which prints `ready`,
+//! inserts `key0`, `key1`, ... until killed and prints each key once its
+//! insert was acknowledged (committed).
 
-use std::io::Write;
 use std::process::ExitCode;
 
-use ycsb_db::{Properties, Record, Status, Store, ThreadContext};
+use ycsb_db::testing::durability::run_ack_writer;
+use ycsb_db::Properties;
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -22,41 +22,10 @@ fn main() -> ExitCode {
         .with("lmdb.dbpath", &dir)
         .with("lmdb.mapsize", 256u64 << 20)
         .with("lmdb.nosync", nosync);
-    let store = match ycsb_lmdb::LmdbStore::open(&props) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut thread = match store.thread(ThreadContext::new(0, 1)) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut out = std::io::stdout().lock();
-    if writeln!(out, "ready").and_then(|()| out.flush()).is_err() {
-        return ExitCode::FAILURE;
-    }
-    let mut record = Record::new();
-    for i in 0u64.. {
-        let key = format!("key{i}");
-        record.clear();
-        record.push("field0", ack_writer_value(&key).as_bytes());
-        if thread.insert("usertable", &key, &record) != Status::Ok {
-            eprintln!("insert of {key} failed: {:?}", thread.last_error());
-            return ExitCode::FAILURE;
-        }
-        if writeln!(out, "{key}").and_then(|()| out.flush()).is_err() {
-            return ExitCode::FAILURE;
-        }
-    }
-    ExitCode::SUCCESS
-}
-
-/// The value stored for `key` (the tests compute the same).
-fn ack_writer_value(key: &str) -> String {
-    format!("value-of-{key}-").repeat(8)
+    let Err(e) = run_ack_writer(
+        || ycsb_lmdb::LmdbStore::open(&props),
+        &mut std::io::stdout().lock(),
+    );
+    eprintln!("{e}");
+    ExitCode::FAILURE
 }

@@ -2,16 +2,15 @@
 //!
 //! Usage: `ycsb-wiredtiger-ack-writer HOME [sync|log|none]`. Opens the
 //! `wiredtiger` store at HOME (`sync`: wiredtiger.sync=true; `log`:
-//! wiredtiger.log=true; `none`: neither, YCSB-cpp's setting), prints
-//! `ready`, then inserts records `key0`, `key1`, ... forever (until
-//! killed), printing each key on its own line once the insert was
-//! acknowledged. Each record holds one field whose value is derived from
-//! the key, so a test can check what it reads back.
+//! wiredtiger.log=true; `none`: neither, YCSB-cpp's setting), and runs
+//! `ycsb_db::testing::durability::run_ack_writer`, which prints `ready`,
+//! inserts `key0`, `key1`, ... until killed and prints each key once its
+//! insert was acknowledged.
 
-use std::io::Write;
 use std::process::ExitCode;
 
-use ycsb_db::{Properties, Record, Status, Store, ThreadContext};
+use ycsb_db::testing::durability::run_ack_writer;
+use ycsb_db::Properties;
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -26,44 +25,10 @@ fn main() -> ExitCode {
         .with("wiredtiger.log", mode == "log")
         // A small cache, so that the kill also hits eviction.
         .with("wiredtiger.cache_size", "2MB");
-    let store = match ycsb_wiredtiger::WiredTigerStore::open(&props) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut thread = match store.thread(ThreadContext::new(0, 1)) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut out = std::io::stdout().lock();
-    if writeln!(out, "ready").and_then(|()| out.flush()).is_err() {
-        return ExitCode::FAILURE;
-    }
-    let mut record = Record::new();
-    for i in 0u64.. {
-        let key = format!("key{i}");
-        record.clear();
-        record.push("field0", ack_writer_value(&key).as_bytes());
-        if thread.insert("usertable", &key, &record) != Status::Ok {
-            eprintln!(
-                "insert of {key} failed: {}",
-                thread.last_error().unwrap_or("")
-            );
-            return ExitCode::FAILURE;
-        }
-        if writeln!(out, "{key}").and_then(|()| out.flush()).is_err() {
-            return ExitCode::FAILURE;
-        }
-    }
-    ExitCode::SUCCESS
-}
-
-/// The value stored for `key` (the tests compute the same).
-fn ack_writer_value(key: &str) -> String {
-    format!("value-of-{key}-").repeat(8)
+    let Err(e) = run_ack_writer(
+        || ycsb_wiredtiger::WiredTigerStore::open(&props),
+        &mut std::io::stdout().lock(),
+    );
+    eprintln!("{e}");
+    ExitCode::FAILURE
 }
