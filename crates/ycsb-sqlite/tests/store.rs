@@ -6,10 +6,10 @@ use std::path::Path;
 use ycsb_db::testing::durability::AckWriterBinary;
 use ycsb_db::testing::{
     assert_conforms, assert_refuses_foreign_directory, assert_survives_reopen, gauge, record,
-    text_fields, Contract,
+    Contract,
 };
 use ycsb_db::{
-    Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext,
+    Fields, Gauge, Origin, Properties, Record, Status, Store, StoreError, ThreadContext,
 };
 use ycsb_sqlite::SqliteStore;
 
