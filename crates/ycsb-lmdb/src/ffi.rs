@@ -483,6 +483,26 @@ impl Writer<'_> {
     }
 }
 
+/// Whether the file system holding `path` is (about) full: under 1 MiB
+/// left for an unprivileged writer (`statvfs`), less than a write of dirty
+/// pages may need; false when it cannot be asked.
+pub(crate) fn file_system_is_full(path: &std::path::Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    let mut stats = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: a NUL-terminated path and a buffer of the struct statvfs
+    // fills; it is read only when the call succeeded.
+    let rc = unsafe { libc::statvfs(c_path.as_ptr(), stats.as_mut_ptr()) };
+    if rc != 0 {
+        return false;
+    }
+    // SAFETY: statvfs returned 0, so it initialised the struct.
+    let stats = unsafe { stats.assume_init() };
+    (stats.f_bavail as u128) * (stats.f_frsize as u128) < 1 << 20
+}
+
 /// The address of a function of the linked LMDB library, to find which
 /// file it was loaded from (`EngineBuild::of_code`); never called through
 /// this pointer.

@@ -112,6 +112,7 @@ impl Store for LmdbStore {
         })?;
         Ok(Box::new(LmdbThread {
             env: &self.env,
+            path: &self.config.path,
             reader,
             value: Vec::new(),
             last_error: None,
@@ -210,6 +211,8 @@ impl Store for LmdbStore {
 /// transaction (renewed per read, so no allocation) and value buffer.
 struct LmdbThread<'a> {
     env: &'a Env,
+    /// `lmdb.dbpath`, to tell a full file system behind an I/O error.
+    path: &'a std::path::Path,
     reader: Reader<'a>,
     /// The encoded value to write.
     value: Vec<u8>,
@@ -222,7 +225,13 @@ impl LmdbThread<'_> {
     /// (a full map or disk says so) and answers ERROR.
     #[cold]
     fn failed(&mut self, what: &str, code: std::ffi::c_int) -> Status {
-        self.last_error = Some(format!("{what}: {}", ffi::error_message(code)));
+        let mut message = format!("{what}: {}", ffi::error_message(code));
+        // Writing dirty pages of a memory map to a full tmpfs (or other
+        // file system) can surface as EIO rather than ENOSPC: say which.
+        if code == libc::EIO && ffi::file_system_is_full(self.path) {
+            message.push_str(" (No space left on device: the file system of lmdb.dbpath is full)");
+        }
+        self.last_error = Some(message);
         Status::Error
     }
 
