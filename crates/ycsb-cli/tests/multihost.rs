@@ -280,7 +280,7 @@ fn two_clients_in_two_namespaces_load_run_and_merge_against_a_third() {
     // from other hosts)".
     // (The engine line comes first.)
     let mut byte = [0u8; 1];
-    while !banner.contains(" store over ") || !banner.ends_with('\n') {
+    while !banner.contains(" over RESP at ") || !banner.ends_with('\n') {
         if err.read(&mut byte).unwrap_or(0) != 1 {
             break;
         }
