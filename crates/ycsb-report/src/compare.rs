@@ -1179,8 +1179,8 @@ mod tests {
         assert_eq!(
             names,
             [
-                "lmdb 0.9.24 · workloada branch-pages",
-                "lmdb 0.9.24 · workloada leaf-pages"
+                "lmdb · workloada branch-pages",
+                "lmdb · workloada leaf-pages"
             ]
         );
         assert_eq!(chart.series[1].points[1], (2.0, 20.0));
