@@ -37,9 +37,14 @@ struct Printer {
     write_error: Option<std::io::Error>,
     /// Told when the export starts and ends (a second Ctrl-C).
     interrupts: Interrupts,
-    /// `measurement.raw.output_file`: where the raw types' latencies are
-    /// appended (standard output when unset).
+    /// Where the types that keep every latency write them (standard output
+    /// when unset): Java's `measurement.raw.output_file`, go-ycsb's
+    /// `measurement.output_file` for `csv`.
     raw_output: Option<std::path::PathBuf>,
+    /// Whether a phase wrote its latencies already: the first write of
+    /// go-ycsb's `csv` empties the file (go-ycsb creates it anew; Java
+    /// appends) and heads the table, later phases append rows to it.
+    raw_written: bool,
     /// The live view's feed (`live.port`).
     live: Option<crate::live::LiveFeed>,
 }
@@ -184,24 +189,38 @@ impl Printer {
     }
 
     /// Writes the raw types' latencies where Java's `OneMeasurementRaw`
-    /// does: appended to `measurement.raw.output_file`, or standard output.
+    /// does (appended to `measurement.raw.output_file`) or go-ycsb's `csv`
+    /// does (`measurement.output_file`, emptied by the run's first phase),
+    /// or to standard output.
     fn write_raw(&mut self, report: &measurement::PhaseReport) -> std::io::Result<()> {
+        let continued = std::mem::replace(&mut self.raw_written, true);
+        let fresh =
+            !continued && report.format.measurement_type == measurement::MeasurementType::Csv;
+        let write = |out: &mut dyn std::io::Write| {
+            if continued {
+                report.write_raw_continued(out)
+            } else {
+                report.write_raw(out)
+            }
+        };
         match &self.raw_output {
             Some(path) => {
                 let file = std::fs::OpenOptions::new()
                     .create(true)
-                    .append(true)
+                    .append(!fresh)
+                    .write(true)
+                    .truncate(fresh)
                     .open(path)
                     .map_err(|e| {
                         std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
                     })?;
                 let mut out = std::io::BufWriter::new(file);
-                report.write_raw(&mut out)?;
+                write(&mut out)?;
                 out.flush()
             }
             None => {
                 let mut out = self.stdout.lock();
-                report.write_raw(&mut out)?;
+                write(&mut out)?;
                 out.flush()
             }
         }
@@ -322,7 +341,12 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         stdout: std::io::stdout(),
         write_error: None,
         interrupts: interrupts.clone(),
-        raw_output: settings.raw_output_file.clone(),
+        raw_output: if settings.kind == measurement::MeasurementType::Csv {
+            settings.csv_output_file.clone()
+        } else {
+            settings.raw_output_file.clone()
+        },
+        raw_written: false,
         live: live.as_ref().map(crate::live::LiveView::feed),
     };
     let result = session.execute(store, &phases, &stop, &mut printer);

@@ -92,6 +92,103 @@ fn raw_type_appends_every_latency_to_its_file() {
 }
 
 #[test]
+fn go_ycsbs_csv_type_writes_every_latency_to_measurement_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("latencies.csv");
+    std::fs::write(&csv, "left over from an earlier run\n").unwrap();
+    let before_us = unix_us();
+    // go-ycsb's habit: -p measurementtype=csv -p measurement.output_file=F;
+    // both phases in one process, so the file holds one table of both.
+    // (Failed operations as OP_ERROR: the unit test of the report.)
+    let o = run(&format!(
+        "-load -run -db memory -p recordcount=40 -p operationcount=300 \
+         -p readproportion=0.5 -p updateproportion=0.3 -p readmodifywriteproportion=0.2 \
+         -p requestdistribution=uniform -p seed=5 -p measurementtype=csv \
+         -p measurement.output_file={}",
+        csv.display(),
+    ));
+    let after_us = unix_us();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(!err.contains("not read"), "{err}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    // go-ycsb creates the file anew: nothing of its earlier content, one
+    // header.
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("operation,timestamp_us,latency_us"));
+    let mut per_op = std::collections::BTreeMap::<String, u64>::new();
+    for line in lines {
+        let fields: Vec<&str> = line.split(',').collect();
+        assert_eq!(fields.len(), 3, "{line}");
+        let start: u64 = fields[1].parse().unwrap();
+        let latency: u64 = fields[2].parse().unwrap();
+        assert!(
+            before_us <= start && start + latency <= after_us,
+            "{line} outside the run {before_us}..{after_us}"
+        );
+        *per_op.entry(fields[0].to_string()).or_default() += 1;
+    }
+    let of = |op: &str| per_op.get(op).copied().unwrap_or(0);
+    // The report's counts agree (the load's report comes first).
+    let out = stdout(&o);
+    let run_report = &out[out.find("[OVERALL]").unwrap() + 1..];
+    let run_report = &run_report[run_report.find("[OVERALL]").unwrap()..];
+    let count = |section: &str| -> u64 {
+        report_value(run_report, section, "Operations").map_or(0, |v| v.parse().unwrap())
+    };
+    assert_eq!(of("INSERT"), 40, "{per_op:?}");
+    assert_eq!(of("READ"), count("READ"), "{per_op:?}");
+    assert_eq!(of("READ_ERROR"), count("READ-FAILED"), "{per_op:?}");
+    assert_eq!(of("UPDATE"), count("UPDATE"), "{per_op:?}");
+    assert_eq!(
+        of("READ_MODIFY_WRITE"),
+        count("READ-MODIFY-WRITE"),
+        "{per_op:?}"
+    );
+    assert!(
+        of("READ") > 0 && of("UPDATE") > 0 && of("READ_MODIFY_WRITE") > 0,
+        "{per_op:?}"
+    );
+    // TOTAL repeats every successful database call of both phases.
+    assert_eq!(
+        of("TOTAL"),
+        of("INSERT") + of("READ") + of("UPDATE"),
+        "{per_op:?}"
+    );
+    assert_eq!(of("CLEANUP"), 0, "{per_op:?}");
+    // The report itself is hdrhistogram's, on standard output.
+    assert!(
+        out.contains("[UPDATE], 99thPercentileLatency(us), "),
+        "{out}"
+    );
+
+    // A file that cannot be created is refused before anything runs.
+    let o = run(&format!(
+        "run basic -p recordcount=10 -p operationcount=10 -p measurementtype=csv \
+         -p measurement.output_file={}",
+        dir.path().join("missing/latencies.csv").display()
+    ));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("measurement.output_file=") && err.contains("(-p flag)"),
+        "{err}"
+    );
+    assert_eq!(
+        err.lines().filter(|l| l.contains("error")).count(),
+        1,
+        "{err}"
+    );
+}
+
+fn unix_us() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_micros() as u64
+}
+
+#[test]
 fn javas_json_exporter_class_writes_concatenated_objects() {
     let dir = tempfile::tempdir().unwrap();
     let export = dir.path().join("export.json");

@@ -50,10 +50,6 @@ const FOREIGN_PROPERTIES: &[(&str, &str)] = &[
         "per-interval figures go to timeseries.file, every latency to the HdrHistogram logs (hdrhistogram.fileoutput)",
     ),
     (
-        "measurement.output_file",
-        "the final report goes to exportfile (exporter=json for every figure), the per-interval series to timeseries.file",
-    ),
-    (
         "measurement.trackjvm",
         "the client's CPU, memory and I/O are sampled into the time series (timeseries.granularity)",
     ),
@@ -264,6 +260,7 @@ impl Session {
             benchmark.measurement_settings().export_file.as_ref(),
             &props,
         )?;
+        check_latency_file(benchmark.measurement_settings(), &props)?;
         if benchmark.runner_settings().seed_is_random {
             props.set(
                 crate::runner::SEED.name(),
@@ -719,6 +716,39 @@ impl Observer for Hooks<'_> {
 
 /// Checks, before any phase runs, that the export file can be created
 /// where it goes: a run of hours must not end in "cannot write".
+/// The file the types that keep every latency write to (Java's
+/// `measurement.raw.output_file`, go-ycsb's `measurement.output_file`)
+/// must be creatable before anything is measured: a run must not end
+/// with its latencies unwritable.
+fn check_latency_file(
+    settings: &measurement::MeasurementSettings,
+    props: &Properties,
+) -> Result<(), ConfigError> {
+    let (property, path) = match settings.kind {
+        measurement::MeasurementType::Csv => (
+            measurement::CSV_OUTPUT_FILE.name(),
+            &settings.csv_output_file,
+        ),
+        kind if kind.keeps_raw() => (
+            measurement::RAW_OUTPUT_FILE.name(),
+            &settings.raw_output_file,
+        ),
+        _ => return Ok(()),
+    };
+    let Some(path) = path else {
+        return Ok(());
+    };
+    measurement::check_output_path(path).map_err(|why| {
+        let origin = props
+            .origin(property)
+            .map(|o| format!(" ({o})"))
+            .unwrap_or_default();
+        ConfigError::ExportFile {
+            message: format!("{property}={}{origin}: {why}", path.display()),
+        }
+    })
+}
+
 fn check_export_target(path: Option<&PathBuf>, props: &Properties) -> Result<(), ConfigError> {
     let Some(path) = path else {
         return Ok(());

@@ -187,15 +187,15 @@ fn the_known_properties_are_every_component_s_and_the_store_s() {
 
 #[test]
 fn other_ycsbs_settings_point_to_what_does_their_job_here() {
-    let props = small().with("measurement.output_file", "out.csv");
+    let props = small().with("measurement.trackjvm", "true");
     let session = Session::new(props, ycsb_memory::DESCRIPTOR).unwrap();
     let unknown = session.unknown_properties();
     assert_eq!(unknown.len(), 1, "{unknown:?}");
     let text = unknown[0].to_string();
     assert!(
-        text.starts_with("property 'measurement.output_file' (")
+        text.starts_with("property 'measurement.trackjvm' (")
             && text.ends_with(
-                "is not read by the workload, the runner or this store; here the final report goes to exportfile (exporter=json for every figure), the per-interval series to timeseries.file"
+                "is not read by the workload, the runner or this store; here the client's CPU, memory and I/O are sampled into the time series (timeseries.granularity)"
             ),
         "{text}"
     );

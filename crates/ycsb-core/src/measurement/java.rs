@@ -9,14 +9,30 @@ use serde::{Deserialize, Serialize};
 
 use super::settings::MeasurementType;
 
-/// One latency of `measurementtype=raw`: when it ended and how long it
-/// took, as Java's `RawDataPoint`.
+/// One latency of the types that keep every latency (`raw`,
+/// `hdrhistogram+raw`, `csv`): when it ended and how long it took, as
+/// Java's `RawDataPoint` (which keeps milliseconds) and go-ycsb's
+/// `csventry` (which keeps the start in microseconds) need it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RawPoint {
-    /// Milliseconds since the Unix epoch when the operation ended.
-    pub timestamp_ms: u64,
+    /// Microseconds since the Unix epoch when the operation ended.
+    pub end_us: u64,
     /// The latency in whole microseconds.
     pub latency_us: u64,
+}
+
+impl RawPoint {
+    /// Milliseconds since the Unix epoch when the operation ended: Java's
+    /// `System.currentTimeMillis()` after the operation.
+    pub fn timestamp_ms(&self) -> u64 {
+        self.end_us / 1_000
+    }
+
+    /// Microseconds since the Unix epoch when the operation started
+    /// (go-ycsb's `start.UnixMicro()`): its end less its latency.
+    pub fn start_us(&self) -> u64 {
+        self.end_us.saturating_sub(self.latency_us)
+    }
 }
 
 /// One unit of `measurementtype=timeseries`.
@@ -84,13 +100,13 @@ pub(crate) struct JavaFigures {
 
 impl JavaFigures {
     /// Records one latency; `offset_ms` is the time since the section's
-    /// first latency, `now_ms` the wall clock (both 0 when not needed).
+    /// first latency, `now_us` the wall clock (both 0 when not needed).
     #[inline]
     pub(crate) fn record(
         &mut self,
         how: &JavaRecording,
         latency_us: u64,
-        now_ms: u64,
+        now_us: u64,
         offset_ms: u64,
     ) {
         self.sum_us += latency_us;
@@ -115,7 +131,7 @@ impl JavaFigures {
         }
         if how.raw {
             self.raw.push(RawPoint {
-                timestamp_ms: now_ms,
+                end_us: now_us,
                 latency_us,
             });
         }

@@ -101,7 +101,7 @@ pub use report::{
 };
 pub use settings::{
     ExporterKind, FailureSections, MeasurementInterval, MeasurementSettings, MeasurementType,
-    RAW_OUTPUT_FILE,
+    CSV_OUTPUT_FILE, RAW_OUTPUT_FILE,
 };
 pub(crate) use settings::{EXPORT_FILE, MEASUREMENT_INTERVAL, PROPERTIES, STATUS_INTERVAL};
 #[cfg(test)]

@@ -371,11 +371,12 @@ fn reports_status(op: Operation) -> bool {
     !matches!(op, Operation::ReadModifyWrite | Operation::Cleanup)
 }
 
-/// Milliseconds since the Unix epoch (Java's `System.currentTimeMillis`).
-fn wall_ms() -> u64 {
+/// Microseconds since the Unix epoch; its thousandth is Java's
+/// `System.currentTimeMillis`.
+fn wall_us() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
 }
 
 fn to_us(ns: u64) -> u64 {
@@ -627,7 +628,7 @@ impl Measurements {
                     let mut raw = figures.raw;
                     // Threads publish in turns: time order is Java's list
                     // order (each operation appended as it ended).
-                    raw.sort_by_key(|p| p.timestamp_ms);
+                    raw.sort_by_key(|p| p.end_us);
                     JavaSection {
                         sum_us: figures.sum_us,
                         sum_sq_us: figures.sum_sq_us,
@@ -857,8 +858,9 @@ impl Recorder {
         let Some(how) = self.java else {
             return;
         };
-        let (now_ms, offset_ms) = if how.needs_time() {
-            let now = wall_ms();
+        let (now_us, offset_ms) = if how.needs_time() {
+            let now_us = wall_us();
+            let now = now_us / 1_000;
             if self.local_starts[index] == 0 {
                 // The first thread to measure in the section sets its
                 // start, as Java's synchronized `checkEndOfUnit`.
@@ -869,14 +871,14 @@ impl Recorder {
                         Err(first) => first,
                     };
             }
-            (now, now.saturating_sub(self.local_starts[index]))
+            (now_us, now.saturating_sub(self.local_starts[index]))
         } else {
             (0, 0)
         };
         let stats = section(&mut self.local, index);
         stats
             .java
-            .record(&how, latency_ns / 1_000, now_ms, offset_ms);
+            .record(&how, latency_ns / 1_000, now_us, offset_ms);
     }
 
     #[inline]

@@ -365,7 +365,9 @@ impl PhaseReport {
             let empty = JavaSection::default();
             let java = s.java.as_ref().unwrap_or(&empty);
             match format.measurement_type {
-                MeasurementType::HdrHistogram => out.hdr(name, s, format, true),
+                MeasurementType::HdrHistogram | MeasurementType::Csv => {
+                    out.hdr(name, s, format, true)
+                }
                 MeasurementType::Histogram => out.buckets(name, s, java, format, true),
                 MeasurementType::HdrHistogramAndHistogram => {
                     // Java's TwoInOneMeasurement: statuses go to the first.
@@ -385,19 +387,48 @@ impl PhaseReport {
 }
 
 impl PhaseReport {
-    /// Writes every latency the raw types kept, as Java's
-    /// `OneMeasurementRaw` does at the end: per section a header line
-    /// `<OP> latency raw data: op, timestamp(ms), latency(us)`, then one
-    /// `<OP>,<timestamp ms>,<latency us>` line per operation in the order
-    /// they ended. Nothing for the other types.
+    /// Writes every latency the raw types kept, at the end of the phase.
+    ///
+    /// For Java's `raw` and `hdrhistogram+raw`, as `OneMeasurementRaw`
+    /// does: per section a header line `<OP> latency raw data: op,
+    /// timestamp(ms), latency(us)`, then one `<OP>,<timestamp ms>,<latency
+    /// us>` line per operation in the order they ended.
+    ///
+    /// For go-ycsb's `csv`, as its `csvs.Output`: the header
+    /// `operation,timestamp_us,latency_us`, then one line per operation
+    /// with its start in microseconds since the Unix epoch. go-ycsb's
+    /// operation names: `READ_MODIFY_WRITE` for `READ-MODIFY-WRITE`, a
+    /// failed operation as `<OP>_ERROR`, and every successful one a second
+    /// time as `TOTAL` (go-ycsb's `DbWrapper` measures both; not a
+    /// read-modify-write, whose read and update are there already). Sections
+    /// follow in report order, each in time order, `TOTAL` last; `Intended-`
+    /// sections (which go-ycsb lacks) keep their prefix as `INTENDED_`.
+    ///
+    /// Nothing for the other types.
     ///
     /// # Errors
     ///
     /// The first error of `out`.
     pub fn write_raw(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        if self.format.measurement_type == MeasurementType::Csv {
+            writeln!(out, "operation,timestamp_us,latency_us")?;
+        }
+        self.write_raw_continued(out)
+    }
+
+    /// [`PhaseReport::write_raw`] for a later phase of the same run that
+    /// appends to what an earlier phase wrote: without the CSV header, so
+    /// the file stays one CSV table (Java's raw sections carry their own
+    /// headers and are written whole).
+    ///
+    /// # Errors
+    ///
+    /// The first error of `out`.
+    pub fn write_raw_continued(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let prefix = match self.format.measurement_type {
             MeasurementType::Raw => "",
             MeasurementType::HdrHistogramAndRaw => "Raw",
+            MeasurementType::Csv => return self.write_go_csv_rows(out),
             _ => return Ok(()),
         };
         for s in &self.sections {
@@ -407,8 +438,51 @@ impl PhaseReport {
                 "{name} latency raw data: op, timestamp(ms), latency(us)"
             )?;
             for p in s.java.iter().flat_map(|j| &j.raw) {
-                writeln!(out, "{name},{},{}", p.timestamp_ms, p.latency_us)?;
+                writeln!(out, "{name},{},{}", p.timestamp_ms(), p.latency_us)?;
             }
+        }
+        Ok(())
+    }
+
+    fn write_go_csv_rows(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        // go-ycsb measures no clean-up.
+        for s in self
+            .sections
+            .iter()
+            .filter(|s| s.operation != Operation::Cleanup)
+        {
+            let mut name = s.operation.name().replace('-', "_");
+            if s.intended {
+                name.insert_str(0, "INTENDED_");
+            }
+            if s.failed {
+                name.push_str("_ERROR");
+            }
+            for p in raw_points(s) {
+                writeln!(out, "{name},{},{}", p.start_us(), p.latency_us)?;
+            }
+        }
+        // go-ycsb's TOTAL: every successful database call, as measured (the
+        // intended latencies when only those are measured); its
+        // READ_MODIFY_WRITE is measured apart from the calls it is made of.
+        let measured_intended = self.sections.iter().all(|s| s.intended);
+        let mut total: Vec<RawPoint> = self
+            .sections
+            .iter()
+            .filter(|s| {
+                !s.failed
+                    && s.intended == measured_intended
+                    && !matches!(
+                        s.operation,
+                        Operation::ReadModifyWrite | Operation::Verify | Operation::Cleanup
+                    )
+            })
+            .flat_map(raw_points)
+            .copied()
+            .collect();
+        total.sort_by_key(|p| p.end_us);
+        for p in total {
+            writeln!(out, "TOTAL,{},{}", p.start_us(), p.latency_us)?;
         }
         Ok(())
     }
@@ -417,6 +491,11 @@ impl PhaseReport {
     pub fn has_raw(&self) -> bool {
         self.format.measurement_type.keeps_raw()
     }
+}
+
+/// The latencies a raw type kept in a section, in the order they ended.
+fn raw_points(s: &SectionReport) -> impl Iterator<Item = &RawPoint> {
+    s.java.iter().flat_map(|j| &j.raw)
 }
 
 /// Java's lines of one phase, as they are built.

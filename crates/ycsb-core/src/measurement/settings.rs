@@ -58,13 +58,17 @@ ycsb_db::choice_property! {
         /// Java's `OneMeasurementRaw`: every latency written out, with
         /// percentiles from the sorted list.
         Raw = "raw",
+        /// go-ycsb's `csv`: the report as `hdrhistogram`, and every latency
+        /// written out as go-ycsb's `operation,timestamp_us,latency_us`
+        /// CSV (to `measurement.output_file`).
+        Csv = "csv",
     }
 }
 
 impl MeasurementType {
     /// Whether every latency is kept (the raw types).
     pub fn keeps_raw(self) -> bool {
-        matches!(self, Self::Raw | Self::HdrHistogramAndRaw)
+        matches!(self, Self::Raw | Self::HdrHistogramAndRaw | Self::Csv)
     }
 
     /// Whether 1 ms buckets are kept (the histogram types).
@@ -119,7 +123,7 @@ pub const EXPORT_FILE: Property<PathBuf> = Property::optional(
 pub const MEASUREMENT_TYPE: Property<MeasurementType> = Property::new(
     "measurementtype",
     "hdrhistogram",
-    "How latencies are kept and reported, as Java: hdrhistogram (percentiles within 0.1 %), histogram (1 ms buckets up to histogram.buckets, LatencyVariance, 95th/99th as bucket x 1000), hdrhistogram+histogram (HdrOP then BucketOP sections), hdrhistogram+raw (HdrOP then RawOP sections), timeseries (average latency per timeseries.granularity milliseconds) or raw (every latency written out).",
+    "How latencies are kept and reported, as Java: hdrhistogram (percentiles within 0.1 %), histogram (1 ms buckets up to histogram.buckets, LatencyVariance, 95th/99th as bucket x 1000), hdrhistogram+histogram (HdrOP then BucketOP sections), hdrhistogram+raw (HdrOP then RawOP sections), timeseries (average latency per timeseries.granularity milliseconds) or raw (every latency written out); or go-ycsb's csv (the report as hdrhistogram, and every latency as go-ycsb's CSV in measurement.output_file).",
 );
 
 /// `histogram.buckets`.
@@ -140,6 +144,12 @@ pub const HISTOGRAM_VERBOSE: Property<bool> = Property::new(
 pub const RAW_OUTPUT_FILE: Property<PathBuf> = Property::optional(
     "measurement.raw.output_file",
     "measurementtype=raw or hdrhistogram+raw: the file every latency is appended to (`OP,timestamp(ms),latency(us)` lines); standard output when unset.",
+);
+
+/// `measurement.output_file` (go-ycsb's).
+pub const CSV_OUTPUT_FILE: Property<PathBuf> = Property::optional(
+    "measurement.output_file",
+    "measurementtype=csv: the file go-ycsb's CSV of every latency is written to (`operation,timestamp_us,latency_us`: the operation's start in microseconds since the Unix epoch and its latency; successful operations also as TOTAL, failed ones as OP_ERROR); created or emptied by the first phase of a run, appended to by the next; standard output when unset.",
 );
 
 /// `measurement.raw.no_summary`.
@@ -175,6 +185,7 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     HISTOGRAM_VERBOSE.decl(),
     RAW_OUTPUT_FILE.decl(),
     RAW_NO_SUMMARY.decl(),
+    CSV_OUTPUT_FILE.decl(),
     REPORT_LATENCY_FOR_EACH_ERROR.decl(),
     LATENCY_TRACKED_ERRORS.decl(),
     super::hdrlog::HDR_FILE_OUTPUT.decl(),
@@ -217,6 +228,9 @@ pub struct MeasurementSettings {
     /// `measurement.raw.output_file`: where the raw types' latencies are
     /// appended; standard output when `None`.
     pub raw_output_file: Option<PathBuf>,
+    /// `measurement.output_file`: where `measurementtype=csv` writes its
+    /// CSV; standard output when `None`.
+    pub csv_output_file: Option<PathBuf>,
     /// Where the failed operations of each status are measured.
     pub failures: FailureSections,
     /// `timeseries.granularity` in milliseconds for
@@ -251,6 +265,7 @@ impl Default for MeasurementSettings {
             histogram_verbose: false,
             raw_no_summary: false,
             raw_output_file: None,
+            csv_output_file: None,
             failures: FailureSections::default(),
             timeseries_granularity_ms: 1000,
         }
@@ -340,6 +355,7 @@ impl MeasurementSettings {
             histogram_verbose: props.get(&HISTOGRAM_VERBOSE)?,
             raw_no_summary: props.get(&RAW_NO_SUMMARY)?,
             raw_output_file: props.get_opt(&RAW_OUTPUT_FILE)?,
+            csv_output_file: props.get_opt(&CSV_OUTPUT_FILE)?,
             failures,
             timeseries_granularity_ms: crate::observe::granularity_ms(props)?,
         })

@@ -88,6 +88,7 @@ fn settings_defaults_match_the_declarations() {
             "measurement.histogram.verbose",
             "measurement.raw.output_file",
             "measurement.raw.no_summary",
+            "measurement.output_file",
             "reportlatencyforeacherror",
             "latencytrackederrors",
             "hdrhistogram.fileoutput",
@@ -1123,6 +1124,88 @@ fn raw_type_prints_javas_summary_and_every_latency() {
         lines[4],
         "READ-FAILED latency raw data: op, timestamp(ms), latency(us)"
     );
+}
+
+#[test]
+fn csv_type_reports_as_hdrhistogram_and_writes_go_ycsbs_csv() {
+    let settings = MeasurementSettings {
+        kind: MeasurementType::Csv,
+        ..MeasurementSettings::default()
+    };
+    let measurements = Measurements::new(&settings, 1);
+    let mut recorder = measurements.recorder(0);
+    let before_us = wall_clock_us();
+    recorder.record(Operation::Read, Status::Ok, 1_500_999);
+    recorder.record(Operation::Update, Status::Ok, 2_000_000);
+    recorder.record(Operation::Read, Status::NotFound, 700_000);
+    recorder.record(Operation::ReadModifyWrite, Status::Ok, 3_600_000);
+    recorder.record(Operation::Cleanup, Status::Ok, 10_000);
+    let after_us = wall_clock_us();
+    drop(recorder);
+    let report = measurements.summary("run", Duration::from_millis(1_000), 4);
+
+    // The report is hdrhistogram's: the same lines as with that type.
+    let hdr = MeasurementSettings::default();
+    let hdr_measurements = Measurements::new(&hdr, 1);
+    let mut hdr_recorder = hdr_measurements.recorder(0);
+    hdr_recorder.record(Operation::Read, Status::Ok, 1_500_999);
+    hdr_recorder.record(Operation::Update, Status::Ok, 2_000_000);
+    hdr_recorder.record(Operation::Read, Status::NotFound, 700_000);
+    hdr_recorder.record(Operation::ReadModifyWrite, Status::Ok, 3_600_000);
+    hdr_recorder.record(Operation::Cleanup, Status::Ok, 10_000);
+    drop(hdr_recorder);
+    let mut hdr_report = hdr_measurements.summary("run", Duration::from_millis(1_000), 4);
+    hdr_report.format.measurement_type = MeasurementType::Csv;
+    assert_eq!(report.java_measurements(), hdr_report.java_measurements());
+
+    let mut out = Vec::new();
+    report.write_raw(&mut out).unwrap();
+    let csv = String::from_utf8(out).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("operation,timestamp_us,latency_us"));
+    let rows: Vec<(&str, u64, u64)> = lines
+        .map(|l| {
+            let mut f = l.split(',');
+            let row = (
+                f.next().unwrap(),
+                f.next().unwrap().parse().unwrap(),
+                f.next().unwrap().parse().unwrap(),
+            );
+            assert_eq!(f.next(), None, "{l}");
+            row
+        })
+        .collect();
+    let names: Vec<(&str, u64)> = rows.iter().map(|r| (r.0, r.2)).collect();
+    // go-ycsb's names; every successful database call once more as TOTAL
+    // (not the read-modify-write, which go-ycsb measures apart); no
+    // clean-up, which go-ycsb does not measure.
+    assert_eq!(
+        names,
+        [
+            ("READ", 1_500),
+            ("READ_ERROR", 700),
+            ("UPDATE", 2_000),
+            ("READ_MODIFY_WRITE", 3_600),
+            ("TOTAL", 1_500),
+            ("TOTAL", 2_000),
+        ]
+    );
+    // The timestamp is the start: the end less the latency, and the end
+    // lies between the wall-clock readings around the recording.
+    for (name, start_us, latency_us) in rows {
+        let end_us = start_us + latency_us;
+        assert!(
+            (before_us..=after_us + 1).contains(&end_us),
+            "{name}: end {end_us} outside {before_us}..={after_us}"
+        );
+    }
+}
+
+fn wall_clock_us() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_micros() as u64
 }
 
 #[test]
