@@ -716,6 +716,15 @@ impl Observer for Hooks<'_> {
 
 /// Checks, before any phase runs, that the export file can be created
 /// where it goes: a run of hours must not end in "cannot write".
+/// ` (<where it was set>)` for a message about property `name`; empty
+/// when it was not set.
+fn origin_note(props: &Properties, name: &str) -> String {
+    props
+        .origin(name)
+        .map(|o| format!(" ({o})"))
+        .unwrap_or_default()
+}
+
 /// The file the types that keep every latency write to (Java's
 /// `measurement.raw.output_file`, go-ycsb's `measurement.output_file`)
 /// must be creatable before anything is measured: a run must not end
@@ -738,14 +747,12 @@ fn check_latency_file(
     let Some(path) = path else {
         return Ok(());
     };
-    measurement::check_output_path(path).map_err(|why| {
-        let origin = props
-            .origin(property)
-            .map(|o| format!(" ({o})"))
-            .unwrap_or_default();
-        ConfigError::ExportFile {
-            message: format!("{property}={}{origin}: {why}", path.display()),
-        }
+    measurement::check_output_path(path).map_err(|why| ConfigError::ExportFile {
+        message: format!(
+            "{property}={}{}: {why}",
+            path.display(),
+            origin_note(props, property)
+        ),
     })
 }
 
@@ -753,10 +760,7 @@ fn check_export_target(path: Option<&PathBuf>, props: &Properties) -> Result<(),
     let Some(path) = path else {
         return Ok(());
     };
-    let origin = props
-        .origin(measurement::EXPORT_FILE.name())
-        .map(|o| format!(" ({o})"))
-        .unwrap_or_default();
+    let origin = origin_note(props, measurement::EXPORT_FILE.name());
     let bad = |why: String| ConfigError::ExportFile {
         message: format!(
             "{}={}{origin}: {why}",
@@ -803,10 +807,7 @@ fn check_hdr_prefix(hdr: &HdrLogSettings, props: &Properties) -> Result<(), Conf
     let name = measurement::hdrlog::HDR_OUTPUT_PATH.name();
     let probe = PathBuf::from(format!("{}READ.hdr", hdr.prefix));
     measurement::check_output_path(&probe).map_err(|why| {
-        let origin = props
-            .origin(name)
-            .map(|o| format!(" ({o})"))
-            .unwrap_or_default();
+        let origin = origin_note(props, name);
         let why = why.trim_start_matches("cannot be written: ");
         ConfigError::ExportFile {
             message: format!("{name}={}{origin}: {why}", hdr.prefix),
