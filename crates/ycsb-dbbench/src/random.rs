@@ -81,6 +81,15 @@ impl ValueGenerator {
         Self { data, pos: 0 }
     }
 
+    /// A generator for a benchmark that writes no values: no buffer, and
+    /// every [`generate`](Self::generate) is empty.
+    pub(crate) fn unused() -> Self {
+        Self {
+            data: Vec::new(),
+            pos: 0,
+        }
+    }
+
     /// The next `len` bytes (`len` at most the `max_len` given to
     /// [`ValueGenerator::new`]; longer requests are cut to the buffer).
     pub fn generate(&mut self, len: usize) -> &[u8] {
@@ -226,5 +235,6 @@ mod tests {
         }
         assert_eq!(g.generate(10), &first[..], "wraps to the start");
         assert_eq!(g.generate(usize::MAX).len(), g.data.len());
+        assert!(ValueGenerator::unused().generate(100).is_empty());
     }
 }
