@@ -11,29 +11,6 @@ use anyhow::{bail, Context, Result};
 /// database the previous one left.
 const BENCHMARKS: &[&str] = &["fillseq", "fillrandom", "overwrite", "readrandom"];
 
-/// Flags given to db_bench only: where db_bench's defaults differ from the
-/// RocksDB library's, which the rocksdb binding keeps (it has no property
-/// for these), db_bench is told to use the library's.
-const DB_BENCH_ONLY: &[&str] = &[
-    // db_bench pipelines WAL and memtable writes by default; the library
-    // (and so the binding) does not.
-    "--enable_pipelined_write=false",
-    // db_bench's default is 4 (16 shards), the library's 6.
-    "--table_cache_numshardbits=6",
-    // db_bench's default is 8 MiB/s, the library's 0 (then 16 MiB/s).
-    "--delayed_write_rate=16777216",
-    // The rest make the OPTIONS files the two leave identical (but for the
-    // merge operator the binding always installs, and db_bench's
-    // create_missing_column_families and error listener): the library's
-    // defaults where db_bench has its own.
-    "--dump_malloc_stats=false",
-    "--fifo_compaction_allow_compaction=false",
-    "--fifo_compaction_max_table_files_size_mb=1024",
-    "--hard_pending_compaction_bytes_limit=274877906944",
-    "--index_shortening_mode=1",
-    "--pin_top_level_index_and_filter=true",
-];
-
 /// The goal: our throughput within 5 % of db_bench's.
 const TOLERANCE: f64 = 0.05;
 
@@ -42,7 +19,10 @@ pub const USAGE: &str = "  dbbench-compare
           with the same flags (fillseq, fillrandom, overwrite, readrandom) and print both
           and the ratios; options: --num N (default 500000), --threads N (default 1),
           --repeat N (default 3, the median run counts), --value_size N (default 100),
-          --dir PATH (default target/dbbench-compare);
+          --dir PATH (default target/dbbench-compare); --core N: both programs pinned to
+          core N; --one-process: the four benchmarks in one process per program with
+          db_bench's plain flags (--num, --value_size, --key_size=16, --threads and a seed
+          per round shared by both), as a user types them;
           --baseline REV [--pairs N]: instead of db_bench, ycsb built from REV (under
           target/baseline/), the two builds alternated, N pairs (default 5): both
           medians, the paired ratio current/baseline and its range
@@ -110,7 +90,17 @@ pub fn compare(args: &[String]) -> Result<()> {
     let (baseline, args) = crate::baseline::Request::take(args)?;
     let args = &args[..];
     for a in args.iter().filter(|a| a.starts_with("--")) {
-        if !["--num", "--threads", "--repeat", "--value_size", "--dir"].contains(&a.as_str()) {
+        if ![
+            "--num",
+            "--threads",
+            "--repeat",
+            "--value_size",
+            "--dir",
+            "--core",
+            "--one-process",
+        ]
+        .contains(&a.as_str())
+        {
             bail!("dbbench-compare: unknown option {a}");
         }
     }
@@ -118,6 +108,11 @@ pub fn compare(args: &[String]) -> Result<()> {
     let threads = option(args, "--threads", 1)?;
     let repeat = option(args, "--repeat", 3)?.max(1);
     let value_size = option(args, "--value_size", 100)?;
+    let core = match args.iter().position(|a| a == "--core") {
+        None => None,
+        Some(_) => Some(option(args, "--core", 0)? as usize),
+    };
+    let one_process = args.iter().any(|a| a == "--one-process");
     let root = crate::project_root();
     if let Some(rev) = &baseline.rev {
         let dir = match args.iter().position(|a| a == "--dir") {
@@ -150,6 +145,30 @@ pub fn compare(args: &[String]) -> Result<()> {
         None => target.join("dbbench-compare"),
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let program = |tool: Tool| {
+        let mut c = match tool {
+            Tool::DbBench => {
+                let mut c = Command::new(&db_bench);
+                c.arg("--progress_reports=false");
+                c
+            }
+            Tool::Ycsb => {
+                let mut c = Command::new(&ycsb);
+                c.args(["bench", "--db-engine", "rocksdb"]);
+                c
+            }
+        };
+        if let Some(core) = core {
+            crate::machine::pin(&mut c, core);
+        }
+        c
+    };
+    if let Some(core) = core {
+        eprintln!("xtask: both programs pinned to core {core}");
+    }
+    if one_process {
+        return compare_one_process(&dir, program, num, threads, value_size, repeat);
+    }
     let common = common_flags(num, threads, value_size);
     // Each benchmark runs in its own process (on the database the
     // previous one left, --use_existing_db), alternating the two programs,
@@ -183,18 +202,7 @@ pub fn compare(args: &[String]) -> Result<()> {
                 // fillseq and fillrandom start fresh; overwrite and
                 // readrandom use what fillrandom wrote.
                 let existing = !matches!(row.name, "fillseq" | "fillrandom");
-                let mut command = match tool {
-                    Tool::DbBench => {
-                        let mut c = Command::new(&db_bench);
-                        c.arg("--progress_reports=false").args(DB_BENCH_ONLY);
-                        c
-                    }
-                    Tool::Ycsb => {
-                        let mut c = Command::new(&ycsb);
-                        c.args(["bench", "--db-engine", "rocksdb"]);
-                        c
-                    }
-                };
+                let mut command = program(tool);
                 command
                     .args(&common)
                     .arg(format!("--benchmarks={}", row.name))
@@ -303,6 +311,122 @@ pub fn compare(args: &[String]) -> Result<()> {
             outside.join(", ")
         );
     }
+    Ok(())
+}
+
+/// `--one-process`: per round, each program runs all of [`BENCHMARKS`]
+/// in one process with db_bench's plain flags, the two programs back to
+/// back, the first alternating between rounds; the table has each
+/// benchmark's throughput and the whole process's CPU time per wall
+/// second.
+fn compare_one_process(
+    dir: &Path,
+    program: impl Fn(Tool) -> Command,
+    num: u64,
+    threads: u64,
+    value_size: u64,
+    repeat: u64,
+) -> Result<()> {
+    let mut rows: Vec<Row> = BENCHMARKS
+        .iter()
+        .map(|b| Row {
+            name: b,
+            ..Row::default()
+        })
+        .collect();
+    // (CPU seconds, wall seconds) of each process.
+    let (mut theirs_cpu, mut ours_cpu) = (Vec::new(), Vec::new());
+    let mut found: Vec<String> = Vec::new();
+    for round in 1..=repeat {
+        let order = if round % 2 == 1 {
+            [Tool::DbBench, Tool::Ycsb]
+        } else {
+            [Tool::Ycsb, Tool::DbBench]
+        };
+        let before = crate::machine::load_average();
+        for tool in order {
+            let db = dir.join(tool.name());
+            let _ = std::fs::remove_dir_all(&db);
+            let mut command = program(tool);
+            command
+                .arg(format!("--benchmarks={}", BENCHMARKS.join(",")))
+                .arg(format!("--num={num}"))
+                .arg(format!("--value_size={value_size}"))
+                .arg("--key_size=16")
+                .arg(format!("--threads={threads}"))
+                // Both draw the same keys in a round; another round, others.
+                .arg(format!("--seed={round}"))
+                .arg(format!("--db={}", db.display()));
+            let cpu_before = children_cpu();
+            let started = std::time::Instant::now();
+            let out = run_capture(&mut command, tool.name())?;
+            let wall = started.elapsed().as_secs_f64();
+            let cpu = children_cpu() - cpu_before;
+            let _ = std::fs::remove_dir_all(&db);
+            print_lines(tool.name(), &out);
+            if let Some(line) = out.lines().find(|l| l.contains(" found)")) {
+                let tail = &line[line.rfind('(').unwrap_or(0)..];
+                found.push(format!("{} round {round}: {tail}", tool.name()));
+            }
+            eprintln!(
+                "  {:<8} process: {cpu:.3} CPU s in {wall:.3} s (round {round})",
+                tool.name()
+            );
+            let ops = parse_ops(&out);
+            for row in rows.iter_mut() {
+                let o = ops
+                    .iter()
+                    .find(|(n, _)| n == row.name)
+                    .map(|(_, o)| *o)
+                    .with_context(|| format!("{}: no {} line in:\n{out}", tool.name(), row.name))?;
+                match tool {
+                    Tool::DbBench => row.theirs.push(o),
+                    Tool::Ycsb => row.ours.push(o),
+                }
+            }
+            match tool {
+                Tool::DbBench => theirs_cpu.push(cpu / wall.max(1e-9)),
+                Tool::Ycsb => ours_cpu.push(cpu / wall.max(1e-9)),
+            }
+        }
+        eprintln!(
+            "  round {round}: load average before {before}, after {}",
+            crate::machine::load_average()
+        );
+    }
+    println!();
+    println!(
+        "one process each, --num={num} --value_size={value_size} --key_size=16 --threads={threads}, median of {repeat}"
+    );
+    println!(
+        "| {:<11} | {:>14} | {:>14} | {:>7} | {:>7} |",
+        "benchmark", "db_bench ops/s", "ycsb ops/s", "ratio", "paired"
+    );
+    println!(
+        "|{:-<13}|{:->16}|{:->16}|{:->9}|{:->9}|",
+        "", "", "", "", ""
+    );
+    for row in rows {
+        let paired = paired_ratio(&row.ours, &row.theirs);
+        let (t, o) = (median(row.theirs), median(row.ours));
+        println!(
+            "| {:<11} | {t:>14.0} | {o:>14.0} | {:>7.3} | {paired:>7.3} |",
+            row.name,
+            o / t
+        );
+    }
+    println!(
+        "process CPU seconds per wall second (median): db_bench {:.2}, ycsb {:.2}",
+        median(theirs_cpu),
+        median(ours_cpu)
+    );
+    for line in found {
+        println!("  {line}");
+    }
+    println!(
+        "load average at the end: {}",
+        crate::machine::load_average()
+    );
     Ok(())
 }
 

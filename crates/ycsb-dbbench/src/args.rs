@@ -444,14 +444,10 @@ impl Args {
                 (None, None) => {}
             }
         }
-        // They go together (a layout and the field it is read under): the
-        // user setting any of them takes over all.
-        if !store
-            .dbbench_properties
-            .iter()
-            .any(|(p, _)| is_set(&props, store, p))
-        {
-            for (property, value) in store.dbbench_properties {
+        // Each unless the user set it: a layout the user chose keeps the
+        // engine defaults db_bench's command line asks for, and the reverse.
+        for (property, value) in store.dbbench_properties {
+            if !is_set(&props, store, property) {
                 props.set(*property, *value, Origin::Api);
             }
         }
@@ -723,7 +719,13 @@ mod tests {
         let (p, _) = a.store_properties(&rocks, base);
         assert_eq!(p.get_str("rocksdb.compression"), Some("zstd"));
         assert_eq!(p.get_str("rocksdb.format"), Some("record"));
-        assert!(!p.contains_key("rocksdb.raw_field"));
+        // The user's layout keeps db_bench's engine defaults.
+        assert_eq!(p.get_str("rocksdb.dbbench_defaults"), Some("true"));
+        let mut base = Properties::new();
+        base.set("rocksdb.dbbench_defaults", "false", Origin::Flag("-p"));
+        let (p, _) = a.store_properties(&rocks, base);
+        assert_eq!(p.get_str("rocksdb.dbbench_defaults"), Some("false"));
+        assert_eq!(p.get_str("rocksdb.format"), Some("raw"));
         let fresh = fresh_properties(&rocks, &p);
         assert_eq!(fresh.get_str("rocksdb.destroy"), Some("true"));
         assert!(!p.contains_key("rocksdb.destroy"));

@@ -64,12 +64,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use rand::rngs::SmallRng;
-use rand::RngCore;
 use ycsb_db::{Fields, Record, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext};
 
 use crate::keys::make_key;
-use ycsb_core::generator::seeded_rng;
+use crate::random::Mt64;
 
 /// The name of the one field that holds a benchmark value.
 pub const VALUE_FIELD: &str = "v";
@@ -158,6 +156,18 @@ impl BenchmarkKind {
         )
     }
 
+    /// Whether it writes values (readwhilewriting's writer does).
+    fn writes(self) -> bool {
+        matches!(
+            self,
+            BenchmarkKind::FillSeq
+                | BenchmarkKind::FillRandom
+                | BenchmarkKind::Overwrite
+                | BenchmarkKind::Fill100K
+                | BenchmarkKind::ReadWhileWriting
+        )
+    }
+
     /// The operation its histogram is titled with (`Microseconds per
     /// write:`).
     fn operation(self) -> &'static str {
@@ -227,8 +237,10 @@ pub struct Settings {
     /// of the run's throughput every so often (db_bench's `--report_file`
     /// CSV); `None` for never.
     pub report_interval: Option<Duration>,
-    /// `--seed`: base seed; thread `i` draws from random stream
-    /// `first_stream + i`.
+    /// `--seed`: base seed; thread `i` draws its keys from db_bench's
+    /// `Random64` (`std::mt19937_64`) seeded with `seed + first_stream +
+    /// i + 1`, as db_bench seeds its `ThreadState`s, so that the same
+    /// flags give db_bench's key sequence.
     pub seed: u64,
     /// The random stream of thread 0. db_bench numbers threads across the
     /// benchmarks of a run, so that `overwrite` after `fillrandom` draws
@@ -508,6 +520,28 @@ impl BenchReport {
     pub fn ops_per_sec(&self) -> f64 {
         self.operations as f64 / self.elapsed.as_secs_f64().max(1e-6)
     }
+}
+
+/// The seed of thread `id`'s key stream: db_bench's `seed_base +
+/// total_thread_count_`, where the count numbers every thread of the run
+/// from 1 across the benchmarks (`Settings::first_stream` is the count
+/// before this benchmark). readwhilewriting's writer is db_bench's thread
+/// 0, before the readers; here it is the last thread.
+fn thread_seed(kind: BenchmarkKind, settings: &Settings, id: usize) -> u64 {
+    let stream = if kind == BenchmarkKind::ReadWhileWriting {
+        if id == settings.threads {
+            0
+        } else {
+            id as u64 + 1
+        }
+    } else {
+        id as u64
+    };
+    settings
+        .seed
+        .wrapping_add(settings.first_stream)
+        .wrapping_add(stream)
+        .wrapping_add(1)
 }
 
 /// How many random streams (threads) `kind` uses with `settings`: what to
@@ -829,7 +863,7 @@ struct Worker<'a> {
     values: ValueGenerator,
     value_size: usize,
     key_size: usize,
-    rng: SmallRng,
+    rng: Mt64,
     stats: ThreadStats,
 }
 
@@ -869,10 +903,17 @@ impl<'a> Worker<'a> {
             record: Record::with_capacity(1, value_size),
             out: Record::with_capacity(1, value_size + 16),
             scan: ScanResult::new(),
-            values: ValueGenerator::new(settings.compression_ratio, value_size),
+            // Building the 1 MiB of values costs about 18 M instructions:
+            // only the benchmarks that write pay it (db_bench builds its
+            // generator in the write loops too).
+            values: if kind.writes() {
+                ValueGenerator::new(settings.compression_ratio, value_size)
+            } else {
+                ValueGenerator::unused()
+            },
             value_size,
             key_size,
-            rng: seeded_rng(settings.seed, settings.first_stream + id as u64),
+            rng: Mt64::new(thread_seed(kind, settings, id)),
             stats: ThreadStats::new(id, settings),
         })
     }
@@ -888,6 +929,15 @@ impl<'a> Worker<'a> {
 
     fn random_key_number(&mut self) -> u64 {
         self.rng.next_u64() % self.settings.num
+    }
+
+    /// The draw db_bench makes before each random write batch, random
+    /// read and random delete batch to choose among its databases
+    /// (`SelectDBWithCfh(thread->rand.Next())`, with one database always
+    /// the same one): drawn and dropped, so that the keys after it are
+    /// db_bench's.
+    fn skip_database_choice(&mut self) {
+        self.rng.next_u64();
     }
 
     fn run(&mut self, kind: BenchmarkKind) -> Result<(), BenchError> {
@@ -935,6 +985,9 @@ impl<'a> Worker<'a> {
         let mut i = 0;
         while i < count {
             let n = batch.min(count - i);
+            if !sequential {
+                self.skip_database_choice();
+            }
             for j in 0..n {
                 let key = if sequential {
                     i + j
@@ -954,6 +1007,8 @@ impl<'a> Worker<'a> {
         let mut i = 0;
         while i < count {
             let n = batch.min(count - i);
+            // db_bench chooses the database per batch, sequential or not.
+            self.skip_database_choice();
             for j in 0..n {
                 let key = if sequential {
                     i + j
@@ -976,6 +1031,7 @@ impl<'a> Worker<'a> {
 
     fn random_reads(&mut self, count: u64) -> Result<(), BenchError> {
         for _ in 0..count {
+            self.skip_database_choice();
             let n = self.random_key_number();
             make_key(&mut self.key, n, self.key_size);
             self.out.clear();
@@ -1103,6 +1159,7 @@ impl<'a> Worker<'a> {
     fn background_writes(&mut self, readers_left: &AtomicUsize) -> Result<(), BenchError> {
         self.stats.begin();
         while readers_left.load(Ordering::Acquire) > 0 {
+            self.skip_database_choice();
             let n = self.random_key_number();
             self.write_one(n)?;
         }

@@ -398,19 +398,57 @@ fn every_stores_dbbench_vocabulary_is_the_benchs() {
 }
 
 #[test]
-fn thread_streams_draw_the_keys_they_drew_in_ycsb_core() {
-    // The first draws of ycsb-core's `seeded_rng(42, 0)` and `(42, 1)`, as
-    // the bench drew them when it lived there.
-    let draws = |stream| {
-        let mut rng = ycsb_core::generator::seeded_rng(42, stream);
-        [rng.next_u64(), rng.next_u64()]
+fn thread_seeds_are_db_bench_s_thread_state_seeds() {
+    // db_bench's ThreadState(i, ++total_thread_count_) seeds Random64 with
+    // seed_base + the count of threads started so far in the run, from 1;
+    // readwhilewriting's writer is its thread 0.
+    let mut s = Settings {
+        seed: 42,
+        threads: 2,
+        ..Settings::default()
     };
-    assert_eq!(
-        draws(0),
-        [3_097_292_450_955_812_305, 7_533_490_933_266_535_493]
-    );
-    assert_eq!(
-        draws(1),
-        [5_856_950_564_879_429_707, 11_666_747_119_109_144_204]
-    );
+    assert_eq!(thread_seed(BenchmarkKind::FillRandom, &s, 0), 43);
+    assert_eq!(thread_seed(BenchmarkKind::FillRandom, &s, 1), 44);
+    s.first_stream = 2;
+    assert_eq!(thread_seed(BenchmarkKind::ReadWhileWriting, &s, 2), 45);
+    assert_eq!(thread_seed(BenchmarkKind::ReadWhileWriting, &s, 0), 46);
+    assert_eq!(thread_seed(BenchmarkKind::ReadWhileWriting, &s, 1), 47);
+    s.seed = u64::MAX;
+    assert_eq!(thread_seed(BenchmarkKind::FillRandom, &s, 0), 2);
+}
+
+#[test]
+fn random_writes_and_reads_draw_two_numbers_per_operation() {
+    // db_bench draws a database choice, then the key: with seed 42 the
+    // first thread's keys are the 2nd, 4th, ... outputs of mt19937_64(43).
+    let store = MemoryStore::new();
+    let s = Settings {
+        seed: 42,
+        num: 1000,
+        writes: Some(3),
+        reads: Some(3),
+        ..settings(1000)
+    };
+    let mut rng = crate::random::Mt64::new(43);
+    let expected: Vec<u64> = (0..3)
+        .map(|_| {
+            rng.next_u64();
+            rng.next_u64() % 1000
+        })
+        .collect();
+    measured(&store, BenchmarkKind::FillRandom, &s);
+    let mut written = Vec::new();
+    let mut scan = ScanResult::new();
+    let mut thread = store.thread(ThreadContext::new(0, 1)).unwrap();
+    thread.scan("usertable", "", 10, Fields::All, &mut scan);
+    for (key, _) in scan.iter() {
+        written.push(key.parse::<u64>().unwrap());
+    }
+    let mut sorted = expected.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(written, sorted);
+    // The same stream reads exactly those keys: all found.
+    let report = measured(&store, BenchmarkKind::ReadRandom, &s);
+    assert_eq!(report.found, Some((3, 3)));
 }

@@ -116,6 +116,13 @@ pub const INFO_LOG_LEVEL: Property<InfoLogLevel> = Property::optional(
     "Least severe messages written to RocksDB's info LOG (Options.info_log_level; unset: RocksDB's default, info, or the options file's). A full disk ends the run cleanly at any level: the binding keeps space allocated for the LOG (docs/engines-rocksdb.md, A full disk).",
 );
 
+/// Whether the engine is opened with db_bench's defaults (`ycsb bench`).
+pub const DBBENCH_DEFAULTS: Property<bool> = Property::new(
+    "rocksdb.dbbench_defaults",
+    "false",
+    "Open RocksDB with db_bench's defaults (RocksDB 7.8's tools/db_bench_tool.cc) where they differ from the library's: enable_pipelined_write=true, table_cache_numshardbits=4, delayed_write_rate=8 MiB/s, hard_pending_compaction_bytes_limit=128 GiB, FIFO compaction allowed without a size limit, pin_top_level_index_and_filter=false, index_shortening=kShortenSeparatorsAndSuccessor, dump_malloc_stats=true, create_missing_column_families=true, and no merge operator; the tuning properties apply on top. `ycsb bench` sets it, so that db_bench's command line opens the database db_bench opens. Ignored with rocksdb.optionsfile; not with rocksdb.mergeupdate, rocksdb.compressed_cache_size, rocksdb.increase_parallelism or rocksdb.optimize_level_style_compaction.",
+);
+
 /// Whether updates use the merge operator instead of read-modify-write.
 pub const MERGEUPDATE: Property<bool> = Property::new(
     "rocksdb.mergeupdate",
@@ -265,6 +272,7 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     INFO_LOG_LEVEL.decl(),
     PERF_LEVEL.decl(),
     MERGEUPDATE.decl(),
+    DBBENCH_DEFAULTS.decl(),
     OPTIONSFILE.decl(),
     COMPRESSION.decl(),
     MAX_BACKGROUND_JOBS.decl(),
@@ -373,6 +381,8 @@ pub struct RocksConfig {
     pub perf_level: Option<i32>,
     /// Update through the merge operator.
     pub merge_update: bool,
+    /// Open with db_bench's defaults under the tuning properties.
+    pub dbbench_defaults: bool,
     /// Engine options.
     pub engine: EngineOptions,
 }
@@ -508,6 +518,19 @@ impl RocksConfig {
         }
         let sync = props.get(&SYNC)?;
         let disable_wal = props.get(&DISABLE_WAL)?;
+        let dbbench_defaults = props.get(&DBBENCH_DEFAULTS)?;
+        if dbbench_defaults && merge_update {
+            // db_bench's options are loaded as an options file, which the
+            // merge operator cannot be added to (below).
+            return Err(PropertyError::Conflict {
+                message: format!(
+                    "rocksdb.mergeupdate=true ({}) cannot be used with rocksdb.dbbench_defaults=true ({}): \
+                     db_bench's options have no merge operator",
+                    origin_of(props, MERGEUPDATE.decl()),
+                    origin_of(props, DBBENCH_DEFAULTS.decl()),
+                ),
+            });
+        }
         let engine = match props.get_opt(&OPTIONSFILE)? {
             Some(file) => {
                 if merge_update {
@@ -525,7 +548,13 @@ impl RocksConfig {
                 }
                 EngineOptions::File(file)
             }
-            None => EngineOptions::Properties(Tuning::from_properties(props)?),
+            None => {
+                let tuning = Tuning::from_properties(props)?;
+                if dbbench_defaults {
+                    check_dbbench_tuning(props, &tuning)?;
+                }
+                EngineOptions::Properties(tuning)
+            }
         };
         if sync && disable_wal {
             return Err(PropertyError::Conflict {
@@ -558,8 +587,38 @@ impl RocksConfig {
                 }
             },
             merge_update,
+            dbbench_defaults,
             engine,
         })
+    }
+}
+
+/// Refuses the tuning properties that db_bench's options (an options
+/// text, see `engine::dbbench_options`) cannot carry: a second cache and
+/// the two option presets, which are functions, not settings.
+fn check_dbbench_tuning(props: &Properties, tuning: &Tuning) -> Result<(), PropertyError> {
+    let refused = [
+        (
+            tuning.compressed_cache_size.is_some(),
+            COMPRESSED_CACHE_SIZE.decl(),
+        ),
+        (tuning.increase_parallelism, INCREASE_PARALLELISM.decl()),
+        (
+            tuning.optimize_level_style_compaction,
+            OPTIMIZE_LEVEL_STYLE_COMPACTION.decl(),
+        ),
+    ];
+    match refused.into_iter().find(|(set, _)| *set) {
+        None => Ok(()),
+        Some((_, decl)) => Err(PropertyError::Conflict {
+            message: format!(
+                "{} ({}) cannot be used with rocksdb.dbbench_defaults=true ({}): \
+                 db_bench's options are given to RocksDB as an options text, which cannot hold it",
+                decl.name,
+                origin_of(props, decl),
+                origin_of(props, DBBENCH_DEFAULTS.decl()),
+            ),
+        }),
     }
 }
 
@@ -674,6 +733,32 @@ mod tests {
             .with("rocksdb.disable_wal", "true");
         let err = RocksConfig::from_properties(&p).unwrap_err().to_string();
         assert!(err.contains("rocksdb.disable_wal"), "{err}");
+    }
+
+    #[test]
+    fn dbbench_defaults_refuse_what_an_options_text_cannot_hold() {
+        let db_bench = || base().with("rocksdb.dbbench_defaults", "true");
+        assert!(
+            RocksConfig::from_properties(&db_bench())
+                .unwrap()
+                .dbbench_defaults
+        );
+        for (property, value) in [
+            ("rocksdb.mergeupdate", "true"),
+            ("rocksdb.compressed_cache_size", "1048576"),
+            ("rocksdb.increase_parallelism", "true"),
+            ("rocksdb.optimize_level_style_compaction", "true"),
+        ] {
+            let err = RocksConfig::from_properties(&db_bench().with(property, value))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(property) && err.contains("rocksdb.dbbench_defaults"),
+                "{err}"
+            );
+            // Without db_bench's defaults each is fine.
+            RocksConfig::from_properties(&base().with(property, value)).unwrap();
+        }
     }
 
     #[test]

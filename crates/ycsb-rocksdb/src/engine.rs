@@ -56,6 +56,7 @@ fn open_error(config: &RocksConfig, doing: &str, message: impl std::fmt::Display
 /// Opens the database `config` describes, destroying it first if asked.
 pub(crate) fn open(config: &RocksConfig) -> Result<Opened, StoreError> {
     let (mut options, families) = match &config.engine {
+        EngineOptions::Properties(tuning) if config.dbbench_defaults => dbbench_options(tuning)?,
         EngineOptions::Properties(tuning) => (tuned_options(tuning)?, Vec::new()),
         EngineOptions::File(file) => load_options_file(file)?,
     };
@@ -73,7 +74,7 @@ pub(crate) fn open(config: &RocksConfig) -> Result<Opened, StoreError> {
             InfoLogLevel::Header => rocksdb::LogLevel::Header,
         });
     }
-    if let EngineOptions::Properties(_) = config.engine {
+    if let (EngineOptions::Properties(_), false) = (&config.engine, config.dbbench_defaults) {
         // Installed whatever rocksdb.mergeupdate says, so that a database
         // loaded with merge updates stays readable without them.
         options.set_merge_operator_associative(MERGE_OPERATOR_NAME, merge_fields);
@@ -226,10 +227,166 @@ fn tuned_options(t: &Tuning) -> Result<Options, StoreError> {
     Ok(o)
 }
 
+/// db_bench's defaults where they differ from the library's, as
+/// `tools/db_bench_tool.cc` of RocksDB 7.8 sets them from its flags' defaults
+/// (`--enable_pipelined_write`, `--table_cache_numshardbits`,
+/// `--delayed_write_rate`, `--dump_malloc_stats`; `DB::Open` with
+/// `create_missing_column_families`), in OPTIONS-file spelling.
+const DBBENCH_DB_OPTIONS: &[(&str, &str)] = &[
+    ("enable_pipelined_write", "true"),
+    ("table_cache_numshardbits", "4"),
+    ("delayed_write_rate", "8388608"),
+    ("dump_malloc_stats", "true"),
+    ("create_missing_column_families", "true"),
+];
+
+/// The same for the column family: `--hard_pending_compaction_bytes_limit`
+/// (128 GiB), `--fifo_compaction_allow_compaction` (true) and
+/// `--fifo_compaction_max_table_files_size_mb` (0), set whatever the
+/// compaction style.
+const DBBENCH_CF_OPTIONS: &[(&str, &str)] = &[
+    ("hard_pending_compaction_bytes_limit", "137438953472"),
+    (
+        "compaction_options_fifo",
+        "{allow_compaction=true;max_table_files_size=0;}",
+    ),
+];
+
+/// The same for the block-based table: `--pin_top_level_index_and_filter`
+/// (false) and `--index_shortening_mode` (2).
+const DBBENCH_TABLE_OPTIONS: &[(&str, &str)] = &[
+    ("pin_top_level_index_and_filter", "false"),
+    ("index_shortening", "kShortenSeparatorsAndSuccessor"),
+];
+
+/// `rocksdb.dbbench_defaults`: db_bench's options with the tuning
+/// properties on top, given to RocksDB as an OPTIONS file. Three of
+/// db_bench's settings (`delayed_write_rate`, `index_shortening`, FIFO's
+/// `allow_compaction`) have no setter in RocksDB 7.8's C API, which the
+/// `rocksdb` crate wraps; an options text reaches every option.
+fn dbbench_options(t: &Tuning) -> Result<(Options, Vec<ColumnFamilyDescriptor>), StoreError> {
+    let text = dbbench_options_text(t);
+    load_options_text(
+        text.as_bytes(),
+        "db_bench's options",
+        t.cache_size.unwrap_or(DEFAULT_BLOCK_CACHE),
+    )
+}
+
+/// The OPTIONS file of [`dbbench_options`]: every option not named keeps
+/// the library's default, as in any OPTIONS file RocksDB reads.
+pub(crate) fn dbbench_options_text(t: &Tuning) -> String {
+    let mut db: Vec<(&str, String)> = DBBENCH_DB_OPTIONS
+        .iter()
+        .map(|(k, v)| (*k, (*v).to_string()))
+        .collect();
+    let mut cf: Vec<(&str, String)> = DBBENCH_CF_OPTIONS
+        .iter()
+        .map(|(k, v)| (*k, (*v).to_string()))
+        .collect();
+    let mut table: Vec<(&str, String)> = DBBENCH_TABLE_OPTIONS
+        .iter()
+        .map(|(k, v)| (*k, (*v).to_string()))
+        .collect();
+    let compression = match t.compression {
+        Compression::No => "kNoCompression",
+        Compression::Snappy => "kSnappyCompression",
+        Compression::Zlib => "kZlibCompression",
+        Compression::Bzip2 => "kBZip2Compression",
+        Compression::Lz4 => "kLZ4Compression",
+        Compression::Lz4hc => "kLZ4HCCompression",
+        Compression::Zstd => "kZSTD",
+    };
+    cf.push(("compression", compression.to_string()));
+    let some = |to: &mut Vec<(&str, String)>, key, value: Option<String>| {
+        if let Some(v) = value {
+            to.push((key, v));
+        }
+    };
+    let s = |v: Option<i32>| v.map(|v| v.to_string());
+    some(&mut db, "max_background_jobs", s(t.max_background_jobs));
+    some(&mut db, "max_open_files", s(t.max_open_files));
+    for (key, value) in [
+        (
+            "use_direct_io_for_flush_and_compaction",
+            t.use_direct_io_for_flush_and_compaction,
+        ),
+        ("use_direct_reads", t.use_direct_reads),
+        ("allow_mmap_writes", t.allow_mmap_writes),
+        ("allow_mmap_reads", t.allow_mmap_reads),
+    ] {
+        db.push((key, value.to_string()));
+    }
+    some(
+        &mut cf,
+        "write_buffer_size",
+        t.write_buffer_size.map(|v| v.to_string()),
+    );
+    some(
+        &mut cf,
+        "max_write_buffer_number",
+        s(t.max_write_buffer_number),
+    );
+    some(
+        &mut cf,
+        "target_file_size_base",
+        t.target_file_size_base.map(|v| v.to_string()),
+    );
+    some(
+        &mut cf,
+        "target_file_size_multiplier",
+        s(t.target_file_size_multiplier),
+    );
+    some(
+        &mut cf,
+        "max_bytes_for_level_base",
+        t.max_bytes_for_level_base.map(|v| v.to_string()),
+    );
+    some(
+        &mut cf,
+        "level0_file_num_compaction_trigger",
+        s(t.level0_file_num_compaction_trigger),
+    );
+    some(
+        &mut cf,
+        "level0_slowdown_writes_trigger",
+        s(t.level0_slowdown_writes_trigger),
+    );
+    some(
+        &mut cf,
+        "level0_stop_writes_trigger",
+        s(t.level0_stop_writes_trigger),
+    );
+    // db_bench's NewBloomFilterPolicy(bits, use_block_based_filter=false).
+    some(
+        &mut table,
+        "filter_policy",
+        t.bloom_bits.map(|b| format!("bloomfilter:{b}:false")),
+    );
+    let section = |name: &str, options: &[(&str, String)]| {
+        let mut text = format!("[{name}]\n");
+        for (k, v) in options {
+            text.push_str(&format!("  {k}={v}\n"));
+        }
+        text.push('\n');
+        text
+    };
+    format!(
+        "# db_bench's options (ycsb-rs rocksdb.dbbench_defaults)\n\n{}{}{}{}",
+        section(
+            "Version",
+            &[
+                ("rocksdb_version", "7.8.3".to_string()),
+                ("options_file_version", "1.1".to_string())
+            ]
+        ),
+        section("DBOptions", &db),
+        section("CFOptions \"default\"", &cf),
+        section("TableOptions/BlockBasedTable \"default\"", &table),
+    )
+}
+
 /// Loads a RocksDB OPTIONS file with its column families.
-///
-/// The C API only loads the latest OPTIONS file of a database directory, so
-/// the file is copied into an empty scratch directory under that name.
 fn load_options_file(file: &Path) -> Result<(Options, Vec<ColumnFamilyDescriptor>), StoreError> {
     let io = |doing: &str, source| StoreError::Io {
         context: format!("rocksdb.optionsfile {}: {doing}", file.display()),
@@ -238,6 +395,27 @@ fn load_options_file(file: &Path) -> Result<(Options, Vec<ColumnFamilyDescriptor
     // A FIFO, a device or a huge file is refused, not read.
     let text = ycsb_db::read_input(file, ycsb_db::CONFIG_FILE_LIMIT)
         .map_err(|e| io("cannot read it", e.into()))?;
+    load_options_text(
+        &text,
+        &format!("rocksdb.optionsfile {}", file.display()),
+        DEFAULT_BLOCK_CACHE,
+    )
+}
+
+/// Loads the text of an OPTIONS file (`what` names it in errors), with a
+/// block cache of `cache_size` bytes for its block-based tables.
+///
+/// The C API only loads the latest OPTIONS file of a database directory, so
+/// the text is written into an empty scratch directory under that name.
+fn load_options_text(
+    text: &[u8],
+    what: &str,
+    cache_size: usize,
+) -> Result<(Options, Vec<ColumnFamilyDescriptor>), StoreError> {
+    let io = |doing: &str, source| StoreError::Io {
+        context: format!("{what}: {doing}"),
+        source,
+    };
     let scratch = tempfile::Builder::new()
         .prefix("ycsb-rocksdb-options-")
         .tempdir()
@@ -245,10 +423,10 @@ fn load_options_file(file: &Path) -> Result<(Options, Vec<ColumnFamilyDescriptor
     std::fs::write(scratch.path().join("OPTIONS-000001"), text)
         .map_err(|e| io("cannot copy it to a scratch directory", e))?;
     let env = Env::new().map_err(|e| StoreError::Other(format!("rocksdb environment: {e}")))?;
-    Options::load_latest(scratch.path(), env, false, cache(DEFAULT_BLOCK_CACHE)?).map_err(|e| {
+    Options::load_latest(scratch.path(), env, false, cache(cache_size)?).map_err(|e| {
         StoreError::Open {
             store: "rocksdb".into(),
-            message: format!("rocksdb.optionsfile {}: {e}", file.display()),
+            message: format!("{what}: {e}"),
         }
     })
 }

@@ -94,8 +94,14 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     ],
     // db_bench's values, byte for byte: the value stored bare, without the
     // record framing (which also costs RocksDB more in WAL checksums), and
-    // read back under the bench's field name (`v`).
-    &[("rocksdb.format", "raw"), ("rocksdb.raw_field", "v")],
+    // read back under the bench's field name (`v`); and db_bench's own
+    // option defaults, so that its command line opens the database
+    // db_bench opens (the same OPTIONS file).
+    &[
+        ("rocksdb.format", "raw"),
+        ("rocksdb.raw_field", "v"),
+        ("rocksdb.dbbench_defaults", "true"),
+    ],
 );
 
 fn open_boxed(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
