@@ -239,10 +239,12 @@ fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
             "fieldlength=32",
         ];
         let mut command = ycsb();
-        command
-            .args(["load", engine, "-p", &at])
-            .args(shape)
-            .args(["-p", "recordcount=100000000", "-threads", "1"]);
+        command.args(["load", engine, "-p", &at]).args(shape).args([
+            "-p",
+            "recordcount=100000000",
+            "-threads",
+            "1",
+        ]);
         for property in synced {
             command.args(["-p", property]);
         }

@@ -163,7 +163,10 @@ fn row_format_scans_are_in_key_order_when_a_key_prefixes_another() {
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     let t = t.as_mut();
     for key in ["user2", "user100", "user1", "user10"] {
-        let r = record(&[("field0", &format!("{key}-0")), ("field1", &format!("{key}-1"))]);
+        let r = record(&[
+            ("field0", &format!("{key}-0")),
+            ("field1", &format!("{key}-1")),
+        ]);
         assert_eq!(t.insert(TABLE, key, &r), Status::Ok);
     }
     assert_eq!(
@@ -199,10 +202,14 @@ fn row_format_scans_are_in_key_order_when_a_key_prefixes_another() {
     assert_eq!(scan_keys(t, "user1", 3), ["user10", "user100", "user2"]);
     // A key holding the separator cannot be told apart from its fields.
     assert_eq!(
-        t.insert(TABLE, "user\01", &record(&[("field0", "x")])),
+        t.insert(TABLE, "user\0x1", &record(&[("field0", "x")])),
         Status::BadRequest
     );
-    assert!(t.last_error().unwrap().contains("NUL"), "{:?}", t.last_error());
+    assert!(
+        t.last_error().unwrap().contains("NUL"),
+        "{:?}",
+        t.last_error()
+    );
 }
 
 /// A database whose entries are not in the row layout (the single layout,
@@ -216,7 +223,10 @@ fn the_row_format_refuses_a_database_in_another_layout() {
         {
             let store = open(dir.path(), &[]);
             let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-            assert_eq!(t.insert(TABLE, key, &record(&[("field0", "x")])), Status::Ok);
+            assert_eq!(
+                t.insert(TABLE, key, &record(&[("field0", "x")])),
+                Status::Ok
+            );
         }
         let err = LevelStore::open(&props(dir.path(), &[("leveldb.format", "row")]))
             .unwrap_err()
