@@ -67,10 +67,8 @@ const YCSB_CPP_ENGINES: &[&str] = &["rocksdb", "leveldb", "wiredtiger", "lmdb", 
 /// without this its tables cannot use the shipped property file's snappy
 /// (Debian builds it as the extension `libwiredtiger_snappy.so`, which our
 /// binding loads). Other engines ignore the variable.
-const CPP_WIREDTIGER_CONFIG: (&str, &str) = (
-    "WIREDTIGER_CONFIG",
-    "extensions=[libwiredtiger_snappy.so]",
-);
+const CPP_WIREDTIGER_CONFIG: (&str, &str) =
+    ("WIREDTIGER_CONFIG", "extensions=[libwiredtiger_snappy.so]");
 
 /// The property naming `engine`'s data directory, from its descriptor.
 fn dir_property(engine: &str) -> Result<&'static str> {
