@@ -57,10 +57,18 @@ const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations
                   per operation)
   --engines       embedded stores with a direct loop (default rocksdb,leveldb,wiredtiger)
   env YCSB_CPP_BIN=/path/to/YCSB-cpp/ycsb adds YCSB-cpp (built against the same library;
-      timed runs of rocksdb, leveldb, lmdb and sqlite)";
+      timed runs of rocksdb, leveldb, wiredtiger, lmdb and sqlite)";
 
 /// The engines YCSB-cpp has bindings for, among those with direct loops.
-const YCSB_CPP_ENGINES: &[&str] = &["rocksdb", "leveldb", "lmdb", "sqlite"];
+const YCSB_CPP_ENGINES: &[&str] = &["rocksdb", "leveldb", "wiredtiger", "lmdb", "sqlite"];
+
+/// WiredTiger's configuration from the environment, which it reads at
+/// every `wiredtiger_open`: YCSB-cpp's binding loads no extension, so
+/// without this its tables cannot use the shipped property file's snappy
+/// (Debian builds it as the extension `libwiredtiger_snappy.so`, which our
+/// binding loads). Other engines ignore the variable.
+const CPP_WIREDTIGER_CONFIG: (&str, &str) =
+    ("WIREDTIGER_CONFIG", "extensions=[libwiredtiger_snappy.so]");
 
 /// The property naming `engine`'s data directory, from its descriptor.
 fn dir_property(engine: &str) -> Result<&'static str> {
@@ -454,6 +462,7 @@ fn run_cpp(
 ) -> Result<Cell> {
     let out = Command::new(bin)
         .current_dir(root)
+        .env(CPP_WIREDTIGER_CONFIG.0, CPP_WIREDTIGER_CONFIG.1)
         .args(["-load", "-run", "-db", engine, "-P"])
         .arg(format!("workloads/workload{workload}"))
         .arg("-P")

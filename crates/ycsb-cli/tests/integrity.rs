@@ -1,7 +1,8 @@
 //! Data integrity across processes: `dataintegrity=true` data loaded by
 //! one `ycsb` process and verified by another (embedded engines and a real
 //! redis-server), and no acknowledged record lost when a synced load is
-//! killed with SIGKILL.
+//! killed with SIGKILL (rocksdb, leveldb, lmdb, sqlite, wiredtiger; fjall
+//! and redb in `rust_engines.rs`).
 
 mod common;
 mod rel_support;
@@ -183,19 +184,50 @@ fn status_operations(line: &str) -> Option<u64> {
     rest.split(' ').next()?.parse().ok()
 }
 
+/// A synced load's settings for each embedded engine that promises
+/// durability (fjall and redb: `rust_engines.rs`): the property naming
+/// its data directory and the properties that make every acknowledged
+/// insert durable.
+fn synced_engines() -> Vec<(&'static str, &'static str, &'static [&'static str])> {
+    let mut engines: Vec<(&str, &str, &[&str])> = embedded_engines()
+        .into_iter()
+        .map(|engine| match engine {
+            "rocksdb" => ("rocksdb", "rocksdb.dbname", &["rocksdb.sync=true"][..]),
+            _ => ("leveldb", "leveldb.dbname", &["leveldb.sync=true"][..]),
+        })
+        .collect();
+    engines.extend([
+        // MDB_NOSYNC off: every commit is fsynced before it returns.
+        ("lmdb", "lmdb.dbpath", &["lmdb.nosync=false"][..]),
+        // WAL with synchronous=FULL: every commit syncs the log.
+        (
+            "sqlite",
+            "sqlite.dbpath",
+            &["sqlite.journal_mode=WAL", "sqlite.synchronous=FULL"][..],
+        ),
+        // Without a log WiredTiger only keeps what a checkpoint saved.
+        (
+            "wiredtiger",
+            "wiredtiger.home",
+            &["wiredtiger.log=true", "wiredtiger.sync=true"][..],
+        ),
+    ]);
+    engines
+}
+
 /// Why this check is sound: a single load thread inserts key numbers 0,
-/// 1, 2, ... in order, each insert returning (synced, with `<db>.sync`)
-/// before the next starts, and the runner counts an insert in the progress
-/// a status line prints only after the store acknowledged it. So when a
-/// status line says N operations, keys 0..N-1 were acknowledged. After
-/// SIGKILL (at an arbitrary point of a later insert) a new process reads
-/// keys 0..N-1 once each and verifies their values: every one must be
-/// there, intact.
+/// 1, 2, ... in order, each insert returning (synced, with the engine's
+/// sync settings) before the next starts, and the runner counts an insert
+/// in the progress a status line prints only after the store acknowledged
+/// it. So when a status line says N operations, keys 0..N-1 were
+/// acknowledged. After SIGKILL (at an arbitrary point of a later insert) a
+/// new process reads keys 0..N-1 once each and verifies their values:
+/// every one must be there, intact.
 #[test]
 fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
-    for engine in embedded_engines() {
+    for (engine, location, synced) in synced_engines() {
         let dir = tempfile::tempdir().unwrap();
-        let dbname = format!("{engine}.dbname={}", dir.path().join("db").display());
+        let at = format!("{location}={}", dir.path().join("db").display());
         let shape = [
             "-p",
             "dataintegrity=true",
@@ -206,11 +238,17 @@ fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
             "-p",
             "fieldlength=32",
         ];
-        let mut child = ycsb()
-            .args(["load", engine, "-p", &dbname])
-            .args(shape)
-            .args(["-p", "recordcount=100000000", "-threads", "1"])
-            .args(["-p", &format!("{engine}.sync=true")])
+        let mut command = ycsb();
+        command.args(["load", engine, "-p", &at]).args(shape).args([
+            "-p",
+            "recordcount=100000000",
+            "-threads",
+            "1",
+        ]);
+        for property in synced {
+            command.args(["-p", property]);
+        }
+        let mut child = command
             .args(["-s", "-p", "status.interval=1"])
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -231,8 +269,14 @@ fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
         assert_eq!(status.code(), None, "{engine}: not killed by the signal");
         assert!(acknowledged > 0, "{engine}: {:?}", lines.seen);
 
-        let o = ycsb()
-            .args(["run", engine, "-p", &dbname])
+        // The reopen with the same settings, as a user resuming would
+        // (WiredTiger recovers its log only when logging is on).
+        let mut command = ycsb();
+        command.args(["run", engine, "-p", &at]);
+        for property in synced {
+            command.args(["-p", property]);
+        }
+        let o = command
             .args(shape)
             .args(["-p", &format!("recordcount={acknowledged}")])
             .args(["-p", &format!("operationcount={acknowledged}")])

@@ -4,7 +4,8 @@
 //! all client threads; each thread borrows it with reusable buffers. A
 //! record is one LevelDB entry: the key maps to its fields encoded with
 //! [`ycsb_db::codec`] (`leveldb.format=single`, the default), or one entry
-//! per field keyed `<key>:<field>` (`leveldb.format=row`, as YCSB-cpp).
+//! per field keyed `<key>` NUL `<field>` (`leveldb.format=row`, YCSB-cpp's
+//! row layout with a separator that keeps scans in key order).
 //! Updates in the single format read the stored record, merge the changed
 //! fields and write it back; scans use an ordered iterator from the start
 //! key. The table name is ignored, as in YCSB-cpp.

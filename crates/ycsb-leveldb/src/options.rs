@@ -13,8 +13,9 @@ ycsb_db::choice_property! {
         /// One entry per record: the key maps to all fields encoded in one
         /// value (`ycsb_db::codec`). Updates read, merge and write back.
         Single = "single",
-        /// One entry per field, keyed `<key>:<field>`, as YCSB-cpp's `row`
-        /// format: updates are blind writes of the changed fields.
+        /// One entry per field, keyed `<key>` NUL `<field>`, as YCSB-cpp's
+        /// `row` format but for the separator (its `:` sorts `user10`
+        /// before `user1`): updates are blind writes of the changed fields.
         Row = "row",
         /// One entry per field, keyed `<field>:<key>` (YCSB-cpp's `column`
         /// format). Not supported: YCSB-cpp implements neither read nor
@@ -45,7 +46,8 @@ pub const FORMAT: Property<Format> = Property::new(
     "leveldb.format",
     "single",
     "Record layout: single (one entry per record, fields encoded in one value), \
-     row (one entry per field keyed <key>:<field>, as YCSB-cpp); \
+     row (one entry per field keyed <key> NUL <field>, YCSB-cpp's row layout with a \
+     separator that keeps scans in key order); \
      column is YCSB-cpp's write-only layout and is refused.",
 );
 

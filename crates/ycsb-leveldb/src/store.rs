@@ -19,6 +19,13 @@ const KEY_RANGE_LIMIT: [u8; 32] = [0xff; 32];
 /// Levels asked for at most; LevelDB has 7, a modified build may have more.
 const MAX_LEVELS: usize = 64;
 
+/// Between a record's key and a field's name in a row-layout entry key.
+/// NUL sorts below every byte a key holds, so `user1`'s entries sort
+/// before `user10`'s, as the keys do, and a scan is in key order.
+/// (YCSB-cpp's `:` sorts after the digits: `user10:field0` before
+/// `user1:field0`.) Keys holding NUL are refused in this layout.
+const ROW_SEPARATOR: u8 = 0;
+
 /// A LevelDB database opened once and shared by all client threads.
 ///
 /// The table name of every operation is ignored, as in YCSB-cpp: all
@@ -51,16 +58,18 @@ impl LevelStore {
         let config = Config::from_properties(properties)?;
         // Before anything touches the directory, destroy included.
         check_dir(&config.path, &config.path_origin)?;
-        let db = Db::open(&config.path, &config.engine, config.destroy).map_err(|message| {
-            StoreError::Open {
-                store: NAME.to_string(),
-                message: format!(
-                    "leveldb.dbname={} ({}): {message}",
-                    config.path.display(),
-                    config.path_origin
-                ),
-            }
-        })?;
+        let fail = |message: String| StoreError::Open {
+            store: NAME.to_string(),
+            message: format!(
+                "leveldb.dbname={} ({}): {message}",
+                config.path.display(),
+                config.path_origin
+            ),
+        };
+        let db = Db::open(&config.path, &config.engine, config.destroy).map_err(fail)?;
+        if config.format == Format::Row {
+            check_row_layout(&db).map_err(fail)?;
+        }
         Ok(LevelStore { db, config })
     }
 
@@ -217,7 +226,7 @@ struct LevelThread<'a> {
     format: Format,
     /// The encoded value to write.
     value: Vec<u8>,
-    /// A composite `<key>:<field>` key (row format).
+    /// A composite `<key>` NUL `<field>` key (row format).
     key: Vec<u8>,
     batch: WriteBatch,
     /// LevelDB's message for the last failed write.
@@ -233,11 +242,12 @@ impl LevelThread<'_> {
         Status::Error
     }
 
-    /// Sets `self.key` to `<key>:`, the prefix of a record's row entries.
+    /// Sets `self.key` to `<key>` NUL, the prefix of a record's row
+    /// entries.
     fn row_prefix(&mut self, key: &str) {
         self.key.clear();
         self.key.extend_from_slice(key.as_bytes());
-        self.key.push(b':');
+        self.key.push(ROW_SEPARATOR);
     }
 
     fn read_single(&mut self, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
@@ -307,6 +317,13 @@ impl LevelThread<'_> {
     }
 
     fn write_row(&mut self, key: &str, values: &Record) -> Status {
+        if key.as_bytes().contains(&ROW_SEPARATOR) {
+            self.last_error = Some(format!(
+                "key {key:?} holds a NUL byte, which separates a key from its fields in \
+                 leveldb.format=row"
+            ));
+            return Status::BadRequest;
+        }
         self.batch.clear();
         for field in values.iter() {
             self.row_prefix(key);
@@ -363,11 +380,11 @@ impl LevelThread<'_> {
         let mut row: Option<&mut Record> = None;
         while it.valid() {
             let entry = it.key();
-            // As YCSB-cpp: the record key ends at the first ':'.
-            let Some(colon) = entry.iter().position(|&b| b == b':') else {
+            // The record key ends at the first separator (keys hold none).
+            let Some(end) = entry.iter().position(|&b| b == ROW_SEPARATOR) else {
                 return Status::UnexpectedState;
             };
-            let (record_key, field) = (&entry[..colon], &entry[colon + 1..]);
+            let (record_key, field) = (&entry[..end], &entry[end + 1..]);
             let (Ok(record_key), Ok(field)) =
                 (std::str::from_utf8(record_key), std::str::from_utf8(field))
             else {
@@ -534,6 +551,37 @@ fn check_dir(path: &std::path::Path, origin: &str) -> Result<(), StoreError> {
         )),
         None => Ok(()),
     }
+}
+
+/// Refuses, for `leveldb.format=row`, a database whose first entry is not
+/// a row-layout entry: one written in the single layout, or in the
+/// `<key>:<field>` row layout of earlier versions (YCSB-cpp's), whose
+/// scans came out of key order. Every entry of a row-layout database
+/// holds the separator, so the first one tells; an empty database is fine.
+fn check_row_layout(db: &Db) -> Result<(), String> {
+    let mut it = db.iter()?;
+    it.seek(b"");
+    if !it.valid() {
+        return it.status();
+    }
+    let first = it.key();
+    if first.contains(&ROW_SEPARATOR) {
+        return Ok(());
+    }
+    let shown = String::from_utf8_lossy(first);
+    let layout = if first.contains(&b':') {
+        "written in the single layout, or in the row layout of earlier ycsb-rs versions \
+         and YCSB-cpp ('<key>:<field>' entries, whose scans are out of key order where \
+         a key is a prefix of another)"
+    } else {
+        "written in the single layout (leveldb.format=single)"
+    };
+    Err(format!(
+        "leveldb.format=row: the database is not in the row layout (its first entry \
+         {shown:?} holds no NUL separator): {layout}; nothing was changed (open it with \
+         leveldb.format=single, or load it again into another leveldb.dbname or with \
+         leveldb.destroy=true)"
+    ))
 }
 
 /// A file LevelDB leaves in its directory before CURRENT exists.

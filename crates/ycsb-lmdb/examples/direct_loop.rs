@@ -158,7 +158,7 @@ impl harness::DirectEngine for Env {
                         out.extend_from_slice(bytes);
                     }
                     None => {
-                        black_box(bytes);
+                        read_value(bytes);
                     }
                 }
             }
@@ -197,6 +197,22 @@ impl harness::DirectEngine for Env {
         // A B-tree has nothing to compact.
         Ok(())
     }
+}
+
+/// Reads a value as any reader of it would touch it: one load from each
+/// 64-byte cache line. `black_box` of the slice alone never reads its
+/// bytes, and an engine that hands out its own memory (LMDB's map, a
+/// cached page) need not have read them either; the loop's reads then cost
+/// no memory traffic for the value where ycsb's, which check every field's
+/// framing, miss the cache on each line (LMDB C: 1.4 more last-level misses
+/// a read under cachegrind's simulation). The per-field work itself stays
+/// ycsb's own.
+fn read_value(bytes: &[u8]) {
+    let mut seen = 0u8;
+    for line in bytes.chunks(64) {
+        seen ^= line[0];
+    }
+    black_box(seen);
 }
 
 fn main() {
