@@ -442,8 +442,8 @@ fn measure<'a>(
     Ok(())
 }
 
-/// The release directory of the current build and the pinning, after
-/// building ycsb.
+/// Builds the current tree's ycsb (release) and returns the cargo target
+/// directory it is in.
 fn build_current(root: &Path) -> Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     eprintln!("redis-bench: building ycsb (release)");
