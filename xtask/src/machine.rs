@@ -12,6 +12,19 @@ pub fn load_average() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
+/// User plus system CPU seconds of this process's children that have been
+/// waited for: the difference around one child's run is its CPU time.
+pub fn children_cpu_seconds() -> f64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
 /// The CPUs this process may run on, in order.
 fn allowed_cores() -> Vec<usize> {
     // SAFETY: sched_getaffinity fills the set it is given; CPU_ISSET only
