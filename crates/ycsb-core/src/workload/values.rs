@@ -67,6 +67,16 @@ pub fn random_value_chunk(rng: &mut impl RngCore) -> [u8; VALUE_CHUNK] {
     [a, b, c, d, e, f]
 }
 
+/// One of Java's six-byte groups in the low six bytes of a word (the two
+/// high bytes are zero), drawn as [`random_value_chunk`] draws it: for
+/// [`Record::push_fields_packed`](ycsb_db::Record::push_fields_packed),
+/// which stores each word whole instead of cutting it into a 4-byte and
+/// a 2-byte store.
+#[inline]
+pub fn random_value_group(rng: &mut ValueRng) -> u64 {
+    random_group(rng.next_u64())
+}
+
 /// The random stream field values are drawn from: wyrand (Wang Yi's
 /// generator, which passes BigCrush and PractRand).
 ///
