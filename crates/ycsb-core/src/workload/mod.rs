@@ -638,7 +638,7 @@ impl<'w> WorkloadThread<'w> {
     /// Draws the next run-phase key without copying it anywhere: see
     /// [`current_key`](Self::current_key). Against the basic store,
     /// copying each name into `self.key` was a tenth of a read.
-    #[inline]
+    #[inline(always)]
     fn draw_key(&mut self) -> DrawnKey<'w> {
         let workload: &'w CoreWorkload = self.workload;
         let limit = workload.inserts.limit().unwrap_or(0);
