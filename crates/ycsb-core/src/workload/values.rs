@@ -332,6 +332,18 @@ mod tests {
         assert!((ratio - 0.799).abs() < 0.008, "zlib ratio {ratio:.4}");
     }
 
+    /// The packed group is the chunk, with two zero bytes above it, from
+    /// the same stream position: packed records keep every byte.
+    #[test]
+    fn packed_groups_are_the_chunks() {
+        let (mut a, mut b) = (ValueRng::new(77), ValueRng::new(77));
+        for _ in 0..10_000 {
+            let word = random_value_group(&mut a).to_le_bytes();
+            assert_eq!(word[..6], random_value_chunk(&mut b));
+            assert_eq!(word[6..], [0, 0]);
+        }
+    }
+
     #[test]
     fn value_streams_with_different_seeds_differ() {
         let mut a = ValueRng::new(1);
