@@ -229,3 +229,45 @@ fn descriptor_names_and_properties() {
         ]
     );
 }
+
+/// Reads in place (how the workload reads) show the empty record once,
+/// and do what `read` does: silent by default, a verbose line, a counted
+/// read. The silent store skips its settings on every operation; the
+/// others must still see each one.
+#[test]
+fn reads_in_place_show_an_empty_record_and_keep_lines_and_counts() {
+    let read_in_place = |t: &mut dyn ycsb_db::StoreThread, key: &str| {
+        let mut visits = 0;
+        let status = t.read_in_place("t", key, Fields::All, &mut Record::new(), &mut |view| {
+            assert!(view.is_empty());
+            visits += 1;
+        });
+        assert_eq!((status, visits), (Status::Ok, 1));
+    };
+    let (store, lines) = open(&Properties::new());
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    read_in_place(&mut *t, "k1");
+    t.cleanup().unwrap();
+    assert_eq!(text(&lines), "");
+
+    let (store, lines) = open(&Properties::new().with("basicdb.verbose", "true"));
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    read_in_place(&mut *t, "k1");
+    assert!(
+        text(&lines).ends_with("READ t k1 [ <all fields>]\n"),
+        "{}",
+        text(&lines)
+    );
+
+    let (store, lines) = open(&Properties::new().with("basicdb.count", "true"));
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    read_in_place(&mut *t, "k1");
+    read_in_place(&mut *t, "k2");
+    read_in_place(&mut *t, "k1");
+    t.cleanup().unwrap();
+    assert!(
+        text(&lines).contains("[READS], Uniques, 2\n"),
+        "{}",
+        text(&lines)
+    );
+}

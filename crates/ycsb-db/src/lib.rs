@@ -82,7 +82,9 @@ pub use provenance::{
     assertions_of_library, imports_symbol, Assertions, EngineBuild, EngineLibrary,
     ASSERTIONS_WARNING, ASSERT_SYMBOL,
 };
-pub use record::{Field, Fields, Record, RecordFields, RecordView, ScanResult, ViewFields};
+pub use record::{
+    Field, FieldNames, Fields, Record, RecordFields, RecordView, ScanResult, ViewFields,
+};
 pub use secrets::{is_secret, redact_argument, redact_value, REDACTED};
 pub use status::Status;
 pub use store::{

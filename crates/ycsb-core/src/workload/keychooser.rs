@@ -100,6 +100,13 @@ impl KeyChooser {
         self
     }
 
+    /// Whether names are formatted ahead: then [`last_name`](Self::last_name)
+    /// is the name of every number [`next`](Self::next) returned.
+    #[inline]
+    pub(crate) fn has_names(&self) -> bool {
+        self.names.is_some()
+    }
+
     /// The name of the number [`next`](Self::next) returned last, when it
     /// was formatted ahead.
     #[inline]

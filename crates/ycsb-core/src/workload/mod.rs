@@ -19,14 +19,14 @@ pub(crate) use clients::ClientPartition;
 pub use datafile::{DataFileError, DataSetError};
 pub(crate) use keys::{build_key_name, key_name, KeyOrder, KEY_PREFIX};
 pub(crate) use properties::*;
-pub(crate) use values::{build_deterministic_value, random_value_chunk, ValueRng};
+pub(crate) use values::{build_deterministic_value, random_value_group, ValueRng, VALUE_CHUNK};
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use timing::Timing;
 
-use ycsb_db::{Fields, PropertyError, Record, ScanResult, Status, StoreThread};
+use ycsb_db::{FieldNames, Fields, PropertyError, Record, ScanResult, Status, StoreThread};
 
 use crate::clock::Clock;
 use crate::generator::{
@@ -116,6 +116,8 @@ enum KeySpec {
 pub struct CoreWorkload {
     table: String,
     field_names: Vec<String>,
+    /// `field_names` laid out for pushing a whole record's names at once.
+    field_name_list: FieldNames,
     field_length: FieldLengthSpec,
     read_all_fields: bool,
     read_all_fields_by_name: bool,
@@ -447,6 +449,17 @@ pub struct WorkloadThread<'w> {
     rows: Option<datafile::RowReader>,
 }
 
+/// Where the key [`WorkloadThread::draw_key`] drew is.
+#[derive(Clone, Copy)]
+enum DrawnKey<'w> {
+    /// Formatted ahead in the key chooser (its last name).
+    Ahead,
+    /// A row of the workload's data set.
+    Data(&'w str),
+    /// Built into the thread's key buffer.
+    Built,
+}
+
 impl<'w> WorkloadThread<'w> {
     /// The fields a read asks for, as Java's `doTransactionRead`: one
     /// random field unless `readallfields`; every field by name when values
@@ -493,7 +506,7 @@ impl<'w> WorkloadThread<'w> {
     }
 }
 
-impl WorkloadThread<'_> {
+impl<'w> WorkloadThread<'w> {
     /// Builds this state again on the calling thread before its first
     /// operation. The runner builds every thread's state up front (so that
     /// errors surface before any thread starts), which packs the buffers of
@@ -604,26 +617,56 @@ impl WorkloadThread<'_> {
     /// drawn from the request distribution, never beyond the last
     /// acknowledged insert.
     fn next_key(&mut self) {
-        let workload = self.workload;
-        let limit = workload.inserts.limit().unwrap_or(0);
-        let drawn = self.keys.next(limit);
-        if let Some(name) = self.keys.last_name() {
+        let drawn = self.draw_key();
+        self.keep_key(drawn);
+    }
+
+    /// Copies the key [`draw_key`](Self::draw_key) drew into `self.key`,
+    /// where it is not already.
+    fn keep_key(&mut self, drawn: DrawnKey<'w>) {
+        let name = match drawn {
+            DrawnKey::Ahead => self.keys.last_name(),
+            DrawnKey::Data(key) => Some(key),
+            DrawnKey::Built => None,
+        };
+        if let Some(name) = name {
             self.key.clear();
             self.key.push_str(name);
-            return;
+        }
+    }
+
+    /// Draws the next run-phase key without copying it anywhere: see
+    /// [`current_key`](Self::current_key). Against the basic store,
+    /// copying each name into `self.key` was a tenth of a read.
+    #[inline(always)]
+    fn draw_key(&mut self) -> DrawnKey<'w> {
+        let workload: &'w CoreWorkload = self.workload;
+        let limit = workload.inserts.limit().unwrap_or(0);
+        let drawn = self.keys.next(limit);
+        if self.keys.has_names() {
+            return DrawnKey::Ahead;
         }
         let number = workload.clients.key_number(workload.record_count, drawn);
         if let Some(key) = workload.data.as_ref().and_then(|d| d.run_key(number)) {
-            self.key.clear();
-            self.key.push_str(key);
-            return;
+            return DrawnKey::Data(key);
         }
         build_key_name(
             number,
-            self.workload.key_order,
-            self.workload.zero_padding,
+            workload.key_order,
+            workload.zero_padding,
             &mut self.key,
         );
+        DrawnKey::Built
+    }
+
+    /// The key [`draw_key`](Self::draw_key) drew.
+    #[inline]
+    fn current_key<'s>(keys: &'s KeyChooser, drawn: DrawnKey<'s>, built: &'s str) -> &'s str {
+        match drawn {
+            DrawnKey::Ahead => keys.last_name().unwrap_or(built),
+            DrawnKey::Data(key) => key,
+            DrawnKey::Built => built,
+        }
     }
 
     fn random_field(&mut self) -> usize {
@@ -648,10 +691,11 @@ impl WorkloadThread<'_> {
                 // one generation run for the whole record.
                 FieldLength::Constant(length) if !workload.data_integrity => {
                     let rng = &mut self.value_rng;
-                    self.values
-                        .push_fields_chunked(&workload.field_names, length, || {
-                            random_value_chunk(rng)
-                        });
+                    self.values.push_fields_packed::<VALUE_CHUNK>(
+                        &workload.field_name_list,
+                        length,
+                        || random_value_group(rng),
+                    );
                 }
                 _ => {
                     for index in 0..workload.field_names.len() {
@@ -674,7 +718,7 @@ impl WorkloadThread<'_> {
         } else {
             let rng = &mut self.value_rng;
             self.values
-                .push_chunks(name, length, || random_value_chunk(rng));
+                .push_packed::<VALUE_CHUNK>(name, length, || random_value_group(rng));
         }
     }
 
@@ -684,11 +728,16 @@ impl WorkloadThread<'_> {
         recorder: &mut Recorder,
         intended: Option<Instant>,
     ) {
-        self.next_key();
         let workload = self.workload;
+        let drawn = self.draw_key();
+        if workload.data_integrity {
+            // Verification reads the key from `self.key`.
+            self.keep_key(drawn);
+        }
         let fields = self.read_selection();
         self.read.clear();
-        let (key, read) = (&self.key, &mut self.read);
+        let key = Self::current_key(&self.keys, drawn, &self.key);
+        let read = &mut self.read;
         self.timing
             .measure(recorder, Operation::Read, intended, || {
                 read_record(
@@ -773,9 +822,15 @@ impl WorkloadThread<'_> {
         recorder: &mut Recorder,
         intended: Option<Instant>,
     ) {
-        self.next_key();
-        self.build_values(self.workload.write_all_fields);
-        let (workload, key, values) = (self.workload, &self.key, &self.values);
+        let workload = self.workload;
+        let drawn = self.draw_key();
+        if workload.data_integrity {
+            // Deterministic values are built from `self.key`.
+            self.keep_key(drawn);
+        }
+        self.build_values(workload.write_all_fields);
+        let key = Self::current_key(&self.keys, drawn, &self.key);
+        let values = &self.values;
         self.timing
             .measure(recorder, Operation::Update, intended, || {
                 db.update(&workload.table, key, values)

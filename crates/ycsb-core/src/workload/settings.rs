@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ycsb_db::{Properties, PropertyDecl, PropertyError};
+use ycsb_db::{FieldNames, Properties, PropertyDecl, PropertyError};
 
 use super::datafile::{self, DataSet};
 use super::properties::*;
@@ -52,6 +52,7 @@ impl CoreWorkload {
         let field_names = data_file_fields(props, data.as_deref(), data_integrity, field_names)?;
         let workload = Self {
             table: props.get(&TABLE)?,
+            field_name_list: FieldNames::new(&field_names),
             field_names,
             field_length,
             read_all_fields: props.get(&READ_ALL_FIELDS)?,

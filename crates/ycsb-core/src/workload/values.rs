@@ -67,6 +67,16 @@ pub fn random_value_chunk(rng: &mut impl RngCore) -> [u8; VALUE_CHUNK] {
     [a, b, c, d, e, f]
 }
 
+/// One of Java's six-byte groups in the low six bytes of a word (the two
+/// high bytes are zero), drawn as [`random_value_chunk`] draws it: for
+/// [`Record::push_fields_packed`](ycsb_db::Record::push_fields_packed),
+/// which stores each word whole instead of cutting it into a 4-byte and
+/// a 2-byte store.
+#[inline]
+pub fn random_value_group(rng: &mut ValueRng) -> u64 {
+    random_group(rng.next_u64())
+}
+
 /// The random stream field values are drawn from: wyrand (Wang Yi's
 /// generator, which passes BigCrush and PractRand).
 ///
@@ -320,6 +330,18 @@ mod tests {
         }
         let ratio = compressed as f64 / original as f64;
         assert!((ratio - 0.799).abs() < 0.008, "zlib ratio {ratio:.4}");
+    }
+
+    /// The packed group is the chunk, with two zero bytes above it, from
+    /// the same stream position: packed records keep every byte.
+    #[test]
+    fn packed_groups_are_the_chunks() {
+        let (mut a, mut b) = (ValueRng::new(77), ValueRng::new(77));
+        for _ in 0..10_000 {
+            let word = random_value_group(&mut a).to_le_bytes();
+            assert_eq!(word[..6], random_value_chunk(&mut b));
+            assert_eq!(word[6..], [0, 0]);
+        }
     }
 
     #[test]
