@@ -97,7 +97,7 @@
 
 use std::borrow::{Borrow, Cow};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use hashbrown::HashTable;
 use std::ops::Bound;
@@ -270,56 +270,137 @@ impl Stored {
     }
 }
 
-/// One shard's records, indexed twice: by hash for the operations on one
-/// key, in key order for scans.
+/// One shard's records, kept in a slab and indexed twice: by hash for the
+/// operations on one key, in key order for scans.
+///
+/// The hash index's slots are 8 bytes (32 bits of the key's hash and the
+/// record's slab index) and the slab's 16 (a pointer and a length), so for
+/// a table of a million records both stay mostly in the processor's cache
+/// and a lookup's one miss is the record itself, whose key is compared in
+/// the line the operation goes on to read. A scan walks the ordered index
+/// to slab indexes, with no hash lookup per row.
 ///
 /// The ordered index is kept lazily. An insert adds its key to `pending`
 /// (a push onto a vector) rather than to `ordered` (a B-tree search that
 /// misses the cache at every level of a large table); the first scan that
 /// needs the shard sorts `pending` into `ordered`. A workload without scans
-/// never pays for the order. Invariants, under the shard's lock: every key
-/// of `ordered` is in `records`; every key of `records` is in `ordered` or
-/// `pending`; `pending` may also hold keys deleted since (dropped when
-/// settled) and keys twice (inserted, deleted, inserted).
+/// never pays for the order. Invariants, under the shard's lock: each
+/// record is in `slots` once and in `ordered` or `pending` (with its slab
+/// index) until deleted; `ordered` holds only live records; `pending` may
+/// also hold entries of records deleted since (their slab index empty or
+/// reused by another key, dropped when settled) and an entry twice.
 #[derive(Debug, Default)]
 struct ShardData {
-    /// Each record with the hash of its key ([`hash_key`]), so that growing
-    /// the table and passing over other keys' slots read no record.
-    records: HashTable<(u64, Stored)>,
-    ordered: BTreeSet<Key>,
-    pending: Vec<Key>,
+    slots: HashTable<u64>,
+    slab: Vec<Option<Stored>>,
+    /// Slab indexes of deleted records, for the next inserts.
+    free: Vec<u32>,
+    ordered: BTreeMap<Key, u32>,
+    pending: Vec<(Key, u32)>,
+}
+
+/// A slot of the hash index: the key hash's low 32 bits (see [`hash_key`])
+/// above the record's slab index.
+fn slot(hash: u64, index: u32) -> u64 {
+    (hash << 32) | u64::from(index)
+}
+
+fn slot_index(slot: u64) -> usize {
+    (slot & 0xffff_ffff) as usize
+}
+
+/// The hash the index's table files a slot under, from the 32 bits the slot
+/// keeps (so that growing the table needs no record): a multiply spreads
+/// them to the top bits, its tag, and keeps the low bits, its bucket,
+/// as uniform as they were.
+#[inline]
+fn table_hash(hash32: u64) -> u64 {
+    (hash32 & 0xffff_ffff).wrapping_mul(MULTIPLIER)
 }
 
 impl ShardData {
+    /// The slab index of the record at `key`, whose [`hash_key`] is `hash`.
+    #[inline]
+    fn find(&self, hash: u64, key: &[u8]) -> Option<usize> {
+        let slab = &self.slab;
+        let low = hash & 0xffff_ffff;
+        self.slots
+            .find(table_hash(hash), |&s| {
+                s >> 32 == low && slab[slot_index(s)].as_ref().is_some_and(|r| r.key() == key)
+            })
+            .map(|&s| slot_index(s))
+    }
+
     #[inline]
     fn get(&self, hash: u64, key: &[u8]) -> Option<&Stored> {
-        self.records
-            .find(hash, |(h, s)| *h == hash && s.key() == key)
-            .map(|(_, s)| s)
+        self.slab[self.find(hash, key)?].as_ref()
     }
 
     #[inline]
     fn get_mut(&mut self, hash: u64, key: &[u8]) -> Option<&mut Stored> {
-        self.records
-            .find_mut(hash, |(h, s)| *h == hash && s.key() == key)
-            .map(|(_, s)| s)
+        let index = self.find(hash, key)?;
+        self.slab[index].as_mut()
     }
 
-    fn contains(&self, key: &[u8]) -> bool {
-        self.get(hash_key(key), key).is_some()
+    /// Files a new record (its key has none) and returns its slab index.
+    fn insert_new(&mut self, hash: u64, stored: Stored) -> u32 {
+        let index = match self.free.pop() {
+            Some(index) => {
+                self.slab[index as usize] = Some(stored);
+                index
+            }
+            None => {
+                // A shard of more than 4 × 10^9 records would need more
+                // memory than a machine has for them.
+                let index = u32::try_from(self.slab.len()).unwrap_or(u32::MAX);
+                self.slab.push(Some(stored));
+                index
+            }
+        };
+        self.slots.insert_unique(table_hash(hash), slot(hash, index), |&s| {
+            table_hash(s >> 32)
+        });
+        index
     }
 
-    /// Moves the pending keys that still have a record into `ordered`.
+    /// Removes the record at `key`; false when there is none.
+    fn remove(&mut self, hash: u64, key: &[u8]) -> bool {
+        let slab = &self.slab;
+        let low = hash & 0xffff_ffff;
+        let Ok(entry) = self.slots.find_entry(table_hash(hash), |&s| {
+            s >> 32 == low && slab[slot_index(s)].as_ref().is_some_and(|r| r.key() == key)
+        }) else {
+            return false;
+        };
+        let (slot, _) = entry.remove();
+        let index = slot_index(slot);
+        self.slab[index] = None;
+        self.free.push(index as u32);
+        self.ordered.remove(key);
+        true
+    }
+
+    /// Whether the pending entry `(key, index)` is a live record.
+    fn is_live(&self, key: &Key, index: u32) -> bool {
+        self.slab
+            .get(index as usize)
+            .and_then(Option::as_ref)
+            .is_some_and(|r| r.key() == key.as_bytes())
+    }
+
+    /// Moves the pending entries of live records into `ordered`.
     fn settle(&mut self) {
         let mut pending = std::mem::take(&mut self.pending);
         pending.sort_unstable();
         pending.dedup();
         let large = pending_is_large(pending.len(), self.ordered.len());
-        let live = pending.drain(..).filter(|k| self.contains(k.as_bytes()));
         // A large batch (a load's keys, at the first scan after it) is built
         // into a tree of its own, bottom up, and merged in one pass; a few
         // keys go in one by one.
-        let mut batch: BTreeSet<Key> = live.collect();
+        let mut batch: BTreeMap<Key, u32> = pending
+            .drain(..)
+            .filter(|(k, i)| self.is_live(k, *i))
+            .collect();
         if large {
             self.ordered.append(&mut batch);
         } else {
@@ -329,17 +410,23 @@ impl ShardData {
         self.pending = pending;
     }
 
-    /// Drops pending keys whose records were deleted, once they outnumber
-    /// the records: a workload that inserts and deletes without ever
-    /// scanning would otherwise grow `pending` without bound.
+    /// Drops pending entries of deleted records once they outnumber the
+    /// records: a workload that inserts and deletes without ever scanning
+    /// would otherwise grow `pending` without bound.
     fn bound_pending(&mut self) {
-        if self.pending.len() > 2 * self.records.len() + 1024 {
+        if self.pending.len() > 2 * self.slots.len() + 1024 {
             let mut pending = std::mem::take(&mut self.pending);
-            pending.retain(|k| self.contains(k.as_bytes()));
-            pending.sort_unstable();
-            pending.dedup();
+            pending.retain(|(k, i)| self.is_live(k, *i));
             self.pending = pending;
         }
+    }
+
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.slab.clear();
+        self.free.clear();
+        self.ordered.clear();
+        self.pending.clear();
     }
 }
 
@@ -384,15 +471,12 @@ impl Table {
     }
 
     fn len(&self) -> usize {
-        self.shards.iter().map(|s| s.read().records.len()).sum()
+        self.shards.iter().map(|s| s.read().slots.len()).sum()
     }
 
     fn clear(&self) {
         for shard in &self.shards {
-            let mut data = shard.write();
-            data.records.clear();
-            data.ordered.clear();
-            data.pending.clear();
+            shard.write().clear();
         }
     }
 }
@@ -694,12 +778,11 @@ impl StoreThread for MemoryThread<'_> {
         let mut merge = Merge::new(&mut runs);
         let mut rows = 0;
         while rows < count {
-            let Some((shard, key)) = merge.next() else {
+            let Some((shard, key, index)) = merge.next() else {
                 break;
             };
-            let bytes = key.as_bytes();
-            // Always there: `ordered` holds only keys with records.
-            let Some(stored) = shards[shard].get(hash_key(bytes), bytes) else {
+            // Always there: `ordered` holds only live records.
+            let Some(stored) = shards[shard].slab[index as usize].as_ref() else {
                 continue;
             };
             let row = out.push_row(&key.text());
@@ -745,10 +828,8 @@ impl StoreThread for MemoryThread<'_> {
             *old = stored;
             return Status::Ok;
         }
-        shard
-            .records
-            .insert_unique(hash, (hash, stored), |(h, _)| *h);
-        shard.pending.push(Key::new(key));
+        let index = shard.insert_new(hash, stored);
+        shard.pending.push((Key::new(key), index));
         shard.bound_pending();
         Status::Ok
     }
@@ -756,23 +837,15 @@ impl StoreThread for MemoryThread<'_> {
     fn delete(&mut self, table: &str, key: &str) -> Status {
         let key = key.as_bytes();
         let hash = hash_key(key);
-        let mut shard = self.table(table).shard(hash).write();
-        match shard
-            .records
-            .find_entry(hash, |(h, s)| *h == hash && s.key() == key)
-        {
-            Ok(entry) => {
-                entry.remove();
-            }
-            Err(_) => return Status::NotFound,
+        if self.table(table).shard(hash).write().remove(hash, key) {
+            Status::Ok
+        } else {
+            Status::NotFound
         }
-        // Not there if the key is still pending; settling drops it then.
-        shard.ordered.remove(key);
-        Status::Ok
     }
 }
 
-/// The merge of the shards' ordered keys, for a scan.
+/// The merge of the shards' ordered indexes, for a scan.
 ///
 /// `order` holds the shards whose run is not exhausted, sorted by their
 /// next key, so that the next key is always at the front: taking it and
@@ -780,12 +853,12 @@ impl StoreThread for MemoryThread<'_> {
 /// [`SHARDS`] keys, not a comparison with every shard.
 struct Merge<'r, 'm, I> {
     runs: &'r mut [I; SHARDS],
-    heads: [Option<&'m Key>; SHARDS],
+    heads: [Option<(&'m Key, &'m u32)>; SHARDS],
     order: [usize; SHARDS],
     active: usize,
 }
 
-impl<'r, 'm, I: Iterator<Item = &'m Key>> Merge<'r, 'm, I> {
+impl<'r, 'm, I: Iterator<Item = (&'m Key, &'m u32)>> Merge<'r, 'm, I> {
     fn new(runs: &'r mut [I; SHARDS]) -> Self {
         let mut merge = Merge {
             heads: std::array::from_fn(|i| runs[i].next()),
@@ -803,28 +876,28 @@ impl<'r, 'm, I: Iterator<Item = &'m Key>> Merge<'r, 'm, I> {
     /// unless its run is exhausted. A key is in one shard only, so no two
     /// heads are equal.
     fn place(&mut self, shard: usize) {
-        let Some(key) = self.heads[shard] else {
+        let Some((key, _)) = self.heads[shard] else {
             return;
         };
         let active = &self.order[..self.active];
-        let at = active.partition_point(|&s| self.heads[s].is_some_and(|k| k < key));
+        let at = active.partition_point(|&s| self.heads[s].is_some_and(|(k, _)| k < key));
         self.order.copy_within(at..self.active, at + 1);
         self.order[at] = shard;
         self.active += 1;
     }
 
-    /// The next key in order, with its shard.
-    fn next(&mut self) -> Option<(usize, &'m Key)> {
+    /// The next key in order, with its shard and slab index.
+    fn next(&mut self) -> Option<(usize, &'m Key, u32)> {
         if self.active == 0 {
             return None;
         }
         let shard = self.order[0];
-        let head = self.heads[shard]?;
+        let (key, index) = self.heads[shard]?;
         self.order.copy_within(1..self.active, 0);
         self.active -= 1;
         self.heads[shard] = self.runs[shard].next();
         self.place(shard);
-        Some((shard, head))
+        Some((shard, key, *index))
     }
 }
 
