@@ -357,9 +357,10 @@ impl ShardData {
                 index
             }
         };
-        self.slots.insert_unique(table_hash(hash), slot(hash, index), |&s| {
-            table_hash(s >> 32)
-        });
+        self.slots
+            .insert_unique(table_hash(hash), slot(hash, index), |&s| {
+                table_hash(s >> 32)
+            });
         index
     }
 
@@ -650,7 +651,11 @@ impl MemoryStore {
 
     /// The number of records in `table` (0 for a table never written).
     pub fn table_len(&self, table: &str) -> usize {
-        self.tables.lock().get(table).cloned().map_or(0, |t| t.len())
+        self.tables
+            .lock()
+            .get(table)
+            .cloned()
+            .map_or(0, |t| t.len())
     }
 
     /// Removes every record of every table.
@@ -970,7 +975,9 @@ mod tests {
         let hashed: Vec<String> = (0..400u64)
             .map(|i| format!("user{}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 4))
             .collect();
-        let middle: Vec<String> = (0..400).map(|i| format!("aaaaaaaaaa{i:03}aaaaaaaaaaaaa")).collect();
+        let middle: Vec<String> = (0..400)
+            .map(|i| format!("aaaaaaaaaa{i:03}aaaaaaaaaaaaa"))
+            .collect();
         for keys in [&sequential, &hashed, &middle] {
             let mut used = [0; SHARDS];
             for key in keys.iter() {
@@ -987,9 +994,18 @@ mod tests {
         let mut sorted = hashed.clone();
         sorted.sort();
         let mut rows = ScanResult::new();
-        for (start, count) in [("", 1000), ("", 7), ("user5", 60), (sorted[17].as_str(), 3), ("v", 5)] {
+        for (start, count) in [
+            ("", 1000),
+            ("", 7),
+            ("user5", 60),
+            (sorted[17].as_str(), 3),
+            ("v", 5),
+        ] {
             rows.clear();
-            assert_eq!(t.scan("t", start, count, Fields::All, &mut rows), Status::Ok);
+            assert_eq!(
+                t.scan("t", start, count, Fields::All, &mut rows),
+                Status::Ok
+            );
             let expected: Vec<&str> = sorted
                 .iter()
                 .map(String::as_str)
@@ -1007,7 +1023,10 @@ mod tests {
     #[test]
     fn in_place_updates_only_of_one_field_held_once_at_its_length() {
         let mut stored = Vec::new();
-        codec::encode(&record(&[("a", "11"), ("b", "22"), ("b", "33")]), &mut stored);
+        codec::encode(
+            &record(&[("a", "11"), ("b", "22"), ("b", "33")]),
+            &mut stored,
+        );
         let before = stored.clone();
         for changes in [
             record(&[("a", "1")]),               // another length
@@ -1025,7 +1044,10 @@ mod tests {
             let written = overwrite_in_place(&mut stored[..cut].to_vec(), &record(&[("b", "44")]));
             assert_eq!(written, cut == 10, "prefix of {cut} bytes");
         }
-        assert!(!overwrite_in_place(&mut vec![0xff; 12], &record(&[("a", "44")])));
+        assert!(!overwrite_in_place(
+            &mut [0xff; 12],
+            &record(&[("a", "44")])
+        ));
         // Values across the one-byte length limit are found.
         let long = "x".repeat(300);
         let mut big = Vec::new();
@@ -1085,7 +1107,9 @@ mod tests {
     fn keys_order_as_text_inline_or_not() {
         let long = "k".repeat(INLINE_KEY + 1);
         let at_limit = "k".repeat(INLINE_KEY);
-        let texts = ["", "a", "ab", "b", "user1", "user10", "user2", &at_limit, &long, "\u{e9}"];
+        let texts = [
+            "", "a", "ab", "b", "user1", "user10", "user2", &at_limit, &long, "\u{e9}",
+        ];
         for a in texts {
             let key = Key::new(a);
             assert_eq!(key.text(), a);
