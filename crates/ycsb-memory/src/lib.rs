@@ -15,34 +15,39 @@
 //!
 //! # Design
 //!
-//! Each table is split into [`SHARDS`] shards by a hash of the key, each an
-//! ordered map ([`BTreeMap`]) behind a reader-writer lock of its own. An
-//! operation on one key takes one shard's lock, once: a read shares it, an
-//! insert, update or delete holds it alone for the few hundred
-//! nanoseconds the change takes, so concurrent updates of different fields
-//! of one record all survive and a read never sees half an update. With
-//! sixteen shards two threads rarely want the same one. A scan read-locks
-//! every shard (in shard order, so that scans cannot deadlock each other;
-//! writers take one lock at a time) and merges the shards' runs from the
-//! start key, so it returns records in key order across the whole table.
+//! Each table is split into [`SHARDS`] shards by a hash of the key, each
+//! behind a reader-writer lock of its own. An operation on one key takes
+//! one shard's lock, once: a read shares it; an insert, update or delete
+//! holds it alone for the copy or swap it makes, so concurrent updates of
+//! different fields of one record all survive and a read never sees half
+//! an update. With sixteen shards two threads rarely want the same one.
 //!
-//! A key of up to 30 bytes (every YCSB key) is held in the map's node
-//! itself, so that a lookup compares bytes in the node it is reading
-//! instead of following a pointer per comparison, and an insert allocates
-//! no key. A record is one contiguous buffer in the workspace's record
-//! encoding ([`ycsb_db::codec`], as the embedded engines store it): an
-//! insert allocates that buffer and nothing else; a read shows its fields
-//! in place ([`StoreThread::read_in_place`]) or copies them; an update of
-//! one field that keeps its length (YCSB's default) overwrites the value
-//! in place, and any other update merges into the thread's spare buffer
-//! and swaps it in, so no update allocates. The table is found through a
-//! small per-thread cache.
+//! A shard keeps its records in a slab, found by a hash table of 8-byte
+//! slots (32 bits of the key's hash and a slab index): for a million
+//! records the slots stay mostly in the processor's cache, and a lookup's
+//! miss is the record itself. A record is one allocation, its key and then
+//! its fields in the workspace's record encoding ([`ycsb_db::codec`], as
+//! the embedded engines store it): an insert allocates it and nothing
+//! else; a read shows the fields in place
+//! ([`StoreThread::read_in_place`]) or copies them; an update of one field
+//! that keeps its length (YCSB's default) overwrites the value in place,
+//! any other update merges into a new record.
+//!
+//! Key order is kept lazily, for scans only: an insert pushes its key onto
+//! the shard's pending list, and the first scan that follows sorts the
+//! pending keys into the shard's ordered map (a [`BTreeMap`] of keys, held
+//! inline up to 30 bytes, to slab indexes). A scan read-locks every shard
+//! (in shard order, so that scans cannot deadlock each other; writers take
+//! one lock at a time) and merges the shards' runs from the start key, so
+//! it returns records in key order across the whole table. A workload
+//! without scans never pays for the order; the first scan after a large
+//! load pays once for all of it.
 //!
 //! This replaced a lock-free skip list (crossbeam's `SkipMap` of `String`
-//! keys to mutex-guarded records), whose lookups followed about twenty
-//! node pointers and a key pointer per node: a cache miss each in a table
-//! of a million records. docs/performance.md ("The memory store") has the
-//! profiles and figures of both.
+//! keys to mutex-guarded records of separately allocated fields), whose
+//! lookups followed about twenty node pointers and a key pointer per node,
+//! a cache miss each in a table of a million records. docs/performance.md
+//! ("The memory store") has the profiles and figures of both.
 //!
 //! # Sharing between phases
 //!
@@ -143,12 +148,12 @@ fn open(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
     }
 }
 
-/// Keys up to this many bytes live inside the tree's leaves: YCSB's keys
+/// Keys up to this many bytes live inside the ordered map's nodes: YCSB's keys
 /// (`user` and up to 20 digits) all do. With the length byte and the
 /// variant's tag a key is 32 bytes, two to a cache line.
 const INLINE_KEY: usize = 30;
 
-/// A key as the tree holds it: its bytes, ordered as `str` orders text
+/// A key as the ordered map holds it: its bytes, ordered as `str` orders text
 /// (bytewise), so scans follow the same order as a `BTreeMap<String, _>`.
 ///
 /// A key of up to [`INLINE_KEY`] bytes is stored inline, so that the
@@ -226,9 +231,9 @@ pub const SHARDS: usize = 16;
 
 /// A stored record: its key and its fields in the [`codec`] encoding, in
 /// one allocation, `[key length: u32 LE][key][encoding]`. The key is
-/// beside the fields so that the hash table's slot stays small (a pointer
-/// and the hash) and the comparison that confirms a lookup reads the line
-/// the read or update goes on to use.
+/// beside the fields so that the hash index need not hold it, and the
+/// comparison that confirms a lookup reads the line the read or update
+/// goes on to use.
 #[derive(Debug)]
 struct Stored(Box<[u8]>);
 
