@@ -302,6 +302,10 @@ struct ShardData {
     free: Vec<u32>,
     ordered: BTreeMap<Key, u32>,
     pending: Vec<(Key, u32)>,
+    /// Whether a record was deleted since `pending` was last settled: if
+    /// not, every pending entry is live and there once, and settling need
+    /// not look each one up (a cache miss each, after a large load).
+    deleted_since_settle: bool,
 }
 
 /// A slot of the hash index: the key hash's low 32 bits (see [`hash_key`])
@@ -383,6 +387,7 @@ impl ShardData {
         self.slab[index] = None;
         self.free.push(index as u32);
         self.ordered.remove(key);
+        self.deleted_since_settle = true;
         true
     }
 
@@ -398,14 +403,17 @@ impl ShardData {
     fn settle(&mut self) {
         let mut pending = std::mem::take(&mut self.pending);
         pending.sort_unstable();
-        pending.dedup();
+        let check = std::mem::take(&mut self.deleted_since_settle);
+        if check {
+            pending.dedup();
+        }
         let large = pending_is_large(pending.len(), self.ordered.len());
         // A large batch (a load's keys, at the first scan after it) is built
         // into a tree of its own, bottom up, and merged in one pass; a few
         // keys go in one by one.
         let mut batch: BTreeMap<Key, u32> = pending
             .drain(..)
-            .filter(|(k, i)| self.is_live(k, *i))
+            .filter(|(k, i)| !check || self.is_live(k, *i))
             .collect();
         if large {
             self.ordered.append(&mut batch);
@@ -433,6 +441,7 @@ impl ShardData {
         self.free.clear();
         self.ordered.clear();
         self.pending.clear();
+        self.deleted_since_settle = false;
     }
 }
 
