@@ -23,12 +23,11 @@
 //! an update. With sixteen shards two threads rarely want the same one.
 //!
 //! A shard keeps its records in a slab, found by a hash table of 8-byte
-//! slots (32 bits of the key's hash and a slab index): for a million
-//! records the slots stay mostly in the processor's cache, and a lookup's
-//! miss is the record itself. A record is one allocation, its key and then
-//! its fields in the workspace's record encoding ([`ycsb_db::codec`], as
-//! the embedded engines store it): an insert allocates it and nothing
-//! else; a read shows the fields in place
+//! slots (32 bits of the key's hash and a slab index), small so that as
+//! many as possible stay in the processor's cache. A record is one
+//! allocation, its key and then its fields in the workspace's record
+//! encoding ([`ycsb_db::codec`], as the embedded engines store it): an
+//! insert allocates it and nothing else; a read shows the fields in place
 //! ([`StoreThread::read_in_place`]) or copies them; an update of one field
 //! that keeps its length (YCSB's default) overwrites the value in place,
 //! any other update merges into a new record.
@@ -230,22 +229,19 @@ impl Ord for Key {
 pub const SHARDS: usize = 16;
 
 /// A stored record: its key and its fields in the [`codec`] encoding, in
-/// one allocation, `[key length: u32 LE][key][encoding]`. The key is
+/// one allocation, `[key length: usize LE][key][encoding]`. The key is
 /// beside the fields so that the hash index need not hold it, and the
 /// comparison that confirms a lookup reads the line the read or update
 /// goes on to use.
 #[derive(Debug)]
 struct Stored(Box<[u8]>);
 
-const KEY_LENGTH: usize = 4;
+const KEY_LENGTH: usize = std::mem::size_of::<usize>();
 
 impl Stored {
     fn new(key: &[u8], encoding: &[u8], buffer: &mut Vec<u8>) -> Self {
         buffer.clear();
-        // A key longer than 4 GiB cannot reach a store: it is a `&str` the
-        // workload built.
-        let len = u32::try_from(key.len()).unwrap_or(u32::MAX);
-        buffer.extend_from_slice(&len.to_le_bytes());
+        buffer.extend_from_slice(&key.len().to_le_bytes());
         buffer.extend_from_slice(key);
         buffer.extend_from_slice(encoding);
         Stored(buffer.as_slice().into())
@@ -255,7 +251,7 @@ impl Stored {
     fn key_end(&self) -> usize {
         let mut len = [0; KEY_LENGTH];
         len.copy_from_slice(&self.0[..KEY_LENGTH]);
-        KEY_LENGTH + u32::from_le_bytes(len) as usize
+        KEY_LENGTH + usize::from_le_bytes(len)
     }
 
     #[inline]
@@ -279,11 +275,12 @@ impl Stored {
 /// operations on one key, in key order for scans.
 ///
 /// The hash index's slots are 8 bytes (32 bits of the key's hash and the
-/// record's slab index) and the slab's 16 (a pointer and a length), so for
-/// a table of a million records both stay mostly in the processor's cache
-/// and a lookup's one miss is the record itself, whose key is compared in
-/// the line the operation goes on to read. A scan walks the ordered index
-/// to slab indexes, with no hash lookup per row.
+/// record's slab index) and the slab's 16 (a pointer and a length): small,
+/// so that as many as possible stay in the processor's cache (for 10^6
+/// records they are 16 MB each, and on a shared machine they still miss,
+/// see docs/performance.md). The record's key is compared in the line the
+/// operation goes on to read. A scan walks the ordered index to slab
+/// indexes, with no hash lookup per row.
 ///
 /// The ordered index is kept lazily. An insert adds its key to `pending`
 /// (a push onto a vector) rather than to `ordered` (a B-tree search that
