@@ -35,6 +35,10 @@
 //!
 //! See docs/performance-engines.md.
 
+// Built without the `engines` feature, xtask hands `engine-bench` to a
+// build with it (main.rs, `with_engines`), so most of this is unused there.
+#![cfg_attr(not(feature = "engines"), allow(dead_code))]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -71,6 +75,7 @@ const CPP_WIREDTIGER_CONFIG: (&str, &str) =
     ("WIREDTIGER_CONFIG", "extensions=[libwiredtiger_snappy.so]");
 
 /// The property naming `engine`'s data directory, from its descriptor.
+#[cfg(feature = "engines")]
 fn dir_property(engine: &str) -> Result<&'static str> {
     let store = ycsb_stores::find(engine).map_err(|e| anyhow::anyhow!("engine-bench: {e}"))?;
     match store.data_dir {
@@ -85,6 +90,13 @@ fn dir_property(engine: &str) -> Result<&'static str> {
                 .join(", ")
         ),
     }
+}
+
+/// Without the descriptors (see `with_engines` in main.rs): never called,
+/// since `engine-bench` runs in a build with the `engines` feature.
+#[cfg(not(feature = "engines"))]
+fn dir_property(engine: &str) -> Result<&'static str> {
+    bail!("engine-bench: --engines {engine}: this xtask was built without the engines feature")
 }
 
 /// The engines benched by default (each has a direct loop,

@@ -17,6 +17,7 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{bail, Context, Result};
 
+#[cfg(feature = "engines")]
 mod experiment;
 
 /// Debian packages the build and the tests need: the engines' libraries
@@ -97,14 +98,10 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("deps") => deps(),
         Some("test") => deps().and_then(|()| test(&args[1..])),
-        Some("demo") => deps().and_then(|()| demo(&args[1..])),
+        Some(command @ ("demo" | "experiment" | "engine-bench")) => with_engines(command, &args),
         Some("package") => package(),
         Some("engines") => deps().and_then(|()| engines::main(&project_root(), &args[1..])),
         Some("overhead") => overhead::main(&project_root(), &args[1..]),
-        Some("experiment") => experiment::main(&project_root(), &args[1..]),
-        Some("engine-bench") => {
-            deps().and_then(|()| engine_bench::main(&project_root(), &args[1..]))
-        }
         Some("redis-bench") => deps().and_then(|()| redis_bench::main(&project_root(), &args[1..])),
         Some("bench") => bench::main(&project_root(), &args[1..]),
         Some("dbbench-compare") => deps().and_then(|()| dbbench::compare(&args[1..])),
@@ -128,6 +125,42 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Runs a command that knows the stores by their descriptors, and so links
+/// every engine (the `engines` feature).
+#[cfg(feature = "engines")]
+fn with_engines(command: &str, args: &[String]) -> Result<()> {
+    match command {
+        "demo" => deps().and_then(|()| demo(&args[1..])),
+        "experiment" => experiment::main(&project_root(), &args[1..]),
+        "engine-bench" => deps().and_then(|()| engine_bench::main(&project_root(), &args[1..])),
+        other => unreachable!("{other} is not a command of the engines feature"),
+    }
+}
+
+/// Without the `engines` feature (the `cargo xtask` alias's build, which
+/// compiles before any engine library is installed): installs the Debian
+/// packages, then replaces this process with a build that has the feature.
+#[cfg(not(feature = "engines"))]
+fn with_engines(_command: &str, args: &[String]) -> Result<()> {
+    use std::os::unix::process::CommandExt;
+    deps()?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let error = Command::new(&cargo)
+        .current_dir(project_root())
+        .args([
+            "run",
+            "--quiet",
+            "--package",
+            "xtask",
+            "--features",
+            "engines",
+            "--",
+        ])
+        .args(args)
+        .exec();
+    Err(error).with_context(|| format!("running {cargo} run --package xtask --features engines"))
 }
 
 fn project_root() -> PathBuf {
@@ -209,6 +242,17 @@ fn test(extra: &[String]) -> Result<()> {
         "clippy",
         "--workspace",
         "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    // The build the `cargo xtask` alias runs: no engine linked.
+    eprintln!("xtask: cargo clippy --package xtask --no-default-features -- -D warnings");
+    run(Command::new(&cargo).current_dir(&root).args([
+        "clippy",
+        "--package",
+        "xtask",
+        "--no-default-features",
         "--",
         "-D",
         "warnings",
@@ -360,6 +404,7 @@ fn run(command: &mut Command) -> Result<()> {
     Ok(())
 }
 
+#[cfg(feature = "engines")]
 /// One demo cell's figures, read back from its JSON export.
 struct DemoRow {
     db: String,
@@ -384,6 +429,7 @@ fn flag_value(args: &[String], flag: &str, default: u64) -> Result<u64> {
 }
 
 /// The main job: workloads A and C on embedded RocksDB and LevelDB.
+#[cfg(feature = "engines")]
 fn demo(args: &[String]) -> Result<()> {
     for a in args.iter().filter(|a| a.starts_with("--")) {
         if !["--records", "--operations", "--threads"].contains(&a.as_str()) {
@@ -471,6 +517,7 @@ fn demo(args: &[String]) -> Result<()> {
     Ok(())
 }
 
+#[cfg(feature = "engines")]
 fn read_demo_row(db: &str, workload: &str, export: &Path) -> Result<DemoRow> {
     let text =
         std::fs::read_to_string(export).with_context(|| format!("reading {}", export.display()))?;
