@@ -26,8 +26,10 @@ fn cargo(args: &[&str]) -> String {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .args(args)
-        // The lock file decides: no network, no lock file update.
-        .arg("--frozen")
+        // The lock file decides (no update of it). Not `--frozen`: the full
+        // resolution needs the manifests of other platforms' dependencies,
+        // which a fresh machine's builds never downloaded.
+        .arg("--locked")
         .current_dir(root())
         .output()
         .expect("cargo runs");
