@@ -216,6 +216,11 @@ impl Tsc {
         }
         let (t0, i0) = paired();
         loop {
+            // Sleep, not spin: the window is the process's start-up wall
+            // time either way, but a spin was also 5 ms of CPU time in
+            // every process, counted against the client wherever CPU time
+            // is compared (engine-bench's whole-process ops per CPU-second).
+            std::thread::sleep(window.saturating_sub(i0.elapsed()));
             let (t1, i1) = paired();
             let elapsed = i1.duration_since(i0);
             if elapsed >= window {
@@ -335,6 +340,32 @@ mod tests {
                 "{}",
                 clock.name()
             );
+        }
+    }
+
+    /// This thread's CPU time in clock ticks (usually 10 ms), from
+    /// /proc/thread-self/stat: utime + stime.
+    #[cfg(target_os = "linux")]
+    fn thread_cpu_ticks() -> u64 {
+        let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+        // The fields after the command name, which is in parentheses.
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        let fields: Vec<&str> = rest.split(' ').collect();
+        fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+    }
+
+    #[test]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    fn calibration_waits_without_using_the_cpu() {
+        // A 300 ms window: a spin would be 30 ticks of CPU time; sleeping,
+        // it is the few readings at either end (0 ticks, at most 1 when a
+        // tick boundary falls in them). 10 leaves room for a slow machine.
+        let before = thread_cpu_ticks();
+        let calibrated = Tsc::calibrate(Duration::from_millis(300));
+        let used = thread_cpu_ticks() - before;
+        assert!(used < 10, "calibration used {used} ticks of CPU time");
+        if let Some(tsc) = calibrated {
+            assert!(tsc.mult > 0);
         }
     }
 
