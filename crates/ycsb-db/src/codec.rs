@@ -212,11 +212,15 @@ fn is_uniform_record(bytes: &[u8]) -> bool {
     }
     let mut wrong = first & high_bits;
     let mut at = stride;
-    while at + stride <= bytes.len() {
-        let window = &bytes[at..at + 8];
-        let word = u64::from_le_bytes(window.try_into().expect("8 bytes"));
+    let mut next = 2 * stride;
+    while next <= bytes.len() {
+        // SAFETY: the 8 bytes at `at` end at `at + 8 <= at + stride = next`,
+        // within `bytes`. (The checked slice cost two compares and branches
+        // per field, a third of the loop.)
+        let word = u64::from_le(unsafe { bytes.as_ptr().add(at).cast::<u64>().read_unaligned() });
         wrong |= (word & high_bits) | ((word & length_bytes) ^ lengths);
-        at += stride;
+        at = next;
+        next += stride;
     }
     wrong == 0 && at == bytes.len()
 }
