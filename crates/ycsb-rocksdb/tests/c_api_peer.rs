@@ -56,7 +56,7 @@ fn the_c_api_fillseq_peer_builds_and_writes_db_bench_s_records_in_both_modes() {
 
         let store = rocksdb::DB::open_for_read_only(&rocksdb::Options::default(), &db, false)
             .unwrap_or_else(|e| panic!("{mode}: {e}"));
-        let records: Vec<(Box<[u8]>, Box<[u8]>)> = store
+        let records: Vec<_> = store
             .iterator(rocksdb::IteratorMode::Start)
             .map(Result::unwrap)
             .collect();
