@@ -404,8 +404,8 @@ fn run(command: &mut Command) -> Result<()> {
     Ok(())
 }
 
-#[cfg(feature = "engines")]
 /// One demo cell's figures, read back from its JSON export.
+#[cfg(feature = "engines")]
 struct DemoRow {
     db: String,
     workload: String,
