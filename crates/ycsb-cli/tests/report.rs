@@ -13,6 +13,10 @@ use common::*;
 /// Loads and runs workload A on `db` as `cargo xtask demo` does (its
 /// store's shipped properties, a 0.2 s time series), at a test's scale:
 /// write buffers of 1 MiB so that 8 MB of records reach the LSM levels.
+/// Each phase is held to 20,000 operations a second, so that it lasts
+/// at least 0.4 s, eight points of the 50 ms series however fast the
+/// machine: a phase over within one interval has a single point and no
+/// line to draw (a run phase of reads that got faster did just that).
 /// Returns the export's path (inside `dir`).
 fn demo_export(dir: &Path, db: &str) -> PathBuf {
     let export = dir.join(format!("{db}-workloada.json"));
@@ -31,7 +35,8 @@ fn demo_export(dir: &Path, db: &str) -> PathBuf {
         .arg(format!("{db}.dbname={}", dir.join(db).display()))
         .args(["-p", &format!("{db}.write_buffer_size=1048576")])
         .args(["-p", "recordcount=8000", "-p", "operationcount=8000"])
-        .args(["-threads", "2", "-p", "timeseries.granularity=50"])
+        .args(["-threads", "2", "-target", "20000"])
+        .args(["-p", "timeseries.granularity=50"])
         .args(["-p", "exporter=json", "-p"])
         .arg(format!("exportfile={}", export.display()))
         .output()
