@@ -452,15 +452,28 @@ fn a_read_only_file_system_is_a_clear_open_error() {
 fn a_load_that_fills_the_disk_ends_with_a_clear_error() {
     // Both durability settings: without a log the full disk is met by
     // eviction (WiredTiger then panics, and every later call says so),
-    // with one by the log writes of the inserts.
-    for extra in [&[][..], &["-p", "wiredtiger.log=true"]] {
+    // with one by the log writes of the inserts. With the log, one client
+    // thread: when WiredTiger 3.2.1's log write fails with ENOSPC while
+    // another thread is joining a log slot, that thread spins in
+    // `__wt_log_slot_join` for ever (seen once in seven CI runs, stack in
+    // docs/engines-wiredtiger.md, "Known engine faults").
+    for (threads, extra) in [("2", &[][..]), ("1", &["-p", "wiredtiger.log=true"][..])] {
         let fs = Tmpfs::mount("8m");
         let out_dir = tempfile::tempdir().unwrap();
         let export = out_dir.path().join("load.json");
         let o = ycsb_at(
-            "load wiredtiger -P workloads/workloada -p recordcount=50000 -threads 2 -p exporter=json",
+            "load wiredtiger -P workloads/workloada -p recordcount=50000 -p exporter=json",
             &fs.path.join("db"),
-            &[&["-p", &format!("exportfile={}", export.display())], extra].concat(),
+            &[
+                &[
+                    "-threads",
+                    threads,
+                    "-p",
+                    &format!("exportfile={}", export.display()),
+                ],
+                extra,
+            ]
+            .concat(),
         );
         let err = stderr(&o);
         assert!(!err.contains("panicked"), "{extra:?}: {err}");
