@@ -98,7 +98,12 @@ fn replica_reads_are_answered_by_replicas() {
 /// records of every master: the operations on its slots fail
 /// (SERVICE_UNAVAILABLE, counted apart) until the cluster promotes its
 /// replica (cluster-node-timeout 1 s), then succeed on the new master;
-/// the other masters' operations never fail.
+/// the other masters' operations go on succeeding after the kill (until
+/// the cluster marks the master failed: with Redis's default
+/// `cluster-require-full-coverage yes` every slot then refuses until the
+/// promotion). How many operations fail against how many succeed depends
+/// on how long the failover takes (2.4 s in one CI run, when the failures
+/// outnumbered the successes), so the test does not compare the two.
 #[test]
 fn a_killed_master_is_failed_over_and_the_run_goes_on() {
     let mut cluster = RedisCluster::start_with(1, 1000);
@@ -133,14 +138,14 @@ fn a_killed_master_is_failed_over_and_the_run_goes_on() {
         .unwrap();
     let threads = 4;
     let killed_at = std::sync::Mutex::new(None::<Instant>);
-    let results: Vec<(u64, u64, Option<Duration>)> = std::thread::scope(|s| {
+    let results: Vec<(u64, u64, Option<Duration>, u64)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let store = &store;
                 let killed_at = &killed_at;
                 s.spawn(move || {
                     let mut thread = store.thread(ThreadContext::new(t, threads)).unwrap();
-                    let (mut ok, mut unavailable) = (0u64, 0u64);
+                    let (mut ok, mut unavailable, mut ok_after_kill) = (0u64, 0u64, 0u64);
                     let mut recovered = None;
                     let mut out = Record::new();
                     let deadline = Instant::now() + Duration::from_secs(40);
@@ -154,12 +159,15 @@ fn a_killed_master_is_failed_over_and_the_run_goes_on() {
                         } else {
                             thread.update(TABLE, &key(i), &record(i))
                         };
+                        let killed = *killed_at.lock().unwrap();
                         match status {
-                            Status::Ok => ok += 1,
+                            Status::Ok => {
+                                ok += 1;
+                                ok_after_kill += u64::from(killed.is_some());
+                            }
                             Status::ServiceUnavailable | Status::Error => unavailable += 1,
                             other => panic!("{other:?}"),
                         }
-                        let killed = *killed_at.lock().unwrap();
                         if let Some(at) = killed {
                             out.clear();
                             if thread.read(TABLE, &key(0), Fields::All, &mut out) == Status::Ok {
@@ -168,7 +176,7 @@ fn a_killed_master_is_failed_over_and_the_run_goes_on() {
                         }
                         std::thread::sleep(Duration::from_millis(2));
                     }
-                    (ok, unavailable, recovered)
+                    (ok, unavailable, recovered, ok_after_kill)
                 })
             })
             .collect();
@@ -179,12 +187,21 @@ fn a_killed_master_is_failed_over_and_the_run_goes_on() {
     });
     let ok: u64 = results.iter().map(|r| r.0).sum();
     let failed: u64 = results.iter().map(|r| r.1).sum();
-    for (t, (_, _, recovered)) in results.iter().enumerate() {
+    let ok_after_kill: u64 = results.iter().map(|r| r.3).sum();
+    for (t, (_, _, recovered, _)) in results.iter().enumerate() {
         let recovered = recovered.unwrap_or_else(|| panic!("thread {t} never read user0 again"));
         eprintln!("thread {t}: user0 readable {recovered:?} after the kill");
     }
-    eprintln!("failover: {ok} operations OK, {failed} failed (counted apart)");
-    assert!(ok > failed, "{ok} OK, {failed} failed");
+    eprintln!(
+        "failover: {ok} operations OK ({ok_after_kill} after the kill), {failed} failed (counted apart)"
+    );
+    // The run went on: operations succeeded after the kill, and failures
+    // were statuses the run counts, not errors that end it (a panic above).
+    assert!(
+        ok_after_kill > 0,
+        "{ok} OK, none after the kill, {failed} failed"
+    );
+    assert!(failed > 0, "killing a master failed no operation: {ok} OK");
     // Every record survived on the new master (they were replicated
     // before the kill: the load ended long before it).
     let mut reader = store.thread(ThreadContext::new(0, 1)).unwrap();
