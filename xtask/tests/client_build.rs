@@ -76,7 +76,13 @@ fn store_features(meta: &Value) -> BTreeMap<String, String> {
 
 /// The packages (names) ycsb-cli compiles with these cargo arguments.
 fn cli_packages(feature_args: &[&str]) -> BTreeSet<String> {
-    let mut args = vec!["tree", "-p", "ycsb-cli", "-e", "normal,build"];
+    packages_of("ycsb-cli", feature_args)
+}
+
+/// The packages `package` compiles (normal and build dependencies) with
+/// `feature_args`.
+fn packages_of(package: &str, feature_args: &[&str]) -> BTreeSet<String> {
+    let mut args = vec!["tree", "-p", package, "-e", "normal,build"];
     args.extend(["--prefix", "none", "-f", "{p}"]);
     args.extend(feature_args);
     cargo(&args)
@@ -178,4 +184,39 @@ fn each_store_feature_alone_brings_in_its_crate_and_no_other_engine() {
             }
         }
     }
+}
+
+/// The build the `cargo xtask` alias runs compiles on a machine with none
+/// of the engines' libraries (xtask then installs them): no package of it
+/// links a native library, while xtask with its `engines` feature does.
+#[test]
+fn the_xtask_alias_build_links_no_native_library() {
+    let config = std::fs::read_to_string(root().join(".cargo/config.toml")).unwrap();
+    let alias = config
+        .lines()
+        .find(|l| l.starts_with("xtask ="))
+        .expect("the xtask alias");
+    assert!(alias.contains("--no-default-features"), "{alias}");
+    let meta = metadata();
+    let links: BTreeMap<String, String> = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| Some((p["name"].as_str()?.into(), p["links"].as_str()?.into())))
+        .collect();
+    let native = |packages: &BTreeSet<String>| -> Vec<String> {
+        packages
+            .iter()
+            .filter_map(|p| links.get(p).map(|l| format!("{p} (links {l})")))
+            .collect()
+    };
+    let lean = packages_of("xtask", &["--no-default-features"]);
+    assert!(
+        native(&lean).is_empty(),
+        "the alias build links {:?}",
+        native(&lean)
+    );
+    // The check can fail: with the feature, xtask links the engines.
+    let full = packages_of("xtask", &["--features", "engines"]);
+    assert!(!native(&full).is_empty(), "{full:?}");
 }
