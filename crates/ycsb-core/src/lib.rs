@@ -148,8 +148,7 @@ pub mod internals {
     pub use crate::measurement::recorder::{Measurements, Recorder};
     pub use crate::workload::keys::{build_key_name, decimal_digits, write_20_digits, KeyOrder};
     pub use crate::workload::values::{
-        build_deterministic_value, fill_random_value, random_value_chunk, random_value_group,
-        ValueRng,
+        build_deterministic_value, fill_random_value, random_value_chunk, ValueRng,
     };
     pub use crate::workload::{split_range, WorkloadThread};
 }

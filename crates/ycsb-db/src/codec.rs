@@ -210,17 +210,21 @@ fn is_uniform_record(bytes: &[u8]) -> bool {
     if stride < 8 {
         return false;
     }
+    // One test per field for both conditions: a window is right when its
+    // length bytes equal the first field's and its high bits are clear.
+    // `lengths` has no high bit set once the first window passes (it is
+    // part of that window), so comparing the window's bits under both
+    // masks with `lengths` asks exactly that.
+    let checked = high_bits | length_bytes;
     let mut wrong = first & high_bits;
     let mut at = stride;
-    let mut next = 2 * stride;
-    while next <= bytes.len() {
-        // SAFETY: the 8 bytes at `at` end at `at + 8 <= at + stride = next`,
+    while at + stride <= bytes.len() {
+        // SAFETY: the 8 bytes at `at` end at `at + 8 <= at + stride`,
         // within `bytes`. (The checked slice cost two compares and branches
         // per field, a third of the loop.)
         let word = u64::from_le(unsafe { bytes.as_ptr().add(at).cast::<u64>().read_unaligned() });
-        wrong |= (word & high_bits) | ((word & length_bytes) ^ lengths);
-        at = next;
-        next += stride;
+        wrong |= (word & checked) ^ lengths;
+        at += stride;
     }
     wrong == 0 && at == bytes.len()
 }

@@ -15,7 +15,7 @@ pub struct Field<'a> {
 
 /// A list of field names laid out as a [`Record`] keeps its names (one
 /// string, and where each name ends), so that
-/// [`Record::push_fields_packed`] copies them all at once.
+/// [`Record::push_fields_with`] copies them all at once.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FieldNames {
     names: String,
@@ -145,6 +145,39 @@ impl Record {
         });
     }
 
+    /// Appends one field per name in `names`, each with a value of `len`
+    /// bytes, all of them written in place by one call of `fill`: it gets
+    /// the values one after another (`names.len() * len` bytes, zeroed),
+    /// so that a generator fills a whole record in one run.
+    pub fn push_fields_with(
+        &mut self,
+        names: &FieldNames,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) {
+        let start = self.values.len();
+        self.values.resize(start + names.len() * len, 0);
+        fill(&mut self.values[start..]);
+        self.push_names(names, start, len);
+    }
+
+    /// The names and ends of fields of `len` bytes each whose values lie
+    /// one after another from `start`.
+    fn push_names(&mut self, names: &FieldNames, start: usize, len: usize) {
+        let names_start = self.names.len();
+        self.names.push_str(&names.names);
+        self.ends.extend(
+            names
+                .ends
+                .iter()
+                .zip(1..)
+                .map(|(&name_end, fields)| FieldEnds {
+                    name_end: names_start + name_end,
+                    value_end: start + fields * len,
+                }),
+        );
+    }
+
     /// Appends a field whose value of `len` bytes is produced `N` bytes at
     /// a time by `next_chunk` (the last chunk is cut to fit).
     ///
@@ -204,93 +237,6 @@ impl Record {
         // SAFETY: the fields' chunks initialised every byte of
         // `start..start + names.len() * len`, within the capacity reserved.
         unsafe { self.values.set_len(start + names.len() * len) };
-    }
-
-    /// The same fields as [`push_fields_chunked`](Self::push_fields_chunked)
-    /// with chunks of `N` bytes (1 to 8) that arrive as the low `N` bytes,
-    /// in little-endian order, of the words `next_word` returns (the other
-    /// bytes are ignored), and the names from a [`FieldNames`].
-    ///
-    /// Each word is written with one 8-byte store, `N` bytes after the
-    /// previous one, and the next store overwrites what lies past its `N`
-    /// bytes: where a `[u8; 6]` chunk took a 4-byte and a 2-byte store
-    /// and the shifts to cut the word into them, a group of Java's values
-    /// costs one store. The names go in with one copy, as `names` holds
-    /// them laid out as a record does; name by name they cost a tenth of a
-    /// load insert of ten 100-byte fields.
-    pub fn push_fields_packed<const N: usize>(
-        &mut self,
-        names: &FieldNames,
-        len: usize,
-        mut next_word: impl FnMut() -> u64,
-    ) {
-        const { assert!(N >= 1 && N <= 8) };
-        let count = names.ends.len();
-        if count == 0 {
-            return;
-        }
-        let start = self.values.len();
-        let words_per_field = len.div_ceil(N);
-        if words_per_field > 0 {
-            // The last field's last word is stored whole, 8 - N bytes past
-            // its chunk; every other spill lands in bytes the next word or
-            // field overwrites.
-            self.values
-                .reserve((count - 1) * len + words_per_field * N + (8 - N));
-            let spare = self.values.spare_capacity_mut().as_mut_ptr().cast::<u8>();
-            for index in 0..count {
-                // SAFETY: field `index` stores 8 bytes at offsets
-                // `index * len + k * N` for `k < words_per_field`, which
-                // end within the `(count - 1) * len + words_per_field * N
-                // + 8 - N` bytes reserved.
-                unsafe {
-                    write_words::<N>(spare.add(index * len), words_per_field, &mut next_word)
-                };
-            }
-            // SAFETY: the words initialised every byte of
-            // `start..start + count * len`, within the capacity reserved.
-            unsafe { self.values.set_len(start + count * len) };
-        }
-        let names_start = self.names.len();
-        self.names.push_str(&names.names);
-        self.ends.extend(
-            names
-                .ends
-                .iter()
-                .zip(1..)
-                .map(|(&name_end, fields)| FieldEnds {
-                    name_end: names_start + name_end,
-                    value_end: start + fields * len,
-                }),
-        );
-    }
-
-    /// Appends a field of `len` bytes as [`push_chunks`](Self::push_chunks)
-    /// does, its chunks arriving packed in words as for
-    /// [`push_fields_packed`](Self::push_fields_packed).
-    pub fn push_packed<const N: usize>(
-        &mut self,
-        name: &str,
-        len: usize,
-        mut next_word: impl FnMut() -> u64,
-    ) {
-        const { assert!(N >= 1 && N <= 8) };
-        let start = self.values.len();
-        let words = len.div_ceil(N);
-        if words > 0 {
-            self.values.reserve(words * N + (8 - N));
-            let spare = self.values.spare_capacity_mut().as_mut_ptr().cast::<u8>();
-            // SAFETY: the words end at `(words - 1) * N + 8` bytes, within
-            // the `words * N + 8 - N` reserved.
-            unsafe { write_words::<N>(spare, words, &mut next_word) };
-            // SAFETY: the words initialised `words * N >= len` bytes.
-            unsafe { self.values.set_len(start + len) };
-        }
-        self.names.push_str(name);
-        self.ends.push(FieldEnds {
-            name_end: self.names.len(),
-            value_end: self.values.len(),
-        });
     }
 
     /// Appends `len` value bytes produced `N` at a time by `next_chunk`.
@@ -671,28 +617,6 @@ unsafe fn write_chunks<const N: usize>(
     }
 }
 
-/// Stores `count` words from `next_word` 8 bytes each, `N` bytes apart.
-///
-/// # Safety
-///
-/// `out` must be valid for writes of `(count - 1) * N + 8` bytes.
-#[inline]
-unsafe fn write_words<const N: usize>(
-    out: *mut u8,
-    count: usize,
-    next_word: &mut impl FnMut() -> u64,
-) {
-    for k in 0..count {
-        // SAFETY: word `k` ends at `k * N + 8 <= (count - 1) * N + 8`
-        // bytes, which the caller vouches for; `[u8; 8]` has alignment 1.
-        unsafe {
-            out.add(k * N)
-                .cast::<[u8; 8]>()
-                .write(next_word().to_le_bytes())
-        };
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -805,40 +729,31 @@ mod tests {
         assert!(empty.is_empty());
     }
 
-    /// Packed words give the bytes of the same chunks pushed whole, for
-    /// lengths that cut the last chunk or not, and each field starts with
-    /// a fresh word.
+    /// A record filled in one run holds the same fields as pushing each
+    /// field's slice of the run, after whatever the record held before.
     #[test]
-    fn push_fields_packed_equals_chunked_pushes() {
-        let word = |n: &mut u64| {
-            *n += 1;
-            n.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        };
+    fn push_fields_with_equals_pushing_each_field() {
         let names = ["a", "bb", "", "ccc"];
         let list = FieldNames::new(&names);
         assert_eq!(list.iter().collect::<Vec<_>>(), names);
         assert_eq!((list.len(), list.is_empty()), (4, false));
-        for len in [0, 1, 5, 6, 7, 12, 13, 100] {
-            let mut n = 0;
-            let mut packed = record(&[("first", "x")]);
-            packed.push_fields_packed::<6>(&list, len, || word(&mut n));
-            let mut m = 0;
-            let mut chunked = record(&[("first", "x")]);
-            chunked.push_fields_chunked(&names, len, || {
-                let [a, b, c, d, e, f, _, _] = word(&mut m).to_le_bytes();
-                [a, b, c, d, e, f]
+        for len in [0, 1, 5, 6, 7, 100] {
+            let run: Vec<u8> = (0..names.len() * len).map(|i| i as u8).collect();
+            let mut filled = record(&[("first", "x")]);
+            filled.push_fields_with(&list, len, |out| {
+                assert!(out.iter().all(|&b| b == 0), "len {len}: zeroed");
+                out.copy_from_slice(&run);
             });
-            assert_eq!(packed, chunked, "len {len}");
-            assert_eq!(n, m, "len {len}: as many words drawn");
-            let mut k = 0;
-            let mut single = record(&[("first", "x")]);
-            for name in names {
-                single.push_packed::<6>(name, len, || word(&mut k));
+            let mut pushed = record(&[("first", "x")]);
+            for (name, value) in names.iter().zip(run.chunks(len.max(1)).chain([&[][..]; 4])) {
+                pushed.push(name, value);
             }
-            assert_eq!(single, chunked, "len {len}: one field at a time");
+            assert_eq!(filled, pushed, "len {len}");
         }
         let mut empty = Record::new();
-        empty.push_fields_packed::<6>(&FieldNames::new::<&str>(&[]), 10, || unreachable!());
+        empty.push_fields_with(&FieldNames::new::<&str>(&[]), 10, |out| {
+            assert!(out.is_empty())
+        });
         assert!(empty.is_empty());
     }
 

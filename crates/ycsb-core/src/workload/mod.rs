@@ -19,7 +19,7 @@ pub(crate) use clients::ClientPartition;
 pub use datafile::{DataFileError, DataSetError};
 pub(crate) use keys::{build_key_name, key_name, KeyOrder, KEY_PREFIX};
 pub(crate) use properties::*;
-pub(crate) use values::{build_deterministic_value, random_value_group, ValueRng, VALUE_CHUNK};
+pub(crate) use values::{build_deterministic_value, ValueRng};
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -691,11 +691,10 @@ impl<'w> WorkloadThread<'w> {
                 // one generation run for the whole record.
                 FieldLength::Constant(length) if !workload.data_integrity => {
                     let rng = &mut self.value_rng;
-                    self.values.push_fields_packed::<VALUE_CHUNK>(
-                        &workload.field_name_list,
-                        length,
-                        || random_value_group(rng),
-                    );
+                    self.values
+                        .push_fields_with(&workload.field_name_list, length, |values| {
+                            rng.fill_values(values, length)
+                        });
                 }
                 _ => {
                     for index in 0..workload.field_names.len() {
@@ -718,7 +717,7 @@ impl<'w> WorkloadThread<'w> {
         } else {
             let rng = &mut self.value_rng;
             self.values
-                .push_packed::<VALUE_CHUNK>(name, length, || random_value_group(rng));
+                .push_with(name, length, |value| rng.fill_values(value, length));
         }
     }
 

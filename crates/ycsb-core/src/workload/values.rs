@@ -67,34 +67,254 @@ pub fn random_value_chunk(rng: &mut impl RngCore) -> [u8; VALUE_CHUNK] {
     [a, b, c, d, e, f]
 }
 
-/// One of Java's six-byte groups in the low six bytes of a word (the two
-/// high bytes are zero), drawn as [`random_value_chunk`] draws it: for
-/// [`Record::push_fields_packed`](ycsb_db::Record::push_fields_packed),
-/// which stores each word whole instead of cutting it into a 4-byte and
-/// a 2-byte store.
-#[inline]
-pub fn random_value_group(rng: &mut ValueRng) -> u64 {
-    random_group(rng.next_u64())
-}
-
-/// The random stream field values are drawn from: wyrand (Wang Yi's
-/// generator, which passes BigCrush and PractRand).
+/// The random stream field values are drawn from: four xoshiro256++
+/// generators (Blackman and Vigna's, which pass BigCrush and PractRand)
+/// advanced side by side, one lane each.
 ///
-/// Values take most of the random bits a workload draws (a 100-byte field
-/// is 17 words), and filling them is on the path of every insert and
-/// update. A xoshiro state update is a chain the next word must wait for;
-/// wyrand's state only advances by an addition, and each word is a
-/// multiplication of its own, so the CPU computes the words of a value side
-/// by side. Key choice and the operation mix keep their own streams.
+/// Values take most of the random bits a workload draws (a 1,000-byte
+/// record is 167 of Java's groups), and filling them is on the path of
+/// every insert and update. Four independent lanes make one step the same
+/// few shifts, additions and exclusive ors on four words, which the
+/// compiler turns into one AVX2 instruction each where the CPU has AVX2
+/// ([`ValueRng::fill_values`] picks that build at run time) and into
+/// plain 64-bit operations elsewhere: the same words either way, so a seed
+/// gives the same values on every machine. Key choice and the operation
+/// mix keep their own streams.
 #[derive(Clone, Debug)]
 pub struct ValueRng {
-    state: u64,
+    /// xoshiro256++'s four state words, `state[k][lane]`.
+    state: [[u64; LANES]; 4],
+    /// The words of the last step [`RngCore::next_u64`] has not yet
+    /// handed out, from `spare_at` on.
+    spare: [u64; LANES],
+    spare_at: usize,
 }
+
+/// The generators [`ValueRng`] advances together.
+const LANES: usize = 4;
+/// The value bytes one step of [`ValueRng`] gives: one Java group per
+/// lane.
+const STEP_BYTES: usize = LANES * VALUE_CHUNK;
 
 impl ValueRng {
     /// A stream starting from `seed`.
     pub fn new(seed: u64) -> Self {
-        ValueRng { state: seed }
+        // splitmix64 is xoshiro's recommended seeding: as it is a bijection
+        // of its counter, at most one of the 16 words is zero, so no lane
+        // starts from xoshiro's one forbidden (all-zero) state.
+        let mut counter = seed;
+        let mut state = [[0; LANES]; 4];
+        for lane in 0..LANES {
+            for word in &mut state {
+                word[lane] = crate::generator::splitmix64(&mut counter);
+            }
+        }
+        ValueRng {
+            state,
+            spare: [0; LANES],
+            spare_at: LANES,
+        }
+    }
+
+    /// One xoshiro256++ step of every lane.
+    #[inline(always)]
+    fn step(&mut self) -> [u64; LANES] {
+        let [s0, s1, s2, s3] = &mut self.state;
+        let mut out = [0; LANES];
+        for lane in 0..LANES {
+            out[lane] = s0[lane]
+                .wrapping_add(s3[lane])
+                .rotate_left(23)
+                .wrapping_add(s0[lane]);
+            let t = s1[lane] << 17;
+            s2[lane] ^= s0[lane];
+            s3[lane] ^= s1[lane];
+            s1[lane] ^= s2[lane];
+            s0[lane] ^= s3[lane];
+            s2[lane] ^= t;
+            s3[lane] = s3[lane].rotate_left(45);
+        }
+        out
+    }
+
+    /// One step as 24 value bytes, lane 0's group first, in three
+    /// little-endian words: three stores where four 6-byte groups would
+    /// each take a 4-byte and a 2-byte one.
+    #[inline(always)]
+    fn step_bytes(&mut self) -> [u64; 3] {
+        let [a, b, c, d] = self.step().map(random_group);
+        [a | (b << 48), (b >> 16) | (c << 32), (c >> 32) | (d << 16)]
+    }
+
+    /// Fills `out` with field values of `len` bytes each, one after
+    /// another (the last one shorter when `len` does not divide
+    /// `out.len()`), laid out as Java YCSB's `RandomByteIterator` lays out
+    /// a value: groups of six bytes, each from its own 31 random bits,
+    /// every value starting with a fresh group and its last group cut to
+    /// fit (the groups of a step left over at the end of a value are
+    /// dropped).
+    pub fn fill_values(&mut self, out: &mut [u8], len: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { self.fill_values_avx2(out, len) };
+        }
+        self.fill_values_here(out, len);
+    }
+
+    /// [`fill_values`](Self::fill_values) with AVX2: a step is one
+    /// instruction per operation on the four lanes' state, and its four
+    /// groups go out with one byte shuffle and two stores.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn fill_values_avx2(&mut self, out: &mut [u8], len: usize) {
+        use std::arch::x86_64::*;
+
+        /// The bytes a step's two 16-byte stores write from where its
+        /// groups go: 24 bytes of groups, then 4 that the next step's
+        /// stores overwrite.
+        const STORE_BYTES: usize = STEP_BYTES + 4;
+
+        macro_rules! rotate_left {
+            ($x:expr, $by:literal) => {
+                _mm256_or_si256(
+                    _mm256_slli_epi64::<$by>($x),
+                    _mm256_srli_epi64::<{ 64 - $by }>($x),
+                )
+            };
+        }
+
+        if len == 0 {
+            return;
+        }
+        let lanes = |k: usize| self.state[k].as_ptr().cast::<__m256i>();
+        // SAFETY: each `state[k]` is four u64, 32 readable bytes.
+        let (mut s0, mut s1, mut s2, mut s3) = unsafe {
+            (
+                _mm256_loadu_si256(lanes(0)),
+                _mm256_loadu_si256(lanes(1)),
+                _mm256_loadu_si256(lanes(2)),
+                _mm256_loadu_si256(lanes(3)),
+            )
+        };
+        let fresh = _mm256_set1_epi64x(GROUP_FRESH_BITS as i64);
+        let shared = _mm256_set1_epi64x(GROUP_SHARED_BITS as i64);
+        let spaces = _mm256_set1_epi64x(GROUP_SPACES as i64);
+        // In each 128-bit half, the six group bytes of its two words side
+        // by side: 12 bytes, then four bytes to be overwritten.
+        let pack = _mm256_setr_epi8(
+            0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, -1, -1, -1, -1, //
+            0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, -1, -1, -1, -1,
+        );
+        // One step: xoshiro256++ on the four lanes, each word turned into
+        // its group, and the groups stored at `to`, lane 0's first.
+        let mut step = |to: *mut u8| {
+            let sum = _mm256_add_epi64(s0, s3);
+            let word = _mm256_add_epi64(rotate_left!(sum, 23), s0);
+            let t = _mm256_slli_epi64::<17>(s1);
+            s2 = _mm256_xor_si256(s2, s0);
+            s3 = _mm256_xor_si256(s3, s1);
+            s1 = _mm256_xor_si256(s1, s2);
+            s0 = _mm256_xor_si256(s0, s3);
+            s2 = _mm256_xor_si256(s2, t);
+            s3 = rotate_left!(s3, 45);
+            let groups = _mm256_add_epi64(
+                _mm256_or_si256(
+                    _mm256_and_si256(word, fresh),
+                    _mm256_and_si256(_mm256_slli_epi64::<3>(word), shared),
+                ),
+                spaces,
+            );
+            let packed = _mm256_shuffle_epi8(groups, pack);
+            // SAFETY: the callers give `to` STORE_BYTES writable bytes.
+            unsafe {
+                _mm_storeu_si128(to.cast(), _mm256_castsi256_si128(packed));
+                _mm_storeu_si128(
+                    to.add(VALUE_CHUNK * 2).cast(),
+                    _mm256_extracti128_si256::<1>(packed),
+                );
+            }
+        };
+        // A step's stores may run past its value into the next ones, which
+        // are written after it; only where they would run past `out` do
+        // they go through `spill`, cut to what is left of the value.
+        let total = out.len();
+        // Whole values whose every step stores in place: all but the last
+        // (or last few, for values shorter than a store).
+        let steps = len.div_ceil(STEP_BYTES);
+        let reach = (steps - 1) * STEP_BYTES + STORE_BYTES;
+        let mut start = 0;
+        while start + reach <= total {
+            // SAFETY: `start + reach <= total`: within `out`.
+            let mut to = unsafe { out.as_mut_ptr().add(start) };
+            for _ in 0..steps {
+                // SAFETY: the stores of step k end at `start + 24k + 28`,
+                // at most `start + reach`.
+                step(to);
+                to = to.wrapping_add(STEP_BYTES);
+            }
+            start += len;
+        }
+        let mut spill = [0u8; STORE_BYTES];
+        while start < total {
+            let end = (start + len).min(total);
+            let steps = (end - start).div_ceil(STEP_BYTES);
+            let fit = match total.checked_sub(start + STORE_BYTES) {
+                Some(room) => room / STEP_BYTES + 1,
+                None => 0,
+            };
+            let in_place = steps.min(fit);
+            // SAFETY: `start < total`, so `start` is within `out`.
+            let mut to = unsafe { out.as_mut_ptr().add(start) };
+            for _ in 0..in_place {
+                // SAFETY: step k < `fit` stores at `start + 24k`, which
+                // ends at `start + 24k + 28 <= total`.
+                step(to);
+                to = to.wrapping_add(STEP_BYTES);
+            }
+            let mut at = start + in_place * STEP_BYTES;
+            while at < end {
+                step(spill.as_mut_ptr());
+                let n = (end - at).min(STEP_BYTES);
+                out[at..at + n].copy_from_slice(&spill[..n]);
+                at += n;
+            }
+            start = end;
+        }
+        // SAFETY: as for the loads.
+        unsafe {
+            _mm256_storeu_si256(self.state[0].as_mut_ptr().cast(), s0);
+            _mm256_storeu_si256(self.state[1].as_mut_ptr().cast(), s1);
+            _mm256_storeu_si256(self.state[2].as_mut_ptr().cast(), s2);
+            _mm256_storeu_si256(self.state[3].as_mut_ptr().cast(), s3);
+        }
+    }
+
+    /// [`fill_values`](Self::fill_values) for whatever the caller was
+    /// compiled for.
+    #[inline(always)]
+    fn fill_values_here(&mut self, out: &mut [u8], len: usize) {
+        if len == 0 {
+            return;
+        }
+        for value in out.chunks_mut(len) {
+            let mut blocks = value.chunks_exact_mut(STEP_BYTES);
+            for block in &mut blocks {
+                let words = self.step_bytes();
+                for (bytes, word) in block.chunks_exact_mut(8).zip(words) {
+                    bytes.copy_from_slice(&word.to_le_bytes());
+                }
+            }
+            let tail = blocks.into_remainder();
+            if !tail.is_empty() {
+                let mut bytes = [0; STEP_BYTES];
+                for (bytes, word) in bytes.chunks_exact_mut(8).zip(self.step_bytes()) {
+                    bytes.copy_from_slice(&word.to_le_bytes());
+                }
+                let len = tail.len();
+                tail.copy_from_slice(&bytes[..len]);
+            }
+        }
     }
 }
 
@@ -106,9 +326,13 @@ impl RngCore for ValueRng {
 
     #[inline]
     fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0xA076_1D64_78BD_642F);
-        let product = u128::from(self.state) * u128::from(self.state ^ 0xE703_7ED1_A0B4_28DB);
-        ((product >> 64) as u64) ^ (product as u64)
+        if self.spare_at == LANES {
+            self.spare = self.step();
+            self.spare_at = 0;
+        }
+        let word = self.spare[self.spare_at];
+        self.spare_at += 1;
+        word
     }
 
     fn fill_bytes(&mut self, dst: &mut [u8]) {
@@ -245,18 +469,22 @@ mod tests {
     /// Values of every length are Java's groups one after another, the
     /// last cut (`fillBytesImpl`'s switch on the bytes left): each byte
     /// lies in its position's set and the bits Java's shifts share between
-    /// neighbouring bytes agree, in every group including cut ones.
+    /// neighbouring bytes agree, in every group including cut ones, from
+    /// the general fill and from the workload's value stream alike.
     #[test]
     fn values_are_java_groups_cut_to_the_length() {
         let mut rng = ValueRng::new(6);
         for len in (0..=40).chain([100, 1000, 4096]) {
             for _ in 0..200 {
-                let mut value = vec![0u8; len];
-                fill_random_value(&mut rng, &mut value);
-                for (i, &b) in value.iter().enumerate() {
+                let mut value = vec![0u8; 2 * len];
+                let (general, filled) = value.split_at_mut(len);
+                fill_random_value(&mut rng, general);
+                rng.fill_values(filled, len);
+                for (i, &b) in general.iter().chain(filled.iter()).enumerate() {
+                    let i = i % len.max(1);
                     assert!(allowed(i, b), "len {len}: byte {i} is {b}");
                 }
-                for group in value.chunks(6) {
+                for group in value.chunks(len.max(1)).flat_map(|v| v.chunks(6)) {
                     let v = |k: usize| group.get(k).map(|b| b - b' ');
                     let bit = |k: usize, bit: u32| v(k).map(|x| (x >> bit) & 1);
                     for (a, b) in [((1, 5), (2, 0)), ((2, 6), (3, 1)), ((4, 5), (5, 0))] {
@@ -270,14 +498,14 @@ mod tests {
     }
 
     /// Each position of a group draws its allowed bytes evenly (Java's
-    /// masks of a uniform `int`): 2^17 groups give 2048 to 4096 expected
+    /// masks of a uniform `int`): 2^16 groups give 1024 to 2048 expected
     /// draws per (position, byte) cell, so a stuck bit or a wrong mask
     /// (a mask of 31 where Java has 95, say) gives a
     /// statistic hundreds of times the critical value; the seed is fixed
-    /// and the level is the suite's (see `generator::testutil`).
+    /// and the level is the suite's (see `generator::testutil`). Checked
+    /// for groups one at a time and for the workload's four-lane fill.
     #[test]
     fn each_position_draws_its_bytes_evenly() {
-        use crate::generator::testutil::{assert_does_not_fit, assert_fits};
         let mut rng = ValueRng::new(0x5EED);
         let mut counts = vec![[0u64; 128]; 6];
         for _ in 0..1 << 16 {
@@ -285,6 +513,18 @@ mod tests {
                 counts[i % 6][usize::from(b)] += 1;
             }
         }
+        assert_positions_even(&counts);
+        let mut counts = vec![[0u64; 128]; 6];
+        let mut values = vec![0u8; 6 << 16];
+        rng.fill_values(&mut values, 96);
+        for (i, &b) in values.iter().enumerate() {
+            counts[i % 6][usize::from(b)] += 1;
+        }
+        assert_positions_even(&counts);
+    }
+
+    fn assert_positions_even(counts: &[[u64; 128]]) {
+        use crate::generator::testutil::{assert_does_not_fit, assert_fits};
         for (position, counts) in counts.iter().enumerate() {
             let symbols: Vec<u8> = (0..128).filter(|&b| allowed(position, b)).collect();
             let observed: Vec<u64> = symbols.iter().map(|&b| counts[usize::from(b)]).collect();
@@ -299,6 +539,30 @@ mod tests {
         assert_does_not_fit(&position0, &[1.0 / 64.0; 64]);
     }
 
+    /// The lanes are independent streams: the first bytes of the groups
+    /// of lanes 0 and 1, and of lanes 2 and 3, of each step are uniform
+    /// over the 32 × 32 pairs. 2^17 pairs give 128 a cell; lanes that
+    /// repeated each other would put them all on the diagonal, a
+    /// statistic of about 4 million against a critical value near 1,200.
+    #[test]
+    fn neighbouring_groups_are_independent() {
+        use crate::generator::testutil::{assert_does_not_fit, assert_fits};
+        let mut rng = ValueRng::new(0x1A7E);
+        let mut values = vec![0u8; 12 << 17];
+        rng.fill_values(&mut values, 120);
+        let mut pairs = vec![0u64; 32 * 32];
+        for two in values.chunks_exact(12) {
+            pairs[usize::from(two[0] - b' ') * 32 + usize::from(two[6] - b' ')] += 1;
+        }
+        assert_fits(&pairs, &[1.0 / 1024.0; 1024]);
+        // Power: the same count of pairs with the second byte a copy.
+        let mut copies = vec![0u64; 32 * 32];
+        for two in values.chunks_exact(12) {
+            copies[usize::from(two[0] - b' ') * 33] += 1;
+        }
+        assert_does_not_fit(&copies, &[1.0 / 1024.0; 1024]);
+    }
+
     /// Compressibility is what the byte layout changes for storage
     /// figures: zlib (default level) on 4 KiB blocks of ten 100-byte
     /// fields per record gives 0.799 for Java's layout (Python's zlib on
@@ -311,11 +575,12 @@ mod tests {
         use std::io::Write;
         let mut rng = ValueRng::new(42);
         let names: Vec<String> = (0..10).map(|i| format!("field{i}")).collect();
+        let names = ycsb_db::FieldNames::new(&names);
         let mut data = Vec::new();
         let mut record = ycsb_db::Record::new();
         for _ in 0..1100 {
             record.clear();
-            record.push_fields_chunked(&names, 100, || random_value_chunk(&mut rng));
+            record.push_fields_with(&names, 100, |out| rng.fill_values(out, 100));
             for field in record.iter() {
                 data.extend_from_slice(field.value);
             }
@@ -332,15 +597,64 @@ mod tests {
         assert!((ratio - 0.799).abs() < 0.008, "zlib ratio {ratio:.4}");
     }
 
-    /// The packed group is the chunk, with two zero bytes above it, from
-    /// the same stream position: packed records keep every byte.
+    /// Each lane is xoshiro256++ exactly: rand's `SmallRng` (xoshiro256++
+    /// on 64-bit targets) started from the lane's state gives its words.
     #[test]
-    fn packed_groups_are_the_chunks() {
-        let (mut a, mut b) = (ValueRng::new(77), ValueRng::new(77));
-        for _ in 0..10_000 {
-            let word = random_value_group(&mut a).to_le_bytes();
-            assert_eq!(word[..6], random_value_chunk(&mut b));
-            assert_eq!(word[6..], [0, 0]);
+    fn each_lane_is_xoshiro256_plus_plus() {
+        use rand::SeedableRng;
+        let mut rng = ValueRng::new(0xC0FFEE);
+        let mut lanes: Vec<rand::rngs::SmallRng> = (0..LANES)
+            .map(|lane| {
+                let mut seed = [0u8; 32];
+                for (k, bytes) in seed.chunks_exact_mut(8).enumerate() {
+                    bytes.copy_from_slice(&rng.state[k][lane].to_le_bytes());
+                }
+                rand::rngs::SmallRng::from_seed(seed)
+            })
+            .collect();
+        for _ in 0..1000 {
+            let step = rng.step();
+            for (lane, reference) in lanes.iter_mut().enumerate() {
+                assert_eq!(step[lane], reference.next_u64(), "lane {lane}");
+            }
+        }
+    }
+
+    /// What [`ValueRng::fill_values`] must write, step by step: each value
+    /// starts a step, whose four lanes give four groups in lane order, and
+    /// is cut to its length.
+    fn reference_fill(rng: &mut ValueRng, out: &mut [u8], len: usize) {
+        for value in out.chunks_mut(len.max(1)) {
+            let mut bytes = Vec::new();
+            while bytes.len() < value.len() {
+                for word in rng.step() {
+                    bytes.extend_from_slice(&random_group(word).to_le_bytes()[..6]);
+                }
+            }
+            let len = value.len();
+            value.copy_from_slice(&bytes[..len]);
+        }
+    }
+
+    /// The fast fill writes the reference's bytes for every length (cut
+    /// and whole steps, cut groups) and a short last value, in the build
+    /// `fill_values` picks for this CPU and in the plain one alike.
+    #[test]
+    fn filled_values_are_the_steps_groups_cut_to_each_value() {
+        for len in (0..=60).chain([99, 100, 101, 1000]) {
+            for total in [len, 3 * len, 3 * len + len / 2] {
+                let (mut fast, mut plain, mut reference) =
+                    (ValueRng::new(9), ValueRng::new(9), ValueRng::new(9));
+                let mut a = vec![0xAA; total];
+                let mut b = vec![0xBB; total];
+                let mut c = vec![0xCC; total];
+                fast.fill_values(&mut a, len);
+                plain.fill_values_here(&mut b, len);
+                reference_fill(&mut reference, &mut c, len);
+                assert_eq!(a, c, "len {len}, {total} bytes");
+                assert_eq!(b, c, "len {len}, {total} bytes: plain build");
+                assert_eq!(fast.state, reference.state, "len {len}: steps taken");
+            }
         }
     }
 
