@@ -18,8 +18,8 @@ use ycsb_core::generator::{
     ScrambledZipfian, Sequential, SkewedLatest, Uniform, Zipfian,
 };
 use ycsb_core::internals::{
-    build_deterministic_value, build_key_name, fill_random_value, random_value_chunk, Clock,
-    ClockSource, KeyOrder, Measurements, ValueRng,
+    build_deterministic_value, build_key_name, fill_random_value, Clock, ClockSource, KeyOrder,
+    Measurements, ValueRng,
 };
 use ycsb_core::measurement::{MeasurementSettings, Operation};
 use ycsb_core::workload::CoreWorkload;
@@ -112,34 +112,28 @@ fn keys_and_values(c: &mut Criterion) {
     let mut record = Record::with_capacity(10, 1000);
     let names: Vec<String> = (0..10).map(|i| format!("field{i}")).collect();
     group.throughput(Throughput::Bytes(1000));
-    // As the workload builds a record: its own value stream, written once.
+    // As a load insert builds its record: every value written in place by
+    // one run of the four-lane value stream, then the fields' frames.
     let mut values = ValueRng::new(1);
-    group.bench_function("record_10x100", |b| {
-        b.iter(|| {
-            record.clear();
-            for name in &names {
-                record.push_chunks(name, 100, || random_value_chunk(&mut values));
-            }
-        })
-    });
-    // All ten values in one run, each group cut into 6-byte chunks (a
-    // load insert's record before packed words).
-    group.bench_function("record_10x100_one_run", |b| {
-        b.iter(|| {
-            record.clear();
-            record.push_fields_chunked(&names, 100, || random_value_chunk(&mut values));
-        })
-    });
-    // As a load insert builds its record: all ten values in one run of
-    // the four-lane value stream, the names in one copy.
-    let name_list = ycsb_core::db::FieldNames::new(&names);
+    let template = ycsb_core::db::RecordTemplate::new(&names, 100);
     group.bench_function("record_10x100_filled", |b| {
         b.iter(|| {
             record.clear();
-            record.push_fields_with(&name_list, 100, |out| values.fill_values(out, 100));
+            record.push_template(&template, |area, starts| {
+                values.fill_at(area, starts.iter().copied(), 100)
+            });
         })
     });
-    // The same with the general stream and a zero-filled buffer, for
+    // Field by field, each value its own fill of the same stream.
+    group.bench_function("record_10x100_push_with", |b| {
+        b.iter(|| {
+            record.clear();
+            for name in &names {
+                record.push_with(name, 100, |buf| values.fill_values(buf, 100));
+            }
+        })
+    });
+    // The same with the general stream (groups one word at a time), for
     // comparison.
     group.bench_function("record_10x100_push_with_xoshiro", |b| {
         b.iter(|| {
@@ -152,9 +146,9 @@ fn keys_and_values(c: &mut Criterion) {
     // What an embedded store does per read of a 10 x 100-byte record:
     // decode its stored bytes into the caller's (cleared) record.
     record.clear();
-    for name in &names {
-        record.push_chunks(name, 100, || random_value_chunk(&mut values));
-    }
+    record.push_template(&template, |area, starts| {
+        values.fill_at(area, starts.iter().copied(), 100)
+    });
     let mut stored = Vec::new();
     ycsb_core::db::codec::encode(&record, &mut stored);
     let mut read = Record::new();

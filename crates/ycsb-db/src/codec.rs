@@ -26,7 +26,8 @@ pub struct DecodeError {
     pub reason: &'static str,
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: usize) {
+/// Appends `v` as a LEB128 varint.
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: usize) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -258,16 +259,18 @@ fn field_span_slow(bytes: &[u8], mut pos: usize) -> Result<FieldSpan, DecodeErro
     })
 }
 
+/// The encoding of `record`, borrowed: what [`encode`] appends, for a
+/// store that hands the engine a slice to copy (a [`Record`] holds its
+/// fields in this encoding).
+pub fn encoded(record: &Record) -> &[u8] {
+    record.encoded()
+}
+
 /// Appends the encoding of `record` to `out` (which is not cleared, so a
 /// caller can reuse one buffer across operations).
 pub fn encode(record: &Record, out: &mut Vec<u8>) {
-    // One reservation for the values and typical framing (names of up to a
-    // dozen bytes), so that a fresh buffer does not grow field by field; a
-    // reused one already has the room.
-    out.reserve(record.value_bytes() + 16 * record.len());
-    for field in record.iter() {
-        put_field(out, field.name, field.value);
-    }
+    // A record holds its fields in this encoding: one copy.
+    out.extend_from_slice(record.encoded());
 }
 
 #[inline(always)]
@@ -442,7 +445,8 @@ pub fn merge(stored: &[u8], changes: &Record, out: &mut Vec<u8>) -> Result<(), D
     out.reserve(stored.len() + changes.value_bytes() + 16 * changes.len());
     let mut fields = changes.iter();
     if let (Some(change), None) = (fields.next(), fields.next()) {
-        return merge_one(stored, change, out);
+        // A record of one field is that field's encoding.
+        return merge_one(stored, change, changes.encoded(), out);
     }
     // Bit i: field i of `changes` replaced a stored field (the first 64
     // fields; later ones are looked up again in `stored`, which only a
@@ -490,7 +494,13 @@ pub fn merge(stored: &[u8], changes: &Record, out: &mut Vec<u8>) -> Result<(), D
 /// [`merge`] of a single changed field, YCSB's default update
 /// (`writeallfields=false`): one name compared per stored field, with no
 /// loop over the changes and no bookkeeping of which were found.
-fn merge_one(stored: &[u8], change: Field<'_>, out: &mut Vec<u8>) -> Result<(), DecodeError> {
+/// `framed` is the change encoded.
+fn merge_one(
+    stored: &[u8],
+    change: Field<'_>,
+    framed: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), DecodeError> {
     let name = change.name.as_bytes();
     let mut replaced = false;
     let mut copied = 0;
@@ -501,14 +511,14 @@ fn merge_one(stored: &[u8], change: Field<'_>, out: &mut Vec<u8>) -> Result<(), 
         pos = span.end;
         if same_name(name, &stored[span.name_at..span.name_at + span.name_len]) {
             out.extend_from_slice(&stored[copied..start]);
-            put_field(out, change.name, change.value);
+            out.extend_from_slice(framed);
             copied = pos;
             replaced = true;
         }
     }
     out.extend_from_slice(&stored[copied..]);
     if !replaced {
-        put_field(out, change.name, change.value);
+        out.extend_from_slice(framed);
     }
     Ok(())
 }

@@ -83,7 +83,7 @@ pub use provenance::{
     ASSERTIONS_WARNING, ASSERT_SYMBOL,
 };
 pub use record::{
-    Field, FieldNames, Fields, Record, RecordFields, RecordView, ScanResult, ViewFields,
+    Field, Fields, Record, RecordFields, RecordTemplate, RecordView, ScanResult, ViewFields,
 };
 pub use secrets::{is_secret, redact_argument, redact_value, REDACTED};
 pub use status::Status;

@@ -2,7 +2,7 @@
 //! a workload and a store can exchange them without allocating per
 //! operation.
 
-use crate::codec::{EncodedFields, EncodedRecord};
+use crate::codec::{put_varint, EncodedFields, EncodedRecord};
 
 /// One field of a [`Record`]: a name and its value bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,53 +13,23 @@ pub struct Field<'a> {
     pub value: &'a [u8],
 }
 
-/// A list of field names laid out as a [`Record`] keeps its names (one
-/// string, and where each name ends), so that
-/// [`Record::push_fields_with`] copies them all at once.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FieldNames {
-    names: String,
-    ends: Vec<usize>,
-}
-
-impl FieldNames {
-    /// The names, in order.
-    pub fn new<S: AsRef<str>>(names: &[S]) -> Self {
-        let mut list = FieldNames::default();
-        for name in names {
-            list.names.push_str(name.as_ref());
-            list.ends.push(list.names.len());
-        }
-        list
-    }
-
-    /// The number of names.
-    pub fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// Whether there is no name.
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-
-    /// The names in order.
-    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts
-            .zip(&self.ends)
-            .map(|(start, &end)| &self.names[start..end])
-    }
-}
-
-/// Where one field's name and value end in a [`Record`]'s buffers.
+/// Where one field's name and value lie in a [`Record`]'s bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct FieldEnds {
+struct FieldSpan {
+    name_at: usize,
     name_end: usize,
+    value_at: usize,
     value_end: usize,
 }
 
-/// An ordered list of fields, stored in two flat buffers.
+/// An ordered list of fields, held as the codec stores a record.
+///
+/// The fields lie one after another in one buffer in the encoding of
+/// [`codec`](crate::codec) (for each, the name's length, the name, the
+/// value's length, the value), so that an embedded engine stores a record
+/// the workload built with one copy ([`codec::encode`](crate::codec::encode)),
+/// where building names and values apart and framing them at the store
+/// cost a tenth of a load insert on LMDB.
 ///
 /// A `Record` is meant to be reused: [`Record::clear`] keeps its capacity,
 /// so a thread that fills the same record for every operation stops
@@ -76,9 +46,12 @@ struct FieldEnds {
 /// [`StoreThread::read`]: crate::StoreThread::read
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Record {
-    names: String,
-    values: Vec<u8>,
-    ends: Vec<FieldEnds>,
+    /// The fields in the codec's encoding.
+    bytes: Vec<u8>,
+    /// Where each field lies in `bytes`.
+    spans: Vec<FieldSpan>,
+    /// The values' lengths summed.
+    value_bytes: usize,
 }
 
 impl Record {
@@ -91,169 +64,110 @@ impl Record {
     /// bytes of values in all.
     pub fn with_capacity(fields: usize, value_bytes: usize) -> Self {
         Self {
-            names: String::with_capacity(fields * 8),
-            values: Vec::with_capacity(value_bytes),
-            ends: Vec::with_capacity(fields),
+            bytes: Vec::with_capacity(value_bytes + fields * 10),
+            spans: Vec::with_capacity(fields),
+            value_bytes: 0,
         }
     }
 
     /// Removes every field, keeping the allocated capacity.
     pub fn clear(&mut self) {
-        self.names.clear();
-        self.values.clear();
-        self.ends.clear();
+        self.bytes.clear();
+        self.spans.clear();
+        self.value_bytes = 0;
     }
 
     /// The number of fields.
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.spans.len()
     }
 
     /// Whether the record has no field.
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.spans.is_empty()
     }
 
     /// The total number of value bytes over all fields.
     pub fn value_bytes(&self) -> usize {
-        self.values.len()
+        self.value_bytes
+    }
+
+    /// The record in the codec's encoding.
+    pub(crate) fn encoded(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Appends the frame of a field called `name` with a value of `len`
+    /// bytes, up to where the value goes, and returns that position.
+    #[inline]
+    fn push_header(&mut self, name: &str, len: usize) -> usize {
+        put_varint(&mut self.bytes, name.len());
+        let name_at = self.bytes.len();
+        self.bytes.extend_from_slice(name.as_bytes());
+        let name_end = self.bytes.len();
+        put_varint(&mut self.bytes, len);
+        let value_at = self.bytes.len();
+        self.spans.push(FieldSpan {
+            name_at,
+            name_end,
+            value_at,
+            value_end: value_at + len,
+        });
+        self.value_bytes += len;
+        value_at
     }
 
     /// Appends a field.
     pub fn push(&mut self, name: &str, value: &[u8]) {
-        self.names.push_str(name);
-        self.values.extend_from_slice(value);
-        self.ends.push(FieldEnds {
-            name_end: self.names.len(),
-            value_end: self.values.len(),
-        });
+        self.push_header(name, value.len());
+        self.bytes.extend_from_slice(value);
     }
 
     /// Appends a field whose value of `len` bytes is written in place by
     /// `fill`, so that generated values need no intermediate buffer.
     ///
-    /// The slice handed to `fill` holds zeroes or stale bytes; `fill` must
-    /// overwrite all of it.
+    /// The slice handed to `fill` holds zeroes; `fill` must overwrite all
+    /// of it.
     pub fn push_with(&mut self, name: &str, len: usize, fill: impl FnOnce(&mut [u8])) {
-        self.names.push_str(name);
-        let start = self.values.len();
-        self.values.resize(start + len, 0);
-        fill(&mut self.values[start..]);
-        self.ends.push(FieldEnds {
-            name_end: self.names.len(),
-            value_end: self.values.len(),
-        });
+        let at = self.push_header(name, len);
+        self.bytes.resize(at + len, 0);
+        fill(&mut self.bytes[at..]);
     }
 
-    /// Appends one field per name in `names`, each with a value of `len`
-    /// bytes, all of them written in place by one call of `fill`: it gets
-    /// the values one after another (`names.len() * len` bytes, zeroed),
-    /// so that a generator fills a whole record in one run.
-    pub fn push_fields_with(
-        &mut self,
-        names: &FieldNames,
-        len: usize,
-        fill: impl FnOnce(&mut [u8]),
-    ) {
-        let start = self.values.len();
-        self.values.resize(start + names.len() * len, 0);
-        fill(&mut self.values[start..]);
-        self.push_names(names, start, len);
-    }
-
-    /// The names and ends of fields of `len` bytes each whose values lie
-    /// one after another from `start`.
-    fn push_names(&mut self, names: &FieldNames, start: usize, len: usize) {
-        let names_start = self.names.len();
-        self.names.push_str(&names.names);
-        self.ends.extend(
-            names
-                .ends
-                .iter()
-                .zip(1..)
-                .map(|(&name_end, fields)| FieldEnds {
-                    name_end: names_start + name_end,
-                    value_end: start + fields * len,
-                }),
-        );
-    }
-
-    /// Appends a field whose value of `len` bytes is produced `N` bytes at
-    /// a time by `next_chunk` (the last chunk is cut to fit).
+    /// Appends the fields of `template`, their values written in place by
+    /// one call of `fill`, so that a generator fills a whole record in one
+    /// run.
     ///
-    /// Unlike [`push_with`](Self::push_with) the value buffer is never
-    /// zeroed first: generated values are written once.
-    #[inline]
-    pub fn push_chunks<const N: usize>(
+    /// `fill` gets the bytes of the fields being pushed (their values
+    /// zeroed) and where in them each value starts, in order: it must
+    /// write each value's bytes ([`RecordTemplate::value_len`] of them)
+    /// and may write anything anywhere else in the slice, as the fields'
+    /// frames are written again after it. So a generator whose stores run
+    /// past the end of a value (whole steps of several groups) writes
+    /// every value in place.
+    pub fn push_template(
         &mut self,
-        name: &str,
-        len: usize,
-        next_chunk: impl FnMut() -> [u8; N],
+        template: &RecordTemplate,
+        fill: impl FnOnce(&mut [u8], &[usize]),
     ) {
-        self.names.push_str(name);
-        self.fill_values(len, next_chunk);
-        self.ends.push(FieldEnds {
-            name_end: self.names.len(),
-            value_end: self.values.len(),
-        });
-    }
-
-    /// Appends one field per name in `names`, each with a value of `len`
-    /// bytes produced `N` bytes at a time by `next_chunk` (each field's
-    /// last chunk is cut to fit).
-    ///
-    /// The same bytes as [`push_chunks`](Self::push_chunks) for each name
-    /// in turn (every value starts with a fresh chunk, as Java YCSB's
-    /// values each start a fresh random group), with the buffer reserved
-    /// once for the whole record: for ten 100-byte fields the per-field
-    /// set-up was a third of the work.
-    pub fn push_fields_chunked<S: AsRef<str>, const N: usize>(
-        &mut self,
-        names: &[S],
-        len: usize,
-        mut next_chunk: impl FnMut() -> [u8; N],
-    ) {
-        let Some(last) = names.len().checked_sub(1) else {
-            return;
-        };
-        let start = self.values.len();
-        let chunks_per_field = len.div_ceil(N);
-        // A field's cut chunk spills into the next field's bytes, which
-        // that field then overwrites; only the last one needs room past
-        // the end.
-        self.values.reserve(last * len + chunks_per_field * N);
-        let spare = self.values.spare_capacity_mut().as_mut_ptr().cast::<u8>();
-        for (index, name) in names.iter().enumerate() {
-            // SAFETY: field `index` writes `chunks_per_field * N` bytes
-            // from offset `index * len`, which ends within the
-            // `last * len + chunks_per_field * N` bytes reserved.
-            unsafe { write_chunks(spare.add(index * len), chunks_per_field, &mut next_chunk) };
-            self.names.push_str(name.as_ref());
-            self.ends.push(FieldEnds {
-                name_end: self.names.len(),
-                value_end: start + (index + 1) * len,
-            });
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(&template.image);
+        if start == 0 {
+            self.spans.extend_from_slice(&template.spans);
+        } else {
+            self.spans.extend(template.spans.iter().map(|s| FieldSpan {
+                name_at: start + s.name_at,
+                name_end: start + s.name_end,
+                value_at: start + s.value_at,
+                value_end: start + s.value_end,
+            }));
         }
-        // SAFETY: the fields' chunks initialised every byte of
-        // `start..start + names.len() * len`, within the capacity reserved.
-        unsafe { self.values.set_len(start + names.len() * len) };
-    }
-
-    /// Appends `len` value bytes produced `N` at a time by `next_chunk`.
-    #[inline]
-    fn fill_values<const N: usize>(&mut self, len: usize, mut next_chunk: impl FnMut() -> [u8; N]) {
-        let start = self.values.len();
-        let count = len.div_ceil(N);
-        self.values.reserve(count * N);
-        // Chunks go straight into the spare capacity: `extend_from_slice`
-        // per chunk would check the capacity and update the length for
-        // every chunk, which cost more than generating it.
-        let spare = self.values.spare_capacity_mut().as_mut_ptr().cast::<u8>();
-        // SAFETY: `count * N` bytes were reserved past the length.
-        unsafe { write_chunks(spare, count, &mut next_chunk) };
-        // SAFETY: the chunks initialised `count * N` >= `len` bytes past
-        // the old length, within the capacity reserved for them.
-        unsafe { self.values.set_len(start + len) };
+        self.value_bytes += template.spans.len() * template.value_len;
+        let area = &mut self.bytes[start..];
+        fill(area, &template.starts);
+        for &(at, end) in &template.frames {
+            copy_frame(&mut area[at..end], &template.image[at..end]);
+        }
     }
 
     /// Appends a field whose name arrives as bytes (for example decoded from
@@ -271,25 +185,15 @@ impl Record {
 
     /// The field at `index`, if there is one.
     pub fn field(&self, index: usize) -> Option<Field<'_>> {
-        let end = *self.ends.get(index)?;
-        let start = if index == 0 {
-            FieldEnds::default()
-        } else {
-            self.ends[index - 1]
-        };
-        Some(Field {
-            name: &self.names[start.name_end..end.name_end],
-            value: &self.values[start.value_end..end.value_end],
-        })
+        let span = self.spans.get(index)?;
+        Some(span_field(&self.bytes, span))
     }
 
     /// The fields in the order they were pushed.
     pub fn iter(&self) -> RecordFields<'_> {
         RecordFields {
-            names: &self.names,
-            values: &self.values,
-            ends: self.ends.iter(),
-            start: FieldEnds::default(),
+            bytes: &self.bytes,
+            spans: self.spans.iter(),
         }
     }
 
@@ -305,7 +209,7 @@ impl Record {
         if changes.is_empty() {
             return;
         }
-        // Rebuilding keeps the buffers flat; records are small (tens of
+        // Rebuilding keeps the buffer flat; records are small (tens of
         // fields), so the quadratic name lookup is cheaper than hashing.
         let mut merged = Record::with_capacity(
             self.len() + changes.len(),
@@ -336,13 +240,108 @@ impl Record {
     }
 }
 
+/// Fields of the given names with values of one length, framed as a
+/// [`Record`] holds them and their values left to fill: what the workload
+/// pushes for every insert ([`Record::push_template`]), built once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecordTemplate {
+    /// The fields encoded, every value zeroed.
+    image: Vec<u8>,
+    /// Where each field lies in `image`.
+    spans: Vec<FieldSpan>,
+    /// Where each value starts in `image`.
+    starts: Vec<usize>,
+    /// Where each field's frame (its name's length, its name and its
+    /// value's length) lies in `image`.
+    frames: Vec<(usize, usize)>,
+    value_len: usize,
+}
+
+impl RecordTemplate {
+    /// A field for each of `names`, in order, each with a value of
+    /// `value_len` bytes.
+    pub fn new<S: AsRef<str>>(names: &[S], value_len: usize) -> Self {
+        let mut record = Record::new();
+        for name in names {
+            let name = name.as_ref();
+            record.push_with(name, value_len, |_| {});
+        }
+        RecordTemplate {
+            starts: record.spans.iter().map(|s| s.value_at).collect(),
+            frames: record
+                .spans
+                .iter()
+                .zip(std::iter::once(0).chain(record.spans.iter().map(|s| s.value_end)))
+                .map(|(span, field_at)| (field_at, span.value_at))
+                .collect(),
+            image: record.bytes,
+            spans: record.spans,
+            value_len,
+        }
+    }
+
+    /// The length of each value.
+    pub fn value_len(&self) -> usize {
+        self.value_len
+    }
+
+    /// The number of fields.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Whether the template has no field.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+}
+
+/// Copies a field's frame (a few bytes: a length and a short name) with
+/// fixed-size moves, where `copy_from_slice` of a length known only at
+/// run time is a `memcpy` call.
+#[inline(always)]
+fn copy_frame(to: &mut [u8], from: &[u8]) {
+    let n = from.len();
+    match n {
+        8..=16 => {
+            to[..8].copy_from_slice(&from[..8]);
+            to[n - 8..].copy_from_slice(&from[n - 8..]);
+        }
+        4..=7 => {
+            to[..4].copy_from_slice(&from[..4]);
+            to[n - 4..].copy_from_slice(&from[n - 4..]);
+        }
+        1..=3 => {
+            to[0] = from[0];
+            to[n / 2] = from[n / 2];
+            to[n - 1] = from[n - 1];
+        }
+        _ => to.copy_from_slice(from),
+    }
+}
+
+/// The field `span` marks in `bytes`.
+#[inline]
+fn span_field<'a>(bytes: &'a [u8], span: &FieldSpan) -> Field<'a> {
+    // Every update goes through here once per stored field (the merge
+    // looks each one up among the changes), so the name is cut without
+    // `str`'s UTF-8 check: spans only ever mark the bytes of a whole
+    // `&str` that was appended, and `bytes` only changes by appending or
+    // by writes past the spans recorded so far.
+    let name = &bytes[span.name_at..span.name_end];
+    debug_assert!(std::str::from_utf8(name).is_ok());
+    Field {
+        // SAFETY: see above.
+        name: unsafe { std::str::from_utf8_unchecked(name) },
+        value: &bytes[span.value_at..span.value_end],
+    }
+}
+
 /// The fields of a [`Record`], in the order they were pushed.
 #[derive(Clone, Debug)]
 pub struct RecordFields<'a> {
-    names: &'a str,
-    values: &'a [u8],
-    ends: std::slice::Iter<'a, FieldEnds>,
-    start: FieldEnds,
+    bytes: &'a [u8],
+    spans: std::slice::Iter<'a, FieldSpan>,
 }
 
 impl<'a> Iterator for RecordFields<'a> {
@@ -350,25 +349,11 @@ impl<'a> Iterator for RecordFields<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<Field<'a>> {
-        let end = *self.ends.next()?;
-        let start = std::mem::replace(&mut self.start, end);
-        // Every update goes through here once per stored field (the merge
-        // looks each one up among the changes), so the name is cut without
-        // `str` slicing's char-boundary checks: `ends` only ever records
-        // the lengths of `names` after whole `&str`s were appended, and
-        // they only grow, so each range lies in bounds on char boundaries.
-        debug_assert!(self.names.is_char_boundary(start.name_end));
-        debug_assert!(self.names.is_char_boundary(end.name_end));
-        // SAFETY: see above.
-        let name = unsafe { self.names.get_unchecked(start.name_end..end.name_end) };
-        Some(Field {
-            name,
-            value: &self.values[start.value_end..end.value_end],
-        })
+        Some(span_field(self.bytes, self.spans.next()?))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.ends.size_hint()
+        self.spans.size_hint()
     }
 }
 
@@ -585,38 +570,6 @@ impl ScanResult {
     }
 }
 
-/// Writes `count` chunks from `next_chunk` one after another from `out`.
-///
-/// # Safety
-///
-/// `out` must be valid for writes of `count * N` bytes.
-#[inline]
-unsafe fn write_chunks<const N: usize>(
-    out: *mut u8,
-    count: usize,
-    next_chunk: &mut impl FnMut() -> [u8; N],
-) {
-    let chunks = out.cast::<[u8; N]>();
-    let mut i = 0;
-    while i + 4 <= count {
-        let (a, b, c, d) = (next_chunk(), next_chunk(), next_chunk(), next_chunk());
-        // SAFETY: chunks `i..i + 4` lie within the `count * N` bytes the
-        // caller vouches for; `[u8; N]` has alignment 1.
-        unsafe {
-            chunks.add(i).write(a);
-            chunks.add(i + 1).write(b);
-            chunks.add(i + 2).write(c);
-            chunks.add(i + 3).write(d);
-        }
-        i += 4;
-    }
-    while i < count {
-        // SAFETY: as above, i < count.
-        unsafe { chunks.add(i).write(next_chunk()) };
-        i += 1;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -686,84 +639,77 @@ mod tests {
         assert_eq!(r.get("g"), Some(&b""[..]));
     }
 
+    /// Fields pushed from a template and filled in place hold the same
+    /// fields as pushing each one, after whatever the record held before,
+    /// even when a fill writes over everything it gets besides the values.
     #[test]
-    fn push_chunks_cuts_the_last_chunk() {
-        for len in [0, 1, 7, 8, 9, 100] {
-            let mut r = Record::new();
-            let mut n = 0u8;
-            r.push_chunks("f", len, || {
-                n += 1;
-                [n; 8]
-            });
-            let value = r.get("f").unwrap();
-            assert_eq!(value.len(), len);
-            assert!(value
-                .iter()
-                .enumerate()
-                .all(|(i, &b)| b == (i / 8) as u8 + 1));
-        }
-    }
-
-    #[test]
-    fn push_fields_chunked_equals_pushing_each_field() {
-        for len in [0, 1, 8, 13, 100] {
-            let names = ["a", "bb", "ccc"];
-            let counter = |n: &mut u8| {
-                *n = n.wrapping_add(1);
-                [*n, n.wrapping_mul(3), 7, 9, *n, 1, 2, 3]
-            };
-            let mut n = 0u8;
-            let mut together = record(&[("first", "x")]);
-            together.push_fields_chunked(&names, len, || counter(&mut n));
-            // Every field starts with a fresh chunk.
-            let mut m = 0u8;
-            let mut expected = record(&[("first", "x")]);
-            for name in names {
-                expected.push_chunks(name, len, || counter(&mut m));
+    fn push_template_equals_pushing_each_field() {
+        let long = "n".repeat(200);
+        let names = [
+            "a",
+            "bb",
+            "",
+            "ccc",
+            "field0",
+            "field10",
+            "fifteen_letters",
+            &long,
+        ];
+        for len in [0, 1, 5, 6, 7, 100, 127, 128, 300] {
+            let template = RecordTemplate::new(&names, len);
+            assert_eq!((template.len(), template.value_len()), (8, len));
+            for before in [&[][..], &[("first", "x")][..]] {
+                let mut next = 0u8;
+                let mut filled = record(before);
+                let mut values = Vec::new();
+                filled.push_template(&template, |area, starts| {
+                    assert_eq!(starts.len(), names.len());
+                    // Junk everywhere first: the frames are written after.
+                    area.fill(0xEE);
+                    for &at in starts {
+                        let value: Vec<u8> = (0..len).map(|i| next.wrapping_add(i as u8)).collect();
+                        area[at..at + len].copy_from_slice(&value);
+                        values.push(value);
+                        next = next.wrapping_add(31);
+                    }
+                });
+                let mut pushed = record(before);
+                for (name, value) in names.iter().zip(&values) {
+                    pushed.push(name, value);
+                }
+                assert_eq!(filled, pushed, "len {len}");
+                assert_eq!(filled.value_bytes(), pushed.value_bytes());
             }
-            assert_eq!(together, expected, "len {len}");
-            assert_eq!(n, m, "len {len}: as many chunks drawn");
         }
         let mut empty = Record::new();
-        empty.push_fields_chunked::<&str, 8>(&[], 10, || unreachable!());
-        assert!(empty.is_empty());
-    }
-
-    /// A record filled in one run holds the same fields as pushing each
-    /// field's slice of the run, after whatever the record held before.
-    #[test]
-    fn push_fields_with_equals_pushing_each_field() {
-        let names = ["a", "bb", "", "ccc"];
-        let list = FieldNames::new(&names);
-        assert_eq!(list.iter().collect::<Vec<_>>(), names);
-        assert_eq!((list.len(), list.is_empty()), (4, false));
-        for len in [0, 1, 5, 6, 7, 100] {
-            let run: Vec<u8> = (0..names.len() * len).map(|i| i as u8).collect();
-            let mut filled = record(&[("first", "x")]);
-            filled.push_fields_with(&list, len, |out| {
-                assert!(out.iter().all(|&b| b == 0), "len {len}: zeroed");
-                out.copy_from_slice(&run);
-            });
-            let mut pushed = record(&[("first", "x")]);
-            for (name, value) in names.iter().zip(run.chunks(len.max(1)).chain([&[][..]; 4])) {
-                pushed.push(name, value);
-            }
-            assert_eq!(filled, pushed, "len {len}");
-        }
-        let mut empty = Record::new();
-        empty.push_fields_with(&FieldNames::new::<&str>(&[]), 10, |out| {
-            assert!(out.is_empty())
+        empty.push_template(&RecordTemplate::new::<&str>(&[], 10), |area, starts| {
+            assert!(area.is_empty() && starts.is_empty())
         });
         assert!(empty.is_empty());
+    }
+
+    /// A record holds its fields in the codec's encoding, whatever built it.
+    #[test]
+    fn a_record_is_its_encoding() {
+        let mut r = Record::new();
+        r.push("field0", b"abc");
+        r.push_with("f", 200, |v| v.fill(b'z'));
+        r.push_bytes(b"", b"").unwrap();
+        let mut framed = vec![6];
+        framed.extend_from_slice(b"field0\x03abc\x01f\xc8\x01");
+        framed.extend_from_slice(&[b'z'; 200]);
+        framed.extend_from_slice(&[0, 0]);
+        assert_eq!(r.encoded(), framed);
+        assert_eq!(r.value_bytes(), 203);
     }
 
     #[test]
     fn clear_keeps_capacity() {
         let mut r = record(&[("field0", "0123456789")]);
-        let cap = r.values.capacity();
+        let cap = r.bytes.capacity();
         r.clear();
         assert!(r.is_empty());
-        assert_eq!(r.values.capacity(), cap);
+        assert_eq!(r.bytes.capacity(), cap);
     }
 
     #[test]

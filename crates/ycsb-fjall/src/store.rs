@@ -348,9 +348,16 @@ impl FjallThread<'_> {
 
     /// Writes `self.value` at `key`, synced with `fjall.fsync`.
     fn put(&mut self, key: &str) -> Status {
+        let value = std::mem::take(&mut self.value);
+        let status = self.put_value(key, &value);
+        self.value = value;
+        status
+    }
+
+    fn put_value(&mut self, key: &str, value: &[u8]) -> Status {
         let written = self
             .keyspace
-            .insert(key.as_bytes(), self.value.as_slice())
+            .insert(key.as_bytes(), value)
             .and_then(|()| self.sync());
         match written {
             Ok(()) => Status::Ok,
@@ -434,9 +441,7 @@ impl StoreThread for FjallThread<'_> {
     }
 
     fn insert(&mut self, _table: &str, key: &str, values: &Record) -> Status {
-        self.value.clear();
-        codec::encode(values, &mut self.value);
-        self.put(key)
+        self.put_value(key, codec::encoded(values))
     }
 
     fn delete(&mut self, _table: &str, key: &str) -> Status {

@@ -344,10 +344,9 @@ impl StoreThread for LmdbThread<'_> {
     }
 
     fn insert(&mut self, _table: &str, key: &str, values: &Record) -> Status {
-        self.write_txn(|txn, buf| {
-            buf.clear();
-            codec::encode(values, buf);
-            txn.put(key.as_bytes(), buf).map_err(|rc| ("mdb_put", rc))?;
+        self.write_txn(|txn, _| {
+            txn.put(key.as_bytes(), codec::encoded(values))
+                .map_err(|rc| ("mdb_put", rc))?;
             Ok(Status::Ok)
         })
     }

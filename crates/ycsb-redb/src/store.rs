@@ -383,10 +383,8 @@ impl StoreThread for RedbThread<'_> {
     }
 
     fn insert(&mut self, _table: &str, key: &str, values: &Record) -> Status {
-        self.write(|table, value| {
-            value.clear();
-            codec::encode(values, value);
-            table.insert(key.as_bytes(), value.as_slice())?;
+        self.write(|table, _| {
+            table.insert(key.as_bytes(), codec::encoded(values))?;
             Ok(Status::Ok)
         })
     }

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use timing::Timing;
 
-use ycsb_db::{FieldNames, Fields, PropertyError, Record, ScanResult, Status, StoreThread};
+use ycsb_db::{Fields, PropertyError, Record, RecordTemplate, ScanResult, Status, StoreThread};
 
 use crate::clock::Clock;
 use crate::generator::{
@@ -116,8 +116,9 @@ enum KeySpec {
 pub struct CoreWorkload {
     table: String,
     field_names: Vec<String>,
-    /// `field_names` laid out for pushing a whole record's names at once.
-    field_name_list: FieldNames,
+    /// With a constant field length: every field framed, for building a
+    /// whole record of random values in one run.
+    record_template: Option<RecordTemplate>,
     field_length: FieldLengthSpec,
     read_all_fields: bool,
     read_all_fields_by_name: bool,
@@ -689,12 +690,13 @@ impl<'w> WorkloadThread<'w> {
             match self.field_length {
                 // The common case, every field the same length and random:
                 // one generation run for the whole record.
-                FieldLength::Constant(length) if !workload.data_integrity => {
-                    let rng = &mut self.value_rng;
-                    self.values
-                        .push_fields_with(&workload.field_name_list, length, |values| {
-                            rng.fill_values(values, length)
+                FieldLength::Constant(_) if !workload.data_integrity => {
+                    if let Some(template) = &workload.record_template {
+                        let rng = &mut self.value_rng;
+                        self.values.push_template(template, |area, starts| {
+                            rng.fill_at(area, starts.iter().copied(), template.value_len())
                         });
+                    }
                 }
                 _ => {
                     for index in 0..workload.field_names.len() {

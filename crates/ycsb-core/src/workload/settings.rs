@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ycsb_db::{FieldNames, Properties, PropertyDecl, PropertyError};
+use ycsb_db::{Properties, PropertyDecl, PropertyError, RecordTemplate};
 
 use super::datafile::{self, DataSet};
 use super::properties::*;
@@ -52,7 +52,10 @@ impl CoreWorkload {
         let field_names = data_file_fields(props, data.as_deref(), data_integrity, field_names)?;
         let workload = Self {
             table: props.get(&TABLE)?,
-            field_name_list: FieldNames::new(&field_names),
+            record_template: match field_length {
+                FieldLengthSpec::Constant(n) => Some(RecordTemplate::new(&field_names, n as usize)),
+                _ => None,
+            },
             field_names,
             field_length,
             read_all_fields: props.get(&READ_ALL_FIELDS)?,

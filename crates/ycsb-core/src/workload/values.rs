@@ -154,20 +154,48 @@ impl ValueRng {
     /// fit (the groups of a step left over at the end of a value are
     /// dropped).
     pub fn fill_values(&mut self, out: &mut [u8], len: usize) {
+        let end = out.len();
+        let values = (0..end)
+            .step_by(len.max(1))
+            .map(|at| (at, len.min(end - at)));
+        self.fill(out, values);
+    }
+
+    /// Writes values of `len` bytes, each laid out as
+    /// [`fill_values`](Self::fill_values) lays out each, into `area` at
+    /// `starts` (increasing, each value inside `area`), and may write
+    /// anything anywhere else in `area`: room for the steps' whole stores,
+    /// as [`Record::push_template`] gives.
+    ///
+    /// # Panics
+    ///
+    /// When a value does not lie inside `area`.
+    ///
+    /// [`Record::push_template`]: ycsb_db::Record::push_template
+    pub fn fill_at(&mut self, area: &mut [u8], starts: impl Iterator<Item = usize>, len: usize) {
+        self.fill(area, starts.map(|at| (at, len)));
+    }
+
+    /// Values at the given (start, length) spans of `area`, in order;
+    /// stores anywhere in `area`.
+    #[inline]
+    fn fill(&mut self, area: &mut [u8], values: impl Iterator<Item = (usize, usize)>) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2.
-            return unsafe { self.fill_values_avx2(out, len) };
+            return unsafe { self.fill_avx2(area, values) };
         }
-        self.fill_values_here(out, len);
+        for (at, len) in values {
+            self.fill_values_here(&mut area[at..at + len], len);
+        }
     }
 
-    /// [`fill_values`](Self::fill_values) with AVX2: a step is one
-    /// instruction per operation on the four lanes' state, and its four
-    /// groups go out with one byte shuffle and two stores.
+    /// [`fill`](Self::fill) with AVX2: a step is one instruction per
+    /// operation on the four lanes' state, and its four groups go out with
+    /// one byte shuffle and two stores.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn fill_values_avx2(&mut self, out: &mut [u8], len: usize) {
+    fn fill_avx2(&mut self, area: &mut [u8], values: impl Iterator<Item = (usize, usize)>) {
         use std::arch::x86_64::*;
 
         /// The bytes a step's two 16-byte stores write from where its
@@ -184,9 +212,6 @@ impl ValueRng {
             };
         }
 
-        if len == 0 {
-            return;
-        }
         let lanes = |k: usize| self.state[k].as_ptr().cast::<__m256i>();
         // SAFETY: each `state[k]` is four u64, 32 readable bytes.
         let (mut s0, mut s1, mut s2, mut s3) = unsafe {
@@ -238,48 +263,45 @@ impl ValueRng {
         // A step's stores may run past its value into the next ones, which
         // are written after it; only where they would run past `out` do
         // they go through `spill`, cut to what is left of the value.
-        let total = out.len();
-        // Whole values whose every step stores in place: all but the last
-        // (or last few, for values shorter than a store).
-        let steps = len.div_ceil(STEP_BYTES);
-        let reach = (steps - 1) * STEP_BYTES + STORE_BYTES;
-        let mut start = 0;
-        while start + reach <= total {
-            // SAFETY: `start + reach <= total`: within `out`.
-            let mut to = unsafe { out.as_mut_ptr().add(start) };
-            for _ in 0..steps {
-                // SAFETY: the stores of step k end at `start + 24k + 28`,
-                // at most `start + reach`.
-                step(to);
-                to = to.wrapping_add(STEP_BYTES);
-            }
-            start += len;
-        }
+        // Stores may go anywhere in `area`: a step whose two stores fit
+        // writes in place, the last of a value running past its end; only
+        // near the end of `area` do steps go through `spill`.
+        let room = area.len();
+        let out = area.as_mut_ptr();
         let mut spill = [0u8; STORE_BYTES];
-        while start < total {
-            let end = (start + len).min(total);
-            let steps = (end - start).div_ceil(STEP_BYTES);
-            let fit = match total.checked_sub(start + STORE_BYTES) {
-                Some(room) => room / STEP_BYTES + 1,
-                None => 0,
-            };
-            let in_place = steps.min(fit);
-            // SAFETY: `start < total`, so `start` is within `out`.
-            let mut to = unsafe { out.as_mut_ptr().add(start) };
-            for _ in 0..in_place {
-                // SAFETY: step k < `fit` stores at `start + 24k`, which
-                // ends at `start + 24k + 28 <= total`.
-                step(to);
-                to = to.wrapping_add(STEP_BYTES);
+        for (start, len) in values {
+            assert!(
+                start + len <= room,
+                "a value at {start}..{} in {room}",
+                start + len
+            );
+            let steps = len.div_ceil(STEP_BYTES);
+            if steps > 0 && start + (steps - 1) * STEP_BYTES + STORE_BYTES <= room {
+                // SAFETY: within `area`, as the test above says.
+                let mut to = unsafe { out.add(start) };
+                for _ in 0..steps {
+                    // SAFETY: step k's stores end at `start + 24k + 28`,
+                    // inside `area`.
+                    step(to);
+                    to = to.wrapping_add(STEP_BYTES);
+                }
+                continue;
             }
-            let mut at = start + in_place * STEP_BYTES;
+            let (mut at, end) = (start, start + len);
             while at < end {
-                step(spill.as_mut_ptr());
-                let n = (end - at).min(STEP_BYTES);
-                out[at..at + n].copy_from_slice(&spill[..n]);
-                at += n;
+                if at + STORE_BYTES <= room {
+                    // SAFETY: STORE_BYTES bytes from `at` lie in `area`.
+                    step(unsafe { out.add(at) });
+                    at += STEP_BYTES;
+                } else {
+                    step(spill.as_mut_ptr());
+                    let n = (end - at).min(STEP_BYTES);
+                    // SAFETY: `at + n <= end <= room`, and `spill` is a
+                    // buffer of its own.
+                    unsafe { std::ptr::copy_nonoverlapping(spill.as_ptr(), out.add(at), n) };
+                    at += n;
+                }
             }
-            start = end;
         }
         // SAFETY: as for the loads.
         unsafe {
@@ -575,12 +597,14 @@ mod tests {
         use std::io::Write;
         let mut rng = ValueRng::new(42);
         let names: Vec<String> = (0..10).map(|i| format!("field{i}")).collect();
-        let names = ycsb_db::FieldNames::new(&names);
+        let template = ycsb_db::RecordTemplate::new(&names, 100);
         let mut data = Vec::new();
         let mut record = ycsb_db::Record::new();
         for _ in 0..1100 {
             record.clear();
-            record.push_fields_with(&names, 100, |out| rng.fill_values(out, 100));
+            record.push_template(&template, |area, starts| {
+                rng.fill_at(area, starts.iter().copied(), 100)
+            });
             for field in record.iter() {
                 data.extend_from_slice(field.value);
             }
@@ -654,6 +678,20 @@ mod tests {
                 assert_eq!(a, c, "len {len}, {total} bytes");
                 assert_eq!(b, c, "len {len}, {total} bytes: plain build");
                 assert_eq!(fast.state, reference.state, "len {len}: steps taken");
+            }
+            // Values with gaps and room after them: the same bytes and
+            // steps whatever the room, which the stores may use.
+            for room in 0..40 {
+                let (mut fast, mut reference) = (ValueRng::new(4), ValueRng::new(4));
+                let starts = [3, 3 + len + 5, 3 + 2 * len + 13];
+                let mut a = vec![0xAA; starts[2] + len + room];
+                fast.fill_at(&mut a, starts.into_iter(), len);
+                for at in starts {
+                    let mut c = vec![0xCC; len];
+                    reference_fill(&mut reference, &mut c, len);
+                    assert_eq!(a[at..at + len], c, "len {len}, room {room}, at {at}");
+                }
+                assert_eq!(fast.state, reference.state, "len {len}, room {room}");
             }
         }
     }
