@@ -152,6 +152,13 @@ impl Record {
     ) {
         let start = self.bytes.len();
         self.bytes.extend_from_slice(&template.image);
+        let area = &mut self.bytes[start..];
+        fill(area, &template.starts);
+        for &(at, end) in &template.frames {
+            copy_frame(&mut area[at..end], &template.image[at..end]);
+        }
+        // The spans last: until the frames are back, the new bytes are not
+        // yet fields (a `fill` that panics leaves them past every span).
         if start == 0 {
             self.spans.extend_from_slice(&template.spans);
         } else {
@@ -163,11 +170,6 @@ impl Record {
             }));
         }
         self.value_bytes += template.spans.len() * template.value_len;
-        let area = &mut self.bytes[start..];
-        fill(area, &template.starts);
-        for &(at, end) in &template.frames {
-            copy_frame(&mut area[at..end], &template.image[at..end]);
-        }
     }
 
     /// Appends a field whose name arrives as bytes (for example decoded from
@@ -325,9 +327,10 @@ fn copy_frame(to: &mut [u8], from: &[u8]) {
 fn span_field<'a>(bytes: &'a [u8], span: &FieldSpan) -> Field<'a> {
     // Every update goes through here once per stored field (the merge
     // looks each one up among the changes), so the name is cut without
-    // `str`'s UTF-8 check: spans only ever mark the bytes of a whole
-    // `&str` that was appended, and `bytes` only changes by appending or
-    // by writes past the spans recorded so far.
+    // `str`'s UTF-8 check: a span only ever marks the bytes of a whole
+    // `&str` written there (appended, or a template's frame copied back)
+    // before the span was recorded, and `bytes` changes otherwise only by
+    // appending or by writes past the spans recorded so far.
     let name = &bytes[span.name_at..span.name_end];
     debug_assert!(std::str::from_utf8(name).is_ok());
     Field {

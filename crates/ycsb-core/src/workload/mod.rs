@@ -116,8 +116,8 @@ enum KeySpec {
 pub struct CoreWorkload {
     table: String,
     field_names: Vec<String>,
-    /// With a constant field length: every field framed, for building a
-    /// whole record of random values in one run.
+    /// With a constant field length (and only then): every field framed,
+    /// for building a whole record of random values in one run.
     record_template: Option<RecordTemplate>,
     field_length: FieldLengthSpec,
     read_all_fields: bool,
@@ -687,16 +687,14 @@ impl<'w> WorkloadThread<'w> {
         self.values.clear();
         let workload = self.workload;
         if all_fields {
-            match self.field_length {
+            match &workload.record_template {
                 // The common case, every field the same length and random:
-                // one generation run for the whole record.
-                FieldLength::Constant(_) if !workload.data_integrity => {
-                    if let Some(template) = &workload.record_template {
-                        let rng = &mut self.value_rng;
-                        self.values.push_template(template, |area, starts| {
-                            rng.fill_at(area, starts.iter().copied(), template.value_len())
-                        });
-                    }
+                // one generation run for the whole record, in place.
+                Some(template) if !workload.data_integrity => {
+                    let rng = &mut self.value_rng;
+                    self.values.push_template(template, |area, starts| {
+                        rng.fill_at(area, starts.iter().copied(), template.value_len())
+                    });
                 }
                 _ => {
                     for index in 0..workload.field_names.len() {

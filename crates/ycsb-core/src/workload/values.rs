@@ -74,12 +74,12 @@ pub fn random_value_chunk(rng: &mut impl RngCore) -> [u8; VALUE_CHUNK] {
 /// Values take most of the random bits a workload draws (a 1,000-byte
 /// record is 167 of Java's groups), and filling them is on the path of
 /// every insert and update. Four independent lanes make one step the same
-/// few shifts, additions and exclusive ors on four words, which the
-/// compiler turns into one AVX2 instruction each where the CPU has AVX2
-/// ([`ValueRng::fill_values`] picks that build at run time) and into
-/// plain 64-bit operations elsewhere: the same words either way, so a seed
-/// gives the same values on every machine. Key choice and the operation
-/// mix keep their own streams.
+/// few shifts, additions and exclusive ors on four words: one AVX2
+/// instruction each where the CPU has AVX2 ([`ValueRng::fill_values`]
+/// picks that code at run time), plain 64-bit operations lane by lane
+/// elsewhere, the same words either way, so a seed gives the same values
+/// on every machine. Key choice and the operation mix keep their own
+/// streams.
 #[derive(Clone, Debug)]
 pub struct ValueRng {
     /// xoshiro256++'s four state words, `state[k][lane]`.
@@ -260,9 +260,6 @@ impl ValueRng {
                 );
             }
         };
-        // A step's stores may run past its value into the next ones, which
-        // are written after it; only where they would run past `out` do
-        // they go through `spill`, cut to what is left of the value.
         // Stores may go anywhere in `area`: a step whose two stores fit
         // writes in place, the last of a value running past its end; only
         // near the end of `area` do steps go through `spill`.
