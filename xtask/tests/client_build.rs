@@ -125,16 +125,22 @@ fn every_store_feature_is_forwarded_by_ycsb_cli_and_on_by_default() {
     assert_eq!(dep["uses_default_features"], false, "{dep}");
 }
 
-#[test]
-fn the_client_only_build_links_no_engine_and_no_native_library() {
-    let meta = metadata();
-    let stores = store_features(&meta);
-    let links: BTreeMap<String, String> = meta["packages"]
+/// Each package of the resolution that links a native library, and the
+/// library (its manifest's `links`).
+fn native_links(meta: &Value) -> BTreeMap<String, String> {
+    meta["packages"]
         .as_array()
         .unwrap()
         .iter()
         .filter_map(|p| Some((p["name"].as_str()?.into(), p["links"].as_str()?.into())))
-        .collect();
+        .collect()
+}
+
+#[test]
+fn the_client_only_build_links_no_engine_and_no_native_library() {
+    let meta = metadata();
+    let stores = store_features(&meta);
+    let links = native_links(&meta);
     let everything = cli_packages(&[]);
     let client = cli_packages(&["--no-default-features", "--features", "redis,http"]);
     assert!(
@@ -198,12 +204,7 @@ fn the_xtask_alias_build_links_no_native_library() {
         .expect("the xtask alias");
     assert!(alias.contains("--no-default-features"), "{alias}");
     let meta = metadata();
-    let links: BTreeMap<String, String> = meta["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|p| Some((p["name"].as_str()?.into(), p["links"].as_str()?.into())))
-        .collect();
+    let links = native_links(&meta);
     let native = |packages: &BTreeSet<String>| -> Vec<String> {
         packages
             .iter()
