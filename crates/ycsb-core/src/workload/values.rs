@@ -185,6 +185,11 @@ impl ValueRng {
             // SAFETY: the CPU has AVX2.
             return unsafe { self.fill_avx2(area, values) };
         }
+        self.fill_plain(area, values);
+    }
+
+    /// [`fill`](Self::fill) without AVX2, each value exactly in place.
+    fn fill_plain(&mut self, area: &mut [u8], values: impl Iterator<Item = (usize, usize)>) {
         for (at, len) in values {
             self.fill_values_here(&mut area[at..at + len], len);
         }
@@ -677,18 +682,27 @@ mod tests {
                 assert_eq!(fast.state, reference.state, "len {len}: steps taken");
             }
             // Values with gaps and room after them: the same bytes and
-            // steps whatever the room, which the stores may use.
+            // steps whatever the room, which the stores may use, in the
+            // build this CPU gets and in the plain one.
             for room in 0..40 {
-                let (mut fast, mut reference) = (ValueRng::new(4), ValueRng::new(4));
                 let starts = [3, 3 + len + 5, 3 + 2 * len + 13];
+                let (mut fast, mut plain, mut reference) =
+                    (ValueRng::new(4), ValueRng::new(4), ValueRng::new(4));
                 let mut a = vec![0xAA; starts[2] + len + room];
+                let mut b = a.clone();
                 fast.fill_at(&mut a, starts.into_iter(), len);
+                plain.fill_plain(&mut b, starts.into_iter().map(|at| (at, len)));
                 for at in starts {
                     let mut c = vec![0xCC; len];
                     reference_fill(&mut reference, &mut c, len);
                     assert_eq!(a[at..at + len], c, "len {len}, room {room}, at {at}");
+                    assert_eq!(b[at..at + len], c, "len {len}, room {room}, at {at}: plain");
                 }
                 assert_eq!(fast.state, reference.state, "len {len}, room {room}");
+                assert_eq!(
+                    plain.state, reference.state,
+                    "len {len}, room {room}: plain"
+                );
             }
         }
     }
