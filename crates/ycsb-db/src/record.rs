@@ -154,8 +154,13 @@ impl Record {
         self.bytes.extend_from_slice(&template.image);
         let area = &mut self.bytes[start..];
         fill(area, &template.starts);
-        for &(at, end) in &template.frames {
+        // A field's frame (its name's length, its name, its value's length)
+        // runs from where the field before it ends to its value.
+        let mut at = 0;
+        for span in &template.spans {
+            let end = span.value_at;
             copy_frame(&mut area[at..end], &template.image[at..end]);
+            at = span.value_end;
         }
         // The spans last: until the frames are back, the new bytes are not
         // yet fields (a `fill` that panics leaves them past every span).
@@ -251,11 +256,9 @@ pub struct RecordTemplate {
     image: Vec<u8>,
     /// Where each field lies in `image`.
     spans: Vec<FieldSpan>,
-    /// Where each value starts in `image`.
+    /// Where each value starts in `image` (the spans' `value_at`, as the
+    /// slice `fill` gets).
     starts: Vec<usize>,
-    /// Where each field's frame (its name's length, its name and its
-    /// value's length) lies in `image`.
-    frames: Vec<(usize, usize)>,
     value_len: usize,
 }
 
@@ -270,12 +273,6 @@ impl RecordTemplate {
         }
         RecordTemplate {
             starts: record.spans.iter().map(|s| s.value_at).collect(),
-            frames: record
-                .spans
-                .iter()
-                .zip(std::iter::once(0).chain(record.spans.iter().map(|s| s.value_end)))
-                .map(|(span, field_at)| (field_at, span.value_at))
-                .collect(),
             image: record.bytes,
             spans: record.spans,
             value_len,
