@@ -95,7 +95,7 @@ impl<'a> RocksThread<'a> {
     fn fenced(&mut self) -> bool {
         if !self.write_fence.load(Ordering::Relaxed) {
             self.writes = self.writes.wrapping_add(1);
-            if self.writes % TOP_UP_EVERY == 0 {
+            if self.writes.is_multiple_of(TOP_UP_EVERY) {
                 self.log_reserve.top_up();
             }
             return false;

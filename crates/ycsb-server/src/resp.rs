@@ -540,7 +540,7 @@ impl Session<'_> {
                 }
             }
         } else if is("HMSET") || is("HSET") {
-            if n < 4 || n % 2 != 0 {
+            if n < 4 || !n.is_multiple_of(2) {
                 self.wrong_args(name);
             } else {
                 self.hset(key, buf, &ranges[2..], is("HSET"));

@@ -218,7 +218,7 @@ impl HistogramGenerator {
 
     /// The exact probability of drawing `value`, from Java's algorithm.
     pub fn probability(&self, value: u64) -> f64 {
-        if value % self.block_size != 0 {
+        if !value.is_multiple_of(self.block_size) {
             return 0.0;
         }
         usize::try_from(value / self.block_size)

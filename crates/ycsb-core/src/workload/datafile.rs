@@ -536,7 +536,7 @@ impl DataSet {
                 self.resolve_columns(key_names)?;
                 columns_known = true;
             }
-            if self.rows % CHECKPOINT == 0 {
+            if self.rows.is_multiple_of(CHECKPOINT) {
                 self.checkpoints.push((start, line_no));
             }
             if self.custom_keys {
