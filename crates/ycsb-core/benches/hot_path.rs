@@ -113,15 +113,13 @@ fn keys_and_values(c: &mut Criterion) {
     let names: Vec<String> = (0..10).map(|i| format!("field{i}")).collect();
     group.throughput(Throughput::Bytes(1000));
     // As a load insert builds its record: every value written in place by
-    // one run of the four-lane value stream, then the fields' frames.
+    // one run of the eight-lane value stream, then the fields' frames.
     let mut values = ValueRng::new(1);
     let template = ycsb_core::db::RecordTemplate::new(&names, 100);
     group.bench_function("record_10x100_filled", |b| {
         b.iter(|| {
             record.clear();
-            record.push_template(&template, |area, starts| {
-                values.fill_at(area, starts.iter().copied(), 100)
-            });
+            record.push_template(&template, |area, starts| values.fill_at(area, starts, 100));
         })
     });
     // Field by field, each value its own fill of the same stream.
@@ -146,9 +144,7 @@ fn keys_and_values(c: &mut Criterion) {
     // What an embedded store does per read of a 10 x 100-byte record:
     // decode its stored bytes into the caller's (cleared) record.
     record.clear();
-    record.push_template(&template, |area, starts| {
-        values.fill_at(area, starts.iter().copied(), 100)
-    });
+    record.push_template(&template, |area, starts| values.fill_at(area, starts, 100));
     let mut stored = Vec::new();
     ycsb_core::db::codec::encode(&record, &mut stored);
     let mut read = Record::new();

@@ -693,7 +693,7 @@ impl<'w> WorkloadThread<'w> {
                 Some(template) if !workload.data_integrity => {
                     let rng = &mut self.value_rng;
                     self.values.push_template(template, |area, starts| {
-                        rng.fill_at(area, starts.iter().copied(), template.value_len())
+                        rng.fill_at(area, starts, template.value_len())
                     });
                 }
                 _ => {
