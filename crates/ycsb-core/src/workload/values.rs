@@ -75,9 +75,10 @@ pub fn random_value_chunk(rng: &mut impl RngCore) -> [u8; VALUE_CHUNK] {
 /// record is 170 of Java's groups), and filling them is on the path of
 /// every insert and update. Eight independent lanes make one step the same
 /// few shifts, additions and exclusive ors on eight words, turned into
-/// eight groups, 48 bytes: with AVX-512 (VBMI) one instruction per
-/// operation, one byte permutation and one store; with AVX2 two of each
-/// and four stores; elsewhere plain 64-bit operations lane by lane.
+/// eight groups, 48 bytes: with AVX-512 VBMI one instruction per
+/// operation, one byte permutation and one store; with AVX-512BW alone one
+/// byte shuffle and four stores; with AVX2 two of each operation and four
+/// stores; elsewhere plain 64-bit operations lane by lane.
 /// [`ValueRng::fill_values`] picks the code at run time, and all of them
 /// write the same bytes, so a seed gives the same values on every machine.
 /// Key choice and the operation mix keep their own streams.
@@ -112,9 +113,13 @@ enum FillPath {
     #[cfg(target_arch = "x86_64")]
     Avx2,
     /// One 512-bit register per state word, and `vpermb` to pack the
-    /// groups.
+    /// groups (AVX-512 VBMI: Intel since Ice Lake, AMD since Zen 4).
     #[cfg(target_arch = "x86_64")]
-    Avx512,
+    Avx512Vbmi,
+    /// One 512-bit register per state word, the groups packed within each
+    /// 128-bit quarter (AVX-512BW without VBMI: Skylake-SP, Cascade Lake).
+    #[cfg(target_arch = "x86_64")]
+    Avx512Bw,
 }
 
 impl FillPath {
@@ -122,10 +127,13 @@ impl FillPath {
     fn detect() -> Self {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512vbmi")
-            {
-                return FillPath::Avx512;
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                if std::arch::is_x86_feature_detected!("avx512vbmi") {
+                    return FillPath::Avx512Vbmi;
+                }
+                if std::arch::is_x86_feature_detected!("avx512bw") {
+                    return FillPath::Avx512Bw;
+                }
             }
             if std::arch::is_x86_feature_detected!("avx2") {
                 return FillPath::Avx2;
@@ -144,12 +152,43 @@ impl FillPath {
             if std::arch::is_x86_feature_detected!("avx2") {
                 paths.push(FillPath::Avx2);
             }
-            if FillPath::detect() == FillPath::Avx512 {
-                paths.push(FillPath::Avx512);
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+            {
+                paths.push(FillPath::Avx512Bw);
+            }
+            if FillPath::detect() == FillPath::Avx512Vbmi {
+                paths.push(FillPath::Avx512Vbmi);
             }
         }
         paths
     }
+}
+
+/// One xoshiro256++ step of the eight lanes held in 512-bit registers
+/// (`s0` to `s3`, one per state word), giving the eight words turned into
+/// Java's groups (in the low six bytes of each 64-bit word). Expands
+/// inside functions compiled with AVX-512F.
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx512_step {
+    ($s0:ident, $s1:ident, $s2:ident, $s3:ident) => {{
+        let word = _mm512_add_epi64(_mm512_rol_epi64::<23>(_mm512_add_epi64($s0, $s3)), $s0);
+        let t = _mm512_slli_epi64::<17>($s1);
+        $s2 = _mm512_xor_si512($s2, $s0);
+        $s3 = _mm512_xor_si512($s3, $s1);
+        $s1 = _mm512_xor_si512($s1, $s2);
+        $s0 = _mm512_xor_si512($s0, $s3);
+        $s2 = _mm512_xor_si512($s2, t);
+        $s3 = _mm512_rol_epi64::<45>($s3);
+        let placed = _mm512_or_si512(
+            _mm512_and_si512(word, _mm512_set1_epi64(GROUP_FRESH_BITS as i64)),
+            _mm512_and_si512(
+                _mm512_slli_epi64::<3>(word),
+                _mm512_set1_epi64(GROUP_SHARED_BITS as i64),
+            ),
+        );
+        _mm512_add_epi64(placed, _mm512_set1_epi64(GROUP_SPACES as i64))
+    }};
 }
 
 impl ValueRng {
@@ -235,7 +274,11 @@ impl ValueRng {
             // SAFETY: the path was chosen for this CPU, which has AVX-512F
             // and VBMI.
             #[cfg(target_arch = "x86_64")]
-            FillPath::Avx512 => unsafe { self.fill_avx512(area, values) },
+            FillPath::Avx512Vbmi => unsafe { self.fill_avx512_vbmi(area, values) },
+            // SAFETY: the path was chosen for this CPU, which has AVX-512F
+            // and BW.
+            #[cfg(target_arch = "x86_64")]
+            FillPath::Avx512Bw => unsafe { self.fill_avx512_bw(area, values) },
         }
     }
 
@@ -350,12 +393,12 @@ impl ValueRng {
         }
     }
 
-    /// [`fill`](Self::fill) with AVX-512: the eight lanes in one register
-    /// per state word, the eight groups packed by one `vpermb` and stored
-    /// at once (64 bytes, of which the next step overwrites 16).
+    /// [`fill`](Self::fill) with AVX-512 VBMI: the eight lanes in one
+    /// register per state word, the eight groups packed by one `vpermb`
+    /// and stored at once (64 bytes, of which the next step overwrites 16).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512vbmi")]
-    fn fill_avx512(&mut self, area: &mut [u8], values: impl Iterator<Item = (usize, usize)>) {
+    fn fill_avx512_vbmi(&mut self, area: &mut [u8], values: impl Iterator<Item = (usize, usize)>) {
         use std::arch::x86_64::*;
 
         /// For each stored byte, the register's byte it is: group g's six
@@ -389,25 +432,56 @@ impl ValueRng {
                 _mm512_loadu_si512(PACK.as_ptr().cast()),
             )
         };
-        let fresh = _mm512_set1_epi64(GROUP_FRESH_BITS as i64);
-        let shared = _mm512_set1_epi64(GROUP_SHARED_BITS as i64);
-        let spaces = _mm512_set1_epi64(GROUP_SPACES as i64);
         place_steps::<64>(area, values, |to| {
-            let word = _mm512_add_epi64(_mm512_rol_epi64::<23>(_mm512_add_epi64(s0, s3)), s0);
-            let t = _mm512_slli_epi64::<17>(s1);
-            s2 = _mm512_xor_si512(s2, s0);
-            s3 = _mm512_xor_si512(s3, s1);
-            s1 = _mm512_xor_si512(s1, s2);
-            s0 = _mm512_xor_si512(s0, s3);
-            s2 = _mm512_xor_si512(s2, t);
-            s3 = _mm512_rol_epi64::<45>(s3);
-            let placed = _mm512_or_si512(
-                _mm512_and_si512(word, fresh),
-                _mm512_and_si512(_mm512_slli_epi64::<3>(word), shared),
-            );
-            let packed = _mm512_permutexvar_epi8(pack, _mm512_add_epi64(placed, spaces));
+            let groups = avx512_step!(s0, s1, s2, s3);
+            let packed = _mm512_permutexvar_epi8(pack, groups);
             // SAFETY: `place_steps` gives 64 writable bytes at `to`.
             unsafe { _mm512_storeu_si512(to.cast(), packed) };
+        });
+        // SAFETY: as for the loads.
+        unsafe {
+            _mm512_storeu_si512(word(0), s0);
+            _mm512_storeu_si512(word(1), s1);
+            _mm512_storeu_si512(word(2), s2);
+            _mm512_storeu_si512(word(3), s3);
+        }
+    }
+
+    /// [`fill`](Self::fill) with AVX-512BW: as with VBMI, but each 128-bit
+    /// quarter of the groups is packed apart (its two groups side by side,
+    /// 12 bytes) and stored by itself, four 16-byte stores a step.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn fill_avx512_bw(&mut self, area: &mut [u8], values: impl Iterator<Item = (usize, usize)>) {
+        use std::arch::x86_64::*;
+
+        let state = self.state.as_mut_ptr().cast::<u64>();
+        let word = |k: usize| state.wrapping_add(k * LANES).cast::<__m512i>();
+        // SAFETY: `state` is `self.state`'s 4 × 8 words, each state word
+        // 64 bytes.
+        let (mut s0, mut s1, mut s2, mut s3) = unsafe {
+            (
+                _mm512_loadu_si512(word(0)),
+                _mm512_loadu_si512(word(1)),
+                _mm512_loadu_si512(word(2)),
+                _mm512_loadu_si512(word(3)),
+            )
+        };
+        // In each quarter, the six group bytes of its two words side by
+        // side, then four bytes the next store overwrites.
+        let pack = _mm512_broadcast_i32x4(_mm_setr_epi8(
+            0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, -1, -1, -1, -1,
+        ));
+        // The last 16-byte store starts at 36: a step writes 52 bytes.
+        place_steps::<52>(area, values, |to| {
+            let packed = _mm512_shuffle_epi8(avx512_step!(s0, s1, s2, s3), pack);
+            // SAFETY: `place_steps` gives 52 writable bytes at `to`.
+            unsafe {
+                _mm_storeu_si128(to.cast(), _mm512_castsi512_si128(packed));
+                _mm_storeu_si128(to.add(12).cast(), _mm512_extracti32x4_epi32::<1>(packed));
+                _mm_storeu_si128(to.add(24).cast(), _mm512_extracti32x4_epi32::<2>(packed));
+                _mm_storeu_si128(to.add(36).cast(), _mm512_extracti32x4_epi32::<3>(packed));
+            }
         });
         // SAFETY: as for the loads.
         unsafe {
