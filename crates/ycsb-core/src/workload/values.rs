@@ -191,6 +191,39 @@ macro_rules! avx512_step {
     }};
 }
 
+/// A fill on the eight lanes held in 512-bit registers: loads
+/// `$rng.state`, runs [`place_steps`] with `STORE = $store`, handing each
+/// step's groups ([`avx512_step!`]) and where they go to `$put`, and stores
+/// the state back. Expands inside functions compiled with AVX-512F.
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx512_fill {
+    ($rng:expr, $area:expr, $values:expr, $store:literal, |$to:ident, $groups:ident| $put:block) => {{
+        let state = $rng.state.as_mut_ptr().cast::<u64>();
+        let word = |k: usize| state.wrapping_add(k * LANES).cast::<__m512i>();
+        // SAFETY: `state` is the 4 × 8 words of `$rng.state`, each state
+        // word 64 bytes.
+        let (mut s0, mut s1, mut s2, mut s3) = unsafe {
+            (
+                _mm512_loadu_si512(word(0)),
+                _mm512_loadu_si512(word(1)),
+                _mm512_loadu_si512(word(2)),
+                _mm512_loadu_si512(word(3)),
+            )
+        };
+        place_steps::<$store>($area, $values, |$to| {
+            let $groups = avx512_step!(s0, s1, s2, s3);
+            $put
+        });
+        // SAFETY: as for the loads.
+        unsafe {
+            _mm512_storeu_si512(word(0), s0);
+            _mm512_storeu_si512(word(1), s1);
+            _mm512_storeu_si512(word(2), s2);
+            _mm512_storeu_si512(word(3), s3);
+        }
+    }};
+}
+
 impl ValueRng {
     /// A stream starting from `seed`.
     pub fn new(seed: u64) -> Self {
@@ -419,32 +452,13 @@ impl ValueRng {
             pack
         };
 
-        let state = self.state.as_mut_ptr().cast::<u64>();
-        let word = |k: usize| state.wrapping_add(k * LANES).cast::<__m512i>();
-        // SAFETY: `state` is `self.state`'s 4 × 8 words, each state word
-        // 64 bytes; PACK is 64 bytes.
-        let (mut s0, mut s1, mut s2, mut s3, pack) = unsafe {
-            (
-                _mm512_loadu_si512(word(0)),
-                _mm512_loadu_si512(word(1)),
-                _mm512_loadu_si512(word(2)),
-                _mm512_loadu_si512(word(3)),
-                _mm512_loadu_si512(PACK.as_ptr().cast()),
-            )
-        };
-        place_steps::<64>(area, values, |to| {
-            let groups = avx512_step!(s0, s1, s2, s3);
+        // SAFETY: PACK is 64 readable bytes.
+        let pack = unsafe { _mm512_loadu_si512(PACK.as_ptr().cast()) };
+        avx512_fill!(self, area, values, 64, |to, groups| {
             let packed = _mm512_permutexvar_epi8(pack, groups);
             // SAFETY: `place_steps` gives 64 writable bytes at `to`.
             unsafe { _mm512_storeu_si512(to.cast(), packed) };
         });
-        // SAFETY: as for the loads.
-        unsafe {
-            _mm512_storeu_si512(word(0), s0);
-            _mm512_storeu_si512(word(1), s1);
-            _mm512_storeu_si512(word(2), s2);
-            _mm512_storeu_si512(word(3), s3);
-        }
     }
 
     /// [`fill`](Self::fill) with AVX-512BW: as with VBMI, but each 128-bit
@@ -455,26 +469,14 @@ impl ValueRng {
     fn fill_avx512_bw(&mut self, area: &mut [u8], values: impl Iterator<Item = (usize, usize)>) {
         use std::arch::x86_64::*;
 
-        let state = self.state.as_mut_ptr().cast::<u64>();
-        let word = |k: usize| state.wrapping_add(k * LANES).cast::<__m512i>();
-        // SAFETY: `state` is `self.state`'s 4 × 8 words, each state word
-        // 64 bytes.
-        let (mut s0, mut s1, mut s2, mut s3) = unsafe {
-            (
-                _mm512_loadu_si512(word(0)),
-                _mm512_loadu_si512(word(1)),
-                _mm512_loadu_si512(word(2)),
-                _mm512_loadu_si512(word(3)),
-            )
-        };
         // In each quarter, the six group bytes of its two words side by
         // side, then four bytes the next store overwrites.
         let pack = _mm512_broadcast_i32x4(_mm_setr_epi8(
             0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, -1, -1, -1, -1,
         ));
         // The last 16-byte store starts at 36: a step writes 52 bytes.
-        place_steps::<52>(area, values, |to| {
-            let packed = _mm512_shuffle_epi8(avx512_step!(s0, s1, s2, s3), pack);
+        avx512_fill!(self, area, values, 52, |to, groups| {
+            let packed = _mm512_shuffle_epi8(groups, pack);
             // SAFETY: `place_steps` gives 52 writable bytes at `to`.
             unsafe {
                 _mm_storeu_si128(to.cast(), _mm512_castsi512_si128(packed));
@@ -483,13 +485,6 @@ impl ValueRng {
                 _mm_storeu_si128(to.add(36).cast(), _mm512_extracti32x4_epi32::<3>(packed));
             }
         });
-        // SAFETY: as for the loads.
-        unsafe {
-            _mm512_storeu_si512(word(0), s0);
-            _mm512_storeu_si512(word(1), s1);
-            _mm512_storeu_si512(word(2), s2);
-            _mm512_storeu_si512(word(3), s3);
-        }
     }
 }
 
