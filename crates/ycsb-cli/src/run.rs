@@ -24,8 +24,6 @@ struct Printer {
     /// The engine gauges status lines show (`status.gauges`): Java's line
     /// stays one line unless asked; the series has every gauge.
     status_gauges: Vec<String>,
-    /// Whether the gauges asked for were checked against the store's.
-    gauges_checked: bool,
     /// Java's `-l`: put directly before each status line's date.
     label: String,
     style: Style,
@@ -74,10 +72,6 @@ impl Observer for Printer {
             if all || self.status_gauges.contains(&gauge.name) {
                 text.push_str(&format!(" [{}={}]", gauge.name, gauge.value));
             }
-        }
-        if !self.gauges_checked {
-            self.gauges_checked = true;
-            self.check_status_gauges(update.gauges);
         }
         eprintln!("{text}");
     }
@@ -172,12 +166,11 @@ impl SessionObserver for Printer {
 }
 
 impl Printer {
-    /// Names, once, each gauge `status.gauges` asks for that the store
-    /// does not report.
-    fn check_status_gauges(&self, gauges: &[ycsb_db::Gauge]) {
-        let known: Vec<&str> = gauges.iter().map(|g| g.name.as_str()).collect();
+    /// Names each gauge `status.gauges` asks for that the store does not
+    /// list (checked once, as the store opens).
+    fn check_status_gauges(&self, known: &[String]) {
         for wanted in &self.status_gauges {
-            if wanted != "all" && !known.contains(&wanted.as_str()) {
+            if wanted != "all" && !known.contains(wanted) {
                 let has = if known.is_empty() {
                     "it reports none".to_string()
                 } else {
@@ -329,7 +322,6 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
     let mut printer = Printer {
         status: client.status,
         status_gauges: settings.status_gauges.clone(),
-        gauges_checked: false,
         label: client.label,
         style: bench.style,
         text_to_stdout: settings.export_file.is_none() && settings.exporter == ExporterKind::Text,
@@ -349,6 +341,7 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         raw_written: false,
         live: live.as_ref().map(crate::live::LiveView::feed),
     };
+    printer.check_status_gauges(&store.gauge_names());
     let result = session.execute(store, &phases, &stop, &mut printer);
     // A Ctrl-C while the live view lingers ends that, not the run.
     let interrupted = interrupts.signalled();

@@ -543,9 +543,7 @@ impl Session {
         let collector = match self.observe.granularity {
             None => None,
             Some(_) => {
-                let mut gauges = Vec::new();
-                store.gauges(&mut gauges);
-                let names = gauges.into_iter().map(|g| g.name).collect();
+                let names = store.gauge_names();
                 let intended = self.benchmark.measurement_settings().interval
                     == measurement::MeasurementInterval::Both;
                 Some(Collector::new(&self.observe, intended, names)?)

@@ -115,9 +115,23 @@ pub trait Store: Send + Sync {
 
     /// Appends the store's engine-internal gauges (level file counts,
     /// pending compaction, stalls) to `out`. Called from the status thread
-    /// at intervals, never on the operation path. The default has none.
+    /// at intervals, never on the operation path. A gauge too costly to
+    /// take at every interval may be left out of some samples (the series
+    /// then has no value there), but never one that
+    /// [`Store::gauge_names`] does not list. The default has none.
     fn gauges(&self, out: &mut Vec<Gauge>) {
         let _ = out;
+    }
+
+    /// The names of every gauge [`Store::gauges`] may report, in the order
+    /// the time series' columns take them; asked once per session, before
+    /// the first phase. The default samples the gauges once; a store whose
+    /// gauges are costly to sample, or are not all reported at every
+    /// sample, lists them without sampling.
+    fn gauge_names(&self) -> Vec<String> {
+        let mut gauges = Vec::new();
+        self.gauges(&mut gauges);
+        gauges.into_iter().map(|g| g.name).collect()
     }
 
     /// The engine and version. The default is empty.

@@ -266,6 +266,9 @@ pub enum Rule {
     /// Several threads of one store write and read at once, each seeing
     /// the others' writes afterwards.
     Threads,
+    /// Every gauge a sample reports is one [`Store::gauge_names`] lists,
+    /// and no name is listed twice (each is a column of the time series).
+    GaugeNames,
 }
 
 impl Rule {
@@ -291,6 +294,7 @@ impl Rule {
             Rule::ScanFields => "a scan of a field subset returns just those fields",
             Rule::ScanNotImplemented => "a store without scans answers NOT_IMPLEMENTED",
             Rule::Threads => "threads of one store see each other's writes",
+            Rule::GaugeNames => "every gauge sampled is listed, once, by Store::gauge_names",
         }
     }
 }
@@ -367,6 +371,9 @@ pub fn check_store(store: &dyn Store, contract: &Contract) -> Result<(), Contrac
     if result.is_ok() {
         result = check_threads(store, contract, &table, &prefix, &mut written);
     }
+    if result.is_ok() {
+        result = check_gauge_names(store);
+    }
     if contract.deletes != Deletes::NotImplemented {
         for key in &written {
             let _ = thread.delete(&table, key);
@@ -374,6 +381,38 @@ pub fn check_store(store: &dyn Store, contract: &Contract) -> Result<(), Contrac
     }
     let _ = thread.cleanup();
     result
+}
+
+/// [`Rule::GaugeNames`], over two samples taken after the kit's writes.
+fn check_gauge_names(store: &dyn Store) -> Result<(), ContractViolation> {
+    let names = store.gauge_names();
+    if let Some(twice) = names
+        .iter()
+        .enumerate()
+        .find_map(|(i, n)| names[..i].contains(n).then_some(n))
+    {
+        return Err(violation(
+            Rule::GaugeNames,
+            "",
+            format!("gauge_names lists {twice} twice: {names:?}"),
+        ));
+    }
+    let mut sample = Vec::new();
+    for _ in 0..2 {
+        sample.clear();
+        store.gauges(&mut sample);
+        if let Some(unlisted) = sample.iter().find(|g| !names.contains(&g.name)) {
+            return Err(violation(
+                Rule::GaugeNames,
+                "",
+                format!(
+                    "a sample reports {}, which gauge_names does not list: {names:?}",
+                    unlisted.name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn violation(rule: Rule, key: &str, detail: String) -> ContractViolation {
@@ -1097,6 +1136,7 @@ impl StoreThread for ReferenceThread<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Gauge;
 
     #[test]
     fn the_reference_store_conforms_and_is_left_empty() {
@@ -1129,6 +1169,8 @@ mod tests {
         DeleteKeeps,
         DeleteMissingIsOk,
         ThreadsIsolated,
+        GaugeUnlisted,
+        GaugeListedTwice,
     }
 
     /// The reference store with one bug.
@@ -1147,6 +1189,21 @@ mod tests {
                 bug: self.1,
                 id: context.thread_id,
             }))
+        }
+
+        fn gauges(&self, out: &mut Vec<Gauge>) {
+            out.push(Gauge::new("broken.listed", 1.0));
+            if self.1 == Bug::GaugeUnlisted {
+                out.push(Gauge::new("broken.unlisted", 2.0));
+            }
+        }
+
+        fn gauge_names(&self) -> Vec<String> {
+            let mut names = vec!["broken.listed".to_string()];
+            if self.1 == Bug::GaugeListedTwice {
+                names.push("broken.listed".to_string());
+            }
+            names
         }
     }
 
@@ -1315,6 +1372,8 @@ mod tests {
             (Bug::DeleteKeeps, Rule::DeleteThenRead),
             (Bug::DeleteMissingIsOk, Rule::Delete),
             (Bug::ThreadsIsolated, Rule::Threads),
+            (Bug::GaugeUnlisted, Rule::GaugeNames),
+            (Bug::GaugeListedTwice, Rule::GaugeNames),
         ] {
             let v = broken(bug, &contract);
             assert_eq!(v.rule, rule, "{bug:?}: {v}");

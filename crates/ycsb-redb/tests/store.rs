@@ -8,7 +8,9 @@ use ycsb_db::testing::{
     gauge, load_property_file, locked_version, read_both_ways, record, second_open_error,
     unusable_location_errors, Contract,
 };
-use ycsb_db::{Fields, Origin, Properties, Status, Store, StoreError, StoreThread, ThreadContext};
+use ycsb_db::{
+    Fields, Gauge, Origin, Properties, Status, Store, StoreError, StoreThread, ThreadContext,
+};
 use ycsb_redb::RedbStore;
 
 const TABLE: &str = "usertable";
@@ -69,8 +71,16 @@ fn gauges_and_reports_show_the_tree() {
         );
     }
     drop(t);
+    let names = store.gauge_names();
     let mut gauges = Vec::new();
     store.gauges(&mut gauges);
+    let sampled: Vec<&str> = gauges.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(sampled, names, "the first sample walks the tree");
+    // The next sample, too early for another walk, shows the same walk.
+    let mut next = Vec::new();
+    store.gauges(&mut next);
+    let tree = |g: &[Gauge]| g[1..].to_vec();
+    assert_eq!(tree(&next), tree(&gauges));
     // 3000 records of about 220 bytes need more than one 4 KiB leaf.
     assert!(gauge(&gauges, "redb.tree-height") >= 2.0, "{gauges:?}");
     assert!(gauge(&gauges, "redb.leaf-pages") > 100.0, "{gauges:?}");
@@ -110,6 +120,7 @@ fn gauges_and_reports_show_the_tree() {
     store.gauges(&mut gauges);
     let names: Vec<&str> = gauges.iter().map(|g| g.name.as_str()).collect();
     assert_eq!(names, ["redb.cache-used-bytes"]);
+    assert_eq!(store.gauge_names(), ["redb.cache-used-bytes"]);
 }
 
 /// The version the results name is the one Cargo built.
