@@ -203,9 +203,10 @@ impl Store for RedbStore {
     /// `redb.stored-bytes` (user data in leaves), `redb.metadata-bytes` and
     /// `redb.fragmented-bytes` (allocated but unused: what space
     /// amplification of a B-tree is made of). The tree's figures are
-    /// those of the last walk, taken when one is due (at most 1 % of the
-    /// time walking, see [`WALK_SPACING`]): a time-series interval and the
-    /// status line closed at the same moment show the same walk.
+    /// those of the last walk, taken when one is due (walks 100 × the
+    /// last one's cost apart: at most 1 % of the time walking), so a
+    /// time-series interval and the status line closed at the same
+    /// moment show the same walk.
     fn gauges(&self, out: &mut Vec<Gauge>) {
         out.push(Gauge::new(
             CACHE_GAUGE,
