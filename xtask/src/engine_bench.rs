@@ -30,6 +30,10 @@
 //! differs from process to process, and with it what reads touch and what
 //! work overlaps the run: whole-process CPU time moved by 20 % between
 //! runs of the same client).
+//! With `--fresh-values`, the direct loop makes new values for every
+//! insert and updated field (`values=fresh`), as any YCSB client must,
+//! where by default it cuts them from a pool made beforehand as db_bench
+//! does: the ratio then leaves the workload's own values out of the tax.
 //! With `--baseline <rev>`, each client runs with another revision's build
 //! and the current one alternated (`baseline`).
 //!
@@ -46,7 +50,7 @@ use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations N] [--threads N]
        [--rounds N] [--engines rocksdb,leveldb,wiredtiger,lmdb,sqlite,fjall,redb] [--workloads a,c]
-       [--instructions | --same-files]
+       [--instructions | --same-files] [--fresh-values]
   defaults: 200000 records, 200000 operations, 1 thread, 3 rounds
   --same-files    load once, compact, then time only the run phase of each client,
                   each round on a fresh copy of the same files (YCSB-cpp not run)
@@ -59,6 +63,10 @@ const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations
                   alternated, N pairs (default 5): both medians, the paired ratio
                   current/baseline and its range (with --instructions: instructions
                   per operation)
+  --fresh-values  the direct loop makes new values for every insert and updated field,
+                  as a YCSB load and update must (ycsb's generator), instead of cutting
+                  them from a pool made beforehand as db_bench does: the harness's cost
+                  without the workload's values
   --engines       embedded stores with a direct loop (default rocksdb,leveldb,wiredtiger)
   env YCSB_CPP_BIN=/path/to/YCSB-cpp/ycsb adds YCSB-cpp (built against the same library;
       timed runs of rocksdb, leveldb, wiredtiger, lmdb and sqlite)";
@@ -117,6 +125,8 @@ struct Options {
     instructions: bool,
     /// Time only run phases, on copies of one loaded, compacted database.
     same_files: bool,
+    /// The direct loop makes fresh values (`values=fresh`).
+    fresh_values: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options> {
@@ -132,6 +142,7 @@ fn parse(args: &[String]) -> Result<Options> {
         workloads: vec!["a".into(), "c".into()],
         instructions: false,
         same_files: false,
+        fresh_values: false,
     };
     // The sizes default differently with and without --instructions,
     // which may come after them.
@@ -144,6 +155,10 @@ fn parse(args: &[String]) -> Result<Options> {
         }
         if flag == "--same-files" {
             o.same_files = true;
+            continue;
+        }
+        if flag == "--fresh-values" {
+            o.fresh_values = true;
             continue;
         }
         const VALUED: [&str; 6] = [
@@ -375,6 +390,8 @@ fn run_direct(
         .arg(format!("threadcount={}", o.threads))
         .arg(format!("readproportion={read}"))
         .arg(format!("load={}", !o.same_files))
+        // Only when asked: a baseline's older loop knows no `values`.
+        .args(o.fresh_values.then_some("values=fresh"))
         .output()
         .with_context(|| format!("starting {}", bin.display()))?;
     check(out.status, "direct loop", &out.stderr)?;
@@ -1176,6 +1193,9 @@ mod tests {
         assert_eq!((o.records, o.operations, o.rounds), (200_000, 200_000, 5));
         let o = parse(&args("--engines fjall,redb")).unwrap();
         assert_eq!(o.engines, ["fjall", "redb"]);
+        assert!(!o.fresh_values);
+        let o = parse(&args("--fresh-values --instructions")).unwrap();
+        assert!(o.fresh_values && o.instructions);
         let o = parse(&args("--engines leveldb --workloads c --threads 2")).unwrap();
         assert_eq!(
             (o.engines, o.workloads, o.threads),

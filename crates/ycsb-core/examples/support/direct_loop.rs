@@ -18,7 +18,11 @@
 //! updated record that shares all but one field with its previous version
 //! (whole new values made LevelDB's snappy find nothing to compress in
 //! workload A, where ycsb's versions compress, a difference of 800 M
-//! instructions of compaction in 200,000 operations). There is no decoding,
+//! instructions of compaction in 200,000 operations). By default the
+//! values are cut from a pool made before the phase, as db_bench does, so
+//! that the loop is the engine alone; `values=fresh` makes new ones for
+//! every insert and updated field, with ycsb's generator, as a YCSB load
+//! and update must. There is no decoding,
 //! no measurement and no status thread. The database stays open from the load into the run, as
 //! `ycsb -load -run` keeps its store open across phases: the run then
 //! reads the same memtable and level-0 tables in both programs (a reopen
@@ -29,7 +33,7 @@ use std::time::Instant;
 
 use rand::Rng;
 use ycsb_core::generator::{seeded_rng, NumberGenerator, Rng64, ScrambledZipfian};
-use ycsb_core::internals::{build_key_name, fill_random_value, split_range, KeyOrder};
+use ycsb_core::internals::{build_key_name, fill_random_value, split_range, KeyOrder, ValueRng};
 use ycsb_db::{codec, Record};
 
 /// What a loop needs from an engine: one database shared by the threads.
@@ -73,6 +77,12 @@ pub struct Settings {
     load: bool,
     /// Whether to compact the whole database between the load and the run.
     compact: bool,
+    /// `values=fresh`: every insert and update gets new random values, as
+    /// a YCSB load and Java's update make them (ycsb's own generator,
+    /// `ValueRng`); `values=pool` (the default): cut from a pool made
+    /// before the phase, as db_bench does, so the loop is the engine
+    /// alone.
+    fresh_values: bool,
 }
 
 /// Reads the settings from the command line; exits with status 2 and a
@@ -92,7 +102,7 @@ fn parse_args() -> Result<Settings, String> {
     let (mut records, mut operations, mut threads) = (1000u64, 1000u64, 1usize);
     let (mut read_proportion, mut fields, mut field_len, mut seed) =
         (0.5f64, 10usize, 100usize, 1u64);
-    let (mut load, mut compact) = (true, false);
+    let (mut load, mut compact, mut fresh_values) = (true, false, false);
     for arg in std::env::args().skip(1) {
         let (name, value) = arg
             .split_once('=')
@@ -109,6 +119,13 @@ fn parse_args() -> Result<Settings, String> {
             "seed" => seed = value.parse().map_err(|e| bad(&e))?,
             "load" => load = value.parse().map_err(|e| bad(&e))?,
             "compact" => compact = value.parse().map_err(|e| bad(&e))?,
+            "values" => {
+                fresh_values = match value {
+                    "fresh" => true,
+                    "pool" => false,
+                    _ => return Err(format!("{arg}: expected values=fresh or values=pool")),
+                }
+            }
             _ => return Err(format!("{arg}: unknown setting")),
         }
     }
@@ -137,6 +154,7 @@ fn parse_args() -> Result<Settings, String> {
         seed,
         load,
         compact,
+        fresh_values,
     })
 }
 
@@ -145,21 +163,51 @@ fn parse_args() -> Result<Settings, String> {
 const POOL_RECORDS: usize = 1024;
 
 /// One thread's source of values: a pool of whole encoded records for
-/// inserts, and random field bytes for the replaced field of an update.
+/// inserts, and random field bytes for the replaced field of an update;
+/// with `values=fresh`, new values instead.
 struct Values {
     records: Vec<u8>,
     record_len: usize,
     next_record: usize,
     bytes: Vec<u8>,
     at: usize,
+    fresh: Option<Fresh>,
+}
+
+/// New values for every record and field (`values=fresh`), filled as the
+/// workload fills them: the whole record's values in one call into a copy
+/// of the encoded template, whose frames are then written back (the
+/// fill's stores may run past each value).
+struct Fresh {
+    rng: ValueRng,
+    record: Vec<u8>,
+    template: Vec<u8>,
+    spans: Vec<std::ops::Range<usize>>,
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl Fresh {
+    fn record(&mut self) -> &[u8] {
+        self.rng.fill_at(&mut self.record, &self.starts, self.len);
+        let mut at = 0;
+        for span in &self.spans {
+            self.record[at..span.start].copy_from_slice(&self.template[at..span.start]);
+            at = span.end;
+        }
+        self.record[at..].copy_from_slice(&self.template[at..]);
+        &self.record
+    }
 }
 
 impl Values {
     fn new(rng: &mut Rng64, s: &Settings) -> Self {
         let record_len = s.template.len();
-        let mut records = Vec::with_capacity(POOL_RECORDS * record_len);
+        // Fresh values need no pool.
+        let pooled = if s.fresh_values { 0 } else { POOL_RECORDS };
+        let mut records = Vec::with_capacity(pooled * record_len);
         let mut value = vec![0; s.spans.iter().map(|r| r.len()).max().unwrap_or(0)];
-        for _ in 0..POOL_RECORDS {
+        for _ in 0..pooled {
             let start = records.len();
             records.extend_from_slice(&s.template);
             for span in &s.spans {
@@ -167,19 +215,33 @@ impl Values {
                 records[start + span.start..start + span.end].copy_from_slice(&value[..span.len()]);
             }
         }
-        let mut bytes = vec![0; POOL_BYTES];
+        let mut bytes = vec![0; if s.fresh_values { 0 } else { POOL_BYTES }];
         fill_random_value(rng, &mut bytes);
+        // All fields have `fieldlength` bytes, as the workload's values.
+        let len = s.spans.first().map_or(0, |r| r.len());
+        let fresh = s.fresh_values.then(|| Fresh {
+            rng: ValueRng::new(rng.random()),
+            record: s.template.clone(),
+            template: s.template.clone(),
+            spans: s.spans.clone(),
+            starts: s.spans.iter().map(|r| r.start).collect(),
+            len,
+        });
         Values {
             records,
             record_len,
             next_record: 0,
             bytes,
             at: 0,
+            fresh,
         }
     }
 
     /// The next whole record to insert.
     fn record(&mut self) -> &[u8] {
+        if let Some(fresh) = &mut self.fresh {
+            return fresh.record();
+        }
         let i = self.next_record;
         self.next_record = (i + 1) % POOL_RECORDS;
         &self.records[i * self.record_len..(i + 1) * self.record_len]
@@ -247,7 +309,10 @@ fn run(db: &impl DirectEngine, s: &Settings, thread: usize) -> Counts {
         // rest of the record is written back as it was.
         let span = s.spans[rng.random_range(0..s.spans.len())].clone();
         if let Some(field) = stored.get_mut(span.clone()) {
-            field.copy_from_slice(values.field(span.len()));
+            match &mut values.fresh {
+                Some(fresh) => fresh.rng.fill_values(field, span.len()),
+                None => field.copy_from_slice(values.field(span.len())),
+            }
         }
         if db.put(key.as_bytes(), &stored).is_err() {
             counts.errors += 1;
