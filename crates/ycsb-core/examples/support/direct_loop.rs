@@ -181,21 +181,21 @@ struct Values {
 struct Fresh {
     rng: ValueRng,
     record: Vec<u8>,
-    template: Vec<u8>,
-    spans: Vec<std::ops::Range<usize>>,
+    /// Where each value starts in the record (`fill_at` takes a slice).
     starts: Vec<usize>,
     len: usize,
 }
 
 impl Fresh {
-    fn record(&mut self) -> &[u8] {
+    /// The next record: new values in `s`'s template.
+    fn record(&mut self, s: &Settings) -> &[u8] {
         self.rng.fill_at(&mut self.record, &self.starts, self.len);
         let mut at = 0;
-        for span in &self.spans {
-            self.record[at..span.start].copy_from_slice(&self.template[at..span.start]);
+        for span in &s.spans {
+            self.record[at..span.start].copy_from_slice(&s.template[at..span.start]);
             at = span.end;
         }
-        self.record[at..].copy_from_slice(&self.template[at..]);
+        self.record[at..].copy_from_slice(&s.template[at..]);
         &self.record
     }
 }
@@ -222,8 +222,6 @@ impl Values {
         let fresh = s.fresh_values.then(|| Fresh {
             rng: ValueRng::new(rng.random()),
             record: s.template.clone(),
-            template: s.template.clone(),
-            spans: s.spans.clone(),
             starts: s.spans.iter().map(|r| r.start).collect(),
             len,
         });
@@ -237,10 +235,10 @@ impl Values {
         }
     }
 
-    /// The next whole record to insert.
-    fn record(&mut self) -> &[u8] {
+    /// The next whole record to insert (a fresh one in `s`'s template).
+    fn record(&mut self, s: &Settings) -> &[u8] {
         if let Some(fresh) = &mut self.fresh {
-            return fresh.record();
+            return fresh.record(s);
         }
         let i = self.next_record;
         self.next_record = (i + 1) % POOL_RECORDS;
@@ -269,7 +267,7 @@ fn load(db: &impl DirectEngine, s: &Settings, thread: usize) -> Counts {
     let mut counts = Counts::default();
     for number in split_range(0, s.records, thread, s.threads) {
         build_key_name(number, KeyOrder::Hashed, 1, &mut key);
-        if db.put(key.as_bytes(), values.record()).is_err() {
+        if db.put(key.as_bytes(), values.record(s)).is_err() {
             counts.errors += 1;
         }
     }
