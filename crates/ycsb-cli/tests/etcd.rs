@@ -65,7 +65,9 @@ fn workload_e_scans_in_key_order() {
 
 /// Kills one of three members once the run is under way: the run goes on
 /// against the other two, its failed operations are counted apart
-/// (SERVICE_UNAVAILABLE), and it ends normally at its time limit.
+/// (SERVICE_UNAVAILABLE), and it ends normally at its time limit. The
+/// member killed is a follower, so that no election (whose length depends
+/// on the machine's load) decides how many operations fail.
 #[test]
 fn a_member_killed_mid_run_is_survived() {
     let dir = tempfile::tempdir().unwrap();
@@ -93,13 +95,14 @@ fn a_member_killed_mid_run_is_survived() {
     lines
         .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
         .expect("a status line");
-    cluster.kill(0).unwrap();
+    let follower = (cluster.leader().unwrap() + 1) % 3;
+    cluster.kill(follower).unwrap();
     let status = wait_bounded(&mut child, Duration::from_secs(60), "the run");
     let err = lines.rest();
-    assert!(status.success(), "{err}");
+    assert!(status.success(), "{err}\n{}", cluster.report());
     assert!(!err.contains("panicked"), "{err}");
     let phase = &read_json(&export)["phases"][0];
-    // Thread 0 talked to the killed member: its operation in flight, at
+    // One thread talked to the killed member: its operation in flight, at
     // least, failed.
     let unavailable = returns(phase, "READ", "SERVICE_UNAVAILABLE")
         + returns(phase, "UPDATE", "SERVICE_UNAVAILABLE");
@@ -108,7 +111,8 @@ fn a_member_killed_mid_run_is_survived() {
     let ok = returns(phase, "READ", "OK") + returns(phase, "UPDATE", "OK");
     assert!(
         ok > 100 * unavailable,
-        "{ok} OK, {unavailable} failed: {phase}"
+        "{ok} OK, {unavailable} failed: {phase}\n{}",
+        cluster.report()
     );
 }
 

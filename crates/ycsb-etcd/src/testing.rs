@@ -6,7 +6,7 @@
 
 use std::io::{self, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -17,6 +17,10 @@ struct Member {
     client_port: u16,
     /// Plain-HTTP port of `/health` and `/metrics`, also with TLS clients.
     metrics_port: u16,
+    /// The member's standard error: etcd's log.
+    log: PathBuf,
+    /// Whether [`EtcdCluster::kill`] ended it (rather than it exiting).
+    killed: bool,
 }
 
 /// Server certificate and key files for TLS client URLs.
@@ -55,7 +59,10 @@ impl EtcdCluster {
     ///
     /// When `etcd` is not installed (the message names the Debian
     /// package), a process cannot start, or the cluster is not healthy
-    /// within 30 seconds (the message points at the logs).
+    /// within 30 seconds (the message gives each member's state and the
+    /// end of its log). A member that exits while the cluster starts,
+    /// most likely because another process took its port first, makes a
+    /// new start on other ports, up to three attempts.
     pub fn start(dir: &Path, size: usize) -> io::Result<Self> {
         Self::start_with(dir, size, None)
     }
@@ -67,6 +74,25 @@ impl EtcdCluster {
     ///
     /// As [`EtcdCluster::start`].
     pub fn start_with(dir: &Path, size: usize, tls: Option<&ServerTls>) -> io::Result<Self> {
+        // Ports are free when picked but released before etcd binds them,
+        // so a test running beside this one (or an outgoing connection)
+        // may take one first; the member then exits at once, and the
+        // cluster is started again on new ports.
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let dir = dir.join(format!("start{attempt}"));
+            std::fs::create_dir_all(&dir)?;
+            match Self::start_once(&dir, size, tls) {
+                // The failed attempt's logs stay in its own directory.
+                Err(StartError::MemberExited(_)) if attempt < START_ATTEMPTS => {}
+                Err(StartError::MemberExited(e) | StartError::Other(e)) => return Err(e),
+                Ok(cluster) => return Ok(cluster),
+            }
+        }
+    }
+
+    fn start_once(dir: &Path, size: usize, tls: Option<&ServerTls>) -> Result<Self, StartError> {
         let ports = free_ports(3 * size)?;
         let scheme = if tls.is_some() { "https" } else { "http" };
         let token = format!(
@@ -82,7 +108,8 @@ impl EtcdCluster {
         for i in 0..size {
             let (client, peer, metrics) = (ports[i], ports[size + i], ports[2 * size + i]);
             let data = dir.join(format!("m{i}"));
-            let log = std::fs::File::create(dir.join(format!("m{i}.log")))?;
+            let log_path = dir.join(format!("m{i}.log"));
+            let log = std::fs::File::create(&log_path)?;
             let mut command = Command::new("etcd");
             if let Some(tls) = tls {
                 command
@@ -125,13 +152,22 @@ impl EtcdCluster {
                 child: Some(child),
                 client_port: client,
                 metrics_port: metrics,
+                log: log_path,
+                killed: false,
             });
         }
-        let cluster = Self { members };
-        cluster.wait_healthy(Duration::from_secs(30)).map_err(|e| {
-            io::Error::new(e.kind(), format!("{e}; see the logs in {}", dir.display()))
-        })?;
-        Ok(cluster)
+        let mut cluster = Self { members };
+        match cluster.wait_healthy(Duration::from_secs(30)) {
+            Ok(()) => Ok(cluster),
+            Err(e) => {
+                let e = io::Error::new(e.kind(), format!("{e}\n{}", cluster.report()));
+                Err(if cluster.any_exited() {
+                    StartError::MemberExited(e)
+                } else {
+                    StartError::Other(e)
+                })
+            }
+        }
     }
 
     /// The members' client addresses, comma-separated, as
@@ -156,21 +192,100 @@ impl EtcdCluster {
     /// When the process cannot be signalled.
     pub fn kill(&mut self, i: usize) -> io::Result<()> {
         if let Some(mut child) = self.members[i].child.take() {
+            self.members[i].killed = true;
             child.kill()?;
             child.wait()?;
         }
         Ok(())
     }
 
+    /// The index of the member that leads the cluster now, as the first
+    /// running member that answers sees it.
+    ///
+    /// # Errors
+    ///
+    /// When no running member answers its status, or the leader it names
+    /// is not one of this cluster's running members.
+    pub fn leader(&self) -> io::Result<usize> {
+        let mut ids = Vec::new();
+        let mut leader = None;
+        for (i, member) in self.members.iter().enumerate() {
+            if member.child.is_none() {
+                continue;
+            }
+            let status = self.post(i, "/v3/maintenance/status", "{}", None)?;
+            let value: serde_json::Value = serde_json::from_str(&status)
+                .map_err(|e| io::Error::other(format!("status of member {i}: {e}: {status}")))?;
+            let field = |v: &serde_json::Value| v.as_str().and_then(|s| s.parse::<u64>().ok());
+            ids.push((i, field(&value["header"]["member_id"])));
+            leader = leader.or(field(&value["leader"]));
+        }
+        ids.iter()
+            .find(|(_, id)| id.is_some() && *id == leader)
+            .map(|(i, _)| *i)
+            .ok_or_else(|| {
+                io::Error::other(format!(
+                    "no running member leads: {ids:?}, leader {leader:?}"
+                ))
+            })
+    }
+
+    /// What each member is doing (running, killed, or exited with its
+    /// status) and the last lines of its log: the context a failed test
+    /// prints.
+    pub fn report(&mut self) -> String {
+        let mut out = String::new();
+        for (i, member) in self.members.iter_mut().enumerate() {
+            let state = match member.child.as_mut().map(Child::try_wait) {
+                None if member.killed => "killed by the test".to_string(),
+                None => "not started".to_string(),
+                Some(Ok(None)) => "running".to_string(),
+                Some(Ok(Some(status))) => format!("exited: {status}"),
+                Some(Err(e)) => format!("unknown: {e}"),
+            };
+            let log = std::fs::read_to_string(&member.log).unwrap_or_default();
+            let lines: Vec<&str> = log.lines().collect();
+            let tail = &lines[lines.len().saturating_sub(REPORT_LOG_LINES)..];
+            out.push_str(&format!(
+                "member {i} (client port {}): {state}; last lines of {}:\n",
+                member.client_port,
+                member.log.display()
+            ));
+            for line in tail {
+                out.push_str("  ");
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// Whether a member the test did not kill has exited.
+    fn any_exited(&mut self) -> bool {
+        self.members.iter_mut().any(|m| {
+            m.child
+                .as_mut()
+                .is_some_and(|c| matches!(c.try_wait(), Ok(Some(_))))
+        })
+    }
+
     /// Waits until every running member answers `/health` with a leader.
     ///
     /// # Errors
     ///
-    /// [`io::ErrorKind::TimedOut`] when that does not happen in `limit`.
-    pub fn wait_healthy(&self, limit: Duration) -> io::Result<()> {
+    /// [`io::ErrorKind::TimedOut`] when that does not happen in `limit`,
+    /// and at once when a member the test did not kill has exited.
+    pub fn wait_healthy(&mut self, limit: Duration) -> io::Result<()> {
         let deadline = Instant::now() + limit;
-        for member in self.members.iter().filter(|m| m.child.is_some()) {
+        for i in 0..self.members.len() {
+            if self.members[i].child.is_none() {
+                continue;
+            }
             loop {
+                if self.any_exited() {
+                    return Err(io::Error::other("an etcd member exited"));
+                }
+                let member = &self.members[i];
                 match get(member.metrics_port, "/health") {
                     Ok(body) if body.contains("\"health\":\"true\"") => break,
                     _ if Instant::now() > deadline => {
@@ -225,6 +340,27 @@ impl Drop for EtcdCluster {
                 let _ = child.wait();
             }
         }
+    }
+}
+
+/// How often [`EtcdCluster::start`] tries to start a cluster.
+const START_ATTEMPTS: u32 = 3;
+
+/// How many of a member's last log lines [`EtcdCluster::report`] shows.
+const REPORT_LOG_LINES: usize = 12;
+
+/// Why one attempt at starting a cluster failed.
+enum StartError {
+    /// A member exited while the cluster started: likely a port taken
+    /// between picking it and etcd binding it; worth another attempt.
+    MemberExited(io::Error),
+    /// Anything else.
+    Other(io::Error),
+}
+
+impl From<io::Error> for StartError {
+    fn from(e: io::Error) -> Self {
+        StartError::Other(e)
     }
 }
 

@@ -97,36 +97,49 @@ fn concurrent_updates_of_one_record_lose_no_field() {
 /// Kills the member a thread talks to: the operations that used it fail
 /// with SERVICE_UNAVAILABLE, the thread moves on, and every acknowledged
 /// insert is in the surviving members.
+///
+/// The member killed is a follower. A killed leader adds an election whose
+/// length is etcd's and the machine's business (on a loaded machine its
+/// 500 ms timeouts can run out again and again), not the store's; what the
+/// store does, failing the operation in flight and moving to the next
+/// member, is the same either way.
 #[test]
 fn a_killed_member_costs_only_failed_operations() {
     let dir = tempfile::tempdir().unwrap();
     let mut cluster = cluster(&dir);
     let store = EtcdStore::open(&props(&cluster)).unwrap();
-    // Thread 0 starts on member 0, the one killed.
-    let mut thread = store.thread(ThreadContext::new(0, 3)).unwrap();
+    let victim = (cluster.leader().unwrap() + 1) % 3;
+    // Thread `victim` starts on member `victim`.
+    let mut thread = store.thread(ThreadContext::new(victim, 3)).unwrap();
     let mut record = Record::new();
     record.push("field0", b"v");
     let mut acknowledged = Vec::new();
-    let mut failed = 0;
+    let mut errors = std::collections::BTreeMap::<String, u32>::new();
     let started = Instant::now();
     for i in 0..400 {
         if i == 100 {
-            cluster.kill(0).unwrap();
+            cluster.kill(victim).unwrap();
         }
         let key = format!("user{i:04}");
         match thread.insert(TABLE, &key, &record) {
             Status::Ok => acknowledged.push(key),
-            Status::ServiceUnavailable => failed += 1,
+            Status::ServiceUnavailable => {
+                let error = thread.last_error().unwrap_or("none").to_string();
+                *errors.entry(error).or_default() += 1;
+            }
             other => panic!("insert {i}: {other:?} ({:?})", thread.last_error()),
         }
     }
-    // Losing a follower (or the leader: members re-elect within about a
-    // second with the cluster's 500 ms election timeout) costs a few
-    // operations, not the run.
+    let failed: u32 = errors.values().sum();
+    let context = format!(
+        "{failed} failed inserts in {:?}; their errors: {errors:#?}\n{}",
+        started.elapsed(),
+        cluster.report()
+    );
     assert!(failed >= 1, "the insert that found its member dead fails");
-    assert!(failed <= 50, "{failed} failed inserts");
-    assert!(acknowledged.len() >= 350, "{}", acknowledged.len());
-    assert!(started.elapsed() < Duration::from_secs(60));
+    assert!(failed <= 50, "{context}");
+    assert!(acknowledged.len() >= 350, "{context}");
+    assert!(started.elapsed() < Duration::from_secs(60), "{context}");
     let mut gauges = Vec::new();
     store.gauges(&mut gauges);
     assert!(
@@ -135,7 +148,9 @@ fn a_killed_member_costs_only_failed_operations() {
             .any(|g| g.name == "etcd.members-up" && g.value == 2.0),
         "{gauges:?}"
     );
-    let mut reader = store.thread(ThreadContext::new(1, 3)).unwrap();
+    let mut reader = store
+        .thread(ThreadContext::new((victim + 1) % 3, 3))
+        .unwrap();
     let mut out = Record::new();
     for key in &acknowledged {
         out.clear();
@@ -145,6 +160,68 @@ fn a_killed_member_costs_only_failed_operations() {
             "{key}"
         );
     }
+}
+
+/// Kills the leader under a thread that talks to it: operations fail with
+/// SERVICE_UNAVAILABLE while the survivors elect a new leader, and once
+/// they have one the thread's operations succeed again, with nothing
+/// acknowledged lost. How long the election takes is left to etcd: the
+/// test waits for it rather than counting failures.
+#[test]
+fn a_killed_leader_is_replaced_and_the_thread_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cluster = cluster(&dir);
+    let store = EtcdStore::open(&props(&cluster)).unwrap();
+    let leader = cluster.leader().unwrap();
+    let mut thread = store.thread(ThreadContext::new(leader, 3)).unwrap();
+    let mut record = Record::new();
+    record.push("field0", b"v");
+    let mut acknowledged = Vec::new();
+    let mut insert = |thread: &mut Box<dyn ycsb_db::StoreThread + '_>, i: usize| {
+        let key = format!("user{i:04}");
+        let status = thread.insert(TABLE, &key, &record);
+        match status {
+            Status::Ok => acknowledged.push(key),
+            Status::ServiceUnavailable => {}
+            other => panic!("insert {i}: {other:?} ({:?})", thread.last_error()),
+        }
+        status
+    };
+    for i in 0..50 {
+        assert_eq!(insert(&mut thread, i), Status::Ok);
+    }
+    cluster.kill(leader).unwrap();
+    assert_eq!(
+        insert(&mut thread, 50),
+        Status::ServiceUnavailable,
+        "the insert that found its member dead fails"
+    );
+    if let Err(e) = cluster.wait_healthy(Duration::from_secs(60)) {
+        panic!("the survivors elect no leader: {e}\n{}", cluster.report());
+    }
+    for i in 51..100 {
+        let status = insert(&mut thread, i);
+        assert_eq!(
+            status,
+            Status::Ok,
+            "insert {i} after the election: {:?}\n{}",
+            thread.last_error(),
+            cluster.report()
+        );
+    }
+    let new_leader = cluster.leader().unwrap();
+    assert_ne!(new_leader, leader);
+    let mut reader = store.thread(ThreadContext::new(new_leader, 3)).unwrap();
+    let mut out = Record::new();
+    for key in &acknowledged {
+        out.clear();
+        assert_eq!(
+            reader.read(TABLE, key, Fields::All, &mut out),
+            Status::Ok,
+            "{key}"
+        );
+    }
+    assert_eq!(acknowledged.len(), 99);
 }
 
 #[test]
