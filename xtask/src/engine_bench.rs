@@ -242,30 +242,36 @@ impl Phase {
 struct Cell {
     load: Phase,
     run: Phase,
-    /// CPU time (user + system, all threads, engine background work
-    /// included) of the whole client process.
-    cpu_seconds: f64,
+    /// CPU time (all threads, engine background work included) of the
+    /// whole client process.
+    cpu: CpuTime,
 }
 
 impl Cell {
+    /// Operations of both phases.
+    fn operations(&self) -> f64 {
+        (self.load.operations + self.run.operations) as f64
+    }
+
     /// Operations of both phases per CPU-second of the process: on a
     /// machine whose load average exceeds its cores, the rate a client
     /// reaches when nothing competes for its core.
     fn ops_per_cpu_second(&self) -> f64 {
-        (self.load.operations + self.run.operations) as f64 / self.cpu_seconds
+        self.operations() / self.cpu.total()
     }
-}
 
-/// CPU seconds used so far by the children this process has waited for.
-fn children_cpu_seconds() -> f64 {
-    // SAFETY: getrusage only writes the struct it is given.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
-        usage
-    };
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    secs(usage.ru_utime) + secs(usage.ru_stime)
+    /// Operations per second of user CPU: without the kernel's share,
+    /// which for an engine that syncs every write is mostly its writes
+    /// and fsyncs, the same calls from both clients, whose cost moves
+    /// with the disk and not with the client.
+    fn ops_per_user_cpu_second(&self) -> f64 {
+        self.operations() / self.cpu.user
+    }
+
+    /// The kernel's share of the CPU time.
+    fn system_share(&self) -> f64 {
+        self.cpu.system / self.cpu.total()
+    }
 }
 
 fn check(status: std::process::ExitStatus, what: &str, stderr: &[u8]) -> Result<()> {
@@ -372,7 +378,7 @@ fn run_ycsb(
             phase("load")?
         },
         run: phase("run")?,
-        cpu_seconds: 0.0,
+        cpu: CpuTime::default(),
     })
 }
 
@@ -421,7 +427,7 @@ fn run_direct(
             phase("load")?
         },
         run: phase("run")?,
-        cpu_seconds: 0.0,
+        cpu: CpuTime::default(),
     })
 }
 
@@ -523,7 +529,7 @@ fn run_cpp(
     Ok(Cell {
         load: phase("Load")?,
         run: phase("Run")?,
-        cpu_seconds: 0.0,
+        cpu: CpuTime::default(),
     })
 }
 
@@ -534,6 +540,16 @@ fn median(mut v: Vec<f64>) -> f64 {
         n if n % 2 == 1 => v[n / 2],
         n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
     }
+}
+
+/// The lowest and highest over the rounds of `ours[i] / theirs[i]`.
+fn ratio_range(ours: &[Cell], theirs: &[Cell], value: impl Fn(&Cell) -> f64) -> (f64, f64) {
+    ours.iter()
+        .zip(theirs)
+        .map(|(o, t)| value(o) / value(t))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(low, high), r| {
+            (low.min(r), high.max(r))
+        })
 }
 
 /// The median over the rounds of `ours[i] / theirs[i]`: the clients of a
@@ -549,7 +565,7 @@ fn paired_ratio(ours: &[Cell], theirs: &[Cell], value: impl Fn(&Cell) -> f64) ->
     )
 }
 
-use crate::machine::load_average;
+use crate::machine::{children_cpu, children_cpu_seconds, load_average, CpuTime};
 
 /// The cargo arguments that build ycsb and the direct loops of `engines`.
 fn build_arguments(engines: &[String]) -> Vec<String> {
@@ -760,7 +776,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                     if o.same_files {
                         copy_dir(&base, &dir)?;
                     }
-                    let cpu_before = children_cpu_seconds();
+                    let cpu_before = children_cpu();
                     let mut cell = match client {
                         "direct" => run_direct(&direct_bin, &dir, read, &o, None)?,
                         "ycsb" => run_ycsb(&ycsb, root, engine, workload, &dir, &o, None)?,
@@ -771,7 +787,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                     };
                     // The client was waited for, so its CPU time (and only
                     // its: clients run one at a time) is in the delta.
-                    cell.cpu_seconds = children_cpu_seconds() - cpu_before;
+                    cell.cpu = children_cpu() - cpu_before;
                     let _ = std::fs::remove_dir_all(&dir);
                     // YCSB-cpp's sqlite makes a file where ycsb makes a
                     // directory.
@@ -855,30 +871,45 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     }
     println!();
     println!(
-        "| engine  | workload  | direct | ycsb | ycsb/direct | paired | YCSB-cpp | ycsb/YCSB-cpp |"
+        "| engine  | workload  | direct | ycsb | ycsb/direct | paired | paired range | paired, user CPU | system share direct / ycsb | YCSB-cpp | ycsb/YCSB-cpp |"
     );
     println!(
-        "|---------|-----------|-------:|-----:|------------:|-------:|---------:|--------------:|"
+        "|---------|-----------|-------:|-----:|------------:|-------:|-------------:|-----------------:|---------------------------:|---------:|--------------:|"
     );
     for r in &rows {
-        let med = |cells: &[Cell]| median(cells.iter().map(Cell::ops_per_cpu_second).collect());
-        let (d, y) = (med(&r.direct), med(&r.ycsb));
+        let med = |cells: &[Cell], f: fn(&Cell) -> f64| median(cells.iter().map(f).collect());
+        let (d, y) = (
+            med(&r.direct, Cell::ops_per_cpu_second),
+            med(&r.ycsb, Cell::ops_per_cpu_second),
+        );
         let (c, cr) = if r.cpp.is_empty() {
             ("-".to_string(), "-".to_string())
         } else {
-            let c = med(&r.cpp);
+            let c = med(&r.cpp, Cell::ops_per_cpu_second);
             (format!("{c:.0}"), format!("{:.3}", y / c))
         };
         let paired = paired_ratio(&r.ycsb, &r.direct, Cell::ops_per_cpu_second);
+        let (low, high) = ratio_range(&r.ycsb, &r.direct, Cell::ops_per_cpu_second);
+        let paired_user = paired_ratio(&r.ycsb, &r.direct, Cell::ops_per_user_cpu_second);
+        let (system_direct, system_ycsb) = (
+            med(&r.direct, Cell::system_share),
+            med(&r.ycsb, Cell::system_share),
+        );
         println!(
-            "| {:<7} | {:<9} | {d:.0} | {y:.0} | {:.3} | {paired:.3} | {c} | {cr} |",
+            "| {:<7} | {:<9} | {d:.0} | {y:.0} | {:.3} | {paired:.3} | {low:.3}–{high:.3} | {paired_user:.3} | {:.0} % / {:.0} % | {c} | {cr} |",
             r.engine,
             format!("workload{}", r.workload),
-            y / d
+            y / d,
+            system_direct * 100.0,
+            system_ycsb * 100.0,
         );
     }
     println!(
-        "\npaired: the median over the rounds of each round's ycsb/direct ratio (the two ran back to back)"
+        "\npaired: the median over the rounds of each round's ycsb/direct ratio (the two ran back to back); \
+         paired range: the lowest and highest of those ratios; paired, user CPU: the same ratio of \
+         operations per user CPU-second, without the kernel's time (for engines that sync every \
+         write mostly their writes and fsyncs, which move with the disk); system share: the \
+         kernel's part of each client's CPU time (medians)"
     );
     println!(
         "\nmedians of {} round(s), {} thread(s); load average before {load_before}, after {}",
@@ -1289,5 +1320,45 @@ mod tests {
         assert_eq!(spread_percent(&[100]), 0.0);
         assert_eq!(spread_percent(&[200, 202, 201]), 1.0);
         assert_eq!(spread_percent(&[]), 0.0);
+    }
+
+    fn cell(operations: u64, user: f64, system: f64) -> Cell {
+        Cell {
+            load: Phase {
+                operations,
+                throughput: 0.0,
+            },
+            run: Phase::NONE,
+            cpu: CpuTime { user, system },
+        }
+    }
+
+    #[test]
+    fn ratios_per_cpu_second_pair_the_rounds() {
+        // Round 1: ycsb used 2 s for 100 operations where the loop used 1 s
+        // (0.5); round 2: the same CPU (1.0); round 3: ycsb was faster (2.0).
+        let ycsb = [
+            cell(100, 1.5, 0.5),
+            cell(100, 0.5, 0.5),
+            cell(100, 0.25, 0.25),
+        ];
+        let direct = [
+            cell(100, 0.5, 0.5),
+            cell(100, 0.5, 0.5),
+            cell(100, 0.5, 0.5),
+        ];
+        assert_eq!(paired_ratio(&ycsb, &direct, Cell::ops_per_cpu_second), 1.0);
+        assert_eq!(
+            ratio_range(&ycsb, &direct, Cell::ops_per_cpu_second),
+            (0.5, 2.0)
+        );
+        // Without the kernel's time: 1/3, 1, 2.
+        let (low, high) = ratio_range(&ycsb, &direct, Cell::ops_per_user_cpu_second);
+        assert!(
+            (low - 1.0 / 3.0).abs() < 1e-12 && high == 2.0,
+            "{low} {high}"
+        );
+        assert_eq!(ycsb[0].system_share(), 0.25);
+        assert_eq!(ycsb[0].ops_per_user_cpu_second(), 100.0 / 1.5);
     }
 }

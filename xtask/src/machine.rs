@@ -12,9 +12,37 @@ pub fn load_average() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
-/// User plus system CPU seconds of this process's children that have been
-/// waited for: the difference around one child's run is its CPU time.
-pub fn children_cpu_seconds() -> f64 {
+/// CPU time, split as the kernel accounts it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CpuTime {
+    /// Seconds running the program's own code.
+    pub user: f64,
+    /// Seconds in the kernel on its behalf: system calls (an engine's
+    /// writes and fsyncs among them) and page faults.
+    pub system: f64,
+}
+
+impl CpuTime {
+    /// User plus system seconds.
+    pub fn total(&self) -> f64 {
+        self.user + self.system
+    }
+}
+
+impl std::ops::Sub for CpuTime {
+    type Output = CpuTime;
+
+    fn sub(self, earlier: CpuTime) -> CpuTime {
+        CpuTime {
+            user: self.user - earlier.user,
+            system: self.system - earlier.system,
+        }
+    }
+}
+
+/// CPU time of this process's children that have been waited for: the
+/// difference around one child's run is its CPU time.
+pub fn children_cpu() -> CpuTime {
     // SAFETY: getrusage only writes the struct it is given.
     let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
@@ -22,7 +50,16 @@ pub fn children_cpu_seconds() -> f64 {
         usage
     };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    secs(usage.ru_utime) + secs(usage.ru_stime)
+    CpuTime {
+        user: secs(usage.ru_utime),
+        system: secs(usage.ru_stime),
+    }
+}
+
+/// User plus system CPU seconds of this process's children that have been
+/// waited for (see [`children_cpu`]).
+pub fn children_cpu_seconds() -> f64 {
+    children_cpu().total()
 }
 
 /// The CPUs this process may run on, in order.

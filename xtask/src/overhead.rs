@@ -18,6 +18,7 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
+use crate::machine::children_cpu_seconds;
 use crate::{flag_value, run};
 
 /// One configuration: a name and its extra arguments.
@@ -31,18 +32,6 @@ fn throughput(stdout: &str) -> Option<f64> {
         .lines()
         .find_map(|l| l.strip_prefix("[OVERALL], Throughput(ops/sec), "))
         .and_then(|v| v.trim().parse().ok())
-}
-
-/// CPU seconds used by this process's waited-for children so far.
-fn children_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let mut fields = rest.split_ascii_whitespace();
-    // After the name, field 3 (state) comes first: cutime is field 16.
-    let cutime: f64 = fields.nth(13)?.parse().ok()?;
-    let cstime: f64 = fields.next()?.parse().ok()?;
-    // /proc reports in USER_HZ, 100 on every Linux architecture.
-    Some((cutime + cstime) / 100.0)
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -139,10 +128,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                 );
             }
             let t = throughput(&stdout).context("no [OVERALL] throughput in the report")?;
-            let cpu = match (cpu_before, children_cpu_seconds()) {
-                (Some(a), Some(b)) => (b - a) * 1e9 / operations.max(1) as f64,
-                _ => f64::NAN,
-            };
+            let cpu = (children_cpu_seconds() - cpu_before) * 1e9 / operations.max(1) as f64;
             eprintln!(
                 "xtask: round {}/{rounds} {}: {t:.0} ops/s, {cpu:.1} ns CPU/op",
                 round + 1,
