@@ -148,18 +148,7 @@ fn a_killed_member_costs_only_failed_operations() {
             .any(|g| g.name == "etcd.members-up" && g.value == 2.0),
         "{gauges:?}"
     );
-    let mut reader = store
-        .thread(ThreadContext::new((victim + 1) % 3, 3))
-        .unwrap();
-    let mut out = Record::new();
-    for key in &acknowledged {
-        out.clear();
-        assert_eq!(
-            reader.read(TABLE, key, Fields::All, &mut out),
-            Status::Ok,
-            "{key}"
-        );
-    }
+    assert_readable(&store, (victim + 1) % 3, &acknowledged);
 }
 
 /// Kills the leader under a thread that talks to it: operations fail with
@@ -211,9 +200,15 @@ fn a_killed_leader_is_replaced_and_the_thread_resumes() {
     }
     let new_leader = cluster.leader().unwrap();
     assert_ne!(new_leader, leader);
-    let mut reader = store.thread(ThreadContext::new(new_leader, 3)).unwrap();
+    assert_readable(&store, new_leader, &acknowledged);
+    assert_eq!(acknowledged.len(), 99);
+}
+
+/// Reads every key in `keys` through a thread that starts on `member`.
+fn assert_readable(store: &EtcdStore, member: usize, keys: &[String]) {
+    let mut reader = store.thread(ThreadContext::new(member, 3)).unwrap();
     let mut out = Record::new();
-    for key in &acknowledged {
+    for key in keys {
         out.clear();
         assert_eq!(
             reader.read(TABLE, key, Fields::All, &mut out),
@@ -221,7 +216,6 @@ fn a_killed_leader_is_replaced_and_the_thread_resumes() {
             "{key}"
         );
     }
-    assert_eq!(acknowledged.len(), 99);
 }
 
 #[test]

@@ -88,7 +88,7 @@ pub struct Settings {
 /// Reads the settings from the command line; exits with status 2 and a
 /// message on a bad argument.
 pub fn settings() -> Settings {
-    match parse_args() {
+    match parse_args(std::env::args().skip(1)) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("direct_loop: {e}");
@@ -97,13 +97,13 @@ pub fn settings() -> Settings {
     }
 }
 
-fn parse_args() -> Result<Settings, String> {
+fn parse_args(args: impl Iterator<Item = String>) -> Result<Settings, String> {
     let mut dir = None;
     let (mut records, mut operations, mut threads) = (1000u64, 1000u64, 1usize);
     let (mut read_proportion, mut fields, mut field_len, mut seed) =
         (0.5f64, 10usize, 100usize, 1u64);
     let (mut load, mut compact, mut fresh_values) = (true, false, false);
-    for arg in std::env::args().skip(1) {
+    for arg in args {
         let (name, value) = arg
             .split_once('=')
             .ok_or_else(|| format!("{arg}: expected name=value"))?;
@@ -364,5 +364,137 @@ pub fn drive(db: &impl DirectEngine, s: &Settings) {
             "phase={phase} operations={operations} seconds={seconds:.6} throughput={:.1} errors={errors} notfound={not_found}",
             operations as f64 / seconds
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The loop's records, checked in memory: each engine's example runs
+    //! these (examples are tests under `cargo test --all-targets`), so the
+    //! bench's yardstick is proved to store what ycsb stores.
+
+    use std::collections::{HashMap, HashSet};
+    use std::sync::Mutex;
+
+    use ycsb_db::{codec, Fields, Record};
+
+    use super::{drive, parse_args, DirectEngine, Settings, POOL_RECORDS};
+
+    /// An engine of one map: what the loop writes, as it wrote it.
+    #[derive(Default)]
+    struct InMemory(Mutex<HashMap<Vec<u8>, Vec<u8>>>);
+
+    impl DirectEngine for InMemory {
+        fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
+            let map = self.0.lock().map_err(|e| e.to_string())?;
+            match (map.get(key), copy_to) {
+                (Some(value), Some(out)) => {
+                    out.clear();
+                    out.extend_from_slice(value);
+                    Ok(true)
+                }
+                (found, _) => Ok(found.is_some()),
+            }
+        }
+
+        fn put(&self, key: &[u8], value: &[u8]) -> Result<(), String> {
+            let mut map = self.0.lock().map_err(|e| e.to_string())?;
+            map.insert(key.to_vec(), value.to_vec());
+            Ok(())
+        }
+
+        fn compact(&self) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    fn settings(line: &str) -> Settings {
+        parse_args(line.split_whitespace().map(str::to_string)).unwrap()
+    }
+
+    /// Every stored record decodes as the workload's: `fieldcount` fields
+    /// named `field<i>` of `fieldlength` bytes. Returns the records.
+    fn records_of(engine: &InMemory) -> Vec<Record> {
+        let map = engine.0.lock().unwrap();
+        map.values()
+            .map(|bytes| {
+                let mut record = Record::new();
+                codec::decode(bytes, Fields::All, &mut record).unwrap();
+                assert_eq!(record.len(), 10);
+                for i in 0..10 {
+                    let value = record.get(&format!("field{i}")).unwrap();
+                    assert_eq!(value.len(), 100, "field{i}");
+                }
+                record
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fresh_values_are_whole_records_never_repeated() {
+        let engine = InMemory::default();
+        let s = settings("dir=unused recordcount=3000 operationcount=3000 values=fresh");
+        drive(&engine, &s);
+        let records = records_of(&engine);
+        assert_eq!(records.len(), 3000);
+        // Every field of every record is new: 30,000 distinct values
+        // (two equal 100-byte random values have odds of about 2^-600).
+        let values: HashSet<&[u8]> = records
+            .iter()
+            .flat_map(|r| (0..10).map(move |i| r.get(&format!("field{i}")).unwrap()))
+            .collect();
+        assert_eq!(values.len(), 30_000);
+    }
+
+    #[test]
+    fn pooled_values_repeat_after_the_pool() {
+        let engine = InMemory::default();
+        // Only a load: updates would replace fields with the pool's bytes.
+        let s = settings("dir=unused recordcount=3000 operationcount=0");
+        drive(&engine, &s);
+        let records = records_of(&engine);
+        let firsts: HashSet<&[u8]> = records.iter().map(|r| r.get("field0").unwrap()).collect();
+        assert_eq!(firsts.len(), POOL_RECORDS);
+    }
+
+    #[test]
+    fn updates_replace_one_field_and_keep_the_frames() {
+        for values in ["fresh", "pool"] {
+            let engine = InMemory::default();
+            let load = settings(&format!(
+                "dir=unused recordcount=500 operationcount=0 values={values}"
+            ));
+            drive(&engine, &load);
+            let before: HashMap<Vec<u8>, Vec<u8>> = engine.0.lock().unwrap().clone();
+            // Updates only: records stay decodable and differ from their
+            // loaded version in the updated fields alone.
+            let run = settings(&format!(
+                "dir=unused recordcount=500 operationcount=2000 readproportion=0 load=false values={values}"
+            ));
+            drive(&engine, &run);
+            let after = engine.0.lock().unwrap().clone();
+            records_of(&engine);
+            let (mut changed, mut fields_changed) = (0, 0);
+            for (key, now) in &after {
+                let (mut old, mut new) = (Record::new(), Record::new());
+                codec::decode(&before[key], Fields::All, &mut old).unwrap();
+                codec::decode(now, Fields::All, &mut new).unwrap();
+                let differing = (0..10)
+                    .filter(|i| {
+                        let name = format!("field{i}");
+                        old.get(&name) != new.get(&name)
+                    })
+                    .count();
+                changed += usize::from(differing > 0);
+                fields_changed += differing;
+            }
+            // The zipfian chooser returns to hot keys, so a record may
+            // differ in several fields, but never in more than its updates.
+            assert!(changed > 100, "{values}: {changed} records changed");
+            assert!(
+                fields_changed <= 2000,
+                "{values}: {fields_changed} fields changed by 2000 updates"
+            );
+        }
     }
 }
