@@ -30,10 +30,12 @@
 //! differs from process to process, and with it what reads touch and what
 //! work overlaps the run: whole-process CPU time moved by 20 % between
 //! runs of the same client).
-//! With `--fresh-values`, the direct loop makes new values for every
-//! insert and updated field (`values=fresh`), as any YCSB client must,
-//! where by default it cuts them from a pool made beforehand as db_bench
-//! does: the ratio then leaves the workload's own values out of the tax.
+//! The direct loop makes new values for every insert and updated field
+//! (`values=fresh`), as the workload asks of any YCSB client, so that the
+//! ratio is the harness's cost alone (the harness tax); with
+//! `--pooled-values` it cuts them from a pool made beforehand, as db_bench
+//! does, and the ratio then counts making the workload's values as ycsb's
+//! cost too.
 //! With `--baseline <rev>`, each client runs with another revision's build
 //! and the current one alternated (`baseline`).
 //!
@@ -50,7 +52,7 @@ use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations N] [--threads N]
        [--rounds N] [--engines rocksdb,leveldb,wiredtiger,lmdb,sqlite,fjall,redb] [--workloads a,c]
-       [--instructions | --same-files] [--fresh-values]
+       [--instructions | --same-files] [--pooled-values]
   defaults: 200000 records, 200000 operations, 1 thread, 3 rounds
   --same-files    load once, compact, then time only the run phase of each client,
                   each round on a fresh copy of the same files (YCSB-cpp not run)
@@ -63,10 +65,11 @@ const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations
                   alternated, N pairs (default 5): both medians, the paired ratio
                   current/baseline and its range (with --instructions: instructions
                   per operation)
-  --fresh-values  the direct loop makes new values for every insert and updated field,
-                  as a YCSB load and update must (ycsb's generator), instead of cutting
-                  them from a pool made beforehand as db_bench does: the harness's cost
-                  without the workload's values
+  --pooled-values the direct loop cuts its values from a pool made beforehand, as
+                  db_bench does, instead of making new ones for every insert and updated
+                  field as a YCSB load and update must (the default, --fresh-values):
+                  the ratio then counts the workload's values as ycsb's cost; needed
+                  with a --baseline older than e9e5fe1, whose loop makes no fresh values
   --engines       embedded stores with a direct loop (default rocksdb,leveldb,wiredtiger)
   env YCSB_CPP_BIN=/path/to/YCSB-cpp/ycsb adds YCSB-cpp (built against the same library;
       timed runs of rocksdb, leveldb, wiredtiger, lmdb and sqlite)";
@@ -125,7 +128,8 @@ struct Options {
     instructions: bool,
     /// Time only run phases, on copies of one loaded, compacted database.
     same_files: bool,
-    /// The direct loop makes fresh values (`values=fresh`).
+    /// The direct loop makes fresh values (`values=fresh`, the default)
+    /// rather than cutting them from a pool (`--pooled-values`).
     fresh_values: bool,
 }
 
@@ -142,7 +146,7 @@ fn parse(args: &[String]) -> Result<Options> {
         workloads: vec!["a".into(), "c".into()],
         instructions: false,
         same_files: false,
-        fresh_values: false,
+        fresh_values: true,
     };
     // The sizes default differently with and without --instructions,
     // which may come after them.
@@ -157,8 +161,8 @@ fn parse(args: &[String]) -> Result<Options> {
             o.same_files = true;
             continue;
         }
-        if flag == "--fresh-values" {
-            o.fresh_values = true;
+        if flag == "--fresh-values" || flag == "--pooled-values" {
+            o.fresh_values = flag == "--fresh-values";
             continue;
         }
         const VALUED: [&str; 6] = [
@@ -396,7 +400,8 @@ fn run_direct(
         .arg(format!("threadcount={}", o.threads))
         .arg(format!("readproportion={read}"))
         .arg(format!("load={}", !o.same_files))
-        // Only when asked: a baseline's older loop knows no `values`.
+        // Nothing for the pool, which every loop makes by default: a
+        // baseline's loop older than e9e5fe1 knows no `values`.
         .args(o.fresh_values.then_some("values=fresh"))
         .output()
         .with_context(|| format!("starting {}", bin.display()))?;
@@ -1224,9 +1229,11 @@ mod tests {
         assert_eq!((o.records, o.operations, o.rounds), (200_000, 200_000, 5));
         let o = parse(&args("--engines fjall,redb")).unwrap();
         assert_eq!(o.engines, ["fjall", "redb"]);
-        assert!(!o.fresh_values);
-        let o = parse(&args("--fresh-values --instructions")).unwrap();
-        assert!(o.fresh_values && o.instructions);
+        assert!(o.fresh_values, "fresh values by default");
+        let o = parse(&args("--pooled-values --instructions")).unwrap();
+        assert!(!o.fresh_values && o.instructions);
+        let o = parse(&args("--pooled-values --fresh-values")).unwrap();
+        assert!(o.fresh_values, "the last of the two counts");
         let o = parse(&args("--engines leveldb --workloads c --threads 2")).unwrap();
         assert_eq!(
             (o.engines, o.workloads, o.threads),
