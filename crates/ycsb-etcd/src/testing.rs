@@ -199,13 +199,13 @@ impl EtcdCluster {
         Ok(())
     }
 
-    /// The index of the member that leads the cluster now, as the first
-    /// running member that answers sees it.
+    /// The index of the member that leads the cluster now: every running
+    /// member is asked its status, and the first to name a leader counts.
     ///
     /// # Errors
     ///
-    /// When no running member answers its status, or the leader it names
-    /// is not one of this cluster's running members.
+    /// When a running member does not answer its status, or the leader
+    /// named is not one of this cluster's running members.
     pub fn leader(&self) -> io::Result<usize> {
         let mut ids = Vec::new();
         let mut leader = None;
