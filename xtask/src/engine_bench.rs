@@ -547,11 +547,18 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-/// The lowest and highest over the rounds of `ours[i] / theirs[i]`.
-fn ratio_range(ours: &[Cell], theirs: &[Cell], value: impl Fn(&Cell) -> f64) -> (f64, f64) {
+/// Each round's `ours[i] / theirs[i]`.
+fn round_ratios(ours: &[Cell], theirs: &[Cell], value: impl Fn(&Cell) -> f64) -> Vec<f64> {
     ours.iter()
         .zip(theirs)
         .map(|(o, t)| value(o) / value(t))
+        .collect()
+}
+
+/// The lowest and highest over the rounds of `ours[i] / theirs[i]`.
+fn ratio_range(ours: &[Cell], theirs: &[Cell], value: impl Fn(&Cell) -> f64) -> (f64, f64) {
+    round_ratios(ours, theirs, value)
+        .into_iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(low, high), r| {
             (low.min(r), high.max(r))
         })
@@ -562,12 +569,7 @@ fn ratio_range(ours: &[Cell], theirs: &[Cell], value: impl Fn(&Cell) -> f64) -> 
 /// nearly the same machine load, which medians of each client taken
 /// separately do not.
 fn paired_ratio(ours: &[Cell], theirs: &[Cell], value: impl Fn(&Cell) -> f64) -> f64 {
-    median(
-        ours.iter()
-            .zip(theirs)
-            .map(|(o, t)| value(o) / value(t))
-            .collect(),
-    )
+    median(round_ratios(ours, theirs, value))
 }
 
 use crate::machine::{children_cpu, children_cpu_seconds, load_average, CpuTime};

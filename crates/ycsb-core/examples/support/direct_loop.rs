@@ -412,6 +412,12 @@ mod tests {
         parse_args(line.split_whitespace().map(str::to_string)).unwrap()
     }
 
+    /// `engine` after the loop ran with the settings of `line`.
+    fn driven(engine: InMemory, line: &str) -> InMemory {
+        drive(&engine, &settings(line));
+        engine
+    }
+
     /// Every stored record decodes as the workload's: `fieldcount` fields
     /// named `field<i>` of `fieldlength` bytes. Returns the records.
     fn records_of(engine: &InMemory) -> Vec<Record> {
@@ -432,9 +438,10 @@ mod tests {
 
     #[test]
     fn fresh_values_are_whole_records_never_repeated() {
-        let engine = InMemory::default();
-        let s = settings("dir=unused recordcount=3000 operationcount=3000 values=fresh");
-        drive(&engine, &s);
+        let engine = driven(
+            InMemory::default(),
+            "dir=unused recordcount=3000 operationcount=3000 values=fresh",
+        );
         let records = records_of(&engine);
         assert_eq!(records.len(), 3000);
         // Every field of every record is new: 30,000 distinct values
@@ -448,10 +455,11 @@ mod tests {
 
     #[test]
     fn pooled_values_repeat_after_the_pool() {
-        let engine = InMemory::default();
         // Only a load: updates would replace fields with the pool's bytes.
-        let s = settings("dir=unused recordcount=3000 operationcount=0");
-        drive(&engine, &s);
+        let engine = driven(
+            InMemory::default(),
+            "dir=unused recordcount=3000 operationcount=0",
+        );
         let records = records_of(&engine);
         let firsts: HashSet<&[u8]> = records.iter().map(|r| r.get("field0").unwrap()).collect();
         assert_eq!(firsts.len(), POOL_RECORDS);
@@ -460,18 +468,19 @@ mod tests {
     #[test]
     fn updates_replace_one_field_and_keep_the_frames() {
         for values in ["fresh", "pool"] {
-            let engine = InMemory::default();
-            let load = settings(&format!(
-                "dir=unused recordcount=500 operationcount=0 values={values}"
-            ));
-            drive(&engine, &load);
+            let engine = driven(
+                InMemory::default(),
+                &format!("dir=unused recordcount=500 operationcount=0 values={values}"),
+            );
             let before: HashMap<Vec<u8>, Vec<u8>> = engine.0.lock().unwrap().clone();
             // Updates only: records stay decodable and differ from their
             // loaded version in the updated fields alone.
-            let run = settings(&format!(
-                "dir=unused recordcount=500 operationcount=2000 readproportion=0 load=false values={values}"
-            ));
-            drive(&engine, &run);
+            let engine = driven(
+                engine,
+                &format!(
+                    "dir=unused recordcount=500 operationcount=2000 readproportion=0 load=false values={values}"
+                ),
+            );
             let after = engine.0.lock().unwrap().clone();
             records_of(&engine);
             let (mut changed, mut fields_changed) = (0, 0);
