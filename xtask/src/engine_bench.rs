@@ -38,6 +38,10 @@
 //! cost too.
 //! With `--baseline <rev>`, each client runs with another revision's build
 //! and the current one alternated (`baseline`).
+//! With `--control`, every round also runs the direct loop a second time
+//! (an A/A control): the paired ratio of the loop to itself shows how far
+//! the machine alone moves a paired median, the resolution against which
+//! ycsb/direct is read.
 //!
 //! See docs/performance-engines.md.
 
@@ -52,7 +56,7 @@ use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations N] [--threads N]
        [--rounds N] [--engines rocksdb,leveldb,wiredtiger,lmdb,sqlite,fjall,redb] [--workloads a,c]
-       [--instructions | --same-files] [--pooled-values]
+       [--instructions | --same-files] [--pooled-values] [--control]
   defaults: 200000 records, 200000 operations, 1 thread, 3 rounds
   --same-files    load once, compact, then time only the run phase of each client,
                   each round on a fresh copy of the same files (YCSB-cpp not run)
@@ -70,6 +74,9 @@ const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations
                   field as a YCSB load and update must (the default, --fresh-values):
                   the ratio then counts the workload's values as ycsb's cost; needed
                   with a --baseline older than e9e5fe1, whose loop makes no fresh values
+  --control       run the direct loop twice every round and print the paired ratio of
+                  the loop to itself (an A/A control: what the machine alone moves a
+                  paired median by); not with --instructions or --baseline
   --engines       embedded stores with a direct loop (default rocksdb,leveldb,wiredtiger)
   env YCSB_CPP_BIN=/path/to/YCSB-cpp/ycsb adds YCSB-cpp (built against the same library;
       timed runs of rocksdb, leveldb, wiredtiger, lmdb and sqlite)";
@@ -131,6 +138,8 @@ struct Options {
     /// The direct loop makes fresh values (`values=fresh`, the default)
     /// rather than cutting them from a pool (`--pooled-values`).
     fresh_values: bool,
+    /// Run the direct loop a second time every round (`--control`).
+    control: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options> {
@@ -147,6 +156,7 @@ fn parse(args: &[String]) -> Result<Options> {
         instructions: false,
         same_files: false,
         fresh_values: true,
+        control: false,
     };
     // The sizes default differently with and without --instructions,
     // which may come after them.
@@ -159,6 +169,10 @@ fn parse(args: &[String]) -> Result<Options> {
         }
         if flag == "--same-files" {
             o.same_files = true;
+            continue;
+        }
+        if flag == "--control" {
+            o.control = true;
             continue;
         }
         if flag == "--fresh-values" || flag == "--pooled-values" {
@@ -202,6 +216,17 @@ fn parse(args: &[String]) -> Result<Options> {
     };
     if o.instructions && o.same_files {
         bail!("engine-bench: --instructions and --same-files exclude each other");
+    }
+    // Instruction counts hardly move between runs, and a baseline's pairs
+    // are their own comparison: an A/A control adds nothing to either.
+    if o.control && o.instructions {
+        bail!("engine-bench: --control times the direct loop twice; --instructions counts instead of timing");
+    }
+    if o.control && o.baseline.rev.is_some() {
+        return Err(crate::baseline::BadInput(
+            "engine-bench: --control and --baseline exclude each other".into(),
+        )
+        .into());
     }
     if o.same_files && o.baseline.rev.is_some() {
         return Err(crate::baseline::BadInput(
@@ -564,6 +589,18 @@ fn ratio_range(ours: &[Cell], theirs: &[Cell], value: impl Fn(&Cell) -> f64) -> 
         })
 }
 
+/// The control column: the paired median of the direct loop's second run
+/// over its first, ops per CPU-second, and its range; `-` without
+/// `--control`.
+fn control_cell(control: &[Cell], direct: &[Cell]) -> String {
+    if control.is_empty() {
+        return "-".into();
+    }
+    let paired = paired_ratio(control, direct, Cell::ops_per_cpu_second);
+    let (low, high) = ratio_range(control, direct, Cell::ops_per_cpu_second);
+    format!("{paired:.3} ({low:.3}–{high:.3})")
+}
+
 /// The median over the rounds of `ours[i] / theirs[i]`: the clients of a
 /// round run back to back, so each round's ratio compares them under
 /// nearly the same machine load, which medians of each client taken
@@ -743,6 +780,8 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         workload: String,
         ycsb: Vec<Cell>,
         direct: Vec<Cell>,
+        /// The direct loop's second run of each round (`--control`).
+        control: Vec<Cell>,
         cpp: Vec<Cell>,
     }
     let mut rows = Vec::new();
@@ -762,12 +801,16 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                 workload: workload.clone(),
                 ycsb: Vec::new(),
                 direct: Vec::new(),
+                control: Vec::new(),
                 cpp: Vec::new(),
             };
             for round in 0..o.rounds {
                 // Alternate who goes first, so that neither always meets a
                 // freshly written page cache or a busier machine.
                 let mut order = vec!["direct", "ycsb"];
+                if o.control {
+                    order.push("control");
+                }
                 if cpp.is_some() && YCSB_CPP_ENGINES.contains(&engine.as_str()) {
                     order.push("cpp");
                 }
@@ -785,7 +828,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                     }
                     let cpu_before = children_cpu();
                     let mut cell = match client {
-                        "direct" => run_direct(&direct_bin, &dir, read, &o, None)?,
+                        "direct" | "control" => run_direct(&direct_bin, &dir, read, &o, None)?,
                         "ycsb" => run_ycsb(&ycsb, root, engine, workload, &dir, &o, None)?,
                         _ => match &cpp {
                             Some(bin) => run_cpp(bin, root, engine, workload, &dir, &o)?,
@@ -802,6 +845,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                     let _ = std::fs::remove_file(dir.with_extension("json"));
                     match client {
                         "direct" => row.direct.push(cell),
+                        "control" => row.control.push(cell),
                         "ycsb" => row.ycsb.push(cell),
                         _ => row.cpp.push(cell),
                     }
@@ -838,6 +882,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                 .ycsb
                 .iter()
                 .chain(&r.direct)
+                .chain(&r.control)
                 .chain(&r.cpp)
                 .map(|c| pick(c).operations)
                 .collect();
@@ -878,10 +923,10 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     }
     println!();
     println!(
-        "| engine  | workload  | direct | ycsb | ycsb/direct | paired | paired range | paired, user CPU | system share direct / ycsb | YCSB-cpp | ycsb/YCSB-cpp |"
+        "| engine  | workload  | direct | ycsb | ycsb/direct | paired | paired range | paired, user CPU | system share direct / ycsb | control: direct/direct | YCSB-cpp | ycsb/YCSB-cpp |"
     );
     println!(
-        "|---------|-----------|-------:|-----:|------------:|-------:|-------------:|-----------------:|---------------------------:|---------:|--------------:|"
+        "|---------|-----------|-------:|-----:|------------:|-------:|-------------:|-----------------:|---------------------------:|-----------------------:|---------:|--------------:|"
     );
     for r in &rows {
         let med = |cells: &[Cell], f: fn(&Cell) -> f64| median(cells.iter().map(f).collect());
@@ -903,12 +948,13 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             med(&r.ycsb, Cell::system_share),
         );
         println!(
-            "| {:<7} | {:<9} | {d:.0} | {y:.0} | {:.3} | {paired:.3} | {low:.3}–{high:.3} | {paired_user:.3} | {:.0} % / {:.0} % | {c} | {cr} |",
+            "| {:<7} | {:<9} | {d:.0} | {y:.0} | {:.3} | {paired:.3} | {low:.3}–{high:.3} | {paired_user:.3} | {:.0} % / {:.0} % | {} | {c} | {cr} |",
             r.engine,
             format!("workload{}", r.workload),
             y / d,
             system_direct * 100.0,
             system_ycsb * 100.0,
+            control_cell(&r.control, &r.direct),
         );
     }
     println!(
@@ -916,7 +962,9 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
          paired range: the lowest and highest of those ratios; paired, user CPU: the same ratio of \
          operations per user CPU-second, without the kernel's time (for engines that sync every \
          write mostly their writes and fsyncs, which move with the disk); system share: the \
-         kernel's part of each client's CPU time (medians)"
+         kernel's part of each client's CPU time (medians); control (--control): the paired \
+         median and range of the direct loop's second run of each round over its first, the \
+         same program twice, so what the machine alone moves a paired median by"
     );
     println!(
         "\nmedians of {} round(s), {} thread(s); load average before {load_before}, after {}",
@@ -1236,6 +1284,9 @@ mod tests {
         assert!(!o.fresh_values && o.instructions);
         let o = parse(&args("--pooled-values --fresh-values")).unwrap();
         assert!(o.fresh_values, "the last of the two counts");
+        let o = parse(&args("--control --rounds 5")).unwrap();
+        assert!(o.control && !o.instructions);
+        assert!(!parse(&args("")).unwrap().control, "no control by default");
         let o = parse(&args("--engines leveldb --workloads c --threads 2")).unwrap();
         assert_eq!(
             (o.engines, o.workloads, o.threads),
@@ -1253,6 +1304,8 @@ mod tests {
             ("--rounds 0", "at least 1"),
             ("--instructions 3", "unknown option 3"),
             ("--same-files --instructions", "exclude each other"),
+            ("--control --instructions", "counts instead of timing"),
+            ("--baseline HEAD --control", "exclude each other"),
             (
                 "--engines redis",
                 "not an embedded engine (embedded: rocksdb, leveldb",
@@ -1369,5 +1422,22 @@ mod tests {
         );
         assert_eq!(ycsb[0].system_share(), 0.25);
         assert_eq!(ycsb[0].ops_per_user_cpu_second(), 100.0 / 1.5);
+    }
+
+    #[test]
+    fn the_control_column_pairs_the_loop_with_itself() {
+        let direct = [
+            cell(100, 1.0, 0.0),
+            cell(100, 1.0, 0.0),
+            cell(100, 1.0, 0.0),
+        ];
+        // The second runs took 1.25, 1 and 0.8 s: ratios 0.8, 1, 1.25.
+        let control = [
+            cell(100, 1.25, 0.0),
+            cell(100, 1.0, 0.0),
+            cell(100, 0.8, 0.0),
+        ];
+        assert_eq!(control_cell(&control, &direct), "1.000 (0.800–1.250)");
+        assert_eq!(control_cell(&[], &direct), "-");
     }
 }
