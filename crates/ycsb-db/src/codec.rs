@@ -194,14 +194,18 @@ fn field_span(bytes: &[u8], pos: usize) -> Result<FieldSpan, DecodeError> {
 /// record of another shape is left to the walk.
 #[inline(always)]
 fn is_uniform_record(bytes: &[u8]) -> bool {
-    let Some(first) = bytes.get(..8) else {
-        return false;
-    };
+    uniform_stride(bytes).is_some()
+}
+
+/// [`is_uniform_record`]'s test, giving the size of each field (its two
+/// length bytes, its name and its value) of a record that passes it: field
+/// `i` then starts at `i` times that size.
+#[inline(always)]
+fn uniform_stride(bytes: &[u8]) -> Option<usize> {
+    let first = bytes.get(..8)?;
     let first = u64::from_le_bytes(first.try_into().expect("8 bytes"));
     let name_len = (first & 0xff) as usize;
-    let Some(&high_bits) = HIGH_BITS_OF_SHORT_FIELD.get(name_len) else {
-        return false;
-    };
+    let high_bits = *HIGH_BITS_OF_SHORT_FIELD.get(name_len)?;
     // The name's length byte and the value's length byte.
     let length_bytes = 0xff | (0xff << (8 * (name_len + 1)));
     let lengths = first & length_bytes;
@@ -209,7 +213,7 @@ fn is_uniform_record(bytes: &[u8]) -> bool {
     // Each field's 8-byte window must lie inside the value: true of the
     // last one when a field is at least 8 bytes long.
     if stride < 8 {
-        return false;
+        return None;
     }
     // One test per field for both conditions: a window is right when its
     // length bytes equal the first field's and its high bits are clear.
@@ -227,8 +231,20 @@ fn is_uniform_record(bytes: &[u8]) -> bool {
         wrong |= (word & checked) ^ lengths;
         at += stride;
     }
-    wrong == 0 && at == bytes.len()
+    (wrong == 0 && at == bytes.len()).then_some(stride)
 }
+
+/// For a name of `n` ≤ 6 bytes, the bytes holding the name's length and
+/// the name: what identifies a field in the 8 bytes where it starts.
+const NAME_BYTES_OF_SHORT_FIELD: [u64; 7] = {
+    let mut table = [0; 7];
+    let mut n = 0;
+    while n < 7 {
+        table[n] = u64::MAX >> (8 * (6 - n) + 8);
+        n += 1;
+    }
+    table
+};
 
 /// For a name of `n` ≤ 6 bytes, the high bit of each of the `n + 2` bytes
 /// holding the name's length, the name and the value's length.
@@ -505,6 +521,68 @@ fn merge_one(
     framed: &[u8],
     out: &mut Vec<u8>,
 ) -> Result<(), DecodeError> {
+    if merge_one_uniform(stored, change.name.as_bytes(), framed, out) {
+        return Ok(());
+    }
+    merge_one_walk(stored, change, framed, out)
+}
+
+/// [`merge_one`] into a record of one shape ([`uniform_stride`]), which
+/// every YCSB record of a constant `fieldlength` below 128 is: the fields
+/// start at multiples of one size, and a field is the changed one when
+/// the 8 bytes where it starts hold the change's name length and name, so
+/// finding it takes one masked compare a field instead of a walk that
+/// reads each field's lengths to find the next (an update of a 10-field
+/// record: about 530 instructions in the walk). `false`, with `out`
+/// untouched, for any other record.
+#[inline(always)]
+fn merge_one_uniform(stored: &[u8], name: &[u8], framed: &[u8], out: &mut Vec<u8>) -> bool {
+    let Some(stride) = uniform_stride(stored) else {
+        return false;
+    };
+    // A uniform record's names are all as long as the first.
+    let name_len = stored[0] as usize;
+    if name.len() != name_len {
+        out.extend_from_slice(stored);
+        out.extend_from_slice(framed);
+        return true;
+    }
+    // `uniform_stride` took names of at most 6 bytes.
+    let mask = NAME_BYTES_OF_SHORT_FIELD[name_len];
+    let mut wanted = [0u8; 8];
+    wanted[0] = name_len as u8;
+    wanted[1..=name_len].copy_from_slice(name);
+    let wanted = u64::from_le_bytes(wanted);
+    let mut copied = 0;
+    let mut replaced = false;
+    let mut at = 0;
+    while at < stored.len() {
+        // SAFETY: fields start at multiples of `stride` ≥ 8 and the last
+        // one ends at `stored.len()` (`uniform_stride`), so the 8 bytes at
+        // `at` lie within `stored`.
+        let word = u64::from_le(unsafe { stored.as_ptr().add(at).cast::<u64>().read_unaligned() });
+        if word & mask == wanted {
+            out.extend_from_slice(&stored[copied..at]);
+            out.extend_from_slice(framed);
+            copied = at + stride;
+            replaced = true;
+        }
+        at += stride;
+    }
+    out.extend_from_slice(&stored[copied..]);
+    if !replaced {
+        out.extend_from_slice(framed);
+    }
+    true
+}
+
+/// [`merge_one`] into any record: field by field.
+fn merge_one_walk(
+    stored: &[u8],
+    change: Field<'_>,
+    framed: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), DecodeError> {
     let name = change.name.as_bytes();
     let mut replaced = false;
     let mut copied = 0;
@@ -690,9 +768,20 @@ mod tests {
         replacing.push("field1", b"changed");
         let mut adding = Record::new();
         adding.push("new", b"added");
+        let mut all_changes = vec![two, replacing, adding];
+        // One field of the uniform records above replaced, by a value of
+        // another length and of the same (the first field's name when the
+        // names are empty, which all of them then are).
+        for name_len in 0..=7 {
+            for (field, value_len) in [("1abcdefg", 3), ("0abcdefg", 20)] {
+                let mut change = Record::new();
+                change.push(&field[..name_len], &vec![b'c'; value_len]);
+                all_changes.push(change);
+            }
+        }
         let agree = |bytes: &[u8]| {
             let decoded = decode(bytes, Fields::All, &mut Record::new()).is_ok();
-            for changes in [&two, &replacing, &adding] {
+            for changes in &all_changes {
                 let mut merged = Vec::new();
                 match merge(bytes, changes, &mut merged) {
                     Ok(()) => {
@@ -854,6 +943,75 @@ mod tests {
             let mut out = vec![0xEE];
             merge(&buf, changes, &mut out).unwrap();
             assert_eq!(out[1..], merged_the_long_way(stored, changes)[..]);
+        }
+    }
+
+    /// The one-shape path of a one-field update writes what the walk
+    /// writes, byte for byte, for records of every name length it takes,
+    /// a change of every field, a new name, a name of another length and
+    /// names every field shares; and it declines any other record.
+    #[test]
+    fn merging_into_a_uniform_record_is_the_walk() {
+        for name_len in 0..=6 {
+            for value_len in [6, 7, 20, 100, 127] {
+                for count in [1, 2, 10] {
+                    let mut stored = Record::new();
+                    for i in 0..count {
+                        let name = format!("{}abcdef", i % 10);
+                        stored.push(&name[..name_len], &vec![b'a' + i as u8; value_len]);
+                    }
+                    let bytes = encoded(&stored).to_vec();
+                    assert!(is_uniform_record(&bytes), "{name_len} {value_len} {count}");
+                    let mut names: Vec<String> = (0..count.min(10))
+                        .map(|i| format!("{i}abcdef")[..name_len].to_string())
+                        .collect();
+                    names.extend([
+                        "zzzzzz"[..name_len].to_string(),
+                        "longer_name".to_string(),
+                        String::new(),
+                    ]);
+                    for name in &names {
+                        for new_len in [0, 5, value_len, 300] {
+                            let mut change = Record::new();
+                            change.push(name, &vec![b'z'; new_len]);
+                            let field = change.iter().next().unwrap();
+                            let (mut fast, mut walked) = (vec![0xEE], vec![0xEE]);
+                            assert!(merge_one_uniform(
+                                &bytes,
+                                name.as_bytes(),
+                                change.encoded(),
+                                &mut fast
+                            ));
+                            merge_one_walk(&bytes, field, change.encoded(), &mut walked).unwrap();
+                            assert_eq!(
+                                fast, walked,
+                                "{name_len} {value_len} {count} {name:?} {new_len}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // Not one shape: a longer last value, a 7-byte name, a 128-byte
+        // value, nothing at all.
+        let mut change = Record::new();
+        change.push("field1", b"x");
+        let mut longer_last = Record::new();
+        longer_last.push("field0", &[1; 10]);
+        longer_last.push("field1", &[1; 11]);
+        let mut long_name = Record::new();
+        long_name.push("field10", &[1; 10]);
+        let mut long_value = Record::new();
+        long_value.push("field1", &[1; 128]);
+        for stored in [longer_last, long_name, long_value, Record::new()] {
+            let mut out = Vec::new();
+            assert!(!merge_one_uniform(
+                stored.encoded(),
+                b"field1",
+                change.encoded(),
+                &mut out
+            ));
+            assert!(out.is_empty());
         }
     }
 
