@@ -1395,20 +1395,20 @@ mod tests {
         }
     }
 
+    /// One client's rounds of 100 operations each, from their (user,
+    /// system) CPU seconds.
+    fn rounds(cpu: &[(f64, f64)]) -> Vec<Cell> {
+        cpu.iter()
+            .map(|&(user, system)| cell(100, user, system))
+            .collect()
+    }
+
     #[test]
     fn ratios_per_cpu_second_pair_the_rounds() {
         // Round 1: ycsb used 2 s for 100 operations where the loop used 1 s
         // (0.5); round 2: the same CPU (1.0); round 3: ycsb was faster (2.0).
-        let ycsb = [
-            cell(100, 1.5, 0.5),
-            cell(100, 0.5, 0.5),
-            cell(100, 0.25, 0.25),
-        ];
-        let direct = [
-            cell(100, 0.5, 0.5),
-            cell(100, 0.5, 0.5),
-            cell(100, 0.5, 0.5),
-        ];
+        let ycsb = rounds(&[(1.5, 0.5), (0.5, 0.5), (0.25, 0.25)]);
+        let direct = rounds(&[(0.5, 0.5); 3]);
         assert_eq!(paired_ratio(&ycsb, &direct, Cell::ops_per_cpu_second), 1.0);
         assert_eq!(
             ratio_range(&ycsb, &direct, Cell::ops_per_cpu_second),
@@ -1426,17 +1426,9 @@ mod tests {
 
     #[test]
     fn the_control_column_pairs_the_loop_with_itself() {
-        let direct = [
-            cell(100, 1.0, 0.0),
-            cell(100, 1.0, 0.0),
-            cell(100, 1.0, 0.0),
-        ];
+        let direct = rounds(&[(1.0, 0.0); 3]);
         // The second runs took 1.25, 1 and 0.8 s: ratios 0.8, 1, 1.25.
-        let control = [
-            cell(100, 1.25, 0.0),
-            cell(100, 1.0, 0.0),
-            cell(100, 0.8, 0.0),
-        ];
+        let control = rounds(&[(1.25, 0.0), (1.0, 0.0), (0.8, 0.0)]);
         assert_eq!(control_cell(&control, &direct), "1.000 (0.800–1.250)");
         assert_eq!(control_cell(&[], &direct), "-");
     }
