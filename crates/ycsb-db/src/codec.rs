@@ -769,9 +769,9 @@ mod tests {
         let mut adding = Record::new();
         adding.push("new", b"added");
         let mut all_changes = vec![two, replacing, adding];
-        // One field of the uniform records above replaced, by a value of
-        // another length and of the same (the first field's name when the
-        // names are empty, which all of them then are).
+        // A field of the uniform records above replaced (every field when
+        // the names are empty: they are all the same name then), by a
+        // value of another length, and of the same for 20-byte values.
         for name_len in 0..=7 {
             for (field, value_len) in [("1abcdefg", 3), ("0abcdefg", 20)] {
                 let mut change = Record::new();
