@@ -741,7 +741,9 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         println!("{USAGE}");
         return Ok(());
     }
-    let o = parse(args)?;
+    // Everything `parse` refuses is the command line's fault: one line
+    // and status 2, as any bad input.
+    let o = parse(args).map_err(|e| crate::baseline::BadInput(format!("{e:#}")))?;
     if let Some(rev) = &o.baseline.rev {
         return compare(root, rev, &o);
     }
