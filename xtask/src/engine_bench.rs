@@ -223,16 +223,10 @@ fn parse(args: &[String]) -> Result<Options> {
         bail!("engine-bench: --control times the direct loop twice; --instructions counts instead of timing");
     }
     if o.control && o.baseline.rev.is_some() {
-        return Err(crate::baseline::BadInput(
-            "engine-bench: --control and --baseline exclude each other".into(),
-        )
-        .into());
+        bail!("engine-bench: --control and --baseline exclude each other");
     }
     if o.same_files && o.baseline.rev.is_some() {
-        return Err(crate::baseline::BadInput(
-            "engine-bench: --same-files and --baseline exclude each other".into(),
-        )
-        .into());
+        bail!("engine-bench: --same-files and --baseline exclude each other");
     }
     o.records = records.unwrap_or(default_records);
     o.operations = operations.unwrap_or(default_operations);
