@@ -55,6 +55,7 @@
 )]
 
 pub mod codec;
+mod datadir;
 mod files;
 mod properties;
 mod provenance;
@@ -66,6 +67,9 @@ mod store;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
+pub use datadir::{
+    Content, DataDir, DataDirError, DirLayout, EngineFile, EngineLock, LockKind, Name, Refusal,
+};
 pub use files::{
     open_input, read_input, read_input_to_string, InputError, CONFIG_FILE_LIMIT, RESULT_FILE_LIMIT,
 };

@@ -92,6 +92,10 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    /// The engine's data directory was refused or could not be prepared
+    /// (the guard of [`DataDir`](crate::DataDir)).
+    #[error("cannot open {store}: {0}", store = .0.store())]
+    DataDir(#[from] Box<crate::DataDirError>),
     /// Any other failure.
     #[error("{0}")]
     Other(String),
@@ -323,6 +327,11 @@ pub struct StoreDescriptor {
     /// it to reuse a load, `ycsb bench --db` sets it. Default: `None`, the
     /// store keeps no files of its own.
     pub data_dir: Option<&'static PropertyDecl>,
+    /// What the engine keeps in its data directory, by name and content:
+    /// how the one guard ([`DataDir`](crate::DataDir)) recognises the
+    /// engine's files, and what the conformance kit checks it refuses.
+    /// Set with the data directory by [`with_data_dir`](Self::with_data_dir).
+    pub dir_layout: Option<&'static crate::DirLayout>,
     /// Properties that make [`open`](Self::open) start on an empty database
     /// (`rocksdb.destroy=true`), for db_bench's fill benchmarks. Default:
     /// empty, the store cannot be emptied (a server's data).
@@ -425,6 +434,7 @@ impl StoreDescriptor {
             properties,
             open,
             data_dir: None,
+            dir_layout: None,
             fresh: &[],
             server: None,
             dbbench_flags: &[],
@@ -438,9 +448,15 @@ impl StoreDescriptor {
         self
     }
 
-    /// The property naming the engine's data directory.
-    pub const fn with_data_dir(mut self, property: &'static PropertyDecl) -> Self {
+    /// The property naming the engine's data directory, and what the
+    /// engine keeps there.
+    pub const fn with_data_dir(
+        mut self,
+        property: &'static PropertyDecl,
+        layout: &'static crate::DirLayout,
+    ) -> Self {
         self.data_dir = Some(property);
+        self.dir_layout = Some(layout);
         self
     }
 

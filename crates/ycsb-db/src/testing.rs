@@ -24,7 +24,7 @@
 //! ```
 //!
 //! For embedded engines (a descriptor with a `data_dir`), [`assert_survives_reopen`],
-//! [`assert_refuses_foreign_directory`], [`assert_opens_in`],
+//! [`assert_refuses_foreign_directory`], [`assert_guards_its_directory`], [`assert_opens_in`],
 //! [`unusable_location_errors`] and [`second_open_error`] check what their
 //! directory owes users, with [`read_both_ways`], [`scan_keys`], [`gauge`],
 //! [`load_property_file`] and [`locked_version`] for the rest of their tests.
@@ -51,9 +51,9 @@ use crate::store::{Store, StoreError, StoreThread, ThreadContext};
 mod embedded;
 
 pub use embedded::{
-    assert_opens_in, assert_refuses_foreign_directory, assert_survives_reopen, gauge,
-    load_property_file, locked_version, read_both_ways, scan_keys, second_open_error,
-    unusable_location_errors,
+    assert_guards_its_directory, assert_opens_in, assert_refuses_foreign_directory,
+    assert_survives_reopen, gauge, load_property_file, locked_version, read_both_ways, scan_keys,
+    second_open_error, unusable_location_errors,
 };
 
 /// A record of text fields, in the given order: `record(&[("field0", "v")])`.

@@ -59,7 +59,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     PROPERTIES,
     open,
 )
-.with_data_dir(options::DBPATH.decl())
+.with_data_dir(options::DBPATH.decl(), &store::LAYOUT)
 .with_fresh(&[("lmdb.destroy", "true")])
 .with_dbbench(
     &[("--db", "lmdb.dbpath"), ("--mmap_write", "lmdb.writemap")],

@@ -4,8 +4,9 @@ use std::path::Path;
 
 use ycsb_db::codec;
 use ycsb_db::{
-    Assertions, EngineBuild, EngineInfo, EngineReport, Fields, Gauge, Properties, Record,
-    RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    Assertions, Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo, EngineLock,
+    EngineReport, Fields, Gauge, LockKind, Name, Properties, Record, RecordView, ScanResult,
+    Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::ffi::{self, Env, Reader};
@@ -14,9 +15,25 @@ use crate::options::Config;
 /// The store's name, as users type it.
 const NAME: &str = "lmdb";
 
-/// The files of an LMDB environment directory.
-const DATA_FILE: &str = "data.mdb";
-const LOCK_FILE: &str = "lock.mdb";
+/// LMDB's magic number, in the meta pages of `data.mdb` (after the
+/// 16-byte page header) and at the start of `lock.mdb`.
+const MAGIC: [u8; 4] = 0xBEEF_C0DE_u32.to_le_bytes();
+
+/// What an LMDB environment directory holds: `data.mdb`, recognised by the
+/// magic number of its first meta page, and `lock.mdb`, whose reader table
+/// starts with the same magic and on which every process with the
+/// environment open holds a record lock.
+pub(crate) const LAYOUT: DirLayout = DirLayout {
+    engine: "LMDB",
+    files: &[
+        EngineFile::marker(Name::Exact("data.mdb"), Content::At(16, &MAGIC)),
+        EngineFile::owned(Name::Exact("lock.mdb"), Content::Prefix(&MAGIC)),
+    ],
+    locks: &[EngineLock {
+        file: "lock.mdb",
+        kind: LockKind::Record,
+    }],
+};
 
 /// An LMDB environment opened once and shared by all client threads.
 ///
@@ -25,6 +42,8 @@ const LOCK_FILE: &str = "lock.mdb";
 pub struct LmdbStore {
     env: Env,
     config: Config,
+    /// Held until the environment is closed (dropped after `env`).
+    _dir: DataDir,
 }
 
 impl std::fmt::Debug for LmdbStore {
@@ -58,24 +77,20 @@ impl LmdbStore {
                 config.path_origin
             ),
         };
-        check_dir(&config.path).map_err(|m| {
-            fail(format!(
-                "{m}; nothing was changed (use the store that made it, or another lmdb.dbpath)"
-            ))
-        })?;
-        if config.destroy {
-            for file in [DATA_FILE, LOCK_FILE] {
-                match std::fs::remove_file(config.path.join(file)) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(fail(format!("cannot delete {file}: {e}"))),
-                }
-            }
-        }
-        std::fs::create_dir_all(&config.path)
-            .map_err(|e| fail(format!("cannot create the directory: {e}")))?;
+        let dir = DataDir::open(
+            NAME,
+            &LAYOUT,
+            crate::options::DBPATH.name(),
+            &config.path,
+            &config.path_origin,
+            config.destroy,
+        )?;
         let env = Env::open(&config.path, &config.env).map_err(fail)?;
-        Ok(LmdbStore { env, config })
+        Ok(LmdbStore {
+            env,
+            config,
+            _dir: dir,
+        })
     }
 
     /// The environment directory.
@@ -362,35 +377,4 @@ impl StoreThread for LmdbThread<'_> {
     fn last_error(&self) -> Option<&str> {
         self.last_error.as_deref()
     }
-}
-
-/// Refuses a directory that is not an LMDB environment: a non-empty
-/// directory without `data.mdb` (another engine's database, or files of
-/// the user's). A missing or empty directory, or one holding
-/// `data.mdb`, is fine (LMDB itself refuses a `data.mdb` that is not
-/// its own). A path that is a file is left to LMDB, which says so.
-fn check_dir(path: &Path) -> Result<(), String> {
-    let Ok(entries) = std::fs::read_dir(path) else {
-        return Ok(());
-    };
-    let names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    if names.is_empty() || names.iter().any(|n| n == DATA_FILE) {
-        return Ok(());
-    }
-    let what = if names.iter().any(|n| n == "CURRENT") {
-        "holds a LevelDB or RocksDB database (its CURRENT file)".to_string()
-    } else if names.iter().any(|n| n.ends_with(".sqlite")) {
-        "holds a SQLite database".to_string()
-    } else {
-        let mut sorted = names;
-        sorted.sort();
-        format!(
-            "is not empty and holds no LMDB environment (no {DATA_FILE}; it holds {:?})",
-            sorted[0]
-        )
-    };
-    Err(what)
 }

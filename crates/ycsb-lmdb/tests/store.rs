@@ -5,8 +5,8 @@ use std::path::Path;
 
 use ycsb_db::testing::durability::AckWriterBinary;
 use ycsb_db::testing::{
-    assert_conforms, assert_refuses_foreign_directory, assert_survives_reopen, gauge, record,
-    Contract,
+    assert_conforms, assert_guards_its_directory, assert_refuses_foreign_directory,
+    assert_survives_reopen, gauge, record, Contract,
 };
 use ycsb_db::{
     Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext,
@@ -125,18 +125,25 @@ fn foreign_directories_and_files_are_refused() {
         &props(dir.path(), &[]),
         dir.path(),
         "notes.txt",
-        &["holds no LMDB environment", "notes.txt"],
+        &["holds no LMDB database", "notes.txt"],
     );
-    // A data.mdb that is not LMDB's: LMDB's own refusal.
+    // A data.mdb that is not LMDB's: refused by its content, untouched,
+    // and no lock.mdb made beside it.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("data.mdb"), vec![7u8; 16384]).unwrap();
-    let message = LmdbStore::open(&props(dir.path(), &[]))
+    let message = LmdbStore::open(&props(dir.path(), &[("lmdb.destroy", "true")]))
         .unwrap_err()
         .to_string();
     assert!(
-        message.contains("mdb_env_open") && message.contains(&dir.path().display().to_string()),
+        message.contains("\"data.mdb\", which has the name of a LMDB file but not its content")
+            && message.contains(&dir.path().display().to_string()),
         "{message}"
     );
+    assert_eq!(
+        std::fs::read(dir.path().join("data.mdb")).unwrap(),
+        vec![7u8; 16384]
+    );
+    assert!(!dir.path().join("lock.mdb").exists());
     // A path that is a file.
     let file = dir.path().join("data.mdb");
     let message = LmdbStore::open(&props(&file, &[])).unwrap_err().to_string();
@@ -166,18 +173,33 @@ fn nosync_inserts_survive_sigkill_of_the_process() {
 }
 
 #[test]
-fn another_process_may_share_the_environment() {
-    // LMDB is multi-process by design (its lock file): a second process
-    // opens the environment a writer holds and reads its commits.
+fn another_process_cannot_open_the_environment_a_writer_holds() {
+    // LMDB itself lets processes share an environment, and a second one
+    // with lmdb.destroy=true would delete it under the first: the guard
+    // refuses the second open, destroy or not, and the writer's records
+    // stay.
     let dir = tempfile::tempdir().unwrap();
-    let mut writer = WRITER.start(dir.path(), &[]);
-    assert_eq!(writer.next_ack().as_deref(), Some("key0"));
-    assert_eq!(writer.next_ack().as_deref(), Some("key1"));
+    WRITER.check_open_refused_while_another_process_holds(dir.path(), &[], "in use", || {
+        let fresh = LmdbStore::open(&props(dir.path(), &[("lmdb.destroy", "true")]));
+        assert!(fresh.unwrap_err().to_string().contains("in use"));
+        assert!(dir.path().join("data.mdb").exists());
+    });
     let store = open(dir.path(), &[]);
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    let mut out = Record::new();
-    assert_eq!(t.read(TABLE, "key1", Fields::All, &mut out), Status::Ok);
-    writer.kill_after(0);
+    assert_eq!(
+        t.read(TABLE, "key0", Fields::All, &mut Record::new()),
+        Status::Ok
+    );
+}
+
+#[test]
+fn the_directory_guard_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_guards_its_directory(
+        &ycsb_lmdb::DESCRIPTOR,
+        &Properties::new().with("lmdb.mapsize", 64u64 << 20),
+        dir.path(),
+    );
 }
 
 #[test]

@@ -366,7 +366,10 @@ pub fn assert_refuses_foreign_directory(
             ),
             Err(err) => err,
         };
-        assert!(matches!(err, StoreError::Open { .. }), "{how}: {err:?}");
+        assert!(
+            matches!(err, StoreError::Open { .. } | StoreError::DataDir(_)),
+            "{how}: {err:?}"
+        );
         let message = err.to_string();
         for part in refusal {
             assert!(message.contains(part), "{how}: {part:?} not in {message}");
@@ -380,6 +383,167 @@ pub fn assert_refuses_foreign_directory(
             std::fs::read_to_string(dir.join(file)).expect("read the foreign file"),
             content,
             "{how}: {file} changed"
+        );
+    }
+}
+
+/// Asserts what the one directory guard ([`DataDir`](crate::DataDir))
+/// promises for this store, from the layout on its descriptor
+/// ([`StoreDescriptor::dir_layout`]):
+///
+/// - a file named like each of the engine's named files but holding text
+///   is refused, with and without the [`fresh`](StoreDescriptor::fresh)
+///   properties, and left alone: nothing else appears in the directory;
+/// - a real database with someone's `notes.txt` beside it is refused when
+///   asked to start fresh, and neither the note nor the database is
+///   touched (its record still reads once the note is gone);
+/// - a fresh open of the database removes the engine's files only, and the
+///   directory then holds nothing the layout does not declare;
+/// - a second open of the directory while the first store lives is refused
+///   as in use, and the first store still writes.
+///
+/// `root` must be an empty directory the test owns; `properties` are what
+/// the store needs besides its data directory.
+///
+/// # Panics
+///
+/// When the descriptor declares no data directory or layout, or any of the
+/// above does not hold.
+#[track_caller]
+pub fn assert_guards_its_directory(
+    descriptor: &StoreDescriptor,
+    properties: &Properties,
+    root: &Path,
+) {
+    let data_dir = descriptor
+        .data_dir
+        .unwrap_or_else(|| panic!("{} keeps no data directory", descriptor.name));
+    let layout = descriptor
+        .dir_layout
+        .unwrap_or_else(|| panic!("{} declares no directory layout", descriptor.name));
+    let in_dir = |dir: &Path| {
+        let mut p = properties.clone();
+        p.set(data_dir.name, dir.display().to_string(), Origin::Api);
+        p
+    };
+    let listing = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("list the directory")
+            .map(|e| {
+                e.expect("an entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    };
+    let refused = |props: &Properties, how: &str| -> crate::Refusal {
+        match open(descriptor, props) {
+            Ok(_) => panic!("{} opened ({how})", descriptor.name),
+            Err(StoreError::DataDir(e)) => e
+                .refusal()
+                .cloned()
+                .unwrap_or_else(|| panic!("{how}: not a refusal: {e}")),
+            Err(e) => panic!("{how}: not the guard's refusal: {e:?}"),
+        }
+    };
+    // Text under each of the engine's names.
+    for (i, file) in layout.files.iter().enumerate() {
+        let crate::Name::Exact(name) = file.name else {
+            continue;
+        };
+        let dir = root.join(format!("impostor-{i}"));
+        std::fs::create_dir(&dir).expect("make the directory");
+        let content = "keep me: this is not the engine's file\n";
+        std::fs::write(dir.join(name), content).expect("write the impostor");
+        let props = in_dir(&dir);
+        for (how, props) in [
+            ("as it is", props.clone()),
+            ("fresh", with_fresh(descriptor, &props)),
+        ] {
+            let how = format!("a text file named {name}, {how}");
+            let refusal = refused(&props, &how);
+            assert!(
+                matches!(&refusal, crate::Refusal::NotTheEngines { file, .. } if file == name),
+                "{how}: {refusal:?}"
+            );
+            assert_eq!(listing(&dir), [name], "{how}: the directory changed");
+            assert_eq!(
+                std::fs::read_to_string(dir.join(name)).expect("read the impostor"),
+                content,
+                "{how}: {name} changed"
+            );
+        }
+    }
+    // A real database, and someone's note beside it.
+    let dir = root.join("database");
+    let props = in_dir(&dir);
+    {
+        let store = open_ok(descriptor, &props, "in a new directory");
+        let mut thread = store.thread(ThreadContext::new(0, 1)).expect("a thread");
+        assert_eq!(
+            thread.insert(TABLE, "kept", &record(&[("f", "v")])),
+            Status::Ok
+        );
+        drop(thread);
+        store.close().expect("close");
+    }
+    let engine_files = listing(&dir);
+    std::fs::write(dir.join("notes.txt"), "mine\n").expect("write the note");
+    let refusal = refused(&with_fresh(descriptor, &props), "fresh, beside notes.txt");
+    assert!(
+        matches!(&refusal, crate::Refusal::Foreign { file, beside_database: true, .. } if file == "notes.txt"),
+        "fresh, beside notes.txt: {refusal:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).expect("read the note"),
+        "mine\n"
+    );
+    let mut with_note = engine_files.clone();
+    with_note.push("notes.txt".to_string());
+    with_note.sort();
+    assert_eq!(
+        listing(&dir),
+        with_note,
+        "the refused fresh open changed the directory"
+    );
+    std::fs::remove_file(dir.join("notes.txt")).expect("remove the note");
+    {
+        let store = open_ok(descriptor, &props, "after the refusal");
+        let mut thread = store.thread(ThreadContext::new(0, 1)).expect("a thread");
+        assert_eq!(
+            read_both_ways(thread.as_mut(), TABLE, "kept", Fields::All).0,
+            Status::Ok,
+            "the record after the refused fresh open"
+        );
+        // A second open while this one lives.
+        let refusal = refused(&with_fresh(descriptor, &props), "a second open, fresh");
+        assert_eq!(refusal, crate::Refusal::InUse);
+        assert_eq!(
+            thread.insert(TABLE, "after", &record(&[("f", "v")])),
+            Status::Ok
+        );
+        drop(thread);
+        store.close().expect("close");
+    }
+    // Fresh: empty, and only the engine's files are there.
+    let store = open_ok(descriptor, &with_fresh(descriptor, &props), "fresh");
+    let mut thread = store.thread(ThreadContext::new(0, 1)).expect("a thread");
+    assert_eq!(
+        thread.read(TABLE, "kept", Fields::All, &mut Record::new()),
+        Status::NotFound,
+        "fresh kept a record"
+    );
+    drop(thread);
+    store.close().expect("close");
+    drop(store);
+    for name in listing(&dir) {
+        assert!(
+            layout.files.iter().any(|f| f.name.matches(&name)),
+            "{name} in a fresh {} directory is not in its layout",
+            layout.engine
         );
     }
 }

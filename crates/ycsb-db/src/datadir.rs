@@ -1,0 +1,867 @@
+//! The one guard of an embedded engine's data directory.
+//!
+//! Every embedded store opens its directory through [`DataDir::open`]
+//! before the engine touches it. The guard
+//!
+//! - holds an exclusive lock on the directory itself for as long as the
+//!   store is open, so that a second `ycsb` (or a second store in this
+//!   process) on the same directory is refused, whatever its options;
+//! - recognises the engine's files by their content (magic numbers,
+//!   headers), as the engine's [`DirLayout`] declares them, and refuses a
+//!   directory holding anything else: a text file named `data.mdb`,
+//!   someone's `notes.txt`, another engine's database;
+//! - refuses a database whose engine lock another process holds (an engine
+//!   tool, a program that is not `ycsb`);
+//! - and only then, when asked to start empty, removes the files the engine
+//!   owns, and nothing else.
+//!
+//! A refusal changes nothing: no file is created, written or removed (a
+//! directory the guard created for the check is removed again).
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// How many bytes of a file its content check sees.
+const SAMPLE_BYTES: usize = 4096;
+
+/// What a file's content must show for the file to be the engine's.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum Content {
+    /// The file starts with these bytes.
+    Prefix(&'static [u8]),
+    /// These bytes at this offset.
+    At(usize, &'static [u8]),
+    /// A check of the file's first bytes (up to 4 KiB; fewer when the
+    /// file is shorter).
+    Check(fn(&[u8]) -> bool),
+    /// Not checked: files an engine may leave half written with nothing
+    /// recognisable in them (a table whose footer was never written, a
+    /// log). Such a file is accepted only beside a recognised marker, so
+    /// the guard never removes one from a directory it has not recognised
+    /// by content.
+    Unchecked,
+    /// A directory the engine keeps, all of whose contents are the
+    /// engine's; accepted only beside a recognised marker, as
+    /// [`Unchecked`](Self::Unchecked).
+    Tree,
+}
+
+impl Content {
+    fn accepts(&self, sample: &[u8]) -> bool {
+        match *self {
+            Content::Prefix(bytes) => sample.starts_with(bytes),
+            Content::At(offset, bytes) => sample
+                .get(offset..offset + bytes.len())
+                .is_some_and(|s| s == bytes),
+            Content::Check(check) => check(sample),
+            Content::Unchecked | Content::Tree => true,
+        }
+    }
+
+    /// Whether the content proves nothing by itself.
+    const fn is_unchecked(&self) -> bool {
+        matches!(self, Content::Unchecked | Content::Tree)
+    }
+}
+
+/// How the names of an engine's files look.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum Name {
+    /// Exactly this name.
+    Exact(&'static str),
+    /// This prefix and anything after it (`MANIFEST-000005`).
+    Prefix(&'static str),
+    /// This prefix, one or more decimal digits, then this suffix
+    /// (`000005.sst`, `WiredTigerLog.0000000001`).
+    Numbered(&'static str, &'static str),
+}
+
+impl Name {
+    pub(crate) fn matches(&self, name: &str) -> bool {
+        match *self {
+            Name::Exact(exact) => name == exact,
+            Name::Prefix(prefix) => name.len() > prefix.len() && name.starts_with(prefix),
+            Name::Numbered(prefix, suffix) => name
+                .strip_prefix(prefix)
+                .and_then(|rest| rest.strip_suffix(suffix))
+                .is_some_and(|digits| {
+                    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+                }),
+        }
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Name::Exact(name) => f.write_str(name),
+            Name::Prefix(prefix) => write!(f, "{prefix}*"),
+            Name::Numbered(prefix, suffix) => write!(f, "{prefix}<n>{suffix}"),
+        }
+    }
+}
+
+/// One kind of file (or directory) an engine keeps in its data directory.
+#[derive(Clone, Copy, Debug)]
+pub struct EngineFile {
+    pub(crate) name: Name,
+    content: Content,
+    marker: bool,
+}
+
+impl EngineFile {
+    /// A file whose presence, with this content, makes the directory the
+    /// engine's database (LMDB's `data.mdb`, RocksDB's `IDENTITY`).
+    /// `content` must be a real check, not [`Content::Unchecked`].
+    pub const fn marker(name: Name, content: Content) -> Self {
+        Self {
+            name,
+            content,
+            marker: true,
+        }
+    }
+
+    /// Another file the engine keeps. With a checked content it may be
+    /// there without a marker (a database being created); unchecked, only
+    /// beside one.
+    pub const fn owned(name: Name, content: Content) -> Self {
+        Self {
+            name,
+            content,
+            marker: false,
+        }
+    }
+}
+
+/// How another process that has the database open holds the engine's own
+/// lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LockKind {
+    /// A POSIX record lock (`fcntl`), as LevelDB, RocksDB, LMDB, SQLite and
+    /// WiredTiger take.
+    Record,
+    /// A whole-file `flock`, as fjall and redb take.
+    Flock,
+}
+
+/// A file whose lock the engine holds while a process has the database
+/// open.
+#[derive(Clone, Copy, Debug)]
+pub struct EngineLock {
+    /// The file's name in the data directory.
+    pub file: &'static str,
+    /// How the engine locks it.
+    pub kind: LockKind,
+}
+
+/// What an embedded engine keeps in its data directory: the one
+/// declaration the guard needs, on the store's descriptor
+/// ([`StoreDescriptor::dir_layout`](crate::StoreDescriptor::dir_layout)).
+#[derive(Clone, Copy, Debug)]
+pub struct DirLayout {
+    /// The engine's name in messages (`LMDB`).
+    pub engine: &'static str,
+    /// Every kind of file the engine keeps there.
+    pub files: &'static [EngineFile],
+    /// The engine's own lock files.
+    pub locks: &'static [EngineLock],
+}
+
+impl DirLayout {
+    fn file_named(&self, name: &str) -> Option<&EngineFile> {
+        self.files.iter().find(|f| f.name.matches(name))
+    }
+
+    fn marker_names(&self) -> String {
+        let names: Vec<String> = self
+            .files
+            .iter()
+            .filter(|f| f.marker)
+            .map(|f| f.name.to_string())
+            .collect();
+        names.join(" or ")
+    }
+}
+
+/// Why the guard refused a directory. Nothing was changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// The path is a file (or something else that is not a directory).
+    NotADirectory,
+    /// Another `ycsb` process (or another store in this one) has the
+    /// directory open.
+    InUse,
+    /// Another process holds the engine's own lock on a file.
+    EngineLocked {
+        /// The lock file.
+        file: String,
+        /// The holding process, when the kernel says.
+        pid: Option<i32>,
+    },
+    /// A file has one of the engine's names but not its content.
+    NotTheEngines {
+        /// The file.
+        file: String,
+        /// What it starts with, for the message.
+        starts_with: String,
+    },
+    /// A file or directory that is not the engine's.
+    Foreign {
+        /// Its name.
+        file: String,
+        /// What it looks like, when the guard recognises another
+        /// engine's file.
+        looks_like: Option<&'static str>,
+        /// Whether the engine's database is there beside it.
+        beside_database: bool,
+    },
+    /// A file the engine keeps only in a database, without the file that
+    /// makes the directory one.
+    NoMarker {
+        /// The file found.
+        file: String,
+        /// The names of the files that would make it one.
+        markers: String,
+    },
+}
+
+/// An error of [`DataDir::open`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DataDirError {
+    /// The directory is refused; nothing was changed.
+    #[error(
+        "{setting} {}; nothing was changed (use the store that made it, or another {property})",
+        reason.describe(engine)
+    )]
+    Refused {
+        /// The store's name.
+        store: &'static str,
+        /// The engine's name (`LMDB`).
+        engine: &'static str,
+        /// The property and its value and origin (`lmdb.dbpath=/d (-p)`).
+        setting: String,
+        /// The property alone.
+        property: &'static str,
+        /// Why.
+        reason: Refusal,
+    },
+    /// The directory could not be created, read, locked or emptied.
+    #[error("{setting}: cannot {doing}: {source}")]
+    Io {
+        /// The store's name.
+        store: &'static str,
+        /// The property and its value and origin.
+        setting: String,
+        /// What was being done.
+        doing: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl DataDirError {
+    /// The store whose directory it is.
+    pub fn store(&self) -> &'static str {
+        match self {
+            DataDirError::Refused { store, .. } | DataDirError::Io { store, .. } => store,
+        }
+    }
+
+    /// Why the directory was refused, if it was.
+    pub fn refusal(&self) -> Option<&Refusal> {
+        match self {
+            DataDirError::Refused { reason, .. } => Some(reason),
+            DataDirError::Io { .. } => None,
+        }
+    }
+}
+
+impl Refusal {
+    /// The refusal in words, for a directory of `engine`.
+    pub fn describe(&self, engine: &str) -> String {
+        match self {
+            Refusal::NotADirectory => "is not a directory".to_string(),
+            Refusal::InUse => {
+                "is in use: another ycsb process (or another store in this one) has it open"
+                    .to_string()
+            }
+            Refusal::EngineLocked { file, pid } => {
+                let pid = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+                format!("is open in another process{pid}, which holds the lock on its {file}")
+            }
+            Refusal::NotTheEngines { file, starts_with } => format!(
+                "holds {file:?}, which has the name of a {engine} file but not its content (it starts with {starts_with})"
+            ),
+            Refusal::Foreign {
+                file,
+                looks_like,
+                beside_database,
+            } => {
+                let what = match looks_like {
+                    Some(what) => format!("holds {what} (its {file:?})"),
+                    None if *beside_database => {
+                        format!("holds {file:?} beside the {engine} database, and it is not {engine}'s")
+                    }
+                    None => format!(
+                        "is not empty and holds no {engine} database (it holds {file:?})"
+                    ),
+                };
+                if *beside_database {
+                    format!("{what}: a data directory holds the engine's files alone")
+                } else {
+                    what
+                }
+            }
+            Refusal::NoMarker { file, markers } => format!(
+                "holds {file:?} but no {markers}: it is not a {engine} database"
+            ),
+        }
+    }
+}
+
+/// An embedded engine's data directory, checked and locked for as long as
+/// the value lives. A store keeps it beside its engine handle and drops it
+/// after the engine (declare it last).
+#[derive(Debug)]
+pub struct DataDir {
+    path: PathBuf,
+    /// The directory, opened and `flock`ed: the lock goes with the file.
+    _lock: File,
+}
+
+/// What the guard found in a directory.
+struct Survey {
+    /// Entries that are the engine's, with whether each is a directory.
+    owned: Vec<(String, bool)>,
+    /// Whether a marker with the right content is there.
+    marker: bool,
+    /// The first entry accepted only beside a marker.
+    needs_marker: Option<String>,
+}
+
+impl DataDir {
+    /// Checks the directory `path` (the value of `property`, set at
+    /// `origin`) for the store `store` whose engine keeps `layout`, creates
+    /// it if missing, locks it, and with `destroy` removes the engine's
+    /// files from it.
+    ///
+    /// # Errors
+    ///
+    /// [`DataDirError::Refused`] when the path is not a directory, another
+    /// process has the directory or the database open, or the directory
+    /// holds anything that is not the engine's (nothing is changed then);
+    /// [`DataDirError::Io`] when it cannot be created, read, locked or
+    /// emptied.
+    pub fn open(
+        store: &'static str,
+        layout: &DirLayout,
+        property: &'static str,
+        path: &Path,
+        origin: &str,
+        destroy: bool,
+    ) -> Result<DataDir, Box<DataDirError>> {
+        let setting = format!("{property}={} ({origin})", path.display());
+        let refuse = |reason: Refusal| {
+            Box::new(DataDirError::Refused {
+                store,
+                engine: layout.engine,
+                setting: setting.clone(),
+                property,
+                reason,
+            })
+        };
+        let io = |doing: &str, source: std::io::Error| {
+            Box::new(DataDirError::Io {
+                store,
+                setting: setting.clone(),
+                doing: doing.to_string(),
+                source,
+            })
+        };
+        let created = match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => Vec::new(),
+            Ok(_) => return Err(refuse(Refusal::NotADirectory)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                create_dirs(path).map_err(|e| io("create the directory", e))?
+            }
+            Err(e) => return Err(io("read the directory", e)),
+        };
+        let checked = (|| {
+            let lock = File::open(path).map_err(|e| io("open the directory", e))?;
+            match lock.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => return Err(refuse(Refusal::InUse)),
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(io("lock the directory", e));
+                }
+            }
+            let survey = survey(layout, path).map_err(|e| match e {
+                SurveyError::Refused(reason) => refuse(reason),
+                SurveyError::Io(doing, source) => io(&doing, source),
+            })?;
+            for lock_file in layout.locks {
+                if let Some(reason) = engine_lock_held(&path.join(lock_file.file), lock_file)
+                    .map_err(|e| io(&format!("check the lock of {}", lock_file.file), e))?
+                {
+                    return Err(refuse(reason));
+                }
+            }
+            if destroy {
+                for (name, is_dir) in &survey.owned {
+                    let entry = path.join(name);
+                    let removed = if *is_dir {
+                        std::fs::remove_dir_all(&entry)
+                    } else {
+                        std::fs::remove_file(&entry)
+                    };
+                    match removed {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(e) => return Err(io(&format!("remove {name} to start empty"), e)),
+                    }
+                }
+            }
+            Ok(lock)
+        })();
+        match checked {
+            Ok(lock) => Ok(DataDir {
+                path: path.to_path_buf(),
+                _lock: lock,
+            }),
+            Err(e) => {
+                // Leave nothing behind: the directories made for the check.
+                for dir in created.iter().rev() {
+                    let _ = std::fs::remove_dir(dir);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Creates `path` and its missing parents, returning the directories it
+/// made, outermost first.
+fn create_dirs(path: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut missing = Vec::new();
+    let mut at = Some(path);
+    while let Some(dir) = at {
+        if dir.as_os_str().is_empty() || dir.exists() {
+            break;
+        }
+        missing.push(dir.to_path_buf());
+        at = dir.parent();
+    }
+    missing.reverse();
+    let mut made = Vec::new();
+    for dir in missing {
+        match std::fs::create_dir(&dir) {
+            Ok(()) => made.push(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => {}
+            Err(e) => {
+                for dir in made.iter().rev() {
+                    let _ = std::fs::remove_dir(dir);
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(made)
+}
+
+enum SurveyError {
+    Refused(Refusal),
+    Io(String, std::io::Error),
+}
+
+/// Classifies every entry of the directory against the layout.
+fn survey(layout: &DirLayout, path: &Path) -> Result<Survey, SurveyError> {
+    let read = |e| SurveyError::Io("list the directory".to_string(), e);
+    let mut names: Vec<String> = Vec::new();
+    let mut foreign: Vec<String> = Vec::new();
+    for entry in std::fs::read_dir(path).map_err(read)? {
+        let entry = entry.map_err(read)?;
+        match entry.file_name().into_string() {
+            Ok(name) => names.push(name),
+            Err(name) => foreign.push(name.to_string_lossy().into_owned()),
+        }
+    }
+    names.sort();
+    let mut survey = Survey {
+        owned: Vec::new(),
+        marker: false,
+        needs_marker: None,
+    };
+    for name in names {
+        let Some(file) = layout.file_named(&name) else {
+            foreign.push(name);
+            continue;
+        };
+        let entry = path.join(&name);
+        let meta = std::fs::symlink_metadata(&entry)
+            .map_err(|e| SurveyError::Io(format!("read {name}"), e))?;
+        let is_dir = meta.is_dir();
+        if matches!(file.content, Content::Tree) != is_dir || !(is_dir || meta.is_file()) {
+            let what = if is_dir {
+                "a directory"
+            } else {
+                "not a regular file"
+            };
+            return Err(SurveyError::Refused(Refusal::NotTheEngines {
+                file: name,
+                starts_with: format!("nothing: it is {what}"),
+            }));
+        }
+        if !is_dir && meta.len() > 0 {
+            let sample = read_sample(&entry, meta.len())
+                .map_err(|e| SurveyError::Io(format!("read {name}"), e))?;
+            if !file.content.accepts(&sample) {
+                return Err(SurveyError::Refused(Refusal::NotTheEngines {
+                    file: name,
+                    starts_with: describe_start(&sample),
+                }));
+            }
+            if file.marker && !file.content.is_unchecked() {
+                survey.marker = true;
+            }
+        }
+        if file.content.is_unchecked() && survey.needs_marker.is_none() {
+            survey.needs_marker = Some(name.clone());
+        }
+        survey.owned.push((name, is_dir));
+    }
+    if let Some(file) = foreign.first() {
+        let looks_like = foreign.iter().find_map(|name| {
+            looks_like_another_engine(path, name).map(|what| (what, name.clone()))
+        });
+        let (looks_like, file) = match looks_like {
+            Some((what, name)) => (Some(what), name),
+            None => (None, file.clone()),
+        };
+        return Err(SurveyError::Refused(Refusal::Foreign {
+            file,
+            looks_like,
+            beside_database: survey.marker,
+        }));
+    }
+    if !survey.marker {
+        if let Some(file) = survey.needs_marker.take() {
+            return Err(SurveyError::Refused(Refusal::NoMarker {
+                file,
+                markers: layout.marker_names(),
+            }));
+        }
+    }
+    Ok(survey)
+}
+
+/// The first bytes of a file, and its last ones where they fit.
+fn read_sample(path: &Path, len: u64) -> std::io::Result<Vec<u8>> {
+    let mut sample = Vec::with_capacity(SAMPLE_BYTES);
+    File::open(path)?
+        .take(SAMPLE_BYTES as u64)
+        .read_to_end(&mut sample)?;
+    debug_assert!(sample.len() as u64 <= len);
+    Ok(sample)
+}
+
+/// The start of a file in a message: text as text, anything else in hex.
+fn describe_start(sample: &[u8]) -> String {
+    let head = &sample[..sample.len().min(16)];
+    if head
+        .iter()
+        .all(|&b| b.is_ascii_graphic() || b == b' ' || b == b'\n' || b == b'\t')
+    {
+        format!("{:?}", String::from_utf8_lossy(head))
+    } else {
+        let hex: Vec<String> = head.iter().map(|b| format!("{b:02x}")).collect();
+        format!("bytes {}", hex.join(" "))
+    }
+}
+
+/// Names another engine's database when `path` is one of its telltale
+/// files, for a refusal that says what the directory holds. Only for the
+/// message: whether the file is refused does not depend on it.
+fn looks_like_another_engine(dir: &Path, name: &str) -> Option<&'static str> {
+    let path = dir.join(name);
+    let path = path.as_path();
+    let meta = std::fs::metadata(path).ok()?;
+    let sample = if meta.is_file() && meta.len() > 0 {
+        read_sample(path, meta.len()).ok()?
+    } else {
+        Vec::new()
+    };
+    let what = if name == "IDENTITY" || name.starts_with("OPTIONS-") {
+        "a RocksDB database"
+    } else if name == "CURRENT" && sample.starts_with(b"MANIFEST-") {
+        "a LevelDB or RocksDB database"
+    } else if sample.starts_with(b"SQLite format 3\0") {
+        "a SQLite database"
+    } else if sample.get(16..20) == Some(&0xBEEF_C0DE_u32.to_le_bytes()[..]) {
+        "an LMDB environment"
+    } else if sample.starts_with(b"WiredTiger\n") {
+        "a WiredTiger database"
+    } else if sample.starts_with(b"redb\x1a\x0a\xa9\x0d\x0a") {
+        "a redb database"
+    } else if name == "version" && sample.starts_with(b"FJL") {
+        "a fjall database"
+    } else {
+        return None;
+    };
+    Some(what)
+}
+
+/// Whether another process holds the engine's lock on `path`.
+fn engine_lock_held(path: &Path, lock: &EngineLock) -> std::io::Result<Option<Refusal>> {
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let held = |pid| Refusal::EngineLocked {
+        file: lock.file.to_string(),
+        pid,
+    };
+    match lock.kind {
+        LockKind::Flock => match file.try_lock() {
+            Ok(()) => Ok(None),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(Some(held(None))),
+            Err(std::fs::TryLockError::Error(e)) => Err(e),
+        },
+        LockKind::Record => {
+            record_lock_holder(&file).map(|holder| holder.map(|pid| held((pid > 0).then_some(pid))))
+        }
+    }
+}
+
+/// The process holding a POSIX record lock anywhere in `file` that a
+/// write lock of this process would conflict with (`F_GETLK`, which
+/// takes no lock). This process's own locks never conflict: the guard
+/// runs before the engine opens.
+fn record_lock_holder(file: &File) -> std::io::Result<Option<i32>> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a zeroed flock is a valid value of the plain C struct.
+    let mut query: libc::flock = unsafe { std::mem::zeroed() };
+    query.l_type = libc::F_WRLCK as libc::c_short;
+    query.l_whence = libc::SEEK_SET as libc::c_short;
+    query.l_start = 0;
+    query.l_len = 0;
+    // SAFETY: the descriptor is open for the call; F_GETLK writes only
+    // into `query`, which lives across it.
+    let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETLK, &mut query) };
+    if rc == -1 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok((query.l_type != libc::F_UNLCK as libc::c_short).then_some(query.l_pid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LAYOUT: DirLayout = DirLayout {
+        engine: "Test",
+        files: &[
+            EngineFile::marker(Name::Exact("DB"), Content::Prefix(b"TESTDB")),
+            EngineFile::owned(Name::Exact("LOCK"), Content::Prefix(b"lock")),
+            EngineFile::owned(Name::Numbered("", ".tbl"), Content::Unchecked),
+            EngineFile::owned(Name::Exact("parts"), Content::Tree),
+        ],
+        locks: &[EngineLock {
+            file: "LOCK",
+            kind: LockKind::Record,
+        }],
+    };
+
+    fn open(path: &Path, destroy: bool) -> Result<DataDir, Box<DataDirError>> {
+        DataDir::open("test", &LAYOUT, "test.dir", path, "-p", destroy)
+    }
+
+    fn listing(path: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(path)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn refusal(result: Result<DataDir, Box<DataDirError>>) -> Refusal {
+        match result {
+            Ok(_) => panic!("opened"),
+            Err(e) => e.refusal().cloned().unwrap_or_else(|| panic!("{e}")),
+        }
+    }
+
+    #[test]
+    fn names_match_as_declared() {
+        assert!(Name::Numbered("", ".sst").matches("000012.sst"));
+        assert!(!Name::Numbered("", ".sst").matches(".sst"));
+        assert!(!Name::Numbered("", ".sst").matches("00a1.sst"));
+        assert!(Name::Numbered("WiredTigerLog.", "").matches("WiredTigerLog.0000000001"));
+        assert!(Name::Prefix("MANIFEST-").matches("MANIFEST-000005"));
+        assert!(!Name::Prefix("MANIFEST-").matches("MANIFEST-"));
+        assert!(Name::Exact("LOG").matches("LOG") && !Name::Exact("LOG").matches("LOG2"));
+    }
+
+    #[test]
+    fn a_missing_directory_is_created_and_a_database_opens() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("a/b");
+        let guard = open(&dir, false).unwrap();
+        assert!(dir.is_dir());
+        assert_eq!(guard.path(), dir);
+        drop(guard);
+        std::fs::write(dir.join("DB"), b"TESTDB v1").unwrap();
+        std::fs::write(dir.join("000001.tbl"), b"whatever").unwrap();
+        std::fs::create_dir(dir.join("parts")).unwrap();
+        std::fs::write(dir.join("parts/x"), b"x").unwrap();
+        open(&dir, false).unwrap();
+    }
+
+    #[test]
+    fn a_second_open_is_refused_while_the_first_lives() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = open(dir.path(), false).unwrap();
+        assert_eq!(refusal(open(dir.path(), true)), Refusal::InUse);
+        drop(first);
+        open(dir.path(), true).unwrap();
+    }
+
+    #[test]
+    fn a_file_with_the_engine_s_name_but_not_its_content_is_refused_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("DB"), "keep me\n").unwrap();
+        for destroy in [false, true] {
+            let r = refusal(open(dir.path(), destroy));
+            assert!(
+                matches!(&r, Refusal::NotTheEngines { file, starts_with } if file == "DB" && starts_with.contains("keep me")),
+                "{r:?}"
+            );
+            assert_eq!(listing(dir.path()), ["DB"]);
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join("DB")).unwrap(),
+                "keep me\n"
+            );
+        }
+    }
+
+    #[test]
+    fn destroy_removes_the_engine_s_files_only_and_refuses_beside_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        std::fs::write(p.join("DB"), b"TESTDB").unwrap();
+        std::fs::write(p.join("LOCK"), b"lock").unwrap();
+        std::fs::write(p.join("000007.tbl"), b"t").unwrap();
+        std::fs::create_dir(p.join("parts")).unwrap();
+        std::fs::write(p.join("parts/1"), b"x").unwrap();
+        std::fs::write(p.join("notes.txt"), b"mine").unwrap();
+        let r = refusal(open(p, true));
+        assert!(
+            matches!(&r, Refusal::Foreign { file, beside_database: true, .. } if file == "notes.txt"),
+            "{r:?}"
+        );
+        assert_eq!(
+            listing(p),
+            ["000007.tbl", "DB", "LOCK", "notes.txt", "parts"]
+        );
+        std::fs::remove_file(p.join("notes.txt")).unwrap();
+        drop(open(p, true).unwrap());
+        assert!(listing(p).is_empty());
+    }
+
+    #[test]
+    fn unchecked_files_without_a_marker_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("000001.tbl"), b"t").unwrap();
+        assert_eq!(
+            refusal(open(dir.path(), true)),
+            Refusal::NoMarker {
+                file: "000001.tbl".into(),
+                markers: "DB".into()
+            }
+        );
+        assert_eq!(listing(dir.path()), ["000001.tbl"]);
+        // Checked files alone are a database being created.
+        std::fs::remove_file(dir.path().join("000001.tbl")).unwrap();
+        std::fs::write(dir.path().join("LOCK"), b"lock").unwrap();
+        open(dir.path(), false).unwrap();
+    }
+
+    #[test]
+    fn another_engine_s_database_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("x.db"), b"SQLite format 3\0rest").unwrap();
+        let r = refusal(open(dir.path(), false));
+        assert!(
+            matches!(
+                &r,
+                Refusal::Foreign {
+                    looks_like: Some("a SQLite database"),
+                    ..
+                }
+            ),
+            "{r:?}"
+        );
+        assert!(r.describe("Test").contains("a SQLite database"), "{r:?}");
+    }
+
+    #[test]
+    fn a_file_is_not_a_directory_and_a_refusal_leaves_no_directory_behind() {
+        let root = tempfile::tempdir().unwrap();
+        let file = root.path().join("f");
+        std::fs::write(&file, b"x").unwrap();
+        assert_eq!(refusal(open(&file, false)), Refusal::NotADirectory);
+        // A held directory: the new subdirectory made for the check goes.
+        let held = open(root.path(), false);
+        drop(held);
+        let err = open(&file.join("db"), false).unwrap_err();
+        assert!(matches!(*err, DataDirError::Io { .. }), "{err}");
+        assert_eq!(listing(root.path()), ["f"]);
+    }
+
+    #[test]
+    fn a_record_lock_of_another_process_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("DB"), b"TESTDB").unwrap();
+        std::fs::write(dir.path().join("LOCK"), b"lock").unwrap();
+        // flock(1) would take a whole-file flock; a record lock needs a
+        // process of its own: python's fcntl.lockf is POSIX's.
+        let mut child = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import fcntl,sys,time\nf=open(sys.argv[1],'r+')\nfcntl.lockf(f,fcntl.LOCK_EX)\nprint('locked',flush=True)\ntime.sleep(30)",
+            ])
+            .arg(dir.path().join("LOCK"))
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3");
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        assert_eq!(line.trim(), "locked");
+        let r = refusal(open(dir.path(), true));
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(
+            matches!(&r, Refusal::EngineLocked { file, pid: Some(pid) } if file == "LOCK" && *pid == child.id() as i32),
+            "{r:?}"
+        );
+        assert_eq!(listing(dir.path()), ["DB", "LOCK"]);
+        open(dir.path(), true).unwrap();
+    }
+}
