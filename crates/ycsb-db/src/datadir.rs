@@ -36,6 +36,9 @@ pub enum Content {
     /// A check of the file's first bytes (up to 4 KiB; fewer when the
     /// file is shorter).
     Check(fn(&[u8]) -> bool),
+    /// An empty file (LevelDB's and RocksDB's `LOCK`): anything in it is
+    /// not the engine's.
+    Empty,
     /// Not checked: files an engine may leave half written with nothing
     /// recognisable in them (a table whose footer was never written, a
     /// log). Such a file is accepted only beside a recognised marker, so
@@ -56,6 +59,7 @@ impl Content {
                 .get(offset..offset + bytes.len())
                 .is_some_and(|s| s == bytes),
             Content::Check(check) => check(sample),
+            Content::Empty => sample.is_empty(),
             Content::Unchecked | Content::Tree => true,
         }
     }

@@ -58,7 +58,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     PROPERTIES,
     open,
 )
-.with_data_dir(options::DBPATH.decl())
+.with_data_dir(options::DBPATH.decl(), &store::LAYOUT)
 .with_fresh(&[("sqlite.destroy", "true")])
 .with_dbbench(
     // db_bench's other engine flags have no SQLite meaning (its cache is

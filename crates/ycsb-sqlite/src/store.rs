@@ -10,8 +10,9 @@ use rusqlite::types::ValueRef;
 use rusqlite::{ffi, Connection, OpenFlags};
 use ycsb_db::codec;
 use ycsb_db::{
-    Assertions, EngineBuild, EngineInfo, EngineReport, Fields, Gauge, Properties, Record,
-    RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    Assertions, Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo, EngineLock,
+    EngineReport, Fields, Gauge, LockKind, Name, Properties, Record, RecordView, ScanResult,
+    Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::options::{Config, JournalMode};
@@ -22,7 +23,39 @@ const NAME: &str = "sqlite";
 /// The database file inside `sqlite.dbpath`; SQLite adds `-wal`, `-shm`
 /// (WAL mode) or `-journal` beside it.
 pub(crate) const DB_FILE: &str = "ycsb.sqlite";
-const COMPANION_SUFFIXES: [&str; 3] = ["-wal", "-shm", "-journal"];
+
+/// What `sqlite.dbpath` holds: the database file, recognised by SQLite's
+/// 16-byte header string; its write-ahead log, recognised by the WAL's
+/// magic number (either byte order of its checksums); and the WAL index and
+/// rollback journal, which SQLite may leave with nothing recognisable (a
+/// journal's header is zeroed when it is persisted), so accepted only
+/// beside the database. Every connection holds record locks on the
+/// database file or the WAL index while it has the database open.
+pub(crate) const LAYOUT: DirLayout = DirLayout {
+    engine: "SQLite",
+    files: &[
+        EngineFile::marker(Name::Exact(DB_FILE), Content::Prefix(b"SQLite format 3\0")),
+        EngineFile::owned(Name::Exact("ycsb.sqlite-wal"), Content::Check(is_wal)),
+        EngineFile::owned(Name::Exact("ycsb.sqlite-shm"), Content::Unchecked),
+        EngineFile::owned(Name::Exact("ycsb.sqlite-journal"), Content::Unchecked),
+    ],
+    locks: &[
+        EngineLock {
+            file: DB_FILE,
+            kind: LockKind::Record,
+        },
+        EngineLock {
+            file: "ycsb.sqlite-shm",
+            kind: LockKind::Record,
+        },
+    ],
+};
+
+/// Whether a file starts with the magic number of SQLite's write-ahead log
+/// (0x377f0682 or 0x377f0683, big-endian).
+fn is_wal(start: &[u8]) -> bool {
+    matches!(start.get(..4), Some([0x37, 0x7f, 0x06, 0x82 | 0x83]))
+}
 
 /// Operations between two publications of a thread's page cache counters
 /// (`sqlite3_db_status` is cheap, but not free).
@@ -53,6 +86,8 @@ pub struct SqliteStore {
     monitor: Mutex<Connection>,
     /// Every client thread's counters (registered when it starts).
     counters: Mutex<Vec<Arc<CacheCounters>>>,
+    /// Held until the connections are closed (dropped after `monitor`).
+    _dir: DataDir,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -128,24 +163,15 @@ impl SqliteStore {
                 config.dir_origin
             ),
         };
-        check_dir(&config.dir).map_err(|m| {
-            fail(format!(
-                "{m}; nothing was changed (use the store that made it, or another sqlite.dbpath)"
-            ))
-        })?;
+        let dir = DataDir::open(
+            NAME,
+            &LAYOUT,
+            crate::options::DBPATH.name(),
+            &config.dir,
+            &config.dir_origin,
+            config.destroy,
+        )?;
         let file = config.dir.join(DB_FILE);
-        if config.destroy {
-            for suffix in std::iter::once("").chain(COMPANION_SUFFIXES) {
-                let path = config.dir.join(format!("{DB_FILE}{suffix}"));
-                match std::fs::remove_file(&path) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(fail(format!("cannot delete {}: {e}", path.display()))),
-                }
-            }
-        }
-        std::fs::create_dir_all(&config.dir)
-            .map_err(|e| fail(format!("cannot create the directory: {e}")))?;
         let monitor = open_connection(&file, &config).map_err(&fail)?;
         let setup = || -> rusqlite::Result<String> {
             // Only takes effect while the database is empty (or on VACUUM).
@@ -172,6 +198,7 @@ impl SqliteStore {
             monitor: Mutex::new(monitor),
             counters: Mutex::new(Vec::new()),
             config,
+            _dir: dir,
         })
     }
 
@@ -681,37 +708,4 @@ impl StoreThread for SqliteThread<'_> {
     fn last_error(&self) -> Option<&str> {
         self.last_error.as_deref()
     }
-}
-
-/// Refuses a `sqlite.dbpath` that is not this store's directory: a file
-/// (YCSB-cpp's database file, say), or a non-empty directory without
-/// [`DB_FILE`]. A missing or empty directory, or one holding the database
-/// file, is fine (SQLite itself refuses a file that is not a database).
-fn check_dir(dir: &Path) -> Result<(), String> {
-    if dir.is_file() {
-        return Err(format!(
-            "is a file; sqlite.dbpath names the directory that holds {DB_FILE}"
-        ));
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(());
-    };
-    let mut names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    if names.is_empty() || names.iter().any(|n| n == DB_FILE) {
-        return Ok(());
-    }
-    names.sort();
-    Err(if names.iter().any(|n| n == "CURRENT") {
-        "holds a LevelDB or RocksDB database (its CURRENT file)".to_string()
-    } else if names.iter().any(|n| n == "data.mdb") {
-        "holds an LMDB environment (its data.mdb)".to_string()
-    } else {
-        format!(
-            "is not empty and holds no SQLite database of this store (no {DB_FILE}; it holds {:?})",
-            names[0]
-        )
-    })
 }

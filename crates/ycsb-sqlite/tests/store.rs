@@ -5,8 +5,8 @@ use std::path::Path;
 
 use ycsb_db::testing::durability::AckWriterBinary;
 use ycsb_db::testing::{
-    assert_conforms, assert_refuses_foreign_directory, assert_survives_reopen, gauge, record,
-    Contract,
+    assert_conforms, assert_guards_its_directory, assert_refuses_foreign_directory,
+    assert_survives_reopen, gauge, record, Contract,
 };
 use ycsb_db::{
     Fields, Gauge, Origin, Properties, Record, Status, Store, StoreError, ThreadContext,
@@ -171,19 +171,27 @@ fn foreign_directories_files_and_locked_databases_are_refused() {
         "notes.txt",
         &["holds no SQLite database", "notes.txt"],
     );
-    // A database file that is not one: SQLite's own refusal.
+    // A database file that is not one: refused by its content, untouched.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("ycsb.sqlite"), vec![7u8; 16384]).unwrap();
-    let message = SqliteStore::open(&props(dir.path(), &[]))
+    let message = SqliteStore::open(&props(dir.path(), &[("sqlite.destroy", "true")]))
         .unwrap_err()
         .to_string();
-    assert!(message.contains("file is not a database"), "{message}");
+    assert!(
+        message
+            .contains("\"ycsb.sqlite\", which has the name of a SQLite file but not its content"),
+        "{message}"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("ycsb.sqlite")).unwrap(),
+        vec![7u8; 16384]
+    );
     // YCSB-cpp's layout, a database file where the directory should be.
     let file = dir.path().join("ycsb.sqlite");
     let message = SqliteStore::open(&props(&file, &[]))
         .unwrap_err()
         .to_string();
-    assert!(message.contains("is a file"), "{message}");
+    assert!(message.contains("is not a directory"), "{message}");
     // A database another connection holds exclusively: "locked" once the
     // busy timeout has passed, at open or at the first write.
     let dir = tempfile::tempdir().unwrap();
@@ -203,6 +211,32 @@ fn foreign_directories_files_and_locked_databases_are_refused() {
         }
     };
     assert!(message.contains("database is locked"), "{message}");
+}
+
+#[test]
+fn the_directory_guard_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_guards_its_directory(&ycsb_sqlite::DESCRIPTOR, &Properties::new(), dir.path());
+}
+
+#[test]
+fn another_process_cannot_open_the_database_a_writer_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    WRITER.check_open_refused_while_another_process_holds(dir.path(), &["FULL"], "in use", || {
+        let fresh = SqliteStore::open(&props(dir.path(), &[("sqlite.destroy", "true")]));
+        assert!(fresh.unwrap_err().to_string().contains("in use"));
+    });
+    let store = open(dir.path(), &[]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_eq!(
+        t.read(
+            TABLE,
+            "key0",
+            ycsb_db::Fields::All,
+            &mut ycsb_db::Record::new()
+        ),
+        Status::Ok
+    );
 }
 
 const WRITER: AckWriterBinary<SqliteStore> =

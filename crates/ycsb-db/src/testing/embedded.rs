@@ -466,7 +466,8 @@ pub fn assert_guards_its_directory(
             let how = format!("a text file named {name}, {how}");
             let refusal = refused(&props, &how);
             assert!(
-                matches!(&refusal, crate::Refusal::NotTheEngines { file, .. } if file == name),
+                matches!(&refusal, crate::Refusal::NotTheEngines { file, .. }
+                    | crate::Refusal::NoMarker { file, .. } if file == name),
                 "{how}: {refusal:?}"
             );
             assert_eq!(listing(&dir), [name], "{how}: the directory changed");
