@@ -392,7 +392,11 @@ impl DataDir {
         let created = match std::fs::metadata(path) {
             Ok(meta) if meta.is_dir() => Vec::new(),
             Ok(_) => return Err(refuse(Refusal::NotADirectory)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // Missing, or below a file: creating it says which.
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound
+                    || e.raw_os_error() == Some(libc::ENOTDIR) =>
+            {
                 create_dirs(path).map_err(|e| io("create the directory", e))?
             }
             Err(e) => return Err(io("read the directory", e)),
@@ -832,6 +836,10 @@ mod tests {
         drop(held);
         let err = open(&file.join("db"), false).unwrap_err();
         assert!(matches!(*err, DataDirError::Io { .. }), "{err}");
+        assert!(
+            err.to_string().contains("cannot create the directory"),
+            "{err}"
+        );
         assert_eq!(listing(root.path()), ["f"]);
     }
 

@@ -62,7 +62,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     PROPERTIES,
     open,
 )
-.with_data_dir(options::HOME.decl())
+.with_data_dir(options::HOME.decl(), &store::LAYOUT)
 .with_fresh(&[("wiredtiger.destroy", "true")])
 .with_dbbench(
     &[

@@ -3,8 +3,9 @@
 
 use ycsb_db::codec;
 use ycsb_db::{
-    Assertions, EngineBuild, EngineInfo, EngineReport, Fields, Gauge, Properties, Record,
-    RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    Assertions, Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo, EngineLock,
+    EngineReport, Fields, Gauge, LockKind, Name, Properties, Record, RecordView, ScanResult,
+    Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::ffi::{self, Connection, Cursor, WtError, WT_ROLLBACK};
@@ -17,6 +18,74 @@ const NAME: &str = "wiredtiger";
 /// encodings, not YCSB-cpp's: a database YCSB-cpp loaded opens, but its
 /// records read as UNEXPECTED_STATE.
 pub(crate) const TABLE_URI: &str = "table:ycsbc";
+
+/// The magic number of WiredTiger's block manager, at the start of every
+/// `.wt` file, LSM chunk and Bloom filter (`WT_BLOCK_MAGIC`, 120897).
+const BLOCK_MAGIC: [u8; 4] = 120_897_u32.to_le_bytes();
+
+/// The magic number of a WiredTiger log file, in the descriptor record
+/// after its 16-byte header (`WT_LOG_MAGIC`, 0x101064).
+const LOG_MAGIC: [u8; 4] = 0x0010_1064_u32.to_le_bytes();
+
+/// What a WiredTiger home holds: the version file `WiredTiger` (its first
+/// line is the engine's name), its lock, turtle and base configuration
+/// (each starts with its own line), block-managed files with the block
+/// magic (metadata, lookaside/history stores, this binding's table and its
+/// LSM chunks and Bloom filters), and log files with the log magic (a
+/// pre-allocated or temporary log, or a turtle being replaced, may hold
+/// nothing yet, so those are accepted only beside the version file).
+/// WiredTiger holds a record lock on `WiredTiger.lock` while it has the
+/// database open.
+pub(crate) const LAYOUT: DirLayout = DirLayout {
+    engine: "WiredTiger",
+    files: &[
+        EngineFile::marker(
+            Name::Exact("WiredTiger"),
+            Content::Prefix(b"WiredTiger\nWiredTiger"),
+        ),
+        EngineFile::owned(
+            Name::Exact("WiredTiger.lock"),
+            Content::Prefix(b"WiredTiger lock file"),
+        ),
+        EngineFile::owned(
+            Name::Exact("WiredTiger.turtle"),
+            Content::Prefix(b"WiredTiger version string"),
+        ),
+        EngineFile::owned(
+            Name::Exact("WiredTiger.basecfg"),
+            Content::Prefix(b"# Do not modify this file."),
+        ),
+        EngineFile::owned(Name::Exact("WiredTiger.wt"), Content::Prefix(&BLOCK_MAGIC)),
+        EngineFile::owned(
+            Name::Exact("WiredTigerLAS.wt"),
+            Content::Prefix(&BLOCK_MAGIC),
+        ),
+        EngineFile::owned(
+            Name::Exact("WiredTigerHS.wt"),
+            Content::Prefix(&BLOCK_MAGIC),
+        ),
+        EngineFile::owned(Name::Exact("ycsbc.wt"), Content::Prefix(&BLOCK_MAGIC)),
+        EngineFile::owned(
+            Name::Numbered("ycsbc-", ".lsm"),
+            Content::Prefix(&BLOCK_MAGIC),
+        ),
+        EngineFile::owned(
+            Name::Numbered("ycsbc-", ".bf"),
+            Content::Prefix(&BLOCK_MAGIC),
+        ),
+        EngineFile::owned(
+            Name::Numbered("WiredTigerLog.", ""),
+            Content::At(16, &LOG_MAGIC),
+        ),
+        EngineFile::owned(Name::Numbered("WiredTigerPreplog.", ""), Content::Unchecked),
+        EngineFile::owned(Name::Numbered("WiredTigerTmplog.", ""), Content::Unchecked),
+        EngineFile::owned(Name::Prefix("WiredTiger.turtle."), Content::Unchecked),
+    ],
+    locks: &[EngineLock {
+        file: "WiredTiger.lock",
+        kind: LockKind::Record,
+    }],
+};
 
 /// Each operation is its own transaction; `overwrite=true` makes insert
 /// replace and remove ignore a missing key, as YCSB-cpp's cursor.
@@ -102,6 +171,8 @@ const TABLE_GAUGES: &[(&str, &str)] = &[
 pub struct WiredTigerStore {
     conn: Connection,
     config: Config,
+    /// Held until the connection is closed (dropped after `conn`).
+    _dir: DataDir,
 }
 
 impl std::fmt::Debug for WiredTigerStore {
@@ -135,13 +206,14 @@ impl WiredTigerStore {
                 config.home_origin
             ),
         };
-        // Before anything touches the directory, destroy included.
-        check_dir(&config.home, &config.home_origin)?;
-        if config.destroy {
-            destroy(&config.home).map_err(|e| open_error(format!("cannot destroy: {e}")))?;
-        }
-        std::fs::create_dir_all(&config.home)
-            .map_err(|e| open_error(format!("cannot create the directory: {e}")))?;
+        let dir = DataDir::open(
+            NAME,
+            &LAYOUT,
+            crate::options::HOME.name(),
+            &config.home,
+            &config.home_origin,
+            config.destroy,
+        )?;
         let conn =
             Connection::open(&config.home, &config.open).map_err(|e| open_error(e.message))?;
         let session = conn.session().map_err(|e| open_error(e.message))?;
@@ -149,7 +221,11 @@ impl WiredTigerStore {
             .create(TABLE_URI, &config.table)
             .map_err(|e| open_error(format!("cannot create {TABLE_URI}: {}", e.message)))?;
         drop(session);
-        Ok(WiredTigerStore { conn, config })
+        Ok(WiredTigerStore {
+            conn,
+            config,
+            _dir: dir,
+        })
     }
 
     /// The database directory.
@@ -448,75 +524,4 @@ impl StoreThread for WiredTigerThread<'_> {
     fn last_error(&self) -> Option<&str> {
         self.last_error.as_deref()
     }
-}
-
-/// A file WiredTiger keeps in its home: its metadata, lock, turtle and
-/// log files (all named `WiredTiger*`) and this binding's table files
-/// (`ycsbc.wt`, LSM chunks `ycsbc-*.lsm` and their Bloom filters).
-fn is_engine_file(name: &str) -> bool {
-    name.starts_with("WiredTiger") || name.starts_with("ycsbc")
-}
-
-/// Refuses a directory that is not WiredTiger's: a RocksDB or LevelDB
-/// database, or a non-empty directory holding no WiredTiger database. A
-/// missing or empty directory, a WiredTiger home, or one holding only
-/// WiredTiger's files is fine.
-fn check_dir(path: &std::path::Path, origin: &str) -> Result<(), StoreError> {
-    let Ok(entries) = std::fs::read_dir(path) else {
-        // Missing (it is created), or not a directory (creating it says so).
-        return Ok(());
-    };
-    let names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    let refuse = |what: String| {
-        Err(StoreError::Open {
-            store: NAME.to_string(),
-            message: format!(
-                "wiredtiger.home={} ({origin}) {what}; nothing was changed (use the store that made it, or another wiredtiger.home)",
-                path.display()
-            ),
-        })
-    };
-    if names.iter().any(|n| n == "WiredTiger") {
-        return Ok(());
-    }
-    if names
-        .iter()
-        .any(|n| n == "IDENTITY" || n.starts_with("OPTIONS-"))
-    {
-        return refuse("holds a RocksDB database (its IDENTITY and OPTIONS files)".into());
-    }
-    if names.iter().any(|n| n == "CURRENT") {
-        return refuse("holds a LevelDB database (its CURRENT file)".into());
-    }
-    match names.iter().find(|n| !is_engine_file(n)) {
-        Some(other) => refuse(format!(
-            "is not empty and holds no WiredTiger database (no WiredTiger file; it holds {other:?})"
-        )),
-        None => Ok(()),
-    }
-}
-
-/// Removes WiredTiger's files from `path` (after [`check_dir`] accepted
-/// it), leaving anything else there alone.
-fn destroy(path: &std::path::Path) -> std::io::Result<()> {
-    let entries = match std::fs::read_dir(path) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e),
-    };
-    for entry in entries {
-        let entry = entry?;
-        if is_engine_file(&entry.file_name().to_string_lossy()) {
-            let p = entry.path();
-            if entry.file_type()?.is_dir() {
-                std::fs::remove_dir_all(p)?;
-            } else {
-                std::fs::remove_file(p)?;
-            }
-        }
-    }
-    Ok(())
 }

@@ -45,7 +45,7 @@ fn a_database_held_by_another_process_is_an_open_error() {
     WRITER.check_open_refused_while_another_process_holds(
         dir.path(),
         &["none"],
-        "already being managed by another process",
+        "in use: another ycsb process",
         || {},
     );
 }

@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use ycsb_db::testing::{
-    assert_conforms, assert_opens_in, assert_refuses_foreign_directory, assert_survives_reopen,
-    gauge, load_property_file, read_both_ways, record, second_open_error, text_fields,
-    unusable_location_errors, Contract, Deletes,
+    assert_conforms, assert_guards_its_directory, assert_opens_in,
+    assert_refuses_foreign_directory, assert_survives_reopen, gauge, load_property_file,
+    read_both_ways, record, second_open_error, text_fields, unusable_location_errors, Contract,
+    Deletes,
 };
 use ycsb_db::{
     Fields, Origin, Properties, Record, Status, Store, StoreError, StoreThread, ThreadContext,
@@ -422,28 +423,38 @@ fn unwritable_locations_are_open_errors() {
     let [below_a_file, in_proc] =
         unusable_location_errors(&ycsb_wiredtiger::DESCRIPTOR, &Properties::new(), dir.path());
     let err = below_a_file.to_string();
-    assert!(matches!(below_a_file, StoreError::Open { .. }), "{err}");
+    assert!(matches!(below_a_file, StoreError::DataDir(_)), "{err}");
     assert!(
         err.starts_with("cannot open wiredtiger: wiredtiger.home="),
         "{err}"
     );
     assert!(err.contains("cannot create the directory"), "{err}");
-    assert!(matches!(in_proc, StoreError::Open { .. }), "{in_proc:?}");
+    assert!(matches!(in_proc, StoreError::DataDir(_)), "{in_proc:?}");
 }
 
 #[test]
 fn a_second_open_in_the_same_process_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let err = second_open_error(&ycsb_wiredtiger::DESCRIPTOR, &Properties::new(), dir.path());
-    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+    assert!(matches!(err, StoreError::DataDir(_)), "{err:?}");
     let err = err.to_string();
-    assert!(err.contains("already being managed"), "{err}");
+    assert!(err.contains("is in use"), "{err}");
+}
+
+#[test]
+fn the_directory_guard_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_guards_its_directory(&ycsb_wiredtiger::DESCRIPTOR, &Properties::new(), dir.path());
 }
 
 #[test]
 fn foreign_directories_are_refused_untouched() {
     for (file, said) in [
-        ("CURRENT", "holds a LevelDB database"),
+        // A CURRENT that does not name a manifest is someone's file.
+        (
+            "CURRENT",
+            "holds no WiredTiger database (it holds \"CURRENT\")",
+        ),
         ("IDENTITY", "holds a RocksDB database"),
         ("notes.txt", "is not empty and holds no WiredTiger database"),
     ] {
