@@ -63,7 +63,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     PROPERTIES,
     open,
 )
-.with_data_dir(options::DIR.decl())
+.with_data_dir(options::DIR.decl(), &store::LAYOUT)
 .with_fresh(&[("fjall.destroy", "true")])
 .with_dbbench(
     &[

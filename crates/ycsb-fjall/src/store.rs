@@ -6,8 +6,9 @@ use std::path::Path;
 use fjall::{AbstractTree, Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 use ycsb_db::codec;
 use ycsb_db::{
-    EngineBuild, EngineInfo, EngineReport, Fields, Gauge, Properties, Record, RecordView,
-    ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo, EngineLock, EngineReport,
+    Fields, Gauge, LockKind, Name, Properties, Record, RecordView, ScanResult, Status, Store,
+    StoreError, StoreThread, ThreadContext,
 };
 
 use crate::options::{Compression, Config};
@@ -23,18 +24,32 @@ const KEYSPACE: &str = "ycsb";
 /// Levels asked for at most; fjall's trees have 7.
 const MAX_LEVELS: usize = 16;
 
-/// The files fjall keeps at the top of its directory: what tells a fjall
-/// database (its `version` marker) from anything else.
-const VERSION_MARKER: &str = "version";
-
-/// The file fjall locks while a process has the database open.
-const LOCK_FILE: &str = "lock";
+/// What a fjall database directory holds: its `version` file (the bytes
+/// `FJL` and the format version), the `lock` file fjall holds a `flock` on
+/// while it has the database open (empty), its journals (`<n>.jnl`, which
+/// may be pre-allocated and hold nothing yet) and the `keyspaces` tree
+/// (tables, manifests, versions), accepted only beside the version file.
+pub(crate) const LAYOUT: DirLayout = DirLayout {
+    engine: "fjall",
+    files: &[
+        EngineFile::marker(Name::Exact("version"), Content::Prefix(b"FJL")),
+        EngineFile::owned(Name::Exact("lock"), Content::Empty),
+        EngineFile::owned(Name::Numbered("", ".jnl"), Content::Unchecked),
+        EngineFile::owned(Name::Exact("keyspaces"), Content::Tree),
+    ],
+    locks: &[EngineLock {
+        file: "lock",
+        kind: LockKind::Flock,
+    }],
+};
 
 /// A fjall database opened once and shared by all client threads.
 pub struct FjallStore {
     db: Database,
     keyspace: Keyspace,
     config: Config,
+    /// Held until the database is closed (dropped after `db`).
+    _dir: DataDir,
 }
 
 impl std::fmt::Debug for FjallStore {
@@ -59,28 +74,14 @@ impl FjallStore {
     /// process, unreadable, corrupt), with fjall's reason.
     pub fn open(properties: &Properties) -> Result<FjallStore, StoreError> {
         let config = Config::from_properties(properties)?;
-        check_dir(&config.path, &config.path_origin)?;
-        if config.destroy && config.path.exists() {
-            // Held while the directory goes: another process with the
-            // database open keeps it (fjall locks this file the same way).
-            let _held = hold_lock(&config)?;
-            std::fs::remove_dir_all(&config.path).map_err(|source| StoreError::Io {
-                context: format!(
-                    "cannot remove the fjall.dir directory {} ({}) for fjall.destroy=true",
-                    config.path.display(),
-                    config.path_origin
-                ),
-                source,
-            })?;
-        }
-        std::fs::create_dir_all(&config.path).map_err(|source| StoreError::Io {
-            context: format!(
-                "cannot create the fjall.dir directory {} ({})",
-                config.path.display(),
-                config.path_origin
-            ),
-            source,
-        })?;
+        let dir = DataDir::open(
+            NAME,
+            &LAYOUT,
+            crate::options::DIR.name(),
+            &config.path,
+            &config.path_origin,
+            config.destroy,
+        )?;
         let open_error = |e: fjall::Error| StoreError::Open {
             store: NAME.to_string(),
             message: format!(
@@ -105,6 +106,7 @@ impl FjallStore {
             db,
             keyspace,
             config,
+            _dir: dir,
         })
     }
 
@@ -131,33 +133,6 @@ impl FjallStore {
         (0..MAX_LEVELS)
             .map_while(|level| self.keyspace.tree.level_table_count(level))
             .collect()
-    }
-}
-
-/// Takes fjall's lock on the database in `config.path`, if there is one,
-/// so that `fjall.destroy` never removes a database another process has
-/// open.
-fn hold_lock(config: &Config) -> Result<Option<std::fs::File>, StoreError> {
-    let Ok(file) = std::fs::File::open(config.path.join(LOCK_FILE)) else {
-        return Ok(None);
-    };
-    match file.try_lock() {
-        Ok(()) => Ok(Some(file)),
-        Err(e) => Err(StoreError::Open {
-            store: NAME.to_string(),
-            message: format!(
-                "fjall.dir={} ({}): fjall.destroy=true refused: {}",
-                config.path.display(),
-                config.path_origin,
-                match e {
-                    std::fs::TryLockError::WouldBlock => {
-                        "the database is locked by another process (its lock file is held)"
-                            .to_string()
-                    }
-                    std::fs::TryLockError::Error(e) => format!("cannot lock it: {e}"),
-                }
-            ),
-        }),
     }
 }
 
@@ -458,40 +433,4 @@ impl StoreThread for FjallThread<'_> {
     fn last_error(&self) -> Option<&str> {
         self.last_error.as_deref()
     }
-}
-
-/// Refuses a directory that holds something other than a fjall database:
-/// anything but nothing or fjall's own files (another engine's database,
-/// someone's files). A missing or empty directory is fine.
-fn check_dir(path: &Path, origin: &str) -> Result<(), StoreError> {
-    let Ok(entries) = std::fs::read_dir(path) else {
-        // Missing (created next), or not a directory (creating it says so).
-        return Ok(());
-    };
-    let names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    if names.is_empty() || names.iter().any(|n| n == VERSION_MARKER) {
-        return Ok(());
-    }
-    let what = if names.iter().any(|n| n == "CURRENT") {
-        "holds a LevelDB or RocksDB database (its CURRENT file)".to_string()
-    } else if names.iter().any(|n| n.ends_with(".redb")) {
-        "holds a redb database".to_string()
-    } else {
-        let mut sorted = names;
-        sorted.sort();
-        format!(
-            "is not empty and holds no fjall database (no version file; it holds {:?})",
-            sorted[0]
-        )
-    };
-    Err(StoreError::Open {
-        store: NAME.to_string(),
-        message: format!(
-            "fjall.dir={} ({origin}) {what}; nothing was changed (use the store that made it, or another fjall.dir)",
-            path.display()
-        ),
-    })
 }

@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use ycsb_db::testing::{
-    assert_conforms, assert_opens_in, assert_refuses_foreign_directory, assert_survives_reopen,
-    gauge, load_property_file, locked_version, read_both_ways, record, second_open_error,
-    unusable_location_errors, Contract, Deletes,
+    assert_conforms, assert_guards_its_directory, assert_opens_in,
+    assert_refuses_foreign_directory, assert_survives_reopen, gauge, load_property_file,
+    locked_version, read_both_ways, record, second_open_error, unusable_location_errors, Contract,
+    Deletes,
 };
 use ycsb_db::{Fields, Origin, Properties, Status, Store, StoreError, StoreThread, ThreadContext};
 use ycsb_fjall::FjallStore;
@@ -155,12 +156,13 @@ fn locations_that_cannot_be_used_are_errors_naming_them() {
     let [below_a_file, _] =
         unusable_location_errors(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
     assert!(
-        matches!(below_a_file, StoreError::Io { .. }),
+        matches!(below_a_file, StoreError::DataDir(_)),
         "{below_a_file:?}"
     );
     let text = below_a_file.to_string();
     assert!(
-        text.starts_with("cannot create the fjall.dir directory "),
+        text.starts_with("cannot open fjall: fjall.dir=")
+            && text.contains("cannot create the directory"),
         "{text}"
     );
 }
@@ -169,9 +171,9 @@ fn locations_that_cannot_be_used_are_errors_naming_them() {
 fn a_second_open_of_the_same_directory_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let err = second_open_error(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
-    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+    assert!(matches!(err, StoreError::DataDir(_)), "{err:?}");
     let text = err.to_string();
-    assert!(text.contains("locked"), "{text}");
+    assert!(text.contains("is in use"), "{text}");
     assert!(text.contains(&dir.path().display().to_string()), "{text}");
 }
 
@@ -185,6 +187,29 @@ fn a_foreign_directory_is_refused_untouched() {
         "notes.txt",
         &["is not empty and holds no fjall database", "notes.txt"],
     );
+}
+
+#[test]
+fn the_directory_guard_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_guards_its_directory(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
+}
+
+#[test]
+fn a_database_fjall_itself_holds_is_refused_and_kept() {
+    // Opened by fjall directly (another program): no directory lock of
+    // ours, but fjall's own lock on its lock file.
+    let dir = tempfile::tempdir().unwrap();
+    let db = fjall::Database::builder(dir.path()).open().unwrap();
+    let fresh = props(dir.path(), &[("fjall.destroy", "true")]);
+    let err = FjallStore::open(&fresh).unwrap_err().to_string();
+    assert!(
+        err.contains("is open in another process, which holds the lock on its lock"),
+        "{err}"
+    );
+    assert!(dir.path().join("version").exists());
+    drop(db);
+    FjallStore::open(&fresh).unwrap();
 }
 
 #[test]

@@ -65,7 +65,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     PROPERTIES,
     open,
 )
-.with_data_dir(options::PATH.decl())
+.with_data_dir(options::PATH.decl(), &store::LAYOUT)
 .with_fresh(&[("redb.destroy", "true")])
 .with_dbbench(
     &[("--db", "redb.path"), ("--cache_size", "redb.cache_size")],

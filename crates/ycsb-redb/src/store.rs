@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use ycsb_db::codec;
 use ycsb_db::{
-    EngineBuild, EngineInfo, EngineReport, Fields, Gauge, Properties, Record, RecordView,
-    ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo, EngineLock, EngineReport,
+    Fields, Gauge, LockKind, Name, Properties, Record, RecordView, ScanResult, Status, Store,
+    StoreError, StoreThread, ThreadContext,
 };
 
 use crate::options::{Config, Durability};
@@ -19,6 +20,27 @@ const NAME: &str = "redb";
 
 /// The database file inside `redb.path`.
 pub const FILE_NAME: &str = "ycsb.redb";
+
+/// What `redb.path` holds: the database file, recognised by redb's magic
+/// number. redb holds byte-range locks on it (and, for files of earlier
+/// versions, a `flock`) while it has the database open.
+pub(crate) const LAYOUT: DirLayout = DirLayout {
+    engine: "redb",
+    files: &[EngineFile::marker(
+        Name::Exact(FILE_NAME),
+        Content::Prefix(b"redb\x1a\x0a\xa9\x0d\x0a"),
+    )],
+    locks: &[
+        EngineLock {
+            file: FILE_NAME,
+            kind: LockKind::Record,
+        },
+        EngineLock {
+            file: FILE_NAME,
+            kind: LockKind::Flock,
+        },
+    ],
+};
 
 /// The one table every record lives in: the table name of operations is
 /// ignored, as in the other embedded bindings.
@@ -74,6 +96,8 @@ pub struct RedbStore {
     /// The last tree walk for the gauges (the status thread's alone; the
     /// lock is never contended).
     tree_sample: Mutex<Option<TreeSample>>,
+    /// Held until the database is closed (dropped after `db`).
+    _dir: DataDir,
 }
 
 impl std::fmt::Debug for RedbStore {
@@ -98,36 +122,15 @@ impl RedbStore {
     /// process, not a redb file, unwritable), with redb's reason.
     pub fn open(properties: &Properties) -> Result<RedbStore, StoreError> {
         let config = Config::from_properties(properties)?;
-        check_dir(&config.path, &config.path_origin)?;
+        let dir = DataDir::open(
+            NAME,
+            &LAYOUT,
+            crate::options::PATH.name(),
+            &config.path,
+            &config.path_origin,
+            config.destroy,
+        )?;
         let file = config.path.join(FILE_NAME);
-        let named = |what: &str| {
-            format!(
-                "{what} redb.path {} ({})",
-                config.path.display(),
-                config.path_origin
-            )
-        };
-        if config.destroy && file.exists() {
-            // Opening it first takes redb's lock: a database another
-            // process has open is refused, not removed under it.
-            drop(Database::create(&file).map_err(|e| StoreError::Open {
-                store: NAME.to_string(),
-                message: format!(
-                    "redb.path={} ({}): redb.destroy=true refused: {}",
-                    config.path.display(),
-                    config.path_origin,
-                    describe_error(&e.into())
-                ),
-            })?);
-            std::fs::remove_file(&file).map_err(|source| StoreError::Io {
-                context: named("cannot remove the database file (redb.destroy=true) in"),
-                source,
-            })?;
-        }
-        std::fs::create_dir_all(&config.path).map_err(|source| StoreError::Io {
-            context: named("cannot create the"),
-            source,
-        })?;
         let open_error = |e: redb::Error| StoreError::Open {
             store: NAME.to_string(),
             message: format!(
@@ -156,6 +159,7 @@ impl RedbStore {
             file,
             config,
             tree_sample: Mutex::new(None),
+            _dir: dir,
         })
     }
 
@@ -484,41 +488,6 @@ impl StoreThread for RedbThread<'_> {
     fn last_error(&self) -> Option<&str> {
         self.last_error.as_deref()
     }
-}
-
-/// Refuses a directory that holds something other than this store's redb
-/// file: another engine's database or someone's files. A missing or empty
-/// directory, or one holding `ycsb.redb`, is fine.
-fn check_dir(path: &Path, origin: &str) -> Result<(), StoreError> {
-    let Ok(entries) = std::fs::read_dir(path) else {
-        // Missing (created next), or not a directory (creating it says so).
-        return Ok(());
-    };
-    let mut names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    if names.is_empty() || names.iter().any(|n| n == FILE_NAME) {
-        return Ok(());
-    }
-    names.sort();
-    let what = if names.iter().any(|n| n == "CURRENT") {
-        "holds a LevelDB or RocksDB database (its CURRENT file)".to_string()
-    } else if names.iter().any(|n| n == "version") && names.iter().any(|n| n == "keyspaces") {
-        "holds a fjall database".to_string()
-    } else {
-        format!(
-            "is not empty and holds no redb database (no {FILE_NAME}; it holds {:?})",
-            names[0]
-        )
-    };
-    Err(StoreError::Open {
-        store: NAME.to_string(),
-        message: format!(
-            "redb.path={} ({origin}) {what}; nothing was changed (use the store that made it, or another redb.path)",
-            path.display()
-        ),
-    })
 }
 
 #[cfg(test)]

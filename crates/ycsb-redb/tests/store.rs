@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use ycsb_db::testing::{
-    assert_conforms, assert_opens_in, assert_refuses_foreign_directory, assert_survives_reopen,
-    gauge, load_property_file, locked_version, read_both_ways, record, second_open_error,
-    unusable_location_errors, Contract,
+    assert_conforms, assert_guards_its_directory, assert_opens_in,
+    assert_refuses_foreign_directory, assert_survives_reopen, gauge, load_property_file,
+    locked_version, read_both_ways, record, second_open_error, unusable_location_errors, Contract,
 };
 use ycsb_db::{
     Fields, Gauge, Origin, Properties, Status, Store, StoreError, StoreThread, ThreadContext,
@@ -178,12 +178,17 @@ fn values_that_are_not_records_are_unexpected_state() {
 fn a_file_that_is_not_a_redb_database_is_an_open_error() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join(ycsb_redb::FILE_NAME), vec![b'x'; 10_000]).unwrap();
-    let err = open_error(dir.path(), &[]);
-    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
-    assert!(
-        err.to_string().contains(&dir.path().display().to_string()),
-        "{err}"
-    );
+    for destroy in ["false", "true"] {
+        let err = open_error(dir.path(), &[("redb.destroy", destroy)]);
+        assert!(matches!(err, StoreError::DataDir(_)), "{err:?}");
+        let text = err.to_string();
+        assert!(text.contains(&dir.path().display().to_string()), "{text}");
+        assert!(text.contains("not its content"), "{text}");
+        assert_eq!(
+            std::fs::read(dir.path().join(ycsb_redb::FILE_NAME)).unwrap(),
+            vec![b'x'; 10_000]
+        );
+    }
 }
 
 #[test]
@@ -193,20 +198,24 @@ fn locations_that_cannot_be_used_are_errors_naming_them() {
     let [below_a_file, _] =
         unusable_location_errors(&ycsb_redb::DESCRIPTOR, &Properties::new(), dir.path());
     assert!(
-        matches!(below_a_file, StoreError::Io { .. }),
+        matches!(below_a_file, StoreError::DataDir(_)),
         "{below_a_file:?}"
     );
     let text = below_a_file.to_string();
-    assert!(text.starts_with("cannot create the redb.path "), "{text}");
+    assert!(
+        text.starts_with("cannot open redb: redb.path=")
+            && text.contains("cannot create the directory"),
+        "{text}"
+    );
 }
 
 #[test]
 fn a_second_open_of_the_same_directory_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let err = second_open_error(&ycsb_redb::DESCRIPTOR, &Properties::new(), dir.path());
-    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+    assert!(matches!(err, StoreError::DataDir(_)), "{err:?}");
     let text = err.to_string();
-    assert!(text.contains("locked"), "{text}");
+    assert!(text.contains("is in use"), "{text}");
     assert!(text.contains(&dir.path().display().to_string()), "{text}");
 }
 
@@ -220,6 +229,30 @@ fn a_foreign_directory_is_refused_untouched() {
         "notes.txt",
         &["is not empty and holds no redb database", "notes.txt"],
     );
+}
+
+#[test]
+fn the_directory_guard_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_guards_its_directory(&ycsb_redb::DESCRIPTOR, &Properties::new(), dir.path());
+}
+
+#[test]
+fn a_database_redb_itself_holds_is_refused_and_kept() {
+    // Opened by redb directly (another program): no directory lock of
+    // ours, but redb's own locks on its file.
+    let dir = tempfile::tempdir().unwrap();
+    drop(RedbStore::open(&props(dir.path(), &[])).unwrap());
+    let db = redb::Database::create(dir.path().join(ycsb_redb::FILE_NAME)).unwrap();
+    let fresh = props(dir.path(), &[("redb.destroy", "true")]);
+    let err = RedbStore::open(&fresh).unwrap_err().to_string();
+    assert!(
+        err.contains("which holds the lock on its ycsb.redb"),
+        "{err}"
+    );
+    assert!(dir.path().join(ycsb_redb::FILE_NAME).exists());
+    drop(db);
+    RedbStore::open(&fresh).unwrap();
 }
 
 #[test]
