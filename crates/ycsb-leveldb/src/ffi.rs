@@ -172,21 +172,13 @@ fn c_path(path: &std::path::Path) -> Result<CString, String> {
 }
 
 impl Db {
-    /// Opens (creating if missing) the database at `path`, destroying any
-    /// existing one first when `destroy` is set.
-    pub fn open(
-        path: &std::path::Path,
-        engine: &EngineOptions,
-        destroy: bool,
-    ) -> Result<Db, String> {
+    /// Opens (creating if missing) the database at `path`. Emptying it
+    /// first is the directory guard's (`ycsb_db::DataDir`), not LevelDB's
+    /// `DestroyDB`, which would also remove files it merely names like its
+    /// own.
+    pub fn open(path: &std::path::Path, engine: &EngineOptions) -> Result<Db, String> {
         let name = c_path(path)?;
         let options = Options::new(engine)?;
-        if destroy {
-            let mut err = ptr::null_mut();
-            // SAFETY: live options, NUL-terminated name, a valid errptr.
-            unsafe { sys::leveldb_destroy_db(options.options.as_ptr(), name.as_ptr(), &mut err) };
-            take_error(err).map_err(|e| format!("destroying the old database: {e}"))?;
-        }
         // SAFETY: creating option objects has no preconditions.
         let read = NonNull::new(unsafe { sys::leveldb_readoptions_create() })
             .ok_or("leveldb_readoptions_create failed")?;
@@ -566,7 +558,7 @@ mod tests {
     #[test]
     fn get_put_delete_and_free_round_trip() {
         let dir = tempfile::tempdir().unwrap();
-        let db = Db::open(dir.path(), &EngineOptions::default(), false).unwrap();
+        let db = Db::open(dir.path(), &EngineOptions::default()).unwrap();
         assert!(db.get(b"k").unwrap().is_none());
         db.put(b"k", b"value").unwrap();
         db.put(b"empty", b"").unwrap();
@@ -580,7 +572,7 @@ mod tests {
     #[test]
     fn iterator_and_batch() {
         let dir = tempfile::tempdir().unwrap();
-        let db = Db::open(dir.path(), &EngineOptions::default(), false).unwrap();
+        let db = Db::open(dir.path(), &EngineOptions::default()).unwrap();
         let mut batch = WriteBatch::new().unwrap();
         for k in ["b", "a", "c"] {
             batch.put(k.as_bytes(), k.as_bytes());
@@ -604,7 +596,7 @@ mod tests {
     #[test]
     fn properties_and_errors() {
         let dir = tempfile::tempdir().unwrap();
-        let db = Db::open(dir.path(), &EngineOptions::default(), false).unwrap();
+        let db = Db::open(dir.path(), &EngineOptions::default()).unwrap();
         assert_eq!(
             db.property("leveldb.num-files-at-level0").as_deref(),
             Some("0")
@@ -612,7 +604,7 @@ mod tests {
         assert_eq!(db.property("leveldb.no-such-property"), None);
         assert_eq!(db.property("bad\0name"), None);
         // LevelDB refuses a second open of a locked database in-process.
-        let err = Db::open(dir.path(), &EngineOptions::default(), false)
+        let err = Db::open(dir.path(), &EngineOptions::default())
             .err()
             .unwrap();
         assert!(err.contains("lock"), "{err}");

@@ -61,7 +61,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     PROPERTIES,
     open,
 )
-.with_data_dir(options::DBNAME.decl())
+.with_data_dir(options::DBNAME.decl(), &store::LAYOUT)
 .with_fresh(&[("leveldb.destroy", "true")])
 .with_dbbench(
     &[

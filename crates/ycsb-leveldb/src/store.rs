@@ -2,8 +2,9 @@
 
 use ycsb_db::codec;
 use ycsb_db::{
-    Assertions, EngineBuild, EngineInfo, EngineReport, Fields, Gauge, Properties, Record,
-    RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    Assertions, Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo, EngineLock,
+    EngineReport, Fields, Gauge, LockKind, Name, Properties, Record, RecordView, ScanResult,
+    Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::ffi::{self, Db, WriteBatch};
@@ -33,7 +34,64 @@ const ROW_SEPARATOR: u8 = 0;
 pub struct LevelStore {
     db: Db,
     config: Config,
+    /// Held until the database is closed (dropped after `db`).
+    _dir: DataDir,
 }
+
+/// Whether a file starts as a line of LevelDB's info LOG does: a
+/// `YYYY/MM/DD-` date.
+fn is_info_log(start: &[u8]) -> bool {
+    let pattern = b"dddd/dd/dd-";
+    start.len() >= pattern.len()
+        && pattern.iter().zip(start).all(|(p, b)| {
+            if *p == b'd' {
+                b.is_ascii_digit()
+            } else {
+                p == b
+            }
+        })
+}
+
+/// Whether a file starts with the header of a record of LevelDB's log
+/// format (a MANIFEST): a checksum, a length and a record type (1 to 4).
+fn is_log_record(start: &[u8]) -> bool {
+    start.get(6).is_some_and(|t| (1..=4).contains(t))
+}
+
+/// Whether a file is a `CURRENT`: the name of a MANIFEST and a newline.
+fn is_current(start: &[u8]) -> bool {
+    start
+        .strip_prefix(b"MANIFEST-")
+        .and_then(|rest| rest.strip_suffix(b"\n"))
+        .is_some_and(|n| !n.is_empty() && n.iter().all(u8::is_ascii_digit))
+}
+
+/// What a LevelDB directory holds: `CURRENT`, naming its MANIFEST, makes
+/// it a database; `LOCK` (empty, on which LevelDB holds a record lock
+/// while a process has the database open), the info LOG and the MANIFEST
+/// are recognised by their content and may be there before `CURRENT` (a
+/// database being created); logs and tables, which a stopped compaction
+/// may leave half written, only beside `CURRENT`. RocksDB's `IDENTITY` and
+/// OPTIONS files are not LevelDB's: LevelDB would rewrite a RocksDB
+/// database so that RocksDB no longer reads it as its own.
+pub(crate) const LAYOUT: DirLayout = DirLayout {
+    engine: "LevelDB",
+    files: &[
+        EngineFile::marker(Name::Exact("CURRENT"), Content::Check(is_current)),
+        EngineFile::owned(Name::Exact("LOCK"), Content::Empty),
+        EngineFile::owned(Name::Exact("LOG"), Content::Check(is_info_log)),
+        EngineFile::owned(Name::Exact("LOG.old"), Content::Check(is_info_log)),
+        EngineFile::owned(Name::Prefix("MANIFEST-"), Content::Check(is_log_record)),
+        EngineFile::owned(Name::Numbered("", ".log"), Content::Unchecked),
+        EngineFile::owned(Name::Numbered("", ".ldb"), Content::Unchecked),
+        EngineFile::owned(Name::Numbered("", ".sst"), Content::Unchecked),
+        EngineFile::owned(Name::Numbered("", ".dbtmp"), Content::Unchecked),
+    ],
+    locks: &[EngineLock {
+        file: "LOCK",
+        kind: LockKind::Record,
+    }],
+};
 
 impl std::fmt::Debug for LevelStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -56,8 +114,14 @@ impl LevelStore {
     /// a database locked by another process, corruption).
     pub fn open(properties: &Properties) -> Result<LevelStore, StoreError> {
         let config = Config::from_properties(properties)?;
-        // Before anything touches the directory, destroy included.
-        check_dir(&config.path, &config.path_origin)?;
+        let dir = DataDir::open(
+            NAME,
+            &LAYOUT,
+            crate::options::DBNAME.name(),
+            &config.path,
+            &config.path_origin,
+            config.destroy,
+        )?;
         let fail = |message: String| StoreError::Open {
             store: NAME.to_string(),
             message: format!(
@@ -66,11 +130,15 @@ impl LevelStore {
                 config.path_origin
             ),
         };
-        let db = Db::open(&config.path, &config.engine, config.destroy).map_err(fail)?;
+        let db = Db::open(&config.path, &config.engine).map_err(fail)?;
         if config.format == Format::Row {
             check_row_layout(&db).map_err(fail)?;
         }
-        Ok(LevelStore { db, config })
+        Ok(LevelStore {
+            db,
+            config,
+            _dir: dir,
+        })
     }
 
     /// The database directory.
@@ -510,49 +578,6 @@ impl StoreThread for LevelThread<'_> {
     }
 }
 
-/// Refuses a directory that is not LevelDB's: a RocksDB database (its
-/// IDENTITY and OPTIONS files; LevelDB would recover it into a database
-/// RocksDB no longer reads as its own) or a non-empty directory holding no
-/// database. A missing or empty directory, or one holding only files a
-/// database being created leaves (LOG, LOCK, logs, tables), is fine.
-fn check_dir(path: &std::path::Path, origin: &str) -> Result<(), StoreError> {
-    let Ok(entries) = std::fs::read_dir(path) else {
-        // Missing, or not a directory: LevelDB's own open says so.
-        return Ok(());
-    };
-    let names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    let refuse = |what: String| {
-        Err(StoreError::Open {
-            store: NAME.to_string(),
-            message: format!(
-                "leveldb.dbname={} ({origin}) {what}; nothing was changed (use the store that made it, or another leveldb.dbname)",
-                path.display()
-            ),
-        })
-    };
-    if names
-        .iter()
-        .any(|n| n == "IDENTITY" || n.starts_with("OPTIONS-"))
-    {
-        return refuse(
-            "holds a RocksDB database (its IDENTITY and OPTIONS files): LevelDB would rewrite it"
-                .into(),
-        );
-    }
-    if names.is_empty() || names.iter().any(|n| n == "CURRENT") {
-        return Ok(());
-    }
-    match names.iter().find(|n| !is_engine_file(n)) {
-        Some(other) => refuse(format!(
-            "is not empty and holds no LevelDB database (no CURRENT file; it holds {other:?})"
-        )),
-        None => Ok(()),
-    }
-}
-
 /// Refuses, for `leveldb.format=row`, a database whose first entry is not
 /// a row-layout entry: one written in the single layout, or in the
 /// `<key>:<field>` row layout of earlier versions (YCSB-cpp's), whose
@@ -582,15 +607,4 @@ fn check_row_layout(db: &Db) -> Result<(), String> {
          leveldb.format=single, or load it again into another leveldb.dbname or with \
          leveldb.destroy=true)"
     ))
-}
-
-/// A file LevelDB leaves in its directory before CURRENT exists.
-fn is_engine_file(name: &str) -> bool {
-    let numbered = |ext: &str| {
-        name.strip_suffix(ext)
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-    };
-    matches!(name, "LOCK" | "LOG" | "LOG.old")
-        || name.starts_with("MANIFEST-")
-        || [".log", ".ldb", ".sst", ".dbtmp"].into_iter().any(numbered)
 }

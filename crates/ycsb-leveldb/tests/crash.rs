@@ -32,5 +32,5 @@ fn unsynced_inserts_survive_sigkill_of_the_process() {
 #[test]
 fn a_database_locked_by_another_process_is_an_open_error() {
     let dir = tempfile::tempdir().unwrap();
-    WRITER.check_open_refused_while_another_process_holds(dir.path(), &[], "LOCK", || {});
+    WRITER.check_open_refused_while_another_process_holds(dir.path(), &[], "in use", || {});
 }

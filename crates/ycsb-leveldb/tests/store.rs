@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use ycsb_db::testing::{
-    assert_conforms, assert_opens_in, assert_survives_reopen, gauge, load_property_file,
-    read_both_ways, record, second_open_error, text_fields, unusable_location_errors, Contract,
-    Deletes, UpdateMissing,
+    assert_conforms, assert_guards_its_directory, assert_opens_in, assert_survives_reopen, gauge,
+    load_property_file, read_both_ways, record, second_open_error, text_fields,
+    unusable_location_errors, Contract, Deletes, UpdateMissing,
 };
 use ycsb_db::{
     Fields, Origin, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
@@ -598,22 +598,28 @@ fn unwritable_locations_are_open_errors() {
     let [below_a_file, in_proc] =
         unusable_location_errors(&ycsb_leveldb::DESCRIPTOR, &Properties::new(), dir.path());
     let err = below_a_file.to_string();
-    assert!(matches!(below_a_file, StoreError::Open { .. }), "{err}");
+    assert!(matches!(below_a_file, StoreError::DataDir(_)), "{err}");
     assert!(
         err.starts_with("cannot open leveldb: leveldb.dbname="),
         "{err}"
     );
-    assert!(err.contains("IO error"), "{err}");
+    assert!(err.contains("cannot create the directory"), "{err}");
     let err = in_proc.to_string();
-    assert!(matches!(in_proc, StoreError::Open { .. }), "{err}");
-    assert!(err.contains("/proc/ycsb-leveldb-test/db/LOCK"), "{err}");
+    assert!(matches!(in_proc, StoreError::DataDir(_)), "{err}");
+    assert!(err.contains("/proc/ycsb-leveldb-test/db"), "{err}");
 }
 
 #[test]
 fn a_second_open_in_the_same_process_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let err = second_open_error(&ycsb_leveldb::DESCRIPTOR, &Properties::new(), dir.path());
-    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+    assert!(matches!(err, StoreError::DataDir(_)), "{err:?}");
     let err = err.to_string();
-    assert!(err.contains("lock"), "{err}");
+    assert!(err.contains("is in use"), "{err}");
+}
+
+#[test]
+fn the_directory_guard_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_guards_its_directory(&ycsb_leveldb::DESCRIPTOR, &Properties::new(), dir.path());
 }

@@ -7,7 +7,10 @@ use rocksdb::{
     BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, Env, MergeOperands,
     Options, DB,
 };
-use ycsb_db::{codec, Fields, Gauge, Record, StoreError};
+use ycsb_db::{
+    codec, Content, DataDir, DirLayout, EngineFile, EngineLock, Fields, Gauge, LockKind, Name,
+    Record, StoreError,
+};
 
 use crate::config::{Compression, EngineOptions, InfoLogLevel, RocksConfig, Tuning};
 
@@ -44,7 +47,69 @@ const INT_GAUGES: &[&str] = &[
 pub(crate) struct Opened {
     pub(crate) db: DB,
     pub(crate) options: Options,
+    pub(crate) dir: DataDir,
 }
+
+/// Whether a file starts as a line of RocksDB's or LevelDB's info LOG
+/// does: a `YYYY/MM/DD-` date.
+pub(crate) fn is_info_log(start: &[u8]) -> bool {
+    let pattern = b"dddd/dd/dd-";
+    start.len() >= pattern.len()
+        && pattern.iter().zip(start).all(|(p, b)| {
+            if *p == b'd' {
+                b.is_ascii_digit()
+            } else {
+                p == b
+            }
+        })
+}
+
+/// Whether a file starts with the header of a record of RocksDB's log
+/// format (a MANIFEST): a checksum, a length and a record type (1 to 4, or
+/// 5 to 8 for recyclable logs).
+fn is_log_record(start: &[u8]) -> bool {
+    start.get(6).is_some_and(|t| (1..=8).contains(t))
+}
+
+/// Whether a file is RocksDB's `IDENTITY`: a UUID (36 characters of hex
+/// digits and dashes), perhaps with a newline.
+fn is_identity(start: &[u8]) -> bool {
+    let id = start.strip_suffix(b"\n").unwrap_or(start);
+    id.len() == 36 && id.iter().all(|b| b.is_ascii_hexdigit() || *b == b'-')
+}
+
+/// What a RocksDB directory holds. `IDENTITY` (a UUID, written first when
+/// a database is created) and the OPTIONS files (which start with RocksDB's
+/// own comment) make it RocksDB's; `CURRENT` and the numbered logs, tables
+/// and blob files are accepted only beside them, since LevelDB writes the
+/// same names (RocksDB would rewrite a LevelDB database so that LevelDB
+/// could no longer read it). `LOCK` is empty and RocksDB holds a record
+/// lock on it while a process has the database open.
+pub(crate) const LAYOUT: DirLayout = DirLayout {
+    engine: "RocksDB",
+    files: &[
+        EngineFile::marker(Name::Exact("IDENTITY"), Content::Check(is_identity)),
+        EngineFile::marker(
+            Name::Numbered("OPTIONS-", ""),
+            Content::Prefix(b"# This is a RocksDB option file."),
+        ),
+        EngineFile::owned(Name::Exact("CURRENT"), Content::Unchecked),
+        EngineFile::owned(Name::Exact("LOCK"), Content::Empty),
+        EngineFile::owned(Name::Exact("LOG"), Content::Check(is_info_log)),
+        EngineFile::owned(Name::Prefix("LOG.old."), Content::Check(is_info_log)),
+        EngineFile::owned(Name::Prefix("MANIFEST-"), Content::Check(is_log_record)),
+        EngineFile::owned(Name::Numbered("", ".log"), Content::Unchecked),
+        EngineFile::owned(Name::Numbered("", ".sst"), Content::Unchecked),
+        EngineFile::owned(Name::Numbered("", ".blob"), Content::Unchecked),
+        EngineFile::owned(Name::Numbered("", ".dbtmp"), Content::Unchecked),
+        EngineFile::owned(Name::Numbered("OPTIONS-", ".dbtmp"), Content::Unchecked),
+        EngineFile::owned(Name::Exact("archive"), Content::Tree),
+    ],
+    locks: &[EngineLock {
+        file: "LOCK",
+        kind: LockKind::Record,
+    }],
+};
 
 fn open_error(config: &RocksConfig, doing: &str, message: impl std::fmt::Display) -> StoreError {
     StoreError::Open {
@@ -53,8 +118,9 @@ fn open_error(config: &RocksConfig, doing: &str, message: impl std::fmt::Display
     }
 }
 
-/// Opens the database `config` describes, destroying it first if asked.
-pub(crate) fn open(config: &RocksConfig) -> Result<Opened, StoreError> {
+/// Opens the database `config` describes (its directory set at `origin`),
+/// destroying it first if asked.
+pub(crate) fn open(config: &RocksConfig, origin: &str) -> Result<Opened, StoreError> {
     let (mut options, families) = match &config.engine {
         EngineOptions::Properties(tuning) if config.dbbench_defaults => dbbench_options(tuning)?,
         EngineOptions::Properties(tuning) => (tuned_options(tuning)?, Vec::new()),
@@ -79,80 +145,21 @@ pub(crate) fn open(config: &RocksConfig) -> Result<Opened, StoreError> {
         // loaded with merge updates stays readable without them.
         options.set_merge_operator_associative(MERGE_OPERATOR_NAME, merge_fields);
     }
-    // Before anything touches the directory, destroy included.
-    check_dir(&config.path)?;
-    if config.destroy {
-        DB::destroy(&options, &config.path).map_err(|e| open_error(config, "destroying", e))?;
-    }
-    // Created here rather than by the rocksdb crate, for a plain message.
-    std::fs::create_dir_all(&config.path).map_err(|e| StoreError::Io {
-        context: format!(
-            "cannot create the rocksdb.dbname directory {}",
-            config.path.display()
-        ),
-        source: e,
-    })?;
+    let dir = DataDir::open(
+        "rocksdb",
+        &LAYOUT,
+        crate::config::DBNAME.name(),
+        &config.path,
+        origin,
+        config.destroy,
+    )?;
     let db = if families.is_empty() {
         DB::open(&options, &config.path)
     } else {
         DB::open_cf_descriptors(&options, &config.path, families)
     }
     .map_err(|e| open_error(config, "opening", e))?;
-    Ok(Opened { db, options })
-}
-
-/// Refuses a directory that is not RocksDB's: a LevelDB database (RocksDB
-/// would open it and rewrite it so that LevelDB reports `Corruption:
-/// VersionEdit: unknown tag`) or a non-empty directory holding no
-/// database. A missing or empty directory, or one holding only files a
-/// database being created leaves (LOG, LOCK, logs, tables), is fine.
-fn check_dir(path: &Path) -> Result<(), StoreError> {
-    let Ok(entries) = std::fs::read_dir(path) else {
-        // Missing, or not a directory: creating or opening it says so.
-        return Ok(());
-    };
-    let names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    let refuse = |what: String| {
-        Err(StoreError::Open {
-            store: "rocksdb".into(),
-            message: format!(
-                "rocksdb.dbname={} {what}; nothing was changed (use the store that made it, or another rocksdb.dbname)",
-                path.display()
-            ),
-        })
-    };
-    let rocksdb = names
-        .iter()
-        .any(|n| n == "IDENTITY" || n.starts_with("OPTIONS-"));
-    if rocksdb || names.is_empty() {
-        return Ok(());
-    }
-    if names.iter().any(|n| n == "CURRENT") {
-        return refuse(
-            "holds a LevelDB database (CURRENT and MANIFEST without RocksDB's IDENTITY and OPTIONS files): RocksDB would rewrite it so that LevelDB can no longer read it".into(),
-        );
-    }
-    match names.iter().find(|n| !is_engine_file(n)) {
-        Some(other) => refuse(format!(
-            "is not empty and holds no RocksDB database (no CURRENT file; it holds {other:?})"
-        )),
-        None => Ok(()),
-    }
-}
-
-/// A file RocksDB leaves in its directory before CURRENT exists.
-fn is_engine_file(name: &str) -> bool {
-    let numbered = |ext: &str| {
-        name.strip_suffix(ext)
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-    };
-    matches!(name, "LOCK" | "LOG")
-        || name.starts_with("LOG.old")
-        || name.starts_with("MANIFEST-")
-        || [".log", ".sst", ".dbtmp"].into_iter().any(numbered)
+    Ok(Opened { db, options, dir })
 }
 
 fn cache(size: usize) -> Result<Cache, StoreError> {

@@ -52,7 +52,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     open_boxed,
 )
 .with_aliases(&["site.ycsb.db.rocksdb.RocksDBClient"])
-.with_data_dir(config::DBNAME.decl())
+.with_data_dir(config::DBNAME.decl(), &engine::LAYOUT)
 .with_fresh(&[("rocksdb.destroy", "true")])
 .with_dbbench(
     &[
@@ -126,6 +126,9 @@ pub struct RocksStore {
     options: rocksdb::Options,
     config: RocksConfig,
     engine: EngineInfo,
+    /// Held until the database is closed, after `db` in `Drop` (or for the
+    /// rest of the process when a failed write fenced it).
+    dir: std::mem::ManuallyDrop<ycsb_db::DataDir>,
 }
 
 impl Drop for RocksStore {
@@ -135,6 +138,9 @@ impl Drop for RocksStore {
             // after: `self` is being dropped.
             unsafe { std::mem::ManuallyDrop::drop(&mut self.db) };
             self.log_reserve.release();
+            // SAFETY: as `db`: dropped once, here, after the database
+            // closed; with the handle left open the lock stays with it.
+            unsafe { std::mem::ManuallyDrop::drop(&mut self.dir) };
         }
         // Otherwise the handle is left open on purpose (see `write_fence`):
         // the process exits soon and the OS releases its files.
@@ -161,7 +167,13 @@ impl RocksStore {
     /// open the database (directory not writable, locked by another
     /// process, corrupt OPTIONS file).
     pub fn open(context: &StoreContext<'_>) -> Result<Self, StoreError> {
-        Self::open_config(RocksConfig::from_properties(context.properties)?)
+        let config = RocksConfig::from_properties(context.properties)?;
+        let origin = context
+            .properties
+            .raw(config::DBNAME.decl())
+            .map(|raw| raw.origin.to_string())
+            .unwrap_or_default();
+        Self::open_at(config, &origin)
     }
 
     /// Opens the database with already checked settings.
@@ -170,7 +182,11 @@ impl RocksStore {
     ///
     /// As [`RocksStore::open`], without the property errors.
     pub fn open_config(config: RocksConfig) -> Result<Self, StoreError> {
-        let opened = engine::open(&config)?;
+        Self::open_at(config, "set by the program")
+    }
+
+    fn open_at(config: RocksConfig, origin: &str) -> Result<Self, StoreError> {
+        let opened = engine::open(&config, origin)?;
         let engine = EngineInfo {
             name: "RocksDB".to_string(),
             version: engine::linked_version(&config.path).unwrap_or_else(|| "unknown".into()),
@@ -184,6 +200,7 @@ impl RocksStore {
             options: opened.options,
             config,
             engine,
+            dir: std::mem::ManuallyDrop::new(opened.dir),
         })
     }
 

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use common::{open, props, record_for};
 use ycsb_db::testing::{
-    assert_conforms, assert_opens_in, assert_survives_reopen, load_property_file, record, Contract,
-    Deletes, UpdateMissing,
+    assert_conforms, assert_guards_its_directory, assert_opens_in, assert_survives_reopen,
+    load_property_file, record, Contract, Deletes, UpdateMissing,
 };
 use ycsb_db::{
     EngineLibrary, Fields, Origin, Properties, Record, ScanResult, Status, Store, ThreadContext,
@@ -619,4 +619,34 @@ fn every_compression_choice_works_with_the_linked_library() {
         assert_eq!(t.read(T, "user1", Fields::All, &mut out), Status::Ok);
         assert_eq!(out, full, "{compression}");
     }
+}
+
+#[test]
+fn the_directory_guard_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_guards_its_directory(&DESCRIPTOR, &Properties::new(), dir.path());
+}
+
+#[test]
+fn a_leveldb_database_is_refused_untouched() {
+    // LevelDB writes RocksDB's names (CURRENT, MANIFEST, LOCK, LOG, logs)
+    // but no IDENTITY or OPTIONS file: RocksDB would rewrite it.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("CURRENT"), "MANIFEST-000002\n").unwrap();
+    std::fs::write(dir.path().join("000003.log"), b"").unwrap();
+    std::fs::write(dir.path().join("LOCK"), b"").unwrap();
+    let fresh = props(dir.path(), &[("rocksdb.destroy", "true")]);
+    let err = match ycsb_rocksdb::RocksStore::open_config(
+        RocksConfig::from_properties(&fresh).unwrap(),
+    ) {
+        Ok(_) => panic!("opened a LevelDB directory"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("but no IDENTITY or OPTIONS-<n>"), "{err}");
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["000003.log", "CURRENT", "LOCK"]);
 }
