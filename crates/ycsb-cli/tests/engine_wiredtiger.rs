@@ -275,7 +275,7 @@ fn serve_holds_the_database_and_reopens_it() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
-        error_line(&o).contains("already being managed by another process"),
+        error_line(&o).contains("is in use: another ycsb process"),
         "{}",
         stderr(&o)
     );
@@ -385,7 +385,11 @@ fn other_engines_directories_are_refused_untouched_both_ways() {
             .output()
             .unwrap();
         assert_eq!(o.status.code(), Some(2), "{other}: {}", stderr(&o));
-        assert!(error_line(&o).contains("holds no"), "{}", stderr(&o));
+        assert!(
+            error_line(&o).contains("holds a WiredTiger database"),
+            "{}",
+            stderr(&o)
+        );
         assert!(
             snapshot(&wt) == before,
             "{other} changed WiredTiger's directory"

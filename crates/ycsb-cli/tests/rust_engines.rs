@@ -386,7 +386,7 @@ fn a_database_held_by_another_process_is_refused() {
         let o = ycsb_out(&["run", e.name, "-p", "operationcount=10"], &[&at]);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{}: {err}", e.name);
-        assert!(err.contains("locked"), "{}: {err}", e.name);
+        assert!(err.contains("is in use"), "{}: {err}", e.name);
         signal(&holder, SIGTERM);
         let status = wait_bounded(&mut holder, Duration::from_secs(60), "the holder");
         assert_eq!(status.code(), Some(130), "{}: {}", e.name, lines.rest());

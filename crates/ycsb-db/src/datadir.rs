@@ -550,11 +550,16 @@ fn survey(layout: &DirLayout, path: &Path) -> Result<Survey, SurveyError> {
         survey.owned.push((name, is_dir));
     }
     if let Some(file) = foreign.first() {
-        let looks_like = foreign.iter().find_map(|name| {
-            looks_like_another_engine(path, name).map(|what| (what, name.clone()))
-        });
+        // The most telling file names the other engine: RocksDB's IDENTITY
+        // before the CURRENT it shares with LevelDB.
+        let looks_like = foreign
+            .iter()
+            .filter_map(|name| {
+                looks_like_another_engine(path, name).map(|(rank, what)| (rank, what, name))
+            })
+            .min_by_key(|(rank, _, _)| *rank);
         let (looks_like, file) = match looks_like {
-            Some((what, name)) => (Some(what), name),
+            Some((_, what, name)) => (Some(what), name.clone()),
             None => (None, file.clone()),
         };
         return Err(SurveyError::Refused(Refusal::Foreign {
@@ -565,6 +570,22 @@ fn survey(layout: &DirLayout, path: &Path) -> Result<Survey, SurveyError> {
     }
     if !survey.marker {
         if let Some(file) = survey.needs_marker.take() {
+            // Names the engine shares with another (LevelDB's CURRENT in a
+            // RocksDB layout) may tell whose database it is.
+            let other = survey
+                .owned
+                .iter()
+                .filter_map(|(name, _)| {
+                    looks_like_another_engine(path, name).map(|(rank, what)| (rank, what, name))
+                })
+                .min_by_key(|(rank, _, _)| *rank);
+            if let Some((_, what, name)) = other {
+                return Err(SurveyError::Refused(Refusal::Foreign {
+                    file: name.clone(),
+                    looks_like: Some(what),
+                    beside_database: false,
+                }));
+            }
             return Err(SurveyError::Refused(Refusal::NoMarker {
                 file,
                 markers: layout.marker_names(),
@@ -601,7 +622,8 @@ fn describe_start(sample: &[u8]) -> String {
 /// Names another engine's database when `path` is one of its telltale
 /// files, for a refusal that says what the directory holds. Only for the
 /// message: whether the file is refused does not depend on it.
-fn looks_like_another_engine(dir: &Path, name: &str) -> Option<&'static str> {
+/// The rank orders the guesses from the most telling.
+fn looks_like_another_engine(dir: &Path, name: &str) -> Option<(usize, &'static str)> {
     let path = dir.join(name);
     let path = path.as_path();
     let meta = std::fs::metadata(path).ok()?;
@@ -610,24 +632,38 @@ fn looks_like_another_engine(dir: &Path, name: &str) -> Option<&'static str> {
     } else {
         Vec::new()
     };
-    let what = if name == "IDENTITY" || name.starts_with("OPTIONS-") {
-        "a RocksDB database"
-    } else if name == "CURRENT" && sample.starts_with(b"MANIFEST-") {
-        "a LevelDB or RocksDB database"
-    } else if sample.starts_with(b"SQLite format 3\0") {
-        "a SQLite database"
-    } else if sample.get(16..20) == Some(&0xBEEF_C0DE_u32.to_le_bytes()[..]) {
-        "an LMDB environment"
-    } else if sample.starts_with(b"WiredTiger\n") {
-        "a WiredTiger database"
-    } else if sample.starts_with(b"redb\x1a\x0a\xa9\x0d\x0a") {
-        "a redb database"
-    } else if name == "version" && sample.starts_with(b"FJL") {
-        "a fjall database"
-    } else {
-        return None;
-    };
-    Some(what)
+    let guesses: [(bool, &'static str); 7] = [
+        (
+            name == "IDENTITY" || name.starts_with("OPTIONS-"),
+            "a RocksDB database",
+        ),
+        (
+            sample.starts_with(b"SQLite format 3\0"),
+            "a SQLite database",
+        ),
+        (
+            sample.get(16..20) == Some(&0xBEEF_C0DE_u32.to_le_bytes()[..]),
+            "an LMDB environment",
+        ),
+        (sample.starts_with(b"WiredTiger\n"), "a WiredTiger database"),
+        (
+            sample.starts_with(b"redb\x1a\x0a\xa9\x0d\x0a"),
+            "a redb database",
+        ),
+        (
+            name == "version" && sample.starts_with(b"FJL"),
+            "a fjall database",
+        ),
+        // RocksDB writes one too, but always beside its IDENTITY.
+        (
+            name == "CURRENT" && sample.starts_with(b"MANIFEST-"),
+            "a LevelDB database",
+        ),
+    ];
+    guesses
+        .iter()
+        .position(|(found, _)| *found)
+        .map(|rank| (rank, guesses[rank].1))
 }
 
 /// Whether another process holds the engine's lock on `path`.

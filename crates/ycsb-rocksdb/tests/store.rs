@@ -642,7 +642,10 @@ fn a_leveldb_database_is_refused_untouched() {
         Ok(_) => panic!("opened a LevelDB directory"),
         Err(e) => e.to_string(),
     };
-    assert!(err.contains("but no IDENTITY or OPTIONS-<n>"), "{err}");
+    assert!(
+        err.contains("holds a LevelDB database (its \"CURRENT\")"),
+        "{err}"
+    );
     let mut names: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
