@@ -62,6 +62,7 @@ mod fuzz;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -141,12 +142,12 @@ fn plan(m: &Matrix, all: &[Cell]) -> Vec<(Cell, Kind)> {
         return all.iter().map(|c| (c.clone(), Kind::Fresh)).collect();
     }
     let loads = cells::load_cells(m, all);
-    let mut out: Vec<(Cell, Kind)> = Vec::new();
+    // By id, each taken out when planned: linear in the cells.
+    let mut unplanned: HashMap<&str, &Cell> = loads.iter().map(|l| (l.id.as_str(), l)).collect();
+    let mut out: Vec<(Cell, Kind)> = Vec::with_capacity(all.len() + loads.len());
     for c in all {
-        if let Some(l) = loads.iter().find(|l| Some(&l.id) == c.load.as_ref()) {
-            if !out.iter().any(|(x, _)| x.id == l.id) {
-                out.push((l.clone(), Kind::SharedLoad));
-            }
+        if let Some(l) = c.load.as_deref().and_then(|id| unplanned.remove(id)) {
+            out.push((l.clone(), Kind::SharedLoad));
         }
         out.push((c.clone(), Kind::RunOnCopy));
     }

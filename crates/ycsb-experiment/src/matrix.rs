@@ -3,7 +3,7 @@
 //! Every refusal names the matrix file and the line of the offending key or
 //! value, so a typo costs seconds, not a night of benchmarking.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -545,6 +545,21 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
             ),
         );
     }
+    // Before any value is looked at: a typo of a size must cost no time.
+    let cells = raw_axes.iter().fold(u64::from(repeats), |n, (_, values)| {
+        n.saturating_mul(values.get_ref().len() as u64)
+    });
+    if cells > MAX_CELLS {
+        return cx.err(
+            raw.axes.span(),
+            format!("the matrix has {cells} cells (axes times repeats): at most {MAX_CELLS}"),
+        );
+    }
+    let raw_dbs: HashMap<&str, &Spanned<RawDb>> = raw
+        .db
+        .iter()
+        .map(|(k, d)| (k.get_ref().as_str(), d))
+        .collect();
     let mut axes = Vec::new();
     let mut dbs = BTreeMap::new();
     for (key, values) in raw_axes {
@@ -555,7 +570,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                 format!("axes.{name} is empty: give at least one value"),
             );
         }
-        let mut out: Vec<AxisValue> = Vec::new();
+        let mut out: Vec<AxisValue> = Vec::with_capacity(values.get_ref().len());
+        // Labels seen: a set, so that a long axis is checked in linear time.
+        let mut labels: HashSet<String> = HashSet::with_capacity(values.get_ref().len());
         for v in values.get_ref() {
             let value = cx.scalar(v, &format!("axes.{name}"))?;
             let label = match name.as_str() {
@@ -566,11 +583,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                         .map(|s| s.to_string_lossy().into_owned())
                         .unwrap_or_default();
                     let label = label_of(&stem);
-                    out.push(AxisValue {
-                        value: path.display().to_string(),
-                        label: label.clone(),
-                    });
-                    if out.iter().filter(|o| o.label == label).count() > 1 {
+                    if !labels.insert(label.clone()) {
                         return cx.err(
                             v.span(),
                             format!(
@@ -578,6 +591,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                             ),
                         );
                     }
+                    out.push(AxisValue {
+                        value: path.display().to_string(),
+                        label,
+                    });
                     continue;
                 }
                 "db" => {
@@ -588,8 +605,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                             format!("axes.db '{label}': use letters, digits, '.', '_', '-' or '+'"),
                         );
                     }
-                    let db = match raw.db.iter().find(|(k, _)| k.get_ref() == &label) {
-                        Some((_, d)) => build_db(&cx, &label, d.get_ref(), d.span())?,
+                    let db = match raw_dbs.get(label.as_str()) {
+                        Some(d) => build_db(&cx, &label, d.get_ref(), d.span())?,
                         None if descriptor(&label).is_some() => Db {
                             label: label.clone(),
                             store: descriptor(&label).map(|d| d.name.to_string()).unwrap_or_default(),
@@ -637,7 +654,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                 }
                 _ => axis_label(&name, &value, out.len()),
             };
-            if out.iter().any(|o| o.label == label) {
+            if !labels.insert(label.clone()) {
                 return cx.err(
                     v.span(),
                     format!("axes.{name}: value '{value}' listed twice"),
@@ -766,15 +783,6 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
             Some(coords)
         }
     };
-    let cells = axes.iter().fold(u64::from(repeats), |n, a| {
-        n.saturating_mul(a.values.len() as u64)
-    });
-    if cells > MAX_CELLS {
-        return cx.err(
-            raw.axes.span(),
-            format!("the matrix has {cells} cells (axes times repeats): at most {MAX_CELLS}"),
-        );
-    }
     if let Some(d) = &e.data_dir {
         if d.get_ref().is_empty() {
             return cx.err(d.span(), "experiment.data_dir is empty");

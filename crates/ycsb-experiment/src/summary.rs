@@ -2,7 +2,7 @@
 //! throughput, latency percentiles, CPU, space, stability, I/O share and
 //! ratios against a baseline; as terminal, Markdown and CSV text.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -218,13 +218,18 @@ fn mean_opt(values: &[Option<f64>]) -> Option<f64> {
 /// The summary rows of a phase, in cell order.
 pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
     let mut groups: Vec<(String, Vec<&CellResult>)> = Vec::new();
+    // Where each group is in `groups`: linear in the cells.
+    let mut index: HashMap<&str, usize> = HashMap::new();
     for r in results {
         if r.phase(phase).is_none() {
             continue;
         }
-        match groups.iter_mut().find(|(g, _)| *g == r.cell.group) {
-            Some((_, v)) => v.push(r),
-            None => groups.push((r.cell.group.clone(), vec![r])),
+        match index.get(r.cell.group.as_str()) {
+            Some(&i) => groups[i].1.push(r),
+            None => {
+                index.insert(&r.cell.group, groups.len());
+                groups.push((r.cell.group.clone(), vec![r]));
+            }
         }
     }
     let mut rows: Vec<Row> = groups
@@ -347,16 +352,14 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
                 })
                 .collect()
         };
-        let means: Vec<(Vec<(String, String)>, f64)> = rows
-            .iter()
-            .map(|r| (r.coords.clone(), r.ops_mean))
-            .collect();
+        let mut means: HashMap<Vec<(String, String)>, f64> = HashMap::new();
+        for r in &rows {
+            // The first row of these coordinates, as a scan would find.
+            means.entry(r.coords.clone()).or_insert(r.ops_mean);
+        }
         for row in &mut rows {
             let want = baseline_of(row);
-            row.ratio = means
-                .iter()
-                .find(|(c, _)| *c == want)
-                .map(|(_, b)| row.ops_mean / b);
+            row.ratio = means.get(&want).map(|b| row.ops_mean / b);
         }
     }
     rows

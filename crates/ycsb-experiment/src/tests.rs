@@ -594,3 +594,95 @@ fn matrix_files_that_are_not_regular_files_are_refused() {
     let e = super::matrix::load(&fifo).unwrap_err().to_string();
     assert!(e.contains("matrix.toml") && e.contains("a FIFO"), "{e}");
 }
+
+struct Collect(Vec<String>);
+
+impl super::Progress for Collect {
+    fn status(&mut self, line: &str) {
+        self.0.push(line.to_string());
+    }
+    fn result(&mut self, text: &str) {
+        self.0.push(text.to_string());
+    }
+}
+
+fn run_mode(
+    matrix: &Path,
+    results: &Path,
+    mode: super::Mode,
+) -> (Result<(), super::ExperimentError>, Vec<String>) {
+    let mut options = super::Options::new(dir(), matrix.to_path_buf(), mode);
+    options.results = Some(results.to_path_buf());
+    let mut out = Collect(Vec::new());
+    let result = super::run(
+        &options,
+        std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        &mut out,
+    );
+    (result, out.0)
+}
+
+/// A matrix of 2,000,000 values on one axis is refused at once, stating
+/// the count; the largest matrix allowed (100,000 cells), with shared
+/// loads, is checked in time linear in its cells.
+#[test]
+fn huge_axes_are_refused_or_expanded_in_linear_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let matrix = tmp.path().join("m.toml");
+    let values = |n: usize| (1..=n).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+    std::fs::write(
+        &matrix,
+        format!(
+            "[experiment]\nname = \"big\"\n[axes]\ndb = [\"memory\"]\nfieldlength = [{}]\n",
+            values(2_000_000)
+        ),
+    )
+    .unwrap();
+    // A generous bound: parsing the 15 MB file takes about 4 s in a debug
+    // build; the quadratic duplicate check took 100 s in a release build
+    // and hours in a debug one. A quadratic loop fails, a slow machine
+    // does not.
+    let started = std::time::Instant::now();
+    let (result, _) = run_mode(&matrix, &tmp.path().join("results"), super::Mode::Check);
+    let e = result.unwrap_err().to_string();
+    assert!(
+        e.contains("m.toml:3:") && e.contains("2000000 cells") && e.contains("at most 100000"),
+        "{e}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+
+    std::fs::write(
+        &matrix,
+        format!(
+            "[experiment]\nname = \"big\"\nreuse_load_across = [\"threadcount\"]\n[axes]\ndb = [\"leveldb\"]\nfieldlength = [{}]\nthreadcount = [1, 2]\n",
+            values(50_000)
+        ),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let (result, out) = run_mode(&matrix, &tmp.path().join("results"), super::Mode::Check);
+    result.unwrap();
+    // The same bound, for the same reason: 100,000 cells and 50,000 loads
+    // take about 2 s in a debug build when linear; matching each cell to
+    // its load by a scan took an hour.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+    let text = out.join("\n");
+    assert!(
+        text.starts_with("big: 100000 cells and 50000 shared loads"),
+        "{}",
+        &text[..200]
+    );
+    assert_eq!(text.lines().count(), 1 + 150_000);
+    assert!(
+        !tmp.path().join("results").exists(),
+        "--check writes nothing"
+    );
+}
