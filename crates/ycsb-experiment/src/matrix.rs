@@ -240,6 +240,23 @@ impl Ctx<'_> {
         })
     }
 
+    /// Refuses a name that becomes (part of) a directory name unless it
+    /// is one directory entry: the rule of [`crate::paths::name_problem`].
+    fn dir_name(
+        &self,
+        span: std::ops::Range<usize>,
+        what: &str,
+        name: &str,
+    ) -> Result<(), MatrixError> {
+        match crate::paths::name_problem(name) {
+            Some(why) => self.err(
+                span,
+                format!("{what} '{name}' cannot name a directory under the results: {why}"),
+            ),
+            None => Ok(()),
+        }
+    }
+
     fn file(&self, s: &Spanned<String>, what: &str) -> Result<PathBuf, MatrixError> {
         let path = self.dir.join(s.get_ref());
         if !path.is_file() {
@@ -412,20 +429,30 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
 
     let name = match &e.name {
         Some(n) => {
-            if n.get_ref().is_empty() || label_of(n.get_ref()) != *n.get_ref() {
+            if label_of(n.get_ref()) != *n.get_ref() {
                 return cx.err(
                     n.span(),
                     format!("experiment.name '{}': use letters, digits, '.', '_', '-' or '+' (it names a directory)", n.get_ref()),
                 );
             }
+            cx.dir_name(n.span(), "experiment.name", n.get_ref())?;
             n.get_ref().clone()
         }
-        None => label_of(
-            &path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "experiment".into()),
-        ),
+        None => {
+            let name = label_of(
+                &path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            );
+            if let Some(why) = crate::paths::name_problem(&name) {
+                return cx.err(
+                    exp_span.clone(),
+                    format!("the experiment's name, '{name}' from the file name, cannot name its results directory ({why}): set experiment.name"),
+                );
+            }
+            name
+        }
     };
     let repeats = match &e.repeats {
         Some(r) if *r.get_ref() == 0 => {
@@ -564,6 +591,14 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
     let mut dbs = BTreeMap::new();
     for (key, values) in raw_axes {
         let name = key.get_ref().clone();
+        // Part of every cell's directory name: `<axis>=<label>`.
+        if label_of(&name) != name {
+            return cx.err(
+                key.span(),
+                format!("axes.{name}: an axis name is part of cell directory names: use letters, digits, '.', '_', '-' or '+'"),
+            );
+        }
+        cx.dir_name(key.span(), "axis", &name)?;
         if values.get_ref().is_empty() {
             return cx.err(
                 values.span(),
@@ -605,6 +640,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                             format!("axes.db '{label}': use letters, digits, '.', '_', '-' or '+'"),
                         );
                     }
+                    cx.dir_name(v.span(), "axes.db", &label)?;
                     let db = match raw_dbs.get(label.as_str()) {
                         Some(d) => build_db(&cx, &label, d.get_ref(), d.span())?,
                         None if descriptor(&label).is_some() => Db {
@@ -783,6 +819,22 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
             Some(coords)
         }
     };
+    // Every cell's name, with the runner's prefix, must fit in a directory
+    // entry: the longest is each axis' longest `<axis>=<label>`.
+    let longest = axes
+        .iter()
+        .map(|a| a.name.len() + 1 + a.values.iter().map(|v| v.label.len()).max().unwrap_or(0) + 1)
+        .sum::<usize>()
+        + format!("load,r{repeats}").len();
+    if longest + crate::paths::LONGEST_PREFIX > crate::paths::NAME_MAX {
+        return cx.err(
+            raw.axes.span(),
+            format!(
+                "the longest cell name would be {longest} bytes: a directory name can have at most {} (shorten axis names or values)",
+                crate::paths::NAME_MAX - crate::paths::LONGEST_PREFIX
+            ),
+        );
+    }
     if let Some(d) = &e.data_dir {
         if d.get_ref().is_empty() {
             return cx.err(d.span(), "experiment.data_dir is empty");
