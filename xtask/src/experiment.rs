@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use ycsb_experiment::{Mode, Options, Progress};
+use ycsb_experiment::{ExperimentError, Mode, Options, Progress};
 
 /// Usage of the subcommand.
 pub const USAGE: &str = "usage: cargo xtask experiment <matrix.toml> [options]
@@ -24,6 +24,10 @@ options:
   --report          only rebuild the summary and report from complete cells
   --results DIR     results root (default: <repo>/results)
   --ycsb PATH       use this ycsb binary instead of building it in release mode
+
+A failed cell does not stop the others; the summaries and the report list it
+with its reason. Exit status: 0 when every cell is complete, 1 when some
+failed, 2 for a refused matrix (one line naming file:line).
 ";
 
 /// Progress lines to standard error, results to standard output.
@@ -101,6 +105,13 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         // the first one still sets a flag.
         let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
     }
-    // The library's errors carry their causes in their text: one line.
-    ycsb_experiment::run(&options, stop, &mut Print).map_err(|e| anyhow::anyhow!("{e}"))
+    // The library's errors carry their causes in their text: one line. A
+    // refused matrix is bad input (exit status 2); failed cells, after the
+    // others ran and the summaries were written, are a failure (1).
+    ycsb_experiment::run(&options, stop, &mut Print).map_err(|e| match e {
+        ExperimentError::Matrix(refused) => {
+            anyhow::Error::new(crate::baseline::BadInput(refused.to_string()))
+        }
+        other => anyhow::anyhow!("{other}"),
+    })
 }

@@ -1,6 +1,7 @@
 //! Expansion of a matrix into cells: the cartesian product of the axes
 //! times the repeats, each with a stable, readable directory name.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 use crate::matrix::{Db, Matrix};
@@ -159,9 +160,10 @@ fn load_id(m: &Matrix, coords: &[(String, String, String)], repeat: u32) -> Stri
 /// load id, with the shared axes at their first value.
 pub fn load_cells(m: &Matrix, cells: &[Cell]) -> Vec<Cell> {
     let mut out: Vec<Cell> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     for c in cells {
         let Some(id) = &c.load else { continue };
-        if out.iter().any(|o| &o.id == id) {
+        if !seen.insert(id) {
             continue;
         }
         let coords = load_coords(m, &c.coords);

@@ -52,6 +52,25 @@ pub enum ExperimentError {
     /// not allowed to create one.
     #[error("{0}")]
     Cgroup(String),
+    /// A name from the matrix would make a path outside the directory it
+    /// is joined to (refused by the matrix's validation first; this is the
+    /// last check before the filesystem).
+    #[error("{}: '{name}' cannot be a directory name there: {why}", dir.display())]
+    UnsafePath {
+        /// The directory the name was to be joined to.
+        dir: PathBuf,
+        /// The name.
+        name: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// Something the runner did not make is where it would delete or
+    /// replace a directory of its own; it is left untouched.
+    #[error("{} exists and was not made by cargo xtask experiment: it is left untouched (move it away to run this)", path.display())]
+    NotOwned {
+        /// The path.
+        path: PathBuf,
+    },
     /// Some cells failed; the others are complete and reported.
     #[error("{} cells failed (rerun to retry them): {}", cells.len(), cells.join(" "))]
     CellsFailed {

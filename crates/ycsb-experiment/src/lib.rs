@@ -50,6 +50,7 @@ mod cells;
 mod error;
 mod host;
 mod matrix;
+mod paths;
 mod proc;
 mod redact;
 mod report;
@@ -62,6 +63,7 @@ mod fuzz;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -141,12 +143,12 @@ fn plan(m: &Matrix, all: &[Cell]) -> Vec<(Cell, Kind)> {
         return all.iter().map(|c| (c.clone(), Kind::Fresh)).collect();
     }
     let loads = cells::load_cells(m, all);
-    let mut out: Vec<(Cell, Kind)> = Vec::new();
+    // By id, each taken out when planned: linear in the cells.
+    let mut unplanned: HashMap<&str, &Cell> = loads.iter().map(|l| (l.id.as_str(), l)).collect();
+    let mut out: Vec<(Cell, Kind)> = Vec::with_capacity(all.len() + loads.len());
     for c in all {
-        if let Some(l) = loads.iter().find(|l| Some(&l.id) == c.load.as_ref()) {
-            if !out.iter().any(|(x, _)| x.id == l.id) {
-                out.push((l.clone(), Kind::SharedLoad));
-            }
+        if let Some(l) = c.load.as_deref().and_then(|id| unplanned.remove(id)) {
+            out.push((l.clone(), Kind::SharedLoad));
         }
         out.push((c.clone(), Kind::RunOnCopy));
     }
@@ -219,9 +221,14 @@ fn preflight(m: &Matrix, ycsb: &Path) -> Result<()> {
 ///
 /// # Errors
 ///
-/// A refused matrix ([`ExperimentError::Matrix`], naming `file:line`), a
-/// failed build or missing tool, files that cannot be written, failed
-/// cells (after the report of the others is written) or an interruption.
+/// A refused matrix ([`ExperimentError::Matrix`], naming `file:line`,
+/// before anything is written), a failed build or missing tool, a results
+/// directory the runner did not make ([`ExperimentError::NotOwned`]),
+/// files that cannot be written, or an interruption. A failed cell (or a
+/// failed shared load, which fails the cells that would run on its data)
+/// does not stop the others: when all have run, the summaries and the
+/// report list each failure with its reason, and the result is
+/// [`ExperimentError::CellsFailed`].
 pub fn run(options: &Options, stop: Arc<AtomicBool>, progress: &mut dyn Progress) -> Result<()> {
     let m = matrix::load(&options.matrix)?;
     let all = cells::expand(&m);
@@ -257,13 +264,13 @@ pub fn run(options: &Options, stop: Arc<AtomicBool>, progress: &mut dyn Progress
         .results
         .clone()
         .unwrap_or_else(|| root.join("results"));
-    let results = results_root.join(&m.name);
-    std::fs::create_dir_all(&results).context(|| format!("creating {}", results.display()))?;
+    let results = paths::child(&results_root, &m.name)?;
+    paths::claim_experiment_dir(&results)?;
     let results = results
         .canonicalize()
         .context(|| format!("resolving {}", results.display()))?;
     let data = match &m.data_dir {
-        Some(d) => d.join(&m.name),
+        Some(d) => paths::child(d, &m.name)?,
         None => results.join("data"),
     };
     std::fs::create_dir_all(&data).context(|| format!("creating {}", data.display()))?;
@@ -282,7 +289,12 @@ pub fn run(options: &Options, stop: Arc<AtomicBool>, progress: &mut dyn Progress
         data: &data,
     };
     if options.mode == Mode::ReportOnly {
-        return reports.write(progress);
+        // The failures the last run recorded, for cells still not complete.
+        let failed: Vec<(Cell, String)> = work
+            .iter()
+            .filter_map(|(c, _)| Some((c.clone(), run::recorded_failure(&results, &c.id)?)))
+            .collect();
+        return reports.write(&failed, progress);
     }
     let force = options.mode == Mode::Force;
     let ycsb = match &options.ycsb {
@@ -297,8 +309,12 @@ pub fn run(options: &Options, stop: Arc<AtomicBool>, progress: &mut dyn Progress
     for sub in ["cells", "loads"] {
         if let Ok(entries) = std::fs::read_dir(results.join(sub)) {
             for e in entries.flatten() {
-                if e.file_name().to_string_lossy().starts_with(".partial-") {
-                    let _ = std::fs::remove_dir_all(e.path());
+                if e.file_name()
+                    .to_string_lossy()
+                    .starts_with(paths::PARTIAL_PREFIX)
+                {
+                    // Only partial cells of ours: anything else is kept.
+                    let _ = paths::remove_owned(&e.path());
                 }
             }
         }
@@ -335,30 +351,56 @@ pub fn run(options: &Options, stop: Arc<AtomicBool>, progress: &mut dyn Progress
     };
     let started = Instant::now();
     let (mut executed, mut executed_secs, mut skipped) = (0usize, 0.0f64, 0usize);
-    let mut failed: Vec<String> = Vec::new();
-    // Cells still to run, for an ETA that does not count complete ones.
+    // Cells that failed, in order, with the reason.
+    let mut failed: Vec<(Cell, String)> = Vec::new();
+    // Shared loads that failed: their run cells fail without running.
+    let mut failed_loads: HashMap<&str, String> = HashMap::new();
+    // Cells still to run, for an ETA that does not count complete ones,
+    // and run cells still to run per shared load.
     let todo: Vec<bool> = work
         .iter()
         .map(|(c, k)| force || !runner.is_complete(&m, c, *k))
         .collect();
-    for (i, (cell, kind)) in work.iter().enumerate() {
-        // A shared load is only needed while some of its run cells are not complete.
-        if *kind == Kind::SharedLoad && !force {
-            let pending = work.iter().any(|(c, k)| {
-                *k == Kind::RunOnCopy
-                    && c.load.as_ref() == Some(&cell.id)
-                    && !runner.is_complete(&m, c, *k)
-            });
-            if !pending {
-                skipped += 1;
-                continue;
-            }
+    let mut pending_runs: HashMap<&str, usize> = HashMap::new();
+    for ((c, k), t) in work.iter().zip(&todo) {
+        if let (Kind::RunOnCopy, Some(load), true) = (k, c.load.as_deref(), *t) {
+            *pending_runs.entry(load).or_default() += 1;
         }
-        let remaining = todo[i..].iter().filter(|t| **t).count().max(1);
+    }
+    let mut remaining = todo.iter().filter(|t| **t).count();
+    for (i, (cell, kind)) in work.iter().enumerate() {
+        if todo[i] {
+            remaining -= 1;
+        }
+        // A shared load is only needed while some of its run cells are not complete.
+        if *kind == Kind::SharedLoad && !force && !pending_runs.contains_key(cell.id.as_str()) {
+            skipped += 1;
+            continue;
+        }
+        if let Some(why) = cell
+            .load
+            .as_deref()
+            .and_then(|l| failed_loads.get(l))
+            .filter(|_| todo[i])
+        {
+            let why = format!(
+                "its shared load {} failed: {why}",
+                cell.load.as_deref().unwrap_or("")
+            );
+            progress.status(&format!("experiment: cell {} failed: {why}", cell.id));
+            if let Err(e) = runner.record_failure(cell, &why) {
+                progress.status(&format!(
+                    "experiment: cannot record the failure of {}: {e}",
+                    cell.id
+                ));
+            }
+            failed.push((cell.clone(), why));
+            continue;
+        }
         let eta = if executed > 0 {
             format!(
                 "ETA {}",
-                hms(executed_secs / executed as f64 * remaining as f64)
+                hms(executed_secs / executed as f64 * (remaining + 1) as f64)
             )
         } else {
             "ETA after the first cell".into()
@@ -371,7 +413,16 @@ pub fn run(options: &Options, stop: Arc<AtomicBool>, progress: &mut dyn Progress
             cell.id
         );
         let t = Instant::now();
-        match runner.run_cell(&m, cell, *kind, &mut || progress.status(&line))? {
+        // A problem of one cell fails that cell; the others still run.
+        let outcome = runner
+            .run_cell(&m, cell, *kind, &mut || progress.status(&line))
+            .unwrap_or_else(|e| {
+                // Failed before it had a directory: recorded for --report.
+                let why = e.to_string();
+                let _ = runner.record_failure(cell, &why);
+                Outcome::Failed(why)
+            });
+        match outcome {
             Outcome::Done => {
                 executed += 1;
                 executed_secs += t.elapsed().as_secs_f64();
@@ -379,7 +430,10 @@ pub fn run(options: &Options, stop: Arc<AtomicBool>, progress: &mut dyn Progress
             Outcome::Skipped => skipped += 1,
             Outcome::Failed(why) => {
                 progress.status(&format!("experiment: cell {} failed: {why}", cell.id));
-                failed.push(cell.id.clone());
+                if *kind == Kind::SharedLoad {
+                    failed_loads.insert(cell.id.as_str(), why.clone());
+                }
+                failed.push((cell.clone(), why));
                 executed += 1;
                 executed_secs += t.elapsed().as_secs_f64();
             }
@@ -399,15 +453,17 @@ pub fn run(options: &Options, stop: Arc<AtomicBool>, progress: &mut dyn Progress
     }
     if !m.keep_data {
         // Shared loads whose run cells are all complete.
+        let mut incomplete: HashMap<&str, bool> = HashMap::new();
+        for (c, k) in &work {
+            if let (Kind::RunOnCopy, Some(load)) = (k, c.load.as_deref()) {
+                *incomplete.entry(load).or_default() |= !runner.is_complete(&m, c, *k);
+            }
+        }
         for (cell, kind) in &work {
-            if *kind == Kind::SharedLoad
-                && work.iter().all(|(c, k)| {
-                    *k != Kind::RunOnCopy
-                        || c.load.as_ref() != Some(&cell.id)
-                        || runner.is_complete(&m, c, *k)
-                })
-            {
-                let _ = std::fs::remove_dir_all(data.join(&cell.id));
+            if *kind == Kind::SharedLoad && incomplete.get(cell.id.as_str()) != Some(&true) {
+                if let Ok(dir) = paths::child(&data, &cell.id) {
+                    let _ = paths::remove_owned(&dir);
+                }
             }
         }
     }
@@ -416,9 +472,11 @@ pub fn run(options: &Options, stop: Arc<AtomicBool>, progress: &mut dyn Progress
         failed.len(),
         hms(started.elapsed().as_secs_f64())
     ));
-    reports.write(progress)?;
+    reports.write(&failed, progress)?;
     if !failed.is_empty() {
-        return Err(ExperimentError::CellsFailed { cells: failed });
+        return Err(ExperimentError::CellsFailed {
+            cells: failed.into_iter().map(|(c, _)| c.id).collect(),
+        });
     }
     Ok(())
 }
@@ -444,7 +502,9 @@ struct Reports<'a> {
 }
 
 impl Reports<'_> {
-    fn write(&self, progress: &mut dyn Progress) -> Result<()> {
+    /// Writes the summaries and the report of the complete cells and of
+    /// those that `failed` (with the reason).
+    fn write(&self, failed: &[(Cell, String)], progress: &mut dyn Progress) -> Result<()> {
         let (m, results) = (self.m, self.results);
         let mut cells: Vec<Cell> = self
             .work
@@ -470,6 +530,16 @@ impl Reports<'_> {
             )?;
             phases.push((phase.to_string(), rows));
         }
+        if !failed.is_empty() {
+            progress.result(&format!("\n{}", summary::failed_terminal(failed)));
+            md.push_str(&summary::failed_markdown(failed));
+            md.push('\n');
+        }
+        // Written even when empty, so that it never tells of an older run.
+        host::write_atomic(
+            &results.join("summary-failed.csv"),
+            summary::failed_csv(m, failed).as_bytes(),
+        )?;
         md.push_str("Throughput is mean ± sample standard deviation over repeats; latencies in microseconds (means over repeats); cpu % is of one core; cv % is the coefficient of variation of per-interval throughput (lower is steadier); user MB/s counts keys and values written, its share is of the measured sequential write bandwidth.\n");
         host::write_atomic(&results.join("summary.md"), md.as_bytes())?;
         let io = res
@@ -479,7 +549,7 @@ impl Reports<'_> {
             })
             .unwrap_or_default();
         let extra = json!({"host": self.host_facts, "git": self.git, "fs": host::filesystem_json(self.data), "io_ceiling": io});
-        let html = report::html(m, &res, &phases, &extra);
+        let html = report::html(m, &res, &phases, failed, &extra);
         host::write_atomic(&results.join("report.html"), html.as_bytes())?;
         progress.result(&format!(
             "results: {}\nreport:  {}",

@@ -3,7 +3,7 @@
 //! Every refusal names the matrix file and the line of the offending key or
 //! value, so a typo costs seconds, not a night of benchmarking.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -240,6 +240,23 @@ impl Ctx<'_> {
         })
     }
 
+    /// Refuses a name that becomes (part of) a directory name unless it
+    /// is one directory entry: the rule of [`crate::paths::name_problem`].
+    fn dir_name(
+        &self,
+        span: std::ops::Range<usize>,
+        what: &str,
+        name: &str,
+    ) -> Result<(), MatrixError> {
+        match crate::paths::name_problem(name) {
+            Some(why) => self.err(
+                span,
+                format!("{what} '{name}' cannot name a directory under the results: {why}"),
+            ),
+            None => Ok(()),
+        }
+    }
+
     fn file(&self, s: &Spanned<String>, what: &str) -> Result<PathBuf, MatrixError> {
         let path = self.dir.join(s.get_ref());
         if !path.is_file() {
@@ -412,20 +429,30 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
 
     let name = match &e.name {
         Some(n) => {
-            if n.get_ref().is_empty() || label_of(n.get_ref()) != *n.get_ref() {
+            if label_of(n.get_ref()) != *n.get_ref() {
                 return cx.err(
                     n.span(),
                     format!("experiment.name '{}': use letters, digits, '.', '_', '-' or '+' (it names a directory)", n.get_ref()),
                 );
             }
+            cx.dir_name(n.span(), "experiment.name", n.get_ref())?;
             n.get_ref().clone()
         }
-        None => label_of(
-            &path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "experiment".into()),
-        ),
+        None => {
+            let name = label_of(
+                &path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            );
+            if let Some(why) = crate::paths::name_problem(&name) {
+                return cx.err(
+                    exp_span.clone(),
+                    format!("the experiment's name, '{name}' from the file name, cannot name its results directory ({why}): set experiment.name"),
+                );
+            }
+            name
+        }
     };
     let repeats = match &e.repeats {
         Some(r) if *r.get_ref() == 0 => {
@@ -545,17 +572,42 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
             ),
         );
     }
+    // Before any value is looked at: a typo of a size must cost no time.
+    let cells = raw_axes.iter().fold(u64::from(repeats), |n, (_, values)| {
+        n.saturating_mul(values.get_ref().len() as u64)
+    });
+    if cells > MAX_CELLS {
+        return cx.err(
+            raw.axes.span(),
+            format!("the matrix has {cells} cells (axes times repeats): at most {MAX_CELLS}"),
+        );
+    }
+    let raw_dbs: HashMap<&str, &Spanned<RawDb>> = raw
+        .db
+        .iter()
+        .map(|(k, d)| (k.get_ref().as_str(), d))
+        .collect();
     let mut axes = Vec::new();
     let mut dbs = BTreeMap::new();
     for (key, values) in raw_axes {
         let name = key.get_ref().clone();
+        // Part of every cell's directory name: `<axis>=<label>`.
+        if label_of(&name) != name {
+            return cx.err(
+                key.span(),
+                format!("axes.{name}: an axis name is part of cell directory names: use letters, digits, '.', '_', '-' or '+'"),
+            );
+        }
+        cx.dir_name(key.span(), "axis", &name)?;
         if values.get_ref().is_empty() {
             return cx.err(
                 values.span(),
                 format!("axes.{name} is empty: give at least one value"),
             );
         }
-        let mut out: Vec<AxisValue> = Vec::new();
+        let mut out: Vec<AxisValue> = Vec::with_capacity(values.get_ref().len());
+        // Labels seen: a set, so that a long axis is checked in linear time.
+        let mut labels: HashSet<String> = HashSet::with_capacity(values.get_ref().len());
         for v in values.get_ref() {
             let value = cx.scalar(v, &format!("axes.{name}"))?;
             let label = match name.as_str() {
@@ -566,11 +618,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                         .map(|s| s.to_string_lossy().into_owned())
                         .unwrap_or_default();
                     let label = label_of(&stem);
-                    out.push(AxisValue {
-                        value: path.display().to_string(),
-                        label: label.clone(),
-                    });
-                    if out.iter().filter(|o| o.label == label).count() > 1 {
+                    if !labels.insert(label.clone()) {
                         return cx.err(
                             v.span(),
                             format!(
@@ -578,6 +626,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                             ),
                         );
                     }
+                    out.push(AxisValue {
+                        value: path.display().to_string(),
+                        label,
+                    });
                     continue;
                 }
                 "db" => {
@@ -588,8 +640,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                             format!("axes.db '{label}': use letters, digits, '.', '_', '-' or '+'"),
                         );
                     }
-                    let db = match raw.db.iter().find(|(k, _)| k.get_ref() == &label) {
-                        Some((_, d)) => build_db(&cx, &label, d.get_ref(), d.span())?,
+                    cx.dir_name(v.span(), "axes.db", &label)?;
+                    let db = match raw_dbs.get(label.as_str()) {
+                        Some(d) => build_db(&cx, &label, d.get_ref(), d.span())?,
                         None if descriptor(&label).is_some() => Db {
                             label: label.clone(),
                             store: descriptor(&label).map(|d| d.name.to_string()).unwrap_or_default(),
@@ -637,7 +690,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                 }
                 _ => axis_label(&name, &value, out.len()),
             };
-            if out.iter().any(|o| o.label == label) {
+            if !labels.insert(label.clone()) {
                 return cx.err(
                     v.span(),
                     format!("axes.{name}: value '{value}' listed twice"),
@@ -766,13 +819,20 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
             Some(coords)
         }
     };
-    let cells = axes.iter().fold(u64::from(repeats), |n, a| {
-        n.saturating_mul(a.values.len() as u64)
-    });
-    if cells > MAX_CELLS {
+    // Every cell's name, with the runner's prefix, must fit in a directory
+    // entry: the longest is each axis' longest `<axis>=<label>`.
+    let longest = axes
+        .iter()
+        .map(|a| a.name.len() + 1 + a.values.iter().map(|v| v.label.len()).max().unwrap_or(0) + 1)
+        .sum::<usize>()
+        + format!("load,r{repeats}").len();
+    if longest + crate::paths::LONGEST_PREFIX > crate::paths::NAME_MAX {
         return cx.err(
             raw.axes.span(),
-            format!("the matrix has {cells} cells (axes times repeats): at most {MAX_CELLS}"),
+            format!(
+                "the longest cell name would be {longest} bytes: a directory name can have at most {} (shorten axis names or values)",
+                crate::paths::NAME_MAX - crate::paths::LONGEST_PREFIX
+            ),
         );
     }
     if let Some(d) = &e.data_dir {

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 use ycsb_report::{escape as esc, render_bars, render_svg, Bar, BarChart, Chart, Dash};
 
+use crate::cells::Cell;
 use crate::matrix::Matrix;
 use crate::series::PhaseSeries;
 use crate::summary::{self, CellResult, Row};
@@ -141,6 +142,7 @@ pub fn html(
     m: &Matrix,
     results: &[CellResult],
     phases: &[(String, Vec<Row>)],
+    failed: &[(Cell, String)],
     extra: &Value,
 ) -> String {
     let mut body = String::new();
@@ -151,8 +153,13 @@ pub fn html(
     let host = &extra["host"];
     let _ = write!(
         body,
-        "<p class=meta>{} cells complete · git {} · {} · {} logical CPUs · {:.1} GiB · kernel {} · DB filesystem {} ({}){}</p>",
+        "<p class=meta>{} cells complete{} · git {} · {} · {} logical CPUs · {:.1} GiB · kernel {} · DB filesystem {} ({}){}</p>",
         results.len(),
+        if failed.is_empty() {
+            String::new()
+        } else {
+            format!(" · <a href=#failed>{} failed</a>", failed.len())
+        },
         esc(extra["git"].as_str().unwrap_or("?")),
         esc(host["cpu_model"].as_str().unwrap_or("?")),
         host["logical_cpus"],
@@ -165,6 +172,21 @@ pub fn html(
             None => String::new(),
         }
     );
+    if !failed.is_empty() {
+        // Before the measurements: what is missing from them, and why.
+        body.push_str(
+            "<h2 id=failed>Failed cells</h2><table><tr><th>cell</th><th>reason</th></tr>",
+        );
+        for (cell, why) in failed {
+            let _ = write!(
+                body,
+                "<tr><td>{}</td><td>{}</td></tr>",
+                esc(&cell.id),
+                esc(why)
+            );
+        }
+        body.push_str("</table>");
+    }
     for (phase, rows) in phases {
         if rows.is_empty() {
             continue;

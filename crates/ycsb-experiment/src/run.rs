@@ -15,6 +15,7 @@ use crate::cells::Cell;
 use crate::error::{Context as _, ExperimentError, Result};
 use crate::host;
 use crate::matrix::{descriptor, dir_property, Matrix, Server};
+use crate::paths::{self, FAILED_PREFIX, PARTIAL_PREFIX};
 use crate::proc::{self, Cgroup};
 use crate::redact;
 use crate::series::{self, PhaseSeries, ResourcePoint};
@@ -68,13 +69,32 @@ pub struct Runner {
 }
 
 /// The directory of a complete cell.
-pub fn cell_dir(results: &Path, id: &str) -> PathBuf {
+///
+/// # Errors
+/// [`ExperimentError::UnsafePath`] when `id` is not one directory name.
+pub fn cell_dir(results: &Path, id: &str) -> Result<PathBuf> {
     let sub = if id.starts_with("load,") {
         "loads"
     } else {
         "cells"
     };
-    results.join(sub).join(id)
+    paths::child(&results.join(sub), id)
+}
+
+/// What a failed cell's kept directory (`.failed-<cell>/`) says about why
+/// it failed.
+pub const FAILURE_FILE: &str = "failure.txt";
+
+/// Why a cell that is not complete failed, as its kept directory records,
+/// if it failed.
+pub fn recorded_failure(results: &Path, id: &str) -> Option<String> {
+    let dir = cell_dir(results, id).ok()?;
+    if dir.join("cell.json").is_file() {
+        return None;
+    }
+    let failed = paths::child(dir.parent()?, &format!("{FAILED_PREFIX}{id}")).ok()?;
+    let text = std::fs::read_to_string(failed.join(FAILURE_FILE)).ok()?;
+    Some(text.trim_end().to_string())
 }
 
 fn fnv64(text: &str) -> String {
@@ -302,18 +322,24 @@ impl Runner {
     /// Whether the cell is complete with its current inputs (a shared load
     /// also needs its data).
     pub fn is_complete(&self, m: &Matrix, cell: &Cell, kind: Kind) -> bool {
-        complete(
-            &cell_dir(&self.results, &cell.id),
-            &self.fingerprint_of(m, cell, kind),
-        ) && (kind != Kind::SharedLoad || self.data.join(&cell.id).join("db").exists())
+        let (Ok(dir), Ok(data)) = (
+            cell_dir(&self.results, &cell.id),
+            paths::child(&self.data, &cell.id),
+        ) else {
+            return false;
+        };
+        complete(&dir, &self.fingerprint_of(m, cell, kind))
+            && (kind != Kind::SharedLoad || data.join("db").exists())
     }
 
     /// Runs one cell unless it is already complete, calling `announce`
     /// just before it starts.
     ///
     /// # Errors
-    /// Problems of the harness itself (files, cgroups); a failing `ycsb`
-    /// is an [`Outcome::Failed`].
+    /// Problems before the cell starts (a name that cannot be a directory,
+    /// the results directory, a free port). Whatever goes wrong in the cell
+    /// itself (its directories, its processes, a failing `ycsb`) is an
+    /// [`Outcome::Failed`] with the reason, kept in `.failed-<cell>/`.
     pub fn run_cell(
         &self,
         m: &Matrix,
@@ -321,12 +347,12 @@ impl Runner {
         kind: Kind,
         announce: &mut dyn FnMut(),
     ) -> Result<Outcome> {
-        let final_dir = cell_dir(&self.results, &cell.id);
+        let final_dir = cell_dir(&self.results, &cell.id)?;
         let parent = final_dir.parent().unwrap_or(&self.results).to_path_buf();
         std::fs::create_dir_all(&parent).context(|| format!("creating {}", parent.display()))?;
-        let partial = parent.join(format!(".partial-{}", cell.id));
-        let failed = parent.join(format!(".failed-{}", cell.id));
-        let data_dir = self.data.join(&cell.id);
+        let partial = paths::child(&parent, &format!("{PARTIAL_PREFIX}{}", cell.id))?;
+        let failed = paths::child(&parent, &format!("{FAILED_PREFIX}{}", cell.id))?;
+        let data_dir = paths::child(&self.data, &cell.id)?;
         let db_dir = data_dir.join("db");
         let export = partial.join("export.json");
         if !self.force && self.is_complete(m, cell, kind) {
@@ -340,87 +366,115 @@ impl Runner {
         };
         let (argv, server_argv) = self.commands(m, cell, kind, &db_dir, &export, port.unwrap_or(0));
         announce();
-        let _ = std::fs::remove_dir_all(&partial);
-        std::fs::create_dir_all(&partial).context(|| format!("creating {}", partial.display()))?;
-        let _ = std::fs::remove_dir_all(&data_dir);
-        std::fs::create_dir_all(&data_dir)
-            .context(|| format!("creating {}", data_dir.display()))?;
-        if kind == Kind::RunOnCopy {
-            let Some(load_id) = cell.load.as_deref() else {
-                return Ok(Outcome::Failed(format!(
-                    "{} runs on a shared load but names none",
-                    cell.id
-                )));
-            };
-            let source = self.data.join(load_id).join("db");
-            let status = std::process::Command::new("cp")
-                .args(["-a", "--reflink=auto"])
-                .arg(&source)
-                .arg(&db_dir)
-                .status()
-                .context(|| "starting cp".into())?;
-            if !status.success() {
-                return Err(ExperimentError::Tool(format!(
-                    "copying the shared load {} to {} failed",
-                    source.display(),
-                    db_dir.display()
-                )));
-            }
-            // The copy's pages would be cached and charged to the xtask:
-            // write them out and drop them, so every run starts cold and a
-            // memory-limited run pays for its own cache.
-            host::evict_page_cache(&db_dir);
-        }
-        let result = self.execute(
-            m,
-            cell,
-            kind,
-            &argv,
-            &server_argv,
-            port,
-            &partial,
-            &data_dir,
-            &db_dir,
-            &fp,
-        );
+        let result = match paths::create_owned(&partial) {
+            // Nothing of ours to keep: the cell fails with the reason.
+            Err(e) => return Ok(Outcome::Failed(e.to_string())),
+            Ok(()) => paths::create_owned(&data_dir)
+                .and_then(|()| self.copy_shared_load(cell, kind, &db_dir))
+                .and_then(|copied| match copied {
+                    Some(why) => Ok(Outcome::Failed(why)),
+                    None => self.execute(
+                        m,
+                        cell,
+                        kind,
+                        &argv,
+                        &server_argv,
+                        port,
+                        &partial,
+                        &data_dir,
+                        &db_dir,
+                        &fp,
+                    ),
+                }),
+        };
+        // Only what this cell made is deleted; anything else is left alone.
         let cleanup_data = |keep: bool| {
             if !keep {
-                let _ = std::fs::remove_dir_all(&data_dir);
+                let _ = paths::remove_owned(&data_dir);
             }
+        };
+        let fail = |why: String| {
+            // Kept for a look (logs, command, the reason), never taken for
+            // a result.
+            let kept_why = format!("{why} (logs in {})", failed.display());
+            let _ = std::fs::write(partial.join(FAILURE_FILE), format!("{kept_why}\n"));
+            let _ = paths::remove_owned(&failed);
+            let kept = paths::rename_no_replace(&partial, &failed).is_ok();
+            let _ = paths::remove_owned(&partial);
+            cleanup_data(false);
+            Outcome::Failed(if kept { kept_why } else { why })
         };
         match result {
             Ok(Outcome::Done) => {
-                let _ = std::fs::remove_dir_all(&failed);
-                let _ = std::fs::remove_dir_all(&final_dir);
-                std::fs::rename(&partial, &final_dir).context(|| {
-                    format!("renaming {} to {}", partial.display(), final_dir.display())
-                })?;
+                let _ = paths::remove_owned(&failed);
+                // A previous result of this cell is replaced; what is not
+                // one is kept, and the cell fails saying so.
+                if let Err(e) = paths::remove_owned(&final_dir)
+                    .and_then(|()| paths::rename_no_replace(&partial, &final_dir))
+                {
+                    return Ok(fail(e.to_string()));
+                }
                 cleanup_data(m.keep_data || kind == Kind::SharedLoad);
                 Ok(Outcome::Done)
             }
-            Ok(Outcome::Failed(why)) => {
-                // Kept for a look (logs, command), never taken for a result.
-                let _ = std::fs::remove_dir_all(&failed);
-                let kept = std::fs::rename(&partial, &failed).is_ok();
-                let _ = std::fs::remove_dir_all(&partial);
-                cleanup_data(false);
-                Ok(Outcome::Failed(if kept {
-                    format!("{why} (logs in {})", failed.display())
-                } else {
-                    why
-                }))
-            }
+            Ok(Outcome::Failed(why)) => Ok(fail(why)),
+            // A problem of this cell's files or processes fails the cell,
+            // not the matrix.
+            Err(e) => Ok(fail(e.to_string())),
             Ok(other) => {
-                let _ = std::fs::remove_dir_all(&partial);
+                let _ = paths::remove_owned(&partial);
                 cleanup_data(false);
                 Ok(other)
             }
-            Err(e) => {
-                let _ = std::fs::remove_dir_all(&partial);
-                cleanup_data(false);
-                Err(e)
-            }
         }
+    }
+
+    /// Records that `cell` failed without running (its shared load
+    /// failed) in its `.failed-<cell>/`, as a cell that ran and failed
+    /// records it, so that `--report` finds it too.
+    ///
+    /// # Errors
+    /// The directory cannot be made (something else is there) or written.
+    pub fn record_failure(&self, cell: &Cell, why: &str) -> Result<()> {
+        let final_dir = cell_dir(&self.results, &cell.id)?;
+        let parent = final_dir.parent().unwrap_or(&self.results);
+        let failed = paths::child(parent, &format!("{FAILED_PREFIX}{}", cell.id))?;
+        paths::create_owned(&failed)?;
+        write(&failed.join(FAILURE_FILE), &format!("{why}\n"))
+    }
+
+    /// For a run on a shared load: copies the load's data into `db_dir`.
+    /// `Some(why)` when it cannot.
+    fn copy_shared_load(&self, cell: &Cell, kind: Kind, db_dir: &Path) -> Result<Option<String>> {
+        if kind != Kind::RunOnCopy {
+            return Ok(None);
+        }
+        let Some(load_id) = cell.load.as_deref() else {
+            return Ok(Some(format!(
+                "{} runs on a shared load but names none",
+                cell.id
+            )));
+        };
+        let source = paths::child(&self.data, load_id)?.join("db");
+        let out = std::process::Command::new("cp")
+            .args(["-a", "--reflink=auto"])
+            .arg(&source)
+            .arg(db_dir)
+            .output()
+            .context(|| "starting cp".into())?;
+        if !out.status.success() {
+            return Ok(Some(format!(
+                "copying the shared load {} to {} failed: {}",
+                source.display(),
+                db_dir.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        // The copy's pages would be cached and charged to the xtask:
+        // write them out and drop them, so every run starts cold and a
+        // memory-limited run pays for its own cache.
+        host::evict_page_cache(db_dir);
+        Ok(None)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -2,7 +2,7 @@
 //! throughput, latency percentiles, CPU, space, stability, I/O share and
 //! ratios against a baseline; as terminal, Markdown and CSV text.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -58,7 +58,7 @@ impl CellResult {
 pub fn read_results(results: &Path, cells: &[Cell]) -> Result<Vec<CellResult>> {
     let mut out = Vec::new();
     for cell in cells {
-        let dir = cell_dir(results, &cell.id);
+        let dir = cell_dir(results, &cell.id)?;
         let Ok(record) = std::fs::read_to_string(dir.join("cell.json")) else {
             continue;
         };
@@ -218,13 +218,18 @@ fn mean_opt(values: &[Option<f64>]) -> Option<f64> {
 /// The summary rows of a phase, in cell order.
 pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
     let mut groups: Vec<(String, Vec<&CellResult>)> = Vec::new();
+    // Where each group is in `groups`: linear in the cells.
+    let mut index: HashMap<&str, usize> = HashMap::new();
     for r in results {
         if r.phase(phase).is_none() {
             continue;
         }
-        match groups.iter_mut().find(|(g, _)| *g == r.cell.group) {
-            Some((_, v)) => v.push(r),
-            None => groups.push((r.cell.group.clone(), vec![r])),
+        match index.get(r.cell.group.as_str()) {
+            Some(&i) => groups[i].1.push(r),
+            None => {
+                index.insert(&r.cell.group, groups.len());
+                groups.push((r.cell.group.clone(), vec![r]));
+            }
         }
     }
     let mut rows: Vec<Row> = groups
@@ -347,16 +352,14 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
                 })
                 .collect()
         };
-        let means: Vec<(Vec<(String, String)>, f64)> = rows
-            .iter()
-            .map(|r| (r.coords.clone(), r.ops_mean))
-            .collect();
+        let mut means: HashMap<Vec<(String, String)>, f64> = HashMap::new();
+        for r in &rows {
+            // The first row of these coordinates, as a scan would find.
+            means.entry(r.coords.clone()).or_insert(r.ops_mean);
+        }
         for row in &mut rows {
             let want = baseline_of(row);
-            row.ratio = means
-                .iter()
-                .find(|(c, _)| *c == want)
-                .map(|(_, b)| row.ops_mean / b);
+            row.ratio = means.get(&want).map(|b| row.ops_mean / b);
         }
     }
     rows
@@ -624,6 +627,61 @@ pub fn csv(m: &Matrix, rows: &[Row]) -> String {
             r.build.clone().unwrap_or_default(),
             r.assertions_enabled.to_string(),
         ]);
+        out.push_str(&c.iter().map(|x| csv_field(x)).collect::<Vec<_>>().join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// The failed cells, one line each with the reason, for the terminal.
+pub fn failed_terminal(failed: &[(Cell, String)]) -> String {
+    let mut out = format!("failed cells ({})\n", failed.len());
+    for (cell, why) in failed {
+        let _ = writeln!(out, "  {}: {why}", cell.id);
+    }
+    out
+}
+
+/// A reason on one line of a Markdown table cell.
+fn markdown_cell(text: &str) -> String {
+    text.replace('\n', " ").replace('|', "\\|")
+}
+
+/// The failed cells as a Markdown table: the cell and why it failed.
+pub fn failed_markdown(failed: &[(Cell, String)]) -> String {
+    let mut out = format!(
+        "### Failed cells\n\n{} cells failed; their logs are kept in `.failed-<cell>/`.\n\n| cell | reason |\n|---|---|\n",
+        failed.len()
+    );
+    for (cell, why) in failed {
+        let _ = writeln!(
+            out,
+            "| {} | {} |",
+            markdown_cell(&cell.id),
+            markdown_cell(why)
+        );
+    }
+    out
+}
+
+/// The failed cells as CSV: their coordinates, repeat, name and reason;
+/// only the header when none failed.
+pub fn failed_csv(m: &Matrix, failed: &[(Cell, String)]) -> String {
+    let axes: Vec<&str> = m.axes.iter().map(|a| a.name.as_str()).collect();
+    let mut head: Vec<&str> = axes.clone();
+    head.extend(["repeat", "cell", "reason"]);
+    let mut out = head
+        .iter()
+        .map(|h| csv_field(h))
+        .collect::<Vec<_>>()
+        .join(",")
+        + "\n";
+    for (cell, why) in failed {
+        let mut c: Vec<String> = axes
+            .iter()
+            .map(|a| cell.label(a).unwrap_or_default().to_string())
+            .collect();
+        c.extend([cell.repeat.to_string(), cell.id.clone(), why.clone()]);
         out.push_str(&c.iter().map(|x| csv_field(x)).collect::<Vec<_>>().join(","));
         out.push('\n');
     }

@@ -124,6 +124,17 @@ const BAD: &[(&str, &str, &str)] = &[
     ("[experiment]\n[axes]\ndb = [\"redis\"]\nclients = [\"two\"]\n", "test.toml:4:", "axes.clients 'two'"),
     ("[experiment]\n[properties]\n\"client.count\" = 2\n[axes]\ndb = [\"redis\"]\nclients = [2]\n", "test.toml:6:", "remove it from [properties]"),
     ("[axes]\ndb = [\"memory\"]\n", "test.toml:1:", "missing field `experiment`"),
+    // Names that become directory names never leave the results directory.
+    ("[experiment]\nname = \"..\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.name '..' cannot name a directory"),
+    ("[experiment]\nname = \".\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.name '.' cannot name a directory"),
+    ("[experiment]\nname = \"\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "it is empty"),
+    ("[experiment]\nname = \"/etc\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "names a directory"),
+    ("[experiment]\nname = \"a\\u0000b\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "names a directory"),
+    ("[experiment]\nname = \"io-ceiling.json\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "a file of the results directory"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\n\"../../x\" = [1]\n", "test.toml:4:", "axis name is part of cell directory names"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\n\"a/b\" = [1]\n", "test.toml:4:", "axis name is part of cell directory names"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\n\"\" = [1]\n", "test.toml:4:", "axis '' cannot name a directory"),
+    ("[experiment]\n[axes]\ndb = [\"memory\",\n \"..\"]\n", "test.toml:4:", "axes.db '..' cannot name a directory"),
 ];
 
 #[test]
@@ -593,4 +604,213 @@ fn matrix_files_that_are_not_regular_files_are_refused() {
     // Read, this would block for ever: no writer opens the FIFO.
     let e = super::matrix::load(&fifo).unwrap_err().to_string();
     assert!(e.contains("matrix.toml") && e.contains("a FIFO"), "{e}");
+}
+
+/// A name that would reach past the results directory as a derived name
+/// (the file name), as a very long one, or as a cell name made long by
+/// its axes, is refused on the line that makes it.
+#[test]
+fn names_too_long_or_derived_are_refused_too() {
+    let long = "x".repeat(300);
+    let e = check(&format!(
+        "[experiment]\nname = \"{long}\"\n[axes]\ndb = [\"memory\"]\n"
+    ))
+    .unwrap_err();
+    assert!(
+        e.contains("test.toml:2:") && e.contains("at most 246"),
+        "{e}"
+    );
+    // Each part is short enough; together they make a cell name too long.
+    let value = "v".repeat(120);
+    let e = check(&format!(
+        "[experiment]\n[axes]\ndb = [\"memory\"]\nfieldlength = [\"{value}\"]\nfieldcount = [\"{value}\"]\n"
+    ))
+    .unwrap_err();
+    assert!(
+        e.contains("test.toml:2:") && e.contains("longest cell name"),
+        "{e}"
+    );
+    // `..toml` has the stem `.`: the default name would be the results root.
+    let e = parse(
+        &dir().join("..toml"),
+        "[experiment]\n[axes]\ndb = [\"memory\"]\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("..toml:1:") && e.contains("set experiment.name"),
+        "{e}"
+    );
+}
+
+struct Collect(Vec<String>);
+
+impl super::Progress for Collect {
+    fn status(&mut self, line: &str) {
+        self.0.push(line.to_string());
+    }
+    fn result(&mut self, text: &str) {
+        self.0.push(text.to_string());
+    }
+}
+
+fn run_mode(
+    matrix: &Path,
+    results: &Path,
+    mode: super::Mode,
+) -> (Result<(), super::ExperimentError>, Vec<String>) {
+    let mut options = super::Options::new(dir(), matrix.to_path_buf(), mode);
+    options.results = Some(results.to_path_buf());
+    let mut out = Collect(Vec::new());
+    let result = super::run(
+        &options,
+        std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        &mut out,
+    );
+    (result, out.0)
+}
+
+/// Every file under `dir`, with its contents.
+fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p.clone());
+                out.push((p, Vec::new()));
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `name = ".."` once wrote `summary.md` and `matrix.toml` into the parent
+/// of the results directory. Now neither `--check` nor a run that writes
+/// (here `--report`, which needs no ycsb binary) touches anything.
+#[test]
+fn a_name_outside_the_results_is_refused_before_anything_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let matrix = tmp.path().join("m.toml");
+    std::fs::write(tmp.path().join("summary.md"), "the user's own\n").unwrap();
+    for name in ["..", ".", "../.."] {
+        std::fs::write(
+            &matrix,
+            format!("[experiment]\nname = \"{name}\"\nio_ceiling = \"off\"\n[axes]\ndb = [\"memory\"]\n"),
+        )
+        .unwrap();
+        let before = snapshot(tmp.path());
+        for mode in [super::Mode::Check, super::Mode::ReportOnly] {
+            let (result, _) = run_mode(&matrix, &tmp.path().join("results"), mode);
+            let e = result.unwrap_err();
+            assert!(
+                matches!(e, super::ExperimentError::Matrix(_)),
+                "{name}: {e}"
+            );
+            assert!(e.to_string().contains("m.toml:2:"), "{e}");
+            assert_eq!(
+                snapshot(tmp.path()),
+                before,
+                "{name} {mode:?} wrote something"
+            );
+        }
+    }
+}
+
+/// An existing `<results>/<name>/` that no experiment made (a user's own
+/// directory) is not written into: its files are not overwritten.
+#[test]
+fn a_results_directory_the_runner_did_not_make_is_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let matrix = tmp.path().join("m.toml");
+    std::fs::write(
+        &matrix,
+        "[experiment]\nname = \"docs\"\nio_ceiling = \"off\"\n[axes]\ndb = [\"memory\"]\n",
+    )
+    .unwrap();
+    let results = tmp.path().join("results");
+    std::fs::create_dir_all(results.join("docs")).unwrap();
+    std::fs::write(results.join("docs").join("summary.md"), "the user's own\n").unwrap();
+    let before = snapshot(tmp.path());
+    let (result, _) = run_mode(&matrix, &results, super::Mode::ReportOnly);
+    let e = result.unwrap_err();
+    assert!(matches!(e, super::ExperimentError::NotOwned { .. }), "{e}");
+    assert!(e.to_string().contains("was not made by"), "{e}");
+    assert_eq!(snapshot(tmp.path()), before);
+    // One of its own it recognises, and reports into again.
+    std::fs::remove_dir_all(results.join("docs")).unwrap();
+    for _ in 0..2 {
+        let (result, _) = run_mode(&matrix, &results, super::Mode::ReportOnly);
+        result.unwrap();
+    }
+    assert!(results.join("docs").join("summary.md").is_file());
+}
+
+/// A matrix of 2,000,000 values on one axis is refused at once, stating
+/// the count; the largest matrix allowed (100,000 cells), with shared
+/// loads, is checked in time linear in its cells.
+#[test]
+fn huge_axes_are_refused_or_expanded_in_linear_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let matrix = tmp.path().join("m.toml");
+    let values = |n: usize| (1..=n).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+    std::fs::write(
+        &matrix,
+        format!(
+            "[experiment]\nname = \"big\"\n[axes]\ndb = [\"memory\"]\nfieldlength = [{}]\n",
+            values(2_000_000)
+        ),
+    )
+    .unwrap();
+    // A generous bound: parsing the 15 MB file takes about 4 s in a debug
+    // build; the quadratic duplicate check took 100 s in a release build
+    // and hours in a debug one. A quadratic loop fails, a slow machine
+    // does not.
+    let started = std::time::Instant::now();
+    let (result, _) = run_mode(&matrix, &tmp.path().join("results"), super::Mode::Check);
+    let e = result.unwrap_err().to_string();
+    assert!(
+        e.contains("m.toml:3:") && e.contains("2000000 cells") && e.contains("at most 100000"),
+        "{e}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+
+    std::fs::write(
+        &matrix,
+        format!(
+            "[experiment]\nname = \"big\"\nreuse_load_across = [\"threadcount\"]\n[axes]\ndb = [\"leveldb\"]\nfieldlength = [{}]\nthreadcount = [1, 2]\n",
+            values(50_000)
+        ),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let (result, out) = run_mode(&matrix, &tmp.path().join("results"), super::Mode::Check);
+    result.unwrap();
+    // The same bound, for the same reason: 100,000 cells and 50,000 loads
+    // take about 2 s in a debug build when linear; matching each cell to
+    // its load by a scan took an hour.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+    let text = out.join("\n");
+    assert!(
+        text.starts_with("big: 100000 cells and 50000 shared loads"),
+        "{}",
+        &text[..200]
+    );
+    assert_eq!(text.lines().count(), 1 + 150_000);
+    assert!(
+        !tmp.path().join("results").exists(),
+        "--check writes nothing"
+    );
 }
