@@ -18,6 +18,7 @@ use ycsb_core::measurement::{
     PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport, StatusCount, TextExporter,
 };
 use ycsb_core::observe::{PhaseObservation, SeriesRow, SeriesSection};
+use ycsb_core::outputs::{check_outputs, Output, Protected};
 use ycsb_db::Status;
 
 use crate::Failure;
@@ -55,7 +56,7 @@ pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure
         return Err(Failure::usage(format!("merge: no input files\n{USAGE}")));
     }
     if let Some(output) = &output {
-        check_output(output)?;
+        check_output(output, &inputs)?;
     }
     let logs = inputs.iter().filter(|p| is_hdr_log(p)).count();
     if logs == inputs.len() {
@@ -85,10 +86,21 @@ pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure
 }
 
 /// Checks, before any input is read, that `-o` can be written: its
-/// directory exists (it is not created silently).
-fn check_output(path: &Path) -> Result<(), Failure> {
+/// directory exists (it is not created silently) and it is none of the
+/// inputs (by any name: links, `..`, hard links), which the merge would
+/// replace.
+fn check_output(path: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     measurement::check_output_path(path)
-        .map_err(|why| Failure::usage(format!("merge: -o {} {why}", path.display())))
+        .map_err(|why| Failure::usage(format!("merge: -o {} {why}", path.display())))?;
+    let inputs: Vec<Protected> = inputs
+        .iter()
+        .map(|input| Protected::file(format!("the input {}", input.display()), input))
+        .collect();
+    check_outputs(
+        &[Output::file(format!("merge: -o {}", path.display()), path)],
+        &inputs,
+    )
+    .map_err(Failure::usage)
 }
 
 fn is_hdr_log(path: &Path) -> bool {

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use ycsb_core::measurement;
+use ycsb_core::outputs::{check_outputs, Output, Protected};
 
 use crate::Failure;
 
@@ -49,6 +50,18 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
     let format = Format::of(&output)?;
     measurement::check_output_path(&output)
         .map_err(|why| Failure::usage(format!("report: -o {} {why}", output.display())))?;
+    let exports: Vec<Protected> = inputs
+        .iter()
+        .map(|input| Protected::file(format!("the export {}", input.display()), input))
+        .collect();
+    check_outputs(
+        &[Output::file(
+            format!("report: -o {}", output.display()),
+            &output,
+        )],
+        &exports,
+    )
+    .map_err(Failure::usage)?;
 
     let mut exports = Vec::new();
     for path in &inputs {

@@ -176,6 +176,12 @@ const CASES: &[Case] = &[
     Case { args: "run basic -p hdrhistogram.fileoutput=true -p hdrhistogram.output.path={dir}/nodir/", file: None, expect: &["hdrhistogram.output.path", "nodir", "does not exist", "-p flag"] },
     Case { args: "run basic -p hdrhistogram.fileoutput=true -p hdrhistogram.output.path={dir}/bad.properties/", file: Some("x=1\n"), expect: &["hdrhistogram.output.path", "bad.properties is not a directory"] },
     Case { args: "run basic -p exportfile={dir}/bad.properties/out.json", file: Some("x=1\n"), expect: &["exportfile", "bad.properties is not a directory", "-p flag"] },
+    // Issue 33 item 2: outputs never land on inputs, in the database or on
+    // each other.
+    Case { args: "run basic -P {dir}/bad.properties -p exportfile={dir}/bad.properties", file: Some("recordcount=5\n"), expect: &["exportfile", "bad.properties (read with -P)", "-p flag", "never replaces an input"] },
+    Case { args: "run basic -p exportfile={dir}/x.json -p timeseries.file={dir}/./x.json", file: None, expect: &["timeseries.file", "exportfile", "a file of its own"] },
+    Case { args: "merge -o {dir}/bad.properties {dir}/bad.properties", file: Some("{}"), expect: &["merge: -o", "the input", "bad.properties"] },
+    Case { args: "load sqlite -p sqlite.dbpath={dir} -p exportfile={dir}/out.json", file: None, expect: &["exportfile", "inside the sqlite database directory", "sqlite.dbpath, -p flag"] },
     // Issue 18: the fjall and redb stores.
     Case { args: "load fjall", file: None, expect: &["fjall.dir", "required"] },
     Case { args: "load redb", file: None, expect: &["redb.path", "required"] },
