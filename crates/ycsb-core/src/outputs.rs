@@ -538,11 +538,16 @@ mod tests {
     }
 
     #[test]
-    fn devices_are_shared_and_property_files_come_from_origins() {
+    fn special_files_are_shared_and_property_files_come_from_origins() {
+        // Neither a regular file nor a directory, as a device or a FIFO:
+        // written in place, never replaced.
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("socket");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
         check_outputs(
             &[
-                Output::file("exportfile", "/dev/null"),
-                Output::file("timeseries.file", "/dev/null"),
+                Output::file("exportfile", &socket),
+                Output::file("timeseries.file", &socket),
             ],
             &[],
         )
