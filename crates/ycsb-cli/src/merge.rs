@@ -25,6 +25,10 @@ use crate::Failure;
 
 pub const USAGE: &str = "usage: ycsb merge [--force] [-o merged.json] export.json...  (JSON exports of exporter=json)\n       ycsb merge -o merged/READ.hdr a/READ.hdr b/READ.hdr...  (HdrHistogram interval logs)\n--force merges exports that do not look like the clients of one run (warning why)";
 
+/// Where a bad command line is told to look: a bad input is one line, so
+/// the usage is not printed with the error.
+const SEE_USAGE: &str = "ycsb merge --help shows the usage";
+
 /// `ycsb merge` with the arguments after `merge`.
 pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
     let mut output: Option<PathBuf> = None;
@@ -46,14 +50,16 @@ pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure
             }
             flag if flag.starts_with('-') && flag.len() > 1 => {
                 return Err(Failure::usage(format!(
-                    "merge: unknown flag '{flag}'\n{USAGE}"
+                    "merge: unknown flag '{flag}' ({SEE_USAGE})"
                 )))
             }
             _ => inputs.push(PathBuf::from(arg)),
         }
     }
     if inputs.is_empty() {
-        return Err(Failure::usage(format!("merge: no input files\n{USAGE}")));
+        return Err(Failure::usage(format!(
+            "merge: no input files ({SEE_USAGE})"
+        )));
     }
     if let Some(output) = &output {
         check_output(output, &inputs)?;
