@@ -451,6 +451,39 @@ fn no_output_replaces_a_property_file() {
     assert!(!d.join("out.json").exists());
 }
 
+/// Issue 33 item 2: nor does an output land on a file the workload reads
+/// (`datafile`, `keyfile`).
+#[test]
+fn no_output_replaces_a_workload_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = root().join("crates/ycsb-cli/tests/data");
+    for (property, file, extra) in [
+        ("datafile", "bsd.csv", "keyfield=license,paragraph"),
+        ("keyfile", "bsd.keys", "recordcount=3"),
+    ] {
+        let input = dir.path().join(file);
+        std::fs::copy(data.join(file), &input).unwrap();
+        let was = std::fs::read(&input).unwrap();
+        let o = ycsb()
+            .args(["run", "basic", "-p", extra, "-p"])
+            .arg(format!("{property}={}", input.display()))
+            .arg("-p")
+            .arg(format!("exportfile={}/./{file}", dir.path().display()))
+            .output()
+            .unwrap();
+        assert_refused(
+            property,
+            &o,
+            &[
+                "exportfile",
+                &format!("{property}={}", input.display()),
+                "never replaces an input",
+            ],
+        );
+        assert_eq!(std::fs::read(&input).unwrap(), was, "{property} changed");
+    }
+}
+
 /// Issue 33 item 2: `ycsb merge -o` and `ycsb report -o` never replace
 /// one of their inputs, by name or through a link.
 #[test]

@@ -749,8 +749,9 @@ fn named_output(props: &Properties, name: &str, value: impl std::fmt::Display) -
 
 /// Checks, before anything runs, that no output of the session (the
 /// export, the HdrHistogram logs, the raw latencies, the time series) is
-/// a property file read with `-P`, lies in the store's database directory
-/// or is another of them ([`crate::outputs::check_outputs`]).
+/// a property file read with `-P` or a file the workload reads, lies in
+/// the store's database directory or is another of them
+/// ([`crate::outputs::check_outputs`]).
 fn check_outputs_apart(
     benchmark: &Benchmark,
     observe: &ObserveSettings,
@@ -789,6 +790,19 @@ fn check_outputs_apart(
         ));
     }
     let mut protected = Protected::property_files(props);
+    // The workload's own inputs, where the user named one.
+    for decl in [
+        crate::workload::datafile::DATAFILE.decl(),
+        crate::workload::datafile::KEY_FILE.decl(),
+        crate::workload::FIELD_LENGTH_HISTOGRAM.decl(),
+    ] {
+        if let Some(raw) = props.raw(decl).filter(|raw| raw.origin != Origin::Default) {
+            protected.push(Protected::file(
+                format!("{}={} ({})", raw.key, raw.value, raw.origin),
+                raw.value,
+            ));
+        }
+    }
     if let (Some(dir), Some(decl)) = (descriptor.data_dir_in(props), descriptor.data_dir) {
         protected.push(Protected::directory(
             format!(
