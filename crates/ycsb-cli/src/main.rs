@@ -55,6 +55,20 @@ impl Failure {
             code: 1,
         }
     }
+
+    /// The message as printed: bad input is one line, so an engine's or a
+    /// parser's message spanning several is joined with `; `.
+    fn one_line(&self) -> String {
+        if self.code != EXIT_USAGE {
+            return self.message.clone();
+        }
+        self.message
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
 }
 
 fn main() -> ExitCode {
@@ -65,7 +79,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(failure) => {
-            eprintln!("ycsb: error: {}", failure.message);
+            eprintln!("ycsb: error: {}", failure.one_line());
             ExitCode::from(failure.code)
         }
     }
@@ -111,23 +125,40 @@ fn execute(invocation: Invocation, argv: &[OsString]) -> Result<u8, Failure> {
     }
 }
 
-/// Builds the properties from the sources in argv order.
+/// Builds the properties from the sources in argv order, printing a
+/// warning for each value a file overrides a flag's with.
 pub(crate) fn build_properties(sources: &[PropertySource]) -> Result<Properties, Failure> {
+    let (props, warnings) = build_properties_quietly(sources)?;
+    print_warnings(&warnings);
+    Ok(props)
+}
+
+/// Builds the properties from the sources in argv order, and the warnings
+/// to print once the input is known to be good (a bad input is one line).
+pub(crate) fn build_properties_quietly(
+    sources: &[PropertySource],
+) -> Result<(Properties, Vec<String>), Failure> {
     let mut props = Properties::new();
+    let mut warnings = Vec::new();
     for source in sources {
         match source {
             PropertySource::File(path) => {
                 let overrides = load_file_after_flags(path, &mut props).map_err(Failure::usage)?;
-                for o in overrides {
-                    eprintln!("ycsb: warning: {o}");
-                }
+                warnings.extend(overrides.iter().map(ToString::to_string));
             }
             PropertySource::Assignment { flag, key, value } => {
                 props.set(key.clone(), value.clone(), Origin::Flag(flag));
             }
         }
     }
-    Ok(props)
+    Ok((props, warnings))
+}
+
+/// Prints each warning on its own line of standard error.
+pub(crate) fn print_warnings(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("ycsb: warning: {warning}");
+    }
 }
 
 pub(crate) fn find_store(name: &str) -> Result<StoreDescriptor, Failure> {

@@ -18,11 +18,16 @@ use ycsb_core::measurement::{
     PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport, StatusCount, TextExporter,
 };
 use ycsb_core::observe::{PhaseObservation, SeriesRow, SeriesSection};
+use ycsb_core::outputs::{check_outputs, Output, Protected};
 use ycsb_db::Status;
 
 use crate::Failure;
 
 pub const USAGE: &str = "usage: ycsb merge [--force] [-o merged.json] export.json...  (JSON exports of exporter=json)\n       ycsb merge -o merged/READ.hdr a/READ.hdr b/READ.hdr...  (HdrHistogram interval logs)\n--force merges exports that do not look like the clients of one run (warning why)";
+
+/// Where a bad command line is told to look: a bad input is one line, so
+/// the usage is not printed with the error.
+const SEE_USAGE: &str = "ycsb merge --help shows the usage";
 
 /// `ycsb merge` with the arguments after `merge`.
 pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
@@ -45,17 +50,19 @@ pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure
             }
             flag if flag.starts_with('-') && flag.len() > 1 => {
                 return Err(Failure::usage(format!(
-                    "merge: unknown flag '{flag}'\n{USAGE}"
+                    "merge: unknown flag '{flag}' ({SEE_USAGE})"
                 )))
             }
             _ => inputs.push(PathBuf::from(arg)),
         }
     }
     if inputs.is_empty() {
-        return Err(Failure::usage(format!("merge: no input files\n{USAGE}")));
+        return Err(Failure::usage(format!(
+            "merge: no input files ({SEE_USAGE})"
+        )));
     }
     if let Some(output) = &output {
-        check_output(output)?;
+        check_output(output, &inputs)?;
     }
     let logs = inputs.iter().filter(|p| is_hdr_log(p)).count();
     if logs == inputs.len() {
@@ -85,10 +92,21 @@ pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure
 }
 
 /// Checks, before any input is read, that `-o` can be written: its
-/// directory exists (it is not created silently).
-fn check_output(path: &Path) -> Result<(), Failure> {
+/// directory exists (it is not created silently) and it is none of the
+/// inputs (by any name: links, `..`, hard links), which the merge would
+/// replace.
+fn check_output(path: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     measurement::check_output_path(path)
-        .map_err(|why| Failure::usage(format!("merge: -o {} {why}", path.display())))
+        .map_err(|why| Failure::usage(format!("merge: -o {} {why}", path.display())))?;
+    let inputs: Vec<Protected> = inputs
+        .iter()
+        .map(|input| Protected::file(format!("the input {}", input.display()), input))
+        .collect();
+    check_outputs(
+        &[Output::file(format!("merge: -o {}", path.display()), path)],
+        &inputs,
+    )
+    .map_err(Failure::usage)
 }
 
 fn is_hdr_log(path: &Path) -> bool {

@@ -5,11 +5,16 @@
 use std::path::{Path, PathBuf};
 
 use ycsb_core::measurement;
+use ycsb_core::outputs::{check_outputs, Output, Protected};
 
 use crate::Failure;
 
 pub const USAGE: &str =
     "usage: ycsb report export.json... -o charts.html|charts.svg  (exports of exporter=json)";
+
+/// Where a bad command line is told to look: a bad input is one line, so
+/// the usage is not printed with the error.
+const SEE_USAGE: &str = "ycsb report --help shows the usage";
 
 /// `ycsb report` with the arguments after `report`.
 pub fn run(args: Vec<String>) -> Result<u8, Failure> {
@@ -35,20 +40,34 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
             }
             flag if flag.starts_with('-') && flag.len() > 1 => {
                 return Err(Failure::usage(format!(
-                    "report: unknown flag '{flag}'\n{USAGE}"
+                    "report: unknown flag '{flag}' ({SEE_USAGE})"
                 )))
             }
             _ => inputs.push(PathBuf::from(arg)),
         }
     }
     if inputs.is_empty() {
-        return Err(Failure::usage(format!("report: no export given\n{USAGE}")));
+        return Err(Failure::usage(format!(
+            "report: no export given ({SEE_USAGE})"
+        )));
     }
-    let output =
-        output.ok_or_else(|| Failure::usage(format!("report: -o <file> is required\n{USAGE}")))?;
+    let output = output
+        .ok_or_else(|| Failure::usage(format!("report: -o <file> is required ({SEE_USAGE})")))?;
     let format = Format::of(&output)?;
     measurement::check_output_path(&output)
         .map_err(|why| Failure::usage(format!("report: -o {} {why}", output.display())))?;
+    let exports: Vec<Protected> = inputs
+        .iter()
+        .map(|input| Protected::file(format!("the export {}", input.display()), input))
+        .collect();
+    check_outputs(
+        &[Output::file(
+            format!("report: -o {}", output.display()),
+            &output,
+        )],
+        &exports,
+    )
+    .map_err(Failure::usage)?;
 
     let mut exports = Vec::new();
     for path in &inputs {

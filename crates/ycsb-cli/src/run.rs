@@ -14,7 +14,9 @@ use ycsb_db::{EngineBuild, EngineInfo};
 
 use crate::args::{Benchmark, Style};
 use crate::interrupt::Interrupts;
-use crate::{build_properties, find_store, print_unknown, Failure, EXIT_INTERRUPTED};
+use crate::{
+    build_properties_quietly, find_store, print_unknown, print_warnings, Failure, EXIT_INTERRUPTED,
+};
 
 /// Prints what a session shows: Java's status line on standard error with
 /// `-s`, each phase's report on standard output, the progress bar and the
@@ -258,8 +260,11 @@ impl Printer {
     }
 }
 
+/// Runs the phases. Nothing is printed until every input is known to be
+/// good and the store is open (its properties are checked as it opens):
+/// a bad input is one line on standard error, without Java's header.
 pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
-    let props = build_properties(&bench.sources)?;
+    let (props, warnings) = build_properties_quietly(&bench.sources)?;
     let descriptor = find_store(&bench.db)?;
     let session = Session::new(props, descriptor)
         .map_err(Failure::usage)?
@@ -269,17 +274,9 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
             argv.iter().map(|a| a.to_string_lossy().into_owned()),
             option_env!("YCSB_GIT_REVISION").map(str::to_string),
         );
-    print_unknown(&session.unknown_properties());
-    // The metadata's copy has secrets redacted; never echo raw arguments.
-    eprintln!(
-        "Command line: {}",
-        session.metadata().command_line.join(" ")
-    );
-    eprintln!(
-        "ycsb {} ({} store)",
-        env!("CARGO_PKG_VERSION"),
-        descriptor.name
-    );
+    let client = session.client_settings().clone();
+    let phases = client.phases.clone();
+    session.check_phases(&phases).map_err(Failure::usage)?;
 
     let stop = StopSignal::new();
     let settings = session.benchmark().measurement_settings();
@@ -288,10 +285,6 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         None => "the interrupted phase's report and the export".to_string(),
     };
     let interrupts = Interrupts::install(stop.clone(), unwritten);
-
-    let client = session.client_settings().clone();
-    let phases = client.phases.clone();
-    session.check_phases(&phases).map_err(Failure::usage)?;
     let output: ycsb_db::OutputSink = Arc::new(Mutex::new(std::io::stdout()));
     let live = match session.live_settings() {
         Some(settings) => {
@@ -313,12 +306,26 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
                 &session.effective_config(),
             )
             .map_err(Failure::usage)?;
-            crate::live::announce(&view, settings.address);
             Some(view)
         }
         None => None,
     };
     let store = session.open_store(Some(output)).map_err(Failure::usage)?;
+    print_warnings(&warnings);
+    print_unknown(&session.unknown_properties());
+    // The metadata's copy has secrets redacted; never echo raw arguments.
+    eprintln!(
+        "Command line: {}",
+        session.metadata().command_line.join(" ")
+    );
+    eprintln!(
+        "ycsb {} ({} store)",
+        env!("CARGO_PKG_VERSION"),
+        descriptor.name
+    );
+    if let (Some(view), Some(settings)) = (&live, session.live_settings()) {
+        crate::live::announce(view, settings.address);
+    }
     let mut printer = Printer {
         status: client.status,
         status_gauges: settings.status_gauges.clone(),

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use ycsb_core::StopSignal;
 use ycsb_db::{PropertyDecl, StoreContext};
 
-use crate::{args, build_properties, find_store, warn_unknown, Failure};
+use crate::{args, build_properties_quietly, find_store, print_warnings, warn_unknown, Failure};
 
 /// `ycsb serve`: opens an embedded store once and serves it over RESP
 /// and/or HTTP until Ctrl-C or SIGTERM, then stops both servers (bounded
@@ -13,7 +13,7 @@ use crate::{args, build_properties, find_store, warn_unknown, Failure};
 /// store.
 pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
     use ycsb_server::{http, resp};
-    let props = build_properties(&serve.sources)?;
+    let (props, warnings) = build_properties_quietly(&serve.sources)?;
     let descriptor = find_store(&serve.db)?;
     if !descriptor.is_embedded() {
         return Err(Failure::usage(format!(
@@ -24,7 +24,6 @@ pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
     let mut known: Vec<&PropertyDecl> = descriptor.properties.to_vec();
     known.extend_from_slice(resp::PROPERTIES);
     known.extend_from_slice(http::PROPERTIES);
-    warn_unknown(&props, &known);
     let resp_config = resp::RespServerConfig::from_properties(&props).map_err(Failure::usage)?;
     let http_config = http::HttpServerConfig::from_properties(&props).map_err(Failure::usage)?;
 
@@ -36,6 +35,9 @@ pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
     let context = StoreContext::new(&props);
     let store: Arc<dyn ycsb_db::Store> =
         Arc::from((descriptor.open)(&context).map_err(Failure::usage)?);
+    // Warnings only once the input is good: a bad input is one line.
+    print_warnings(&warnings);
+    warn_unknown(&props, &known);
     let engine = store.engine_info();
     let build = store.engine_build();
     if let Some(line) = crate::engine_line(&engine, &build) {

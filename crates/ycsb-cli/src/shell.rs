@@ -18,7 +18,7 @@ use ycsb_core::Session;
 use ycsb_db::{Fields, Record, ScanResult, Store, StoreThread, ThreadContext};
 
 use crate::args::Shell;
-use crate::{build_properties, find_store, print_unknown, Failure};
+use crate::{build_properties_quietly, find_store, print_unknown, print_warnings, Failure};
 
 /// Java's `CommandLine.help()`, with `table` as it works here.
 const HELP: &str = "\
@@ -37,12 +37,14 @@ const SEPARATOR: &str = "--------------------------------";
 
 /// Runs the shell until `quit` or the end of standard input.
 pub fn run(shell: Shell) -> Result<u8, Failure> {
-    let props = build_properties(&shell.sources)?;
+    let (props, warnings) = build_properties_quietly(&shell.sources)?;
     let descriptor = find_store(&shell.db)?;
     let session = Session::new(props, descriptor).map_err(Failure::usage)?;
-    print_unknown(&session.unknown_properties());
     let output: ycsb_db::OutputSink = Arc::new(Mutex::new(std::io::stdout()));
     let store = session.open_store(Some(output)).map_err(Failure::usage)?;
+    // Warnings only once the input is good: a bad input is one line.
+    print_warnings(&warnings);
+    print_unknown(&session.unknown_properties());
     let table = session.benchmark().workload().table().to_string();
     let stdin = std::io::stdin();
     let result = serve(

@@ -327,3 +327,275 @@ fn an_engine_report_that_cannot_be_written_fails_the_run() {
     assert!(export.is_file(), "the export is written");
     assert!(dir.path().join("out.json.leveldb.options.txt").is_file());
 }
+
+/// Asserts that `o` is bad input: exit 2, one line on standard error
+/// holding every needle, nothing on standard output.
+fn assert_refused(what: &str, o: &std::process::Output, needles: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+    assert_eq!(err.lines().count(), 1, "{what}: {err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{what}: '{needle}' not in {err}");
+    }
+    assert!(stdout(o).is_empty(), "{what}: {}", stdout(o));
+}
+
+/// Every file in `dir` with its bytes, sorted by name.
+fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Issue 33 item 2: no output lands on the property file it was read with,
+/// by any name (itself, `..`, a symbolic link, a hard link), whichever
+/// output it is; the file is unchanged and nothing ran.
+#[test]
+fn no_output_replaces_a_property_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let workload = "recordcount=10\noperationcount=20\n";
+    let wl = d.join("wl");
+    std::fs::write(&wl, workload).unwrap();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    std::os::unix::fs::symlink(&wl, d.join("alias")).unwrap();
+    std::fs::hard_link(&wl, d.join("hard")).unwrap();
+    let logs = d.join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let hdr_named = logs.join("READ.hdr");
+    std::fs::write(&hdr_named, workload).unwrap();
+    let cases: Vec<(PathBuf, Vec<String>)> = vec![
+        (wl.clone(), vec![format!("exportfile={}", wl.display())]),
+        (
+            wl.clone(),
+            vec![format!("exportfile={}/sub/../wl", d.display())],
+        ),
+        (
+            wl.clone(),
+            vec![format!("exportfile={}/alias", d.display())],
+        ),
+        (wl.clone(), vec![format!("exportfile={}/hard", d.display())]),
+        (
+            wl.clone(),
+            vec![format!("timeseries.file={}", wl.display())],
+        ),
+        (
+            wl.clone(),
+            vec![
+                "measurementtype=raw".into(),
+                format!("measurement.raw.output_file={}/alias", d.display()),
+            ],
+        ),
+        (
+            wl.clone(),
+            vec![
+                "measurementtype=csv".into(),
+                format!("measurement.output_file={}", wl.display()),
+            ],
+        ),
+        (
+            hdr_named.clone(),
+            vec![
+                "hdrhistogram.fileoutput=true".into(),
+                format!("hdrhistogram.output.path={}/", logs.display()),
+            ],
+        ),
+    ];
+    for (input, properties) in cases {
+        let mut cmd = ycsb();
+        cmd.args(["run", "basic", "-P"]).arg(&input);
+        for p in &properties {
+            cmd.args(["-p", p]);
+        }
+        let o = cmd.output().unwrap();
+        let what = properties.join(" ");
+        let output = properties.last().unwrap().split('=').next().unwrap();
+        assert_refused(
+            &what,
+            &o,
+            &[
+                output,
+                &format!("the property file {} (read with -P)", input.display()),
+                "-p flag",
+            ],
+        );
+        assert_eq!(
+            std::fs::read_to_string(&input).unwrap(),
+            workload,
+            "{what} changed the property file"
+        );
+    }
+    // Two outputs on one file are refused too.
+    let o = ycsb()
+        .args(["run", "basic", "-P"])
+        .arg(&wl)
+        .arg("-p")
+        .arg(format!("exportfile={}/out.json", d.display()))
+        .arg("-p")
+        .arg(format!("timeseries.file={}/sub/../out.json", d.display()))
+        .output()
+        .unwrap();
+    assert_refused(
+        "two outputs",
+        &o,
+        &["timeseries.file", "exportfile", "a file of its own"],
+    );
+    assert!(!d.join("out.json").exists());
+}
+
+/// Issue 33 item 2: nor does an output land on a file the workload reads
+/// (`datafile`, `keyfile`).
+#[test]
+fn no_output_replaces_a_workload_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = root().join("crates/ycsb-cli/tests/data");
+    for (property, file, extra) in [
+        ("datafile", "bsd.csv", "keyfield=license,paragraph"),
+        ("keyfile", "bsd.keys", "recordcount=3"),
+    ] {
+        let input = dir.path().join(file);
+        std::fs::copy(data.join(file), &input).unwrap();
+        let was = std::fs::read(&input).unwrap();
+        let o = ycsb()
+            .args(["run", "basic", "-p", extra, "-p"])
+            .arg(format!("{property}={}", input.display()))
+            .arg("-p")
+            .arg(format!("exportfile={}/./{file}", dir.path().display()))
+            .output()
+            .unwrap();
+        assert_refused(
+            property,
+            &o,
+            &[
+                "exportfile",
+                &format!("{property}={}", input.display()),
+                "never replaces an input",
+            ],
+        );
+        assert_eq!(std::fs::read(&input).unwrap(), was, "{property} changed");
+    }
+}
+
+/// Issue 33 item 2: `ycsb merge -o` and `ycsb report -o` never replace
+/// one of their inputs, by name or through a link.
+#[test]
+fn merge_and_report_never_replace_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (c0, c1) = (d.join("c0.json"), d.join("c1.json"));
+    std::fs::rename(export_of_a_run(d), &c0).unwrap();
+    std::fs::rename(export_of_a_run(d), &c1).unwrap();
+    let c0_was = std::fs::read(&c0).unwrap();
+    let c1_was = std::fs::read(&c1).unwrap();
+    std::os::unix::fs::symlink(&c1, d.join("link.json")).unwrap();
+    for output in [c0.clone(), d.join("link.json")] {
+        let o = ycsb()
+            .args(["merge", "-o"])
+            .arg(&output)
+            .arg(&c0)
+            .arg(&c1)
+            .output()
+            .unwrap();
+        assert_refused("merge", &o, &["merge: -o", "is the same file as the input"]);
+    }
+    assert_eq!(
+        std::fs::read(&c0).unwrap(),
+        c0_was,
+        "merge replaced its input"
+    );
+    assert_eq!(
+        std::fs::read(&c1).unwrap(),
+        c1_was,
+        "merge replaced its input"
+    );
+    // An export named like a page is still an input of report.
+    let page = d.join("page.html");
+    std::fs::copy(&c0, &page).unwrap();
+    let o = ycsb()
+        .args(["report"])
+        .arg(&page)
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert_refused(
+        "report",
+        &o,
+        &["report: -o", "is the same file as the export"],
+    );
+    assert_eq!(
+        std::fs::read(&page).unwrap(),
+        c0_was,
+        "report replaced its input"
+    );
+}
+
+/// Issue 33 item 2: nothing is written into an embedded store's open
+/// database directory (the database file itself, a file beside it, the
+/// HdrHistogram logs, through a link to the directory): refused before
+/// the store opens, every file of the database unchanged, and it still
+/// opens and reads.
+#[test]
+fn no_output_goes_into_the_database_directory() {
+    for (store, property, file) in [
+        ("sqlite", "sqlite.dbpath", "ycsb.sqlite"),
+        ("lmdb", "lmdb.dbpath", "data.mdb"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("db");
+        let dbpath = format!("{property}={}", db.display());
+        let o = ycsb()
+            .args(["load", store, "-p", &dbpath, "-p", "recordcount=10"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{store}: {}", stderr(&o));
+        std::os::unix::fs::symlink(&db, dir.path().join("link")).unwrap();
+        let before = contents(&db);
+        assert!(before.iter().any(|(name, _)| name == file), "{before:?}");
+        for output in [
+            format!("exportfile={}", db.join(file).display()),
+            format!("exportfile={}", db.join("export.json").display()),
+            format!("exportfile={}/link/{file}", dir.path().display()),
+            format!("timeseries.file={}", db.join("series.csv").display()),
+            format!("hdrhistogram.output.path={}/", db.display()),
+        ] {
+            let o = ycsb()
+                .args(["run", store, "-p", &dbpath, "-p", "recordcount=10"])
+                .args(["-p", "hdrhistogram.fileoutput=true", "-p", &output])
+                .output()
+                .unwrap();
+            let name = output.split('=').next().unwrap();
+            assert_refused(
+                &format!("{store} {output}"),
+                &o,
+                &[
+                    name,
+                    &format!("inside the {store} database directory"),
+                    property,
+                ],
+            );
+        }
+        assert_eq!(contents(&db), before, "{store}: the database changed");
+        let o = ycsb()
+            .args(["run", store, "-p", &dbpath, "-p", "recordcount=10"])
+            .args(["-p", "operationcount=20", "-p", "readproportion=1"])
+            .args(["-p", "updateproportion=0"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{store}: {}", stderr(&o));
+        assert_eq!(
+            report_value(&stdout(&o), "READ", "Return=OK").as_deref(),
+            Some("20"),
+            "{store}: {}",
+            stdout(&o)
+        );
+    }
+}

@@ -264,6 +264,56 @@ fn credentials_in_headers_urls_and_misspelled_names_are_redacted() {
     assert!(!err.contains(secrets[3]), "{err}");
 }
 
+/// Issue 33 item 9: a client store given an address that carries a
+/// password (etcd's endpoints, redis's host as a URL or `user:pw@host`,
+/// the http store's URL) never prints it: not in the command line shown,
+/// not in the error of a connection to a closed loopback port, not in a
+/// refusal of the value. Nothing needs to listen there.
+#[test]
+fn a_password_in_a_client_store_s_address_is_never_printed() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let cases = [
+        (
+            "etcd",
+            format!("etcd.endpoints=http://root:{PASSWORD}@127.0.0.1:{port}"),
+        ),
+        (
+            "etcd",
+            format!("etcd.endpoints=root:{PASSWORD}@127.0.0.1:{port}"),
+        ),
+        (
+            "etcd",
+            format!("etcd.endpoints=ftp://root:{PASSWORD}@127.0.0.1:{port}"),
+        ),
+        (
+            "redis",
+            format!("redis.host=redis://root:{PASSWORD}@127.0.0.1"),
+        ),
+        ("redis", format!("redis.host=root:{PASSWORD}@127.0.0.1")),
+        (
+            "http",
+            format!("http.url=http://root:{PASSWORD}@127.0.0.1:{port}/"),
+        ),
+    ];
+    for (store, address) in cases {
+        let o = ycsb()
+            .args(["load", store, "-p", "recordcount=1", "-p"])
+            .arg(format!("redis.port={port}"))
+            .args(["-p", &address])
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{address}: {err}");
+        clean(&format!("{address}'s stderr"), &err);
+        clean(&format!("{address}'s stdout"), &stdout(&o));
+        assert!(err.contains("<redacted>@"), "{address}: {err}");
+    }
+}
+
 /// No file in `dir` but the property file itself holds the password (no
 /// temporary export or log file kept it).
 fn assert_no_password_in_dir(dir: &Path, except: &Path) {

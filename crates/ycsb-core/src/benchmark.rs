@@ -30,6 +30,11 @@ pub enum ConfigError {
         /// Names the property, its value, its origin and the reason.
         message: String,
     },
+    /// An output would land on a property file, in the store's database
+    /// directory or on another output
+    /// ([`check_outputs`](crate::outputs::check_outputs)).
+    #[error(transparent)]
+    OutputCollision(#[from] crate::outputs::OutputCollision),
 }
 
 /// Why a phase did not succeed. Where the phase ran, the error carries its

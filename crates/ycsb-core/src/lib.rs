@@ -98,7 +98,8 @@
 //! The modules: [`properties`] (Java `.properties` files), [`generator`]
 //! (Java YCSB's distributions), [`workload`] (the CoreWorkload),
 //! [`measurement`] (reports and exporters), [`observe`] (the time series,
-//! stability and amplification a phase's report carries).
+//! stability and amplification a phase's report carries), [`outputs`] (the
+//! rule that keeps outputs off inputs, the database and each other).
 
 #![deny(missing_docs)]
 // Only the programs print or exit; a library reports through its return
@@ -134,6 +135,7 @@ mod clock;
 pub mod generator;
 pub mod measurement;
 pub mod observe;
+pub mod outputs;
 pub mod properties;
 pub(crate) mod runner;
 pub mod workload;

@@ -261,6 +261,8 @@ impl Session {
             &props,
         )?;
         check_latency_file(benchmark.measurement_settings(), &props)?;
+        check_series_file(&observe, &props)?;
+        check_outputs_apart(&benchmark, &observe, &hdr, &props, &descriptor)?;
         if benchmark.runner_settings().seed_is_random {
             props.set(
                 crate::runner::SEED.name(),
@@ -723,6 +725,117 @@ fn origin_note(props: &Properties, name: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The time series' file must be creatable before the store opens: the
+/// file itself is created only once the store's gauges (its CSV columns)
+/// are known.
+fn check_series_file(observe: &ObserveSettings, props: &Properties) -> Result<(), ConfigError> {
+    let (Some(path), Some(_)) = (&observe.file, observe.granularity) else {
+        return Ok(());
+    };
+    let name = crate::observe::TIMESERIES_FILE.name();
+    measurement::check_output_path(path).map_err(|why| ConfigError::ExportFile {
+        message: format!(
+            "{name}={}{}: {why}",
+            path.display(),
+            origin_note(props, name)
+        ),
+    })
+}
+
+/// `name=value (origin)`: an output as the user named it.
+fn named_output(props: &Properties, name: &str, value: impl std::fmt::Display) -> String {
+    format!("{name}={value}{}", origin_note(props, name))
+}
+
+/// Checks, before anything runs, that no output of the session (the
+/// export, the HdrHistogram logs, the raw latencies, the time series) is
+/// a property file read with `-P` or a file the workload reads, lies in
+/// the store's database directory or is another of them
+/// ([`crate::outputs::check_outputs`]).
+fn check_outputs_apart(
+    benchmark: &Benchmark,
+    observe: &ObserveSettings,
+    hdr: &HdrLogSettings,
+    props: &Properties,
+    descriptor: &StoreDescriptor,
+) -> Result<(), ConfigError> {
+    use crate::outputs::{check_outputs, Output, Protected};
+    let settings = benchmark.measurement_settings();
+    let mut outputs = Vec::new();
+    if let Some(path) = &settings.export_file {
+        let name = measurement::EXPORT_FILE.name();
+        outputs.push(Output::file(
+            named_output(props, name, path.display()),
+            path,
+        ));
+    }
+    if let Some((name, path)) = latency_file(settings) {
+        outputs.push(Output::file(
+            named_output(props, name, path.display()),
+            path,
+        ));
+    }
+    if let (Some(path), Some(_)) = (&observe.file, observe.granularity) {
+        let name = crate::observe::TIMESERIES_FILE.name();
+        outputs.push(Output::file(
+            named_output(props, name, path.display()),
+            path,
+        ));
+    }
+    if hdr.enabled {
+        let name = measurement::hdrlog::HDR_OUTPUT_PATH.name();
+        outputs.push(Output::hdr_logs(
+            named_output(props, name, &hdr.prefix),
+            &hdr.prefix,
+        ));
+    }
+    let mut protected = Protected::property_files(props);
+    // The workload's own inputs, where the user named one.
+    for decl in [
+        crate::workload::datafile::DATAFILE.decl(),
+        crate::workload::datafile::KEY_FILE.decl(),
+        crate::workload::FIELD_LENGTH_HISTOGRAM.decl(),
+    ] {
+        if let Some(raw) = props.raw(decl).filter(|raw| raw.origin != Origin::Default) {
+            protected.push(Protected::file(
+                format!("{}={} ({})", raw.key, raw.value, raw.origin),
+                raw.value,
+            ));
+        }
+    }
+    if let (Some(dir), Some(decl)) = (descriptor.data_dir_in(props), descriptor.data_dir) {
+        protected.push(Protected::directory(
+            format!(
+                "the {} database directory {}{}",
+                descriptor.name,
+                dir.display(),
+                props
+                    .raw(decl)
+                    .map(|raw| format!(" ({}, {})", raw.key, raw.origin))
+                    .unwrap_or_default()
+            ),
+            dir,
+        ));
+    }
+    Ok(check_outputs(&outputs, &protected)?)
+}
+
+/// The property and file the types that keep every latency write to, if
+/// this measurement type writes them to a file.
+fn latency_file(settings: &measurement::MeasurementSettings) -> Option<(&'static str, &PathBuf)> {
+    match settings.kind {
+        measurement::MeasurementType::Csv => settings
+            .csv_output_file
+            .as_ref()
+            .map(|path| (measurement::CSV_OUTPUT_FILE.name(), path)),
+        kind if kind.keeps_raw() => settings
+            .raw_output_file
+            .as_ref()
+            .map(|path| (measurement::RAW_OUTPUT_FILE.name(), path)),
+        _ => None,
+    }
+}
+
 /// The file the types that keep every latency write to (Java's
 /// `measurement.raw.output_file`, go-ycsb's `measurement.output_file`)
 /// must be creatable before anything is measured: a run must not end
@@ -731,18 +844,7 @@ fn check_latency_file(
     settings: &measurement::MeasurementSettings,
     props: &Properties,
 ) -> Result<(), ConfigError> {
-    let (property, path) = match settings.kind {
-        measurement::MeasurementType::Csv => (
-            measurement::CSV_OUTPUT_FILE.name(),
-            &settings.csv_output_file,
-        ),
-        kind if kind.keeps_raw() => (
-            measurement::RAW_OUTPUT_FILE.name(),
-            &settings.raw_output_file,
-        ),
-        _ => return Ok(()),
-    };
-    let Some(path) = path else {
+    let Some((property, path)) = latency_file(settings) else {
         return Ok(());
     };
     measurement::check_output_path(path).map_err(|why| ConfigError::ExportFile {

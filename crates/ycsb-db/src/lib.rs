@@ -89,7 +89,7 @@ pub use provenance::{
 pub use record::{
     Field, Fields, Record, RecordFields, RecordTemplate, RecordView, ScanResult, ViewFields,
 };
-pub use secrets::{is_secret, redact_argument, redact_value, REDACTED};
+pub use secrets::{is_secret, redact_argument, redact_text, redact_value, REDACTED};
 pub use status::Status;
 pub use store::{
     EngineInfo, EngineReport, Gauge, OutputSink, Protocol, ServerAddress, ServerClient, Store,

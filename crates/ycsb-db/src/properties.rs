@@ -55,8 +55,9 @@ impl fmt::Display for Origin {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PropertyError {
     /// A value that does not parse as the property's type or is out of its
-    /// allowed range.
-    #[error("{name}: invalid value '{value}' ({origin}): {reason}")]
+    /// allowed range. The reason is shown through
+    /// [`redact_text`](crate::redact_text): it may quote the value.
+    #[error("{name}: invalid value '{value}' ({origin}): {}", crate::secrets::redact_text(.reason))]
     Invalid {
         /// The property's name as the user wrote it.
         name: String,

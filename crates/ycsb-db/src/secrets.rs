@@ -53,18 +53,33 @@ pub fn is_secret(key: &str, known: &[&PropertyDecl]) -> bool {
 
 /// The form of property `key`'s `value` that may be shown: [`REDACTED`]
 /// for a secret property ([`is_secret`]); otherwise the value with the
-/// credentials it carries redacted: the user information of every URL
-/// (`http://user:password@host/` shows `http://<redacted>@host/`) and the
+/// credentials it carries redacted: user information, in a URL
+/// (`http://user:password@host/` shows `http://<redacted>@host/`) or bare
+/// (`user:password@host`, as a `host:port` list may carry it), and the
 /// value of every credential header in a `Name: value | Name: value` list
 /// (`Authorization`, `Cookie`, API keys, tokens).
 pub fn redact_value<'a>(key: &str, value: &'a str, known: &[&PropertyDecl]) -> Cow<'a, str> {
     if is_secret(key, known) {
         return Cow::Borrowed(REDACTED);
     }
-    let urls = redact_urls(value);
-    match redact_headers(&urls) {
-        Cow::Borrowed(_) => urls,
+    let userinfo = redact_text(value);
+    match redact_headers(&userinfo) {
+        Cow::Borrowed(_) => userinfo,
         Cow::Owned(headers) => Cow::Owned(headers),
+    }
+}
+
+/// Free text that may quote a user's value (an error message, an
+/// engine's or a server's answer) as it may be shown: the user
+/// information of every address redacted, in a URL
+/// (`http://root:pw@host:2379` shows `http://<redacted>@host:2379`) or
+/// bare (`[root:pw@host]:2379` shows `[<redacted>@host]:2379`). Store and
+/// property errors show their messages through it, so that a store
+/// echoing the address it was given cannot print a password.
+pub fn redact_text(text: &str) -> Cow<'_, str> {
+    match redact_urls(text) {
+        Cow::Borrowed(_) => redact_bare_userinfo(text),
+        Cow::Owned(urls) => Cow::Owned(redact_bare_userinfo(&urls).into_owned()),
     }
 }
 
@@ -73,7 +88,7 @@ pub fn redact_value<'a>(key: &str, value: &'a str, known: &[&PropertyDecl]) -> C
 /// argument with its URLs' credentials redacted.
 pub fn redact_argument<'a>(arg: &'a str, known: &[&PropertyDecl]) -> Cow<'a, str> {
     let Some((name, value)) = arg.split_once('=') else {
-        return redact_urls(arg);
+        return redact_text(arg);
     };
     let bare = name.strip_prefix("-p").unwrap_or(name);
     let bare = bare.trim_start_matches('-');
@@ -122,6 +137,43 @@ fn redact_urls(text: &str) -> Cow<'_, str> {
     } else {
         Cow::Borrowed(text)
     }
+}
+
+/// Every `user:password@` outside a URL (`root:pw@host:2379`, as a
+/// `host:port` value or a message quoting one shows it) with the user
+/// information replaced by [`REDACTED`]. A word before `@` without a `:`
+/// (a user name alone, an e-mail address) is no credential and stays.
+fn redact_bare_userinfo(text: &str) -> Cow<'_, str> {
+    if !text.contains('@') {
+        return Cow::Borrowed(text);
+    }
+    // What ends the word before an `@`: the user information starts after
+    // it (`/` ends a URL's scheme, already redacted).
+    let delimiter = |c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '/' | '[' | '(' | '{' | '<' | '"' | '\'' | ',' | ';' | '|' | '='
+            )
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut done = 0;
+    for (at, _) in text.match_indices('@') {
+        let word_start = text[done..at]
+            .rfind(delimiter)
+            .map_or(done, |i| done + i + 1);
+        let word = &text[word_start..at];
+        if word.contains(':') {
+            out.push_str(&text[done..word_start]);
+            out.push_str(REDACTED);
+            done = at;
+        }
+    }
+    if done == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[done..]);
+    Cow::Owned(out)
 }
 
 /// Whether a header carries a credential.
@@ -268,6 +320,30 @@ mod tests {
             redact_value("x.urls", "http://a:b@h1/ http://h2/ redis://:pw@h3", &[]),
             "http://<redacted>@h1/ http://h2/ redis://<redacted>@h3"
         );
+    }
+
+    #[test]
+    fn bare_user_information_is_redacted() {
+        assert_eq!(
+            redact_value("etcd.endpoints", "root:S3cr3t@127.0.0.1:2379, h2:2379", &[]),
+            "<redacted>@127.0.0.1:2379, h2:2379"
+        );
+        assert_eq!(
+            redact_text("no member answered ([root:S3cr3t@127.0.0.1]:1: refused)"),
+            "no member answered ([<redacted>@127.0.0.1]:1: refused)"
+        );
+        assert_eq!(
+            redact_text("cannot resolve [redis://root:S3cr3t@h]:1 or a:b@c"),
+            "cannot resolve [redis://<redacted>@h]:1 or <redacted>@c"
+        );
+        assert_eq!(
+            redact_argument("etcd.endpoints=root:pw@h:1", &[]),
+            "etcd.endpoints=<redacted>@h:1"
+        );
+        // A user name alone, an e-mail address: nothing secret.
+        for text in ["mail alice@example.org", "git@host", "a@b:1", "no at sign"] {
+            assert_eq!(redact_text(text), text);
+        }
     }
 
     #[test]

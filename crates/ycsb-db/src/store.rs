@@ -69,6 +69,10 @@ pub struct EngineReport {
 
 /// An error opening a store or a store thread. Per-operation failures are
 /// [`Status`] values, not errors.
+///
+/// Its text for users shows every message through
+/// [`redact_text`](crate::redact_text): a store that echoes the address it
+/// could not reach (`root:pw@host:2379`) never prints the password in it.
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -76,7 +80,7 @@ pub enum StoreError {
     #[error(transparent)]
     Property(#[from] PropertyError),
     /// The store could not be opened or connected to.
-    #[error("cannot open {store}: {message}")]
+    #[error("cannot open {store}: {}", crate::secrets::redact_text(.message))]
     Open {
         /// The store's name (`rocksdb`, `redis`, ...).
         store: String,
@@ -84,7 +88,7 @@ pub enum StoreError {
         message: String,
     },
     /// An I/O error, with what was being done.
-    #[error("{context}: {source}")]
+    #[error("{}: {source}", crate::secrets::redact_text(.context))]
     Io {
         /// What was being done, naming the file or address.
         context: String,
@@ -97,7 +101,7 @@ pub enum StoreError {
     #[error("cannot open {store}: {0}", store = .0.store())]
     DataDir(#[from] Box<crate::DataDirError>),
     /// Any other failure.
-    #[error("{0}")]
+    #[error("{}", crate::secrets::redact_text(.0))]
     Other(String),
 }
 
@@ -522,6 +526,35 @@ impl StoreDescriptor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 33 item 9: whatever a store puts in its error, the text shown
+    /// to users holds no password from an address (etcd's endpoints, a
+    /// redis URL given as the host).
+    #[test]
+    fn store_errors_never_show_a_password() {
+        let errors = [
+            StoreError::Open {
+                store: "etcd".into(),
+                message: "no member answered ([root:S3cr3tPW@127.0.0.1]:1: refused)".into(),
+            },
+            StoreError::Open {
+                store: "redis".into(),
+                message: "cannot resolve [redis://root:S3cr3tPW@127.0.0.1]:1".into(),
+            },
+            StoreError::Io {
+                context: "connecting to http://root:S3cr3tPW@127.0.0.1:1/".into(),
+                source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
+            },
+            StoreError::Other("root:S3cr3tPW@127.0.0.1:1 refused".into()),
+        ];
+        for error in errors {
+            let text = error.to_string();
+            assert!(
+                !text.contains("S3cr3tPW") && text.contains("<redacted>@127.0.0.1"),
+                "{text}"
+            );
+        }
+    }
 
     /// A store thread holding one record under the key `k`.
     struct One(Record);

@@ -42,6 +42,19 @@ impl Endpoint {
             (tls_default, entry)
         };
         let rest = rest.trim_end_matches('/');
+        if rest
+            .split('/')
+            .next()
+            .is_some_and(|authority| authority.contains('@'))
+        {
+            // Not a host name to look up (and echo in errors): etcd's
+            // credentials are properties, the password a secret one.
+            return Err(
+                "user information (user:password@) is not supported in an endpoint; \
+                 set etcd.user and etcd.password"
+                    .to_string(),
+            );
+        }
         let bad = || format!("'{entry}' is not host:port");
         let (host, port) = if let Some(inner) = rest.strip_prefix('[') {
             let (addr, tail) = inner.split_once(']').ok_or_else(bad)?;

@@ -486,6 +486,33 @@ mod tests {
         assert_eq!(c.endpoints(), vec!["127.0.0.1:1", "[::1]:2", "https://h:3"]);
     }
 
+    /// Issue 33 item 9: an endpoint carrying user information is refused
+    /// without printing the password, whichever form it takes (a closed
+    /// loopback port: nothing answers, nothing needs to).
+    #[test]
+    fn an_endpoint_s_password_is_never_shown() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        for endpoints in [
+            format!("http://root:S3cr3tPW@127.0.0.1:{port}"),
+            format!("root:S3cr3tPW@127.0.0.1:{port}"),
+            format!("https://root:S3cr3tPW@127.0.0.1:{port}/"),
+            format!("ftp://root:S3cr3tPW@127.0.0.1:{port}"),
+            format!("127.0.0.1:{port},root:S3cr3tPW@[::1]:{port}"),
+        ] {
+            let props = Properties::new().with("etcd.endpoints", endpoints.as_str());
+            let err = EtcdStore::open(&props).unwrap_err();
+            let shown = format!("{err}");
+            assert!(
+                !shown.contains("S3cr3tPW") && shown.contains("etcd.endpoints"),
+                "{endpoints}: {shown}"
+            );
+        }
+    }
+
     #[test]
     fn password_is_redacted_from_debug() {
         let p = Properties::new()

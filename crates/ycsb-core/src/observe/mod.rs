@@ -121,6 +121,6 @@ pub(crate) use collector::Collector;
 pub use resources::ResourceUsage;
 pub(crate) use settings::{granularity, granularity_ms};
 pub use settings::{LiveSettings, ObserveError, Warmup, LIVE_ADDRESS, LIVE_LINGER, LIVE_PORT};
-pub(crate) use settings::{ObserveSettings, GRANULARITY, PROPERTIES, WARMUP};
+pub(crate) use settings::{ObserveSettings, GRANULARITY, PROPERTIES, TIMESERIES_FILE, WARMUP};
 pub use stability::{IntervalPoint, P99Spread, Stability, SteadyState, JUDGED_WINDOWS};
 pub use timeseries::{PhaseObservation, SeriesRow, SeriesSection, WarmupSummary};
