@@ -57,7 +57,8 @@ fn open(
     let output: ycsb_db::OutputSink = Arc::new(Mutex::new(std::io::stdout()));
     let context = StoreContext::new(&props).with_output(output);
     (descriptor.open)(&context).map_err(|e| match e {
-        StoreError::Property(_) => usage(e),
+        // A refused data directory is bad input, as for `ycsb load|run`.
+        StoreError::Property(_) | StoreError::DataDir(_) => usage(e),
         other => Failure::runtime(other),
     })
 }

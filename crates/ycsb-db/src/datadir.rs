@@ -176,6 +176,15 @@ pub struct DirLayout {
 }
 
 impl DirLayout {
+    /// The names of the files the engine keeps under one fixed name
+    /// (`data.mdb`, `CURRENT`): what a test writes impostors under.
+    pub fn fixed_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.files.iter().filter_map(|f| match f.name {
+            Name::Exact(name) => Some(name),
+            _ => None,
+        })
+    }
+
     fn file_named(&self, name: &str) -> Option<&EngineFile> {
         self.files.iter().find(|f| f.name.matches(name))
     }

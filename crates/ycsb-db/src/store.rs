@@ -98,7 +98,11 @@ pub enum StoreError {
     },
     /// The engine's data directory was refused or could not be prepared
     /// (the guard of [`DataDir`](crate::DataDir)).
-    #[error("cannot open {store}: {0}", store = .0.store())]
+    #[error(
+        "cannot open {store}: {}",
+        crate::secrets::redact_text(&.0.to_string()),
+        store = .0.store()
+    )]
     DataDir(#[from] Box<crate::DataDirError>),
     /// Any other failure.
     #[error("{}", crate::secrets::redact_text(.0))]
