@@ -128,6 +128,16 @@ impl Interrupts {
     }
 }
 
+/// Ends the process at once with `code` after flushing standard output,
+/// running no destructor: for a store a thread is stuck inside (closing
+/// it would wait for that thread).
+pub fn exit_now(code: u8) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    hard_exit(code)
+}
+
 /// Ends the process now, without destructors or `atexit` handlers.
 #[allow(unsafe_code)]
 fn hard_exit(code: u8) -> ! {

@@ -82,6 +82,23 @@ impl Observer for Printer {
         self.observe.clear_progress();
         eprintln!("ycsb: {notice}");
     }
+
+    /// The session has printed and exported what was measured: the
+    /// threads named here may never return, so the process ends now,
+    /// without waiting for them or closing the store they are inside.
+    fn on_workers_stuck(&mut self, stuck: &mut ycsb_core::StuckWorkers) {
+        self.observe.clear_progress();
+        for thread in &stuck.threads {
+            eprintln!("ycsb: error: {thread}");
+        }
+        eprintln!(
+            "ycsb: error: the {} phase was stopped {:.0} s ago (stop.grace) and the store has not returned: \
+             the report and the export hold what was measured; exiting with status 1 without closing the store",
+            stuck.outcome.phase.name(),
+            stuck.waited.as_secs_f64()
+        );
+        crate::interrupt::exit_now(1);
+    }
 }
 
 impl SessionObserver for Printer {

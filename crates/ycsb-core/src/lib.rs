@@ -125,7 +125,7 @@ pub use benchmark::{
 pub use client::ClientSettings;
 pub use runner::{
     parse_start_at, Observer, Phase, PhaseOutcome, RunError, RunnerSettings, Silent, StartHold,
-    StatusUpdate, StopSignal, Tick, MAX_START_DELAY, START_AT,
+    StatusUpdate, StopSignal, StuckThread, StuckWorkers, Tick, MAX_START_DELAY, START_AT,
 };
 pub use session::{
     unknown_properties, Session, SessionError, SessionFailure, SessionObserver, UnknownProperty,

@@ -448,7 +448,6 @@ impl Session {
                 // phases overlapped from this time on.
                 chrono::Local::now().to_rfc3339()
             });
-        let mut reports = Vec::new();
         let mut failure: Option<SessionFailure> = None;
         for &phase in phases {
             if stop.is_stopped() {
@@ -489,7 +488,7 @@ impl Session {
                 for error in &outcome.thread_errors {
                     hooks.user.error(&error.to_string());
                 }
-                reports.push(outcome.report.clone());
+                hooks.reports.push(outcome.report.clone());
             }
             if let Err(e) = result {
                 failure = Some(e.into());
@@ -508,6 +507,7 @@ impl Session {
         for path in logs {
             hooks.user.file_written("HdrHistogram log", &path);
         }
+        let reports = std::mem::take(&mut hooks.reports);
         let observer = hooks.user;
         let mut report = self.report(store.as_ref(), reports);
         if let Some(start_time) = held_start {
@@ -537,8 +537,8 @@ impl Session {
     }
 
     fn hooks<'a>(
-        &self,
-        store: &dyn Store,
+        &'a self,
+        store: &'a dyn Store,
         phases: &[Phase],
         user: &'a mut dyn SessionObserver,
     ) -> Result<Hooks<'a>, ObserveError> {
@@ -556,7 +556,34 @@ impl Session {
             hdr: HdrLogWriter::new(self.hdr.clone(), phases.len() > 1),
             hdr_errors: Vec::new(),
             user,
+            session: self,
+            store,
+            reports: Vec::new(),
         })
+    }
+
+    /// The report of a session whose store is not to be called again (a
+    /// thread is stuck inside it): everything but the engine's final
+    /// reports.
+    fn report_without_engine_reports(
+        &self,
+        store: &dyn Store,
+        phases: Vec<measurement::PhaseReport>,
+    ) -> RunReport {
+        let engine = store.engine_info();
+        let mut metadata = self.metadata.clone();
+        if !engine.name.is_empty() {
+            metadata.engine = Some(engine.name);
+            metadata.engine_version = Some(engine.version);
+            metadata.engine_build =
+                Some(measurement::EngineBuildEntry::from(&store.engine_build()));
+        }
+        RunReport {
+            metadata,
+            config: effective_config(&self.props, &self.known),
+            phases,
+            engine_reports: Vec::new(),
+        }
     }
 
     fn report(&self, store: &dyn Store, phases: Vec<measurement::PhaseReport>) -> RunReport {
@@ -686,6 +713,11 @@ struct Hooks<'a> {
     /// Logs that could not be written, already shown.
     hdr_errors: Vec<measurement::HdrLogError>,
     user: &'a mut dyn SessionObserver,
+    /// What the export needs when a stopped phase's threads do not return
+    /// (`stop.grace`): the session, its store and the finished phases.
+    session: &'a Session,
+    store: &'a dyn Store,
+    reports: Vec<measurement::PhaseReport>,
 }
 
 impl Observer for Hooks<'_> {
@@ -711,6 +743,43 @@ impl Observer for Hooks<'_> {
 
     fn on_notice(&mut self, notice: &str) {
         self.user.on_notice(notice);
+    }
+
+    /// Reports and exports what was measured before the caller hears of
+    /// the stuck threads, since a caller that cannot wait for them ends
+    /// the process there. The engine's final reports are left out: they
+    /// would call into the engine the stuck threads are inside.
+    fn on_workers_stuck(&mut self, stuck: &mut crate::runner::StuckWorkers) {
+        let outcome = &mut stuck.outcome;
+        if let Some(c) = &mut self.collector {
+            outcome.report.observation =
+                Some(c.finish_phase(outcome, self.session.benchmark.workload()));
+        }
+        self.user.phase_finished(outcome);
+        let (logs, log_errors) = std::mem::replace(
+            &mut self.hdr,
+            HdrLogWriter::new(self.session.hdr.clone(), false),
+        )
+        .finish();
+        for e in log_errors {
+            self.user.error(&format!("HdrHistogram log {e}"));
+        }
+        for path in logs {
+            self.user.file_written("HdrHistogram log", &path);
+        }
+        let mut reports = self.reports.clone();
+        reports.push(outcome.report.clone());
+        let mut report = self
+            .session
+            .report_without_engine_reports(self.store, reports);
+        report.metadata.stuck_threads = stuck.threads.iter().map(ToString::to_string).collect();
+        self.user.export_starting();
+        let exported = self.session.export(&report, self.user);
+        self.user.export_finished(exported.is_ok());
+        if let Err(e) = exported {
+            self.user.error(&e.to_string());
+        }
+        self.user.on_workers_stuck(stuck);
     }
 }
 

@@ -61,6 +61,11 @@ pub struct RunMetadata {
     /// store names its engine.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub engine_build: Option<EngineBuildEntry>,
+    /// Client threads a stopped phase left inside store calls
+    /// (`stop.grace`), each named with where it waited: the figures miss
+    /// what they had not published. Empty (and not exported) otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stuck_threads: Vec<String>,
 }
 
 /// How the engine of a run was built, as exported: see
@@ -114,6 +119,7 @@ impl RunMetadata {
             engine: None,
             engine_version: None,
             engine_build: None,
+            stuck_threads: Vec::new(),
         }
     }
 }

@@ -67,6 +67,16 @@ pub const ERROR_BUDGET: Property<u64> = Property::optional(
     "Failed operations a phase tolerates: once more than this many store operations have failed (any status but OK, BATCHED_OK and NOT_FOUND; each retried insert counts), the phase stops, its report and exports are still written and ycsb exits with status 1. 0 stops at the first failure. Counted per thread without slowing successful operations; a few in-flight operations may fail after the budget is spent. Unset: no limit, as Java YCSB.",
 );
 
+/// `stop.grace`: how long a stopped phase waits for its threads.
+pub const STOP_GRACE: Property<u64> = Property::new(
+    "stop.grace",
+    "30",
+    "Seconds a stopped phase (maxexecutiontime, the error budget, Ctrl-C or SIGTERM) waits for \
+     its client threads to return from the store. A thread still inside a store call then is \
+     named with where it waits, what was measured is reported and exported, and ycsb exits \
+     with status 1 instead of waiting for ever on an engine that never returns. 0: wait for ever.",
+);
+
 /// Every property the runner reads.
 pub const PROPERTIES: &[&PropertyDecl] = &[
     THREAD_COUNT.decl(),
@@ -75,6 +85,7 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     SEED.decl(),
     ERROR_BUDGET.decl(),
     START_AT.decl(),
+    STOP_GRACE.decl(),
 ];
 
 /// Which phase to run.
@@ -120,6 +131,9 @@ pub struct RunnerSettings {
     pub warmup: Warmup,
     /// When the first phase may start (`start.at`); `None`: at once.
     pub start_at: Option<std::time::SystemTime>,
+    /// How long a stopped phase waits for its threads before reporting
+    /// the ones still in a store call (`stop.grace`); `None`: for ever.
+    pub stop_grace: Option<Duration>,
 }
 
 impl RunnerSettings {
@@ -163,6 +177,15 @@ impl RunnerSettings {
                 true,
             ),
         };
+        let grace = props.get_checked(&STOP_GRACE, |s| {
+            if *s <= MAX_SECONDS {
+                Ok(())
+            } else {
+                Err(format!(
+                    "expected at most {MAX_SECONDS} seconds (0 for no limit)"
+                ))
+            }
+        })?;
         Ok(Self {
             threads,
             target: (target > 0.0).then_some(target),
@@ -179,6 +202,7 @@ impl RunnerSettings {
                         .map_err(|reason| props.invalid(START_AT.decl(), reason))?,
                 ),
             },
+            stop_grace: (grace > 0).then(|| Duration::from_secs(grace)),
         })
     }
 }
@@ -268,6 +292,57 @@ pub trait Observer {
     /// ignores it.
     fn on_notice(&mut self, notice: &str) {
         let _ = notice;
+    }
+
+    /// Called when a stopped phase's grace period (`stop.grace`) passed
+    /// and some client threads are still inside store calls, with the
+    /// figures measured so far (what the stuck threads had not yet
+    /// published is missing) and where each stuck thread waits. The
+    /// phase then goes on waiting for them: an observer that cannot wait
+    /// (a program whose store may never return) reports and ends the
+    /// process here. The default ignores it.
+    fn on_workers_stuck(&mut self, stuck: &mut StuckWorkers) {
+        let _ = stuck;
+    }
+}
+
+/// A stopped phase whose client threads did not all return within the
+/// grace period.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct StuckWorkers {
+    /// The phase's figures so far, as if it had ended now.
+    pub outcome: PhaseOutcome,
+    /// The threads still inside a store call.
+    pub threads: Vec<StuckThread>,
+    /// How long the phase waited for them after it was stopped.
+    pub waited: Duration,
+}
+
+/// A client thread that did not return from the store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StuckThread {
+    /// The client thread (0-based).
+    pub thread: usize,
+    /// Operations it completed.
+    pub operations: u64,
+    /// Where it waits, as Linux tells (`/proc/self/task/<tid>/wchan` and
+    /// `syscall`), or `None` where it cannot be read.
+    pub waiting_in: Option<String>,
+}
+
+impl std::fmt::Display for StuckThread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "client thread {} is still inside a store call after {} operations",
+            self.thread, self.operations
+        )?;
+        if let Some(at) = &self.waiting_in {
+            write!(f, " ({at})")?;
+        }
+        Ok(())
     }
 }
 
@@ -398,6 +473,7 @@ pub fn run_phase(
                 stop,
                 measurements: &shared.measurements,
                 progress: &shared.progress[thread],
+                tid: &shared.tids[thread],
                 finished: &shared.finished,
                 errors: &shared.errors,
                 notices: &shared.notices,
@@ -427,6 +503,13 @@ pub fn run_phase(
                 Warmup::None
             },
         });
+        if interrupted {
+            if let Some(grace) = settings.stop_grace {
+                watch_stopped_workers(
+                    &handles, grace, &shared, phase, settings, start, stop, observer,
+                );
+            }
+        }
         Ended {
             interrupted,
             warmup_end,
@@ -434,6 +517,84 @@ pub fn run_phase(
         }
     });
     shared.outcome(phase, settings, start, ended, stop, observer)
+}
+
+/// Waits up to `grace` for the workers of a stopped phase; those still
+/// running then are inside a store call that does not return: the
+/// observer gets the figures so far and where each one waits.
+#[allow(clippy::too_many_arguments)]
+fn watch_stopped_workers(
+    handles: &[(usize, ScopedJoinHandle<'_, Instant>)],
+    grace: Duration,
+    shared: &Shared,
+    phase: Phase,
+    settings: &RunnerSettings,
+    start: Instant,
+    stop: &StopSignal,
+    observer: &mut dyn Observer,
+) {
+    let stopped = Instant::now();
+    let running = |handles: &[(usize, ScopedJoinHandle<'_, Instant>)]| {
+        handles
+            .iter()
+            .filter(|(_, h)| !h.is_finished())
+            .map(|(thread, _)| *thread)
+            .collect::<Vec<_>>()
+    };
+    while !running(handles).is_empty() && stopped.elapsed() < grace {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stuck = running(handles);
+    if stuck.is_empty() {
+        return;
+    }
+    let threads: Vec<StuckThread> = stuck
+        .into_iter()
+        .map(|thread| StuckThread {
+            thread,
+            operations: shared.progress[thread].0.load(Ordering::Relaxed),
+            waiting_in: waiting_in(shared.tids[thread].load(Ordering::Relaxed)),
+        })
+        .collect();
+    let so_far = Ended {
+        interrupted: true,
+        warmup_end: None,
+        last_end: Some(Instant::now()),
+    };
+    if let Ok(outcome) = shared.outcome(phase, settings, start, so_far, stop, &mut Silent) {
+        observer.on_workers_stuck(&mut StuckWorkers {
+            outcome,
+            threads,
+            waited: stopped.elapsed(),
+        });
+    }
+}
+
+/// Where the Linux thread `tid` of this process waits: the kernel
+/// function it sleeps in and the system call it made (numbers as
+/// `/proc/self/task/<tid>/syscall` gives them), or `None` where that
+/// cannot be read.
+fn waiting_in(tid: i32) -> Option<String> {
+    if tid <= 0 {
+        return None;
+    }
+    let task = format!("/proc/self/task/{tid}");
+    let wchan = std::fs::read_to_string(format!("{task}/wchan")).ok();
+    let syscall = std::fs::read_to_string(format!("{task}/syscall")).ok();
+    let mut parts = Vec::new();
+    if let Some(w) = wchan.filter(|w| !w.is_empty() && w != "0") {
+        parts.push(format!("waiting in the kernel at {w}"));
+    }
+    match syscall.as_deref().map(str::trim) {
+        Some("running") => parts.push("running, not in a system call".to_string()),
+        Some(s) => {
+            if let Some(n) = s.split_whitespace().next().filter(|n| *n != "-1") {
+                parts.push(format!("system call {n}"));
+            }
+        }
+        None => {}
+    }
+    (!parts.is_empty()).then(|| format!("Linux thread {tid}: {}", parts.join(", ")))
 }
 
 /// The seed of a phase's random streams: different phases draw from
@@ -449,6 +610,9 @@ fn phase_seed(phase: Phase, seed: u64) -> u64 {
 struct Shared {
     measurements: Measurements,
     progress: Vec<Progress>,
+    /// Each worker's Linux thread id, set once as it starts (0 before),
+    /// for naming where a stuck one waits.
+    tids: Vec<std::sync::atomic::AtomicI32>,
     /// The number of workers that ended.
     finished: AtomicU64,
     errors: Mutex<Vec<RunError>>,
@@ -481,6 +645,9 @@ impl Shared {
         Self {
             measurements,
             progress: (0..threads).map(|_| Progress::default()).collect(),
+            tids: (0..threads)
+                .map(|_| std::sync::atomic::AtomicI32::new(0))
+                .collect(),
             finished: AtomicU64::new(0),
             errors: Mutex::new(Vec::new()),
             notices: Mutex::new(Vec::new()),
@@ -494,7 +661,7 @@ impl Shared {
     /// the workers' notices on, and reports the figures of what came after
     /// the warm-up.
     fn outcome(
-        self,
+        &self,
         phase: Phase,
         settings: &RunnerSettings,
         start: Instant,

@@ -12,6 +12,15 @@ use super::{interrupt, lock, Phase, Progress, RunError, StopSignal};
 use crate::measurement::{Measurements, Operation, Recorder};
 use crate::workload::WorkloadThread;
 
+/// This thread's Linux id, from `/proc/thread-self` (`<pid>/task/<tid>`);
+/// 0 where there is none.
+fn linux_thread_id() -> i32 {
+    std::fs::read_link("/proc/thread-self")
+        .ok()
+        .and_then(|link| link.file_name()?.to_str()?.parse().ok())
+        .unwrap_or(0)
+}
+
 /// A client thread: its own workload state, and references to what it
 /// shares with the other threads and the status loop (all written per
 /// operation is its progress counter, alone in its cache line).
@@ -30,6 +39,8 @@ pub(super) struct Worker<'a> {
     pub(super) stop: &'a StopSignal,
     pub(super) measurements: &'a Measurements,
     pub(super) progress: &'a Progress,
+    /// Where the thread's Linux id goes, for the stop watchdog.
+    pub(super) tid: &'a std::sync::atomic::AtomicI32,
     /// Counts the threads that ended, for the status loop.
     pub(super) finished: &'a AtomicU64,
     pub(super) errors: &'a Mutex<Vec<RunError>>,
@@ -66,6 +77,7 @@ impl<'a> Worker<'a> {
     /// cleans up and publishes its last measurements. Returns when it
     /// ended: the phase's runtime ends with its last thread.
     fn run(mut self) -> Instant {
+        self.tid.store(linux_thread_id(), Ordering::Relaxed);
         let _stop_scope = interrupt::enter(self.stop);
         let mut recorder = self.measurements.recorder(self.thread);
         let context = ThreadContext::new(self.thread, self.threads);
