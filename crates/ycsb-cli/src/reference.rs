@@ -133,7 +133,7 @@ pub fn properties_reference(markdown: bool) -> String {
                 out.push_str(&format!(
                     "| `{}` | {aliases} | {} | `{}` | {} |\n",
                     d.name,
-                    d.kind,
+                    d.type_text(),
                     default.replace('|', "\\|"),
                     d.doc.replace('|', "\\|")
                 ));
@@ -144,7 +144,8 @@ pub fn properties_reference(markdown: bool) -> String {
                 }
                 out.push_str(&format!(
                     "  {name} = {default}  [{}]\n      {}\n",
-                    d.kind, d.doc
+                    d.type_text(),
+                    d.doc
                 ));
             }
         }

@@ -198,6 +198,21 @@ const CASES: &[Case] = &[
     Case { args: "load redb -p redb.path={dir}/db -p redb.cache_size=1GB", file: None, expect: &["redb.cache_size", "'1GB'"] },
     Case { args: "bench --db-engine fjall --db={dir}/db --compression_type=zstd", file: None, expect: &["fjall.compression", "'zstd'", "--compression_type flag"] },
     Case { args: "bench --db-engine redb --db={dir}/db --cache_size=big", file: None, expect: &["redb.cache_size", "'big'", "--cache_size flag"] },
+    // Issue 33 item 3: settings that silently break the data are refused.
+    Case { args: "load wiredtiger -p wiredtiger.home={dir}/wt -p wiredtiger.table_config=key_format=S", file: None, expect: &["wiredtiger.table_config", "'key_format=S'", "-p flag", "sets key_format"] },
+    Case { args: "load wiredtiger -p wiredtiger.home={dir}/wt -p wiredtiger.log=true -p wiredtiger.config=log=(file_max=1GB)", file: None, expect: &["wiredtiger.config", "-p flag", "wiredtiger.log"] },
+    Case { args: "load rocksdb -p rocksdb.dbname={dir}/rdb -p rocksdb.optionsfile={dir}/bad.properties", file: Some("[CFOptions \"default\"]\n  comparator=rocksdb.ReverseBytewiseComparator\n"), expect: &["rocksdb.optionsfile", "-p flag", "line 2 sets comparator"] },
+    // Issue 33 item 5: values the engine cannot take are named, not a
+    // panic (rusqlite), an abort (thread spawns) or an engine's unnamed error.
+    Case { args: "load sqlite -p sqlite.dbpath={dir}/db -p sqlite.busy_timeout=2147483648", file: None, expect: &["sqlite.busy_timeout", "'2147483648'", "-p flag", "expected 0 to 2147483647"] },
+    Case { args: "load fjall -p fjall.dir={dir}/db -p fjall.worker_threads=100000", file: None, expect: &["fjall.worker_threads", "'100000'", "expected 0 to 256"] },
+    Case { args: "load rocksdb -p rocksdb.dbname={dir}/rdb -p rocksdb.max_background_jobs=100000", file: None, expect: &["rocksdb.max_background_jobs", "'100000'", "expected 0 to 256"] },
+    Case { args: "load wiredtiger -p wiredtiger.home={dir}/wt -p wiredtiger.cache_size=16TB", file: None, expect: &["wiredtiger.cache_size", "'16TB'", "expected 1048576 to 10995116277760"] },
+    Case { args: "load leveldb -p leveldb.dbname={dir}/db -p leveldb.filter_bits=2147483647", file: None, expect: &["leveldb.filter_bits", "'2147483647'", "expected 0 to 1000"] },
+    Case { args: "load lmdb -p lmdb.dbpath={dir}/db -p lmdb.mapsize=18446744073709551615", file: None, expect: &["lmdb.mapsize", "'18446744073709551615'", "expected 1 to 9223372036854775807"] },
+    Case { args: "load etcd -p etcd.endpoints=https://127.0.0.1:1 -p etcd.cacert_file={dir}/fifo", file: None, expect: &["etcd.cacert_file", "fifo", "a FIFO, not a regular file"] },
+    // Issue 33 item 13: the error names the count that was set.
+    Case { args: "run basic -p recordcount=18446744073709551615 -p requestdistribution=zipfian", file: None, expect: &["recordcount", "'18446744073709551615'", "-p flag", "2^64"] },
 ];
 
 #[test]
@@ -273,4 +288,38 @@ fn a_huge_property_file_is_refused() {
         err.contains("huge.properties") && err.contains("larger than 16777216 bytes"),
         "{err}"
     );
+}
+
+/// Issue 33 item 5: `ycsb bench --value_size` near its limit under a
+/// memory limit (RLIMIT_AS, set by the shell) aborted when the value
+/// buffers could not be allocated; it is bad input naming the flag.
+#[test]
+fn a_value_size_beyond_the_memory_limit_is_refused() {
+    let binary = ycsb().get_program().to_owned();
+    let o = std::process::Command::new("sh")
+        .args(["-c", "ulimit -v 2097152 && exec \"$0\" \"$@\""])
+        .arg(binary)
+        .args([
+            "bench",
+            "--db-engine",
+            "memory",
+            "--value_size=1073741824",
+            "--num=1",
+            "--benchmarks=fillseq",
+        ])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let errors: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("ycsb: error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(
+        errors[0].contains("--value_size") && errors[0].contains("cannot allocate"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
 }

@@ -75,7 +75,7 @@ pub use files::{
 };
 pub use properties::{
     Choice, Origin, Properties, Property, PropertyDecl, PropertyError, PropertyKind, PropertyValue,
-    RawValue, MAX_SECONDS,
+    RawValue, ValueRange, MAX_SECONDS,
 };
 
 /// The most client threads a program asks a store for (`threadcount`,

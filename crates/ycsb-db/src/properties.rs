@@ -143,12 +143,52 @@ pub struct PropertyDecl {
     /// Whether the value is a secret (a password): it is then redacted
     /// from every export and log.
     pub secret: bool,
+    /// The values a numeric property accepts, when it is narrower than
+    /// its type's: what the engine it is passed to accepts (a C `int`, a
+    /// thread count the machine can start). Checked by every typed read
+    /// and shown in the properties reference.
+    pub range: Option<ValueRange>,
+}
+
+/// The inclusive range of values a numeric property accepts, declared on
+/// the property with [`Property::range`].
+///
+/// Bounds are `i128` so that one type holds every unsigned and signed
+/// 64-bit bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValueRange {
+    /// The smallest accepted value.
+    pub min: i128,
+    /// The largest accepted value.
+    pub max: i128,
+}
+
+impl ValueRange {
+    /// Whether `value` is inside the range.
+    pub const fn contains(&self, value: i128) -> bool {
+        self.min <= value && value <= self.max
+    }
+}
+
+impl fmt::Display for ValueRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} to {}", self.min, self.max)
+    }
 }
 
 impl PropertyDecl {
     /// Whether `key` names this property (its name or an alias).
     pub fn matches(&self, key: &str) -> bool {
         self.name == key || self.aliases.contains(&key)
+    }
+
+    /// The value's type as the reference shows it: the kind, and the
+    /// accepted range when one is declared (`unsigned integer, 0 to 20`).
+    pub fn type_text(&self) -> String {
+        match self.range {
+            Some(range) => format!("{}, {range}", self.kind),
+            None => self.kind.to_string(),
+        }
     }
 }
 
@@ -164,6 +204,13 @@ pub trait PropertyValue: Sized {
     /// Returns what was expected, as a phrase (`expected an unsigned
     /// integer`), when `raw` is not a valid value.
     fn parse_value(raw: &str) -> Result<Self, String>;
+
+    /// The value as a number, for the check against a declared
+    /// [`ValueRange`]; `None` (the default) for values that are not
+    /// numbers, which a range does not apply to.
+    fn range_point(&self) -> Option<i128> {
+        None
+    }
 }
 
 macro_rules! number_value {
@@ -172,6 +219,9 @@ macro_rules! number_value {
             const KIND: PropertyKind = $kind;
             fn parse_value(raw: &str) -> Result<Self, String> {
                 raw.trim().parse::<$t>().map_err(|_| concat!("expected ", $what).to_string())
+            }
+            fn range_point(&self) -> Option<i128> {
+                Some(*self as i128)
             }
         }
     )*};
@@ -356,6 +406,7 @@ impl<T: PropertyValue> Property<T> {
                 default,
                 doc,
                 secret: false,
+                range: None,
             },
             value: PhantomData,
         }
@@ -364,6 +415,19 @@ impl<T: PropertyValue> Property<T> {
     /// Adds other accepted names.
     pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
         self.decl.aliases = aliases;
+        self
+    }
+
+    /// Declares the values the property accepts (both bounds included):
+    /// a value outside is refused by every typed read, naming the range.
+    /// Only for value types with a [`PropertyValue::range_point`].
+    ///
+    /// # Panics
+    ///
+    /// When `min > max` (at compile time for a `const` declaration).
+    pub const fn range(mut self, min: i128, max: i128) -> Self {
+        assert!(min <= max, "a property's range must not be empty");
+        self.decl.range = Some(ValueRange { min, max });
         self
     }
 
@@ -554,17 +618,23 @@ impl Properties {
         &self,
         property: &Property<T>,
     ) -> Result<Option<T>, PropertyError> {
-        let Some(raw) = self.raw(property.decl()) else {
+        let decl = property.decl();
+        let Some(raw) = self.raw(decl) else {
             return Ok(None);
         };
-        T::parse_value(raw.value)
-            .map(Some)
-            .map_err(|reason| PropertyError::Invalid {
-                name: raw.key.to_string(),
-                value: redact_value(raw.key, raw.value, &[property.decl()]).into_owned(),
-                origin: raw.origin,
-                reason,
-            })
+        let checked =
+            T::parse_value(raw.value).and_then(|value| match (decl.range, value.range_point()) {
+                (Some(range), Some(point)) if !range.contains(point) => {
+                    Err(format!("expected {range}"))
+                }
+                _ => Ok(value),
+            });
+        checked.map(Some).map_err(|reason| PropertyError::Invalid {
+            name: raw.key.to_string(),
+            value: redact_value(raw.key, raw.value, &[decl]).into_owned(),
+            origin: raw.origin,
+            reason,
+        })
     }
 
     /// Reads a property that must be set.
@@ -726,6 +796,32 @@ mod tests {
             err.to_string(),
             "recordcount: invalid value '0' (w.properties:2): expected at least 1"
         );
+    }
+
+    #[test]
+    fn declared_ranges_are_checked_and_shown() {
+        const TIMEOUT: Property<u64> =
+            Property::new("x.timeout", "10", "Milliseconds.").range(0, i32::MAX as i128);
+        const LEVEL: Property<i64> = Property::new("x.level", "0", "A level.").range(-1, 5);
+        let mut p = Properties::new();
+        p.set("x.timeout", "2147483647", Origin::Flag("-p"));
+        assert_eq!(p.get(&TIMEOUT), Ok(2147483647));
+        p.set("x.timeout", "2147483648", file(7));
+        assert_eq!(
+            p.get(&TIMEOUT).unwrap_err().to_string(),
+            "x.timeout: invalid value '2147483648' (w.properties:7): expected 0 to 2147483647"
+        );
+        p.set("x.level", "-2", Origin::Flag("-p"));
+        assert!(p
+            .get(&LEVEL)
+            .unwrap_err()
+            .to_string()
+            .contains("expected -1 to 5"));
+        assert_eq!(
+            TIMEOUT.decl().type_text(),
+            "unsigned integer, 0 to 2147483647"
+        );
+        assert_eq!(COUNT.decl().type_text(), "unsigned integer");
     }
 
     #[test]

@@ -70,6 +70,25 @@ impl Record {
         }
     }
 
+    /// [`Record::with_capacity`], reporting a buffer the allocator refuses
+    /// (a value size of a gigabyte under a memory limit) instead of
+    /// aborting the process.
+    ///
+    /// # Errors
+    ///
+    /// The allocator's refusal.
+    pub fn try_with_capacity(
+        fields: usize,
+        value_bytes: usize,
+    ) -> Result<Self, std::collections::TryReserveError> {
+        let mut record = Self::new();
+        record
+            .bytes
+            .try_reserve_exact(value_bytes.saturating_add(fields.saturating_mul(10)))?;
+        record.spans.try_reserve_exact(fields)?;
+        Ok(record)
+    }
+
     /// Removes every field, keeping the allocated capacity.
     pub fn clear(&mut self) {
         self.bytes.clear();

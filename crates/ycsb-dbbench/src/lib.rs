@@ -893,6 +893,16 @@ impl<'a> Worker<'a> {
         } else {
             settings.key_size
         };
+        // A thread holds about three values' worth of buffers: a value size
+        // near --value_size's limit, times --threads, can be more than the
+        // process may allocate, which is bad input, not an abort.
+        let too_large = |e: std::collections::TryReserveError| BenchError::Invalid {
+            setting: "--value_size",
+            reason: format!(
+                "{value_size}: thread {id} cannot allocate its value buffers ({e}); \
+                 lower --value_size or --threads"
+            ),
+        };
         Ok(Self {
             thread,
             settings,
@@ -900,14 +910,15 @@ impl<'a> Worker<'a> {
             kind,
             key: String::with_capacity(key_size.max(24)),
             scan_start: String::with_capacity(key_size + 1),
-            record: Record::with_capacity(1, value_size),
-            out: Record::with_capacity(1, value_size + 16),
+            record: Record::try_with_capacity(1, value_size).map_err(too_large)?,
+            out: Record::try_with_capacity(1, value_size + 16).map_err(too_large)?,
             scan: ScanResult::new(),
             // Building the 1 MiB of values costs about 18 M instructions:
             // only the benchmarks that write pay it (db_bench builds its
             // generator in the write loops too).
             values: if kind.writes() {
-                ValueGenerator::new(settings.compression_ratio, value_size)
+                ValueGenerator::try_new(settings.compression_ratio, value_size)
+                    .map_err(too_large)?
             } else {
                 ValueGenerator::unused()
             },

@@ -62,9 +62,30 @@ impl ValueGenerator {
     /// The generator db_bench builds (seeded with 301) for values of up to
     /// `max_len` bytes compressible to `compression_ratio`.
     pub fn new(compression_ratio: f64, max_len: usize) -> Self {
+        match Self::try_new(compression_ratio, max_len) {
+            Ok(generator) => generator,
+            Err(_) => std::alloc::handle_alloc_error(
+                std::alloc::Layout::array::<u8>(max_len.max(1 << 20) + PIECE)
+                    .unwrap_or(std::alloc::Layout::new::<u8>()),
+            ),
+        }
+    }
+
+    /// [`ValueGenerator::new`], reporting a buffer the allocator refuses
+    /// (a `--value_size` of a gigabyte under a memory limit) instead of
+    /// aborting.
+    ///
+    /// # Errors
+    ///
+    /// The allocator's refusal of the `max(max_len, 1 MiB)` bytes buffer.
+    pub fn try_new(
+        compression_ratio: f64,
+        max_len: usize,
+    ) -> Result<Self, std::collections::TryReserveError> {
         let mut rnd = ParkMiller::new(301);
         let target = max_len.max(1 << 20);
-        let mut data = Vec::with_capacity(target + PIECE);
+        let mut data = Vec::new();
+        data.try_reserve_exact(target.saturating_add(PIECE))?;
         // `as` saturates and truncates toward zero, as the C++ int cast.
         let raw = ((PIECE as f64 * compression_ratio) as usize).max(1);
         let mut random = Vec::with_capacity(raw);
@@ -78,7 +99,7 @@ impl ValueGenerator {
             }
             data.truncate(start + PIECE);
         }
-        Self { data, pos: 0 }
+        Ok(Self { data, pos: 0 })
     }
 
     /// A generator for a benchmark that writes no values: no buffer, and

@@ -119,11 +119,15 @@ impl Transport {
         cacert: Option<&str>,
         identity: Option<(&str, &str)>,
     ) -> Result<Self, StoreError> {
-        let read = |path: &str| {
-            std::fs::read(path).map_err(|source| StoreError::Io {
-                context: format!("reading {path}"),
-                source,
-            })
+        // Regular files only, and small ones: a FIFO named here blocked
+        // the open forever, a device would be read until memory ran out.
+        let read = |property: &str, path: &str| {
+            ycsb_db::read_input(std::path::Path::new(path), ycsb_db::CONFIG_FILE_LIMIT).map_err(
+                |e| StoreError::Io {
+                    context: format!("{property}={path}: cannot read it"),
+                    source: e.into(),
+                },
+            )
         };
         let invalid = |path: &str, e: native_tls::Error| StoreError::Open {
             store: "etcd".into(),
@@ -131,13 +135,16 @@ impl Transport {
         };
         let mut builder = native_tls::TlsConnector::builder();
         if let Some(path) = cacert {
-            let cert =
-                native_tls::Certificate::from_pem(&read(path)?).map_err(|e| invalid(path, e))?;
+            let cert = native_tls::Certificate::from_pem(&read(crate::CACERT_FILE.name(), path)?)
+                .map_err(|e| invalid(path, e))?;
             builder.add_root_certificate(cert);
         }
         if let Some((cert, key)) = identity {
-            let id = native_tls::Identity::from_pkcs8(&read(cert)?, &read(key)?)
-                .map_err(|e| invalid(cert, e))?;
+            let id = native_tls::Identity::from_pkcs8(
+                &read(crate::CERT_FILE.name(), cert)?,
+                &read(crate::KEY_FILE.name(), key)?,
+            )
+            .map_err(|e| invalid(cert, e))?;
             builder.identity(id);
         }
         let connector = builder.build().map_err(|e| StoreError::Open {
@@ -462,6 +469,33 @@ fn itoa(mut n: usize, buf: &mut [u8; 20]) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 33 item 5: a FIFO named as the CA file blocked the open
+    /// forever; it is refused, naming the property.
+    #[test]
+    fn a_fifo_as_certificate_file_is_refused_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("ca.pem");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(made, "mkfifo failed");
+        let path = fifo.display().to_string();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(Transport::tls(Some(&path), None).map(|_| ()));
+        });
+        let err = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the open waited on the FIFO")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("etcd.cacert_file=") && err.contains("a FIFO, not a regular file"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn endpoints_parse() {

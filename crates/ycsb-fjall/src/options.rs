@@ -70,8 +70,16 @@ pub const FSYNC: Property<bool> = Property::new(
 pub const WORKER_THREADS: Property<u32> = Property::new(
     "fjall.worker_threads",
     "0",
-    "Threads for flushes and compactions; 0 keeps fjall's default (the CPU count, at most 4).",
-);
+    "Threads for flushes and compactions, all started at open; 0 keeps fjall's default (the CPU \
+     count, at most 4).",
+)
+// fjall starts every worker when the database opens and aborts the
+// process when the operating system refuses one; more than a few per core
+// only queue.
+.range(0, MAX_WORKER_THREADS as i128);
+
+/// The most `fjall.worker_threads`.
+const MAX_WORKER_THREADS: u32 = 256;
 
 /// Every property the `fjall` store reads.
 pub const PROPERTIES: &[&PropertyDecl] = &[
@@ -218,6 +226,8 @@ mod tests {
             ),
             ("fjall.memtable_size", "1000", "at least 65536"),
             ("fjall.fsync", "yes", "expected true or false"),
+            // 100000 aborted the process when the threads could not start.
+            ("fjall.worker_threads", "100000", "expected 0 to 256"),
         ];
         for (key, value, reason) in cases {
             let err = Config::from_properties(&props(&[("fjall.dir", "d"), (key, value)]))

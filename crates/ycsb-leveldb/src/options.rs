@@ -63,21 +63,27 @@ pub const WRITE_BUFFER_SIZE: Property<u64> = Property::new(
     "leveldb.write_buffer_size",
     "0",
     "Bytes of memtable before it is written to a level-0 file; 0 keeps LevelDB's default (4 MiB).",
-);
+)
+// LevelDB clips it to 64 KiB..1 GiB (SanitizeOptions): refused outside.
+.range(0, 1 << 30);
 
 /// `leveldb.max_file_size`.
 pub const MAX_FILE_SIZE: Property<u64> = Property::new(
     "leveldb.max_file_size",
     "0",
     "Target size in bytes of a table file; 0 keeps LevelDB's default (2 MiB).",
-);
+)
+// LevelDB clips it to 1 MiB..1 GiB (SanitizeOptions): refused outside.
+.range(0, 1 << 30);
 
 /// `leveldb.max_open_files`.
 pub const MAX_OPEN_FILES: Property<u32> = Property::new(
     "leveldb.max_open_files",
     "0",
     "Table files LevelDB may keep open; 0 keeps LevelDB's default (1000).",
-);
+)
+// LevelDB clips it to 74..50000 (SanitizeOptions): refused outside.
+.range(0, 50000);
 
 /// `leveldb.compression`.
 pub const COMPRESSION: Property<Compression> = Property::new(
@@ -99,21 +105,27 @@ pub const FILTER_BITS: Property<u32> = Property::new(
     "leveldb.filter_bits",
     "0",
     "Bits per key of a Bloom filter on table files; 0 means no filter.",
-);
+)
+// A filter is bits-per-key times the keys of a block: 2^31 bits per key
+// made every table write allocate gigabytes.
+.range(0, 1000);
 
 /// `leveldb.block_size`.
 pub const BLOCK_SIZE: Property<u64> = Property::new(
     "leveldb.block_size",
     "0",
     "Uncompressed bytes per table block; 0 keeps LevelDB's default (4 KiB).",
-);
+)
+// LevelDB clips it to 1 KiB..4 MiB (SanitizeOptions): refused outside.
+.range(0, 4 << 20);
 
 /// `leveldb.block_restart_interval`.
 pub const BLOCK_RESTART_INTERVAL: Property<u32> = Property::new(
     "leveldb.block_restart_interval",
     "0",
     "Keys between restart points of key delta encoding; 0 keeps LevelDB's default (16).",
-);
+)
+.range(0, i32::MAX as i128);
 
 /// `leveldb.sync`: synchronous writes (not in YCSB-cpp).
 pub const SYNC: Property<bool> = Property::new(
@@ -161,10 +173,19 @@ pub(crate) struct Config {
 }
 
 /// A size property as a `usize`; 0 means "LevelDB's default".
-fn size(p: &Properties, prop: &Property<u64>) -> Result<Option<usize>, PropertyError> {
+/// A size where 0 keeps LevelDB's default and other values must be at
+/// least `min`, the lower end of LevelDB's own range (the upper end is
+/// declared on the property).
+fn size(p: &Properties, prop: &Property<u64>, min: u64) -> Result<Option<usize>, PropertyError> {
     let v = p.get(prop)?;
     if v == 0 {
         return Ok(None);
+    }
+    if v < min {
+        return Err(p.invalid(
+            prop.decl(),
+            format!("expected 0 (LevelDB's default) or at least {min}: LevelDB raises smaller values to {min}"),
+        ));
     }
     usize::try_from(v)
         .map(Some)
@@ -172,10 +193,18 @@ fn size(p: &Properties, prop: &Property<u64>) -> Result<Option<usize>, PropertyE
 }
 
 /// A count property as a C `int`; 0 means "LevelDB's default".
-fn count(p: &Properties, prop: &Property<u32>) -> Result<Option<i32>, PropertyError> {
+/// A count where 0 keeps LevelDB's default and other values must be at
+/// least `min`, as [`size`].
+fn count(p: &Properties, prop: &Property<u32>, min: u32) -> Result<Option<i32>, PropertyError> {
     let v = p.get(prop)?;
     if v == 0 {
         return Ok(None);
+    }
+    if v < min {
+        return Err(p.invalid(
+            prop.decl(),
+            format!("expected 0 (LevelDB's default) or at least {min}: LevelDB raises smaller values to {min}"),
+        ));
     }
     i32::try_from(v)
         .map(Some)
@@ -198,14 +227,14 @@ impl Config {
             ));
         }
         let engine = EngineOptions {
-            write_buffer_size: size(p, &WRITE_BUFFER_SIZE)?,
-            max_file_size: size(p, &MAX_FILE_SIZE)?,
-            max_open_files: count(p, &MAX_OPEN_FILES)?,
+            write_buffer_size: size(p, &WRITE_BUFFER_SIZE, 64 << 10)?,
+            max_file_size: size(p, &MAX_FILE_SIZE, 1 << 20)?,
+            max_open_files: count(p, &MAX_OPEN_FILES, 74)?,
             snappy: p.get(&COMPRESSION)? == Compression::Snappy,
-            cache_size: size(p, &CACHE_SIZE)?,
-            filter_bits: count(p, &FILTER_BITS)?,
-            block_size: size(p, &BLOCK_SIZE)?,
-            block_restart_interval: count(p, &BLOCK_RESTART_INTERVAL)?,
+            cache_size: size(p, &CACHE_SIZE, 1)?,
+            filter_bits: count(p, &FILTER_BITS, 1)?,
+            block_size: size(p, &BLOCK_SIZE, 1 << 10)?,
+            block_restart_interval: count(p, &BLOCK_RESTART_INTERVAL, 1)?,
             sync: p.get(&SYNC)?,
             fill_cache: p.get(&FILL_CACHE)?,
         };
@@ -349,9 +378,30 @@ mod tests {
             (
                 "leveldb.max_open_files",
                 "3000000000",
-                "expected at most 2147483647",
+                "expected 0 to 50000",
             ),
             ("leveldb.sync", "yes", "expected true or false"),
+            // 2^31-1 bits per key made each table write allocate gigabytes.
+            ("leveldb.filter_bits", "2147483647", "expected 0 to 1000"),
+            // Values LevelDB would silently clip into its ranges.
+            ("leveldb.write_buffer_size", "1000", "at least 65536"),
+            (
+                "leveldb.write_buffer_size",
+                "18446744073709551615",
+                "expected 0 to 1073741824",
+            ),
+            (
+                "leveldb.max_file_size",
+                "4294967296",
+                "expected 0 to 1073741824",
+            ),
+            ("leveldb.max_open_files", "10", "at least 74"),
+            ("leveldb.block_size", "100", "at least 1024"),
+            (
+                "leveldb.block_size",
+                "18446744073709551615",
+                "expected 0 to 4194304",
+            ),
         ];
         for (key, value, reason) in cases {
             let err = Config::from_properties(&props(&[("leveldb.dbname", "d"), (key, value)]))

@@ -438,12 +438,13 @@ fn invalid_properties_are_errors_naming_property_and_origin() {
 #[test]
 fn gauges_show_levels_after_compaction() {
     let dir = tempfile::tempdir().unwrap();
-    // Small memtables and files so a few MiB make several level-0 files.
+    // Small memtables and files so a few MiB make several level-0 files
+    // (1 MiB files: LevelDB's smallest, it raised 256 KiB to it).
     let store = open(
         dir.path(),
         &[
             ("leveldb.write_buffer_size", "65536"),
-            ("leveldb.max_file_size", "262144"),
+            ("leveldb.max_file_size", "1048576"),
             ("leveldb.cache_size", "1048576"),
         ],
     );

@@ -266,7 +266,61 @@ impl Env {
             check(mdb_txn_commit(txn), "mdb_txn_commit")?;
             guard.dbi = dbi;
         }
+        if options.flags & MDB_WRITEMAP != 0 {
+            guard.reserve_map(path)?;
+        }
         Ok(guard)
+    }
+
+    /// Allocates the whole map in `data.mdb` on disk, for MDB_WRITEMAP.
+    ///
+    /// LMDB makes the file as large as the map, but sparse: a commit then
+    /// writes through the map into holes, and when the file system cannot
+    /// hold a page the kernel kills the process with SIGBUS, mid-run and
+    /// with nothing reported. With every page allocated at open, a full
+    /// map is LMDB's MDB_MAP_FULL error instead. When the file system has
+    /// no room for the map, nothing is allocated and the open is refused.
+    fn reserve_map(&self, dir: &Path) -> Result<(), String> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::MetadataExt;
+        let map_size = self
+            .info()
+            .ok_or("mdb_env_info failed after the environment opened")?
+            .me_mapsize as u64;
+        let data = dir.join("data.mdb");
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&data)
+            .map_err(|e| format!("lmdb.writemap=true: cannot open {}: {e}", data.display()))?;
+        let allocated = file
+            .metadata()
+            .map_err(|e| format!("lmdb.writemap=true: {}: {e}", data.display()))?
+            .blocks()
+            .saturating_mul(512);
+        let needed = map_size.saturating_sub(allocated);
+        if let Some(free) = free_bytes(dir) {
+            if u128::from(needed) > free {
+                return Err(format!(
+                    "lmdb.writemap=true writes through a map of lmdb.mapsize={map_size} bytes, \
+                     which data.mdb must hold on disk (a page the file system cannot hold would \
+                     kill the process with SIGBUS), but its file system has {free} bytes free \
+                     and {needed} more are needed: lower lmdb.mapsize or set lmdb.writemap=false"
+                ));
+            }
+        }
+        let length = libc::off_t::try_from(map_size)
+            .map_err(|_| format!("lmdb.mapsize={map_size} is larger than a file can be"))?;
+        // SAFETY: an open file descriptor, owned by `file` for the call.
+        let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, length) };
+        if rc != 0 {
+            return Err(format!(
+                "lmdb.writemap=true: cannot allocate the {map_size} bytes of lmdb.mapsize in {} \
+                 ({}): lower lmdb.mapsize or set lmdb.writemap=false",
+                data.display(),
+                std::io::Error::from_raw_os_error(rc)
+            ));
+        }
+        Ok(())
     }
 
     /// `mdb_env_stat`: the main database's B-tree.
@@ -487,20 +541,24 @@ impl Writer<'_> {
 /// left for an unprivileged writer (`statvfs`), less than a write of dirty
 /// pages may need; false when it cannot be asked.
 pub(crate) fn file_system_is_full(path: &std::path::Path) -> bool {
+    free_bytes(path).is_some_and(|free| free < 1 << 20)
+}
+
+/// Bytes an unprivileged writer may still use on the file system holding
+/// `path` (`statvfs`), or `None` when it cannot be asked.
+fn free_bytes(path: &std::path::Path) -> Option<u128> {
     use std::os::unix::ffi::OsStrExt;
-    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-        return false;
-    };
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
     let mut stats = std::mem::MaybeUninit::<libc::statvfs>::uninit();
     // SAFETY: a NUL-terminated path and a buffer of the struct statvfs
     // fills; it is read only when the call succeeded.
     let rc = unsafe { libc::statvfs(c_path.as_ptr(), stats.as_mut_ptr()) };
     if rc != 0 {
-        return false;
+        return None;
     }
     // SAFETY: statvfs returned 0, so it initialised the struct.
     let stats = unsafe { stats.assume_init() };
-    (stats.f_bavail as u128) * (stats.f_frsize as u128) < 1 << 20
+    Some(u128::from(stats.f_bavail) * u128::from(stats.f_frsize))
 }
 
 /// The address of a function of the linked LMDB library, to find which

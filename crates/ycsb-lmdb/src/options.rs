@@ -21,8 +21,11 @@ pub const MAPSIZE: Property<u64> = Property::new(
     "1073741824",
     "Bytes of the memory map, the largest the database may grow to (a write beyond it \
      fails with MDB_MAP_FULL). The default is the 1 GiB of YCSB-cpp's lmdb.properties; \
-     YCSB-cpp's own default of -1 is not a usable size.",
-);
+     YCSB-cpp's own default of -1 is not a usable size. With lmdb.writemap, all of it is \
+     allocated on disk at open.",
+)
+// The map is a file's length (an off_t) with lmdb.writemap.
+.range(1, i64::MAX as i128);
 
 /// `lmdb.nosync`.
 pub const NOSYNC: Property<bool> = Property::new(
@@ -52,8 +55,10 @@ pub const NOREADAHEAD: Property<bool> = Property::new(
 pub const WRITEMAP: Property<bool> = Property::new(
     "lmdb.writemap",
     "false",
-    "MDB_WRITEMAP: write through a writable memory map instead of write(2). Faster writes; \
-     a full disk then kills the process with SIGBUS instead of failing the write.",
+    "MDB_WRITEMAP: write through a writable memory map instead of write(2). Faster writes. \
+     The whole map (lmdb.mapsize) is allocated in data.mdb at open, and the open refused \
+     when the file system cannot hold it: a page written into a hole of a full file system \
+     would kill the process with SIGBUS.",
 );
 
 /// `lmdb.mapasync`.
@@ -75,7 +80,8 @@ pub const MAXREADERS: Property<u32> = Property::new(
     "lmdb.maxreaders",
     "1024",
     "Reader slots in the lock file: each client thread holds one (LMDB's default is 126).",
-);
+)
+.range(1, u32::MAX as i128);
 
 /// Every property the `lmdb` store reads.
 pub const PROPERTIES: &[&PropertyDecl] = &[
@@ -109,13 +115,7 @@ impl Config {
             .unwrap_or_default();
         let map_size = usize::try_from(p.get(&MAPSIZE)?)
             .map_err(|_| p.invalid(MAPSIZE.decl(), "expected a size that fits in memory"))?;
-        if map_size == 0 {
-            return Err(p.invalid(MAPSIZE.decl(), "expected a size above 0"));
-        }
         let max_readers = p.get(&MAXREADERS)?;
-        if max_readers == 0 {
-            return Err(p.invalid(MAXREADERS.decl(), "expected at least 1"));
-        }
         let mut flags = 0;
         for (prop, flag) in [
             (&NOSYNC, MDB_NOSYNC),
@@ -220,9 +220,14 @@ mod tests {
     fn errors_name_the_property_and_origin() {
         for (key, value, reason) in [
             ("lmdb.mapsize", "-1", "expected an unsigned integer"),
-            ("lmdb.mapsize", "0", "above 0"),
+            ("lmdb.mapsize", "0", "expected 1 to 9223372036854775807"),
+            (
+                "lmdb.mapsize",
+                "9223372036854775808",
+                "expected 1 to 9223372036854775807",
+            ),
             ("lmdb.nosync", "yes", "expected true or false"),
-            ("lmdb.maxreaders", "0", "at least 1"),
+            ("lmdb.maxreaders", "0", "expected 1 to 4294967295"),
         ] {
             let err = Config::from_properties(&props(&[("lmdb.dbpath", "d"), (key, value)]))
                 .unwrap_err()

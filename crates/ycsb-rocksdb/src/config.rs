@@ -91,7 +91,8 @@ pub const PERF_LEVEL: Property<i64> = Property::new(
     "rocksdb.perf_level",
     "1",
     "RocksDB's per-thread perf context level on the client threads (SetPerfLevel; db_bench's --perf_level): 1 disables it, as db_bench does, since nothing reads it; 0 keeps RocksDB's default for new threads (2, count only, about 900 instructions per write on 7.8.3); 2 to 5 count and time more.",
-);
+)
+.range(0, 5);
 ycsb_db::choice_property! {
     /// The least severe messages RocksDB writes to its info LOG.
     pub enum InfoLogLevel {
@@ -142,7 +143,15 @@ pub const MAX_BACKGROUND_JOBS: Property<i64> = Property::new(
     "rocksdb.max_background_jobs",
     "0",
     "Options.max_background_jobs; 0 keeps RocksDB's default.",
-);
+)
+// RocksDB starts the threads at open and aborts the process when the
+// system refuses one (100000 did).
+.range(0, MAX_BACKGROUND_THREADS);
+
+/// The most `rocksdb.max_background_jobs`.
+const MAX_BACKGROUND_THREADS: i128 = 256;
+/// The largest value of a C `int` option.
+const INT_MAX: i128 = i32::MAX as i128;
 /// `Options.target_file_size_base`.
 pub const TARGET_FILE_SIZE_BASE: Property<u64> = Property::new(
     "rocksdb.target_file_size_base",
@@ -154,7 +163,8 @@ pub const TARGET_FILE_SIZE_MULTIPLIER: Property<i64> = Property::new(
     "rocksdb.target_file_size_multiplier",
     "0",
     "Options.target_file_size_multiplier; 0 keeps RocksDB's default.",
-);
+)
+.range(0, INT_MAX);
 /// `Options.max_bytes_for_level_base`.
 pub const MAX_BYTES_FOR_LEVEL_BASE: Property<u64> = Property::new(
     "rocksdb.max_bytes_for_level_base",
@@ -172,38 +182,44 @@ pub const MAX_WRITE_BUFFER_NUMBER: Property<i64> = Property::new(
     "rocksdb.max_write_buffer_number",
     "0",
     "Options.max_write_buffer_number; 0 keeps RocksDB's default.",
-);
+)
+.range(0, INT_MAX);
 /// `Options.compaction_pri`.
 pub const COMPACTION_PRI: Property<i64> = Property::new(
     "rocksdb.compaction_pri",
     "-1",
     "Options.compaction_pri as a number (0 kByCompensatedSize .. 4 kRoundRobin); -1 keeps RocksDB's default. \
      Other values need rocksdb.optionsfile: the rocksdb crate cannot set it.",
-);
+)
+.range(-1, 4);
 /// `Options.max_open_files`.
 pub const MAX_OPEN_FILES: Property<i64> = Property::new(
     "rocksdb.max_open_files",
     "-1",
     "Options.max_open_files; -1 means unlimited, 0 keeps RocksDB's default.",
-);
+)
+.range(-1, INT_MAX);
 /// `Options.level0_file_num_compaction_trigger`.
 pub const L0_COMPACTION_TRIGGER: Property<i64> = Property::new(
     "rocksdb.level0_file_num_compaction_trigger",
     "0",
     "Options.level0_file_num_compaction_trigger; 0 keeps RocksDB's default.",
-);
+)
+.range(0, INT_MAX);
 /// `Options.level0_slowdown_writes_trigger`.
 pub const L0_SLOWDOWN_TRIGGER: Property<i64> = Property::new(
     "rocksdb.level0_slowdown_writes_trigger",
     "0",
     "Options.level0_slowdown_writes_trigger; 0 keeps RocksDB's default.",
-);
+)
+.range(0, INT_MAX);
 /// `Options.level0_stop_writes_trigger`.
 pub const L0_STOP_TRIGGER: Property<i64> = Property::new(
     "rocksdb.level0_stop_writes_trigger",
     "0",
     "Options.level0_stop_writes_trigger; 0 keeps RocksDB's default.",
-);
+)
+.range(0, INT_MAX);
 /// `Options.use_direct_io_for_flush_and_compaction`.
 pub const USE_DIRECT_IO_FOR_FLUSH_COMPACTION: Property<bool> = Property::new(
     "rocksdb.use_direct_io_for_flush_compaction",
@@ -245,7 +261,8 @@ pub const BLOOM_BITS: Property<u64> = Property::new(
     "rocksdb.bloom_bits",
     "0",
     "Bits per key of a Bloom filter on SST blocks; 0 means no filter.",
-);
+)
+.range(0, 1000);
 /// `Options::IncreaseParallelism()`.
 pub const INCREASE_PARALLELISM: Property<bool> = Property::new(
     "rocksdb.increase_parallelism",
@@ -546,6 +563,7 @@ impl RocksConfig {
                         ),
                     });
                 }
+                check_options_file(props, &file)?;
                 EngineOptions::File(file)
             }
             None => {
@@ -576,16 +594,8 @@ impl RocksConfig {
             fill_cache: props.get(&FILL_CACHE)?,
             statistics: props.get(&STATISTICS)?,
             info_log_level: props.get_opt(&INFO_LOG_LEVEL)?,
-            perf_level: match props.get(&PERF_LEVEL)? {
-                0 => None,
-                v @ 1..=5 => Some(v as i32),
-                _ => {
-                    return Err(props.invalid(
-                        PERF_LEVEL.decl(),
-                        "expected 0 (RocksDB's default) or 1 (disable) to 5 (everything)",
-                    ))
-                }
-            },
+            // The declared range is 0 to 5.
+            perf_level: Some(props.get(&PERF_LEVEL)? as i32).filter(|&v| v != 0),
             merge_update,
             dbbench_defaults,
             engine,
@@ -620,6 +630,76 @@ fn check_dbbench_tuning(props: &Properties, tuning: &Tuning) -> Result<(), Prope
             ),
         }),
     }
+}
+
+/// The options an OPTIONS file may not set, each with the value that
+/// keeps what the binding relies on (`None`: the option must be absent or
+/// `nullptr`) and why: keys stored in byte order and read back as written,
+/// scans in that order over every key.
+const REFUSED_OPTIONS: &[(&str, Option<&str>, &str)] = &[
+    (
+        "comparator",
+        Some("leveldb.BytewiseComparator"),
+        "another key order makes scans return other records than YCSB's byte-ordered ones",
+    ),
+    (
+        "prefix_extractor",
+        None,
+        "with a prefix extractor, a scan's seek only sees keys of its start key's prefix: \
+         scans silently miss records",
+    ),
+    (
+        "compaction_filter",
+        None,
+        "a compaction filter drops or changes records behind the benchmark's back",
+    ),
+    (
+        "compaction_filter_factory",
+        None,
+        "a compaction filter drops or changes records behind the benchmark's back",
+    ),
+];
+
+/// Refuses an OPTIONS file that sets one of [`REFUSED_OPTIONS`] in a
+/// column family, naming `rocksdb.optionsfile`, where it was set, the line
+/// and why. A file that cannot be read is left to the engine's open, which
+/// says why.
+fn check_options_file(props: &Properties, file: &std::path::Path) -> Result<(), PropertyError> {
+    let Ok(text) = ycsb_db::read_input_to_string(file, ycsb_db::CONFIG_FILE_LIMIT) else {
+        return Ok(());
+    };
+    check_options_text(&text).map_err(|reason| props.invalid(OPTIONSFILE.decl(), reason))
+}
+
+/// What is wrong with an OPTIONS text, as `line N sets key=value: why`.
+pub(crate) fn check_options_text(text: &str) -> Result<(), String> {
+    let mut in_column_family = false;
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_column_family = line.starts_with("[CFOptions");
+            continue;
+        }
+        if !in_column_family || line.starts_with('#') {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let (key, value) = (key.trim(), value.trim());
+        let Some((_, keeps, why)) = REFUSED_OPTIONS.iter().find(|(name, ..)| *name == key) else {
+            continue;
+        };
+        let harmless = match keeps {
+            // Newer RocksDB writes a customizable option as {id=...;...}.
+            Some(keeps) => value == *keeps || value.contains(&format!("id={keeps};")),
+            None => value.is_empty() || value == "nullptr",
+        };
+        if !harmless {
+            return Err(format!("line {} sets {key}={value}: {why}", index + 1));
+        }
+    }
+    Ok(())
 }
 
 fn origin_of(props: &Properties, decl: &PropertyDecl) -> String {
@@ -758,6 +838,82 @@ mod tests {
             );
             // Without db_bench's defaults each is fine.
             RocksConfig::from_properties(&base().with(property, value)).unwrap();
+        }
+    }
+
+    /// Issue 33 item 3: options that change the key order or hide records
+    /// from the binding are refused, naming the file's property and line.
+    #[test]
+    fn options_files_that_break_scans_or_records_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("OPTIONS");
+        let options = |cf: &str| {
+            format!(
+                "[Version]\n  rocksdb_version=7.8.3\n[DBOptions]\n  comparator=ignored\n\
+                 [CFOptions \"default\"]\n  write_buffer_size=67108864\n{cf}\n\
+                 [TableOptions/BlockBasedTable \"default\"]\n  block_size=4096\n"
+            )
+        };
+        for (line, refused) in [
+            (
+                "  comparator=rocksdb.ReverseBytewiseComparator",
+                "comparator",
+            ),
+            (
+                "  prefix_extractor=rocksdb.FixedPrefix.4",
+                "prefix_extractor",
+            ),
+            (
+                "  compaction_filter=RemoveEmptyValueCompactionFilter",
+                "compaction_filter",
+            ),
+            (
+                "  compaction_filter_factory=Custom",
+                "compaction_filter_factory",
+            ),
+        ] {
+            std::fs::write(&file, options(line)).unwrap();
+            let mut p = base();
+            p.set(
+                "rocksdb.optionsfile",
+                file.display().to_string(),
+                Origin::Flag("-p"),
+            );
+            let err = RocksConfig::from_properties(&p).unwrap_err().to_string();
+            assert!(
+                err.starts_with("rocksdb.optionsfile: invalid value")
+                    && err.contains("(-p flag): line 7 sets ")
+                    && err.contains(refused),
+                "{err}"
+            );
+        }
+        for line in [
+            "  comparator=leveldb.BytewiseComparator",
+            "  prefix_extractor=nullptr",
+            "  compaction_filter=nullptr",
+            "  merge_operator=nullptr",
+        ] {
+            assert_eq!(check_options_text(&options(line)), Ok(()), "{line}");
+        }
+    }
+
+    #[test]
+    fn declared_ranges_refuse_what_rocksdb_cannot_take() {
+        for (property, value, expected) in [
+            ("rocksdb.max_background_jobs", "100000", "expected 0 to 256"),
+            (
+                "rocksdb.max_write_buffer_number",
+                "2147483648",
+                "expected 0 to 2147483647",
+            ),
+            ("rocksdb.max_open_files", "-2", "expected -1 to 2147483647"),
+            ("rocksdb.bloom_bits", "1001", "expected 0 to 1000"),
+            ("rocksdb.perf_level", "6", "expected 0 to 5"),
+        ] {
+            let err = RocksConfig::from_properties(&base().with(property, value))
+                .unwrap_err()
+                .to_string();
+            assert!(err.starts_with(property) && err.contains(expected), "{err}");
         }
     }
 

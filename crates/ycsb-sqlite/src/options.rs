@@ -50,7 +50,9 @@ pub const CACHE_SIZE: Property<i64> = Property::new(
     "-2000",
     "PRAGMA cache_size of each connection: pages if positive, KiB if negative \
      (-2000, SQLite's default, is about 2 MB per client thread).",
-);
+)
+// SQLite keeps the setting in a C int.
+.range(i32::MIN as i128, i32::MAX as i128);
 
 /// `sqlite.page_size`.
 pub const PAGE_SIZE: Property<u32> = Property::new(
@@ -58,7 +60,8 @@ pub const PAGE_SIZE: Property<u32> = Property::new(
     "4096",
     "PRAGMA page_size: bytes per B-tree page, a power of two from 512 to 65536. Applies \
      when the database is created.",
-);
+)
+.range(512, 65536);
 
 /// `sqlite.journal_mode`.
 pub const JOURNAL_MODE: Property<JournalMode> = Property::new(
@@ -103,7 +106,9 @@ pub const BUSY_TIMEOUT: Property<u64> = Property::new(
     "10000",
     "Milliseconds a connection waits for another one's lock (another client thread's \
      write, another process) before the operation fails with 'database is locked'.",
-);
+)
+// SQLite's sqlite3_busy_timeout takes the milliseconds as a C int.
+.range(0, i32::MAX as i128);
 
 /// Every property the `sqlite` store reads.
 pub const PROPERTIES: &[&PropertyDecl] = &[
@@ -152,7 +157,7 @@ impl Config {
             .map(|r| r.origin.to_string())
             .unwrap_or_default();
         let page_size = p.get_checked(&PAGE_SIZE, |&s| {
-            if (512..=65536).contains(&s) && s.is_power_of_two() {
+            if s.is_power_of_two() {
                 Ok(())
             } else {
                 Err("expected a power of two from 512 to 65536".to_string())
@@ -259,6 +264,18 @@ mod tests {
             ("sqlite.primary_key", "user id", "column name"),
             ("sqlite.primary_key", "x;drop", "column name"),
             ("sqlite.cache_size", "2MB", "expected an integer"),
+            ("sqlite.page_size", "131072", "expected 512 to 65536"),
+            // rusqlite panicked on a timeout beyond a C int of milliseconds.
+            (
+                "sqlite.busy_timeout",
+                "2147483648",
+                "expected 0 to 2147483647",
+            ),
+            (
+                "sqlite.cache_size",
+                "2147483648",
+                "expected -2147483648 to 2147483647",
+            ),
         ] {
             let err = Config::from_properties(&props(&[("sqlite.dbpath", "d"), (key, value)]))
                 .unwrap_err()

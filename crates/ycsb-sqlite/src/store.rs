@@ -103,6 +103,11 @@ impl std::fmt::Debug for SqliteStore {
 /// for it, "database or disk is full", also cover its page limit, and a
 /// short write (how a full tmpfs answers) leaves no errno.
 fn describe(e: &rusqlite::Error, conn: &Connection) -> String {
+    if let Some(file) = conn.path() {
+        if cannot_write(e) && on_read_only_file_system(Path::new(file)) {
+            return format!("{e}: {READ_ONLY}");
+        }
+    }
     // SAFETY: a live connection handle, only read.
     let errno = unsafe { ffi::sqlite3_system_errno(conn.handle()) };
     if errno != 0 {
@@ -128,15 +133,45 @@ const DISK_FULL_BELOW: u64 = 1 << 20;
 /// Bytes an unprivileged writer may still use on the file system of
 /// `path`.
 fn free_bytes(path: &str) -> Option<u64> {
-    let c_path = std::ffi::CString::new(path).ok()?;
+    let st = file_system_of(Path::new(path))?;
+    Some(st.f_bavail.saturating_mul(st.f_frsize))
+}
+
+/// `statvfs` of the file system holding `path`.
+fn file_system_of(path: &Path) -> Option<libc::statvfs> {
+    let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
     let mut st = std::mem::MaybeUninit::<libc::statvfs>::zeroed();
     // SAFETY: a NUL-terminated path and a valid out-pointer.
     if unsafe { libc::statvfs(c_path.as_ptr(), st.as_mut_ptr()) } != 0 {
         return None;
     }
     // SAFETY: statvfs succeeded and filled it.
-    let st = unsafe { st.assume_init() };
-    Some(st.f_bavail.saturating_mul(st.f_frsize))
+    Some(unsafe { st.assume_init() })
+}
+
+/// What a database on a read-only mount is told. SQLite itself says
+/// "unable to open database file" and, having fallen back to opening
+/// read-only, the errno of the last file it looked for (ENOENT for a
+/// missing -wal or database file), never EROFS.
+const READ_ONLY: &str = "its directory is on a file system mounted read-only \
+                         (Read-only file system); sqlite.dbpath must be writable";
+
+/// Whether SQLite's error is one a read-only file would cause.
+fn cannot_write(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly)
+    )
+}
+
+/// Whether the database file `file` is in a directory on a file system
+/// mounted read-only.
+fn on_read_only_file_system(file: &Path) -> bool {
+    let dir = match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    file_system_of(dir).is_some_and(|st| st.f_flag & libc::ST_RDONLY != 0)
 }
 
 impl SqliteStore {
@@ -296,7 +331,13 @@ fn open_connection(file: &Path, config: &Config) -> Result<Connection, String> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(file, flags).map_err(|e| e.to_string())?;
+    let conn = Connection::open_with_flags(file, flags).map_err(|e| {
+        if cannot_write(&e) && on_read_only_file_system(file) {
+            format!("{e}: {READ_ONLY}")
+        } else {
+            e.to_string()
+        }
+    })?;
     let settings = || -> rusqlite::Result<()> {
         conn.busy_timeout(Duration::from_millis(config.busy_timeout_ms))?;
         conn.pragma_update(None, "cache_size", config.cache_size)?;

@@ -98,7 +98,18 @@ impl PropertyValue for Bytes {
             .map(Bytes)
             .ok_or_else(|| "expected a size below 2^64 bytes".to_string())
     }
+
+    fn range_point(&self) -> Option<i128> {
+        Some(i128::from(self.0))
+    }
 }
+
+/// Bytes in a kibibyte, mebibyte, gibibyte and tebibyte, for the ranges
+/// of WiredTiger's configuration checks (`config_def.c`).
+const KB: i128 = 1 << 10;
+const MB: i128 = 1 << 20;
+const GB: i128 = 1 << 30;
+const TB: i128 = 1 << 40;
 
 /// `wiredtiger.home`: the database directory.
 pub const HOME: Property<PathBuf> = Property::optional(
@@ -120,7 +131,8 @@ pub const CACHE_SIZE: Property<Bytes> = Property::new(
     "100MB",
     "Bytes of WiredTiger's cache (pages and their in-memory structures), \
      in WiredTiger's notation (64MB, 1GB). YCSB-cpp's default 100MB.",
-);
+)
+.range(MB, 10 * TB);
 
 /// `wiredtiger.direct_io`.
 pub const DIRECT_IO: Property<String> = Property::new(
@@ -150,42 +162,48 @@ pub const LSM_MAX_WORKERS: Property<u32> = Property::new(
     "wiredtiger.lsm_mgr.max_workers",
     "4",
     "Threads of the LSM manager (WiredTiger accepts 3 to 20).",
-);
+)
+.range(3, 20);
 
 /// `wiredtiger.blk_mgr.allocation_size`.
 pub const ALLOCATION_SIZE: Property<Bytes> = Property::new(
     "wiredtiger.blk_mgr.allocation_size",
     "4KB",
     "The file unit allocation size; a power of two.",
-);
+)
+.range(512, 128 * MB);
 
 /// `wiredtiger.blk_mgr.bloom_bit_count`.
 pub const BLOOM_BIT_COUNT: Property<u32> = Property::new(
     "wiredtiger.blk_mgr.bloom_bit_count",
     "16",
     "Bits per item of the Bloom filters of LSM chunks.",
-);
+)
+.range(2, 1000);
 
 /// `wiredtiger.blk_mgr.bloom_hash_count`.
 pub const BLOOM_HASH_COUNT: Property<u32> = Property::new(
     "wiredtiger.blk_mgr.bloom_hash_count",
     "8",
     "Hash values per item of the Bloom filters of LSM chunks.",
-);
+)
+.range(2, 100);
 
 /// `wiredtiger.blk_mgr.chunk_max`.
 pub const CHUNK_MAX: Property<Bytes> = Property::new(
     "wiredtiger.blk_mgr.chunk_max",
     "5GB",
     "The largest LSM chunk that is still merged.",
-);
+)
+.range(100 * MB, 10 * TB);
 
 /// `wiredtiger.blk_mgr.chunk_size`.
 pub const CHUNK_SIZE: Property<Bytes> = Property::new(
     "wiredtiger.blk_mgr.chunk_size",
     "10MB",
     "The size of the in-memory chunk of an LSM tree.",
-);
+)
+.range(512 * KB, 500 * MB);
 
 /// `wiredtiger.blk_mgr.compressor`.
 pub const COMPRESSOR: Property<Compressor> = Property::new(
@@ -201,28 +219,32 @@ pub const INTERNAL_PAGE_MAX: Property<Bytes> = Property::new(
     "wiredtiger.blk_mgr.btree.internal_page_max",
     "4KB",
     "The largest internal page, before compression; a multiple of allocation_size.",
-);
+)
+.range(512, 512 * MB);
 
 /// `wiredtiger.blk_mgr.btree.leaf_key_max`.
 pub const LEAF_KEY_MAX: Property<Bytes> = Property::new(
     "wiredtiger.blk_mgr.btree.leaf_key_max",
     "0",
     "Keys larger than this are stored as overflow items; 0 means a tenth of a leaf page.",
-);
+)
+.range(0, 4 * GB - 1);
 
 /// `wiredtiger.blk_mgr.btree.leaf_value_max`.
 pub const LEAF_VALUE_MAX: Property<Bytes> = Property::new(
     "wiredtiger.blk_mgr.btree.leaf_value_max",
     "0",
     "Values larger than this are stored as overflow items; 0 means half a leaf page.",
-);
+)
+.range(0, 4 * GB - 1);
 
 /// `wiredtiger.blk_mgr.btree.leaf_page_max`.
 pub const LEAF_PAGE_MAX: Property<Bytes> = Property::new(
     "wiredtiger.blk_mgr.btree.leaf_page_max",
     "32KB",
     "The largest leaf page, before compression; a multiple of allocation_size.",
-);
+)
+.range(512, 512 * MB);
 
 /// `wiredtiger.type` (not in YCSB-cpp, whose table is always a B-tree).
 pub const TYPE: Property<TableType> = Property::new(
@@ -269,14 +291,19 @@ pub const CONFIG: Property<String> = Property::new(
     "wiredtiger.config",
     "",
     "More wiredtiger_open configuration, appended last (for example \
-     checkpoint=(wait=60)).",
+     checkpoint=(wait=60)). Settings that would silently change what a write \
+     leaves behind are refused: in_memory, log and transaction_sync (set \
+     wiredtiger.in_memory, wiredtiger.log and wiredtiger.sync).",
 );
 
 /// `wiredtiger.table_config` (not in YCSB-cpp).
 pub const TABLE_CONFIG: Property<String> = Property::new(
     "wiredtiger.table_config",
     "",
-    "More configuration of the table's creation, appended last.",
+    "More configuration of the table's creation, appended last. Settings that \
+     change how keys and values are stored or ordered, which the binding relies on, \
+     are refused: key_format, value_format, columns, colgroups, collator, type (set \
+     wiredtiger.type) and log (set wiredtiger.log).",
 );
 
 /// Every property the `wiredtiger` store reads.
@@ -376,6 +403,119 @@ fn balanced(p: &Properties, prop: &Property<String>) -> Result<String, PropertyE
     Ok(text.trim().trim_matches(',').to_string())
 }
 
+/// The `wiredtiger_open` keys `wiredtiger.config` may not set, and why:
+/// appended last, each would silently replace what a typed property
+/// promises about the data (an appended `log=(file_max=1GB)` turns the
+/// log off, since the last `log` wins whole).
+const REFUSED_OPEN_KEYS: &[(&str, &str)] = &[
+    (
+        "in_memory",
+        "in_memory would keep the database out of wiredtiger.home: what is written is \
+         gone at close; set wiredtiger.in_memory",
+    ),
+    (
+        "log",
+        "log replaces the write-ahead log setting of wiredtiger.log and wiredtiger.sync \
+         whole (enabled is false unless said): acknowledged writes could be lost; set \
+         wiredtiger.log or wiredtiger.sync",
+    ),
+    (
+        "transaction_sync",
+        "transaction_sync replaces when commits reach the log, which wiredtiger.log and \
+         wiredtiger.sync set; set those",
+    ),
+];
+
+/// The table creation keys `wiredtiger.table_config` may not set, and
+/// why: the binding reads and writes raw byte strings (`key_format=u`,
+/// `value_format=u`) in byte order, so another format or order makes
+/// acknowledged writes unreadable (`key_format=S` read back nothing) or
+/// scans wrong.
+const REFUSED_TABLE_KEYS: &[(&str, &str)] = &[
+    (
+        "key_format",
+        "key_format: the binding stores keys as raw bytes (key_format=u); another format \
+         makes written records unreadable",
+    ),
+    (
+        "value_format",
+        "value_format: the binding stores each record as raw bytes (value_format=u); \
+         another format makes written records unreadable",
+    ),
+    (
+        "columns",
+        "columns: the binding stores one raw key and one raw value per record",
+    ),
+    (
+        "colgroups",
+        "colgroups: the binding stores one raw key and one raw value per record",
+    ),
+    (
+        "collator",
+        "collator: another key order makes scans return other records than YCSB's \
+         byte-ordered ones",
+    ),
+    (
+        "type",
+        "type: the kind of table is wiredtiger.type, which the binding's statistics \
+         follow; set wiredtiger.type",
+    ),
+    (
+        "log",
+        "log: a table's own log setting would override wiredtiger.log and wiredtiger.sync \
+         (log=(enabled=false) loses acknowledged writes); set those",
+    ),
+];
+
+/// The top-level keys of a WiredTiger configuration string: its
+/// comma-separated entries outside brackets and quotes, each up to its `=`
+/// or `:`.
+fn top_level_keys(config: &str) -> Vec<&str> {
+    let mut entries = Vec::new();
+    let (mut depth, mut quoted, mut start) = (0i32, false, 0);
+    for (i, c) in config.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            '(' | '[' if !quoted => depth += 1,
+            ')' | ']' if !quoted => depth -= 1,
+            ',' if !quoted && depth == 0 => {
+                entries.push(&config[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    entries.push(&config[start..]);
+    entries
+        .into_iter()
+        .filter_map(|entry| {
+            let key = entry
+                .split(['=', ':'])
+                .next()?
+                .trim()
+                .trim_matches('"')
+                .trim();
+            (!key.is_empty()).then_some(key)
+        })
+        .collect()
+}
+
+/// Refuses a configuration string that sets one of `refused`, naming the
+/// property, where it was set and why.
+fn refuse_keys(
+    p: &Properties,
+    prop: &Property<String>,
+    config: &str,
+    refused: &[(&str, &str)],
+) -> Result<(), PropertyError> {
+    for key in top_level_keys(config) {
+        if let Some((_, why)) = refused.iter().find(|(name, _)| *name == key) {
+            return Err(p.invalid(prop.decl(), format!("sets {why}")));
+        }
+    }
+    Ok(())
+}
+
 impl Config {
     pub fn from_properties(p: &Properties) -> Result<Config, PropertyError> {
         let home = p.require(&HOME)?;
@@ -385,12 +525,6 @@ impl Config {
             .unwrap_or_default();
         let Format::Single = p.get(&FORMAT)?;
         let workers = p.get(&LSM_MAX_WORKERS)?;
-        if !(3..=20).contains(&workers) {
-            return Err(p.invalid(
-                LSM_MAX_WORKERS.decl(),
-                "expected 3 to 20 (WiredTiger's limits)",
-            ));
-        }
         let sync = p.get(&SYNC)?;
         let log = p.get(&LOG)? || sync;
         let in_memory = p.get(&IN_MEMORY)?;
@@ -418,6 +552,7 @@ impl Config {
             ));
         }
         let extra = balanced(p, &CONFIG)?;
+        refuse_keys(p, &CONFIG, &extra, REFUSED_OPEN_KEYS)?;
         if !extra.is_empty() {
             open.push(',');
             open.push_str(&extra);
@@ -437,16 +572,20 @@ impl Config {
             p.get(&LEAF_VALUE_MAX)?.0,
             p.get(&LEAF_PAGE_MAX)?.0,
         );
+        // Read (and checked) whatever the table type, so that a bad value
+        // is refused before the table it would matter to is made.
+        let lsm = format!(
+            ",type=lsm,lsm=(bloom_bit_count={},bloom_hash_count={},chunk_max={},chunk_size={})",
+            p.get(&BLOOM_BIT_COUNT)?,
+            p.get(&BLOOM_HASH_COUNT)?,
+            p.get(&CHUNK_MAX)?.0,
+            p.get(&CHUNK_SIZE)?.0,
+        );
         if table_type == TableType::Lsm {
-            table.push_str(&format!(
-                ",type=lsm,lsm=(bloom_bit_count={},bloom_hash_count={},chunk_max={},chunk_size={})",
-                p.get(&BLOOM_BIT_COUNT)?,
-                p.get(&BLOOM_HASH_COUNT)?,
-                p.get(&CHUNK_MAX)?.0,
-                p.get(&CHUNK_SIZE)?.0,
-            ));
+            table.push_str(&lsm);
         }
         let extra = balanced(p, &TABLE_CONFIG)?;
+        refuse_keys(p, &TABLE_CONFIG, &extra, REFUSED_TABLE_KEYS)?;
         if !extra.is_empty() {
             table.push(',');
             table.push_str(&extra);
@@ -602,6 +741,27 @@ mod tests {
             ("wiredtiger.format", "row", "expected one of single"),
             ("wiredtiger.type", "hash", "expected one of btree, lsm"),
             ("wiredtiger.lsm_mgr.max_workers", "2", "3 to 20"),
+            // WiredTiger's own checks refused these without naming the property.
+            (
+                "wiredtiger.cache_size",
+                "16TB",
+                "expected 1048576 to 10995116277760",
+            ),
+            (
+                "wiredtiger.blk_mgr.allocation_size",
+                "1GB",
+                "expected 512 to 134217728",
+            ),
+            (
+                "wiredtiger.blk_mgr.btree.leaf_page_max",
+                "1GB",
+                "expected 512 to 536870912",
+            ),
+            (
+                "wiredtiger.blk_mgr.bloom_bit_count",
+                "100000",
+                "expected 2 to 1000",
+            ),
             ("wiredtiger.blk_mgr.allocation_size", "3KB", "power of two"),
             ("wiredtiger.direct_io", "data", "expected a list"),
             ("wiredtiger.direct_io", "[disk]", "unknown file type"),
@@ -618,6 +778,83 @@ mod tests {
             );
             assert!(err.contains(reason), "{err}");
         }
+    }
+
+    /// Issue 33 item 3: `table_config=key_format=S` acknowledged inserts
+    /// that read back NOT_FOUND; settings that change the formats, the
+    /// order or the durability the binding relies on are refused, with the
+    /// property, its origin and why.
+    #[test]
+    fn settings_that_break_the_data_are_refused() {
+        for (key, value, why) in [
+            ("wiredtiger.table_config", "key_format=S", "key_format"),
+            (
+                "wiredtiger.table_config",
+                "memory_page_max=10MB,value_format=S",
+                "value_format",
+            ),
+            (
+                "wiredtiger.table_config",
+                "\"collator\"=reverse",
+                "collator",
+            ),
+            ("wiredtiger.table_config", "columns=(k,v)", "columns"),
+            ("wiredtiger.table_config", "colgroups=(a)", "colgroups"),
+            ("wiredtiger.table_config", "type=lsm", "wiredtiger.type"),
+            (
+                "wiredtiger.table_config",
+                "log=(enabled=false)",
+                "wiredtiger.log",
+            ),
+            (
+                "wiredtiger.config",
+                "in_memory=true",
+                "wiredtiger.in_memory",
+            ),
+            (
+                "wiredtiger.config",
+                "checkpoint=(wait=60), log=(file_max=1GB)",
+                "wiredtiger.sync",
+            ),
+            (
+                "wiredtiger.config",
+                "transaction_sync=(enabled=false)",
+                "wiredtiger.log",
+            ),
+        ] {
+            let err = Config::from_properties(&props(&[("wiredtiger.home", "d"), (key, value)]))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with(&format!("{key}: invalid value '{value}' (-p flag): sets ")),
+                "{err}"
+            );
+            assert!(err.contains(why) && !err.contains('\n'), "{err}");
+        }
+        // Keys inside a category, and settings that keep the data as it
+        // is, pass.
+        for (key, value) in [
+            (
+                "wiredtiger.table_config",
+                "memory_page_max=10MB,lsm=(merge_max=10)",
+            ),
+            ("wiredtiger.table_config", "app_metadata=\"key_format=S\""),
+            (
+                "wiredtiger.config",
+                "checkpoint=(wait=60,log_size=0),eviction=(threads_max=4)",
+            ),
+        ] {
+            Config::from_properties(&props(&[("wiredtiger.home", "d"), (key, value)]))
+                .unwrap_or_else(|e| panic!("{value}: {e}"));
+        }
+    }
+
+    #[test]
+    fn top_level_keys_skip_categories_and_quotes() {
+        assert_eq!(
+            top_level_keys("a=1, b=(c=2,d=[e,f]),\"g\"=\"h,i\",j"),
+            vec!["a", "b", "g", "j"]
+        );
     }
 
     #[test]
