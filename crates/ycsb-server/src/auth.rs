@@ -23,7 +23,7 @@ use ycsb_db::{Properties, Property, PropertyDecl, PropertyError};
 /// `serve.password`: what clients must present.
 pub const PASSWORD: Property<String> = Property::optional(
     "serve.password",
-    "Password clients of ycsb serve must present: RESP clients with AUTH <password> (or AUTH default <password>) before any other command, HTTP clients with an Authorization: Bearer <password> header on every request. Required to serve on an address other than loopback. Never printed; prefer serve.password_file, since a command line is visible to every user of the machine.",
+    "Password clients of ycsb serve must present: over RESP with AUTH (the password alone, or the user default and the password) before any other command, over HTTP as a bearer token (Authorization: Bearer, then the password) on every request. Required to serve on an address other than loopback. Never printed; prefer serve.password_file, since a command line is visible to every user of the machine.",
 )
 .secret();
 
