@@ -25,7 +25,9 @@ Other commands:
                                 serve an embedded store over RESP (default 127.0.0.1:6379)
                                 and simpleleveldb-style HTTP (default 127.0.0.1:8080)
                                 until Ctrl-C or SIGTERM (docs/serve.md: limits, stopping);
-                                a bare port means 127.0.0.1:<port>
+                                a bare port means 127.0.0.1:<port>; any address but
+                                loopback needs -p serve.password_file=<file> (or
+                                serve.password): clients then AUTH or send a Bearer token
   ycsb bench [--db-engine <db>] --benchmarks=fillseq,readrandom,... [--num=N ...]
                                 db_bench's benchmarks, flags and output on any store
                                 (see 'ycsb bench --help')
@@ -88,6 +90,7 @@ pub fn properties_reference(markdown: bool) -> String {
     }
     groups.push(("ycsb serve: RESP", ycsb_server::resp::PROPERTIES));
     groups.push(("ycsb serve: HTTP", ycsb_server::http::PROPERTIES));
+    groups.push(("ycsb serve: access", ycsb_server::auth::PROPERTIES));
     let mut out = String::new();
     // Every other name accepted, for a reader who arrives with Java's,
     // YCSB-cpp's or go-ycsb's.

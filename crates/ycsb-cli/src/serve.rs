@@ -12,7 +12,7 @@ use crate::{args, build_properties_quietly, find_store, print_warnings, warn_unk
 /// in time: see `ycsb_server`'s `ServerHandle::stop`) and closes the
 /// store.
 pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
-    use ycsb_server::{http, resp};
+    use ycsb_server::{auth, http, resp};
     let (props, warnings) = build_properties_quietly(&serve.sources)?;
     let descriptor = find_store(&serve.db)?;
     if !descriptor.is_embedded() {
@@ -24,8 +24,25 @@ pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
     let mut known: Vec<&PropertyDecl> = descriptor.properties.to_vec();
     known.extend_from_slice(resp::PROPERTIES);
     known.extend_from_slice(http::PROPERTIES);
-    let resp_config = resp::RespServerConfig::from_properties(&props).map_err(Failure::usage)?;
-    let http_config = http::HttpServerConfig::from_properties(&props).map_err(Failure::usage)?;
+    known.extend_from_slice(auth::PROPERTIES);
+    let password = auth::Password::from_properties(&props).map_err(Failure::usage)?;
+    // Refused before the store opens: an address other than loopback
+    // without a password is bad input.
+    for (flag, protocol, addr) in [
+        ("--resp", "RESP", serve.resp),
+        ("--http", "HTTP", serve.http),
+    ] {
+        if let Some(addr) = addr {
+            auth::require_password(protocol, addr, password.as_ref())
+                .map_err(|e| Failure::usage(format!("{flag}: {e}")))?;
+        }
+    }
+    let resp_config = resp::RespServerConfig::from_properties(&props)
+        .map_err(Failure::usage)?
+        .with_password(password.clone());
+    let http_config = http::HttpServerConfig::from_properties(&props)
+        .map_err(Failure::usage)?
+        .with_password(password.clone());
 
     let stop = StopSignal::new();
     {
@@ -47,10 +64,10 @@ pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
         eprintln!("ycsb serve: {warning}");
     }
     let describe = |protocol: &str, addr: std::net::SocketAddr| {
-        let scope = if addr.ip().is_loopback() {
-            "loopback only"
-        } else {
-            "reachable from other hosts"
+        let scope = match (auth::is_loopback(addr), password.is_some()) {
+            (true, false) => "loopback only",
+            (true, true) => "loopback only, password required",
+            (false, _) => "reachable from other hosts, password required",
         };
         eprintln!(
             "ycsb serve: {} store{} over {protocol} at {addr} ({scope})",

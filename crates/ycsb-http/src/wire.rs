@@ -139,6 +139,46 @@ fn trim(bytes: &[u8]) -> &[u8] {
     &bytes[start..end]
 }
 
+/// The `Authorization` header of a request. Its `Debug` form never shows
+/// the credential.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub enum Authorization<'a> {
+    /// No `Authorization` header.
+    #[default]
+    Absent,
+    /// One header, with this value (leading and trailing whitespace
+    /// removed).
+    Given(&'a [u8]),
+    /// More than one: no credential to trust.
+    Repeated,
+}
+
+impl std::fmt::Debug for Authorization<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Authorization::Absent => "Absent",
+            Authorization::Given(_) => "Given(<redacted>)",
+            Authorization::Repeated => "Repeated",
+        })
+    }
+}
+
+impl<'a> Authorization<'a> {
+    /// The token of a `Bearer` credential (the scheme's name in any case,
+    /// RFC 9110), if that is what was given.
+    pub fn bearer(&self) -> Option<&'a [u8]> {
+        let Authorization::Given(value) = *self else {
+            return None;
+        };
+        let at = value.iter().position(|&c| c == b' ')?;
+        let (scheme, rest) = value.split_at(at);
+        scheme
+            .eq_ignore_ascii_case(b"Bearer")
+            .then(|| trim(rest))
+            .filter(|token| !token.is_empty())
+    }
+}
+
 /// The parsed head of a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RequestHead<'a> {
@@ -148,6 +188,8 @@ pub struct RequestHead<'a> {
     pub target: &'a str,
     /// Framing and connection facts from the headers.
     pub info: HeadInfo,
+    /// The credential sent, if any.
+    pub authorization: Authorization<'a>,
 }
 
 impl RequestHead<'_> {
@@ -184,10 +226,20 @@ pub fn parse_request(head: &[u8]) -> Result<RequestHead<'_>, WireError> {
         return Err(WireError::Malformed("incomplete request line"));
     };
     let info = HeadInfo::from_headers(req.headers, version)?;
+    let mut authorization = Authorization::Absent;
+    for h in req.headers.iter() {
+        if h.name.eq_ignore_ascii_case("authorization") {
+            authorization = match authorization {
+                Authorization::Absent => Authorization::Given(trim(h.value)),
+                _ => Authorization::Repeated,
+            };
+        }
+    }
     Ok(RequestHead {
         method,
         target,
         info,
+        authorization,
     })
 }
 
@@ -591,6 +643,32 @@ mod tests {
         assert!(parse_request(b"GET / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n").is_err());
         assert!(parse_request(b"NOT A REQUEST\r\n\r\n").is_err());
         assert!(parse_response(b"HTTP/1.1 abc\r\n\r\n").is_err());
+    }
+
+    #[test]
+    fn bearer_credentials_are_read_and_never_shown() {
+        let bearer = |head: &[u8]| {
+            let head = parse_request(head).unwrap();
+            assert!(!format!("{head:?}").contains("tok3n"), "{head:?}");
+            head.authorization.bearer().map(<[u8]>::to_vec)
+        };
+        assert_eq!(
+            bearer(b"GET / HTTP/1.1\r\nAuthorization: Bearer tok3n \r\n\r\n"),
+            Some(b"tok3n".to_vec())
+        );
+        assert_eq!(
+            bearer(b"GET / HTTP/1.1\r\nauthorization: bEARER  tok3n\r\n\r\n"),
+            Some(b"tok3n".to_vec())
+        );
+        for head in [
+            &b"GET / HTTP/1.1\r\n\r\n"[..],
+            b"GET / HTTP/1.1\r\nAuthorization: Basic tok3n\r\n\r\n",
+            b"GET / HTTP/1.1\r\nAuthorization: Bearer\r\n\r\n",
+            b"GET / HTTP/1.1\r\nAuthorization: Bearertok3n\r\n\r\n",
+            b"GET / HTTP/1.1\r\nAuthorization: Bearer tok3n\r\nAuthorization: Bearer tok3n\r\n\r\n",
+        ] {
+            assert_eq!(bearer(head), None, "{}", String::from_utf8_lossy(head));
+        }
     }
 
     #[test]

@@ -27,6 +27,11 @@
 //! the store reports `NOT_FOUND` (simpleleveldb always answers 200), and
 //! `/mget` takes only parameters named exactly `key`.
 //!
+//! With a password ([`HttpServerConfig::password`], `serve.password`),
+//! every request must carry `Authorization: Bearer <password>`; one that
+//! does not is answered 401 with `WWW-Authenticate: Bearer` before its
+//! body is read, and its connection closed.
+//!
 //! WebDAV-style resources `/{table}/{key}` (the key is the rest of the
 //! path, percent-decoded): `GET`/`HEAD` read, `PUT` inserts, `PATCH` or
 //! `POST` update (merge), `DELETE` deletes; successful writes answer 204.
@@ -70,6 +75,7 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpStream};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::auth::{require_password, Password};
 use crate::limits::{linger, timed_out, Budget, Charge, Timed};
 pub use crate::listener::ServeError;
 use crate::listener::{Admission, ServerHandle};
@@ -150,6 +156,9 @@ pub struct HttpServerConfig {
     pub max_connections: usize,
     /// How long a client may be idle or slow (zero: forever).
     pub timeout: Duration,
+    /// What clients must present before anything else ([`crate::auth`]);
+    /// required on an address other than loopback.
+    pub password: Option<Password>,
 }
 
 impl Default for HttpServerConfig {
@@ -160,12 +169,14 @@ impl Default for HttpServerConfig {
             max_buffered: 256 << 20,
             max_connections: 512,
             timeout: Duration::from_secs(300),
+            password: None,
         }
     }
 }
 
 impl HttpServerConfig {
-    /// Reads [`PROPERTIES`].
+    /// Reads [`PROPERTIES`] (the password, read from files too, is set
+    /// with [`Self::with_password`]).
     ///
     /// # Errors
     ///
@@ -191,7 +202,14 @@ impl HttpServerConfig {
             max_buffered: props.get_checked(&MAX_BUFFERED, positive)?,
             max_connections: props.get_checked(&MAX_CONNECTIONS, positive)?,
             timeout: props.get(&TIMEOUT)?,
+            password: None,
         })
+    }
+
+    /// The same configuration, requiring `password` of clients.
+    pub fn with_password(mut self, password: Option<Password>) -> Self {
+        self.password = password;
+        self
     }
 }
 
@@ -204,13 +222,16 @@ pub type HttpServerHandle = ServerHandle;
 ///
 /// # Errors
 ///
-/// [`ServeError::Bind`] when the address cannot be bound,
-/// [`ServeError::Io`] when the accept thread cannot start.
+/// [`ServeError::Unprotected`] when `addr` is not loopback and the
+/// configuration has no password, [`ServeError::Bind`] when the address
+/// cannot be bound, [`ServeError::Io`] when the accept thread cannot
+/// start.
 pub fn serve_http(
     store: Arc<dyn Store>,
     addr: SocketAddr,
     config: HttpServerConfig,
 ) -> Result<HttpServerHandle, ServeError> {
+    require_password("HTTP", addr, config.password.as_ref())?;
     let admission = Admission {
         max_connections: config.max_connections,
         refusal: REFUSAL,
@@ -250,6 +271,7 @@ fn reason(code: u16) -> &'static str {
         200 => "OK",
         204 => "No Content",
         400 => "Bad Request",
+        401 => "Unauthorized",
         403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
@@ -317,6 +339,8 @@ impl Query {
 struct Session<'s> {
     thread: Box<dyn StoreThread + 's>,
     table: &'s str,
+    /// The bearer token every request must carry, if any.
+    password: Option<&'s Password>,
     max_body: usize,
     /// What `body` holds of the server's budget.
     charge: Charge<'s>,
@@ -368,6 +392,7 @@ fn serve_connection(
     let mut session = Session {
         thread,
         table: &config.table,
+        password: config.password.as_ref(),
         max_body: config.max_body,
         charge: Charge::new(budget),
         method: String::new(),
@@ -426,6 +451,17 @@ fn send(
 /// A body would take the server past `serve.http.maxbuffered`.
 struct OverBudget;
 
+/// Whether a request may be served.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// No password is needed, or the right one came.
+    Granted,
+    /// No bearer token came.
+    NoToken,
+    /// A bearer token came, not the password.
+    WrongToken,
+}
+
 /// Output format of a simpleleveldb endpoint.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Format {
@@ -448,17 +484,30 @@ impl Session<'_> {
             }
             Err(_) => return self.fail(conn, 400, "malformed request"),
         };
-        let (info, framing) = match wire::parse_request(&conn.buffered()[..head_len]) {
+        let (info, framing, access) = match wire::parse_request(&conn.buffered()[..head_len]) {
             Ok(head) => {
                 self.method.clear();
                 self.method.push_str(head.method);
                 self.target.clear();
                 self.target.push_str(head.target);
-                (head.info, head.framing())
+                let access = match self.password {
+                    None => Access::Granted,
+                    Some(password) => match head.authorization.bearer() {
+                        Some(token) if password.matches(token) => Access::Granted,
+                        Some(_) => Access::WrongToken,
+                        None => Access::NoToken,
+                    },
+                };
+                (head.info, head.framing(), access)
             }
             Err(_) => return self.fail(conn, 400, "malformed request"),
         };
         conn.consume(head_len);
+        // Before the body is read: a client without the password holds
+        // nothing of the server's memory.
+        if access != Access::Granted {
+            return self.refuse_access(conn, access);
+        }
         if matches!(framing, wire::Framing::Length(n) if n > self.max_body as u64) {
             return self.fail(conn, 413, "request body too large");
         }
@@ -566,6 +615,24 @@ impl Session<'_> {
             }
         }
         Ok(Ok(()))
+    }
+
+    /// Answers 401 to a request without the password (RFC 6750's
+    /// challenge), and closes.
+    fn refuse_access(&mut self, conn: &mut Conn<Timed>, access: Access) -> bool {
+        let mut reply = Reply::new(401);
+        reply.close = true;
+        let body: &[u8] = if access == Access::WrongToken {
+            reply.extra =
+                "WWW-Authenticate: Bearer realm=\"ycsb serve\", error=\"invalid_token\"\r\n";
+            b"wrong bearer token"
+        } else {
+            reply.extra = "WWW-Authenticate: Bearer realm=\"ycsb serve\"\r\n";
+            b"authentication required: send Authorization: Bearer <serve.password>"
+        };
+        let _ = send(conn, &mut self.head, &reply, body, false);
+        linger(&mut conn.stream().stream);
+        false
     }
 
     /// Answers a request that cannot be read, and closes.

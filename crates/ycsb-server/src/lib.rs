@@ -6,7 +6,8 @@
 //! simpleleveldb-style (`/get`, `/put`, `/del`, ...) and WebDAV-style
 //! (`GET`/`PUT`/`DELETE /<table>/<key>`) requests. Both run one thread per
 //! connection, each with its own store thread, and listen on 127.0.0.1
-//! unless given another address.
+//! unless given another address; any other address needs a password
+//! ([`auth`]).
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -22,6 +23,7 @@
     )
 )]
 
+pub mod auth;
 pub mod http;
 mod limits;
 mod listener;

@@ -17,6 +17,9 @@ const STOP_GRACE: Duration = Duration::from_secs(2);
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    /// The address is reachable from other hosts and no password is set.
+    #[error(transparent)]
+    Unprotected(#[from] crate::auth::Unprotected),
     /// The address could not be bound.
     #[error("cannot listen for {protocol} on {addr}: {source}")]
     Bind {

@@ -26,6 +26,13 @@
 //! the one to use against this server. `ZRANGEBYSCORE` (Java's layout,
 //! keyed by hash codes) has no equivalent and is answered with an error.
 //!
+//! With a password ([`RespServerConfig::password`], `serve.password`),
+//! a client must send `AUTH <password>` (or Redis 6's `AUTH default
+//! <password>`) first: until then every command but `AUTH` and `QUIT` is
+//! answered `-NOAUTH Authentication required.`, and a wrong password
+//! `-WRONGPASS invalid username-password pair or user is disabled.`, as
+//! Redis answers with `requirepass`.
+//!
 //! Also answered: `PING`, `ECHO`, `SELECT 0`, `QUIT`, `INFO` (a version
 //! line), `COMMAND` (an empty list), `CONFIG GET` (`save` and `appendonly`,
 //! for `redis-benchmark`), `CLIENT` (`+OK`). Anything else is
@@ -69,6 +76,7 @@ use std::net::{Ipv4Addr, Shutdown, SocketAddr, SocketAddrV4, TcpStream};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::auth::{require_password, Password};
 use crate::limits::{linger, timed_out, Budget, Charge, Timed};
 pub use crate::listener::ServeError;
 use crate::listener::{Admission, ServerHandle};
@@ -158,6 +166,9 @@ pub struct RespServerConfig {
     pub max_connections: usize,
     /// How long a client may be idle or slow (zero: forever).
     pub timeout: Duration,
+    /// What clients must present before anything else ([`crate::auth`]);
+    /// required on an address other than loopback.
+    pub password: Option<Password>,
 }
 
 impl Default for RespServerConfig {
@@ -168,12 +179,14 @@ impl Default for RespServerConfig {
             max_buffered: 256 << 20,
             max_connections: 512,
             timeout: Duration::from_secs(300),
+            password: None,
         }
     }
 }
 
 impl RespServerConfig {
-    /// Reads [`PROPERTIES`].
+    /// Reads [`PROPERTIES`] (the password, read from files too, is set
+    /// with [`Self::with_password`]).
     ///
     /// # Errors
     ///
@@ -199,7 +212,14 @@ impl RespServerConfig {
             max_buffered: props.get_checked(&MAX_BUFFERED, positive)?,
             max_connections: props.get_checked(&MAX_CONNECTIONS, positive)?,
             timeout: props.get(&TIMEOUT)?,
+            password: None,
         })
+    }
+
+    /// The same configuration, requiring `password` of clients.
+    pub fn with_password(mut self, password: Option<Password>) -> Self {
+        self.password = password;
+        self
     }
 }
 
@@ -213,13 +233,16 @@ pub type RespServerHandle = ServerHandle;
 ///
 /// # Errors
 ///
-/// [`ServeError::Bind`] when the address cannot be bound,
-/// [`ServeError::Io`] when the accept thread cannot start.
+/// [`ServeError::Unprotected`] when `addr` is not loopback and the
+/// configuration has no password, [`ServeError::Bind`] when the address
+/// cannot be bound, [`ServeError::Io`] when the accept thread cannot
+/// start.
 pub fn serve_resp(
     store: Arc<dyn Store>,
     addr: SocketAddr,
     config: RespServerConfig,
 ) -> Result<RespServerHandle, ServeError> {
+    require_password("RESP", addr, config.password.as_ref())?;
     let admission = Admission {
         max_connections: config.max_connections,
         refusal: REFUSAL,
@@ -236,6 +259,11 @@ pub fn serve_resp(
 struct Session<'s> {
     thread: Box<dyn StoreThread + 's>,
     table: &'s str,
+    /// The password the client must give with `AUTH`, if any.
+    password: Option<&'s Password>,
+    /// Whether the client may run commands: it gave the password, or none
+    /// is needed.
+    authenticated: bool,
     out: Vec<u8>,
     record: Record,
     scan: ScanResult,
@@ -264,6 +292,8 @@ fn serve_connection(
     let mut session = Session {
         thread,
         table: &config.table,
+        password: config.password.as_ref(),
+        authenticated: config.password.is_none(),
         out: Vec::with_capacity(4096),
         record: Record::new(),
         scan: ScanResult::new(),
@@ -510,6 +540,17 @@ impl Session<'_> {
         let name = &buf[s..e];
         let n = ranges.len();
         let is = |cmd: &str| name.eq_ignore_ascii_case(cmd.as_bytes());
+        if is("AUTH") {
+            self.auth(buf, &ranges[1..]);
+            return false;
+        }
+        // Redis's rule with requirepass: nothing but AUTH, HELLO and QUIT
+        // before the password (HELLO is not served: it is answered as an
+        // unknown command, which runs nothing).
+        if !(self.authenticated || is("QUIT") || is("HELLO")) {
+            self.error("NOAUTH Authentication required.");
+            return false;
+        }
         // Keys are text in the store API; other arguments (ECHO's) need not be.
         let keyed = ["GET", "SET", "HMSET", "HSET", "HGETALL", "HMGET", "HGET"]
             .iter()
@@ -634,6 +675,42 @@ impl Session<'_> {
             self.error(&format!("ERR unknown command '{shown}'"));
         }
         false
+    }
+
+    /// `AUTH <password>` or `AUTH <user> <password>`, as Redis 6 answers
+    /// them: the only user is `default`, whose password is the server's
+    /// (without one, `default` takes any password, as Redis's `nopass`).
+    /// A refused `AUTH` leaves the connection as it was.
+    fn auth(&mut self, buf: &[u8], args: &[(usize, usize)]) {
+        let arg = |i: usize| &buf[args[i].0..args[i].1];
+        let (user, given) = match args.len() {
+            1 => (None, arg(0)),
+            2 => (Some(arg(0)), arg(1)),
+            0 => return self.wrong_args(b"auth"),
+            _ => return self.error("ERR syntax error"),
+        };
+        let accepted = match (self.password, user) {
+            (None, None) => {
+                return self.error(
+                    "ERR AUTH <password> called without any password configured for the \
+                     default user. Are you sure your configuration is correct?",
+                )
+            }
+            (None, Some(user)) => user == b"default",
+            (Some(password), user) => {
+                // The password is compared whatever the user, so that the
+                // time taken does not tell a wrong user from a wrong
+                // password.
+                let matches = password.matches(given);
+                matches && user.is_none_or(|u| u == b"default")
+            }
+        };
+        if accepted {
+            self.authenticated = true;
+            wire::write_simple(&mut self.out, "OK");
+        } else {
+            self.error("WRONGPASS invalid username-password pair or user is disabled.");
+        }
     }
 
     fn get(&mut self, key: &str) {

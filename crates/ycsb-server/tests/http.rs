@@ -758,3 +758,94 @@ fn both_presets_over_the_real_memory_store() {
     drop((s, w));
     server.stop().unwrap();
 }
+
+/// With a password, every request needs `Authorization: Bearer
+/// <password>`; others get 401 and a Bearer challenge before their body
+/// is read, and nothing reaches the store.
+#[test]
+fn a_password_needs_a_bearer_token_on_every_request() {
+    let password = ycsb_server::auth::Password::new("pw-7q");
+    let (store, handle) = start(HttpServerConfig::default().with_password(password));
+    let addr = handle.local_addr();
+    let put = |auth: &str| {
+        raw(
+            addr,
+            format!("PUT /t/k HTTP/1.1\r\nHost: x\r\n{auth}Content-Length: 3\r\nConnection: close\r\n\r\nabc")
+                .as_bytes(),
+        )
+    };
+    for (auth, challenge) in [
+        ("", "WWW-Authenticate: Bearer realm=\"ycsb serve\"\r\n"),
+        (
+            "Authorization: Basic cHctN3E=\r\n",
+            "WWW-Authenticate: Bearer realm=\"ycsb serve\"\r\n",
+        ),
+        ("Authorization: Bearer pw-7\r\n", "error=\"invalid_token\""),
+        (
+            "Authorization: Bearer pw-7qq\r\n",
+            "error=\"invalid_token\"",
+        ),
+        (
+            "Authorization: Bearer pw-7q\r\nAuthorization: Bearer pw-7q\r\n",
+            "WWW-Authenticate: Bearer",
+        ),
+    ] {
+        let answer = put(auth);
+        assert!(
+            answer.starts_with("HTTP/1.1 401 Unauthorized\r\n"),
+            "{auth}: {answer}"
+        );
+        assert!(answer.contains(challenge), "{auth}: {answer}");
+        assert!(answer.contains("Connection: close"), "{answer}");
+        let get = raw(
+            addr,
+            format!("GET /get?key=k&format=txt HTTP/1.1\r\n{auth}\r\n").as_bytes(),
+        );
+        assert!(get.starts_with("HTTP/1.1 401 "), "{get}");
+    }
+    assert_eq!(
+        store.table_len("t"),
+        0,
+        "a refused request reached the store"
+    );
+
+    // The right token: served, keep-alive as usual.
+    let (answer, closed) = closes_after(
+        addr,
+        b"GET /get?key=missing&format=txt HTTP/1.1\r\nAuthorization: bearer pw-7q\r\n\r\n",
+    );
+    assert!(answer.starts_with("HTTP/1.1 404 "), "{answer}");
+    assert!(!closed);
+
+    // The http store sends it with http.headers.
+    let authorised = client(addr, &[("http.headers", "Authorization: Bearer pw-7q")]);
+    let mut t = authorised.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut r = Record::new();
+    r.push("f", b"v");
+    assert_eq!(t.insert("usertable", "user1", &r), Status::Ok);
+    let mut out = Record::new();
+    assert_eq!(
+        t.read("usertable", "user1", Fields::All, &mut out),
+        Status::Ok
+    );
+    let anonymous = client(addr, &[]);
+    let mut t = anonymous.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_ne!(t.insert("usertable", "user2", &r), Status::Ok);
+    assert_eq!(store.table_len("usertable"), 1);
+}
+
+/// An address other than loopback is refused without a password.
+#[test]
+fn only_loopback_serves_http_without_a_password() {
+    let everywhere = SocketAddr::new(std::net::Ipv6Addr::UNSPECIFIED.into(), 0);
+    let e = serve_http(
+        Arc::new(map_store()),
+        everywhere,
+        HttpServerConfig::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, ycsb_server::ServeError::Unprotected(_)),
+        "{e:?}"
+    );
+}

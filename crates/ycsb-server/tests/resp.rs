@@ -321,3 +321,151 @@ fn stop_closes_connections_and_the_port() {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// Sends `commands` (inline, one per line) on one connection and returns
+/// every reply line until the server goes quiet.
+fn session(addr: SocketAddr, commands: &str) -> Vec<String> {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    s.write_all(commands.as_bytes()).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = s.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+    }
+    String::from_utf8_lossy(&got)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn start_with_password(password: &str) -> (MemoryStore, RespServerHandle) {
+    let memory = MemoryStore::new();
+    let store: Arc<dyn Store> = Arc::new(memory.clone());
+    let config =
+        RespServerConfig::default().with_password(ycsb_server::auth::Password::new(password));
+    let handle = serve_resp(store, "127.0.0.1:0".parse().unwrap(), config).unwrap();
+    (memory, handle)
+}
+
+/// With a password, nothing but AUTH and QUIT runs before AUTH, and the
+/// answers are Redis 6's words.
+#[test]
+fn a_password_gates_every_command_as_redis_does() {
+    let (memory, handle) = start_with_password("pw-9x");
+    let addr = handle.local_addr();
+    let noauth = "-NOAUTH Authentication required.";
+    let wrongpass = "-WRONGPASS invalid username-password pair or user is disabled.";
+    assert_eq!(
+        session(
+            addr,
+            "PING\r\nSET k v\r\nGET k\r\nHGETALL k\r\nCONFIG GET save\r\nINFO\r\nHELLO 3\r\n"
+        ),
+        [
+            noauth,
+            noauth,
+            noauth,
+            noauth,
+            noauth,
+            noauth,
+            "-ERR unknown command 'HELLO'"
+        ]
+    );
+    assert_eq!(memory.table_len(TABLE), 0, "SET ran without the password");
+    assert_eq!(
+        session(
+            addr,
+            "AUTH wrong\r\nAUTH pw-9x9\r\nAUTH pw-9\r\nAUTH someone pw-9x\r\nAUTH\r\nAUTH a b c\r\nPING\r\nQUIT\r\n"
+        ),
+        [
+            wrongpass,
+            wrongpass,
+            wrongpass,
+            wrongpass,
+            "-ERR wrong number of arguments for 'auth' command",
+            "-ERR syntax error",
+            noauth,
+            "+OK"
+        ]
+    );
+    // The right password, alone or as the default user's; a later wrong
+    // AUTH does not log the connection out.
+    assert_eq!(
+        session(addr, "AUTH pw-9x\r\nSET k v\r\nAUTH bad\r\nGET k\r\n"),
+        ["+OK", "+OK", wrongpass, "$1", "v"]
+    );
+    assert_eq!(
+        session(addr, "AUTH default pw-9x\r\nPING\r\n"),
+        ["+OK", "+PONG"]
+    );
+    assert_eq!(memory.table_len(TABLE), 1);
+
+    // The redis store authenticates with redis.password (and
+    // redis.username=default); without it, it is refused with a clear
+    // message that it needs one.
+    for extra in [
+        &[("redis.password", "pw-9x")][..],
+        &[("redis.password", "pw-9x"), ("redis.username", "default")],
+    ] {
+        let store = redis_store(&handle, extra);
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        assert_eq!(t.insert(TABLE, "user1", &record(1)), Status::Ok);
+        let mut out = Record::new();
+        assert_eq!(t.read(TABLE, "user1", Fields::All, &mut out), Status::Ok);
+    }
+    let p = Properties::new()
+        .with("redis.host", "127.0.0.1")
+        .with("redis.port", addr.port())
+        .with("redis.index", "lex");
+    let Err(refused) = RedisStore::open(&StoreContext::new(&p)) else {
+        panic!("no password: refused");
+    };
+    let refused = refused.to_string();
+    assert!(refused.contains("needs a password"), "{refused}");
+    let Err(wrong) = RedisStore::open(&StoreContext::new(
+        &p.clone().with("redis.password", "not-it"),
+    )) else {
+        panic!("a wrong password: refused");
+    };
+    let wrong = wrong.to_string();
+    assert!(wrong.contains("WRONGPASS"), "{wrong}");
+    assert!(!wrong.contains("not-it"), "{wrong}");
+}
+
+/// Without a password, AUTH is answered as Redis without requirepass
+/// answers it, and every command runs.
+#[test]
+fn without_a_password_auth_is_redis_s_nopass() {
+    let (_memory, handle) = start();
+    assert_eq!(
+        session(
+            handle.local_addr(),
+            "PING\r\nAUTH x\r\nAUTH default any\r\nAUTH other any\r\n"
+        ),
+        [
+            "+PONG",
+            "-ERR AUTH <password> called without any password configured for the default user. \
+             Are you sure your configuration is correct?",
+            "+OK",
+            "-WRONGPASS invalid username-password pair or user is disabled."
+        ]
+    );
+}
+
+/// An address other than loopback is refused without a password, before
+/// anything is bound.
+#[test]
+fn only_loopback_serves_without_a_password() {
+    let everywhere = SocketAddr::new(std::net::Ipv4Addr::UNSPECIFIED.into(), 0);
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let e = serve_resp(store, everywhere, RespServerConfig::default()).unwrap_err();
+    assert!(
+        matches!(e, ycsb_server::ServeError::Unprotected(_)),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("serve.password"), "{e}");
+}
