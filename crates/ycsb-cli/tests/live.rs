@@ -133,11 +133,16 @@ fn browse(dir: &std::path::Path, url: &str, virtual_ms: u64) -> Option<String> {
 /// Starts `ycsb load memory` with `args` and the live view on a free
 /// port; returns the child, its standard error and the view's address.
 fn start(args: &[&str]) -> (std::process::Child, StderrLines, String, String) {
+    start_with(args, Stdio::null())
+}
+
+/// [`start`], standard output going to `stdout`.
+fn start_with(args: &[&str], stdout: Stdio) -> (std::process::Child, StderrLines, String, String) {
     let mut child = ycsb()
         .args(["load", "memory", "-P", "workloads/workloada"])
         .args(["-p", "status.interval=0.2", "-p", "live.port=0"])
         .args(args)
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -291,4 +296,59 @@ fn a_port_in_use_is_bad_input() {
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");
+}
+
+/// `maxexecutiontime` is a normal end of a run (the docs' own example
+/// pairs it with the live view): `live.linger` applies after it, and
+/// standard output does not call the phase interrupted.
+#[test]
+fn a_time_limited_run_lingers_and_is_not_called_interrupted() {
+    // 100000 records at 2000 per second would take 50 s: the 1 s limit
+    // ends the load.
+    let (mut child, mut stderr, _, address) = start_with(
+        &[
+            "-p",
+            "recordcount=100000",
+            "-target",
+            "2000",
+            "-p",
+            "maxexecutiontime=1",
+            "-p",
+            "live.linger=3",
+        ],
+        Stdio::piped(),
+    );
+    let last = wait_for(&address, "the end of the run", |d| d["finished"] == true);
+    let ended = Instant::now();
+    assert_eq!(last["running"], serde_json::Value::Null);
+    stderr
+        .wait_for(Duration::from_secs(30), |l| {
+            l.contains("the final report is served at")
+        })
+        .unwrap_or_else(|| panic!("no linger notice: {:?}", stderr.seen));
+    // Well within the 3 s of lingering, the final report is still served.
+    std::thread::sleep(Duration::from_millis(500));
+    let (status, _, report) = get(&address, "/");
+    assert!(
+        ended.elapsed() < Duration::from_secs(3),
+        "the test was slow"
+    );
+    assert_eq!(status, 200);
+    assert!(report.contains("<h2>Summary</h2>"), "{report}");
+    let status = wait_bounded(&mut child, Duration::from_secs(60), "ycsb lingering");
+    assert!(
+        ended.elapsed() >= Duration::from_millis(2500),
+        "the process ended {:?} after the run, before its 3 s of lingering",
+        ended.elapsed()
+    );
+    assert_eq!(status.code(), Some(0), "{}", stderr.rest());
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert!(out.contains("[INSERT], Operations, "), "{out}");
+    assert!(!out.contains("interrupted"), "{out}");
 }
