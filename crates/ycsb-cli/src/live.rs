@@ -18,9 +18,9 @@
 //! - `/data`: the series so far as JSON;
 //! - `/report`: the final report (404 while the run goes).
 
-use std::io::{Read, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -32,10 +32,14 @@ use ycsb_report::{escape, render_svg, Chart, ChartGroup, Figure, Series};
 
 /// The longest request head read (request line and headers).
 const MAX_HEAD: usize = 8 * 1024;
-/// Connections served at once; more are answered 503 at once.
+/// Connections served at once. A connection beyond it takes the place of
+/// the one that has been sending its request the longest; when every
+/// connection is being answered, it is answered 503 at once.
 const MAX_CONNECTIONS: usize = 32;
-/// How long a client may take to send its request.
-const READ_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a client may take to send its whole request (not each read:
+/// a client trickling a byte a second would never trip a per-read
+/// timeout).
+const REQUEST_DEADLINE: Duration = Duration::from_secs(5);
 /// How long a client may take to take the response.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// After the run, how long a page that was polling is waited for to
@@ -72,6 +76,18 @@ struct Shared {
     /// Whether the final report was sent.
     report_served: AtomicBool,
     connections: AtomicUsize,
+    /// The connections still sending their request, oldest first: those
+    /// a new connection may evict, so that slow or idle clients never
+    /// keep complete requests from being answered.
+    reading: Mutex<Vec<Reading>>,
+    next_connection: AtomicU64,
+}
+
+/// A connection still sending its request.
+struct Reading {
+    id: u64,
+    /// A handle on the socket, to shut it down when evicted.
+    stream: TcpStream,
 }
 
 impl Shared {
@@ -97,12 +113,37 @@ impl Shared {
             last_poll: Mutex::new(None),
             report_served: AtomicBool::new(false),
             connections: AtomicUsize::new(0),
+            reading: Mutex::new(Vec::new()),
+            next_connection: AtomicU64::new(0),
         }
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
         // A panic elsewhere must not take the view down with it.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn reading(&self) -> MutexGuard<'_, Vec<Reading>> {
+        self.reading.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Shuts down the connection that has been sending its request the
+    /// longest (its thread then ends at once); false when every connection
+    /// has its request and is being answered.
+    fn evict_oldest_reader(&self) -> bool {
+        let mut reading = self.reading();
+        if reading.is_empty() {
+            return false;
+        }
+        let oldest = reading.remove(0);
+        let _ = oldest.stream.shutdown(std::net::Shutdown::Both);
+        true
+    }
+
+    /// The connection `id` has its request (or gave up): it can no longer
+    /// be evicted.
+    fn done_reading(&self, id: u64) {
+        self.reading().retain(|r| r.id != id);
     }
 }
 
@@ -249,52 +290,95 @@ fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
             std::thread::sleep(Duration::from_millis(10));
             continue;
         };
-        if shared.connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+        // At the cap, the newcomer takes the place of the slowest sender;
+        // the evicted thread ends as its socket shuts down, so the count
+        // exceeds the cap only for that moment.
+        if shared.connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS
+            && !shared.evict_oldest_reader()
+        {
             shared.connections.fetch_sub(1, Ordering::SeqCst);
             let busy = Response::text(503, "too many connections to the live view\n");
             let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
             let _ = busy.write_to(&mut stream, false);
             continue;
         }
+        let id = shared.next_connection.fetch_add(1, Ordering::Relaxed);
+        if let Ok(handle) = stream.try_clone() {
+            shared.reading().push(Reading { id, stream: handle });
+        }
         let mine = Arc::clone(shared);
         let spawned = std::thread::Builder::new()
             .name("live-view-conn".into())
             .spawn(move || {
-                serve_connection(stream, &mine);
+                serve_connection(stream, &mine, id);
+                mine.done_reading(id);
                 mine.connections.fetch_sub(1, Ordering::SeqCst);
             });
         if spawned.is_err() {
+            shared.done_reading(id);
             shared.connections.fetch_sub(1, Ordering::SeqCst);
         }
     }
 }
 
-/// Serves one request on `stream`, then closes it.
-fn serve_connection(mut stream: TcpStream, shared: &Shared) {
-    let _ = stream.set_read_timeout(Some(READ_TIMEOUT));
-    let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
-    let mut head = Vec::with_capacity(1024);
+/// How reading a request head ended.
+enum Head {
+    Complete,
+    TooLarge,
+    /// Closed, failed or evicted.
+    Gone,
+    /// Not all there by the deadline.
+    TooSlow,
+}
+
+/// Reads a request head into `head`, all of it within [`REQUEST_DEADLINE`]
+/// of `start`.
+fn read_head(stream: &mut TcpStream, head: &mut Vec<u8>, start: Instant) -> Head {
     let mut buf = [0u8; 1024];
-    let complete = loop {
-        if head_end(&head).is_some() {
-            break true;
+    loop {
+        if head_end(head).is_some() {
+            return Head::Complete;
         }
         if head.len() > MAX_HEAD {
-            break false;
+            return Head::TooLarge;
+        }
+        let left = REQUEST_DEADLINE.saturating_sub(start.elapsed());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            return Head::TooSlow;
         }
         match stream.read(&mut buf) {
-            Ok(0) | Err(_) => break false,
+            Ok(0) => return Head::Gone,
             Ok(n) => head.extend_from_slice(&buf[..n]),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                return Head::TooSlow
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(_) => return Head::Gone,
         }
-    };
-    let response = if complete {
-        respond(&head, shared)
-    } else if head.len() > MAX_HEAD {
-        Response::text(431, "request head too large\n")
-    } else if head.is_empty() {
-        return;
-    } else {
-        Response::text(400, "incomplete request\n")
+    }
+}
+
+/// Serves one request on `stream`, then closes it.
+fn serve_connection(mut stream: TcpStream, shared: &Shared, id: u64) {
+    let start = Instant::now();
+    let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
+    let mut head = Vec::with_capacity(1024);
+    let read = read_head(&mut stream, &mut head, start);
+    // Answering takes its time (rendering charts): the connection no
+    // longer counts among those a newcomer may evict.
+    shared.done_reading(id);
+    let response = match read {
+        Head::Complete => respond(&head, shared),
+        Head::TooLarge => Response::text(431, "request head too large\n"),
+        Head::TooSlow => Response::text(
+            408,
+            &format!(
+                "the request was not received within {} s\n",
+                REQUEST_DEADLINE.as_secs()
+            ),
+        ),
+        Head::Gone if head.is_empty() => return,
+        Head::Gone => Response::text(400, "incomplete request\n"),
     };
     let head_only = head.starts_with(b"HEAD ");
     let _ = response.write_to(&mut stream, head_only);
@@ -344,6 +428,7 @@ impl Response {
             400 => "Bad Request",
             404 => "Not Found",
             405 => "Method Not Allowed",
+            408 => "Request Timeout",
             431 => "Request Header Fields Too Large",
             503 => "Service Unavailable",
             _ => "",

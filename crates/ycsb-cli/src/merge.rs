@@ -7,14 +7,15 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use hdrhistogram::Histogram;
 use serde_json::Value;
 use ycsb_core::measurement::Exporter as _;
 use ycsb_core::measurement::{
-    self, decode_histogram, encode_histogram, java_percentile, read_interval_log, ConfigEntry,
-    IntervalLog, JavaSection, JsonExporter, MeasurementType, Operation, PercentileLatency,
+    self, decode_histogram, encode_histogram, java_percentile, ConfigEntry, IntervalLogReader,
+    JavaSection, JsonExporter, LogInterval, MeasurementType, Operation, PercentileLatency,
     PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport, StatusCount, TextExporter,
 };
 use ycsb_core::observe::{PhaseObservation, SeriesRow, SeriesSection};
@@ -113,10 +114,67 @@ fn is_hdr_log(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "hdr")
 }
 
-fn read(path: &Path) -> Result<String, Failure> {
+/// One export as merge reads it: streamed from the file into these
+/// fields (the time series typed at once, never a tree of JSON values or a
+/// copy of the file's text), each phase then parsed and its encoded
+/// histograms dropped.
+#[derive(serde::Deserialize)]
+struct ExportJson {
+    #[serde(default)]
+    metadata: Value,
+    #[serde(default)]
+    config: Value,
+    phases: Option<Vec<PhaseJson>>,
+}
+
+/// One phase of an export, as read.
+#[derive(serde::Deserialize)]
+struct PhaseJson {
+    #[serde(default)]
+    phase: Value,
+    #[serde(default)]
+    runtime_ns: Value,
+    #[serde(default)]
+    operations: Value,
+    #[serde(default)]
+    throughput: Value,
+    #[serde(default)]
+    format: Value,
+    #[serde(default)]
+    sections: Value,
+    #[serde(default)]
+    observation: Option<PhaseObservation>,
+}
+
+/// Reads an export from its file, streaming.
+fn read_export(path: &Path) -> Result<ExportJson, Failure> {
     // A FIFO or device is refused, a file beyond the limit too.
-    ycsb_db::read_input_to_string(path, ycsb_db::RESULT_FILE_LIMIT)
-        .map_err(|e| Failure::usage(format!("merge: {}: {e}", path.display())))
+    let file = ycsb_db::open_input(path)
+        .map_err(|e| Failure::usage(format!("merge: {}: {e}", path.display())))?;
+    let size = file
+        .metadata()
+        .map_err(|e| Failure::usage(format!("merge: {}: {e}", path.display())))?
+        .len();
+    if size > ycsb_db::RESULT_FILE_LIMIT {
+        return Err(bad(
+            path,
+            ycsb_db::InputError::TooLarge {
+                limit: ycsb_db::RESULT_FILE_LIMIT,
+            },
+        ));
+    }
+    let reader = std::io::BufReader::new(file.take(ycsb_db::RESULT_FILE_LIMIT + 1));
+    serde_json::from_reader(reader).map_err(|e| {
+        let what = if e.is_syntax() || e.is_eof() || e.is_io() {
+            "not JSON"
+        } else {
+            "not an export"
+        };
+        bad(
+            path,
+            format!("{what} ({e}); merge reads exports written with -p exporter=json"),
+        )
+    })
 }
 
 /// One section of one client, decoded.
@@ -220,19 +278,14 @@ fn bad(path: &Path, what: impl std::fmt::Display) -> Failure {
     Failure::usage(format!("merge: {}: {what}", path.display()))
 }
 
-fn parse_phase(path: &Path, index: usize, phase: &Value) -> Result<ClientPhase, Failure> {
+fn parse_phase(path: &Path, index: usize, phase: PhaseJson) -> Result<ClientPhase, Failure> {
     let at = |field: &str| format!("phases[{index}].{field}");
     let u64_of = |v: &Value, field: &str| {
         v.as_u64()
             .ok_or_else(|| bad(path, format!("{} is not a whole number", at(field))))
     };
     let mut sections = Vec::new();
-    for (k, s) in phase["sections"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (k, s) in phase.sections.as_array().into_iter().flatten().enumerate() {
         let field = |name: &str| format!("sections[{k}].{name}");
         let name = s["name"]
             .as_str()
@@ -292,20 +345,13 @@ fn parse_phase(path: &Path, index: usize, phase: &Value) -> Result<ClientPhase, 
                 .collect(),
         });
     }
-    let observation = match phase.get("observation") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(
-            serde_json::from_value(v.clone())
-                .map_err(|e| bad(path, format!("{}: {e}", at("observation"))))?,
-        ),
-    };
     Ok(ClientPhase {
-        runtime_ns: u64_of(&phase["runtime_ns"], "runtime_ns")?,
-        operations: u64_of(&phase["operations"], "operations")?,
-        throughput: phase["throughput"].as_f64().unwrap_or(0.0),
+        runtime_ns: u64_of(&phase.runtime_ns, "runtime_ns")?,
+        operations: u64_of(&phase.operations, "operations")?,
+        throughput: phase.throughput.as_f64().unwrap_or(0.0),
         sections,
-        format: parse_format(&phase["format"]),
-        observation,
+        format: parse_format(&phase.format),
+        observation: phase.observation,
     })
 }
 
@@ -495,26 +541,25 @@ fn merge_exports(
 ) -> Result<u8, Failure> {
     let mut documents = Vec::new();
     for path in inputs {
-        let doc: Value = serde_json::from_str(&read(path)?).map_err(|e| {
-            bad(
-                path,
-                format!("not JSON ({e}); merge reads exports written with -p exporter=json"),
-            )
-        })?;
-        let phases = doc["phases"].as_array().ok_or_else(|| {
+        let export = read_export(path)?;
+        let phases = export.phases.ok_or_else(|| {
             bad(
                 path,
                 "no \"phases\" array; merge reads exports written with -p exporter=json",
             )
         })?;
         let mut parsed = Vec::new();
-        for (i, phase) in phases.iter().enumerate() {
-            let name = phase["phase"]
+        // Each phase's JSON is dropped once parsed (its histograms decoded).
+        for (i, phase) in phases.into_iter().enumerate() {
+            let name = phase
+                .phase
                 .as_str()
                 .ok_or_else(|| bad(path, format!("phases[{i}].phase is missing")))?
                 .to_string();
             parsed.push((name, parse_phase(path, i, phase)?));
         }
+        // What the checks and the merged configuration read.
+        let doc = serde_json::json!({"metadata": export.metadata, "config": export.config});
         documents.push((path, doc, parsed));
     }
 
@@ -647,66 +692,173 @@ struct ConfigJson {
     origin: String,
 }
 
-/// Sums interval logs of the same operation from several clients: each
-/// input interval goes to the output interval (of the first log's usual
-/// length, from the earliest start) its start falls in.
-fn merge_logs(inputs: &[PathBuf], output: &Path) -> Result<u8, Failure> {
-    let mut logs: Vec<IntervalLog> = Vec::new();
-    for path in inputs {
-        let text = read(path)?;
-        logs.push(read_interval_log(&text, &path.display().to_string()).map_err(Failure::usage)?);
+/// Opens an interval log for reading one line at a time.
+fn open_log(path: &Path) -> Result<IntervalLogReader<std::io::BufReader<std::fs::File>>, Failure> {
+    // A FIFO or device is refused.
+    let file = ycsb_db::open_input(path)
+        .map_err(|e| Failure::usage(format!("merge: {}: {e}", path.display())))?;
+    Ok(IntervalLogReader::new(
+        std::io::BufReader::new(file),
+        path.display().to_string(),
+    ))
+}
+
+/// What the first pass over the logs finds, without decoding a histogram.
+struct LogsAtAGlance {
+    /// The earliest interval start, in seconds since the epoch.
+    start: f64,
+    /// The first log's usual interval length (the median).
+    length: f64,
+    name: Option<String>,
+}
+
+/// The first pass: every line's timing, so that the output's grid is
+/// known before any interval is summed.
+fn glance_at_logs(inputs: &[PathBuf]) -> Result<LogsAtAGlance, Failure> {
+    let mut start = f64::INFINITY;
+    let mut lengths: Vec<f64> = Vec::new();
+    let mut name = None;
+    for (i, path) in inputs.iter().enumerate() {
+        let mut reader = open_log(path)?;
+        while let Some(timing) = reader.next_timing().map_err(Failure::usage)? {
+            start = start.min(timing.start);
+            if i == 0 {
+                lengths.push(timing.length);
+            }
+        }
+        if name.is_none() {
+            name = reader.name().map(str::to_string);
+        }
     }
-    let start = logs
-        .iter()
-        .flat_map(|l| l.intervals.iter().map(|i| i.start))
-        .fold(f64::INFINITY, f64::min);
     if !start.is_finite() {
         return Err(Failure::usage("merge: the logs hold no intervals"));
     }
-    let mut lengths: Vec<f64> = logs[0].intervals.iter().map(|i| i.length).collect();
     lengths.sort_by(f64::total_cmp);
     let length = lengths
         .get(lengths.len() / 2)
         .copied()
         .filter(|l| *l > 0.0)
         .unwrap_or(1.0);
-    let mut buckets: BTreeMap<u64, Histogram<u64>> = BTreeMap::new();
+    Ok(LogsAtAGlance {
+        start,
+        length,
+        name,
+    })
+}
+
+/// One input log during the merge, with its next interval decoded.
+struct OpenLog {
+    reader: IntervalLogReader<std::io::BufReader<std::fs::File>>,
+    next: Option<LogInterval>,
+}
+
+impl OpenLog {
+    fn advance(&mut self) -> Result<(), Failure> {
+        self.next = self.reader.next_interval().map_err(Failure::usage)?;
+        Ok(())
+    }
+}
+
+/// Sums interval logs of the same operation from several clients: each
+/// input interval goes to the output interval (of the first log's usual
+/// length, from the earliest start) its start falls in.
+///
+/// The logs are streamed: a first pass reads the timings, the second
+/// takes the intervals of all logs in time order, one decoded histogram
+/// per log, and writes each output interval as soon as no log can add to
+/// it, so memory holds a few histograms whatever the logs' sizes. Each
+/// log must list its intervals in time order (HdrHistogram's writers do).
+fn merge_logs(inputs: &[PathBuf], output: &Path) -> Result<u8, Failure> {
+    let glance = glance_at_logs(inputs)?;
+    let (start, length) = (glance.start, glance.length);
+    let name = glance.name.unwrap_or_else(|| "merged".into());
+    let bucket_of =
+        |interval: &LogInterval| ((interval.start - start) / length + 1e-6).floor().max(0.0) as u64;
     let mut total: Histogram<u64> =
         Histogram::new(3).map_err(|e| Failure::runtime(format!("merge: {e:?}")))?;
-    for interval in logs.iter().flat_map(|l| &l.intervals) {
-        let bucket = ((interval.start - start) / length + 1e-6).floor().max(0.0) as u64;
-        let slot = buckets
-            .entry(bucket)
-            .or_insert_with(|| Histogram::new_from(&total));
-        let _ = slot.add(&interval.histogram);
-        let _ = total.add(&interval.histogram);
-    }
-    let name = logs
-        .iter()
-        .find_map(|l| l.name.clone())
-        .unwrap_or_else(|| "merged".into());
+    let mut written = 0usize;
+    // A bad input found while writing: the output is then left as it was.
+    let mut bad_input: Option<Failure> = None;
     let start_date = chrono::DateTime::<chrono::Local>::from(
         std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(start.max(0.0)),
     )
     .format("%a %b %d %H:%M:%S %:z %Y");
-    let mut text = format!(
-        "#[Logging for: {name}]\n#[Merged by ycsb merge from {} logs]\n#[Histogram log format version 1.3]\n\
-         #[StartTime: {start:.3} (seconds since epoch), {start_date}]\n\
-         #[BaseTime: {start:.3} (seconds since epoch)]\n\
-         \"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n",
-        logs.len()
-    );
-    for (bucket, histogram) in &buckets {
-        let _ = writeln!(
-            text,
-            "{:.3},{length:.3},{:.3},{}",
-            *bucket as f64 * length,
-            histogram.max() as f64 / 1e6,
-            encode_histogram(histogram)
-        );
+    let mut write = |w: &mut dyn std::io::Write| -> std::io::Result<()> {
+        let mut fail = |failure: Failure| {
+            let error = std::io::Error::other(failure.message.clone());
+            bad_input = Some(failure);
+            error
+        };
+        write!(
+            w,
+            "#[Logging for: {name}]\n#[Merged by ycsb merge from {} logs]\n#[Histogram log format version 1.3]\n\
+             #[StartTime: {start:.3} (seconds since epoch), {start_date}]\n\
+             #[BaseTime: {start:.3} (seconds since epoch)]\n\
+             \"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n",
+            inputs.len()
+        )?;
+        let mut logs = Vec::with_capacity(inputs.len());
+        for path in inputs {
+            let mut log = OpenLog {
+                reader: open_log(path).map_err(&mut fail)?,
+                next: None,
+            };
+            log.advance().map_err(&mut fail)?;
+            logs.push(log);
+        }
+        let mut current: Option<(u64, Histogram<u64>)> = None;
+        let mut flush = |w: &mut dyn std::io::Write, (bucket, histogram): (u64, Histogram<u64>)| {
+            written += 1;
+            writeln!(
+                w,
+                "{:.3},{length:.3},{:.3},{}",
+                bucket as f64 * length,
+                histogram.max() as f64 / 1e6,
+                encode_histogram(&histogram)
+            )
+        };
+        // The earliest next interval of all logs, until none is left.
+        while let Some(log) = logs.iter_mut().filter(|l| l.next.is_some()).min_by(|a, b| {
+            let start = |l: &OpenLog| l.next.as_ref().map_or(f64::INFINITY, |i| i.start);
+            start(a).total_cmp(&start(b))
+        }) {
+            let Some(interval) = log.next.take() else {
+                break;
+            };
+            let at = log.reader.at();
+            log.advance().map_err(&mut fail)?;
+            let bucket = bucket_of(&interval);
+            match &mut current {
+                Some((open, _)) if bucket < *open => {
+                    return Err(fail(Failure::usage(format!(
+                        "merge: {at}: this interval starts before the one above it; merge reads logs whose intervals are in time order"
+                    ))));
+                }
+                Some((open, histogram)) if bucket == *open => {
+                    let _ = histogram.add(&interval.histogram);
+                }
+                _ => {
+                    if let Some(done) = current.take() {
+                        flush(w, done)?;
+                    }
+                    let mut histogram = Histogram::new_from(&total);
+                    let _ = histogram.add(&interval.histogram);
+                    current = Some((bucket, histogram));
+                }
+            }
+            // Adding fails only if the counts array cannot grow.
+            let _ = total.add(&interval.histogram);
+        }
+        if let Some(done) = current.take() {
+            flush(w, done)?;
+        }
+        Ok(())
+    };
+    let result = measurement::write_atomically(output, &mut write);
+    if let Some(failure) = bad_input {
+        return Err(failure);
     }
-    measurement::write_atomically(output, |w| std::io::Write::write_all(w, text.as_bytes()))
-        .map_err(|e| Failure::runtime(format!("writing {}: {e}", output.display())))?;
+    result.map_err(|e| Failure::runtime(format!("writing {}: {e}", output.display())))?;
     println!(
         "[{name}], Operations, {}\n[{name}], MaxLatency(us), {}",
         total.len(),
@@ -720,9 +872,8 @@ fn merge_logs(inputs: &[PathBuf], output: &Path) -> Result<u8, Failure> {
         );
     }
     eprintln!(
-        "merged {} logs ({} intervals) into {}",
-        logs.len(),
-        buckets.len(),
+        "merged {} logs ({written} intervals) into {}",
+        inputs.len(),
         output.display()
     );
     Ok(0)

@@ -133,11 +133,16 @@ fn browse(dir: &std::path::Path, url: &str, virtual_ms: u64) -> Option<String> {
 /// Starts `ycsb load memory` with `args` and the live view on a free
 /// port; returns the child, its standard error and the view's address.
 fn start(args: &[&str]) -> (std::process::Child, StderrLines, String, String) {
+    start_with(args, Stdio::null())
+}
+
+/// [`start`], standard output going to `stdout`.
+fn start_with(args: &[&str], stdout: Stdio) -> (std::process::Child, StderrLines, String, String) {
     let mut child = ycsb()
         .args(["load", "memory", "-P", "workloads/workloada"])
         .args(["-p", "status.interval=0.2", "-p", "live.port=0"])
         .args(args)
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -291,4 +296,145 @@ fn a_port_in_use_is_bad_input() {
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");
+}
+
+/// `maxexecutiontime` is a normal end of a run (the docs' own example
+/// pairs it with the live view): `live.linger` applies after it, and
+/// standard output does not call the phase interrupted.
+#[test]
+fn a_time_limited_run_lingers_and_is_not_called_interrupted() {
+    // 100000 records at 2000 per second would take 50 s: the 1 s limit
+    // ends the load.
+    let (mut child, mut stderr, _, address) = start_with(
+        &[
+            "-p",
+            "recordcount=100000",
+            "-target",
+            "2000",
+            "-p",
+            "maxexecutiontime=1",
+            "-p",
+            "live.linger=3",
+        ],
+        Stdio::piped(),
+    );
+    let last = wait_for(&address, "the end of the run", |d| d["finished"] == true);
+    let ended = Instant::now();
+    assert_eq!(last["running"], serde_json::Value::Null);
+    stderr
+        .wait_for(Duration::from_secs(30), |l| {
+            l.contains("the final report is served at")
+        })
+        .unwrap_or_else(|| panic!("no linger notice: {:?}", stderr.seen));
+    // Well within the 3 s of lingering, the final report is still served.
+    std::thread::sleep(Duration::from_millis(500));
+    let (status, _, report) = get(&address, "/");
+    assert!(
+        ended.elapsed() < Duration::from_secs(3),
+        "the test was slow"
+    );
+    assert_eq!(status, 200);
+    assert!(report.contains("<h2>Summary</h2>"), "{report}");
+    let status = wait_bounded(&mut child, Duration::from_secs(60), "ycsb lingering");
+    assert!(
+        ended.elapsed() >= Duration::from_millis(2500),
+        "the process ended {:?} after the run, before its 3 s of lingering",
+        ended.elapsed()
+    );
+    assert_eq!(status.code(), Some(0), "{}", stderr.rest());
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert!(out.contains("[INSERT], Operations, "), "{out}");
+    assert!(!out.contains("interrupted"), "{out}");
+}
+
+/// Slow clients (32 connections each sending a byte a second, a
+/// slowloris) must not starve normal requests: a complete GET is answered
+/// 200 within a few seconds while they trickle, and they are dropped once
+/// their 5 s to send a request have passed.
+#[test]
+fn slow_clients_do_not_starve_complete_requests() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let (mut child, mut stderr, _, address) = start(&[
+        "-p",
+        "recordcount=100000",
+        "-target",
+        "2000",
+        "-p",
+        "maxexecutiontime=30",
+    ]);
+    wait_for(&address, "a first interval", |d| rows(d) >= 1);
+    let done = Arc::new(AtomicBool::new(false));
+    let dropped = Arc::new(AtomicUsize::new(0));
+    let connected = Arc::new(AtomicUsize::new(0));
+    let slow: Vec<_> = (0..32)
+        .map(|_| {
+            let (address, done, dropped, connected) = (
+                address.clone(),
+                Arc::clone(&done),
+                Arc::clone(&dropped),
+                Arc::clone(&connected),
+            );
+            std::thread::spawn(move || {
+                let request = b"GET /data HTTP/1.1\r\nHost: x\r\n\r\n";
+                while !done.load(Ordering::SeqCst) {
+                    let Ok(mut stream) = TcpStream::connect(&address) else {
+                        std::thread::sleep(Duration::from_millis(100));
+                        continue;
+                    };
+                    connected.fetch_add(1, Ordering::SeqCst);
+                    // One byte a second, never the whole request, until
+                    // the server gives up on it (then a new connection).
+                    for byte in request.iter().cycle() {
+                        if done.load(Ordering::SeqCst) || stream.write_all(&[*byte]).is_err() {
+                            break;
+                        }
+                        std::thread::sleep(Duration::from_secs(1));
+                    }
+                    dropped.fetch_add(1, Ordering::SeqCst);
+                }
+            })
+        })
+        .collect();
+    let start = Instant::now();
+    while connected.load(Ordering::SeqCst) < 32 {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "slow clients connect"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // Normal requests over 8 s of trickling: each answered, promptly.
+    let test_start = Instant::now();
+    while test_start.elapsed() < Duration::from_secs(8) {
+        let asked = Instant::now();
+        let (status, head, _) = get(&address, "/data");
+        assert_eq!(status, 200, "{head}");
+        assert!(
+            asked.elapsed() < Duration::from_secs(3),
+            "a complete request took {:?} among slow clients",
+            asked.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    done.store(true, Ordering::SeqCst);
+    for thread in slow {
+        thread.join().unwrap();
+    }
+    // The slow connections were dropped (by eviction or the 5 s deadline)
+    // rather than held for as long as they trickled.
+    assert!(
+        connected.load(Ordering::SeqCst) > 32,
+        "no slow connection was dropped by the server in 8 s"
+    );
+    signal(&child, SIGTERM);
+    let status = wait_bounded(&mut child, Duration::from_secs(60), "the live run");
+    assert_eq!(status.code(), Some(130), "{}", stderr.rest());
 }

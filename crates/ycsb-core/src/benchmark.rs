@@ -215,7 +215,8 @@ impl Benchmark {
     /// intervals.
     ///
     /// A load stopped by `stop` or by `maxexecutiontime` is not incomplete:
-    /// it was asked to stop ([`PhaseOutcome::interrupted`]).
+    /// it was asked to stop ([`PhaseOutcome::interrupted`],
+    /// [`PhaseOutcome::time_limit_reached`]).
     ///
     /// # Errors
     ///
@@ -259,7 +260,11 @@ impl Benchmark {
             });
         }
         let expected = self.workload.insert_count();
-        if phase == Phase::Load && !outcome.interrupted && outcome.operations < expected {
+        if phase == Phase::Load
+            && !outcome.interrupted
+            && !outcome.time_limit_reached
+            && outcome.operations < expected
+        {
             return Err(PhaseError::IncompleteLoad {
                 inserted: outcome.operations,
                 expected,

@@ -27,7 +27,7 @@
 //! what the report covers.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -54,6 +54,23 @@ pub const HDR_OUTPUT_PATH: Property<String> = Property::new(
 
 /// Java's `HistogramLogWriter` divides `Interval_Max` by 10^6.
 const MAX_VALUE_DIVISOR: f64 = 1e6;
+
+/// The uncompressed V2 encoding's cookie (HdrHistogram's, with the
+/// word-size bits the Rust crate writes).
+const V2_COOKIE: u32 = 0x1c84_9303 | 0x10;
+/// The compressed V2 encoding's cookie.
+const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9304 | 0x10;
+/// A V2 header: cookie, payload length, normalizing offset, significant
+/// digits, lowest and highest value, integer-to-double ratio.
+const V2_HEADER: usize = 40;
+/// The most bytes one count takes in V2's variable-length encoding.
+const MAX_BYTES_PER_COUNT: usize = 9;
+
+/// The longest interval log line read (a histogram of HdrHistogram's
+/// widest range, every count distinct, takes a fraction of it): a longer
+/// one is refused before it is held, so a file without line ends cannot
+/// fill memory.
+pub const MAX_LOG_LINE: usize = 8 << 20;
 
 fn new_histogram() -> Histogram<u64> {
     match Histogram::new(3) {
@@ -117,6 +134,15 @@ pub enum HdrLogError {
         /// What went wrong.
         reason: String,
     },
+    /// An input could not be read.
+    #[error("{origin}: {source}")]
+    Read {
+        /// The input and line (`file:line`).
+        origin: String,
+        /// The system's error.
+        #[source]
+        source: io::Error,
+    },
     /// A text that should hold a base64 V2 histogram does not.
     #[error("{origin}: not a base64 HdrHistogram V2 histogram: {reason}")]
     Decode {
@@ -146,10 +172,17 @@ pub fn encode_histogram<C: Counter>(histogram: &Histogram<C>) -> String {
 /// Decodes [`encode_histogram`]'s text (also accepting the uncompressed V2
 /// encoding); `origin` names where the text came from, for the error.
 ///
+/// The lengths a histogram declares are checked against the bytes that
+/// hold it and the range it declares before anything of that size is
+/// allocated: a few hundred bytes claiming gigabytes of counts are
+/// refused, not believed. What is decoded takes memory in proportion to
+/// the text and the declared range (HdrHistogram's widest, five digits
+/// over all of `u64`, is 6.3 million counts).
+///
 /// # Errors
 ///
 /// [`HdrLogError::Decode`] when the text is not base64 or not a V2
-/// histogram.
+/// histogram, or declares lengths its bytes or its range cannot hold.
 pub fn decode_histogram(text: &str, origin: &str) -> Result<Histogram<u64>, HdrLogError> {
     let fail = |reason: String| HdrLogError::Decode {
         origin: origin.to_string(),
@@ -158,9 +191,104 @@ pub fn decode_histogram(text: &str, origin: &str) -> Result<Histogram<u64>, HdrL
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(text.trim())
         .map_err(|e| fail(e.to_string()))?;
+    let plain = v2_plain(&bytes).map_err(&fail)?;
     Deserializer::new()
-        .deserialize::<u64, _>(&mut bytes.as_slice())
+        .deserialize::<u64, _>(&mut plain.as_ref())
         .map_err(|e| fail(format!("{e:?}")))
+}
+
+/// The uncompressed V2 encoding of `bytes` (inflated when compressed),
+/// every declared length checked first.
+fn v2_plain(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, String> {
+    let word = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let cookie = word(0).ok_or("shorter than a histogram's header")?;
+    match cookie {
+        V2_COOKIE => {
+            let header = bytes
+                .get(..V2_HEADER)
+                .ok_or("shorter than a histogram's header")?;
+            let payload = check_v2_header(header)?;
+            let held = bytes.len() - V2_HEADER;
+            if payload > held {
+                return Err(format!(
+                    "declares {payload} bytes of counts but holds {held}"
+                ));
+            }
+            Ok(std::borrow::Cow::Borrowed(bytes))
+        }
+        V2_COMPRESSED_COOKIE => {
+            let declared = word(4).ok_or("shorter than a histogram's header")? as usize;
+            let held = bytes.len() - 8;
+            if declared > held {
+                return Err(format!(
+                    "declares a compressed payload of {declared} bytes but holds {held}"
+                ));
+            }
+            let mut inflater = flate2::read::ZlibDecoder::new(&bytes[8..8 + declared]);
+            let mut plain = vec![0u8; V2_HEADER];
+            inflater
+                .read_exact(&mut plain)
+                .map_err(|e| format!("its compressed payload holds no histogram header ({e})"))?;
+            let payload = check_v2_header(&plain)?;
+            // Grows with what inflates, never to the declared length up
+            // front.
+            let inflated = inflater
+                .take(payload as u64)
+                .read_to_end(&mut plain)
+                .map_err(|e| format!("its compressed payload does not inflate ({e})"))?;
+            if inflated < payload {
+                return Err(format!(
+                    "declares {payload} bytes of counts but its compressed payload holds {inflated}"
+                ));
+            }
+            Ok(std::borrow::Cow::Owned(plain))
+        }
+        other => Err(format!("unknown cookie {other:#010x}")),
+    }
+}
+
+/// Checks an uncompressed V2 header: the cookie, a range HdrHistogram can
+/// build, and a payload length the range's counts could take. Returns the
+/// payload length.
+fn check_v2_header(header: &[u8]) -> Result<usize, String> {
+    let word = |at: usize| {
+        u32::from_be_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
+    };
+    let long = |at: usize| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&header[at..at + 8]);
+        u64::from_be_bytes(b)
+    };
+    if word(0) != V2_COOKIE {
+        return Err(format!("unknown inner cookie {:#010x}", word(0)));
+    }
+    let payload = word(4) as usize;
+    let digits = word(12);
+    let (low, high) = (long(16), long(24));
+    let digits = u8::try_from(digits)
+        .ok()
+        .filter(|d| *d <= 5)
+        .ok_or_else(|| {
+            format!("declares {digits} significant digits (HdrHistogram takes 0 to 5)")
+        })?;
+    // One byte per count sizes the range as the decoder will (the
+    // decoder's own histogram then takes eight per count).
+    let counts = Histogram::<u8>::new_with_bounds(low, high, digits)
+        .map_err(|e| {
+            format!("declares a range HdrHistogram cannot build ({low} to {high}, {digits} digits: {e:?})")
+        })?
+        .distinct_values();
+    let most = counts.saturating_mul(MAX_BYTES_PER_COUNT);
+    if payload > most {
+        return Err(format!(
+            "declares {payload} bytes of counts, more than the {counts} counts of its range ({low} to {high}, {digits} digits) can take ({most} bytes)"
+        ));
+    }
+    Ok(payload)
 }
 
 /// One open log file.
@@ -342,40 +470,195 @@ pub struct IntervalLog {
 ///
 /// Timestamps are made absolute with the `BaseTime` (or, lacking one, the
 /// `StartTime`), as HdrHistogram's readers do for relative timestamps.
+/// [`IntervalLogReader`] reads a file one interval at a time instead.
 ///
 /// # Errors
 ///
 /// [`HdrLogError::Decode`] naming `origin:line` for a line that is neither
 /// a comment, the legend nor a well-formed interval.
 pub fn read_interval_log(text: &str, origin: &str) -> Result<IntervalLog, HdrLogError> {
-    let mut log = IntervalLog::default();
-    let mut base_time: Option<f64> = None;
-    for (number, line) in text.lines().enumerate() {
-        let at = format!("{origin}:{}", number + 1);
-        let bad = |reason: &str| HdrLogError::Decode {
-            origin: at.clone(),
-            reason: reason.to_string(),
-        };
-        let line = line.trim_end_matches('\r');
-        if let Some(rest) = line.strip_prefix("#[Logging for: ") {
-            log.name = Some(rest.trim_end_matches(']').trim().to_string());
-            continue;
+    let mut reader = IntervalLogReader::new(text.as_bytes(), origin);
+    let mut intervals = Vec::new();
+    while let Some(interval) = reader.next_interval()? {
+        intervals.push(interval);
+    }
+    Ok(IntervalLog {
+        name: reader.name,
+        start_time: reader.start_time,
+        intervals,
+    })
+}
+
+/// The timing of one interval line, its histogram left encoded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IntervalTiming {
+    /// The line's number in the file (from 1).
+    pub line: usize,
+    /// When the interval started, as [`LogInterval::start`].
+    pub start: f64,
+    /// The interval's length in seconds.
+    pub length: f64,
+}
+
+/// Reads an interval log one line at a time: memory holds one line (at
+/// most [`MAX_LOG_LINE`] bytes) and one decoded histogram, whatever the
+/// file's size.
+#[derive(Debug)]
+pub struct IntervalLogReader<R> {
+    input: R,
+    origin: String,
+    line_number: usize,
+    line: Vec<u8>,
+    name: Option<String>,
+    start_time: Option<f64>,
+    base_time: Option<f64>,
+}
+
+/// An interval line split into its fields.
+struct IntervalFields<'a> {
+    tag: Option<&'a str>,
+    start: f64,
+    length: f64,
+    encoded: &'a str,
+}
+
+impl<R: BufRead> IntervalLogReader<R> {
+    /// A reader of `input`; `origin` (the file's name) prefixes errors.
+    pub fn new(input: R, origin: impl Into<String>) -> Self {
+        Self {
+            input,
+            origin: origin.into(),
+            line_number: 0,
+            line: Vec::new(),
+            name: None,
+            start_time: None,
+            base_time: None,
         }
-        if let Some(rest) = line.strip_prefix("#[StartTime: ") {
-            log.start_time = rest.split_whitespace().next().and_then(|s| s.parse().ok());
-            continue;
+    }
+
+    /// The section named by a `#[Logging for: NAME]` comment read so far.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// The `StartTime` read so far, in seconds since the epoch.
+    pub fn start_time(&self) -> Option<f64> {
+        self.start_time
+    }
+
+    /// `origin:line` of the line read last.
+    pub fn at(&self) -> String {
+        format!("{}:{}", self.origin, self.line_number)
+    }
+
+    /// The next interval, its histogram decoded; `None` at the end.
+    ///
+    /// # Errors
+    ///
+    /// [`HdrLogError::Decode`] naming `origin:line` for a line that is
+    /// neither a comment, the legend nor a well-formed interval (its
+    /// histogram's declared lengths included), is not text or is longer
+    /// than [`MAX_LOG_LINE`]; [`HdrLogError::Read`] when the input cannot
+    /// be read.
+    pub fn next_interval(&mut self) -> Result<Option<LogInterval>, HdrLogError> {
+        if !self.advance()? {
+            return Ok(None);
         }
-        if let Some(rest) = line.strip_prefix("#[BaseTime: ") {
-            base_time = rest.split_whitespace().next().and_then(|s| s.parse().ok());
-            continue;
+        let at = self.at();
+        let base = self.base_time.or(self.start_time).unwrap_or(0.0);
+        let fields = self.fields()?;
+        let histogram = decode_histogram(fields.encoded, &at)?;
+        Ok(Some(LogInterval {
+            tag: fields.tag.map(str::to_string),
+            start: fields.start + base,
+            length: fields.length,
+            histogram,
+        }))
+    }
+
+    /// The next interval's timing, its histogram not decoded; `None` at
+    /// the end.
+    ///
+    /// # Errors
+    ///
+    /// As [`IntervalLogReader::next_interval`], but a histogram's own
+    /// encoding is not checked.
+    pub fn next_timing(&mut self) -> Result<Option<IntervalTiming>, HdrLogError> {
+        if !self.advance()? {
+            return Ok(None);
         }
-        if line.starts_with('#') || line.starts_with("\"StartTimestamp\"") || line.is_empty() {
-            continue;
+        let base = self.base_time.or(self.start_time).unwrap_or(0.0);
+        let line = self.line_number;
+        let fields = self.fields()?;
+        Ok(Some(IntervalTiming {
+            line,
+            start: fields.start + base,
+            length: fields.length,
+        }))
+    }
+
+    /// Reads lines up to the next interval line (left in `self.line`),
+    /// taking in the comments on the way; false at the end.
+    fn advance(&mut self) -> Result<bool, HdrLogError> {
+        loop {
+            self.line.clear();
+            self.line_number += 1;
+            let limit = MAX_LOG_LINE as u64 + 1;
+            let read = (&mut self.input)
+                .take(limit)
+                .read_until(b'\n', &mut self.line)
+                .map_err(|source| HdrLogError::Read {
+                    origin: self.at(),
+                    source,
+                })?;
+            if read == 0 {
+                return Ok(false);
+            }
+            if self.line.len() > MAX_LOG_LINE {
+                return Err(self.bad(format!(
+                    "a line longer than {} MiB (an interval log's lines are histograms of a few kB)",
+                    MAX_LOG_LINE >> 20
+                )));
+            }
+            while matches!(self.line.last(), Some(b'\n' | b'\r')) {
+                self.line.pop();
+            }
+            let line = std::str::from_utf8(&self.line).map_err(|_| HdrLogError::Decode {
+                origin: format!("{}:{}", self.origin, self.line_number),
+                reason: "not text".into(),
+            })?;
+            if let Some(rest) = line.strip_prefix("#[Logging for: ") {
+                self.name = Some(rest.trim_end_matches(']').trim().to_string());
+            } else if let Some(rest) = line.strip_prefix("#[StartTime: ") {
+                self.start_time = rest.split_whitespace().next().and_then(|s| s.parse().ok());
+            } else if let Some(rest) = line.strip_prefix("#[BaseTime: ") {
+                self.base_time = rest.split_whitespace().next().and_then(|s| s.parse().ok());
+            } else if !(line.starts_with('#')
+                || line.starts_with("\"StartTimestamp\"")
+                || line.is_empty())
+            {
+                return Ok(true);
+            }
         }
+    }
+
+    fn bad(&self, reason: impl Into<String>) -> HdrLogError {
+        HdrLogError::Decode {
+            origin: self.at(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The fields of the interval line in `self.line`.
+    fn fields(&self) -> Result<IntervalFields<'_>, HdrLogError> {
+        // `advance` checked that the line is text.
+        let line = std::str::from_utf8(&self.line).map_err(|_| self.bad("not text"))?;
         let (tag, fields) = match line.strip_prefix("Tag=") {
             Some(rest) => {
-                let (tag, fields) = rest.split_once(',').ok_or_else(|| bad("a tag alone"))?;
-                (Some(tag.to_string()), fields)
+                let (tag, fields) = rest
+                    .split_once(',')
+                    .ok_or_else(|| self.bad("a tag alone"))?;
+                (Some(tag), fields)
             }
             None => (None, line),
         };
@@ -384,23 +667,21 @@ pub fn read_interval_log(text: &str, origin: &str) -> Result<IntervalLog, HdrLog
             parts
                 .next()
                 .and_then(|s| s.trim().parse::<f64>().ok())
-                .ok_or_else(|| bad(&format!("expected the {what} as a number")))
+                .ok_or_else(|| self.bad(format!("expected the {what} as a number")))
         };
         let start = number_field("start timestamp")?;
         let length = number_field("interval length")?;
         let _max = number_field("interval maximum")?;
         let encoded = parts
             .next()
-            .ok_or_else(|| bad("expected a compressed histogram"))?;
-        let histogram = decode_histogram(encoded, &at)?;
-        log.intervals.push(LogInterval {
+            .ok_or_else(|| self.bad("expected a compressed histogram"))?;
+        Ok(IntervalFields {
             tag,
-            start: start + base_time.or(log.start_time).unwrap_or(0.0),
+            start,
             length,
-            histogram,
-        });
+            encoded,
+        })
     }
-    Ok(log)
 }
 
 /// Writes the HdrHistogram interval logs of a session's phases from their

@@ -88,7 +88,8 @@ pub use export::{
 pub use format::{format_status_line, java_ordinal, StatusLine};
 pub(crate) use hdrlog::HdrLogSettings;
 pub use hdrlog::{
-    decode_histogram, encode_histogram, read_interval_log, HdrLogError, IntervalLog, LogInterval,
+    decode_histogram, encode_histogram, read_interval_log, HdrLogError, IntervalLog,
+    IntervalLogReader, IntervalTiming, LogInterval, MAX_LOG_LINE,
 };
 pub use java::{RawPoint, SeriesUnit};
 pub use recorder::{java_percentile, IntervalSection, IntervalSnapshot, TickSection, TickSnapshot};

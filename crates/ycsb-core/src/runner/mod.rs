@@ -393,9 +393,12 @@ pub struct PhaseOutcome {
     pub operations: u64,
     /// Wall-clock time of the phase.
     pub runtime: Duration,
-    /// Whether the phase stopped before completing its operations (stop
-    /// signal or time limit).
+    /// Whether the phase was stopped before completing its operations by
+    /// the stop signal (or a spent error budget).
     pub interrupted: bool,
+    /// Whether the phase ended because `maxexecutiontime` passed: the
+    /// normal end of a time-limited phase, not an interruption.
+    pub time_limit_reached: bool,
     /// Errors of individual threads, which stopped those threads but not
     /// the phase; the report covers what was measured.
     pub thread_errors: Vec<RunError>,
@@ -446,6 +449,11 @@ pub fn run_phase(
         states.push(workload.thread(thread, threads, seed)?);
     }
     let shared = Shared::new(settings, measurement, threads);
+    // The workers watch the phase's own signal, which the status loop
+    // raises for the caller's signal, the time limit or the error budget:
+    // the time limit then ends this phase without stopping the session.
+    let phase_stop = StopSignal::new();
+    let stop_for_workers = &phase_stop;
     let tick = settings
         .target
         .map(|t| Duration::from_secs_f64(threads as f64 / t));
@@ -470,7 +478,7 @@ pub fn run_phase(
                 tick,
                 state,
                 store,
-                stop,
+                stop: stop_for_workers,
                 measurements: &shared.measurements,
                 progress: &shared.progress[thread],
                 tid: &shared.tids[thread],
@@ -483,7 +491,7 @@ pub fn run_phase(
                 handles.push((thread, handle));
             }
         }
-        let (interrupted, warmup_end) = status_loop(StatusLoop {
+        let (ending, warmup_end) = status_loop(StatusLoop {
             phase,
             status_interval: measurement.status_interval,
             store,
@@ -495,6 +503,7 @@ pub fn run_phase(
             total_operations,
             start,
             stop,
+            phase_stop: stop_for_workers,
             observer: &mut *observer,
             budget: shared.budget.as_ref(),
             warmup: if phase == Phase::Run {
@@ -511,12 +520,12 @@ pub fn run_phase(
             }
         }
         Ended {
-            interrupted,
+            ending,
             warmup_end,
             last_end: join(handles, &shared.errors),
         }
     });
-    shared.outcome(phase, settings, start, ended, stop, observer)
+    shared.outcome(phase, settings, start, ended, &phase_stop, observer)
 }
 
 /// Waits up to `grace` for the workers of a stopped phase; those still
@@ -622,8 +631,8 @@ struct Shared {
 
 /// How the phase's threads ended.
 struct Ended {
-    /// Whether the phase was cut short.
-    interrupted: bool,
+    /// Whether the phase was cut short, or reached its time limit.
+    ending: status::PhaseEnding,
     /// Where the warm-up ended (time since the start, operations by then).
     warmup_end: Option<(Duration, u64)>,
     /// When the last worker ended; `None` when none ran.
@@ -710,7 +719,8 @@ impl Shared {
             report,
             operations,
             runtime,
-            interrupted: ended.interrupted,
+            interrupted: ended.ending.interrupted,
+            time_limit_reached: ended.ending.time_limit_reached,
             thread_errors,
             error_budget_spent: self
                 .budget

@@ -22,7 +22,11 @@ pub(super) struct StatusLoop<'a> {
     pub(super) threads: u64,
     pub(super) total_operations: u64,
     pub(super) start: Instant,
+    /// The caller's signal (Ctrl-C, SIGTERM, a library user).
     pub(super) stop: &'a StopSignal,
+    /// The signal the workers watch: raised by the caller's signal, the
+    /// time limit or the error budget.
+    pub(super) phase_stop: &'a StopSignal,
     pub(super) observer: &'a mut dyn Observer,
     pub(super) budget: Option<&'a ErrorBudget>,
     pub(super) warmup: Warmup,
@@ -72,18 +76,28 @@ fn tick(
 }
 
 impl StatusLoop<'_> {
-    /// Stops the phase when its time limit has passed or its error budget
-    /// is spent; returns whether it was asked to stop, by these or by the
-    /// stop signal's other owners.
-    fn check_stop(&self, now: Instant, deadline: Option<Instant>) -> bool {
-        if deadline.is_some_and(|deadline| now >= deadline) {
-            self.stop.stop();
+    /// Stops the phase when the caller asks, its time limit has passed or
+    /// its error budget is spent, and records which.
+    ///
+    /// The time limit raises only the phase's own signal: it is the normal
+    /// end of a time-limited phase, not an interruption of the session
+    /// (a later phase still runs; the live view still lingers).
+    fn check_stop(&self, now: Instant, deadline: Option<Instant>, ending: &mut PhaseEnding) {
+        if self.stop.is_stopped() {
+            ending.interrupted = true;
+            self.phase_stop.stop();
+        }
+        if !self.phase_stop.is_stopped() && deadline.is_some_and(|deadline| now >= deadline) {
+            ending.time_limit_reached = true;
+            self.phase_stop.stop();
         }
         if let Some(budget) = self.budget {
             // Catches a budget spent by threads each within its share.
-            budget.check(self.stop);
+            budget.check(self.phase_stop);
         }
-        self.stop.is_stopped()
+        if self.phase_stop.is_stopped() && !ending.time_limit_reached {
+            ending.interrupted = true;
+        }
     }
 
     /// Whether the warm-up (not yet ended) ends at `now`.
@@ -134,12 +148,21 @@ fn measured_operations(snapshot: &IntervalSnapshot) -> u64 {
         .sum()
 }
 
+/// How a phase's status loop saw it end.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct PhaseEnding {
+    /// Stopped by the caller's signal or the error budget.
+    pub(super) interrupted: bool,
+    /// Ended by `maxexecutiontime`.
+    pub(super) time_limit_reached: bool,
+}
+
 /// Waits for the workers, handing the observer a [`Tick`] every
 /// time-series interval and a status update every status interval;
-/// enforces the time limit and ends the warm-up. Returns whether the phase
-/// was cut short, and where the warm-up ended (time since the start,
-/// operations completed by then).
-pub(super) fn status_loop(mut s: StatusLoop<'_>) -> (bool, Option<(Duration, u64)>) {
+/// enforces the time limit and ends the warm-up. Returns how the phase
+/// ended, and where the warm-up ended (time since the start, operations
+/// completed by then).
+pub(super) fn status_loop(mut s: StatusLoop<'_>) -> (PhaseEnding, Option<(Duration, u64)>) {
     let interval = s.status_interval;
     let mut next_status = s.start + interval;
     let mut last = LastStatus {
@@ -153,7 +176,7 @@ pub(super) fn status_loop(mut s: StatusLoop<'_>) -> (bool, Option<(Duration, u64
     };
     let mut gauges = Vec::new();
     let deadline = s.settings.max_execution_time.map(|d| s.start + d);
-    let mut interrupted = false;
+    let mut ending = PhaseEnding::default();
     let warmup_time = match s.warmup {
         Warmup::Time(d) => Some(s.start + d),
         _ => None,
@@ -161,7 +184,7 @@ pub(super) fn status_loop(mut s: StatusLoop<'_>) -> (bool, Option<(Duration, u64
     let mut warmup_end: Option<(Duration, u64)> = None;
     while s.finished.load(Ordering::Acquire) != s.threads {
         let now = Instant::now();
-        interrupted |= s.check_stop(now, deadline);
+        s.check_stop(now, deadline, &mut ending);
         if warmup_end.is_none() && s.warmup_reached(now, warmup_time) {
             // The warm-up closes its own interval, so no row mixes
             // warm-up and measured operations.
@@ -214,7 +237,9 @@ pub(super) fn status_loop(mut s: StatusLoop<'_>) -> (bool, Option<(Duration, u64
     if completed(s.progress) > last.operations || now.duration_since(s.start) >= interval {
         s.status(now, &last, &mut gauges);
     }
-    (interrupted || s.stop.is_stopped(), warmup_end)
+    // A stop asked for while the last workers finished.
+    ending.interrupted |= s.stop.is_stopped();
+    (ending, warmup_end)
 }
 
 /// The first due time after `now` on the grid `due + k * step`: a loop that
