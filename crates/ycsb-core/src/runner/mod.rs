@@ -512,12 +512,17 @@ pub fn run_phase(
                 Warmup::None
             },
         });
-        if interrupted {
-            if let Some(grace) = settings.stop_grace {
-                watch_stopped_workers(
-                    &handles, grace, &shared, phase, settings, start, stop, observer,
-                );
-            }
+        if let (Some(grace), Some(stopped)) = (settings.stop_grace, ending.stopped_at) {
+            watch_stopped_workers(
+                &handles,
+                (ending, warmup_end, stopped, grace),
+                &shared,
+                phase,
+                settings,
+                start,
+                &phase_stop,
+                observer,
+            );
         }
         Ended {
             ending,
@@ -528,13 +533,19 @@ pub fn run_phase(
     shared.outcome(phase, settings, start, ended, &phase_stop, observer)
 }
 
-/// Waits up to `grace` for the workers of a stopped phase; those still
-/// running then are inside a store call that does not return: the
-/// observer gets the figures so far and where each one waits.
+/// Waits until `grace` (`stop.grace`) has passed since the phase stopped
+/// for its workers; those still running then are inside a store call
+/// that does not return: the observer gets the figures so far and where
+/// each one waits.
 #[allow(clippy::too_many_arguments)]
 fn watch_stopped_workers(
     handles: &[(usize, ScopedJoinHandle<'_, Instant>)],
-    grace: Duration,
+    (ending, warmup_end, stopped, grace): (
+        status::PhaseEnding,
+        Option<(Duration, u64)>,
+        Instant,
+        Duration,
+    ),
     shared: &Shared,
     phase: Phase,
     settings: &RunnerSettings,
@@ -542,7 +553,6 @@ fn watch_stopped_workers(
     stop: &StopSignal,
     observer: &mut dyn Observer,
 ) {
-    let stopped = Instant::now();
     let running = |handles: &[(usize, ScopedJoinHandle<'_, Instant>)]| {
         handles
             .iter()
@@ -566,8 +576,8 @@ fn watch_stopped_workers(
         })
         .collect();
     let so_far = Ended {
-        interrupted: true,
-        warmup_end: None,
+        ending,
+        warmup_end,
         last_end: Some(Instant::now()),
     };
     if let Ok(outcome) = shared.outcome(phase, settings, start, so_far, stop, &mut Silent) {

@@ -155,6 +155,9 @@ pub(super) struct PhaseEnding {
     pub(super) interrupted: bool,
     /// Ended by `maxexecutiontime`.
     pub(super) time_limit_reached: bool,
+    /// When the loop first saw the phase stopped (by any of the above),
+    /// for `stop.grace`.
+    pub(super) stopped_at: Option<Instant>,
 }
 
 /// Waits for the workers, handing the observer a [`Tick`] every
@@ -185,6 +188,16 @@ pub(super) fn status_loop(mut s: StatusLoop<'_>) -> (PhaseEnding, Option<(Durati
     while s.finished.load(Ordering::Acquire) != s.threads {
         let now = Instant::now();
         s.check_stop(now, deadline, &mut ending);
+        if s.phase_stop.is_stopped() {
+            let stopped = *ending.stopped_at.get_or_insert(now);
+            if s.settings
+                .stop_grace
+                .is_some_and(|grace| now.duration_since(stopped) >= grace)
+            {
+                // Threads still inside the store: the watchdog's turn.
+                break;
+            }
+        }
         if warmup_end.is_none() && s.warmup_reached(now, warmup_time) {
             // The warm-up closes its own interval, so no row mixes
             // warm-up and measured operations.
