@@ -7,7 +7,7 @@
 mod common;
 mod rel_support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::Duration;
 
@@ -41,26 +41,6 @@ fn fresh_args(store: &StoreDescriptor) -> Vec<String> {
         .iter()
         .flat_map(|(k, v)| ["-p".to_string(), format!("{k}={v}")])
         .collect()
-}
-
-/// Every file under `dir` with its contents.
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                files.push((path.clone(), b"<dir>".to_vec()));
-                pending.push(path);
-            } else {
-                let contents = std::fs::read(&path).unwrap();
-                files.push((path, contents));
-            }
-        }
-    }
-    files.sort();
-    files
 }
 
 /// Asserts a refusal: exit status 2, nothing on standard output, one line

@@ -297,26 +297,6 @@ fn serve_holds_the_database_and_reopens_it() {
     assert!(status.success(), "{}", lines.rest());
 }
 
-/// Every file under `dir` with its contents: what "untouched" is checked
-/// against.
-fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let contents = std::fs::read(&path).unwrap();
-                files.push((path, contents));
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
 #[test]
 fn other_engines_directories_are_refused_untouched_both_ways() {
     let engines: Vec<(&str, &str)> = embedded_engines()

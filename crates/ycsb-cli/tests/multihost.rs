@@ -92,6 +92,10 @@ fn ycsb_in(ns: &str) -> Command {
     c
 }
 
+/// The server's password: off loopback, `ycsb serve` serves no one
+/// without one.
+const PASSWORD: &str = "multihost-password";
+
 /// Waits until a RESP server answers PING at `addr` from inside `ns`.
 fn wait_serving(ns: &str, addr: &str) {
     let deadline = Instant::now() + Duration::from_secs(15);
@@ -102,6 +106,7 @@ fn wait_serving(ns: &str, addr: &str) {
             .args(["run", "redis", "-p"])
             .arg(format!("redis.host={addr}"))
             .args(["-p", &format!("redis.port={PORT}"), "-p", "redis.index=lex"])
+            .args(["-p", &format!("redis.password={PASSWORD}")])
             .args(["-p", "recordcount=1", "-p", "operationcount=1"])
             .output()
             .unwrap();
@@ -160,6 +165,7 @@ fn phase(phase: &str, clients: &[(&str, &str)], dir: &Path, extra: &[&str]) -> (
                 .args([phase, "redis", "-P", "workloads/workloadc", "-p"])
                 .arg(format!("redis.host={server}"))
                 .args(["-p", &format!("redis.port={PORT}"), "-p", "redis.index=lex"])
+                .args(["-p", &format!("redis.password={PASSWORD}")])
                 .args(["-p", &format!("recordcount={RECORDS}")])
                 .args(["-p", &format!("operationcount={OPERATIONS}")])
                 .args(["-p", "client.count=2", "-p", &format!("client.index={i}")])
@@ -268,7 +274,7 @@ fn two_clients_in_two_namespaces_load_run_and_merge_against_a_third() {
     let mut serve = ycsb_in(&server)
         .args(["serve", "memory", "--resp"])
         .arg(format!("{SERVER}:{PORT}"))
-        .args(["--http", "off"])
+        .args(["--http", "off", "-p", &format!("serve.password={PASSWORD}")])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -587,27 +587,16 @@ impl Session {
     }
 
     fn report(&self, store: &dyn Store, phases: Vec<measurement::PhaseReport>) -> RunReport {
-        let engine = store.engine_info();
-        let mut metadata = self.metadata.clone();
-        if !engine.name.is_empty() {
-            metadata.engine = Some(engine.name);
-            metadata.engine_version = Some(engine.version);
-            metadata.engine_build =
-                Some(measurement::EngineBuildEntry::from(&store.engine_build()));
-        }
-        RunReport {
-            metadata,
-            config: effective_config(&self.props, &self.known),
-            phases,
-            engine_reports: store
-                .final_reports()
-                .into_iter()
-                .map(|r| EngineReportEntry {
-                    name: r.name,
-                    text: r.text,
-                })
-                .collect(),
-        }
+        let mut report = self.report_without_engine_reports(store, phases);
+        report.engine_reports = store
+            .final_reports()
+            .into_iter()
+            .map(|r| EngineReportEntry {
+                name: r.name,
+                text: r.text,
+            })
+            .collect();
+        report
     }
 
     /// Writes the export file atomically, or a non-text export to the

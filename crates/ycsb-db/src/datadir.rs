@@ -140,6 +140,28 @@ impl EngineFile {
     }
 }
 
+/// Whether a file starts as a line of the info LOG of LevelDB (and of
+/// RocksDB, which kept its format) does: a `YYYY/MM/DD-` date.
+pub fn is_dated_log(start: &[u8]) -> bool {
+    let pattern = b"dddd/dd/dd-";
+    start.len() >= pattern.len()
+        && pattern.iter().zip(start).all(|(p, b)| {
+            if *p == b'd' {
+                b.is_ascii_digit()
+            } else {
+                p == b
+            }
+        })
+}
+
+/// Whether a file starts with the header of a record of LevelDB's log
+/// format (MANIFESTs and write-ahead logs, RocksDB's too): a checksum, a
+/// length, then a record type from 1 to `max_type` (4 for LevelDB; RocksDB's
+/// recyclable records go to 8).
+pub fn is_log_record(start: &[u8], max_type: u8) -> bool {
+    start.get(6).is_some_and(|t| (1..=max_type).contains(t))
+}
+
 /// How another process that has the database open holds the engine's own
 /// lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

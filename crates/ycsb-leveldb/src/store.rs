@@ -38,24 +38,10 @@ pub struct LevelStore {
     _dir: DataDir,
 }
 
-/// Whether a file starts as a line of LevelDB's info LOG does: a
-/// `YYYY/MM/DD-` date.
-fn is_info_log(start: &[u8]) -> bool {
-    let pattern = b"dddd/dd/dd-";
-    start.len() >= pattern.len()
-        && pattern.iter().zip(start).all(|(p, b)| {
-            if *p == b'd' {
-                b.is_ascii_digit()
-            } else {
-                p == b
-            }
-        })
-}
-
-/// Whether a file starts with the header of a record of LevelDB's log
-/// format (a MANIFEST): a checksum, a length and a record type (1 to 4).
+/// Whether a file starts with a record of LevelDB's log format (types 1
+/// to 4).
 fn is_log_record(start: &[u8]) -> bool {
-    start.get(6).is_some_and(|t| (1..=4).contains(t))
+    ycsb_db::is_log_record(start, 4)
 }
 
 /// Whether a file is a `CURRENT`: the name of a MANIFEST and a newline.
@@ -79,8 +65,11 @@ pub(crate) const LAYOUT: DirLayout = DirLayout {
     files: &[
         EngineFile::marker(Name::Exact("CURRENT"), Content::Check(is_current)),
         EngineFile::owned(Name::Exact("LOCK"), Content::Empty),
-        EngineFile::owned(Name::Exact("LOG"), Content::Check(is_info_log)),
-        EngineFile::owned(Name::Exact("LOG.old"), Content::Check(is_info_log)),
+        EngineFile::owned(Name::Exact("LOG"), Content::Check(ycsb_db::is_dated_log)),
+        EngineFile::owned(
+            Name::Exact("LOG.old"),
+            Content::Check(ycsb_db::is_dated_log),
+        ),
         EngineFile::owned(Name::Prefix("MANIFEST-"), Content::Check(is_log_record)),
         EngineFile::owned(Name::Numbered("", ".log"), Content::Unchecked),
         EngineFile::owned(Name::Numbered("", ".ldb"), Content::Unchecked),

@@ -50,25 +50,10 @@ pub(crate) struct Opened {
     pub(crate) dir: DataDir,
 }
 
-/// Whether a file starts as a line of RocksDB's or LevelDB's info LOG
-/// does: a `YYYY/MM/DD-` date.
-pub(crate) fn is_info_log(start: &[u8]) -> bool {
-    let pattern = b"dddd/dd/dd-";
-    start.len() >= pattern.len()
-        && pattern.iter().zip(start).all(|(p, b)| {
-            if *p == b'd' {
-                b.is_ascii_digit()
-            } else {
-                p == b
-            }
-        })
-}
-
-/// Whether a file starts with the header of a record of RocksDB's log
-/// format (a MANIFEST): a checksum, a length and a record type (1 to 4, or
-/// 5 to 8 for recyclable logs).
+/// Whether a file starts with a record of RocksDB's log format (types 1
+/// to 4, or 5 to 8 for recyclable logs).
 fn is_log_record(start: &[u8]) -> bool {
-    start.get(6).is_some_and(|t| (1..=8).contains(t))
+    ycsb_db::is_log_record(start, 8)
 }
 
 /// Whether a file is RocksDB's `IDENTITY`: a UUID (36 characters of hex
@@ -95,8 +80,11 @@ pub(crate) const LAYOUT: DirLayout = DirLayout {
         ),
         EngineFile::owned(Name::Exact("CURRENT"), Content::Unchecked),
         EngineFile::owned(Name::Exact("LOCK"), Content::Empty),
-        EngineFile::owned(Name::Exact("LOG"), Content::Check(is_info_log)),
-        EngineFile::owned(Name::Prefix("LOG.old."), Content::Check(is_info_log)),
+        EngineFile::owned(Name::Exact("LOG"), Content::Check(ycsb_db::is_dated_log)),
+        EngineFile::owned(
+            Name::Prefix("LOG.old."),
+            Content::Check(ycsb_db::is_dated_log),
+        ),
         EngineFile::owned(Name::Prefix("MANIFEST-"), Content::Check(is_log_record)),
         EngineFile::owned(Name::Numbered("", ".log"), Content::Unchecked),
         EngineFile::owned(Name::Numbered("", ".sst"), Content::Unchecked),
