@@ -295,9 +295,12 @@ fn a_huge_property_file_is_refused() {
 /// buffers could not be allocated; it is bad input naming the flag.
 #[test]
 fn a_value_size_beyond_the_memory_limit_is_refused() {
+    // prlimit(1) (util-linux) caps the address space at 2 GiB, as a
+    // container's memory limit would, without a shell in between.
     let binary = ycsb().get_program().to_owned();
-    let o = std::process::Command::new("sh")
-        .args(["-c", "ulimit -v 2097152 && exec \"$0\" \"$@\""])
+    let o = std::process::Command::new("prlimit")
+        .arg(format!("--as={}", 2u64 << 30))
+        .arg("--")
         .arg(binary)
         .args([
             "bench",
