@@ -433,6 +433,29 @@ fn no_output_replaces_a_property_file() {
             "{what} changed the property file"
         );
     }
+    // A property file whose every value a later -p replaced (or an empty
+    // one) is still an input.
+    for (name, text) in [("overridden", "recordcount=10\n"), ("empty", "")] {
+        let file = d.join(name);
+        std::fs::write(&file, text).unwrap();
+        let o = ycsb()
+            .args(["run", "basic", "-P"])
+            .arg(&file)
+            .args(["-p", "recordcount=20"])
+            .arg("-p")
+            .arg(format!("exportfile={}", file.display()))
+            .output()
+            .unwrap();
+        assert_refused(
+            name,
+            &o,
+            &[&format!(
+                "the property file {} (read with -P)",
+                file.display()
+            )],
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), text, "{name}");
+    }
     // Two outputs on one file are refused too.
     let o = ycsb()
         .args(["run", "basic", "-P"])

@@ -123,7 +123,8 @@ impl Protected {
     /// Every property file `props` holds a value from (read with `-P`),
     /// once each, in the order first seen.
     pub fn property_files(props: &Properties) -> Vec<Protected> {
-        let mut files: Vec<Arc<Path>> = Vec::new();
+        // Files that set nothing still in force are inputs all the same.
+        let mut files: Vec<Arc<Path>> = props.files_read().to_vec();
         for (_, _, origin) in props.iter() {
             if let Origin::File { path, .. } = origin {
                 if !files.contains(path) {

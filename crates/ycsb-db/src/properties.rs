@@ -479,6 +479,9 @@ pub struct RawValue<'a> {
 pub struct Properties {
     entries: BTreeMap<String, Entry>,
     next_sequence: u64,
+    /// Every property file read into the set, whether or not a value of
+    /// it is still in force: what no output may replace.
+    files_read: Vec<Arc<Path>>,
 }
 
 impl fmt::Debug for Properties {
@@ -496,6 +499,19 @@ impl Properties {
     /// An empty set.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Records that the property file `path` was read into the set, even
+    /// when it set nothing or every value it set was set again later.
+    pub fn note_file_read(&mut self, path: Arc<Path>) {
+        if !self.files_read.contains(&path) {
+            self.files_read.push(path);
+        }
+    }
+
+    /// The property files read into the set, in the order first read.
+    pub fn files_read(&self) -> &[Arc<Path>] {
+        &self.files_read
     }
 
     /// Sets `key` to `value`, replacing any earlier value (also one set

@@ -401,7 +401,9 @@ pub fn load_file_after_flags(
         Err(err) => err.into_bytes().iter().map(|&b| char::from(b)).collect(),
     };
     let mut overrides = Vec::new();
-    for entry in parse_str(&text, path)? {
+    let entries = parse_str(&text, path)?;
+    into.note_file_read(shared.clone());
+    for entry in entries {
         let file_origin = Origin::File {
             path: shared.clone(),
             line: entry.line,
