@@ -449,12 +449,31 @@ fn demo(args: &[String]) -> Result<()> {
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     let mut rows = Vec::new();
     // The embedded engines that keep their data on disk: the stores whose
-    // comparison the demo is about.
-    let engines: Vec<(&str, &str)> = ycsb_stores::STORES
+    // comparison the demo is about, each at the same durability (none
+    // syncs its writes: an acknowledged write survives a killed process,
+    // not a machine crash), by the property its descriptor names.
+    let engines: Vec<(&str, &str, String)> = ycsb_stores::STORES
         .iter()
-        .filter_map(|s| s.data_dir.map(|dir| (s.name, dir.name)))
+        .filter_map(|s| {
+            let dir = s.data_dir?;
+            let durability = s.durability?;
+            Some((
+                s.name,
+                dir.name,
+                format!("{}={}", durability.property, durability.relaxed),
+            ))
+        })
         .collect();
-    for &(db, dir_property) in &engines {
+    eprintln!(
+        "xtask: demo at equal durability, no engine syncs its writes: {}",
+        engines
+            .iter()
+            .map(|(_, _, relaxed)| relaxed.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for (db, dir_property, relaxed) in &engines {
+        let (db, dir_property) = (*db, *dir_property);
         for workload in ["workloada", "workloadc"] {
             let data = work.join(format!("{db}-{workload}"));
             let export = work.join(format!("{db}-{workload}.json"));
@@ -468,6 +487,7 @@ fn demo(args: &[String]) -> Result<()> {
                 .arg(root.join(db).join(format!("{db}.properties")))
                 .arg("-p")
                 .arg(format!("{dir_property}={}", data.display()))
+                .args(["-p", relaxed])
                 .args(["-p", &format!("recordcount={records}")])
                 .args(["-p", &format!("operationcount={operations}")])
                 .args(["-threads", &threads.to_string()])
@@ -505,7 +525,7 @@ fn demo(args: &[String]) -> Result<()> {
     let html = work.join("report.html");
     let mut report = Command::new(&ycsb);
     report.current_dir(&root).arg("report");
-    for &(db, _) in &engines {
+    for (db, _, _) in &engines {
         for workload in ["workloada", "workloadc"] {
             report.arg(work.join(format!("{db}-{workload}.json")));
         }

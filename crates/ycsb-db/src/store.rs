@@ -340,6 +340,12 @@ pub struct StoreDescriptor {
     /// engine's files, and what the conformance kit checks it refuses.
     /// Set with the data directory by [`with_data_dir`](Self::with_data_dir).
     pub dir_layout: Option<&'static crate::DirLayout>,
+    /// The property that decides whether an acknowledged write survives a
+    /// machine crash, and which of its values do: recorded with every
+    /// result, so that runs of different durability are not compared
+    /// unawares. Default: `None` (nothing of the client's decides it: a
+    /// server's configuration, or no data kept).
+    pub durability: Option<Durability>,
     /// Properties that make [`open`](Self::open) start on an empty database
     /// (`rocksdb.destroy=true`), for db_bench's fill benchmarks. Default:
     /// empty, the store cannot be emptied (a server's data).
@@ -354,6 +360,50 @@ pub struct StoreDescriptor {
     /// Properties `ycsb bench` sets unless the user did, so that the store
     /// holds db_bench's values as db_bench does. Default: none.
     pub dbbench_properties: &'static [(&'static str, &'static str)],
+}
+
+/// Which property of a store makes an acknowledged write survive a machine
+/// crash (a synced write-ahead log or commit), and with which values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Durability {
+    /// The property (`rocksdb.sync`).
+    pub property: &'static str,
+    /// Its values that make every acknowledged write durable (`true`),
+    /// compared without case.
+    pub durable: &'static [&'static str],
+    /// A value that does not: what a comparison of engines at equal
+    /// durability sets when it wants none of them to sync (`false`).
+    pub relaxed: &'static str,
+}
+
+impl Durability {
+    /// `property` makes writes durable with one of `durable`, and not with
+    /// `relaxed`.
+    pub const fn new(
+        property: &'static str,
+        durable: &'static [&'static str],
+        relaxed: &'static str,
+    ) -> Self {
+        Self {
+            property,
+            durable,
+            relaxed,
+        }
+    }
+}
+
+/// A run's durability: the property, its value, and whether that makes
+/// acknowledged writes survive a machine crash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DurabilitySetting {
+    /// The property.
+    pub property: &'static str,
+    /// Its value in force (set, or the default).
+    pub value: String,
+    /// Whether acknowledged writes are synced to disk.
+    pub durable: bool,
 }
 
 /// How a client store reaches its server: what the experiment runner and
@@ -443,6 +493,7 @@ impl StoreDescriptor {
             open,
             data_dir: None,
             dir_layout: None,
+            durability: None,
             fresh: &[],
             server: None,
             dbbench_flags: &[],
@@ -466,6 +517,28 @@ impl StoreDescriptor {
         self.data_dir = Some(property);
         self.dir_layout = Some(layout);
         self
+    }
+
+    /// The property that makes writes durable.
+    pub const fn with_durability(mut self, durability: Durability) -> Self {
+        self.durability = Some(durability);
+        self
+    }
+
+    /// Whether writes are durable with `props`, by the store's
+    /// [`durability`](Self::durability) property (its value or default).
+    pub fn durability_in(&self, props: &Properties) -> Option<DurabilitySetting> {
+        let d = self.durability?;
+        let decl = self.properties.iter().find(|p| p.name == d.property)?;
+        let value = props
+            .raw(decl)
+            .map(|raw| raw.value.trim().to_string())
+            .unwrap_or_else(|| decl.default.unwrap_or_default().to_string());
+        Some(DurabilitySetting {
+            property: d.property,
+            durable: d.durable.iter().any(|v| v.eq_ignore_ascii_case(&value)),
+            value,
+        })
     }
 
     /// The properties that open an empty database.

@@ -64,6 +64,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     open,
 )
 .with_data_dir(options::DIR.decl(), &store::LAYOUT)
+.with_durability(ycsb_db::Durability::new("fjall.fsync", &["true"], "false"))
 .with_fresh(&[("fjall.destroy", "true")])
 .with_dbbench(
     &[

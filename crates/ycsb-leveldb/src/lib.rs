@@ -62,6 +62,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     open,
 )
 .with_data_dir(options::DBNAME.decl(), &store::LAYOUT)
+.with_durability(ycsb_db::Durability::new("leveldb.sync", &["true"], "false"))
 .with_fresh(&[("leveldb.destroy", "true")])
 .with_dbbench(
     &[

@@ -60,6 +60,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     open,
 )
 .with_data_dir(options::DBPATH.decl(), &store::LAYOUT)
+.with_durability(ycsb_db::Durability::new("lmdb.nosync", &["false"], "true"))
 .with_fresh(&[("lmdb.destroy", "true")])
 .with_dbbench(
     &[("--db", "lmdb.dbpath"), ("--mmap_write", "lmdb.writemap")],

@@ -66,6 +66,11 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     open,
 )
 .with_data_dir(options::PATH.decl(), &store::LAYOUT)
+.with_durability(ycsb_db::Durability::new(
+    "redb.durability",
+    &["immediate"],
+    "none",
+))
 .with_fresh(&[("redb.destroy", "true")])
 .with_dbbench(
     &[("--db", "redb.path"), ("--cache_size", "redb.cache_size")],

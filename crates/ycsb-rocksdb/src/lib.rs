@@ -53,6 +53,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
 )
 .with_aliases(&["site.ycsb.db.rocksdb.RocksDBClient"])
 .with_data_dir(config::DBNAME.decl(), &engine::LAYOUT)
+.with_durability(ycsb_db::Durability::new("rocksdb.sync", &["true"], "false"))
 .with_fresh(&[("rocksdb.destroy", "true")])
 .with_dbbench(
     &[

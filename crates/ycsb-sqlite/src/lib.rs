@@ -59,6 +59,11 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     open,
 )
 .with_data_dir(options::DBPATH.decl(), &store::LAYOUT)
+.with_durability(ycsb_db::Durability::new(
+    "sqlite.synchronous",
+    &["FULL", "2", "EXTRA", "3"],
+    "NORMAL",
+))
 .with_fresh(&[("sqlite.destroy", "true")])
 .with_dbbench(
     // db_bench's other engine flags have no SQLite meaning (its cache is

@@ -158,6 +158,24 @@ mod tests {
                     store.name
                 );
             }
+            if let Some(d) = store.durability {
+                assert!(declared(d.property), "{}: {}", store.name, d.property);
+                let with = |value: &str| {
+                    let props = ycsb_db::Properties::new().with(d.property, value);
+                    store.durability_in(&props).unwrap().durable
+                };
+                assert!(!with(d.relaxed), "{}: {} relaxed", store.name, d.property);
+                for value in d.durable {
+                    assert!(with(value), "{}: {}={value}", store.name, d.property);
+                }
+            }
+            // Every store that keeps data of its own says what makes it durable.
+            assert_eq!(
+                store.durability.is_some(),
+                store.data_dir.is_some(),
+                "{}",
+                store.name
+            );
             if let Some(server) = store.server {
                 for (property, _) in server.for_ycsb_serve {
                     assert!(declared(property), "{}: {property}", store.name);

@@ -63,6 +63,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     open,
 )
 .with_data_dir(options::HOME.decl(), &store::LAYOUT)
+.with_durability(ycsb_db::Durability::new("wiredtiger.sync", &["true"], "false"))
 .with_fresh(&[("wiredtiger.destroy", "true")])
 .with_dbbench(
     &[
