@@ -1,7 +1,9 @@
-//! The client-only build: every store is a cargo feature of ycsb-stores,
-//! forwarded by ycsb-cli and on by default, and
+//! What a build carries: every store is a cargo feature of ycsb-stores,
+//! forwarded by ycsb-cli and on by default;
 //! `cargo build -p ycsb-cli --no-default-features --features redis,http`
-//! links no engine and no native library.
+//! links no engine and no native library; and no normal build
+//! compiles ycsb-db's conformance kit (`testing`), which only tests and the
+//! store crates' SIGKILL children (feature `ack-writer`) need.
 //!
 //! Checked on cargo's resolution of the features (`cargo metadata`,
 //! `cargo tree`, a second or two) rather than by building that second
@@ -190,6 +192,90 @@ fn each_store_feature_alone_brings_in_its_crate_and_no_other_engine() {
             }
         }
     }
+}
+
+/// The features of ycsb-db that `package` compiles with `args`: `cargo
+/// tree`'s feature edges, as a build resolves them (no dev-dependencies
+/// unless `args` asks for their edges).
+fn ycsb_db_features(package: &str, args: &[&str]) -> BTreeSet<String> {
+    let mut all = vec!["tree", "-p", package, "--prefix", "none"];
+    all.extend(args);
+    cargo(&all)
+        .lines()
+        .filter_map(|l| l.strip_prefix("ycsb-db feature \""))
+        .filter_map(|rest| rest.split('"').next().map(str::to_string))
+        .collect()
+}
+
+/// The packages with a SIGKILL child binary (`*-ack-writer`), each with
+/// the features that binary requires.
+fn ack_writers(meta: &Value) -> BTreeMap<String, Vec<String>> {
+    meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| {
+            let target = p["targets"].as_array()?.iter().find(|t| {
+                t["kind"] == serde_json::json!(["bin"])
+                    && t["name"]
+                        .as_str()
+                        .is_some_and(|n| n.ends_with("-ack-writer"))
+            })?;
+            let required =
+                serde_json::from_value(target["required-features"].clone()).unwrap_or_default();
+            Some((p["name"].as_str()?.to_string(), required))
+        })
+        .collect()
+}
+
+/// The conformance kit (ycsb-db's `testing`, 2,500 lines) is compiled for
+/// tests only: the store crates' ack writers, which run its SIGKILL loop,
+/// need their `ack-writer` feature, which their own tests turn on through
+/// a dev-dependency on the crate itself.
+#[test]
+fn no_normal_build_compiles_the_conformance_kit() {
+    let meta = metadata();
+    let writers = ack_writers(&meta);
+    assert!(writers.len() >= 6, "{writers:?}");
+    let everything = cli_packages(&[]);
+    for (krate, required) in &writers {
+        assert!(everything.contains(krate), "ycsb-cli lacks {krate}");
+        assert_eq!(required, &["ack-writer"], "{krate}'s ack writer");
+        let own = features(package(&meta, krate));
+        assert_eq!(
+            own.get("ack-writer"),
+            Some(&vec!["ycsb-db/testing".to_string()]),
+            "{krate}"
+        );
+        assert!(
+            own.get("default")
+                .is_none_or(|d| !d.contains(&"ack-writer".to_string())),
+            "{krate} has the ack writer by default"
+        );
+        let itself = package(&meta, krate)["dependencies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["name"] == krate.as_str() && d["kind"] == "dev")
+            .unwrap_or_else(|| panic!("{krate}'s tests do not turn on its ack writer"));
+        assert_eq!(
+            itself["features"],
+            serde_json::json!(["ack-writer"]),
+            "{krate}"
+        );
+    }
+    let normal = ["-e", "features,normal,build"];
+    for package in ["ycsb-cli", "ycsb-stores"] {
+        let features = ycsb_db_features(package, &normal);
+        assert!(
+            !features.contains("testing"),
+            "a build of {package} compiles ycsb-db's {features:?}"
+        );
+    }
+    // The check can fail: a store's tests do compile the kit.
+    let (krate, _) = writers.iter().next().unwrap();
+    let tests = ycsb_db_features(krate, &["-e", "features,normal,build,dev"]);
+    assert!(tests.contains("testing"), "{krate}'s tests: {tests:?}");
 }
 
 /// The build the `cargo xtask` alias runs compiles on a machine with none
