@@ -1,7 +1,7 @@
 //! What a build carries: every store is a cargo feature of ycsb-stores,
-//! forwarded by ycsb-cli and on by default;
+//! forwarded by ycsb-cli and on by default, as is `serve` (the server);
 //! `cargo build -p ycsb-cli --no-default-features --features redis,http`
-//! links no engine and no native library; and no normal build
+//! links no engine, no server and no native library; and no normal build
 //! compiles ycsb-db's conformance kit (`testing`), which only tests and the
 //! store crates' SIGKILL children (feature `ack-writer`) need.
 //!
@@ -149,6 +149,12 @@ fn the_client_only_build_links_no_engine_and_no_native_library() {
         client.contains("ycsb-redis") && client.contains("ycsb-http"),
         "{client:?}"
     );
+    // `ycsb serve` is a feature of its own, on by default.
+    assert!(everything.contains("ycsb-server"), "{everything:?}");
+    assert!(
+        !client.contains("ycsb-server"),
+        "the client-only build compiles ycsb-server"
+    );
     for (feature, krate) in &stores {
         assert!(
             everything.contains(krate),
@@ -177,14 +183,16 @@ fn the_client_only_build_links_no_engine_and_no_native_library() {
 fn each_store_feature_alone_brings_in_its_crate_and_no_other_engine() {
     let meta = metadata();
     let stores = store_features(&meta);
-    // ycsb serve speaks RESP and HTTP with the redis and http crates'
-    // codecs, so those two are in every build; the engines are not.
+    // The base build has no store crate but the two that are always in;
+    // a store crate may use another's code (etcd speaks through the http
+    // store's wire code), which its feature then brings in, and no other.
     let base = cli_packages(&["--no-default-features"]);
     for (feature, krate) in &stores {
         let packages = cli_packages(&["--no-default-features", "--features", feature]);
         assert!(packages.contains(krate), "--features {feature}: no {krate}");
+        let own = packages_of(krate, &[]);
         for (other, other_crate) in &stores {
-            if other != feature && !base.contains(other_crate) {
+            if other != feature && !base.contains(other_crate) && !own.contains(other_crate) {
                 assert!(
                     !packages.contains(other_crate),
                     "--features {feature} compiles {other_crate}"
@@ -192,6 +200,22 @@ fn each_store_feature_alone_brings_in_its_crate_and_no_other_engine() {
             }
         }
     }
+}
+
+#[test]
+fn serve_is_a_default_feature_that_brings_in_the_server() {
+    let meta = metadata();
+    let cli = features(package(&meta, "ycsb-cli"));
+    assert_eq!(
+        cli.get("serve"),
+        Some(&vec!["dep:ycsb-server".to_string()]),
+        "{cli:?}"
+    );
+    assert!(cli["default"].contains(&"serve".to_string()), "{cli:?}");
+    let without = cli_packages(&["--no-default-features"]);
+    assert!(!without.contains("ycsb-server"), "{without:?}");
+    let with = cli_packages(&["--no-default-features", "--features", "serve"]);
+    assert!(with.contains("ycsb-server"), "{with:?}");
 }
 
 /// The features of ycsb-db that `package` compiles with `args`: `cargo
