@@ -14,7 +14,8 @@
 ARG RUST_VERSION=1.95
 ARG DEBIAN_RELEASE=bookworm
 
-# The client-only binary: pure Rust, no engine headers needed.
+# The client-only binary: pure Rust, no engine headers needed; no engine
+# and no `ycsb serve` (a feature of its own) compiled in.
 FROM rust:${RUST_VERSION}-${DEBIAN_RELEASE} AS build-client
 WORKDIR /src
 COPY . .

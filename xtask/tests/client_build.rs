@@ -1,7 +1,9 @@
-//! The client-only build: every store is a cargo feature of ycsb-stores,
-//! forwarded by ycsb-cli and on by default, and
+//! What a build carries: every store is a cargo feature of ycsb-stores,
+//! forwarded by ycsb-cli and on by default, as is `serve` (the server);
 //! `cargo build -p ycsb-cli --no-default-features --features redis,http`
-//! links no engine and no native library.
+//! links no engine, no server and no native library; and no normal build
+//! compiles ycsb-db's conformance kit (`testing`), which only tests and the
+//! store crates' SIGKILL children (feature `ack-writer`) need.
 //!
 //! Checked on cargo's resolution of the features (`cargo metadata`,
 //! `cargo tree`, a second or two) rather than by building that second
@@ -147,6 +149,12 @@ fn the_client_only_build_links_no_engine_and_no_native_library() {
         client.contains("ycsb-redis") && client.contains("ycsb-http"),
         "{client:?}"
     );
+    // `ycsb serve` is a feature of its own, on by default.
+    assert!(everything.contains("ycsb-server"), "{everything:?}");
+    assert!(
+        !client.contains("ycsb-server"),
+        "the client-only build compiles ycsb-server"
+    );
     for (feature, krate) in &stores {
         assert!(
             everything.contains(krate),
@@ -175,14 +183,16 @@ fn the_client_only_build_links_no_engine_and_no_native_library() {
 fn each_store_feature_alone_brings_in_its_crate_and_no_other_engine() {
     let meta = metadata();
     let stores = store_features(&meta);
-    // ycsb serve speaks RESP and HTTP with the redis and http crates'
-    // codecs, so those two are in every build; the engines are not.
+    // The base build has no store crate but the two that are always in;
+    // a store crate may use another's code (etcd speaks through the http
+    // store's wire code), which its feature then brings in, and no other.
     let base = cli_packages(&["--no-default-features"]);
     for (feature, krate) in &stores {
         let packages = cli_packages(&["--no-default-features", "--features", feature]);
         assert!(packages.contains(krate), "--features {feature}: no {krate}");
+        let own = packages_of(krate, &[]);
         for (other, other_crate) in &stores {
-            if other != feature && !base.contains(other_crate) {
+            if other != feature && !base.contains(other_crate) && !own.contains(other_crate) {
                 assert!(
                     !packages.contains(other_crate),
                     "--features {feature} compiles {other_crate}"
@@ -190,6 +200,106 @@ fn each_store_feature_alone_brings_in_its_crate_and_no_other_engine() {
             }
         }
     }
+}
+
+#[test]
+fn serve_is_a_default_feature_that_brings_in_the_server() {
+    let meta = metadata();
+    let cli = features(package(&meta, "ycsb-cli"));
+    assert_eq!(
+        cli.get("serve"),
+        Some(&vec!["dep:ycsb-server".to_string()]),
+        "{cli:?}"
+    );
+    assert!(cli["default"].contains(&"serve".to_string()), "{cli:?}");
+    let without = cli_packages(&["--no-default-features"]);
+    assert!(!without.contains("ycsb-server"), "{without:?}");
+    let with = cli_packages(&["--no-default-features", "--features", "serve"]);
+    assert!(with.contains("ycsb-server"), "{with:?}");
+}
+
+/// The features of ycsb-db that `package` compiles with `args`: `cargo
+/// tree`'s feature edges, as a build resolves them (no dev-dependencies
+/// unless `args` asks for their edges).
+fn ycsb_db_features(package: &str, args: &[&str]) -> BTreeSet<String> {
+    let mut all = vec!["tree", "-p", package, "--prefix", "none"];
+    all.extend(args);
+    cargo(&all)
+        .lines()
+        .filter_map(|l| l.strip_prefix("ycsb-db feature \""))
+        .filter_map(|rest| rest.split('"').next().map(str::to_string))
+        .collect()
+}
+
+/// The packages with a SIGKILL child binary (`*-ack-writer`), each with
+/// the features that binary requires.
+fn ack_writers(meta: &Value) -> BTreeMap<String, Vec<String>> {
+    meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| {
+            let target = p["targets"].as_array()?.iter().find(|t| {
+                t["kind"] == serde_json::json!(["bin"])
+                    && t["name"]
+                        .as_str()
+                        .is_some_and(|n| n.ends_with("-ack-writer"))
+            })?;
+            let required =
+                serde_json::from_value(target["required-features"].clone()).unwrap_or_default();
+            Some((p["name"].as_str()?.to_string(), required))
+        })
+        .collect()
+}
+
+/// The conformance kit (ycsb-db's `testing`, 2,500 lines) is compiled for
+/// tests only: the store crates' ack writers, which run its SIGKILL loop,
+/// need their `ack-writer` feature, which their own tests turn on through
+/// a dev-dependency on the crate itself.
+#[test]
+fn no_normal_build_compiles_the_conformance_kit() {
+    let meta = metadata();
+    let writers = ack_writers(&meta);
+    assert!(writers.len() >= 6, "{writers:?}");
+    let everything = cli_packages(&[]);
+    for (krate, required) in &writers {
+        assert!(everything.contains(krate), "ycsb-cli lacks {krate}");
+        assert_eq!(required, &["ack-writer"], "{krate}'s ack writer");
+        let own = features(package(&meta, krate));
+        assert_eq!(
+            own.get("ack-writer"),
+            Some(&vec!["ycsb-db/testing".to_string()]),
+            "{krate}"
+        );
+        assert!(
+            own.get("default")
+                .is_none_or(|d| !d.contains(&"ack-writer".to_string())),
+            "{krate} has the ack writer by default"
+        );
+        let itself = package(&meta, krate)["dependencies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["name"] == krate.as_str() && d["kind"] == "dev")
+            .unwrap_or_else(|| panic!("{krate}'s tests do not turn on its ack writer"));
+        assert_eq!(
+            itself["features"],
+            serde_json::json!(["ack-writer"]),
+            "{krate}"
+        );
+    }
+    let normal = ["-e", "features,normal,build"];
+    for package in ["ycsb-cli", "ycsb-stores"] {
+        let features = ycsb_db_features(package, &normal);
+        assert!(
+            !features.contains("testing"),
+            "a build of {package} compiles ycsb-db's {features:?}"
+        );
+    }
+    // The check can fail: a store's tests do compile the kit.
+    let (krate, _) = writers.iter().next().unwrap();
+    let tests = ycsb_db_features(krate, &["-e", "features,normal,build,dev"]);
+    assert!(tests.contains("testing"), "{krate}'s tests: {tests:?}");
 }
 
 /// The build the `cargo xtask` alias runs compiles on a machine with none

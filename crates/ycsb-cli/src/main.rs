@@ -18,6 +18,7 @@ mod progress;
 mod reference;
 mod report;
 mod run;
+#[cfg(feature = "serve")]
 mod serve;
 mod shell;
 
@@ -117,12 +118,26 @@ fn execute(invocation: Invocation, argv: &[OsString]) -> Result<u8, Failure> {
             Ok(0)
         }
         Invocation::Benchmark(bench) => run::benchmark(bench, argv),
+        #[cfg(feature = "serve")]
         Invocation::Serve(serve) => serve::serve_store(serve),
+        #[cfg(not(feature = "serve"))]
+        Invocation::Serve(_) => Err(serve_compiled_out()),
         Invocation::Shell(shell) => shell::run(shell),
         Invocation::Bench(args) => bench::run(args),
         Invocation::Merge(args) => merge::run(args, argv),
         Invocation::Report(args) => report::run(args),
     }
+}
+
+/// What `ycsb serve` answers in a build without the `serve` feature (the
+/// client-only build): bad input, naming the feature and the command that
+/// brings it back, as a compiled-out store's error does.
+#[cfg_attr(feature = "serve", allow(dead_code))]
+fn serve_compiled_out() -> Failure {
+    Failure::usage(format!(
+        "this ycsb was built without the serve feature ({})",
+        ycsb_stores::build_command(&["serve"])
+    ))
 }
 
 /// Builds the properties from the sources in argv order, printing a
@@ -199,4 +214,21 @@ pub(crate) fn engine_line(
         return Some(format!("Engine: {name}"));
     }
     Some(format!("Engine: {name} ({build})"))
+}
+
+#[cfg(test)]
+mod tests {
+    /// `ycsb serve` in a build without the feature: one line of bad input
+    /// naming the feature and the command that brings it back (the
+    /// client-only build that answers with it is not built by the tests).
+    #[test]
+    fn serve_compiled_out_names_the_feature_and_the_build() {
+        let failure = super::serve_compiled_out();
+        assert_eq!(failure.code, super::EXIT_USAGE);
+        assert_eq!(
+            failure.one_line(),
+            "this ycsb was built without the serve feature \
+             (cargo build -p ycsb-cli --features serve)"
+        );
+    }
 }

@@ -88,9 +88,12 @@ pub fn properties_reference(markdown: bool) -> String {
     for store in stores {
         groups.push((store.name, store.properties));
     }
-    groups.push(("ycsb serve: RESP", ycsb_server::resp::PROPERTIES));
-    groups.push(("ycsb serve: HTTP", ycsb_server::http::PROPERTIES));
-    groups.push(("ycsb serve: access", ycsb_server::auth::PROPERTIES));
+    #[cfg(feature = "serve")]
+    groups.extend([
+        ("ycsb serve: RESP", ycsb_server::resp::PROPERTIES),
+        ("ycsb serve: HTTP", ycsb_server::http::PROPERTIES),
+        ("ycsb serve: access", ycsb_server::auth::PROPERTIES),
+    ]);
     let mut out = String::new();
     // Every other name accepted, for a reader who arrives with Java's,
     // YCSB-cpp's or go-ycsb's.
