@@ -34,7 +34,8 @@ pub struct UnknownProperty {
     pub key: String,
     /// Where it was set (`file:line`, a flag).
     pub origin: Origin,
-    /// A known property within two edits of `key`, if any.
+    /// The known property nearest to `key` ([`ycsb_db::nearest_name`]: within
+    /// two edits), if any.
     pub suggestion: Option<&'static str>,
     /// For a setting of another YCSB (Java's, YCSB-cpp's, go-ycsb's) that
     /// has no property of the same meaning here: what to use instead.
