@@ -21,6 +21,254 @@ use std::ffi::OsString;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+/// A command-line flag, declared once: the parser finds it here, and a
+/// command's `--help` (rendered by `reference.rs`) and the "did you mean"
+/// hint for a misspelt flag are made from the same declaration.
+#[derive(Clone, Copy, Debug)]
+pub struct Flag<Id: 'static> {
+    /// What the parser does with it.
+    pub id: Id,
+    /// The spelling `--help` shows, and the origin a property it sets
+    /// is reported with.
+    pub name: &'static str,
+    /// Other spellings accepted (go-ycsb's `--threads`, ...), not shown.
+    pub also: &'static [&'static str],
+    /// Its value's placeholder (`<file>`); `None` for a switch.
+    pub value: Option<&'static str>,
+    /// What it does, for `--help` (one line per `\n`).
+    pub doc: &'static str,
+}
+
+impl<Id> Flag<Id> {
+    /// Every spelling that names this flag.
+    pub fn spellings(&self) -> impl Iterator<Item = &'static str> {
+        std::iter::once(self.name).chain(self.also.iter().copied())
+    }
+}
+
+/// A command's help, declared beside its flags: `reference.rs` renders it
+/// as `ycsb <command> --help` prints it.
+#[derive(Clone, Copy, Debug)]
+pub struct CommandHelp<Id: 'static> {
+    /// The usage lines, each a whole command line; the first is printed
+    /// after `usage: `.
+    pub usage: &'static [&'static str],
+    /// What the command does.
+    pub about: &'static str,
+    /// Its flags, in the order `--help` lists them.
+    pub flags: &'static [Flag<Id>],
+    /// What follows the flags (rules, exit status, examples); may be empty.
+    pub notes: &'static str,
+}
+
+/// The declared flag that `arg` spells, if any.
+pub fn find_flag<Id>(flags: &'static [Flag<Id>], arg: &str) -> Option<&'static Flag<Id>> {
+    flags
+        .iter()
+        .find(|flag| flag.spellings().any(|name| name == arg))
+}
+
+/// The one line for a flag no declaration spells: the nearest declared
+/// spelling ([`ycsb_db::nearest_name`], the rule unknown properties are
+/// answered with) when one is near, and where the flags are listed.
+pub fn unknown_flag<Id>(flags: &[Flag<Id>], arg: &str, help: &str) -> String {
+    let hint = ycsb_db::nearest_name(arg, flags.iter().flat_map(Flag::spellings))
+        .map(|name| format!("; did you mean '{name}'?"))
+        .unwrap_or_default();
+    format!("unknown flag '{arg}'{hint} (see '{help} --help')")
+}
+
+/// Which help to print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HelpTopic {
+    /// `ycsb --help`: every command, and the options of load and run.
+    General,
+    /// `ycsb load|run --help`, `ycsb -load --help`.
+    Benchmark,
+    /// `ycsb shell --help`.
+    Shell,
+    /// `ycsb serve --help`.
+    Serve,
+    /// `ycsb properties --help`.
+    Properties,
+    /// `ycsb stores --help`.
+    Stores,
+}
+
+const PROPERTY_FILE_DOC: &str = "read a property file (Java .properties syntax)";
+const PROPERTY_DOC: &str = "set a property";
+const HELP_DOC: &str = "print this help";
+
+/// The flags of `ycsb load|run` and of YCSB-cpp's form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunFlag {
+    /// `-P`.
+    PropertyFile,
+    /// `-p`.
+    Property,
+    /// `-threads`.
+    Threads,
+    /// `-target`.
+    Target,
+    /// `-s`.
+    Status,
+    /// `--interval` (go-ycsb).
+    Interval,
+    /// `-l`.
+    Label,
+    /// `-load` (YCSB-cpp).
+    Load,
+    /// `-run` (YCSB-cpp).
+    Run,
+    /// `-t` (YCSB-cpp).
+    RunShort,
+    /// `-db` (YCSB-cpp).
+    Db,
+    /// `-h`.
+    Help,
+}
+
+/// `ycsb load|run <db> [options]` and `ycsb -load -run -db <db> [options]`.
+pub const RUN_HELP: CommandHelp<RunFlag> = CommandHelp {
+    usage: &[
+        "ycsb load <db> [options]             insert the data set",
+        "ycsb run <db> [options]              run the operation mix",
+        "ycsb -load -run -db <db> [options]   (YCSB-cpp's form) both phases in one process, one store",
+        "ycsb -db <db> [options]              (YCSB-cpp's form) no phase flag: the run phase, as Java's Client",
+    ],
+    about: "Loads and runs a YCSB workload on a store ('ycsb stores' lists them; 'ycsb properties'\nlists every property a workload file or -p can set).",
+    flags: &[
+        Flag { id: RunFlag::PropertyFile, name: "-P", also: &[], value: Some("<file>"), doc: PROPERTY_FILE_DOC },
+        Flag { id: RunFlag::Property, name: "-p", also: &[], value: Some("<key>=<value>"), doc: PROPERTY_DOC },
+        Flag { id: RunFlag::Threads, name: "-threads", also: &["--threads"], value: Some("<n>"), doc: "client threads (property threadcount, default 1)" },
+        Flag { id: RunFlag::Target, name: "-target", also: &["--target"], value: Some("<n>"), doc: "target operations per second over all threads (property target);\nlatency is then also measured from each operation's intended start" },
+        Flag { id: RunFlag::Status, name: "-s", also: &[], value: None, doc: "print a status line every status.interval seconds on standard error\n(property status)" },
+        Flag { id: RunFlag::Interval, name: "--interval", also: &[], value: Some("<n>"), doc: "(go-ycsb) -s with status.interval=n" },
+        Flag { id: RunFlag::Label, name: "-l", also: &[], value: Some("<label>"), doc: "put <label> before each status line's date (property label)" },
+        Flag { id: RunFlag::Load, name: "-load", also: &["--load"], value: None, doc: "(YCSB-cpp's form) run the load phase (property doload; Java's\ndotransactions=false)" },
+        Flag { id: RunFlag::Run, name: "-run", also: &["--run"], value: None, doc: "(YCSB-cpp's form) run the transaction phase (property dotransaction)" },
+        Flag { id: RunFlag::RunShort, name: "-t", also: &[], value: None, doc: "(YCSB-cpp's form) the same as -run" },
+        Flag { id: RunFlag::Db, name: "-db", also: &["--db"], value: Some("<name>"), doc: "(YCSB-cpp's form) the store" },
+        Flag { id: RunFlag::Help, name: "-h", also: &["--help", "-help"], value: None, doc: HELP_DOC },
+    ],
+    notes: "-P and -p apply in the order given; the last setting of a property wins.
+The final report is printed on standard output in Java YCSB's format;
+-p exporter=json -p exportfile=<path> also writes a JSON document.
+
+Exit status: 0 done; 2 bad input (command line, property files, property
+values: one line naming it and where it came from, before any phase runs);
+1 a failure while running (a store that cannot be used, an incomplete load,
+more failed operations than errorbudget allows), with the report and export
+of what ran still written; 130 stopped by Ctrl-C or SIGTERM, with a partial
+report and export; 3 interrupted twice before the export was written: the
+process ended at once and said on standard error that the export was not
+written (a second interrupt while the export is being written lets it
+finish, up to 10 s, and exits with 130).
+
+Examples:
+  ycsb load basic -P workloads/workloada -s
+  ycsb -load -run -db memory -P workloads/workloada -p operationcount=100000 -threads 2",
+};
+
+/// The flags of `ycsb shell`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShellFlag {
+    /// `-P`.
+    PropertyFile,
+    /// `-p`.
+    Property,
+    /// `-table`.
+    Table,
+    /// `-db`.
+    Db,
+    /// `-h`.
+    Help,
+}
+
+/// `ycsb shell <db> [options]`.
+pub const SHELL_HELP: CommandHelp<ShellFlag> = CommandHelp {
+    usage: &["ycsb shell <db> [options]"],
+    about: "Java YCSB's command-line client on a store: read, scan, insert, update, delete and\ntable commands, one per line of standard input, answered in Java's words.",
+    flags: &[
+        Flag { id: ShellFlag::PropertyFile, name: "-P", also: &[], value: Some("<file>"), doc: PROPERTY_FILE_DOC },
+        Flag { id: ShellFlag::Property, name: "-p", also: &[], value: Some("<key>=<value>"), doc: PROPERTY_DOC },
+        Flag { id: ShellFlag::Table, name: "-table", also: &[], value: Some("<name>"), doc: "the table to start with (property table, default usertable)" },
+        Flag { id: ShellFlag::Db, name: "-db", also: &["--db"], value: Some("<name>"), doc: "the store, instead of <db>" },
+        Flag { id: ShellFlag::Help, name: "-h", also: &["--help", "-help"], value: None, doc: HELP_DOC },
+    ],
+    notes: "",
+};
+
+/// The flags of `ycsb serve`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServeFlag {
+    /// `-P`.
+    PropertyFile,
+    /// `-p`.
+    Property,
+    /// `--resp`.
+    Resp,
+    /// `--http`.
+    Http,
+    /// `-db`.
+    Db,
+    /// `-h`.
+    Help,
+}
+
+/// `ycsb serve <db> [options]`.
+pub const SERVE_HELP: CommandHelp<ServeFlag> = CommandHelp {
+    usage: &["ycsb serve <db> [options]"],
+    about: "Serves an embedded store over RESP and simpleleveldb-style HTTP until Ctrl-C or\nSIGTERM, then stops both servers within seconds and closes the store\n(docs/serve.md: limits, stopping).",
+    flags: &[
+        Flag { id: ServeFlag::PropertyFile, name: "-P", also: &[], value: Some("<file>"), doc: PROPERTY_FILE_DOC },
+        Flag { id: ServeFlag::Property, name: "-p", also: &[], value: Some("<key>=<value>"), doc: PROPERTY_DOC },
+        Flag { id: ServeFlag::Resp, name: "--resp", also: &["-resp"], value: Some("<addr>|off"), doc: "where to serve RESP (default 127.0.0.1:6379); a bare port means\n127.0.0.1:<port>" },
+        Flag { id: ServeFlag::Http, name: "--http", also: &["-http"], value: Some("<addr>|off"), doc: "where to serve HTTP (default 127.0.0.1:8080); a bare port means\n127.0.0.1:<port>" },
+        Flag { id: ServeFlag::Db, name: "-db", also: &["--db"], value: Some("<name>"), doc: "the store, instead of <db>" },
+        Flag { id: ServeFlag::Help, name: "-h", also: &["--help", "-help"], value: None, doc: HELP_DOC },
+    ],
+    notes: "Any address but loopback needs -p serve.password_file=<file> (or serve.password):
+clients then AUTH (RESP) or send a Bearer token (HTTP).",
+};
+
+/// The flags of `ycsb properties`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PropertiesFlag {
+    /// `--markdown`.
+    Markdown,
+    /// `-h`.
+    Help,
+}
+
+/// `ycsb properties [--markdown]`.
+pub const PROPERTIES_HELP: CommandHelp<PropertiesFlag> = CommandHelp {
+    usage: &["ycsb properties [--markdown]"],
+    about: "Lists every property with its type, default and meaning: the workload's, the\nrunner's, the measurements', each store's and ycsb serve's.",
+    flags: &[
+        Flag { id: PropertiesFlag::Markdown, name: "--markdown", also: &[], value: None, doc: "as Markdown tables (docs/properties.md is this output)" },
+        Flag { id: PropertiesFlag::Help, name: "-h", also: &["--help", "-help"], value: None, doc: HELP_DOC },
+    ],
+    notes: "",
+};
+
+/// The flags of `ycsb stores`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoresFlag {
+    /// `-h`.
+    Help,
+}
+
+/// `ycsb stores`.
+pub const STORES_HELP: CommandHelp<StoresFlag> = CommandHelp {
+    usage: &["ycsb stores"],
+    about: "Lists the stores of this build, one per line on standard output (and on standard\nerror, those this build was made without).",
+    flags: &[
+        Flag { id: StoresFlag::Help, name: "-h", also: &["--help", "-help"], value: None, doc: HELP_DOC },
+    ],
+    notes: "",
+};
+
 /// A source of properties, in the order given.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PropertySource {
@@ -72,8 +320,8 @@ pub struct Shell {
 pub enum Invocation {
     /// Load and/or run a workload.
     Benchmark(Benchmark),
-    /// Print help.
-    Help,
+    /// Print the help of a command (`ycsb --help`, `ycsb run --help`).
+    Help(HelpTopic),
     /// Print the version.
     Version,
     /// Print the reference of every property.
@@ -146,31 +394,22 @@ fn parse_serve(args: Vec<String>) -> Result<Invocation, UsageError> {
             it.next()
                 .ok_or_else(|| usage(format!("flag {flag} needs a value")))
         };
-        match arg.as_str() {
-            "-P" => sources.push(PropertySource::File(PathBuf::from(value("-P")?))),
-            "-p" => {
-                let assignment = value("-p")?;
-                let (key, val) = split_assignment(&assignment)
-                    .ok_or_else(|| usage(format!("-p '{assignment}': expected key=value")))?;
-                sources.push(PropertySource::Assignment {
-                    flag: "-p",
-                    key,
-                    value: val,
-                });
+        match find_flag(SERVE_HELP.flags, &arg).map(|flag| flag.id) {
+            Some(ServeFlag::PropertyFile) => {
+                sources.push(PropertySource::File(PathBuf::from(value("-P")?)))
             }
-            "-db" | "--db" => db = Some(value("-db")?),
-            "--resp" | "-resp" => resp = parse_listen("--resp", &value("--resp")?)?,
-            "--http" | "-http" => http = parse_listen("--http", &value("--http")?)?,
-            "-h" | "--help" => return Ok(Invocation::Help),
-            other if other.starts_with('-') => {
-                return Err(usage(format!(
-                    "unknown flag '{other}' for 'ycsb serve' (see 'ycsb --help')"
-                )))
+            Some(ServeFlag::Property) => sources.push(property_assignment(&value("-p")?)?),
+            Some(ServeFlag::Db) => db = Some(value("-db")?),
+            Some(ServeFlag::Resp) => resp = parse_listen("--resp", &value("--resp")?)?,
+            Some(ServeFlag::Http) => http = parse_listen("--http", &value("--http")?)?,
+            Some(ServeFlag::Help) => return Ok(Invocation::Help(HelpTopic::Serve)),
+            None if arg.starts_with('-') => {
+                return Err(usage(unknown_flag(SERVE_HELP.flags, &arg, "ycsb serve")))
             }
-            other if db.is_none() => db = Some(other.to_string()),
-            other => {
+            None if db.is_none() => db = Some(arg),
+            None => {
                 return Err(usage(format!(
-                    "unexpected argument '{other}' for 'ycsb serve'"
+                    "unexpected argument '{arg}' for 'ycsb serve' (see 'ycsb serve --help')"
                 )))
             }
         }
@@ -218,12 +457,32 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         style: Style::Cpp,
     };
     let mut db: Option<String> = None;
+    // Where an unknown flag is told to look.
+    let mut run_help = "ycsb run";
 
     match it.peek().map(String::as_str) {
-        None => return Ok(Invocation::Help),
-        Some("help" | "-h" | "--help" | "-help") => return Ok(Invocation::Help),
+        None => return Ok(Invocation::Help(HelpTopic::General)),
+        Some("-h" | "--help" | "-help") => return Ok(Invocation::Help(HelpTopic::General)),
+        Some("help") => {
+            it.next();
+            return help_on(it.next(), it.next());
+        }
         Some("-V" | "--version" | "version" | "-version") => return Ok(Invocation::Version),
-        Some("stores") => return Ok(Invocation::Stores),
+        Some("stores") => {
+            it.next();
+            return match it.next() {
+                None => Ok(Invocation::Stores),
+                Some(arg) => match find_flag(STORES_HELP.flags, &arg).map(|flag| flag.id) {
+                    Some(StoresFlag::Help) => Ok(Invocation::Help(HelpTopic::Stores)),
+                    None if arg.starts_with('-') => {
+                        Err(usage(unknown_flag(STORES_HELP.flags, &arg, "ycsb stores")))
+                    }
+                    None => Err(usage(format!(
+                        "unexpected argument '{arg}' for 'ycsb stores' (see 'ycsb stores --help')"
+                    ))),
+                },
+            };
+        }
         Some("serve") => {
             it.next();
             return parse_serve(it.collect());
@@ -246,20 +505,37 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         }
         Some("properties") => {
             it.next();
-            let markdown = match it.next().as_deref() {
-                None => false,
-                Some("--markdown") => true,
-                Some(other) => {
-                    return Err(usage(format!(
-                        "unknown argument '{other}' for 'properties' (expected --markdown)"
-                    )))
+            let mut markdown = false;
+            for arg in it {
+                match find_flag(PROPERTIES_HELP.flags, &arg).map(|flag| flag.id) {
+                    Some(PropertiesFlag::Markdown) => markdown = true,
+                    Some(PropertiesFlag::Help) => {
+                        return Ok(Invocation::Help(HelpTopic::Properties))
+                    }
+                    None if arg.starts_with('-') => {
+                        return Err(usage(unknown_flag(
+                            PROPERTIES_HELP.flags,
+                            &arg,
+                            "ycsb properties",
+                        )))
+                    }
+                    None => {
+                        return Err(usage(format!(
+                            "unexpected argument '{arg}' for 'ycsb properties' (see 'ycsb properties --help')"
+                        )))
+                    }
                 }
-            };
+            }
             return Ok(Invocation::Properties { markdown });
         }
         Some("load" | "run") => {
             let command = it.next().unwrap_or_default();
             bench.style = Style::Java;
+            run_help = if command == "load" {
+                "ycsb load"
+            } else {
+                "ycsb run"
+            };
             // What Java's bin/ycsb passes its Client: -load or -t.
             bench.sources.push(flag_assignment(
                 if command == "load" { "load" } else { "run" },
@@ -268,6 +544,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
             ));
             match it.next() {
                 Some(name) if !name.starts_with('-') && !name.is_empty() => db = Some(name),
+                Some(flag)
+                    if find_flag(RUN_HELP.flags, &flag).map(|flag| flag.id)
+                        == Some(RunFlag::Help) =>
+                {
+                    return Ok(Invocation::Help(HelpTopic::Benchmark))
+                }
                 Some(flag) => {
                     return Err(usage(format!(
                         "'ycsb {command}' needs the store's name before the options, as in 'ycsb {command} basic -P workloads/workloada' (found '{flag}')"
@@ -288,24 +570,23 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
             it.next()
                 .ok_or_else(|| usage(format!("flag {flag} needs a value")))
         };
-        match arg.as_str() {
-            "-P" => bench
+        let Some(flag) = find_flag(RUN_HELP.flags, &arg) else {
+            if arg.starts_with('-') {
+                return Err(usage(unknown_flag(RUN_HELP.flags, &arg, run_help)));
+            }
+            return Err(usage(format!(
+                "unexpected argument '{arg}' (see '{run_help} --help')"
+            )));
+        };
+        match flag.id {
+            RunFlag::PropertyFile => bench
                 .sources
                 .push(PropertySource::File(PathBuf::from(value("-P")?))),
-            "-p" => {
-                let assignment = value("-p")?;
-                let (key, val) = split_assignment(&assignment)
-                    .ok_or_else(|| usage(format!("-p '{assignment}': expected key=value")))?;
-                bench.sources.push(PropertySource::Assignment {
-                    flag: "-p",
-                    key,
-                    value: val,
-                });
-            }
-            "-s" => bench.sources.push(flag_assignment("-s", "status", "true")),
+            RunFlag::Property => bench.sources.push(property_assignment(&value("-p")?)?),
+            RunFlag::Status => bench.sources.push(flag_assignment("-s", "status", "true")),
             // go-ycsb's: its measurements every N seconds, which it
             // always prints: status lines at status.interval=N.
-            "--interval" => {
+            RunFlag::Interval => {
                 let every = value("--interval")?;
                 bench
                     .sources
@@ -314,21 +595,21 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
                     .sources
                     .push(flag_assignment("--interval", "status.interval", &every));
             }
-            "-l" => {
+            RunFlag::Label => {
                 let label = value("-l")?;
                 bench.sources.push(flag_assignment("-l", "label", &label));
             }
-            "-threads" | "--threads" => bench.sources.push(PropertySource::Assignment {
+            RunFlag::Threads => bench.sources.push(PropertySource::Assignment {
                 flag: "-threads",
                 key: "threadcount".into(),
                 value: value("-threads")?,
             }),
-            "-target" | "--target" => bench.sources.push(PropertySource::Assignment {
+            RunFlag::Target => bench.sources.push(PropertySource::Assignment {
                 flag: "-target",
                 key: "target".into(),
                 value: value("-target")?,
             }),
-            "-db" | "--db" => {
+            RunFlag::Db => {
                 let name = value("-db")?;
                 if db.is_some() && bench.style == Style::Java {
                     return Err(usage(format!(
@@ -337,26 +618,16 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
                 }
                 db = Some(name);
             }
-            "-load" | "--load" => bench
+            RunFlag::Load => bench
                 .sources
                 .push(flag_assignment("-load", "doload", "true")),
-            "-run" | "--run" => {
-                bench
-                    .sources
-                    .push(flag_assignment("-run", "dotransaction", "true"))
-            }
-            "-t" => bench
+            RunFlag::Run => bench
+                .sources
+                .push(flag_assignment("-run", "dotransaction", "true")),
+            RunFlag::RunShort => bench
                 .sources
                 .push(flag_assignment("-t", "dotransaction", "true")),
-            "-h" | "--help" | "-help" => return Ok(Invocation::Help),
-            other if other.starts_with('-') => {
-                return Err(usage(format!("unknown flag '{other}' (see 'ycsb --help')")))
-            }
-            other => {
-                return Err(usage(format!(
-                    "unexpected argument '{other}' (see 'ycsb --help')"
-                )))
-            }
+            RunFlag::Help => return Ok(Invocation::Help(HelpTopic::Benchmark)),
         }
     }
 
@@ -385,33 +656,24 @@ fn parse_shell(args: Vec<String>) -> Result<Invocation, UsageError> {
             it.next()
                 .ok_or_else(|| usage(format!("flag {flag} needs a value")))
         };
-        match arg.as_str() {
-            "-P" => sources.push(PropertySource::File(PathBuf::from(value("-P")?))),
-            "-p" => {
-                let assignment = value("-p")?;
-                let (key, val) = split_assignment(&assignment)
-                    .ok_or_else(|| usage(format!("-p '{assignment}': expected key=value")))?;
-                sources.push(PropertySource::Assignment {
-                    flag: "-p",
-                    key,
-                    value: val,
-                });
+        match find_flag(SHELL_HELP.flags, &arg).map(|flag| flag.id) {
+            Some(ShellFlag::PropertyFile) => {
+                sources.push(PropertySource::File(PathBuf::from(value("-P")?)))
             }
-            "-table" => {
+            Some(ShellFlag::Property) => sources.push(property_assignment(&value("-p")?)?),
+            Some(ShellFlag::Table) => {
                 let table = value("-table")?;
                 sources.push(flag_assignment("-table", "table", &table));
             }
-            "-db" | "--db" => db = Some(value("-db")?),
-            "-h" | "--help" | "-help" => return Ok(Invocation::Help),
-            other if other.starts_with('-') => {
-                return Err(usage(format!(
-                    "unknown flag '{other}' for 'ycsb shell' (see 'ycsb --help')"
-                )))
+            Some(ShellFlag::Db) => db = Some(value("-db")?),
+            Some(ShellFlag::Help) => return Ok(Invocation::Help(HelpTopic::Shell)),
+            None if arg.starts_with('-') => {
+                return Err(usage(unknown_flag(SHELL_HELP.flags, &arg, "ycsb shell")))
             }
-            other if db.is_none() => db = Some(other.to_string()),
-            other => {
+            None if db.is_none() => db = Some(arg),
+            None => {
                 return Err(usage(format!(
-                    "unexpected argument '{other}' for 'ycsb shell'"
+                    "unexpected argument '{arg}' for 'ycsb shell' (see 'ycsb shell --help')"
                 )))
             }
         }
@@ -420,6 +682,58 @@ fn parse_shell(args: Vec<String>) -> Result<Invocation, UsageError> {
         usage("'ycsb shell' needs a store, as in 'ycsb shell memory' or 'ycsb shell rocksdb -p rocksdb.dbname=/tmp/db'")
     })?;
     Ok(Invocation::Shell(Shell { db, sources }))
+}
+
+/// `-p key=value`.
+fn property_assignment(assignment: &str) -> Result<PropertySource, UsageError> {
+    let (key, value) = split_assignment(assignment)
+        .ok_or_else(|| usage(format!("-p '{assignment}': expected key=value")))?;
+    Ok(PropertySource::Assignment {
+        flag: "-p",
+        key,
+        value,
+    })
+}
+
+/// `ycsb help [command]`: the help `ycsb <command> --help` prints.
+fn help_on(command: Option<String>, extra: Option<String>) -> Result<Invocation, UsageError> {
+    if let Some(extra) = extra {
+        return Err(usage(format!(
+            "unexpected argument '{extra}' for 'ycsb help' (expected one command)"
+        )));
+    }
+    let help = || vec!["--help".to_string()];
+    Ok(match command.as_deref() {
+        None => Invocation::Help(HelpTopic::General),
+        Some("load" | "run") => Invocation::Help(HelpTopic::Benchmark),
+        Some("shell") => Invocation::Help(HelpTopic::Shell),
+        Some("serve") => Invocation::Help(HelpTopic::Serve),
+        Some("properties") => Invocation::Help(HelpTopic::Properties),
+        Some("stores") => Invocation::Help(HelpTopic::Stores),
+        Some("bench") => Invocation::Bench(help()),
+        Some("merge") => Invocation::Merge(help()),
+        Some("report") => Invocation::Report(help()),
+        Some(other) => {
+            const COMMANDS: &[&str] = &[
+                "load",
+                "run",
+                "shell",
+                "serve",
+                "bench",
+                "merge",
+                "report",
+                "stores",
+                "properties",
+            ];
+            let hint = ycsb_db::nearest_name(other, COMMANDS.iter().copied())
+                .map(|name| format!("; did you mean '{name}'?"))
+                .unwrap_or_default();
+            return Err(usage(format!(
+                "'ycsb help {other}': no such command{hint} (commands: {})",
+                COMMANDS.join(", ")
+            )));
+        }
+    })
 }
 
 fn split_assignment(text: &str) -> Option<(String, String)> {
@@ -547,11 +861,58 @@ mod tests {
             ),
             ("-load -db basic stray", "unexpected argument 'stray'"),
             ("run basic -db other", "already named"),
-            ("properties --json", "unknown argument '--json'"),
+            ("properties --json", "unknown flag '--json'"),
+            ("properties extra", "unexpected argument 'extra'"),
+            ("stores extra", "unexpected argument 'extra'"),
+            ("help frob", "no such command"),
         ] {
             let err = parse_str(line).expect_err(line);
             assert!(err.0.contains(expected), "{line}: {}", err.0);
         }
+    }
+
+    #[test]
+    fn a_misspelt_flag_is_answered_with_the_nearest_declared_one() {
+        for (line, expected) in [
+            (
+                "run basic -threds 2",
+                "unknown flag '-threds'; did you mean '-threads'? (see 'ycsb run --help')",
+            ),
+            ("load basic --targte 5", "did you mean '--target'?"),
+            ("-load -db basic -lod", "did you mean '-load'?"),
+            (
+                "shell memory -tabel t",
+                "did you mean '-table'? (see 'ycsb shell --help')",
+            ),
+            ("serve memory --htp off", "did you mean '--http'?"),
+            ("properties --markdwn", "did you mean '--markdown'?"),
+        ] {
+            let err = parse_str(line).expect_err(line);
+            assert!(err.0.contains(expected), "{line}: {}", err.0);
+        }
+        // Nothing near: no guess.
+        let err = parse_str("run basic -x").expect_err("-x");
+        assert_eq!(err.0, "unknown flag '-x' (see 'ycsb run --help')");
+    }
+
+    #[test]
+    fn every_declared_spelling_is_parsed_as_its_flag() {
+        fn spelled<Id: Copy + PartialEq + std::fmt::Debug>(flags: &'static [Flag<Id>]) {
+            for flag in flags {
+                for name in flag.spellings() {
+                    assert_eq!(
+                        find_flag(flags, name).map(|f| f.id),
+                        Some(flag.id),
+                        "{name}"
+                    );
+                }
+            }
+        }
+        spelled(RUN_HELP.flags);
+        spelled(SHELL_HELP.flags);
+        spelled(SERVE_HELP.flags);
+        spelled(PROPERTIES_HELP.flags);
+        spelled(STORES_HELP.flags);
     }
 
     #[test]
@@ -581,8 +942,32 @@ mod tests {
 
     #[test]
     fn help_and_version() {
-        assert_eq!(parse_str(""), Ok(Invocation::Help));
-        assert_eq!(parse_str("--help"), Ok(Invocation::Help));
+        assert_eq!(parse_str(""), Ok(Invocation::Help(HelpTopic::General)));
+        assert_eq!(
+            parse_str("--help"),
+            Ok(Invocation::Help(HelpTopic::General))
+        );
+        assert_eq!(parse_str("help"), Ok(Invocation::Help(HelpTopic::General)));
+        for (line, topic) in [
+            ("run --help", HelpTopic::Benchmark),
+            ("load -h", HelpTopic::Benchmark),
+            ("run basic -P w --help", HelpTopic::Benchmark),
+            ("-load --help", HelpTopic::Benchmark),
+            ("-db basic -help", HelpTopic::Benchmark),
+            ("help run", HelpTopic::Benchmark),
+            ("shell --help", HelpTopic::Shell),
+            ("shell memory -h", HelpTopic::Shell),
+            ("serve --help", HelpTopic::Serve),
+            ("serve memory -help", HelpTopic::Serve),
+            ("properties --help", HelpTopic::Properties),
+            ("stores -h", HelpTopic::Stores),
+        ] {
+            assert_eq!(parse_str(line), Ok(Invocation::Help(topic)), "{line}");
+        }
+        assert_eq!(
+            parse_str("help report"),
+            Ok(Invocation::Report(vec!["--help".into()]))
+        );
         assert_eq!(parse_str("--version"), Ok(Invocation::Version));
         assert_eq!(parse_str("stores"), Ok(Invocation::Stores));
         assert_eq!(

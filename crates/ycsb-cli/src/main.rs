@@ -88,8 +88,8 @@ fn main() -> ExitCode {
 
 fn execute(invocation: Invocation, argv: &[OsString]) -> Result<u8, Failure> {
     match invocation {
-        Invocation::Help => {
-            print!("{}", reference::help_text());
+        Invocation::Help(topic) => {
+            print!("{}", reference::help(topic));
             Ok(0)
         }
         Invocation::Version => {

@@ -22,9 +22,54 @@ use ycsb_core::observe::{PhaseObservation, SeriesRow, SeriesSection};
 use ycsb_core::outputs::{check_outputs, Output, Protected};
 use ycsb_db::Status;
 
+use crate::args::{find_flag, unknown_flag, CommandHelp, Flag};
 use crate::Failure;
 
-pub const USAGE: &str = "usage: ycsb merge [--force] [-o merged.json] export.json...  (JSON exports of exporter=json)\n       ycsb merge -o merged/READ.hdr a/READ.hdr b/READ.hdr...  (HdrHistogram interval logs)\n--force merges exports that do not look like the clients of one run (warning why)";
+/// The flags of `ycsb merge`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MergeFlag {
+    /// `-o`: the merged file.
+    Output,
+    /// `--force`: merge exports that do not look like one run's clients.
+    Force,
+    /// `-h`: the help.
+    Help,
+}
+
+/// `ycsb merge --help`, rendered by `reference.rs`.
+pub const HELP: CommandHelp<MergeFlag> = CommandHelp {
+    usage: &[
+        "ycsb merge [--force] [-o merged.json] export.json...   (JSON exports of exporter=json)",
+        "ycsb merge -o merged/READ.hdr a/READ.hdr b/READ.hdr...  (HdrHistogram interval logs)",
+    ],
+    about: "One report from several clients' JSON exports: counts summed, percentiles from the
+sum of the clients' histograms, time series lined up by wall clock; or one HdrHistogram
+interval log from several clients' logs (docs/multi-client.md).",
+    flags: &[
+        Flag {
+            id: MergeFlag::Output,
+            name: "-o",
+            also: &["--output"],
+            value: Some("<file>"),
+            doc: "also write the merged export there (the report is printed either way);\nfor HdrHistogram logs, the merged log (required)",
+        },
+        Flag {
+            id: MergeFlag::Force,
+            name: "--force",
+            also: &[],
+            value: None,
+            doc: "merge exports that do not look like the clients of one run (warning why)",
+        },
+        Flag {
+            id: MergeFlag::Help,
+            name: "-h",
+            also: &["--help", "-help"],
+            value: None,
+            doc: "print this help",
+        },
+    ],
+    notes: "",
+};
 
 /// Where a bad command line is told to look: a bad input is one line, so
 /// the usage is not printed with the error.
@@ -37,24 +82,28 @@ pub fn run(args: Vec<String>, argv: &[std::ffi::OsString]) -> Result<u8, Failure
     let mut force = false;
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "-o" | "--output" => {
+        let Some(flag) = find_flag(HELP.flags, &arg) else {
+            if arg.starts_with('-') && arg.len() > 1 {
+                return Err(Failure::usage(format!(
+                    "merge: {}",
+                    unknown_flag(HELP.flags, &arg, "ycsb merge")
+                )));
+            }
+            inputs.push(PathBuf::from(arg));
+            continue;
+        };
+        match flag.id {
+            MergeFlag::Output => {
                 let value = it
                     .next()
                     .ok_or_else(|| Failure::usage(format!("merge: {arg} needs a file name")))?;
                 output = Some(PathBuf::from(value));
             }
-            "--force" => force = true,
-            "-h" | "--help" => {
-                println!("{USAGE}");
+            MergeFlag::Force => force = true,
+            MergeFlag::Help => {
+                print!("{}", crate::reference::command_help(&HELP));
                 return Ok(0);
             }
-            flag if flag.starts_with('-') && flag.len() > 1 => {
-                return Err(Failure::usage(format!(
-                    "merge: unknown flag '{flag}' ({SEE_USAGE})"
-                )))
-            }
-            _ => inputs.push(PathBuf::from(arg)),
         }
     }
     if inputs.is_empty() {

@@ -1,10 +1,91 @@
-//! Help and the properties reference, generated from the declarations.
+//! Help and the properties reference, generated from the declarations:
+//! each command's help from the [`CommandHelp`] declared beside its flags
+//! (args.rs, report.rs, merge.rs), the properties from their
+//! `PropertyDecl`s.
 
-pub fn help_text() -> String {
-    let mut stores = String::new();
-    for s in ycsb_stores::STORES {
-        stores.push_str(&format!("  {:<10} {}\n", s.name, s.summary));
+use crate::args::{self, CommandHelp, Flag, HelpTopic};
+
+/// What `topic`'s `--help` prints.
+pub fn help(topic: HelpTopic) -> String {
+    match topic {
+        HelpTopic::General => general_help(),
+        HelpTopic::Benchmark => command_help(&args::RUN_HELP) + &stores_list(),
+        HelpTopic::Shell => command_help(&args::SHELL_HELP) + "\n" + crate::shell::HELP,
+        HelpTopic::Serve => {
+            let mut out = command_help(&args::SERVE_HELP);
+            out.push_str(
+                "\nProperties of ycsb serve (with -p or -P; a store's own: 'ycsb properties'):\n",
+            );
+            for decls in [
+                ycsb_server::resp::PROPERTIES,
+                ycsb_server::http::PROPERTIES,
+                ycsb_server::auth::PROPERTIES,
+            ] {
+                out.push_str(&plain_properties(decls));
+            }
+            out
+        }
+        HelpTopic::Properties => command_help(&args::PROPERTIES_HELP),
+        HelpTopic::Stores => command_help(&args::STORES_HELP),
     }
+}
+
+/// A command's help: its usage lines, what it does, its flags (every
+/// spelling, its value, its meaning) and its notes.
+pub fn command_help<Id>(help: &CommandHelp<Id>) -> String {
+    let mut out = String::new();
+    for (i, line) in help.usage.iter().enumerate() {
+        out.push_str(if i == 0 { "usage: " } else { "       " });
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str(&format!("\n{}\n\nOptions:\n", help.about));
+    out.push_str(&flag_list(help.flags));
+    if !help.notes.is_empty() {
+        out.push_str(&format!("\n{}\n", help.notes));
+    }
+    out
+}
+
+/// The flags as `--help` lists them: spellings and value, then the
+/// meaning in a column (from the next line when the spellings are long).
+fn flag_list<Id>(flags: &[Flag<Id>]) -> String {
+    const WIDTH: usize = 22;
+    let mut out = String::new();
+    for flag in flags {
+        let mut head = flag.spellings().collect::<Vec<_>>().join(", ");
+        if let Some(value) = flag.value {
+            head.push(' ');
+            head.push_str(value);
+        }
+        let mut lines = flag.doc.lines();
+        if head.len() < WIDTH {
+            out.push_str(&format!(
+                "  {head:<WIDTH$} {}\n",
+                lines.next().unwrap_or_default()
+            ));
+        } else {
+            out.push_str(&format!("  {head}\n"));
+        }
+        for line in lines {
+            out.push_str(&format!("  {:<WIDTH$} {line}\n", ""));
+        }
+    }
+    out
+}
+
+/// `Stores:` and one line per store of this build.
+fn stores_list() -> String {
+    let mut out = String::from("\nStores:\n");
+    for s in ycsb_stores::STORES {
+        out.push_str(&format!("  {:<10} {}\n", s.name, s.summary));
+    }
+    out
+}
+
+/// `ycsb --help`: every command in a line or two, then the options of
+/// `load` and `run`, which most invocations are.
+fn general_help() -> String {
     format!(
         "ycsb {version}: benchmark key-value stores with YCSB's workloads
 
@@ -17,25 +98,14 @@ Usage (YCSB-cpp's form):
   ycsb -db <db> [options]              no phase flag: the run phase, as Java's Client
 
 Other commands:
-  ycsb shell <db> [-P f] [-p k=v] [-table name]
-                                Java YCSB's command-line client: read, scan, insert,
-                                update, delete and table commands, one per line of
-                                standard input ('help' lists them, 'quit' ends)
-  ycsb serve <db> [-P f] [-p k=v] [--resp ADDR|off] [--http ADDR|off]
-                                serve an embedded store over RESP (default 127.0.0.1:6379)
-                                and simpleleveldb-style HTTP (default 127.0.0.1:8080)
-                                until Ctrl-C or SIGTERM (docs/serve.md: limits, stopping);
-                                a bare port means 127.0.0.1:<port>; any address but
-                                loopback needs -p serve.password_file=<file> (or
-                                serve.password): clients then AUTH or send a Bearer token
-  ycsb bench [--db-engine <db>] --benchmarks=fillseq,readrandom,... [--num=N ...]
-                                db_bench's benchmarks, flags and output on any store
-                                (see 'ycsb bench --help')
+  ycsb shell <db> [options]     Java YCSB's command-line client: read, scan, insert,
+                                update, delete and table commands on standard input
+  ycsb serve <db> [options]     serve an embedded store over RESP and simpleleveldb-style
+                                HTTP (loopback unless told otherwise)
+  ycsb bench [flags]            db_bench's benchmarks, flags and output on any store
   ycsb merge [-o merged.json] a.json b.json...
-                                one report from several clients' JSON exports: counts
-                                summed, percentiles from the merged histograms
-  ycsb merge -o merged/READ.hdr a/READ.hdr b/READ.hdr...
-                                one HdrHistogram interval log from several clients' logs
+                                one report from several clients' JSON exports (or one
+                                HdrHistogram interval log from several clients' logs)
   ycsb report export.json... -o charts.html|charts.svg
                                 charts over time: throughput, latency percentiles, CPU,
                                 files per LSM level (self-contained HTML or SVG)
@@ -43,42 +113,36 @@ Other commands:
   ycsb properties [--markdown]  list every property with its default and meaning
   ycsb --help | --version
 
-Options:
-  -P <file>        read a property file (Java .properties syntax)
-  -p <key>=<value> set a property
-  -threads <n>     client threads (property threadcount, default 1)
-  -target <n>      target operations per second over all threads (property target);
-                   latency is then also measured from each operation's intended start
-  -s               print a status line every status.interval seconds on standard error
-                   (property status)
-  --interval <n>   (go-ycsb) -s with status.interval=n
-  -l <label>       put <label> before each status line's date (property label)
-  -load, -run, -t  (YCSB-cpp form) the phases to run; -t means -run (properties
-                   doload, dotransaction; Java's dotransactions=false is -load)
-  -db <name>       (YCSB-cpp form) the store
+'ycsb <command> --help' (or 'ycsb help <command>') prints a command's own help:
+its usage, its options and what it prints.
 
--P and -p apply in the order given; the last setting of a property wins.
-The final report is printed on standard output in Java YCSB's format;
--p exporter=json -p exportfile=<path> also writes a JSON document.
-
-Exit status: 0 done; 2 bad input (command line, property files, property
-values: one line naming it and where it came from, before any phase runs);
-1 a failure while running (a store that cannot be used, an incomplete load,
-more failed operations than errorbudget allows), with the report and export
-of what ran still written; 130 stopped by Ctrl-C or SIGTERM, with a partial
-report and export; 3 interrupted twice before the export was written: the
-process ended at once and said on standard error that the export was not
-written (a second interrupt while the export is being written lets it
-finish, up to 10 s, and exits with 130).
-
-Stores:
-{stores}
-Examples:
-  ycsb load basic -P workloads/workloada -s
-  ycsb -load -run -db memory -P workloads/workloada -p operationcount=100000 -threads 2
-",
+Options of load and run:
+{options}
+{notes}
+{stores}",
         version = env!("CARGO_PKG_VERSION"),
+        options = flag_list(args::RUN_HELP.flags),
+        notes = args::RUN_HELP.notes,
+        stores = stores_list(),
     )
+}
+
+/// Properties as `ycsb properties` lists them in plain text.
+fn plain_properties(decls: &[&ycsb_db::PropertyDecl]) -> String {
+    let mut out = String::new();
+    for d in decls {
+        let default = d.default.unwrap_or("(unset)");
+        let mut name = d.name.to_string();
+        if !d.aliases.is_empty() {
+            name.push_str(&format!(" (alias {})", d.aliases.join(", ")));
+        }
+        out.push_str(&format!(
+            "  {name} = {default}  [{}]\n      {}\n",
+            d.type_text(),
+            d.doc
+        ));
+    }
+    out
 }
 
 /// The reference of every property, generated from the declarations.
@@ -144,15 +208,7 @@ pub fn properties_reference(markdown: bool) -> String {
                     d.doc.replace('|', "\\|")
                 ));
             } else {
-                let mut name = d.name.to_string();
-                if !d.aliases.is_empty() {
-                    name.push_str(&format!(" (alias {})", d.aliases.join(", ")));
-                }
-                out.push_str(&format!(
-                    "  {name} = {default}  [{}]\n      {}\n",
-                    d.type_text(),
-                    d.doc
-                ));
+                out.push_str(&plain_properties(&[*d]));
             }
         }
     }

@@ -7,10 +7,53 @@ use std::path::{Path, PathBuf};
 use ycsb_core::measurement;
 use ycsb_core::outputs::{check_outputs, Output, Protected};
 
+use crate::args::{find_flag, unknown_flag, CommandHelp, Flag};
 use crate::Failure;
 
-pub const USAGE: &str =
-    "usage: ycsb report export.json... -o charts.html|charts.svg  (exports of exporter=json)";
+/// The flags of `ycsb report`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFlag {
+    /// `-o`: the page to write.
+    Output,
+    /// `--title`: the page's title.
+    Title,
+    /// `-h`: the help.
+    Help,
+}
+
+/// `ycsb report --help`, rendered by `reference.rs`.
+pub const HELP: CommandHelp<ReportFlag> = CommandHelp {
+    usage: &["ycsb report export.json... -o charts.html|charts.svg [--title <text>]"],
+    about:
+        "Compares runs from their JSON exports (written with -p exporter=json -p exportfile=...):
+a summary table, then per phase every run overlaid on each chart over time (throughput,
+latency percentiles, CPU, files per LSM level). Runs are named by what tells them apart.",
+    flags: &[
+        Flag {
+            id: ReportFlag::Output,
+            name: "-o",
+            also: &["--output"],
+            value: Some("<file>"),
+            doc: "the page to write (required): .html, one self-contained page, or .svg",
+        },
+        Flag {
+            id: ReportFlag::Title,
+            name: "--title",
+            also: &[],
+            value: Some("<text>"),
+            doc:
+                "the page's title (default: 'ycsb report: ' and the runs' names joined\nby ' vs ')",
+        },
+        Flag {
+            id: ReportFlag::Help,
+            name: "-h",
+            also: &["--help", "-help"],
+            value: None,
+            doc: "print this help",
+        },
+    ],
+    notes: "A summary of what was written goes to standard error.",
+};
 
 /// Where a bad command line is told to look: a bad input is one line, so
 /// the usage is not printed with the error.
@@ -23,27 +66,27 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
     let mut inputs: Vec<PathBuf> = Vec::new();
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "-o" | "--output" | "--title" => {
-                let value = it
-                    .next()
-                    .ok_or_else(|| Failure::usage(format!("report: {arg} needs a value")))?;
-                if arg == "--title" {
-                    title = Some(value);
-                } else {
-                    output = Some(PathBuf::from(value));
-                }
+        let Some(flag) = find_flag(HELP.flags, &arg) else {
+            if arg.starts_with('-') && arg.len() > 1 {
+                return Err(Failure::usage(format!(
+                    "report: {}",
+                    unknown_flag(HELP.flags, &arg, "ycsb report")
+                )));
             }
-            "-h" | "--help" => {
-                println!("{USAGE}");
+            inputs.push(PathBuf::from(arg));
+            continue;
+        };
+        let mut value = || {
+            it.next()
+                .ok_or_else(|| Failure::usage(format!("report: {} needs a value", flag.name)))
+        };
+        match flag.id {
+            ReportFlag::Output => output = Some(PathBuf::from(value()?)),
+            ReportFlag::Title => title = Some(value()?),
+            ReportFlag::Help => {
+                print!("{}", crate::reference::command_help(&HELP));
                 return Ok(0);
             }
-            flag if flag.starts_with('-') && flag.len() > 1 => {
-                return Err(Failure::usage(format!(
-                    "report: unknown flag '{flag}' ({SEE_USAGE})"
-                )))
-            }
-            _ => inputs.push(PathBuf::from(arg)),
         }
     }
     if inputs.is_empty() {

@@ -21,7 +21,7 @@ use crate::args::Shell;
 use crate::{build_properties_quietly, find_store, print_unknown, print_warnings, Failure};
 
 /// Java's `CommandLine.help()`, with `table` as it works here.
-const HELP: &str = "\
+pub(crate) const HELP: &str = "\
 Commands:
   read key [field1 field2 ...] - Read a record
   scan key recordcount [field1 field2 ...] - Scan starting at key

@@ -128,6 +128,23 @@ const CASES: &[Case] = &[
     Case { args: "load basic -p datafile=crates/ycsb-cli/tests/data/bsd.csv -p delimiter=;;", file: None, expect: &["delimiter", "';;'"] },
     Case { args: "load basic -p datafile=crates/ycsb-cli/tests/data/bsd.csv -p dataformat=xml", file: None, expect: &["dataformat", "'xml'"] },
     Case { args: "run basic -p keyfile=/nonexistent/keys", file: None, expect: &["/nonexistent/keys"] },
+    // Issue 35 item 8: a misspelt store, flag or command is answered with the
+    // nearest known one, by the rule unknown properties are answered with.
+    Case { args: "load rockdb", file: None, expect: &["unknown store 'rockdb'", "did you mean 'rocksdb'?"] },
+    Case { args: "-run -db memroy", file: None, expect: &["unknown store 'memroy'", "did you mean 'memory'?"] },
+    Case { args: "serve levldb", file: None, expect: &["unknown store 'levldb'", "did you mean 'leveldb'?"] },
+    Case { args: "shell memroy", file: None, expect: &["unknown store 'memroy'", "did you mean 'memory'?"] },
+    Case { args: "bench --db-engine rockdb", file: None, expect: &["unknown store 'rockdb'", "did you mean 'rocksdb'?"] },
+    Case { args: "run basic -threds 2", file: None, expect: &["unknown flag '-threds'; did you mean '-threads'? (see 'ycsb run --help')"] },
+    Case { args: "load basic --targte 100", file: None, expect: &["unknown flag '--targte'; did you mean '--target'? (see 'ycsb load --help')"] },
+    Case { args: "-lod -db basic", file: None, expect: &["unknown flag '-lod'; did you mean '-load'?"] },
+    Case { args: "shell memory -tabel t", file: None, expect: &["unknown flag '-tabel'; did you mean '-table'? (see 'ycsb shell --help')"] },
+    Case { args: "serve memory --htp off", file: None, expect: &["unknown flag '--htp'; did you mean '--http'? (see 'ycsb serve --help')"] },
+    Case { args: "report {dir}/a.json --titel x", file: None, expect: &["unknown flag '--titel'; did you mean '--title'? (see 'ycsb report --help')"] },
+    Case { args: "merge --forse {dir}/a.json", file: None, expect: &["unknown flag '--forse'; did you mean '--force'? (see 'ycsb merge --help')"] },
+    Case { args: "properties --markdwn", file: None, expect: &["unknown flag '--markdwn'; did you mean '--markdown'?"] },
+    Case { args: "run basic -x", file: None, expect: &["unknown flag '-x' (see 'ycsb run --help')"] },
+    Case { args: "help repot", file: None, expect: &["'ycsb help repot'", "did you mean 'report'?"] },
     // Issue 17 item 7: extreme values are bad input, not panics or aborts.
     Case { args: "run basic -p maxexecutiontime=18446744073709551615", file: None, expect: &["maxexecutiontime", "'18446744073709551615'", "-p flag", "at most 4294967295"] },
     Case { args: "run basic -p status.interval=1e300", file: None, expect: &["status.interval", "'1e300'", "at most 4294967295"] },

@@ -34,7 +34,8 @@ pub struct UnknownProperty {
     pub key: String,
     /// Where it was set (`file:line`, a flag).
     pub origin: Origin,
-    /// A known property within two edits of `key`, if any.
+    /// The known property nearest to `key` ([`ycsb_db::nearest_name`]: within
+    /// two edits), if any.
     pub suggestion: Option<&'static str>,
     /// For a setting of another YCSB (Java's, YCSB-cpp's, go-ycsb's) that
     /// has no property of the same meaning here: what to use instead.
@@ -974,19 +975,18 @@ fn check_hdr_prefix(hdr: &HdrLogSettings, props: &Properties) -> Result<(), Conf
 }
 
 /// Every set property that none of `known` reads (by name or alias), each
-/// with the nearest known name within two edits.
+/// with the nearest known name ([`ycsb_db::nearest_name`]).
 pub fn unknown_properties(props: &Properties, known: &[&PropertyDecl]) -> Vec<UnknownProperty> {
     props
         .unknown(known.iter().copied())
         .into_iter()
         .map(|(key, origin)| {
-            let suggestion = known
-                .iter()
-                .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()))
-                .map(|name| (edit_distance(key, name), name))
-                .filter(|(d, _)| *d <= 2)
-                .min()
-                .map(|(_, name)| name);
+            let suggestion = ycsb_db::nearest_name(
+                key,
+                known
+                    .iter()
+                    .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied())),
+            );
             let instead = FOREIGN_PROPERTIES
                 .iter()
                 .find(|(name, _)| *name == key)
@@ -999,19 +999,4 @@ pub fn unknown_properties(props: &Properties, known: &[&PropertyDecl]) -> Vec<Un
             }
         })
         .collect()
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }

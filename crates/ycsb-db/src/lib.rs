@@ -57,6 +57,7 @@
 pub mod codec;
 mod datadir;
 mod files;
+mod names;
 mod properties;
 mod provenance;
 mod record;
@@ -74,6 +75,7 @@ pub use datadir::{
 pub use files::{
     open_input, read_input, read_input_to_string, InputError, CONFIG_FILE_LIMIT, RESULT_FILE_LIMIT,
 };
+pub use names::nearest_name;
 pub use properties::{
     Choice, Origin, Properties, Property, PropertyDecl, PropertyError, PropertyKind, PropertyValue,
     RawValue, ValueRange, MAX_SECONDS,

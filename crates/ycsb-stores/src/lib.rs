@@ -68,7 +68,7 @@ registry! {
 
 /// A store name that no compiled-in descriptor answers to.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown store '{name}' (known: {known}){hint}")]
+#[error("unknown store '{name}' (known: {known}){hint}{}", did_you_mean(*.suggestion))]
 pub struct UnknownStore {
     /// The name asked for.
     pub name: String,
@@ -76,6 +76,17 @@ pub struct UnknownStore {
     pub known: String,
     /// How to get the store when it exists but was compiled out.
     pub hint: String,
+    /// The store name (or alias) nearest to the one asked for, by
+    /// [`ycsb_db::nearest_name`], the rule unknown properties are
+    /// answered with; a store compiled out of this build counts, since
+    /// the hint then says how to get it.
+    pub suggestion: Option<&'static str>,
+}
+
+fn did_you_mean(suggestion: Option<&str>) -> String {
+    suggestion
+        .map(|name| format!("; did you mean '{name}'?"))
+        .unwrap_or_default()
 }
 
 /// The store called `name` (or one of its aliases, case-insensitively).
@@ -102,10 +113,20 @@ fn find_in(stores: &[StoreDescriptor], name: &str) -> Result<StoreDescriptor, Un
             )
         })
         .unwrap_or_default();
+    let suggestion = if hint.is_empty() {
+        let names = stores
+            .iter()
+            .flat_map(|s| std::iter::once(s.name).chain(s.aliases.iter().copied()))
+            .chain(OPTIONAL.iter().copied());
+        ycsb_db::nearest_name(&name.to_ascii_lowercase(), names)
+    } else {
+        None
+    };
     Err(UnknownStore {
         name: name.to_string(),
         known: stores.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
         hint,
+        suggestion,
     })
 }
 
@@ -198,6 +219,23 @@ mod tests {
         let e = find("nosuch").unwrap_err();
         assert!(e.to_string().contains("basic, memory"), "{e}");
         assert!(find("site.ycsb.BasicDB").is_ok());
+        assert_eq!(e.suggestion, None, "{e}");
+    }
+
+    #[test]
+    fn a_near_miss_is_answered_with_the_nearest_name() {
+        let client_only = [ycsb_basic::DESCRIPTOR, ycsb_memory::DESCRIPTOR];
+        let e = find_in(&client_only, "memroy").unwrap_err();
+        assert!(e.to_string().ends_with("; did you mean 'memory'?"), "{e}");
+        assert_eq!(
+            find_in(&client_only, "BASICDBX").unwrap_err().suggestion,
+            Some("basicdb")
+        );
+        // A store compiled out is suggested too: its hint follows.
+        assert_eq!(
+            find_in(&client_only, "rockdb").unwrap_err().suggestion,
+            Some("rocksdb")
+        );
     }
 
     #[test]
