@@ -68,8 +68,8 @@ commands:
   package check that the library crates (ycsb-db, ycsb-basic, ycsb-memory, ycsb-core)
           package and build from their tarballs, as `test` does at its end
   demo    install what is missing, build ycsb in release mode, run workloads A and C
-          on embedded RocksDB and LevelDB (load + run), print a comparison table and
-          write an HTML report with the charts of every run;
+          on every embedded engine (load + run) at equal durability (none syncs),
+          print a comparison table and write an HTML report with the charts of every run;
           options: --records N (default 200000), --operations N (default 200000),
           --threads N (default 2)
   overhead  build ycsb in release mode and compare the basic store's throughput with
