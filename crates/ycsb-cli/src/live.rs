@@ -801,7 +801,7 @@ mod tests {
         Shared::new(
             "test".into(),
             Duration::from_millis(200),
-            &RunMetadata::new("ycsb", "0", Vec::new(), &[]),
+            &ycsb_core::measurement::run_metadata("ycsb", "0", Vec::new(), &[]),
             &[],
         )
     }

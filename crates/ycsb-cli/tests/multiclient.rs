@@ -262,7 +262,10 @@ fn merge_refuses_bad_inputs_with_one_line() {
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("x.json: no \"phases\" array"), "{err}");
+    assert!(
+        err.contains("x.json: not a ycsb JSON export (exporter=json): missing field `metadata`"),
+        "{err}"
+    );
     assert_eq!(err.lines().count(), 1, "{err}");
 
     let out = run("merge");
