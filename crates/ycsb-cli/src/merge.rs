@@ -7,7 +7,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use hdrhistogram::Histogram;
@@ -111,32 +110,6 @@ fn check_output(path: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
 
 fn is_hdr_log(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "hdr")
-}
-
-/// Reads an export from its file, streaming.
-fn read_export(path: &Path) -> Result<RunReport, Failure> {
-    // A FIFO or device is refused, a file beyond the limit too.
-    let file = ycsb_db::open_input(path)
-        .map_err(|e| Failure::usage(format!("merge: {}: {e}", path.display())))?;
-    let size = file
-        .metadata()
-        .map_err(|e| Failure::usage(format!("merge: {}: {e}", path.display())))?
-        .len();
-    if size > ycsb_db::RESULT_FILE_LIMIT {
-        return Err(bad(
-            path,
-            ycsb_db::InputError::TooLarge {
-                limit: ycsb_db::RESULT_FILE_LIMIT,
-            },
-        ));
-    }
-    ycsb_results::read_export(file.take(ycsb_db::RESULT_FILE_LIMIT + 1)).map_err(|e| match e {
-        ycsb_results::ResultsError::Malformed { .. } => bad(
-            path,
-            format!("{e}; merge reads exports written with -p exporter=json"),
-        ),
-        e => bad(path, e),
-    })
 }
 
 /// One section of one client, decoded.
@@ -445,7 +418,7 @@ fn merge_exports(
 ) -> Result<u8, Failure> {
     let mut documents = Vec::new();
     for path in inputs {
-        let mut export = read_export(path)?;
+        let mut export = crate::report::read_export("merge", path)?;
         let mut parsed = Vec::new();
         // Each phase is dropped once parsed (its histograms decoded).
         for (i, phase) in std::mem::take(&mut export.phases).into_iter().enumerate() {
