@@ -463,6 +463,13 @@ fn merge_exports(
     let command_line = argv.iter().map(|a| a.to_string_lossy().into_owned());
     let mut metadata = run_metadata("ycsb merge", env!("CARGO_PKG_VERSION"), command_line, &[]);
     metadata.git_revision = option_env!("YCSB_GIT_REVISION").map(str::to_string);
+    // The clients measured one store (the checks say so, or --force
+    // warned): the merged export names it as theirs do.
+    let first = &documents[0].1.metadata;
+    metadata.store.clone_from(&first.store);
+    metadata.engine.clone_from(&first.engine);
+    metadata.engine_version.clone_from(&first.engine_version);
+    metadata.engine_build.clone_from(&first.engine_build);
     // The merged configuration: the first client's, plus one entry per
     // input saying where it ran (the clients differ in client.index).
     let mut config: Vec<ConfigEntry> = documents[0]

@@ -150,6 +150,10 @@ fn three_clients_insert_disjoint_keys_and_merge_exactly() {
     let merged = json(&merged_path);
     let phase = &merged["phases"][0];
     assert_eq!(phase["phase"], "run");
+    // The merged export names the store the clients measured.
+    assert_eq!(merged["metadata"]["store"], docs[0]["metadata"]["store"]);
+    assert_eq!(merged["metadata"]["engine"], docs[0]["metadata"]["engine"]);
+    assert!(merged["metadata"]["store"].is_string());
     let operations: u64 = docs
         .iter()
         .map(|d| d["phases"][0]["operations"].as_u64().unwrap())
