@@ -380,18 +380,14 @@ fn run_ycsb(
         .output()
         .with_context(|| format!("starting {}", ycsb.display()))?;
     check(out.status, "ycsb", &out.stderr)?;
-    let text = std::fs::read_to_string(&export)
-        .with_context(|| format!("reading {}", export.display()))?;
-    let json: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("parsing {}", export.display()))?;
+    let json = crate::read_export(&export)?;
     let phase = |name: &str| -> Result<Phase> {
-        let p = json["phases"]
-            .as_array()
-            .and_then(|ps| ps.iter().find(|p| p["phase"] == name))
+        let p = json
+            .phase(name)
             .with_context(|| format!("{}: no {name} phase", export.display()))?;
         Ok(Phase {
-            operations: p["operations"].as_u64().unwrap_or(0),
-            throughput: p["throughput"].as_f64().unwrap_or(0.0),
+            operations: p.operations,
+            throughput: p.throughput,
         })
     };
     Ok(Cell {

@@ -537,30 +537,20 @@ fn demo(args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// Reads a JSON export typed (`exporter=json`).
+fn read_export(export: &Path) -> Result<ycsb_results::RunReport> {
+    let file =
+        std::fs::File::open(export).with_context(|| format!("reading {}", export.display()))?;
+    ycsb_results::read_export(file).with_context(|| format!("parsing {}", export.display()))
+}
+
 #[cfg(feature = "engines")]
 fn read_demo_row(db: &str, workload: &str, export: &Path) -> Result<DemoRow> {
-    let text =
-        std::fs::read_to_string(export).with_context(|| format!("reading {}", export.display()))?;
-    let json: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("parsing {}", export.display()))?;
-    let phases = json["phases"]
-        .as_array()
-        .with_context(|| format!("{}: no phases", export.display()))?;
-    let phase = |name: &str| phases.iter().find(|p| p["phase"] == name);
-    let throughput = |name: &str| {
-        phase(name)
-            .and_then(|p| p["throughput"].as_f64())
-            .unwrap_or(0.0)
-    };
+    let json = read_export(export)?;
+    let throughput = |name: &str| json.phase(name).map_or(0.0, |p| p.throughput);
     let p99 = |section: &str| {
-        phase("run")?["sections"]
-            .as_array()?
-            .iter()
-            .find(|s| s["name"] == section)?["percentiles"]
-            .as_array()?
-            .iter()
-            .find(|p| p["percentile"].as_f64() == Some(99.0))?["us"]
-            .as_f64()
+        let us = json.phase("run")?.section(section)?.percentile_us(99.0)?;
+        Some(us as f64)
     };
     Ok(DemoRow {
         db: db.into(),

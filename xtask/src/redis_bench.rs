@@ -329,33 +329,23 @@ fn ycsb(
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let text =
-        std::fs::read_to_string(export).with_context(|| format!("reading {}", export.display()))?;
-    let json: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("parsing {}", export.display()))?;
+    let json = crate::read_export(export)?;
     let phase = |name: &str| -> Result<(u64, f64)> {
-        let p = json["phases"]
-            .as_array()
-            .and_then(|ps| ps.iter().find(|p| p["phase"] == name))
+        let p = json
+            .phase(name)
             .with_context(|| format!("{}: no {name} phase", export.display()))?;
         // Every operation must have succeeded for the figure to mean
         // anything: count the failed ones in the sections.
-        let failed: u64 = p["sections"]
-            .as_array()
-            .map(|ss| {
-                ss.iter()
-                    .filter(|s| s["name"].as_str().is_some_and(|n| n.ends_with("-FAILED")))
-                    .filter_map(|s| s["operations"].as_u64())
-                    .sum()
-            })
-            .unwrap_or(0);
+        let failed: u64 = p
+            .sections
+            .iter()
+            .filter(|s| s.name.ends_with("-FAILED"))
+            .map(|s| s.operations)
+            .sum();
         if failed > 0 {
             bail!("ycsb {name} phase: {failed} failed operations");
         }
-        Ok((
-            p["operations"].as_u64().unwrap_or(0),
-            p["throughput"].as_f64().unwrap_or(0.0),
-        ))
+        Ok((p.operations, p.throughput))
     };
     let figures = [phase("load")?, phase("run")?];
     if figures.iter().any(|(ops, _)| *ops != o.requests) {

@@ -205,6 +205,26 @@ fn a_killed_run_resumes_and_keeps_complete_cells() {
     assert!(record["start_time"].is_string() && record["end_time"].is_string());
     let props = std::fs::read_to_string(cell.join("properties.txt")).unwrap();
     assert!(props.contains("fieldlength=16    # -p flag"), "{props}");
+    // The phases' facts come from the export, not from ycsb's standard
+    // error: each phase's intervals are the export's series.
+    let export: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cell.join("export.json")).unwrap()).unwrap();
+    let series: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cell.join("timeseries.json")).unwrap())
+            .unwrap();
+    let phases = series.as_array().unwrap();
+    assert_eq!(phases.len(), export["phases"].as_array().unwrap().len());
+    for (p, e) in phases.iter().zip(export["phases"].as_array().unwrap()) {
+        assert_eq!(p["phase"], e["phase"]);
+        let rows = e["observation"]["series"].as_array().unwrap();
+        assert!(!rows.is_empty(), "{e}");
+        assert_eq!(p["status"].as_array().unwrap().len(), rows.len());
+        let last = &p["status"].as_array().unwrap()[rows.len() - 1];
+        assert_eq!(last["operations"], e["operations"], "{p}");
+        let (start, end) = (p["start_s"].as_f64().unwrap(), p["end_s"].as_f64().unwrap());
+        let runtime = e["runtime_ns"].as_f64().unwrap() / 1e9;
+        assert!(start >= 0.0 && (end - start - runtime).abs() < 1e-6, "{p}");
+    }
 
     // Summaries and the report.
     let results = dir.join("results").join("e2e");

@@ -25,7 +25,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use ycsb_core::measurement::{self, ConfigEntry, RunMetadata, RunReport};
+use ycsb_core::measurement::{
+    ConfigEntry, Operation, PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport,
+};
 use ycsb_core::observe::{LiveSettings, SeriesRow};
 use ycsb_core::{Phase, PhaseOutcome, StopSignal};
 use ycsb_report::{escape, render_svg, Chart, ChartGroup, Figure, Series};
@@ -53,11 +55,11 @@ struct State {
     /// Bumped at every change, so that a page and the chart cache know
     /// whether they are current.
     version: u64,
-    metadata: Value,
-    config: Value,
+    metadata: RunMetadata,
+    config: Vec<ConfigEntry>,
     granularity_s: f64,
-    /// Reports of the phases that ended, as the JSON export has them.
-    finished_phases: Vec<Arc<Value>>,
+    /// Reports of the phases that ended.
+    finished_phases: Vec<Arc<PhaseReport>>,
     /// The phase running and its rows so far.
     current: Option<(Phase, Vec<SeriesRow>)>,
     /// The final report page, once the run ended.
@@ -100,8 +102,8 @@ impl Shared {
         Self {
             state: Mutex::new(State {
                 version: 0,
-                metadata: serde_json::to_value(metadata).unwrap_or(Value::Null),
-                config: serde_json::to_value(config).unwrap_or(Value::Null),
+                metadata: metadata.clone(),
+                config: config.to_vec(),
                 granularity_s: granularity.as_secs_f64(),
                 finished_phases: Vec::new(),
                 current: None,
@@ -171,7 +173,7 @@ impl LiveFeed {
     }
 
     pub(crate) fn phase_finished(&self, outcome: &PhaseOutcome) {
-        let report = serde_json::to_value(&outcome.report).unwrap_or(Value::Null);
+        let report = outcome.report.clone();
         let mut state = self.shared.state();
         state.finished_phases.push(Arc::new(report));
         state.current = None;
@@ -519,8 +521,8 @@ fn data(shared: &Shared) -> Value {
         .iter()
         .map(|p| {
             json!({
-                "phase": p["phase"],
-                "series": p.pointer("/observation/series").cloned().unwrap_or(json!([])),
+                "phase": p.phase,
+                "series": p.series(),
             })
         })
         .collect();
@@ -557,13 +559,19 @@ fn charts(shared: &Shared) -> (u64, Arc<String>) {
             state.granularity_s,
         )
     };
-    let mut phases: Vec<Value> = finished.iter().map(|p| Value::clone(p)).collect();
+    let mut phases: Vec<PhaseReport> = finished.iter().map(|p| PhaseReport::clone(p)).collect();
     let mut running = None;
     if let Some((phase, rows)) = &current {
         phases.push(running_phase(*phase, rows, granularity_s));
         running = Some((*phase, rows.last()));
     }
-    let doc = json!({ "metadata": metadata, "config": config, "phases": phases });
+    let doc = RunReport {
+        schema_version: ycsb_results::SCHEMA_VERSION,
+        metadata,
+        config,
+        phases,
+        engine_reports: Vec::new(),
+    };
     let mut html = String::new();
     html.push_str(&match &running {
         Some((phase, Some(row))) => format!(
@@ -578,20 +586,12 @@ fn charts(shared: &Shared) -> (u64, Arc<String>) {
         ),
         None => "<p class=\"now\">between phases</p>\n".to_string(),
     });
-    match ycsb_report::runs_from_exports(vec![("live".into(), doc.clone())]) {
-        Ok(runs) => {
-            let comparison = ycsb_report::Comparison::new(runs);
-            for group in &comparison.groups {
-                let phase = doc["phases"]
-                    .as_array()
-                    .and_then(|p| p.iter().find(|p| group_of(p) == group.heading));
-                push_group(&mut html, group, phase.map_or(&[][..], series_rows));
-            }
-        }
-        Err(e) => html.push_str(&format!(
-            "<p class=\"missing\">{}</p>",
-            escape(&e.to_string())
-        )),
+    let comparison =
+        ycsb_report::Comparison::new(ycsb_report::runs_from_exports(vec![("live".into(), doc)]));
+    let phases = &comparison.runs[0].report.phases;
+    for group in &comparison.groups {
+        let phase = phases.iter().find(|p| group_of(p) == group.heading);
+        push_group(&mut html, group, phase.map_or(&[][..], PhaseReport::series));
     }
     let html = Arc::new(html);
     let mut state = shared.state();
@@ -601,36 +601,60 @@ fn charts(shared: &Shared) -> (u64, Arc<String>) {
     (version, html)
 }
 
-fn group_of(phase: &Value) -> String {
-    format!("{} phase", phase["phase"].as_str().unwrap_or("?"))
+fn group_of(phase: &PhaseReport) -> String {
+    format!("{} phase", phase.phase)
 }
 
-fn series_rows(phase: &Value) -> &[Value] {
-    phase
-        .pointer("/observation/series")
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
-
-/// A running phase as an export's phase: its sections (from the rows)
-/// and its series so far.
-fn running_phase(phase: Phase, rows: &[SeriesRow], granularity_s: f64) -> Value {
-    let mut sections: Vec<Value> = Vec::new();
+/// A running phase as an export's phase: its sections (from the rows,
+/// without figures) and its series so far.
+fn running_phase(phase: Phase, rows: &[SeriesRow], granularity_s: f64) -> PhaseReport {
+    let mut sections: Vec<SectionReport> = Vec::new();
     for s in rows.iter().flat_map(|r| &r.sections) {
-        let section = json!({ "name": s.name, "intended": s.intended });
-        if !sections.contains(&section) {
-            sections.push(section);
+        if sections
+            .iter()
+            .any(|known| known.name == s.name && known.intended == s.intended)
+        {
+            continue;
         }
+        sections.push(SectionReport {
+            name: s.name.clone(),
+            operation: Operation::from_name(&s.operation).unwrap_or(Operation::Read),
+            intended: s.intended,
+            failed: false,
+            operations: 0,
+            average_us: 0.0,
+            min_us: 0,
+            max_us: 0,
+            average_ns: 0.0,
+            min_ns: 0,
+            max_ns: 0,
+            percentiles: Vec::new(),
+            histogram: None,
+            returns: Vec::new(),
+            java: None,
+        });
     }
-    json!({
-        "phase": phase.name(),
-        "sections": sections,
-        "observation": { "granularity_s": granularity_s, "series": rows },
-    })
+    PhaseReport {
+        phase: phase.name().to_string(),
+        runtime_ms: 0,
+        runtime_ns: 0,
+        operations: 0,
+        throughput: 0.0,
+        sections,
+        format: ReportFormat::default(),
+        observation: Some(ycsb_core::observe::PhaseObservation {
+            granularity_s,
+            start_unix_ms: 0,
+            warmup: None,
+            series: rows.to_vec(),
+            stability: None,
+            amplification: None,
+        }),
+    }
 }
 
 /// One phase's charts as `ycsb report` draws them, then its gauges'.
-fn push_group(html: &mut String, group: &ChartGroup, rows: &[Value]) {
+fn push_group(html: &mut String, group: &ChartGroup, rows: &[SeriesRow]) {
     html.push_str(&format!("<section><h2>{}</h2>\n", escape(&group.heading)));
     for figure in &group.figures {
         match figure {
@@ -656,11 +680,10 @@ fn push_chart(html: &mut String, chart: &Chart) {
 
 /// One chart per engine gauge, but the files-per-level ones (`ycsb
 /// report` draws them together), in name order.
-fn gauge_charts(rows: &[Value]) -> Vec<Chart> {
+fn gauge_charts(rows: &[SeriesRow]) -> Vec<Chart> {
     let mut names: Vec<&str> = rows
         .iter()
-        .filter_map(|r| r["gauges"].as_object())
-        .flat_map(|g| g.keys().map(String::as_str))
+        .flat_map(|r| r.gauges.keys().map(String::as_str))
         .filter(|name| !name.contains("files-at-level"))
         .collect();
     names.sort_unstable();
@@ -670,12 +693,7 @@ fn gauge_charts(rows: &[Value]) -> Vec<Chart> {
         .map(|name| {
             let points = rows
                 .iter()
-                .map(|r| {
-                    (
-                        r["time_s"].as_f64().unwrap_or(f64::NAN),
-                        r["gauges"][name].as_f64().unwrap_or(f64::NAN),
-                    )
-                })
+                .map(|r| (r.time_s, r.gauges.get(name).copied().unwrap_or(f64::NAN)))
                 .collect();
             let mut chart = Chart::new(format!("Engine gauge {name}"), "time (s)", name);
             chart.series.push(Series::new(name, points));
@@ -687,21 +705,11 @@ fn gauge_charts(rows: &[Value]) -> Vec<Chart> {
 /// The final report: `ycsb report`'s page of the run's JSON export, with
 /// each phase's gauge charts before the configurations.
 fn final_page(report: &RunReport, title: &str) -> String {
-    let mut json = Vec::new();
-    let exported =
-        measurement::Exporter::export(&mut measurement::JsonExporter::new(&mut json), report);
-    let doc: Value = match exported {
-        Ok(()) => serde_json::from_slice(&json).unwrap_or(Value::Null),
-        Err(_) => Value::Null,
-    };
-    let runs = match ycsb_report::runs_from_exports(vec![("this run".into(), doc.clone())]) {
-        Ok(runs) => runs,
-        Err(e) => return format!("<!DOCTYPE html><p>{}</p>", escape(&e.to_string())),
-    };
+    let runs = ycsb_report::runs_from_exports(vec![("this run".into(), report.clone())]);
     let mut page = ycsb_report::Comparison::new(runs).to_html(title);
     let mut gauges = String::new();
-    for phase in doc["phases"].as_array().into_iter().flatten() {
-        let charts = gauge_charts(series_rows(phase));
+    for phase in &report.phases {
+        let charts = gauge_charts(phase.series());
         if charts.is_empty() {
             continue;
         }
@@ -801,7 +809,7 @@ mod tests {
         Shared::new(
             "test".into(),
             Duration::from_millis(200),
-            &RunMetadata::new("ycsb", "0", Vec::new(), &[]),
+            &ycsb_core::measurement::run_metadata("ycsb", "0", Vec::new(), &[]),
             &[],
         )
     }

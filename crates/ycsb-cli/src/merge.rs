@@ -7,16 +7,14 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use hdrhistogram::Histogram;
-use serde_json::Value;
 use ycsb_core::measurement::Exporter as _;
 use ycsb_core::measurement::{
-    self, decode_histogram, encode_histogram, java_percentile, ConfigEntry, IntervalLogReader,
-    JavaSection, JsonExporter, LogInterval, MeasurementType, Operation, PercentileLatency,
-    PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport, StatusCount, TextExporter,
+    self, decode_histogram, encode_histogram, java_percentile, run_metadata, ConfigEntry,
+    IntervalLogReader, JavaSection, JsonExporter, LogInterval, Operation, PercentileLatency,
+    PhaseReport, ReportFormat, RunReport, SectionReport, StatusCount, TextExporter,
 };
 use ycsb_core::observe::{PhaseObservation, SeriesRow, SeriesSection};
 use ycsb_core::outputs::{check_outputs, Output, Protected};
@@ -163,69 +161,6 @@ fn is_hdr_log(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "hdr")
 }
 
-/// One export as merge reads it: streamed from the file into these
-/// fields (the time series typed at once, never a tree of JSON values or a
-/// copy of the file's text), each phase then parsed and its encoded
-/// histograms dropped.
-#[derive(serde::Deserialize)]
-struct ExportJson {
-    #[serde(default)]
-    metadata: Value,
-    #[serde(default)]
-    config: Value,
-    phases: Option<Vec<PhaseJson>>,
-}
-
-/// One phase of an export, as read.
-#[derive(serde::Deserialize)]
-struct PhaseJson {
-    #[serde(default)]
-    phase: Value,
-    #[serde(default)]
-    runtime_ns: Value,
-    #[serde(default)]
-    operations: Value,
-    #[serde(default)]
-    throughput: Value,
-    #[serde(default)]
-    format: Value,
-    #[serde(default)]
-    sections: Value,
-    #[serde(default)]
-    observation: Option<PhaseObservation>,
-}
-
-/// Reads an export from its file, streaming.
-fn read_export(path: &Path) -> Result<ExportJson, Failure> {
-    // A FIFO or device is refused, a file beyond the limit too.
-    let file = ycsb_db::open_input(path)
-        .map_err(|e| Failure::usage(format!("merge: {}: {e}", path.display())))?;
-    let size = file
-        .metadata()
-        .map_err(|e| Failure::usage(format!("merge: {}: {e}", path.display())))?
-        .len();
-    if size > ycsb_db::RESULT_FILE_LIMIT {
-        return Err(bad(
-            path,
-            ycsb_db::InputError::TooLarge {
-                limit: ycsb_db::RESULT_FILE_LIMIT,
-            },
-        ));
-    }
-    let reader = std::io::BufReader::new(file.take(ycsb_db::RESULT_FILE_LIMIT + 1));
-    serde_json::from_reader(reader).map_err(|e| {
-        let what = if e.is_syntax() || e.is_eof() || e.is_io() {
-            "not JSON"
-        } else {
-            "not an export"
-        };
-        bad(
-            path,
-            format!("{what} ({e}); merge reads exports written with -p exporter=json"),
-        )
-    })
-}
-
 /// One section of one client, decoded.
 struct ClientSection {
     name: String,
@@ -250,28 +185,6 @@ struct ClientPhase {
     sections: Vec<ClientSection>,
     format: ReportFormat,
     observation: Option<PhaseObservation>,
-}
-
-/// The Java-type figures of an exported section (`histogram` buckets and
-/// `timeseries` units add up; raw latencies are not exported).
-fn parse_java(v: &Value) -> Option<JavaSection> {
-    if v.is_null() {
-        return None;
-    }
-    let buckets = v["buckets"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|b| b.as_u64().unwrap_or(0))
-        .collect();
-    let series = serde_json::from_value(v["series"].clone()).unwrap_or_default();
-    Some(JavaSection {
-        sum_us: v["sum_us"].as_u64().unwrap_or(0),
-        sum_sq_us: v["sum_sq_us"].as_f64().unwrap_or(0.0),
-        buckets,
-        series,
-        raw: Vec::new(),
-    })
 }
 
 /// Adds one client's Java-type figures to the merged ones: sums, buckets
@@ -304,104 +217,64 @@ fn add_java(into: &mut Option<JavaSection>, from: &Option<JavaSection>) {
     }
 }
 
-/// The report format an export names (Java's defaults when absent).
-fn parse_format(v: &Value) -> ReportFormat {
-    let mut format = ReportFormat::default();
-    if let Some(name) = v["measurement_type"].as_str() {
-        if let Some(&(_, kind)) = <MeasurementType as ycsb_db::Choice>::CHOICES
-            .iter()
-            .find(|(n, _)| *n == name)
-        {
-            format.measurement_type = kind;
-        }
-    }
-    if let Some(b) = v["histogram_buckets"].as_u64() {
-        format.histogram_buckets = usize::try_from(b).unwrap_or(usize::MAX);
-    }
-    format.histogram_verbose = v["histogram_verbose"].as_bool().unwrap_or(false);
-    format.raw_no_summary = v["raw_no_summary"].as_bool().unwrap_or(false);
-    format
-}
-
 fn bad(path: &Path, what: impl std::fmt::Display) -> Failure {
     Failure::usage(format!("merge: {}: {what}", path.display()))
 }
 
-fn parse_phase(path: &Path, index: usize, phase: PhaseJson) -> Result<ClientPhase, Failure> {
-    let at = |field: &str| format!("phases[{index}].{field}");
-    let u64_of = |v: &Value, field: &str| {
-        v.as_u64()
-            .ok_or_else(|| bad(path, format!("{} is not a whole number", at(field))))
-    };
+/// A phase of one client, its histograms decoded (and their text dropped).
+fn parse_phase(path: &Path, index: usize, phase: PhaseReport) -> Result<ClientPhase, Failure> {
     let mut sections = Vec::new();
-    for (k, s) in phase.sections.as_array().into_iter().flatten().enumerate() {
-        let field = |name: &str| format!("sections[{k}].{name}");
-        let name = s["name"]
-            .as_str()
-            .ok_or_else(|| bad(path, format!("{} is missing", at(&field("name")))))?;
-        let op_name = s["operation"].as_str().unwrap_or(name);
-        let operation = Operation::ALL
-            .into_iter()
-            .find(|o| o.name() == op_name)
-            .ok_or_else(|| {
-                bad(
-                    path,
-                    format!("{}: unknown operation '{op_name}'", at(&field("operation"))),
-                )
-            })?;
-        let encoded = s["histogram"].as_str().ok_or_else(|| {
+    for (k, s) in phase.sections.into_iter().enumerate() {
+        let field = |name: &str| format!("phases[{index}].sections[{k}].{name}");
+        let encoded = s.histogram.ok_or_else(|| {
             bad(
                 path,
                 format!(
                     "{} is missing: exact merging needs the histogram that exports of this ycsb carry",
-                    at(&field("histogram"))
+                    field("histogram")
                 ),
             )
         })?;
-        let origin = format!("{}: {}", path.display(), at(&field("histogram")));
-        let histogram = decode_histogram(encoded, &origin).map_err(Failure::usage)?;
+        let origin = format!("{}: {}", path.display(), field("histogram"));
+        let histogram = decode_histogram(&encoded, &origin).map_err(Failure::usage)?;
         let mut returns = Vec::new();
-        for r in s["returns"].as_array().into_iter().flatten() {
-            let status_name = r["status"].as_str().unwrap_or("");
-            let status = Status::ALL
-                .into_iter()
-                .find(|st| st.name() == status_name)
-                .ok_or_else(|| {
-                    bad(
-                        path,
-                        format!("{}: unknown status '{status_name}'", at(&field("returns"))),
-                    )
-                })?;
-            returns.push((status, u64_of(&r["count"], &field("returns.count"))?));
+        for r in s.returns {
+            let status = status_named(&r.status).ok_or_else(|| {
+                bad(
+                    path,
+                    format!("{}: unknown status '{}'", field("returns"), r.status),
+                )
+            })?;
+            returns.push((status, r.count));
         }
         sections.push(ClientSection {
-            name: name.to_string(),
-            operation,
-            intended: s["intended"].as_bool().unwrap_or(false),
-            failed: s["failed"].as_bool().unwrap_or(false),
-            java: parse_java(&s["java"]),
-            operations: u64_of(&s["operations"], &field("operations"))?,
-            average_ns: s["average_ns"].as_f64().unwrap_or(0.0),
-            min_ns: u64_of(&s["min_ns"], &field("min_ns"))?,
-            max_ns: u64_of(&s["max_ns"], &field("max_ns"))?,
+            name: s.name,
+            operation: s.operation,
+            intended: s.intended,
+            failed: s.failed,
+            java: s.java,
+            operations: s.operations,
+            average_ns: s.average_ns,
+            min_ns: s.min_ns,
+            max_ns: s.max_ns,
             histogram,
             returns,
-            percentiles: s["percentiles"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|p| p["percentile"].as_f64())
-                .collect(),
+            percentiles: s.percentiles.iter().map(|p| p.percentile).collect(),
         });
     }
     Ok(ClientPhase {
-        runtime_ns: u64_of(&phase.runtime_ns, "runtime_ns")?,
-        operations: u64_of(&phase.operations, "operations")?,
-        throughput: phase.throughput.as_f64().unwrap_or(0.0),
+        runtime_ns: phase.runtime_ns,
+        operations: phase.operations,
+        throughput: phase.throughput,
         sections,
-        format: parse_format(&phase.format),
+        format: phase.format,
         observation: phase.observation,
     })
+}
+
+/// The status of the store contract named `name` (`NOT_FOUND`).
+fn status_named(name: &str) -> Option<Status> {
+    Status::ALL.into_iter().find(|s| s.name() == name)
 }
 
 /// Sums sections of the same name over the clients.
@@ -451,9 +324,12 @@ fn merge_sections(clients: &[&ClientPhase]) -> Vec<SectionReport> {
                 m.max_ns = m.max_ns.max(s.max_ns);
             }
             for &(status, count) in &s.returns {
-                match m.returns.iter_mut().find(|r| r.status == status) {
+                match m.returns.iter_mut().find(|r| r.status == status.name()) {
                     Some(r) => r.count += count,
-                    None => m.returns.push(StatusCount { status, count }),
+                    None => m.returns.push(StatusCount {
+                        status: status.name().to_string(),
+                        count,
+                    }),
                 }
             }
             add_java(&mut m.java, &s.java);
@@ -468,7 +344,8 @@ fn merge_sections(clients: &[&ClientPhase]) -> Vec<SectionReport> {
         m.average_us = m.average_ns / 1_000.0;
         m.min_us = m.min_ns / 1_000;
         m.max_us = m.max_ns / 1_000;
-        m.returns.sort_by_key(|r| r.status.index());
+        m.returns
+            .sort_by_key(|r| status_named(&r.status).map_or(usize::MAX, Status::index));
         m.percentiles = wanted
             .iter()
             .map(|&percentile| {
@@ -590,26 +467,15 @@ fn merge_exports(
 ) -> Result<u8, Failure> {
     let mut documents = Vec::new();
     for path in inputs {
-        let export = read_export(path)?;
-        let phases = export.phases.ok_or_else(|| {
-            bad(
-                path,
-                "no \"phases\" array; merge reads exports written with -p exporter=json",
-            )
-        })?;
+        let mut export = crate::report::read_export("merge", path)?;
         let mut parsed = Vec::new();
-        // Each phase's JSON is dropped once parsed (its histograms decoded).
-        for (i, phase) in phases.into_iter().enumerate() {
-            let name = phase
-                .phase
-                .as_str()
-                .ok_or_else(|| bad(path, format!("phases[{i}].phase is missing")))?
-                .to_string();
+        // Each phase is dropped once parsed (its histograms decoded).
+        for (i, phase) in std::mem::take(&mut export.phases).into_iter().enumerate() {
+            let name = phase.phase.clone();
             parsed.push((name, parse_phase(path, i, phase)?));
         }
         // What the checks and the merged configuration read.
-        let doc = serde_json::json!({"metadata": export.metadata, "config": export.config});
-        documents.push((path, doc, parsed));
+        documents.push((path, export, parsed));
     }
 
     check_together(&documents, force)?;
@@ -644,32 +510,34 @@ fn merge_exports(
     }
 
     let command_line = argv.iter().map(|a| a.to_string_lossy().into_owned());
-    let mut metadata = RunMetadata::new("ycsb merge", env!("CARGO_PKG_VERSION"), command_line, &[]);
+    let mut metadata = run_metadata("ycsb merge", env!("CARGO_PKG_VERSION"), command_line, &[]);
     metadata.git_revision = option_env!("YCSB_GIT_REVISION").map(str::to_string);
+    // The clients measured one store (the checks say so, or --force
+    // warned): the merged export names it as theirs do.
+    let first = &documents[0].1.metadata;
+    metadata.store.clone_from(&first.store);
+    metadata.engine.clone_from(&first.engine);
+    metadata.engine_version.clone_from(&first.engine_version);
+    metadata.engine_build.clone_from(&first.engine_build);
     // The merged configuration: the first client's, plus one entry per
     // input saying where it ran (the clients differ in client.index).
     let mut config: Vec<ConfigEntry> = documents[0]
         .1
-        .get("config")
-        .cloned()
-        .and_then(|c| serde_json::from_value::<Vec<ConfigJson>>(c).ok())
-        .unwrap_or_default()
-        .into_iter()
+        .config
+        .iter()
         .map(|c| ConfigEntry {
-            key: c.key,
-            value: c.value,
+            key: c.key.clone(),
+            value: c.value.clone(),
             origin: format!("{} ({})", c.origin, documents[0].0.display()),
         })
         .collect();
-    for (i, (path, doc, _)) in documents.iter().enumerate() {
+    for (i, (path, export, _)) in documents.iter().enumerate() {
         let mut who = String::new();
         let _ = write!(who, "{}", path.display());
-        if let Some(host) = doc.pointer("/metadata/host").and_then(Value::as_str) {
+        if let Some(host) = &export.metadata.host {
             let _ = write!(who, " on {host}");
         }
-        if let Some(start) = doc.pointer("/metadata/start_time").and_then(Value::as_str) {
-            let _ = write!(who, " at {start}");
-        }
+        let _ = write!(who, " at {}", export.metadata.start_time);
         config.push(ConfigEntry {
             key: format!("merge.input.{i}"),
             value: who,
@@ -677,6 +545,7 @@ fn merge_exports(
         });
     }
     let report = RunReport {
+        schema_version: ycsb_results::SCHEMA_VERSION,
         metadata,
         config,
         phases,
@@ -703,17 +572,18 @@ fn merge_exports(
     Ok(0)
 }
 
-/// One input export: its path, the document and its phases by name.
-type Document<'a> = (&'a PathBuf, Value, Vec<(String, ClientPhase)>);
+/// One input export: its path, the export (its phases taken out) and its
+/// phases by name.
+type Document<'a> = (&'a PathBuf, RunReport, Vec<(String, ClientPhase)>);
 
 /// Refuses exports that are not the clients of one run (exit 2, every
 /// reason named), or with `--force` warns and merges them.
 fn check_together(documents: &[Document<'_>], force: bool) -> Result<(), Failure> {
     let inputs: Vec<crate::merge_check::Input<'_>> = documents
         .iter()
-        .map(|(path, doc, phases)| crate::merge_check::Input {
+        .map(|(path, export, phases)| crate::merge_check::Input {
             path,
-            doc,
+            export,
             phases: phases.iter().map(|(n, _)| n.as_str()).collect(),
             runtime_ns: phases.iter().map(|(_, p)| p.runtime_ns).sum(),
         })
@@ -732,13 +602,6 @@ fn check_together(documents: &[Document<'_>], force: bool) -> Result<(), Failure
         "merge: these exports are not the clients of one run: {} (--force merges them anyway)",
         problems.join("; ")
     )))
-}
-
-#[derive(serde::Deserialize)]
-struct ConfigJson {
-    key: String,
-    value: String,
-    origin: String,
 }
 
 /// Opens an interval log for reading one line at a time.
@@ -971,7 +834,7 @@ mod tests {
         assert_eq!(
             read.returns,
             vec![StatusCount {
-                status: Status::Ok,
+                status: Status::Ok.name().to_string(),
                 count: 1_010
             }]
         );

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use ycsb_results::RunReport;
 
 /// The configuration that makes two exports measurements of one workload:
 /// each must be the same in every export.
@@ -31,7 +31,8 @@ const TIME_SLACK_S: f64 = 60.0;
 /// What merge knows of one input.
 pub struct Input<'a> {
     pub path: &'a Path,
-    pub doc: &'a Value,
+    /// The export (its phases taken out).
+    pub export: &'a RunReport,
     /// The phases' names, in the export's order.
     pub phases: Vec<&'a str>,
     /// The phases' total run time.
@@ -72,12 +73,7 @@ pub fn mismatches(inputs: &[Input<'_>]) -> Vec<String> {
                 first.phases.join(", ")
             ));
         }
-        let store = |i: &Input<'_>| {
-            i.doc
-                .pointer("/metadata/store")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        };
+        let store = |i: &Input<'_>| i.export.metadata.store.clone();
         if let (Some(a), Some(b)) = (store(first), store(input)) {
             if a != b {
                 problems.push(format!(
@@ -88,7 +84,7 @@ pub fn mismatches(inputs: &[Input<'_>]) -> Vec<String> {
             }
         }
         for key in SAME_WORKLOAD {
-            if let (Some(a), Some(b)) = (config(first.doc, key), config(input.doc, key)) {
+            if let (Some(a), Some(b)) = (config(first.export, key), config(input.export, key)) {
                 if !same_value(&a.0, &b.0) {
                     problems.push(format!(
                         "{} has {key}={} ({}) but {} has {key}={} ({}): not the same workload",
@@ -108,10 +104,10 @@ pub fn mismatches(inputs: &[Input<'_>]) -> Vec<String> {
     // has none of its own).
     let mut seen: Vec<(String, String)> = Vec::new();
     for input in inputs {
-        if config(input.doc, "merge.input.0").is_some() {
+        if config(input.export, "merge.input.0").is_some() {
             continue;
         }
-        let index = config(input.doc, "client.index").map_or_else(|| "0".to_string(), |v| v.0);
+        let index = config(input.export, "client.index").map_or_else(|| "0".to_string(), |v| v.0);
         match seen.iter().find(|(_, i)| *i == index) {
             Some((other, _)) => problems.push(format!(
                 "{} and {other} are both client.index={index}: each client of a run has its own index (client.count, client.index)",
@@ -125,8 +121,7 @@ pub fn mismatches(inputs: &[Input<'_>]) -> Vec<String> {
     let windows: Vec<(f64, f64, &Input<'_>)> = inputs
         .iter()
         .filter_map(|i| {
-            let start = i.doc.pointer("/metadata/start_time")?.as_str()?;
-            let start = chrono::DateTime::parse_from_rfc3339(start).ok()?;
+            let start = chrono::DateTime::parse_from_rfc3339(&i.export.metadata.start_time).ok()?;
             let start = start.timestamp_millis() as f64 / 1e3;
             Some((start, start + i.runtime_ns as f64 / 1e9, i))
         })
@@ -148,17 +143,12 @@ pub fn mismatches(inputs: &[Input<'_>]) -> Vec<String> {
 }
 
 /// A configuration entry's value and origin.
-fn config(doc: &Value, key: &str) -> Option<(String, String)> {
-    doc.get("config")?
-        .as_array()?
+fn config(export: &RunReport, key: &str) -> Option<(String, String)> {
+    export
+        .config
         .iter()
-        .find(|e| e["key"].as_str() == Some(key))
-        .map(|e| {
-            (
-                e["value"].as_str().unwrap_or("").to_string(),
-                e["origin"].as_str().unwrap_or("").to_string(),
-            )
-        })
+        .find(|e| e.key == key)
+        .map(|e| (e.value.clone(), e.origin.clone()))
 }
 
 /// Equal as numbers when both are (`0` and `0.0`), else as text.

@@ -2,10 +2,12 @@
 //! compared (a summary table, then every run overlaid on each chart),
 //! drawn by the `ycsb-report` crate.
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use ycsb_core::measurement;
 use ycsb_core::outputs::{check_outputs, Output, Protected};
+use ycsb_results::{ResultsError, RunReport};
 
 use crate::args::{find_flag, unknown_flag, CommandHelp, Flag};
 use crate::Failure;
@@ -114,18 +116,9 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
 
     let mut exports = Vec::new();
     for path in &inputs {
-        let text = ycsb_db::read_input_to_string(path, ycsb_db::RESULT_FILE_LIMIT)
-            .map_err(|e| Failure::usage(format!("report: {}: {e}", path.display())))?;
-        let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-            Failure::usage(format!(
-                "report: {}: not JSON ({e}); report reads exports written with -p exporter=json",
-                path.display()
-            ))
-        })?;
-        exports.push((path.display().to_string(), doc));
+        exports.push((path.display().to_string(), read_export("report", path)?));
     }
-    let runs = ycsb_report::runs_from_exports(exports)
-        .map_err(|e| Failure::usage(format!("report: {e}")))?;
+    let runs = ycsb_report::runs_from_exports(exports);
     let comparison = ycsb_report::Comparison::new(runs);
     let title = title.unwrap_or_else(|| comparison.title());
     let page = match format {
@@ -176,4 +169,24 @@ impl Format {
             ))),
         }
     }
+}
+
+/// Reads an export (`-p exporter=json`) for `command` (`report`,
+/// `merge`), typed and streaming; a bad file is one line naming it.
+pub(crate) fn read_export(command: &str, path: &Path) -> Result<RunReport, Failure> {
+    let unreadable =
+        |e: &dyn std::fmt::Display| Failure::usage(format!("{command}: {}: {e}", path.display()));
+    // A FIFO or device is refused, a file beyond the limit too.
+    let file = ycsb_db::open_input(path).map_err(|e| unreadable(&e))?;
+    let size = file.metadata().map_err(|e| unreadable(&e))?.len();
+    if size > ycsb_db::RESULT_FILE_LIMIT {
+        let limit = ycsb_db::RESULT_FILE_LIMIT;
+        return Err(unreadable(&ycsb_db::InputError::TooLarge { limit }));
+    }
+    ycsb_results::read_export(file.take(ycsb_db::RESULT_FILE_LIMIT + 1)).map_err(|e| match e {
+        ResultsError::Malformed { .. } => unreadable(&format!(
+            "{e}; {command} reads exports written with -p exporter=json"
+        )),
+        e => unreadable(&e),
+    })
 }

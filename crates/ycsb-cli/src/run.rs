@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use ycsb_core::measurement::{self, ExporterKind, StatusLine};
+use ycsb_core::measurement::{self, ExporterKind, JavaReport as _, StatusLine};
 use ycsb_core::{Observer, StartHold, StatusUpdate, Tick};
 use ycsb_core::{
     Phase, PhaseOutcome, Session, SessionError, SessionFailure, SessionObserver, StopSignal,

@@ -150,6 +150,10 @@ fn three_clients_insert_disjoint_keys_and_merge_exactly() {
     let merged = json(&merged_path);
     let phase = &merged["phases"][0];
     assert_eq!(phase["phase"], "run");
+    // The merged export names the store the clients measured.
+    assert_eq!(merged["metadata"]["store"], docs[0]["metadata"]["store"]);
+    assert_eq!(merged["metadata"]["engine"], docs[0]["metadata"]["engine"]);
+    assert!(merged["metadata"]["store"].is_string());
     let operations: u64 = docs
         .iter()
         .map(|d| d["phases"][0]["operations"].as_u64().unwrap())
@@ -262,7 +266,10 @@ fn merge_refuses_bad_inputs_with_one_line() {
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("x.json: no \"phases\" array"), "{err}");
+    assert!(
+        err.contains("x.json: not a ycsb JSON export (exporter=json): missing field `metadata`"),
+        "{err}"
+    );
     assert_eq!(err.lines().count(), 1, "{err}");
 
     let out = run("merge");

@@ -288,7 +288,7 @@ fn unloaded_store_notice(outcome: &PhaseOutcome) -> Option<String> {
         }
         for r in &section.returns {
             reads += r.count;
-            if r.status == ycsb_db::Status::NotFound {
+            if r.status == ycsb_db::Status::NotFound.name() {
                 not_found += r.count;
             }
         }

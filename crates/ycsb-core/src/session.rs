@@ -271,7 +271,8 @@ impl Session {
                 Origin::Default,
             );
         }
-        let mut metadata = RunMetadata::new("ycsb", env!("CARGO_PKG_VERSION"), Vec::new(), &known);
+        let mut metadata =
+            measurement::run_metadata("ycsb", env!("CARGO_PKG_VERSION"), Vec::new(), &known);
         metadata.store = Some(descriptor.name.to_string());
         Ok(Self {
             props,
@@ -311,7 +312,7 @@ impl Session {
         command_line: impl IntoIterator<Item = String>,
         git_revision: Option<String>,
     ) -> Self {
-        let mut metadata = RunMetadata::new(tool, version, command_line, &self.known);
+        let mut metadata = measurement::run_metadata(tool, version, command_line, &self.known);
         metadata.git_revision = git_revision;
         metadata.store = self.metadata.store.take();
         self.metadata = metadata;
@@ -576,10 +577,10 @@ impl Session {
         if !engine.name.is_empty() {
             metadata.engine = Some(engine.name);
             metadata.engine_version = Some(engine.version);
-            metadata.engine_build =
-                Some(measurement::EngineBuildEntry::from(&store.engine_build()));
+            metadata.engine_build = Some(measurement::engine_build_entry(&store.engine_build()));
         }
         RunReport {
+            schema_version: ycsb_results::SCHEMA_VERSION,
             metadata,
             config: effective_config(&self.props, &self.known),
             phases,

@@ -43,7 +43,10 @@ fn verify(loaded: u64, read: u64, extra: &[(&str, &str)]) -> Vec<(Status, u64)> 
     section
         .returns
         .iter()
-        .map(|r| (r.status, r.count))
+        .map(|r| {
+            let status = Status::ALL.into_iter().find(|s| s.name() == r.status);
+            (status.expect("a known status"), r.count)
+        })
         .collect()
 }
 

@@ -43,6 +43,15 @@ pub enum ExperimentError {
         #[source]
         source: serde_json::Error,
     },
+    /// A cell's JSON export cannot be read as one.
+    #[error("{}: {source}", path.display())]
+    Export {
+        /// The export.
+        path: std::path::PathBuf,
+        /// Why it cannot be read.
+        #[source]
+        source: ycsb_results::ResultsError,
+    },
     /// A program the experiment needs (cargo, cp, the `ycsb` binary,
     /// redis-server, taskset) is missing, failed or lacks something the
     /// matrix names (a store).

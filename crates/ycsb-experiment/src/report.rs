@@ -259,9 +259,8 @@ pub fn html(
                         let p = r.phase(phase)?;
                         let section = summary::op_sections(p)
                             .into_iter()
-                            .find(|s| s["name"] == op.as_str())?;
-                        if let Some(points) = section["histogram"].as_str().and_then(histogram_cdf)
-                        {
+                            .find(|s| s.name == *op)?;
+                        if let Some(points) = section.histogram.as_deref().and_then(histogram_cdf) {
                             return Some(Series {
                                 name: r.cell.label("db").unwrap_or("").into(),
                                 points,
@@ -270,19 +269,11 @@ pub fn html(
                             });
                         }
                         let mut points: Vec<(f64, f64)> = vec![];
-                        if let Some(min) = section["min_ns"].as_f64() {
-                            points.push((min / 1000.0, 0.0));
+                        points.push((section.min_ns as f64 / 1000.0, 0.0));
+                        for e in &section.percentiles {
+                            points.push((e.ns as f64 / 1000.0, e.percentile));
                         }
-                        for e in section["percentiles"].as_array()? {
-                            let us = e["ns"]
-                                .as_f64()
-                                .map(|n| n / 1000.0)
-                                .or_else(|| e["us"].as_f64())?;
-                            points.push((us, e["percentile"].as_f64()?));
-                        }
-                        if let Some(max) = section["max_ns"].as_f64() {
-                            points.push((max / 1000.0, 100.0));
-                        }
+                        points.push((section.max_ns as f64 / 1000.0, 100.0));
                         Some(Series {
                             name: r.cell.label("db").unwrap_or("").into(),
                             points,

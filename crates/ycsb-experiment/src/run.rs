@@ -5,11 +5,12 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use ycsb_db::{Protocol, ServerAddress};
+use ycsb_results::RunReport;
 
 use crate::cells::Cell;
 use crate::error::{Context as _, ExperimentError, Result};
@@ -171,10 +172,6 @@ fn complete(dir: &Path, fingerprint: &str) -> bool {
 /// (seconds since the cell started, client CPU seconds, client resident
 /// bytes, server CPU seconds and resident bytes).
 type Sample = (f64, f64, u64, Option<(f64, u64)>);
-
-struct Lines {
-    lines: Vec<(f64, String)>,
-}
 
 impl Runner {
     /// The client's argv for a cell (without pinning), its server's argv
@@ -561,9 +558,6 @@ impl Runner {
                 .context(|| format!("creating {}/clients", partial.display()))?;
         }
         // Per client: its standard error lines, kept across the groups.
-        let lines: Vec<Arc<Mutex<Lines>>> = (0..n)
-            .map(|_| Arc::new(Mutex::new(Lines { lines: Vec::new() })))
-            .collect();
         let phases_expected = match kind {
             Kind::Fresh => u64::from(m.phases.load) + u64::from(m.phases.run),
             _ => 1,
@@ -574,16 +568,12 @@ impl Runner {
         // Twice a second at least, so short phases still get a CPU figure.
         let interval = Duration::from_millis((m.status_interval * 1000).min(500));
         let mut samples: Vec<Sample> = Vec::new();
-        let mut boundaries: Vec<(f64, Option<u64>)> = Vec::new();
-        let mut seen_headers = 0;
         let mut outcome = None;
         let mut status = None;
         let mut failed_client = None;
         // Exact CPU seconds (wait4) of the clients that have exited.
         let mut cpu_done = 0.0;
         let mut readers = Vec::new();
-        // When each group's last client exited (seconds since the start).
-        let mut group_ends: Vec<f64> = Vec::new();
         let mut spawned: Vec<Vec<String>> = Vec::new();
         'groups: for (_, group) in &groups {
             // Several clients start together at a shared time, after all
@@ -635,16 +625,12 @@ impl Runner {
                         argv[0]
                     )));
                 };
-                let lines = Arc::clone(&lines[i]);
+                // The log only: the phases' facts come from the export.
                 let mut file = append(&partial.join(&err_name))?;
                 readers.push(std::thread::spawn(move || {
                     for line in BufReader::new(stderr).lines() {
                         let Ok(line) = line else { break };
                         let _ = writeln!(file, "{line}");
-                        let t = started.elapsed().as_secs_f64();
-                        if let Ok(mut l) = lines.lock() {
-                            l.lines.push((t, line));
-                        }
                     }
                 }));
                 children.push(Some(child));
@@ -680,25 +666,6 @@ impl Runner {
                         )));
                         break 'groups;
                     }
-                }
-                let headers = lines[0]
-                    .lock()
-                    .map(|l| {
-                        l.lines
-                            .iter()
-                            .filter(|(_, s)| series::phase_header(s).is_some())
-                            .count()
-                    })
-                    .unwrap_or(0);
-                if headers > seen_headers {
-                    // A phase began: the previous one's data is all on disk.
-                    for _ in seen_headers..headers {
-                        boundaries.push((
-                            started.elapsed().as_secs_f64(),
-                            Some(host::disk_usage(db_dir)),
-                        ));
-                    }
-                    seen_headers = headers;
                 }
                 if Instant::now() >= next_sample {
                     let t = started.elapsed().as_secs_f64();
@@ -745,7 +712,6 @@ impl Runner {
                     let srv = server.as_ref().and_then(|s| proc::sample(s.id()));
                     let t = started.elapsed().as_secs_f64();
                     samples.push((t, cpu_done, last_rss, srv));
-                    group_ends.push(t);
                     break;
                 }
                 std::thread::sleep(Duration::from_millis(50));
@@ -812,60 +778,58 @@ impl Runner {
             // its run would not be comparable.
             return Ok(Outcome::Failed(format!("the JSON export has no complete {missing} phase (a load cut short by time_limit stops the cell)")));
         }
-        // A reader that panicked mid-push still left whole lines.
-        let mut per_client: Vec<Vec<(f64, String)>> = lines
-            .iter()
-            .map(|l| std::mem::take(&mut l.lock().unwrap_or_else(|p| p.into_inner()).lines))
-            .collect();
-        let others = per_client.split_off(1);
-        let lines = per_client.pop().unwrap_or_default();
-
-        // Split the status lines and samples into phases.
+        // The phases' facts, from the export: when each began and ended
+        // (its observation's start, its run time), its throughput over
+        // time and the store's gauges, the engine, the data set's size.
+        let export = read_export(&partial.join("export.json"))?;
+        let cell_start_ms = start_time.timestamp_millis();
         let mut phases: Vec<PhaseSeries> = Vec::new();
-        let mut engine = None;
-        for (t, line) in &lines {
-            if let Some(p) = series::phase_header(line) {
-                if let Some(last) = phases.last_mut() {
-                    last.end_s = *t;
-                }
-                engine = engine.or_else(|| {
-                    line.split_once("threads, ")
-                        .map(|(_, e)| e.trim().to_string())
-                });
-                phases.push(PhaseSeries {
-                    phase: p.into(),
-                    start_s: *t,
-                    end_s,
-                    ..PhaseSeries::default()
-                });
-            } else if let Some(point) = series::parse_status(line) {
-                if let Some(last) = phases.last_mut() {
-                    // The end-of-phase line repeats the last second with no
-                    // new operations: not an interval of its own.
-                    if last.status.last().is_some_and(|p| p.t == point.t) {
-                        continue;
+        for p in &export.phases {
+            let start_s = match &p.observation {
+                Some(o) => (o.start_unix_ms as i64 - cell_start_ms) as f64 / 1e3,
+                // Not observed (timeseries.granularity=0): after the
+                // previous phase.
+                None => phases.last().map_or(0.0, |q: &PhaseSeries| q.end_s),
+            };
+            let mut operations = 0;
+            let status = p
+                .series()
+                .iter()
+                .map(|row| {
+                    operations += row.operations;
+                    series::StatusPoint {
+                        t: row.time_s,
+                        operations,
+                        ops_per_sec: row.throughput,
+                        gauges: row.gauges.clone(),
                     }
-                    last.status.push(point);
-                }
-            }
+                })
+                .collect();
+            // The data directory's size as ycsb measured it at the phase's
+            // end, or as the cell measured it after the last phase.
+            let measured = p
+                .observation
+                .as_ref()
+                .and_then(|o| o.amplification.as_ref()?.db_size_bytes)
+                .or_else(|| p.series().last()?.db_size_bytes);
+            phases.push(PhaseSeries {
+                phase: p.phase.clone(),
+                start_s,
+                end_s: start_s + p.runtime_ns as f64 / 1e9,
+                status,
+                space_bytes: measured,
+                ..PhaseSeries::default()
+            });
         }
-        add_other_clients(&mut phases, &others);
-        if n > 1 && group_ends.len() == phases.len() {
-            // A phase of several clients ends when its group does, not
-            // when the next group's phase begins (after its start.at hold).
-            for (p, end) in phases.iter_mut().zip(&group_ends) {
-                p.end_s = *end;
-            }
+        if let Some(last) = phases.last_mut() {
+            last.space_bytes = Some(space_end);
         }
-        for (i, p) in phases.iter_mut().enumerate() {
-            p.space_bytes = boundaries
-                .get(i + 1)
-                .and_then(|b| b.1)
-                .or(if i + 1 == seen_headers {
-                    Some(space_end)
-                } else {
-                    None
-                });
+        let engine = match (&export.metadata.engine, &export.metadata.engine_version) {
+            (Some(e), Some(v)) => Some(format!("{e} {v}")),
+            (Some(e), None) => Some(e.clone()),
+            _ => None,
+        };
+        for p in phases.iter_mut() {
             // The exact total from wait4 is accounted differently from
             // /proc's ticks: right for the phase mean, a spike as a point.
             let sampled = &samples[..samples.len().saturating_sub(1)];
@@ -912,24 +876,12 @@ impl Runner {
                 .as_bytes(),
         )?;
 
-        let export_path = partial.join("export.json");
-        let export: Value = serde_json::from_str(
-            &std::fs::read_to_string(&export_path)
-                .context(|| format!("reading {}", export_path.display()))?,
-        )
-        .context(|| format!("parsing {}", export_path.display()))?;
         let mut props = String::new();
-        if let Some(config) = export["config"].as_array() {
-            for c in config {
-                let key = c["key"].as_str().unwrap_or("");
-                // ycsb redacts its export; this holds even for an older
-                // binary that did not.
-                let value = redact::value(key, c["value"].as_str().unwrap_or(""));
-                props.push_str(&format!(
-                    "{key}={value}    # {}\n",
-                    c["origin"].as_str().unwrap_or("")
-                ));
-            }
+        for c in &export.config {
+            // ycsb redacts its export; this holds even for an older
+            // binary that did not.
+            let value = redact::value(&c.key, &c.value);
+            props.push_str(&format!("{}={value}    # {}\n", c.key, c.origin));
         }
         write(&partial.join("properties.txt"), &props)?;
         let pin = |argv: &[String]| -> Vec<String> {
@@ -990,9 +942,9 @@ impl Runner {
             "duration_s": end_s,
             "exit_status": status.code(),
             "engine_version": engine,
-            "engine_build": export["metadata"]["engine_build"],
+            "engine_build": export.metadata.engine_build,
             "server_version": server_version,
-            "ycsb_version": export["metadata"]["version"],
+            "ycsb_version": export.metadata.version,
             "git_revision": self.git,
             "host": self.host,
             "db_dir": host::filesystem_json(data_dir),
@@ -1092,7 +1044,7 @@ impl Runner {
         groups: &[(&'static str, Vec<Vec<String>>)],
         partial: &Path,
     ) -> std::result::Result<(), String> {
-        let mut export: Option<Value> = None;
+        let mut export: Option<RunReport> = None;
         for (phase, clients) in groups {
             let merged = partial.join("clients").join(format!("{phase}.json"));
             let inputs = (0..clients.len() as u32).map(|i| client_export(partial, phase, i));
@@ -1113,20 +1065,15 @@ impl Runner {
                     text.lines().last().unwrap_or("")
                 ));
             }
-            let doc: Value = std::fs::read_to_string(&merged)
-                .ok()
-                .and_then(|t| serde_json::from_str(&t).ok())
-                .ok_or_else(|| format!("ycsb merge wrote no readable {}", merged.display()))?;
+            let doc = read_export(&merged)
+                .map_err(|e| format!("ycsb merge wrote no readable export: {e}"))?;
             export = Some(match export.take() {
                 None => doc,
-                Some(mut earlier) => {
+                Some(earlier) => {
                     // The run's metadata and configuration, both phases.
-                    let mut phases = earlier["phases"].as_array_mut().map(std::mem::take);
                     let mut doc = doc;
-                    if let (Some(all), Some(later)) = (phases.as_mut(), doc["phases"].as_array()) {
-                        all.extend(later.iter().cloned());
-                        doc["phases"] = Value::Array(std::mem::take(all));
-                    }
+                    let later = std::mem::replace(&mut doc.phases, earlier.phases);
+                    doc.phases.extend(later);
                     doc
                 }
             });
@@ -1137,60 +1084,39 @@ impl Runner {
     }
 }
 
-/// Adds the other clients' status lines to the first client's, second by
-/// second of each phase: with a shared start time their intervals line
-/// up, and the cell's throughput over time is the sum.
-fn add_other_clients(phases: &mut [PhaseSeries], others: &[Vec<(f64, String)>]) {
-    for lines in others {
-        let mut phase: Option<usize> = None;
-        let mut last_t = None;
-        for (_, line) in lines {
-            if series::phase_header(line).is_some() {
-                phase = Some(phase.map_or(0, |p| p + 1));
-                last_t = None;
-            } else if let (Some(k), Some(point)) = (phase, series::parse_status(line)) {
-                // The end-of-phase line repeats the last second.
-                if last_t == Some(point.t) {
-                    continue;
-                }
-                last_t = Some(point.t);
-                let Some(p) = phases.get_mut(k) else { continue };
-                if let Some(q) = p.status.iter_mut().find(|q| (q.t - point.t).abs() < 0.5) {
-                    q.operations += point.operations;
-                    q.ops_per_sec += point.ops_per_sec;
-                }
-            }
-        }
-    }
-}
-
 fn write(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).context(|| format!("writing {}", path.display()))
 }
 
+/// Reads a cell's JSON export (`ycsb`'s, or `ycsb merge`'s) typed.
+///
+/// # Errors
+///
+/// [`ExperimentError::Io`] when it cannot be opened,
+/// [`ExperimentError::Export`] when it is not a readable export.
+pub(crate) fn read_export(path: &Path) -> Result<RunReport> {
+    let file = std::fs::File::open(path).context(|| format!("reading {}", path.display()))?;
+    ycsb_results::read_export(file).map_err(|source| ExperimentError::Export {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 /// The first expected phase the export lacks, or a load that ended early.
 fn missing_phase(path: &Path, expected: &[&str]) -> Option<String> {
-    let export: Option<Value> = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok());
-    let Some(export) = export else {
+    let Ok(export) = read_export(path) else {
         return Some("(no readable export)".into());
     };
-    let phases = export["phases"].as_array().cloned().unwrap_or_default();
     for want in expected {
-        let Some(p) = phases.iter().find(|p| p["phase"] == *want) else {
+        let Some(p) = export.phase(want) else {
             return Some((*want).into());
         };
         if *want == "load" {
-            let wanted = export["config"]
-                .as_array()
-                .and_then(|c| {
-                    c.iter()
-                        .find(|c| c["key"] == "insertcount")
-                        .or_else(|| c.iter().find(|c| c["key"] == "recordcount"))
-                })
-                .and_then(|c| c["value"].as_str()?.parse::<u64>().ok());
-            if let (Some(w), Some(got)) = (wanted, p["operations"].as_u64()) {
+            let wanted = export
+                .config_value("insertcount")
+                .or_else(|| export.config_value("recordcount"))
+                .and_then(|v| v.parse::<u64>().ok());
+            if let (Some(w), got) = (wanted, p.operations) {
                 if got < w {
                     return Some(format!("load ({got} of {w} records)"));
                 }

@@ -1,15 +1,16 @@
-//! Time series of a cell: `ycsb -s` status lines (throughput and engine
-//! gauges per interval) and resource samples taken from `/proc`.
+//! Time series of a cell: the export's intervals (throughput and engine
+//! gauges, `phases[].observation.series`) and resource samples taken from
+//! `/proc`.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// One status line: seconds into the phase, operations so far, the
-/// interval's throughput and the store's gauges.
+/// One interval of the export's time series: seconds into the phase,
+/// operations so far, the interval's throughput and the store's gauges.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StatusPoint {
-    /// Seconds since the phase started, as printed.
+    /// Seconds since the phase started (the interval's end).
     pub t: f64,
     /// Operations completed in the phase so far.
     pub operations: u64,
@@ -43,7 +44,7 @@ pub struct PhaseSeries {
     pub start_s: f64,
     /// Seconds since the cell started when the phase ended.
     pub end_s: f64,
-    /// Status lines.
+    /// The export's intervals.
     pub status: Vec<StatusPoint>,
     /// Resource samples.
     pub resources: Vec<ResourcePoint>,
@@ -85,74 +86,9 @@ pub fn mean_sd(values: &[f64]) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
-/// The phase a header line of `ycsb` starts (`load phase: ...`).
-pub fn phase_header(line: &str) -> Option<&'static str> {
-    if line.starts_with("load phase:") {
-        Some("load")
-    } else if line.starts_with("run phase:") {
-        Some("run")
-    } else {
-        None
-    }
-}
-
-/// Parses a status line: `<date> <time> 10 sec: 1000 operations; 99.5
-/// current ops/sec; [READ: ...] [<engine>.num-files-at-level0=3]`.
-pub fn parse_status(line: &str) -> Option<StatusPoint> {
-    let (head, rest) = line.split_once(" sec: ")?;
-    let t: f64 = head.rsplit(' ').next()?.parse().ok()?;
-    let (ops, rest) = rest.split_once(" operations; ")?;
-    let operations: u64 = ops.trim().parse().ok()?;
-    let (rate, rest) = rest.split_once(" current ops/sec")?;
-    let ops_per_sec: f64 = rate.trim().parse().ok()?;
-    let mut gauges = BTreeMap::new();
-    let mut s = rest;
-    while let Some(open) = s.find('[') {
-        let Some(close) = s[open..].find(']') else {
-            break;
-        };
-        let item = &s[open + 1..open + close];
-        s = &s[open + close + 1..];
-        // Operation summaries are "[READ: Count=...]"; gauges "[name=value]".
-        if item.contains(':') {
-            continue;
-        }
-        if let Some((k, v)) = item.split_once('=') {
-            if let Ok(v) = v.trim().parse::<f64>() {
-                gauges.insert(k.trim().to_string(), v);
-            }
-        }
-    }
-    Some(StatusPoint {
-        t,
-        operations,
-        ops_per_sec,
-        gauges,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn status_lines() {
-        let p = parse_status("2026-11-29 22:53:07:543 10 sec: 1000 operations; 39741.88 current ops/sec; [INSERT: Count=1000, Max=405, Min=0, Avg=3.2, 90=4] [CLEANUP: Count=1, Max=0] [memory.records=1000] [rocksdb.num-files-at-level0=3]").unwrap();
-        assert_eq!(p.t, 10.0);
-        assert_eq!(p.operations, 1000);
-        assert_eq!(p.ops_per_sec, 39741.88);
-        assert_eq!(p.gauges.len(), 2);
-        assert_eq!(p.gauges["rocksdb.num-files-at-level0"], 3.0);
-        assert_eq!(
-            parse_status("2026-11-29 22:53:07:543 0 sec: 0 operations; est completion in 1 second"),
-            None
-        );
-        assert_eq!(parse_status("load phase: 1 threads"), None);
-        assert_eq!(
-            phase_header("run phase: 2 threads, leveldb 1.23"),
-            Some("run")
-        );
-    }
 
     #[test]
     fn statistics() {

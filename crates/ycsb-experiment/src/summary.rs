@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::Value;
+use ycsb_results::{PhaseReport, RunReport, SectionReport};
 
 use crate::cells::Cell;
 use crate::error::{Context as _, Result};
@@ -20,7 +21,7 @@ pub struct CellResult {
     /// The cell.
     pub cell: Cell,
     /// `export.json`.
-    pub export: Value,
+    pub export: RunReport,
     /// `timeseries.json`.
     pub series: Vec<PhaseSeries>,
     /// `cell.json`.
@@ -29,11 +30,8 @@ pub struct CellResult {
 
 impl CellResult {
     /// The export's entry for a phase.
-    pub fn phase(&self, phase: &str) -> Option<&Value> {
-        self.export["phases"]
-            .as_array()?
-            .iter()
-            .find(|p| p["phase"] == phase)
+    pub fn phase(&self, phase: &str) -> Option<&PhaseReport> {
+        self.export.phase(phase)
     }
 
     /// The time series of a phase.
@@ -43,11 +41,7 @@ impl CellResult {
 
     /// An effective property, from the export's configuration.
     pub fn property(&self, key: &str) -> Option<&str> {
-        self.export["config"]
-            .as_array()?
-            .iter()
-            .find(|c| c["key"] == key)?["value"]
-            .as_str()
+        self.export.config_value(key)
     }
 }
 
@@ -70,8 +64,7 @@ pub fn read_results(results: &Path, cells: &[Cell]) -> Result<Vec<CellResult>> {
             cell: cell.clone(),
             record: serde_json::from_str(&record)
                 .context(|| format!("parsing {}/cell.json", dir.display()))?,
-            export: serde_json::from_str(&read("export.json")?)
-                .context(|| format!("parsing {}/export.json", dir.display()))?,
+            export: crate::run::read_export(&dir.join("export.json"))?,
             series: serde_json::from_str(&read("timeseries.json")?)
                 .context(|| format!("parsing {}/timeseries.json", dir.display()))?,
         });
@@ -131,52 +124,41 @@ pub struct Row {
 /// The engine build of a cell, from its export's metadata: the library's
 /// file name (or `static`) and the state of its assertions, and whether
 /// they are enabled.
-pub fn cell_build(export: &Value) -> Option<(String, bool)> {
-    let build = &export["metadata"]["engine_build"];
-    let library = build["library"].as_str()?;
+pub fn cell_build(export: &RunReport) -> Option<(String, bool)> {
+    let build = export.metadata.engine_build.as_ref()?;
+    let library = build.library.as_str();
     let file = Path::new(library)
         .file_name()
         .map_or(library.into(), |f| f.to_string_lossy());
-    let assertions = build["assertions"].as_str().unwrap_or("unknown");
     Some((
-        format!("{file}, assertions {assertions}"),
-        assertions == "enabled",
+        format!("{file}, assertions {}", build.assertions),
+        build.assertions_enabled(),
     ))
 }
 
-fn percentile(section: &Value, p: f64) -> Option<f64> {
-    let list = section["percentiles"].as_array()?;
-    let e = list.iter().find(|x| {
-        x["percentile"]
-            .as_f64()
-            .is_some_and(|v| (v - p).abs() < 1e-9)
-    })?;
-    e["ns"]
-        .as_f64()
-        .map(|ns| ns / 1000.0)
-        .or_else(|| e["us"].as_f64())
+/// A section's latency at percentile `p`, microseconds (from the exact
+/// nanoseconds).
+fn percentile(section: &SectionReport, p: f64) -> Option<f64> {
+    section
+        .percentiles
+        .iter()
+        .find(|x| (x.percentile - p).abs() < 1e-9)
+        .map(|e| e.ns as f64 / 1000.0)
 }
 
 /// The operation sections of a phase that users read (not the cleanup, not
 /// the intended-start twins).
-pub fn op_sections(phase: &Value) -> Vec<&Value> {
-    phase["sections"]
-        .as_array()
-        .map(|s| {
-            s.iter()
-                .filter(|x| {
-                    x["intended"] != true
-                        && x["name"] != "CLEANUP"
-                        && x["operations"].as_u64().unwrap_or(0) > 0
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+pub fn op_sections(phase: &PhaseReport) -> Vec<&SectionReport> {
+    phase
+        .sections
+        .iter()
+        .filter(|x| !x.intended && x.name != "CLEANUP" && x.operations > 0)
+        .collect()
 }
 
 /// Estimated user bytes of a phase's writes: key plus values per insert,
 /// key plus the written fields per update (field names not counted).
-fn user_bytes(r: &CellResult, phase: &Value) -> Option<f64> {
+fn user_bytes(r: &CellResult, phase: &PhaseReport) -> Option<f64> {
     let num = |k: &str| r.property(k).and_then(|v| v.trim().parse::<f64>().ok());
     let fieldcount = num("fieldcount").unwrap_or(10.0);
     let max_len = num("fieldlength").unwrap_or(100.0);
@@ -195,8 +177,8 @@ fn user_bytes(r: &CellResult, phase: &Value) -> Option<f64> {
     let writeall = r.property("writeallfields") == Some("true");
     let mut total = 0.0;
     for s in op_sections(phase) {
-        let ops = s["operations"].as_f64().unwrap_or(0.0);
-        match s["name"].as_str().unwrap_or("") {
+        let ops = s.operations as f64;
+        match s.name.as_str() {
             "INSERT" => total += ops * (key + fieldcount * len),
             "UPDATE" => total += ops * (key + if writeall { fieldcount } else { 1.0 } * len),
             _ => {}
@@ -237,7 +219,7 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
         .map(|(group, rs)| {
             let tputs: Vec<f64> = rs
                 .iter()
-                .filter_map(|r| r.phase(phase)?["throughput"].as_f64())
+                .filter_map(|r| Some(r.phase(phase)?.throughput))
                 .collect();
             let (ops_mean, ops_sd) = mean_sd(&tputs);
             let mut latency: BTreeMap<String, Vec<Latency>> = BTreeMap::new();
@@ -249,10 +231,7 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
                         p99: percentile(s, 99.0).unwrap_or(f64::NAN),
                         p999: percentile(s, 99.9).unwrap_or(f64::NAN),
                     };
-                    latency
-                        .entry(s["name"].as_str().unwrap_or("?").to_string())
-                        .or_default()
-                        .push(l);
+                    latency.entry(s.name.clone()).or_default().push(l);
                 }
             }
             let latency = latency
@@ -276,7 +255,7 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
                 .iter()
                 .map(|r| {
                     let p = r.phase(phase)?;
-                    let secs = p["runtime_ms"].as_f64()? / 1000.0;
+                    let secs = p.runtime_ms as f64 / 1000.0;
                     (secs > 0.0).then_some(user_bytes(r, p)? / secs)
                 })
                 .collect();

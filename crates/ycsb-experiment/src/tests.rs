@@ -214,14 +214,25 @@ fn result(
     p99_ns: f64,
 ) -> super::summary::CellResult {
     let cell = cells::expand(m).into_iter().find(|c| c.id == id).unwrap();
+    let section = |name: &str, operations: u64, percentiles: serde_json::Value| {
+        serde_json::json!({"name": name, "operation": name, "intended": false,
+            "operations": operations, "average_us": 0.0, "min_us": 0, "max_us": 0,
+            "average_ns": 0.0, "min_ns": 0, "max_ns": 0, "percentiles": percentiles,
+            "returns": []})
+    };
+    let p = |percentile: f64, ns: f64| serde_json::json!({"percentile": percentile, "us": (ns / 1000.0) as u64, "ns": ns as u64});
     let export = serde_json::json!({
-        "config": [{"key": "fieldcount", "value": "1"}, {"key": "fieldlength", "value": "100"}],
-        "phases": [{"phase": "run", "throughput": throughput, "runtime_ms": 1000, "sections": [
-            {"name": "INSERT", "intended": false, "operations": 1000,
-             "percentiles": [{"percentile": 50.0, "ns": 1000.0}, {"percentile": 99.0, "ns": p99_ns}, {"percentile": 99.9, "ns": 9000.0}]},
-            {"name": "CLEANUP", "intended": false, "operations": 1, "percentiles": []}
+        "metadata": {"tool": "ycsb", "version": "0", "git_revision": null, "host": null,
+                     "start_time": "2026-12-04T00:00:00+00:00", "command_line": []},
+        "config": [{"key": "fieldcount", "value": "1", "origin": "-p"},
+                   {"key": "fieldlength", "value": "100", "origin": "-p"}],
+        "phases": [{"phase": "run", "throughput": throughput, "runtime_ms": 1000,
+            "runtime_ns": 1_000_000_000_u64, "operations": 1000, "sections": [
+            section("INSERT", 1000, serde_json::json!([p(50.0, 1000.0), p(99.0, p99_ns), p(99.9, 9000.0)])),
+            section("CLEANUP", 1, serde_json::json!([]))
         ]}]
     });
+    let export = ycsb_results::read_export(export.to_string().as_bytes()).unwrap();
     super::summary::CellResult {
         cell,
         export,
@@ -275,11 +286,19 @@ fn summary_names_the_engine_build_and_marks_assertions() {
     let text = "[experiment]\nphases = [\"run\"]\n[axes]\ndb = [\"leveldb\", \"memory\"]\n";
     let m = check(text).unwrap();
     let mut debian = result(&m, "db=leveldb,r1", 100.0, 2000.0);
-    debian.export["metadata"] = serde_json::json!({"engine": "LevelDB", "engine_build": {
-        "library": "/usr/lib/x86_64-linux-gnu/libleveldb.so.1d.23.0", "assertions": "enabled",
-        "evidence": "imports __assert_fail"}});
+    debian.export.metadata.engine = Some("LevelDB".into());
+    debian.export.metadata.engine_build = Some(ycsb_results::EngineBuildEntry {
+        library: "/usr/lib/x86_64-linux-gnu/libleveldb.so.1d.23.0".into(),
+        assertions: "enabled".into(),
+        evidence: "imports __assert_fail".into(),
+    });
     let mut release = result(&m, "db=memory,r1", 400.0, 1000.0);
-    release.export["metadata"] = serde_json::json!({"engine": "x", "engine_build": {"library": "static", "assertions": "disabled"}});
+    release.export.metadata.engine = Some("x".into());
+    release.export.metadata.engine_build = Some(ycsb_results::EngineBuildEntry {
+        library: "static".into(),
+        assertions: "disabled".into(),
+        evidence: String::new(),
+    });
     let rows = super::summary::rows(&m, &[debian, release], "run");
     assert_eq!(
         rows[0].build.as_deref(),

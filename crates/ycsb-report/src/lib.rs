@@ -1,7 +1,8 @@
 //! Charts of ycsb-rs results.
 //!
-//! [`runs_from_exports`] reads JSON exports (`-p exporter=json`) as named
-//! runs and [`Comparison`] sets them side by side: a summary table (store
+//! [`runs_from_exports`] names exports (`-p exporter=json`, read typed by
+//! `ycsb_results::read_export`) as runs and [`Comparison`] sets them side
+//! by side: a summary table (store
 //! and engine build, workload, throughput, latency percentiles, errors,
 //! stability, amplification, client CPU and memory), then per phase one
 //! set of charts with every run overlaid (throughput, latency percentiles
@@ -53,20 +54,6 @@ pub const ASSERTIONS_WARNING: &str =
 pub const WIDTH: u32 = 900;
 /// Chart height in pixels (legend rows come on top).
 pub const HEIGHT: u32 = 320;
-
-/// An error reading an export.
-#[non_exhaustive]
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    /// The document is not a ycsb JSON export.
-    #[error("{origin}: not a ycsb JSON export (exporter=json): {reason}")]
-    NotAnExport {
-        /// The file or source.
-        origin: String,
-        /// What is missing.
-        reason: String,
-    },
-}
 
 /// Every group's charts stacked in one SVG document, each group under its
 /// heading.

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::Serialize;
 
 use super::format::java_double;
-use super::report::{JavaMeasurement, JavaNumber, PhaseReport, RunReport};
+use super::report::{JavaMeasurement, JavaNumber, JavaReport, PhaseReport, RunReport};
 use super::ExporterKind;
 
 /// Writes a [`RunReport`] in some format.
@@ -120,6 +120,7 @@ struct JsonPhase<'a> {
 
 #[derive(Serialize)]
 struct JsonDocument<'a> {
+    schema_version: u32,
     metadata: &'a super::RunMetadata,
     config: &'a [super::ConfigEntry],
     phases: Vec<JsonPhase<'a>>,
@@ -130,6 +131,7 @@ struct JsonDocument<'a> {
 impl<W: Write> Exporter for JsonExporter<W> {
     fn export(&mut self, report: &RunReport) -> io::Result<()> {
         let document = JsonDocument {
+            schema_version: report.schema_version,
             metadata: &report.metadata,
             config: &report.config,
             phases: report

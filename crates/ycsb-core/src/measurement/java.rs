@@ -5,54 +5,8 @@
 //! thread and merged like it; all empty (and untouched on the hot path)
 //! with `measurementtype=hdrhistogram`.
 
-use serde::{Deserialize, Serialize};
-
 use super::settings::MeasurementType;
-
-/// One latency of the types that keep every latency (`raw`,
-/// `hdrhistogram+raw`, `csv`): when it ended and how long it took, as
-/// Java's `RawDataPoint` (which keeps milliseconds) and go-ycsb's
-/// `csventry` (which keeps the start in microseconds) need it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RawPoint {
-    /// Microseconds since the Unix epoch when the operation ended.
-    pub end_us: u64,
-    /// The latency in whole microseconds.
-    pub latency_us: u64,
-}
-
-impl RawPoint {
-    /// Milliseconds since the Unix epoch when the operation ended: Java's
-    /// `System.currentTimeMillis()` after the operation.
-    pub fn timestamp_ms(&self) -> u64 {
-        self.end_us / 1_000
-    }
-
-    /// Microseconds since the Unix epoch when the operation started
-    /// (go-ycsb's `start.UnixMicro()`): its end less its latency.
-    pub fn start_us(&self) -> u64 {
-        self.end_us.saturating_sub(self.latency_us)
-    }
-}
-
-/// One unit of `measurementtype=timeseries`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SeriesUnit {
-    /// The unit's start: milliseconds after the section's first latency,
-    /// a multiple of `timeseries.granularity`.
-    pub time_ms: u64,
-    /// Latencies recorded in the unit.
-    pub operations: u64,
-    /// Their sum in whole microseconds.
-    pub sum_us: u64,
-}
-
-impl SeriesUnit {
-    /// The average latency of the unit (Java's `sum / count`).
-    pub fn average_us(&self) -> f64 {
-        self.sum_us as f64 / self.operations as f64
-    }
-}
+use super::{RawPoint, SeriesUnit};
 
 /// What a recorder needs to feed the Java types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

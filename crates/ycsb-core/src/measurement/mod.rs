@@ -79,8 +79,6 @@ mod settings;
 #[cfg(test)]
 mod tests;
 
-use std::fmt;
-
 pub use export::{
     check_output_path, java_double_exponent, new_exporter, write_atomically, Exporter,
     JavaJsonExporter, JsonArrayExporter, JsonExporter, TextExporter,
@@ -91,106 +89,22 @@ pub use hdrlog::{
     decode_histogram, encode_histogram, read_interval_log, HdrLogError, IntervalLog,
     IntervalLogReader, IntervalTiming, LogInterval, MAX_LOG_LINE,
 };
-pub use java::{RawPoint, SeriesUnit};
 pub use recorder::{java_percentile, IntervalSection, IntervalSnapshot, TickSection, TickSnapshot};
 pub(crate) use recorder::{Measurements, Recorder};
 pub(crate) use report::effective_config;
 pub use report::{
-    ConfigEntry, EngineBuildEntry, EngineReportEntry, JavaMeasurement, JavaNumber, JavaSection,
-    PercentileLatency, PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport,
-    StatusCount,
+    engine_build_entry, run_metadata, ConfigEntry, EngineBuildEntry, EngineReportEntry,
+    JavaMeasurement, JavaNumber, JavaReport, JavaSection, PercentileLatency, PhaseReport,
+    ReportFormat, RunMetadata, RunReport, SectionReport, StatusCount,
 };
 pub use settings::{
     ExporterKind, FailureSections, MeasurementInterval, MeasurementSettings, MeasurementType,
     CSV_OUTPUT_FILE, RAW_OUTPUT_FILE,
 };
 pub(crate) use settings::{EXPORT_FILE, MEASUREMENT_INTERVAL, PROPERTIES, STATUS_INTERVAL};
+pub use ycsb_results::{Operation, RawPoint, SeriesUnit};
 #[cfg(test)]
 use {
     format::{java_decimal, java_double, remaining_text},
     recorder::SectionHistogram,
 };
-
-/// An operation type, measured and reported separately.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Operation {
-    /// A read of one record.
-    Read,
-    /// An update of one record.
-    Update,
-    /// An insert of one record.
-    Insert,
-    /// A scan of consecutive records.
-    Scan,
-    /// A read followed by an update of the same record (timed as one).
-    ReadModifyWrite,
-    /// A delete of one record.
-    Delete,
-    /// The verification of a read value (`dataintegrity=true`).
-    Verify,
-    /// A thread's store cleanup at the end of a phase.
-    Cleanup,
-}
-
-impl Operation {
-    /// Every operation, in report order.
-    pub const ALL: [Operation; 8] = [
-        Operation::Read,
-        Operation::Update,
-        Operation::Insert,
-        Operation::Scan,
-        Operation::ReadModifyWrite,
-        Operation::Delete,
-        Operation::Verify,
-        Operation::Cleanup,
-    ];
-
-    /// The number of operations (the length of [`Operation::ALL`]).
-    pub const COUNT: usize = Self::ALL.len();
-
-    /// A dense index in `0..Operation::COUNT`, its position in
-    /// [`Operation::ALL`].
-    pub const fn index(self) -> usize {
-        self as usize
-    }
-
-    /// The section name Java YCSB prints (`READ`, `READ-MODIFY-WRITE`, ...).
-    pub const fn name(self) -> &'static str {
-        match self {
-            Operation::Read => "READ",
-            Operation::Update => "UPDATE",
-            Operation::Insert => "INSERT",
-            Operation::Scan => "SCAN",
-            Operation::ReadModifyWrite => "READ-MODIFY-WRITE",
-            Operation::Delete => "DELETE",
-            Operation::Verify => "VERIFY",
-            Operation::Cleanup => "CLEANUP",
-        }
-    }
-
-    /// Java's name of the intended-latency section (`Intended-READ`).
-    pub const fn intended_name(self) -> &'static str {
-        match self {
-            Operation::Read => "Intended-READ",
-            Operation::Update => "Intended-UPDATE",
-            Operation::Insert => "Intended-INSERT",
-            Operation::Scan => "Intended-SCAN",
-            Operation::ReadModifyWrite => "Intended-READ-MODIFY-WRITE",
-            Operation::Delete => "Intended-DELETE",
-            Operation::Verify => "Intended-VERIFY",
-            Operation::Cleanup => "Intended-CLEANUP",
-        }
-    }
-}
-
-impl fmt::Display for Operation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl serde::Serialize for Operation {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.name())
-    }
-}

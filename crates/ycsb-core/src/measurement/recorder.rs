@@ -666,7 +666,7 @@ impl Measurements {
                         .iter()
                         .filter(|s| stats.statuses[s.index()] > 0)
                         .map(|&status| StatusCount {
-                            status,
+                            status: status.name().to_string(),
                             count: stats.statuses[status.index()],
                         })
                         .collect(),

@@ -1,126 +1,57 @@
-//! The final report: figures per phase, run metadata and configuration.
+//! The final report's Java form and the metadata and configuration a run
+//! records. The report's data types live in ycsb-results; this module
+//! computes what only ycsb-core knows (the host, the redacted command line
+//! and configuration) and lists the figures as Java's exporters do.
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
-use ycsb_db::{redact_value, EngineBuild, Origin, Properties, PropertyDecl, Status};
+use ycsb_db::{redact_value, EngineBuild, Origin, Properties, PropertyDecl};
+
+pub use ycsb_results::{
+    ConfigEntry, EngineBuildEntry, EngineReportEntry, JavaSection, PercentileLatency, PhaseReport,
+    ReportFormat, RunMetadata, RunReport, SectionReport, StatusCount,
+};
 
 use super::format::java_ordinal;
-use super::java::{RawPoint, SeriesUnit};
+use super::RawPoint;
 use super::{MeasurementType, Operation};
 
-/// Everything a report export contains.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RunReport {
-    /// Who ran what, where and when.
-    pub metadata: RunMetadata,
-    /// The effective configuration, secrets redacted (see
-    /// `effective_config`).
-    pub config: Vec<ConfigEntry>,
-    /// The phases run, in order.
-    pub phases: Vec<PhaseReport>,
-    /// Texts the store produced at the end (for example `rocksdb.stats`),
-    /// saved with the results.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub engine_reports: Vec<EngineReportEntry>,
-}
-
-/// One text a store produced at the end of a run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct EngineReportEntry {
-    /// The report's name, for example `rocksdb.stats`.
-    pub name: String,
-    /// Its text.
-    pub text: String,
-}
-
-/// Who ran what, where and when.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct RunMetadata {
-    /// The program's name (`ycsb-rs`).
-    pub tool: String,
-    /// The program's version.
-    pub version: String,
-    /// The source revision the program was built from, if known.
-    pub git_revision: Option<String>,
-    /// The host name, if known.
-    pub host: Option<String>,
-    /// When the run started, RFC 3339 with the local offset.
-    pub start_time: String,
-    /// The command line, secret property values redacted.
-    pub command_line: Vec<String>,
-    /// The store's name (`rocksdb`), when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub store: Option<String>,
-    /// The engine behind the store (`RocksDB`), when it says.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub engine: Option<String>,
-    /// The exact engine version linked or connected to, when it says.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub engine_version: Option<String>,
-    /// How the engine was built (library file, assertions), when the
-    /// store names its engine.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub engine_build: Option<EngineBuildEntry>,
-    /// Client threads a stopped phase left inside store calls
-    /// (`stop.grace`), each named with where it waited: the figures miss
-    /// what they had not published. Empty (and not exported) otherwise.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub stuck_threads: Vec<String>,
-}
-
-/// How the engine of a run was built, as exported: see
-/// [`ycsb_db::EngineBuild`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct EngineBuildEntry {
-    /// The shared library's path, `static`, `remote` or `unknown`.
-    pub library: String,
-    /// `enabled`, `disabled` or `unknown`: figures measured with
-    /// assertions enabled are slower than the engine's release build.
-    pub assertions: String,
-    /// How the assertions were established (`imports __assert_fail`).
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub evidence: String,
-}
-
-impl From<&EngineBuild> for EngineBuildEntry {
-    fn from(build: &EngineBuild) -> Self {
-        Self {
-            library: build.library.to_string(),
-            assertions: build.assertions.as_str().to_string(),
-            evidence: build.evidence.clone(),
-        }
+/// How an engine was built, as exported.
+pub fn engine_build_entry(build: &EngineBuild) -> EngineBuildEntry {
+    EngineBuildEntry {
+        library: build.library.to_string(),
+        assertions: build.assertions.as_str().to_string(),
+        evidence: build.evidence.clone(),
     }
 }
 
-impl RunMetadata {
-    /// Metadata for a run starting now on this host, with no git revision
-    /// (set [`RunMetadata::git_revision`] when the build knows it).
-    ///
-    /// Arguments of the form `name=value` (as after `-p`) whose name is a
-    /// secret by [`ycsb_db::is_secret`] with `known` have their value redacted, and
-    /// credentials in other values (URLs, headers) by [`redact_value`].
-    pub fn new(
-        tool: impl Into<String>,
-        version: impl Into<String>,
-        command_line: impl IntoIterator<Item = String>,
-        known: &[&PropertyDecl],
-    ) -> Self {
-        Self {
-            tool: tool.into(),
-            version: version.into(),
-            git_revision: None,
-            host: host_name(),
-            start_time: chrono::Local::now().to_rfc3339(),
-            command_line: command_line
-                .into_iter()
-                .map(|arg| ycsb_db::redact_argument(&arg, known).into_owned())
-                .collect(),
-            store: None,
-            engine: None,
-            engine_version: None,
-            engine_build: None,
-            stuck_threads: Vec::new(),
-        }
+/// Metadata for a run starting now on this host, with no git revision
+/// (set [`RunMetadata::git_revision`] when the build knows it).
+///
+/// Arguments of the form `name=value` (as after `-p`) whose name is a
+/// secret by [`ycsb_db::is_secret`] with `known` have their value redacted, and
+/// credentials in other values (URLs, headers) by [`redact_value`].
+pub fn run_metadata(
+    tool: impl Into<String>,
+    version: impl Into<String>,
+    command_line: impl IntoIterator<Item = String>,
+    known: &[&PropertyDecl],
+) -> RunMetadata {
+    RunMetadata {
+        tool: tool.into(),
+        version: version.into(),
+        git_revision: None,
+        host: host_name(),
+        start_time: chrono::Local::now().to_rfc3339(),
+        command_line: command_line
+            .into_iter()
+            .map(|arg| ycsb_db::redact_argument(&arg, known).into_owned())
+            .collect(),
+        store: None,
+        engine: None,
+        engine_version: None,
+        engine_build: None,
+        stuck_threads: Vec::new(),
     }
 }
 
@@ -130,18 +61,6 @@ fn host_name() -> Option<String> {
         .or_else(|| std::env::var("HOSTNAME").ok())
         .map(|h| h.trim().to_string())
         .filter(|h| !h.is_empty())
-}
-
-/// One property of the effective configuration.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ConfigEntry {
-    /// The property name as set (or the declared name for a default).
-    pub key: String,
-    /// The value, or [`ycsb_db::REDACTED`] for a secret.
-    pub value: String,
-    /// Where the value came from (`workloads/workloada:3`, `-p flag`,
-    /// `default`).
-    pub origin: String,
 }
 
 /// The effective configuration: every set property, and the default of
@@ -177,152 +96,6 @@ pub fn effective_config(props: &Properties, known: &[&PropertyDecl]) -> Vec<Conf
     entries
 }
 
-/// The figures of one finished phase.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PhaseReport {
-    /// `load` or `run`.
-    pub phase: String,
-    /// The phase's duration in whole milliseconds (Java's `RunTime(ms)`).
-    pub runtime_ms: u64,
-    /// The phase's duration in nanoseconds.
-    pub runtime_ns: u64,
-    /// Operations completed.
-    pub operations: u64,
-    /// Operations per second as Java computes it, `1000 * operations /
-    /// runtime_ms` over the whole milliseconds (0 below 1 ms).
-    pub throughput: f64,
-    /// The sections seen: operations in report order (each followed by
-    /// its failed-latency sections), then the intended latency.
-    pub sections: Vec<SectionReport>,
-    /// How Java's exporters list the sections (`measurementtype` and its
-    /// options).
-    pub format: ReportFormat,
-    /// The phase's time series, resources, stability and amplification
-    /// (see [`crate::observe`]); `None` when not observed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub observation: Option<crate::observe::PhaseObservation>,
-}
-
-/// How the sections of a phase are listed in Java's format.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct ReportFormat {
-    /// `measurementtype`.
-    #[serde(serialize_with = "type_name")]
-    pub measurement_type: MeasurementType,
-    /// `histogram.buckets`.
-    pub histogram_buckets: usize,
-    /// `measurement.histogram.verbose`.
-    pub histogram_verbose: bool,
-    /// `measurement.raw.no_summary`.
-    pub raw_no_summary: bool,
-}
-
-impl Default for ReportFormat {
-    /// Java's defaults (`hdrhistogram`).
-    fn default() -> Self {
-        Self {
-            measurement_type: MeasurementType::HdrHistogram,
-            histogram_buckets: 1000,
-            histogram_verbose: false,
-            raw_no_summary: false,
-        }
-    }
-}
-
-fn type_name<S: Serializer>(kind: &MeasurementType, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(kind.name())
-}
-
-/// A section's figures for Java's other measurement types, in whole
-/// microseconds as Java keeps them.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct JavaSection {
-    /// Sum of the latencies (Java's `totallatency`).
-    pub sum_us: u64,
-    /// Sum of their squares (Java's `totalsquaredlatency`).
-    pub sum_sq_us: f64,
-    /// `histogram`: the 1 ms buckets, then the overflow.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub buckets: Vec<u64>,
-    /// `timeseries`: the units that saw latencies, in order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub series: Vec<SeriesUnit>,
-    /// `raw`: every latency, in the order the operations ended (written
-    /// to `measurement.raw.output_file`, not to exports).
-    #[serde(skip)]
-    pub raw: Vec<RawPoint>,
-}
-
-/// The cumulative figures of one section (an operation's latency or its
-/// intended latency).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SectionReport {
-    /// Java's section name (`READ`, `Intended-READ`).
-    pub name: String,
-    /// The operation.
-    pub operation: Operation,
-    /// Whether this is intended latency.
-    pub intended: bool,
-    /// Whether it holds the latencies of failed operations (`READ-FAILED`,
-    /// `READ-NOT_FOUND`); their statuses are counted in the operation's
-    /// own section, as Java's `DBWrapper` does.
-    pub failed: bool,
-    /// Latencies recorded (Java's `Operations`).
-    pub operations: u64,
-    /// The exact mean latency in microseconds.
-    pub average_us: f64,
-    /// The smallest latency in whole microseconds (0 when none).
-    pub min_us: u64,
-    /// The largest latency in whole microseconds (0 when none).
-    pub max_us: u64,
-    /// The exact mean latency in nanoseconds.
-    pub average_ns: f64,
-    /// The smallest latency in nanoseconds (0 when none).
-    pub min_ns: u64,
-    /// The largest latency in nanoseconds (0 when none).
-    pub max_ns: u64,
-    /// The configured percentiles, in their configured order.
-    pub percentiles: Vec<PercentileLatency>,
-    /// The whole latency histogram (nanoseconds), HdrHistogram's
-    /// compressed V2 encoding in base64, as in an interval log line: what
-    /// `ycsb merge` adds up to compute exact percentiles over several
-    /// clients. Decode it with [`decode_histogram`](super::decode_histogram).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub histogram: Option<String>,
-    /// Operations per status, in [`Status::ALL`] order, only those that
-    /// occurred.
-    pub returns: Vec<StatusCount>,
-    /// The figures of `measurementtype` other than `hdrhistogram`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub java: Option<JavaSection>,
-}
-
-/// One latency percentile.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PercentileLatency {
-    /// The percentile, in `(0, 100]`.
-    pub percentile: f64,
-    /// Its latency in whole microseconds.
-    pub us: u64,
-    /// Its latency in nanoseconds (HdrHistogram's bucket value, within
-    /// 0.1 %).
-    pub ns: u64,
-}
-
-/// How many operations returned a status.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct StatusCount {
-    /// The status, serialized by its Java name (`NOT_FOUND`).
-    #[serde(serialize_with = "status_name")]
-    pub status: Status,
-    /// How many operations returned it.
-    pub count: u64,
-}
-
-fn status_name<S: Serializer>(status: &Status, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(status.name())
-}
-
 /// A number of Java's report, printed as an integer or a double as Java
 /// does for that line.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -348,12 +121,55 @@ pub struct JavaMeasurement {
     pub value: JavaNumber,
 }
 
-impl PhaseReport {
+/// What ycsb-core makes of a [`PhaseReport`] in Java's forms: the lines
+/// of Java's report and the raw latencies.
+pub trait JavaReport {
     /// The phase's figures as Java's exporters write them, in order:
     /// `OVERALL` runtime and throughput, then each section as its
     /// `measurementtype` exports it (Java's `OneMeasurement*`
     /// `exportMeasurements`).
-    pub fn java_measurements(&self) -> Vec<JavaMeasurement> {
+    fn java_measurements(&self) -> Vec<JavaMeasurement>;
+
+    /// Writes every latency the raw types kept, at the end of the phase.
+    ///
+    /// For Java's `raw` and `hdrhistogram+raw`, as `OneMeasurementRaw`
+    /// does: per section a header line `<OP> latency raw data: op,
+    /// timestamp(ms), latency(us)`, then one `<OP>,<timestamp ms>,<latency
+    /// us>` line per operation in the order they ended.
+    ///
+    /// For go-ycsb's `csv`, as its `csvs.Output`: the header
+    /// `operation,timestamp_us,latency_us`, then one line per operation
+    /// with its start in microseconds since the Unix epoch. go-ycsb's
+    /// operation names: `READ_MODIFY_WRITE` for `READ-MODIFY-WRITE`, a
+    /// failed operation as `<OP>_ERROR`, and every successful one a second
+    /// time as `TOTAL` (go-ycsb's `DbWrapper` measures both; not a
+    /// read-modify-write, whose read and update are there already). Sections
+    /// follow in report order, each in time order, `TOTAL` last; `Intended-`
+    /// sections (which go-ycsb lacks) keep their prefix as `INTENDED_`.
+    ///
+    /// Nothing for the other types.
+    ///
+    /// # Errors
+    ///
+    /// The first error of `out`.
+    fn write_raw(&self, out: &mut dyn std::io::Write) -> std::io::Result<()>;
+
+    /// [`JavaReport::write_raw`] for a later phase of the same run that
+    /// appends to what an earlier phase wrote: without the CSV header, so
+    /// the file stays one CSV table (Java's raw sections carry their own
+    /// headers and are written whole).
+    ///
+    /// # Errors
+    ///
+    /// The first error of `out`.
+    fn write_raw_continued(&self, out: &mut dyn std::io::Write) -> std::io::Result<()>;
+
+    /// Whether [`JavaReport::write_raw`] writes anything.
+    fn has_raw(&self) -> bool;
+}
+
+impl JavaReport for PhaseReport {
+    fn java_measurements(&self) -> Vec<JavaMeasurement> {
         let mut out = Lines(Vec::new());
         out.push(
             "OVERALL",
@@ -390,51 +206,19 @@ impl PhaseReport {
         }
         out.0
     }
-}
 
-impl PhaseReport {
-    /// Writes every latency the raw types kept, at the end of the phase.
-    ///
-    /// For Java's `raw` and `hdrhistogram+raw`, as `OneMeasurementRaw`
-    /// does: per section a header line `<OP> latency raw data: op,
-    /// timestamp(ms), latency(us)`, then one `<OP>,<timestamp ms>,<latency
-    /// us>` line per operation in the order they ended.
-    ///
-    /// For go-ycsb's `csv`, as its `csvs.Output`: the header
-    /// `operation,timestamp_us,latency_us`, then one line per operation
-    /// with its start in microseconds since the Unix epoch. go-ycsb's
-    /// operation names: `READ_MODIFY_WRITE` for `READ-MODIFY-WRITE`, a
-    /// failed operation as `<OP>_ERROR`, and every successful one a second
-    /// time as `TOTAL` (go-ycsb's `DbWrapper` measures both; not a
-    /// read-modify-write, whose read and update are there already). Sections
-    /// follow in report order, each in time order, `TOTAL` last; `Intended-`
-    /// sections (which go-ycsb lacks) keep their prefix as `INTENDED_`.
-    ///
-    /// Nothing for the other types.
-    ///
-    /// # Errors
-    ///
-    /// The first error of `out`.
-    pub fn write_raw(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn write_raw(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         if self.format.measurement_type == MeasurementType::Csv {
             writeln!(out, "operation,timestamp_us,latency_us")?;
         }
         self.write_raw_continued(out)
     }
 
-    /// [`PhaseReport::write_raw`] for a later phase of the same run that
-    /// appends to what an earlier phase wrote: without the CSV header, so
-    /// the file stays one CSV table (Java's raw sections carry their own
-    /// headers and are written whole).
-    ///
-    /// # Errors
-    ///
-    /// The first error of `out`.
-    pub fn write_raw_continued(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn write_raw_continued(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let prefix = match self.format.measurement_type {
             MeasurementType::Raw => "",
             MeasurementType::HdrHistogramAndRaw => "Raw",
-            MeasurementType::Csv => return self.write_go_csv_rows(out),
+            MeasurementType::Csv => return write_go_csv_rows(self, out),
             _ => return Ok(()),
         };
         for s in &self.sections {
@@ -450,53 +234,53 @@ impl PhaseReport {
         Ok(())
     }
 
-    fn write_go_csv_rows(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        // go-ycsb measures no clean-up.
-        for s in self
-            .sections
-            .iter()
-            .filter(|s| s.operation != Operation::Cleanup)
-        {
-            let mut name = s.operation.name().replace('-', "_");
-            if s.intended {
-                name.insert_str(0, "INTENDED_");
-            }
-            if s.failed {
-                name.push_str("_ERROR");
-            }
-            for p in raw_points(s) {
-                writeln!(out, "{name},{},{}", p.start_us(), p.latency_us)?;
-            }
-        }
-        // go-ycsb's TOTAL: every successful database call, as measured (the
-        // intended latencies when only those are measured); its
-        // READ_MODIFY_WRITE is measured apart from the calls it is made of.
-        let measured_intended = self.sections.iter().all(|s| s.intended);
-        let mut total: Vec<RawPoint> = self
-            .sections
-            .iter()
-            .filter(|s| {
-                !s.failed
-                    && s.intended == measured_intended
-                    && !matches!(
-                        s.operation,
-                        Operation::ReadModifyWrite | Operation::Verify | Operation::Cleanup
-                    )
-            })
-            .flat_map(raw_points)
-            .copied()
-            .collect();
-        total.sort_by_key(|p| p.end_us);
-        for p in total {
-            writeln!(out, "TOTAL,{},{}", p.start_us(), p.latency_us)?;
-        }
-        Ok(())
-    }
-
-    /// Whether [`PhaseReport::write_raw`] writes anything.
-    pub fn has_raw(&self) -> bool {
+    fn has_raw(&self) -> bool {
         self.format.measurement_type.keeps_raw()
     }
+}
+
+/// go-ycsb's CSV rows of a phase (see [`JavaReport::write_raw`]).
+fn write_go_csv_rows(phase: &PhaseReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    // go-ycsb measures no clean-up.
+    for s in phase
+        .sections
+        .iter()
+        .filter(|s| s.operation != Operation::Cleanup)
+    {
+        let mut name = s.operation.name().replace('-', "_");
+        if s.intended {
+            name.insert_str(0, "INTENDED_");
+        }
+        if s.failed {
+            name.push_str("_ERROR");
+        }
+        for p in raw_points(s) {
+            writeln!(out, "{name},{},{}", p.start_us(), p.latency_us)?;
+        }
+    }
+    // go-ycsb's TOTAL: every successful database call, as measured (the
+    // intended latencies when only those are measured); its
+    // READ_MODIFY_WRITE is measured apart from the calls it is made of.
+    let measured_intended = phase.sections.iter().all(|s| s.intended);
+    let mut total: Vec<RawPoint> = phase
+        .sections
+        .iter()
+        .filter(|s| {
+            !s.failed
+                && s.intended == measured_intended
+                && !matches!(
+                    s.operation,
+                    Operation::ReadModifyWrite | Operation::Verify | Operation::Cleanup
+                )
+        })
+        .flat_map(raw_points)
+        .copied()
+        .collect();
+    total.sort_by_key(|p| p.end_us);
+    for p in total {
+        writeln!(out, "TOTAL,{},{}", p.start_us(), p.latency_us)?;
+    }
+    Ok(())
 }
 
 /// The latencies a raw type kept in a section, in the order they ended.
@@ -520,7 +304,7 @@ impl Lines {
         for r in &s.returns {
             self.push(
                 name,
-                format!("Return={}", r.status.name()),
+                format!("Return={}", r.status),
                 JavaNumber::Integer(r.count),
             );
         }

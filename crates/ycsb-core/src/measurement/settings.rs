@@ -38,43 +38,38 @@ ycsb_db::choice_property! {
     }
 }
 
-ycsb_db::choice_property! {
-    /// How latencies are kept and reported (Java's `measurementtype`).
-    pub enum MeasurementType {
-        /// Java's `OneMeasurementHistogram`: 1 ms buckets up to
-        /// `histogram.buckets`, variance, 95th/99th as bucket × 1000.
-        Histogram = "histogram",
-        /// Java's `OneMeasurementHdrHistogram`: percentiles within 0.1 %.
-        HdrHistogram = "hdrhistogram",
-        /// Both, as Java's `TwoInOneMeasurement`: `Hdr<OP>` then
-        /// `Bucket<OP>` sections.
-        HdrHistogramAndHistogram = "hdrhistogram+histogram",
-        /// Both, as Java's `TwoInOneMeasurement`: `Hdr<OP>` then `Raw<OP>`
-        /// sections, with every latency written out.
-        HdrHistogramAndRaw = "hdrhistogram+raw",
-        /// Java's `OneMeasurementTimeSeries`: the average latency per
-        /// `timeseries.granularity` milliseconds.
-        TimeSeries = "timeseries",
-        /// Java's `OneMeasurementRaw`: every latency written out, with
-        /// percentiles from the sorted list.
-        Raw = "raw",
-        /// go-ycsb's `csv`: the report as `hdrhistogram`, and every latency
-        /// written out as go-ycsb's `operation,timestamp_us,latency_us`
-        /// CSV (to `measurement.output_file`).
-        Csv = "csv",
-    }
-}
+pub use ycsb_results::MeasurementType;
 
-impl MeasurementType {
-    /// Whether every latency is kept (the raw types).
-    pub fn keeps_raw(self) -> bool {
-        matches!(self, Self::Raw | Self::HdrHistogramAndRaw | Self::Csv)
-    }
+/// The value of `measurementtype`: a [`MeasurementType`] (declared in
+/// ycsb-results, with the report it describes) as a property choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MeasurementTypeChoice(pub(crate) MeasurementType);
 
-    /// Whether 1 ms buckets are kept (the histogram types).
-    pub fn keeps_buckets(self) -> bool {
-        matches!(self, Self::Histogram | Self::HdrHistogramAndHistogram)
-    }
+impl ycsb_db::Choice for MeasurementTypeChoice {
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("histogram", Self(MeasurementType::Histogram)),
+        ("hdrhistogram", Self(MeasurementType::HdrHistogram)),
+        (
+            "hdrhistogram+histogram",
+            Self(MeasurementType::HdrHistogramAndHistogram),
+        ),
+        (
+            "hdrhistogram+raw",
+            Self(MeasurementType::HdrHistogramAndRaw),
+        ),
+        ("timeseries", Self(MeasurementType::TimeSeries)),
+        ("raw", Self(MeasurementType::Raw)),
+        ("csv", Self(MeasurementType::Csv)),
+    ];
+    const NAMES: &'static [&'static str] = &[
+        "histogram",
+        "hdrhistogram",
+        "hdrhistogram+histogram",
+        "hdrhistogram+raw",
+        "timeseries",
+        "raw",
+        "csv",
+    ];
 }
 
 /// `hdrhistogram.percentiles`.
@@ -120,7 +115,7 @@ pub const EXPORT_FILE: Property<PathBuf> = Property::optional(
 );
 
 /// `measurementtype`.
-pub const MEASUREMENT_TYPE: Property<MeasurementType> = Property::new(
+pub(crate) const MEASUREMENT_TYPE: Property<MeasurementTypeChoice> = Property::new(
     "measurementtype",
     "hdrhistogram",
     "How latencies are kept and reported, as Java: hdrhistogram (percentiles within 0.1 %), histogram (1 ms buckets up to histogram.buckets, LatencyVariance, 95th/99th as bucket x 1000), hdrhistogram+histogram (HdrOP then BucketOP sections), hdrhistogram+raw (HdrOP then RawOP sections), timeseries (average latency per timeseries.granularity milliseconds) or raw (every latency written out); or go-ycsb's csv (the report as hdrhistogram, and every latency as go-ycsb's CSV in measurement.output_file).",
@@ -282,7 +277,7 @@ impl MeasurementSettings {
     /// `(0, 100]`, `status.interval` or `histogram.buckets` is zero, or
     /// `latencytrackederrors` names no status.
     pub fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
-        let kind = props.get(&MEASUREMENT_TYPE)?;
+        let kind = props.get(&MEASUREMENT_TYPE)?.0;
         if kind == MeasurementType::TimeSeries && crate::observe::granularity_ms(props)? == 0 {
             return Err(props.invalid(
                 crate::observe::GRANULARITY.decl(),
@@ -366,5 +361,24 @@ impl MeasurementSettings {
     /// so a status line misses at most a tenth of an interval per thread.
     pub fn publish_period(&self) -> Duration {
         (self.status_interval / 10).clamp(MIN_PUBLISH_PERIOD, MAX_PUBLISH_PERIOD)
+    }
+}
+
+#[cfg(test)]
+mod choice_tests {
+    use super::*;
+    use ycsb_db::Choice;
+
+    #[test]
+    fn every_measurement_type_is_a_choice_under_its_own_name() {
+        let choices = MeasurementTypeChoice::CHOICES;
+        assert_eq!(choices.len(), MeasurementType::ALL.len());
+        for (kind, (name, choice)) in MeasurementType::ALL.iter().zip(choices) {
+            assert_eq!((*name, choice.0), (kind.name(), *kind));
+        }
+        assert_eq!(
+            MeasurementTypeChoice::NAMES,
+            MeasurementType::ALL.map(MeasurementType::name)
+        );
     }
 }

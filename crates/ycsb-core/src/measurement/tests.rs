@@ -25,11 +25,11 @@ fn section<'a>(report: &'a PhaseReport, name: &str) -> &'a SectionReport {
         .unwrap_or_else(|| panic!("no section {name} in {report:#?}"))
 }
 
-fn returns(section: &SectionReport) -> Vec<(&'static str, u64)> {
+fn returns(section: &SectionReport) -> Vec<(&str, u64)> {
     section
         .returns
         .iter()
-        .map(|r| (r.status.name(), r.count))
+        .map(|r| (r.status.as_str(), r.count))
         .collect()
 }
 
@@ -612,11 +612,11 @@ fn golden_phase() -> PhaseReport {
     );
     read.returns = vec![
         StatusCount {
-            status: Status::Ok,
+            status: Status::Ok.name().to_string(),
             count: 499_300,
         },
         StatusCount {
-            status: Status::NotFound,
+            status: Status::NotFound.name().to_string(),
             count: 4,
         },
     ];
@@ -631,7 +631,7 @@ fn golden_phase() -> PhaseReport {
         [1_500, 5_000, 8_000, 30_000],
     );
     update.returns = vec![StatusCount {
-        status: Status::Ok,
+        status: Status::Ok.name().to_string(),
         count: 500_696,
     }];
     let intended = section(
@@ -701,7 +701,7 @@ fn golden_report() -> RunReport {
     );
     props.set("redis.password", "hunter2", Origin::Flag("-p"));
     let args = ["ycsb", "run", "redis", "-p", "redis.password=hunter2", "-s"];
-    let mut metadata = RunMetadata::new(
+    let mut metadata = run_metadata(
         "ycsb-rs",
         "0.1.0",
         args.iter().map(|a| a.to_string()),
@@ -712,6 +712,7 @@ fn golden_report() -> RunReport {
     load.phase = "load".to_string();
     load.sections.truncate(1);
     RunReport {
+        schema_version: ycsb_results::SCHEMA_VERSION,
         metadata,
         config: effective_config(&props, PROPERTIES),
         phases: vec![load, golden_phase()],
@@ -765,6 +766,48 @@ fn summary_throughput_and_text_agree_with_java() {
     // Below 1 ms Java divides by zero (Infinity); we report 0.
     let zero = measurements.summary("run", Duration::from_micros(900), 5);
     assert_eq!(zero.throughput, 0.0);
+}
+
+/// Writes `report` with the JSON exporter.
+fn json_export(report: &RunReport) -> Vec<u8> {
+    let mut out = Vec::new();
+    JsonExporter::new(&mut out).export(report).unwrap();
+    out
+}
+
+#[test]
+fn json_export_round_trips_through_the_typed_reader() {
+    let mut report = golden_report();
+    report.phases[1].observation = Some(crate::observe::PhaseObservation {
+        granularity_s: 1.0,
+        start_unix_ms: 1_795_993_319_000,
+        warmup: None,
+        series: vec![crate::observe::SeriesRow::empty(1.0, 1.0, false)],
+        stability: None,
+        amplification: crate::observe::Amplification::new(10.0, 20.0, Some(30), None),
+    });
+    let written = json_export(&report);
+    let text = String::from_utf8(written.clone()).unwrap();
+    assert!(
+        text.starts_with("{\n  \"schema_version\": 1,\n  \"metadata\""),
+        "{text}"
+    );
+    let read = ycsb_results::read_export(&written[..]).unwrap();
+    assert_eq!(read, report);
+    assert_eq!(json_export(&read), written);
+}
+
+#[test]
+fn an_export_older_than_the_schema_version_is_written_back_unchanged_but_for_it() {
+    // Written by the ycsb binary of 028fdfb, the last without the field.
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../ycsb-results/tests/fixtures/export-028fdfb-run.json"
+    );
+    let old = std::fs::read_to_string(fixture).unwrap();
+    let read = ycsb_results::read_export(old.as_bytes()).unwrap();
+    let expected = old.replacen("{\n", "{\n  \"schema_version\": 1,\n", 1);
+    assert_eq!(String::from_utf8(json_export(&read)).unwrap(), expected);
 }
 
 #[test]
@@ -1275,7 +1318,8 @@ fn java_json_exporters_write_jacksons_bytes() {
     phase.sections[0].returns.truncate(1);
     phase.throughput = 1.0e7;
     let report = RunReport {
-        metadata: RunMetadata::new("t", "0", Vec::new(), &[]),
+        schema_version: ycsb_results::SCHEMA_VERSION,
+        metadata: run_metadata("t", "0", Vec::new(), &[]),
         config: Vec::new(),
         phases: vec![phase],
         engine_reports: Vec::new(),

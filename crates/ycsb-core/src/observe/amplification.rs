@@ -1,6 +1,6 @@
 //! Space and write amplification.
 
-use serde::{Deserialize, Serialize};
+pub use ycsb_results::Amplification;
 
 use crate::workload::CoreWorkload;
 
@@ -48,51 +48,6 @@ impl UserBytes {
     /// The user bytes of `inserts` inserts and `updates` updates.
     pub fn written(&self, inserts: u64, updates: u64) -> f64 {
         inserts as f64 * self.per_insert + updates as f64 * self.per_update
-    }
-}
-
-/// Amplification at the end of a phase.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Amplification {
-    /// Estimated user bytes written in the phase (inserts, updates and
-    /// read-modify-writes, warm-up included).
-    pub user_bytes: f64,
-    /// Bytes sent to the storage layer during the phase by the client and
-    /// `monitor.pid` (None when `/proc/<pid>/io` was not readable).
-    pub write_bytes: Option<u64>,
-    /// `write_bytes / user_bytes`.
-    pub write_amplification: Option<f64>,
-    /// Estimated user bytes of the data set at the end of the phase: after
-    /// a load the records inserted, after a run `recordcount` plus the run's
-    /// inserts minus its deletes, times `UserBytes::per_insert`.
-    pub data_bytes: f64,
-    /// The DB directory's size at the end of the phase.
-    pub db_size_bytes: Option<u64>,
-    /// `db_size_bytes / data_bytes`.
-    pub space_amplification: Option<f64>,
-}
-
-impl Amplification {
-    /// The figures, or `None` when the phase wrote nothing and holds no
-    /// data.
-    pub fn new(
-        user_bytes: f64,
-        data_bytes: f64,
-        write_bytes: Option<u64>,
-        db_size_bytes: Option<u64>,
-    ) -> Option<Self> {
-        if user_bytes <= 0.0 && data_bytes <= 0.0 {
-            return None;
-        }
-        let ratio = |num: Option<u64>, den: f64| num.filter(|_| den > 0.0).map(|n| n as f64 / den);
-        Some(Self {
-            user_bytes,
-            write_bytes,
-            write_amplification: ratio(write_bytes, user_bytes),
-            data_bytes,
-            db_size_bytes,
-            space_amplification: ratio(db_size_bytes, data_bytes),
-        })
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use super::amplification::{Amplification, UserBytes};
 use super::resources::{dir_size, ProcessSampler};
 use super::settings::{ObserveError, ObserveSettings};
-use super::stability::Stability;
+use super::stability::stability_of;
 use super::timeseries::{CsvWriter, PhaseObservation, SeriesRow, SeriesSection, SeriesWriter};
 use crate::measurement::Operation;
 use crate::runner::{Phase, PhaseOutcome, Tick};
@@ -175,7 +175,7 @@ impl Collector {
     ) -> PhaseObservation {
         let granularity_s = self.settings.granularity.map_or(0.0, |g| g.as_secs_f64());
         let rows = std::mem::take(&mut self.rows);
-        let stability = Stability::of(
+        let stability = stability_of(
             &rows,
             granularity_s,
             self.settings.steady_window,

@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
+pub use ycsb_results::ResourceUsage;
 
 /// One reading of a process's cumulative counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -27,35 +27,6 @@ pub struct ProcessSample {
     pub read_bytes: Option<u64>,
     /// Bytes sent to the storage layer (`write_bytes`), when readable.
     pub write_bytes: Option<u64>,
-}
-
-/// A process's resource use over one interval, as `pidstat -u -r -d -w`
-/// reports it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ResourceUsage {
-    /// CPU time in user mode, in percent of one core (above 100 with
-    /// several busy threads, as `pidstat -u`).
-    pub cpu_user_pct: f64,
-    /// CPU time in kernel mode, in percent of one core.
-    pub cpu_system_pct: f64,
-    /// Resident set size at the end of the interval.
-    pub rss_bytes: u64,
-    /// Peak resident set size so far.
-    pub peak_rss_bytes: u64,
-    /// Bytes fetched from the storage layer in the interval (None when
-    /// `/proc/<pid>/io` is not readable).
-    pub read_bytes: Option<u64>,
-    /// Bytes sent to the storage layer in the interval.
-    pub write_bytes: Option<u64>,
-    /// `read_bytes` per second.
-    pub read_bytes_per_s: Option<f64>,
-    /// `write_bytes` per second.
-    pub write_bytes_per_s: Option<f64>,
-    /// Voluntary context switches in the interval (the process waited).
-    pub voluntary_ctxt_switches: u64,
-    /// Involuntary context switches in the interval (the process was
-    /// preempted).
-    pub involuntary_ctxt_switches: u64,
 }
 
 /// Parses `/proc/<pid>/stat`: the user and system CPU times in clock

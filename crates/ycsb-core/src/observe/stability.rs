@@ -1,75 +1,8 @@
 //! Throughput stability and steady-state detection.
 
-use serde::{Deserialize, Serialize};
+pub use ycsb_results::{IntervalPoint, P99Spread, Stability, SteadyState, JUDGED_WINDOWS};
 
 use super::timeseries::SeriesRow;
-
-/// One interval, by its end time.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct IntervalPoint {
-    /// The end of the interval, seconds since the phase started.
-    pub time_s: f64,
-    /// Its throughput, operations per second.
-    pub throughput: f64,
-}
-
-/// How much one section's per-interval 99th percentile varied.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct P99Spread {
-    /// The section (`READ`, `Intended-UPDATE`).
-    pub section: String,
-    /// The lowest per-interval p99, microseconds.
-    pub min: u64,
-    /// The median per-interval p99 (the lower middle value).
-    pub median: u64,
-    /// The highest per-interval p99.
-    pub max: u64,
-    /// Coefficient of variation of the per-interval p99s.
-    pub cv: f64,
-}
-
-/// When throughput settled.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SteadyState {
-    /// The index of the first settled interval in the phase's series.
-    pub interval: usize,
-    /// Its start, seconds since the phase started.
-    pub time_s: f64,
-}
-
-/// The stability figures of a phase, over its measured intervals: those
-/// after the warm-up, without a last interval shorter than half the
-/// granularity (a tail that short has too few operations to compare).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Stability {
-    /// Intervals the figures cover.
-    pub intervals: usize,
-    /// Mean of the per-interval throughputs.
-    pub mean_throughput: f64,
-    /// Their sample standard deviation (n − 1; 0 for one interval).
-    pub stddev_throughput: f64,
-    /// Coefficient of variation: standard deviation over mean (0 when the
-    /// mean is 0).
-    pub cv: f64,
-    /// The interval with the lowest throughput (the first such).
-    pub slowest: IntervalPoint,
-    /// The interval with the highest throughput (the first such).
-    pub fastest: IntervalPoint,
-    /// Per section with operations, the spread of its per-interval p99.
-    pub p99_us: Vec<P99Spread>,
-    /// When throughput settled over the whole series (warm-up included),
-    /// by `steady_state` over successful operations, in a window without
-    /// failed operations; `None` when it never did.
-    pub steady_state: Option<SteadyState>,
-    /// Failed operations (status neither OK nor BATCHED_OK) in the
-    /// measured intervals; the throughputs above count only successful
-    /// ones.
-    #[serde(default)]
-    pub errors: u64,
-    /// Their share of the measured intervals' operations (0 to 1).
-    #[serde(default)]
-    pub error_share: f64,
-}
 
 fn mean_stddev(values: &[f64]) -> (f64, f64) {
     let n = values.len();
@@ -135,131 +68,114 @@ pub fn steady_state_without_errors(
     })
 }
 
-/// Stability is judged from at least this many steady-state windows of
-/// intervals: with fewer, a CV or a "settled" verdict describes start-up,
-/// not the store (`ycsb report` applies the same rule to exports).
-pub const JUDGED_WINDOWS: usize = 2;
-
-impl Stability {
-    /// Whether the phase had too few intervals for these figures (or its
-    /// amplification, measured over as short a time) to judge the store:
-    /// fewer than [`JUDGED_WINDOWS`] steady-state windows of `window`
-    /// intervals (`steadystate.window`).
-    pub fn too_short(&self, window: usize) -> bool {
-        self.intervals < JUDGED_WINDOWS * window.max(1)
+/// The stability figures of a phase's series; `granularity_s` is the
+/// nominal interval length. `None` when no measured interval exists.
+pub(crate) fn stability_of(
+    rows: &[SeriesRow],
+    granularity_s: f64,
+    window: usize,
+    tolerance: f64,
+) -> Option<Stability> {
+    let short_tail = |i: usize, r: &SeriesRow| {
+        i + 1 == rows.len() && rows.len() > 1 && r.interval_s < granularity_s / 2.0
+    };
+    let measured: Vec<&SeriesRow> = rows
+        .iter()
+        .enumerate()
+        .filter(|&(i, r)| !r.warmup && !short_tail(i, r))
+        .map(|(_, r)| r)
+        .collect();
+    if measured.is_empty() {
+        return None;
+    }
+    // Throughput of successful operations: a store that fails fast
+    // would otherwise look faster.
+    let good = |r: &SeriesRow| {
+        if r.operations == 0 {
+            r.throughput
+        } else {
+            let ok = r.operations - r.errors.min(r.operations);
+            r.throughput * ok as f64 / r.operations as f64
+        }
+    };
+    let throughputs: Vec<f64> = measured.iter().map(|r| good(r)).collect();
+    let errors: u64 = measured.iter().map(|r| r.errors).sum();
+    let operations: u64 = measured.iter().map(|r| r.operations).sum();
+    let (mean, stddev) = mean_stddev(&throughputs);
+    let point = |r: &SeriesRow| IntervalPoint {
+        time_s: r.time_s,
+        throughput: good(r),
+    };
+    let mut slowest = measured[0];
+    let mut fastest = measured[0];
+    for r in &measured {
+        if good(r) < good(slowest) {
+            slowest = r;
+        }
+        if good(r) > good(fastest) {
+            fastest = r;
+        }
     }
 
-    /// The figures of a phase's series; `granularity_s` is the nominal
-    /// interval length. `None` when no measured interval exists.
-    pub fn of(
-        rows: &[SeriesRow],
-        granularity_s: f64,
-        window: usize,
-        tolerance: f64,
-    ) -> Option<Stability> {
-        let short_tail = |i: usize, r: &SeriesRow| {
-            i + 1 == rows.len() && rows.len() > 1 && r.interval_s < granularity_s / 2.0
-        };
-        let measured: Vec<&SeriesRow> = rows
-            .iter()
-            .enumerate()
-            .filter(|&(i, r)| !r.warmup && !short_tail(i, r))
-            .map(|(_, r)| r)
-            .collect();
-        if measured.is_empty() {
-            return None;
-        }
-        // Throughput of successful operations: a store that fails fast
-        // would otherwise look faster.
-        let good = |r: &SeriesRow| {
-            if r.operations == 0 {
-                r.throughput
-            } else {
-                let ok = r.operations - r.errors.min(r.operations);
-                r.throughput * ok as f64 / r.operations as f64
-            }
-        };
-        let throughputs: Vec<f64> = measured.iter().map(|r| good(r)).collect();
-        let errors: u64 = measured.iter().map(|r| r.errors).sum();
-        let operations: u64 = measured.iter().map(|r| r.operations).sum();
-        let (mean, stddev) = mean_stddev(&throughputs);
-        let point = |r: &SeriesRow| IntervalPoint {
-            time_s: r.time_s,
-            throughput: good(r),
-        };
-        let mut slowest = measured[0];
-        let mut fastest = measured[0];
-        for r in &measured {
-            if good(r) < good(slowest) {
-                slowest = r;
-            }
-            if good(r) > good(fastest) {
-                fastest = r;
+    let mut names: Vec<&str> = Vec::new();
+    for r in &measured {
+        for s in &r.sections {
+            if s.operations > 0 && !names.contains(&s.name.as_str()) {
+                names.push(&s.name);
             }
         }
-
-        let mut names: Vec<&str> = Vec::new();
-        for r in &measured {
-            for s in &r.sections {
-                if s.operations > 0 && !names.contains(&s.name.as_str()) {
-                    names.push(&s.name);
-                }
+    }
+    let p99_us = names
+        .iter()
+        .map(|name| {
+            let mut values: Vec<u64> = measured
+                .iter()
+                .flat_map(|r| r.sections.iter())
+                .filter(|s| s.name == *name && s.operations > 0)
+                .map(|s| s.p99_us)
+                .collect();
+            values.sort_unstable();
+            let floats: Vec<f64> = values.iter().map(|&v| v as f64).collect();
+            let (m, sd) = mean_stddev(&floats);
+            P99Spread {
+                section: name.to_string(),
+                min: values[0],
+                median: values[(values.len() - 1) / 2],
+                max: values[values.len() - 1],
+                cv: cv(m, sd),
             }
-        }
-        let p99_us = names
-            .iter()
-            .map(|name| {
-                let mut values: Vec<u64> = measured
-                    .iter()
-                    .flat_map(|r| r.sections.iter())
-                    .filter(|s| s.name == *name && s.operations > 0)
-                    .map(|s| s.p99_us)
-                    .collect();
-                values.sort_unstable();
-                let floats: Vec<f64> = values.iter().map(|&v| v as f64).collect();
-                let (m, sd) = mean_stddev(&floats);
-                P99Spread {
-                    section: name.to_string(),
-                    min: values[0],
-                    median: values[(values.len() - 1) / 2],
-                    max: values[values.len() - 1],
-                    cv: cv(m, sd),
-                }
-            })
-            .collect();
-
-        let kept: Vec<&SeriesRow> = rows
-            .iter()
-            .enumerate()
-            .filter(|&(i, r)| !short_tail(i, r))
-            .map(|(_, r)| r)
-            .collect();
-        let all: Vec<f64> = kept.iter().map(|r| good(r)).collect();
-        let all_errors: Vec<u64> = kept.iter().map(|r| r.errors).collect();
-        let steady_state =
-            steady_state_without_errors(&all, &all_errors, window, tolerance).map(|i| {
-                SteadyState {
-                    interval: i,
-                    time_s: rows[i].time_s - rows[i].interval_s,
-                }
-            });
-        Some(Stability {
-            intervals: measured.len(),
-            mean_throughput: mean,
-            stddev_throughput: stddev,
-            cv: cv(mean, stddev),
-            slowest: point(slowest),
-            fastest: point(fastest),
-            p99_us,
-            steady_state,
-            errors,
-            error_share: if operations == 0 {
-                0.0
-            } else {
-                errors as f64 / operations as f64
-            },
         })
-    }
+        .collect();
+
+    let kept: Vec<&SeriesRow> = rows
+        .iter()
+        .enumerate()
+        .filter(|&(i, r)| !short_tail(i, r))
+        .map(|(_, r)| r)
+        .collect();
+    let all: Vec<f64> = kept.iter().map(|r| good(r)).collect();
+    let all_errors: Vec<u64> = kept.iter().map(|r| r.errors).collect();
+    let steady_state =
+        steady_state_without_errors(&all, &all_errors, window, tolerance).map(|i| SteadyState {
+            interval: i,
+            time_s: rows[i].time_s - rows[i].interval_s,
+        });
+    Some(Stability {
+        intervals: measured.len(),
+        mean_throughput: mean,
+        stddev_throughput: stddev,
+        cv: cv(mean, stddev),
+        slowest: point(slowest),
+        fastest: point(fastest),
+        p99_us,
+        steady_state,
+        errors,
+        error_share: if operations == 0 {
+            0.0
+        } else {
+            errors as f64 / operations as f64
+        },
+    })
 }
 
 #[cfg(test)]
@@ -303,7 +219,7 @@ mod tests {
         let mut tail = row(9.2, 0.5, 99999, false);
         tail.interval_s = 0.2;
         rows.push(tail);
-        let s = Stability::of(&rows, 1.0, 3, 0.1).unwrap();
+        let s = stability_of(&rows, 1.0, 3, 0.1).unwrap();
         assert_eq!(s.intervals, 8);
         assert!((s.mean_throughput - 5.0).abs() < 1e-12);
         assert!((s.stddev_throughput - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
@@ -323,8 +239,8 @@ mod tests {
 
     #[test]
     fn nothing_measured_gives_no_figures() {
-        assert_eq!(Stability::of(&[], 1.0, 5, 0.1), None);
-        assert_eq!(Stability::of(&[row(1.0, 5.0, 1, true)], 1.0, 5, 0.1), None);
+        assert_eq!(stability_of(&[], 1.0, 5, 0.1), None);
+        assert_eq!(stability_of(&[row(1.0, 5.0, 1, true)], 1.0, 5, 0.1), None);
     }
 
     #[test]
@@ -359,7 +275,7 @@ mod tests {
             .enumerate()
             .map(|(i, &t)| row(i as f64 + 1.0, t, 1, i == 0))
             .collect();
-        let s = Stability::of(&rows, 1.0, 2, 0.1).unwrap();
+        let s = stability_of(&rows, 1.0, 2, 0.1).unwrap();
         assert_eq!(
             s.steady_state,
             Some(SteadyState {
@@ -381,7 +297,7 @@ mod tests {
                 r
             })
             .collect();
-        let s = Stability::of(&rows, 1.0, 3, 0.1).unwrap();
+        let s = stability_of(&rows, 1.0, 3, 0.1).unwrap();
         assert_eq!(s.steady_state, None);
         assert_eq!(s.errors, 1250);
         assert_eq!(s.error_share, 0.25);
@@ -396,7 +312,7 @@ mod tests {
                 r
             })
             .collect();
-        let s = Stability::of(&clean, 1.0, 3, 0.1).unwrap();
+        let s = stability_of(&clean, 1.0, 3, 0.1).unwrap();
         assert_eq!(s.steady_state.map(|st| st.interval), Some(0));
         assert_eq!(s.mean_throughput, 1000.0);
     }

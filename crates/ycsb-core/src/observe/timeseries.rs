@@ -1,125 +1,11 @@
 //! The time-series rows, a phase's observation, and the CSV and JSON-lines
 //! writers of `timeseries.file`.
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::amplification::Amplification;
-use super::resources::ResourceUsage;
-use super::stability::Stability;
-
-/// One section's figures in one interval.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SeriesSection {
-    /// Java's section name (`READ`, `Intended-READ`).
-    pub name: String,
-    /// The operation's name (`READ`).
-    pub operation: String,
-    /// Whether this is latency from the intended start (with a target).
-    pub intended: bool,
-    /// Operations that completed in the interval.
-    pub operations: u64,
-    /// `operations` per second of the interval.
-    pub throughput: f64,
-    /// Operations that returned a status other than OK.
-    pub errors: u64,
-    /// The mean latency, microseconds (0 when no operation).
-    pub avg_us: f64,
-    /// The smallest latency, whole microseconds.
-    pub min_us: u64,
-    /// The median latency.
-    pub p50_us: u64,
-    /// The 99th percentile.
-    pub p99_us: u64,
-    /// The 99.9th percentile.
-    pub p999_us: u64,
-    /// The largest latency.
-    pub max_us: u64,
-}
-
-/// One interval of a phase: what the operations did, the client's (and a
-/// monitored process's) resources, the DB directory's size and the
-/// engine's gauges.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SeriesRow {
-    /// The end of the interval, seconds since the phase started.
-    pub time_s: f64,
-    /// The end of the interval, milliseconds since the Unix epoch (to
-    /// line up the series of several clients).
-    pub unix_ms: u64,
-    /// The interval's length, seconds (the last one of a phase is usually
-    /// shorter).
-    pub interval_s: f64,
-    /// Whether the interval belongs to the warm-up, excluded from the
-    /// final figures.
-    pub warmup: bool,
-    /// Workload operations completed in the interval (`CLEANUP` excluded).
-    pub operations: u64,
-    /// `operations` per second.
-    pub throughput: f64,
-    /// Of those, the ones that did not return OK.
-    pub errors: u64,
-    /// Every section seen so far in the phase (with zero figures when idle
-    /// in this interval).
-    pub sections: Vec<SeriesSection>,
-    /// The client process's resources over the interval (None where
-    /// `/proc` is not available).
-    pub client: Option<ResourceUsage>,
-    /// `monitor.pid`'s resources over the interval.
-    pub monitor: Option<ResourceUsage>,
-    /// The DB directory's size on disk at the end of the interval.
-    pub db_size_bytes: Option<u64>,
-    /// The store's engine gauges at the end of the interval.
-    pub gauges: BTreeMap<String, f64>,
-}
-
-impl SeriesRow {
-    /// A row with no operations, resources or gauges.
-    pub fn empty(time_s: f64, interval_s: f64, warmup: bool) -> Self {
-        Self {
-            time_s,
-            unix_ms: 0,
-            interval_s,
-            warmup,
-            operations: 0,
-            throughput: 0.0,
-            errors: 0,
-            sections: Vec::new(),
-            client: None,
-            monitor: None,
-            db_size_bytes: None,
-            gauges: BTreeMap::new(),
-        }
-    }
-}
-
-/// Where the warm-up ended.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct WarmupSummary {
-    /// Its end, seconds since the phase started.
-    pub end_s: f64,
-    /// Operations completed during it, left out of the final figures.
-    pub operations: u64,
-}
-
-/// Everything observed during a phase, carried by its report.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PhaseObservation {
-    /// The nominal interval length, seconds.
-    pub granularity_s: f64,
-    /// When the phase started, milliseconds since the Unix epoch.
-    pub start_unix_ms: u64,
-    /// The warm-up, if one was set and reached.
-    pub warmup: Option<WarmupSummary>,
-    /// One row per interval.
-    pub series: Vec<SeriesRow>,
-    /// Throughput stability; None when no interval was measured.
-    pub stability: Option<Stability>,
-    /// Space and write amplification, for phases that wrote.
-    pub amplification: Option<Amplification>,
-}
+pub use ycsb_results::{PhaseObservation, SeriesRow, SeriesSection, WarmupSummary};
 
 /// The operations that get CSV columns, in report order (`VERIFY` and
 /// `CLEANUP` are only in the JSON forms).
@@ -363,6 +249,7 @@ impl<W: Write> SeriesWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ycsb_results::ResourceUsage;
 
     fn sample_row() -> SeriesRow {
         let mut row = SeriesRow::empty(2.0, 1.0, false);

@@ -247,8 +247,12 @@ fn workload_loads_the_file_and_runs_on_its_keys() {
         .find(|s| s.name == "READ")
         .expect("a READ section");
     // Every read finds a loaded key: all 2000 returned OK.
-    let returns: Vec<(Status, u64)> = read.returns.iter().map(|r| (r.status, r.count)).collect();
-    assert_eq!(returns, vec![(Status::Ok, 2000)]);
+    let returns: Vec<(&str, u64)> = read
+        .returns
+        .iter()
+        .map(|r| (r.status.as_str(), r.count))
+        .collect();
+    assert_eq!(returns, vec![(Status::Ok.name(), 2000)]);
     // A keyfile alone: the run draws from its keys.
     let keys = file(&dir, "some.keys", "doc1\ndoc2\n");
     let w = CoreWorkload::from_properties(&Properties::new().with("keyfile", &keys)).unwrap();
