@@ -65,7 +65,8 @@ commands:
   deps    install the Debian packages the build and tests need (apt-get when root,
           otherwise print the command to run)
   test    install what is missing, then run the whole test suite (what CI runs)
-  package check that the library crates (ycsb-db, ycsb-basic, ycsb-memory, ycsb-core)
+  package check that the library crates (ycsb-results, ycsb-db, ycsb-basic, ycsb-memory,
+          ycsb-core)
           package and build from their tarballs, as `test` does at its end
   demo    install what is missing, build ycsb in release mode, run workloads A and C
           on every embedded engine (load + run) at equal durability (none syncs),
@@ -293,7 +294,13 @@ fn test(extra: &[String]) -> Result<()> {
 }
 
 /// The library crates `cargo xtask test` packages.
-const PACKAGED: [&str; 4] = ["ycsb-db", "ycsb-basic", "ycsb-memory", "ycsb-core"];
+const PACKAGED: [&str; 5] = [
+    "ycsb-results",
+    "ycsb-db",
+    "ycsb-basic",
+    "ycsb-memory",
+    "ycsb-core",
+];
 
 /// Packages the library crates together and builds each from its tarball
 /// (each one's unpublished dependencies come from the others), so that
