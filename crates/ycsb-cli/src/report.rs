@@ -136,6 +136,9 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
             );
         }
     }
+    if let Some(warning) = comparison.durability_warning() {
+        eprintln!("ycsb report: warning: {warning}");
+    }
     eprintln!(
         "ycsb report: {} runs, {} charts written to {}",
         comparison.runs.len(),

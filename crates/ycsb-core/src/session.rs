@@ -274,6 +274,14 @@ impl Session {
         let mut metadata =
             measurement::run_metadata("ycsb", env!("CARGO_PKG_VERSION"), Vec::new(), &known);
         metadata.store = Some(descriptor.name.to_string());
+        metadata.durability =
+            descriptor
+                .durability_in(&props)
+                .map(|d| measurement::DurabilityEntry {
+                    property: d.property.to_string(),
+                    value: d.value,
+                    durable: d.durable,
+                });
         Ok(Self {
             props,
             descriptor,
@@ -315,6 +323,7 @@ impl Session {
         let mut metadata = measurement::run_metadata(tool, version, command_line, &self.known);
         metadata.git_revision = git_revision;
         metadata.store = self.metadata.store.take();
+        metadata.durability = self.metadata.durability.take();
         self.metadata = metadata;
         self
     }

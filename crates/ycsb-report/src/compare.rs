@@ -245,6 +245,7 @@ fn summary_rows(runs: &[Run]) -> Vec<(String, Vec<String>)> {
     // Whatever the export says of how the engine library was built,
     // shown as it is: the export owns that vocabulary.
     row("engine build", &|d| engine_build(&d.metadata));
+    row("writes synced", &|d| durability(&d.metadata));
     row("workload", &|d| workload_name(d));
     row("threads", &|d| {
         config(d, "threadcount").unwrap_or("?").into()
@@ -407,6 +408,19 @@ fn rate(value: Option<f64>) -> f64 {
 }
 
 /// How the engine library was built, as `key: value` lines.
+/// Whether the run's writes were synced, and the setting that says so.
+fn durability(metadata: &RunMetadata) -> String {
+    match &metadata.durability {
+        Some(d) => format!(
+            "{} ({}={})",
+            if d.durable { "yes" } else { "no" },
+            d.property,
+            d.value
+        ),
+        None => "—".into(),
+    }
+}
+
 fn engine_build(metadata: &RunMetadata) -> String {
     let Some(build) = &metadata.engine_build else {
         return "—".into();
@@ -773,6 +787,30 @@ pub struct Comparison {
 }
 
 impl Comparison {
+    /// A warning when the runs differ in durability: some synced every
+    /// write and others did not, so their write figures measure different
+    /// things. `None` when they agree or it is not known.
+    pub fn durability_warning(&self) -> Option<String> {
+        let names = |durable: bool| -> Vec<&str> {
+            self.runs
+                .iter()
+                .filter(|r| {
+                    r.report.metadata.durability.as_ref().map(|d| d.durable) == Some(durable)
+                })
+                .map(|r| r.name.as_str())
+                .collect()
+        };
+        let (synced, unsynced) = (names(true), names(false));
+        (!synced.is_empty() && !unsynced.is_empty()).then(|| {
+            format!(
+                "these runs differ in durability: {} synced every write to disk, {} did not; \
+                 their write figures are not comparable",
+                synced.join(", "),
+                unsynced.join(", ")
+            )
+        })
+    }
+
     /// Compares `runs`: one chart group per phase any of them has.
     pub fn new(runs: Vec<Run>) -> Self {
         let mut phase_names: Vec<String> = Vec::new();
@@ -849,6 +887,9 @@ impl Comparison {
                 escape(&run.name),
                 crate::ASSERTIONS_WARNING
             );
+        }
+        if let Some(warning) = self.durability_warning() {
+            let _ = writeln!(html, "<p class=\"warning\">{}</p>", escape(&warning));
         }
         html.push_str("</section>\n");
         for group in &self.groups {
@@ -1244,6 +1285,34 @@ mod tests {
         assert!(!titles(&c.groups[0])
             .iter()
             .any(|t| t.contains("Engine bytes")));
+    }
+
+    #[test]
+    fn runs_of_different_durability_are_shown_and_warned_about() {
+        let mut synced = export("rocksdb", "7.8.3", "1");
+        synced["metadata"]["durability"] =
+            json!({"property": "rocksdb.sync", "value": "true", "durable": true});
+        let mut unsynced = export("leveldb", "1.23", "1");
+        unsynced["metadata"]["durability"] =
+            json!({"property": "leveldb.sync", "value": "false", "durable": false});
+        let unknown = export("leveldb", "1.23", "1");
+        let c = comparison(vec![
+            ("s.json", synced.clone()),
+            ("u.json", unsynced),
+            ("x.json", unknown),
+        ]);
+        let summary = c.summary();
+        let row = summary.iter().find(|r| r.0 == "writes synced").unwrap();
+        assert_eq!(
+            row.1,
+            ["yes (rocksdb.sync=true)", "no (leveldb.sync=false)", "—"]
+        );
+        let warning = c.durability_warning().unwrap();
+        assert!(warning.contains("differ in durability"), "{warning}");
+        assert!(c.to_html("t").contains(&escape(&warning)));
+        // Runs that agree, or whose durability is not known: no warning.
+        let same = comparison(vec![("a.json", synced.clone()), ("b.json", synced)]);
+        assert_eq!(same.durability_warning(), None);
     }
 
     #[test]

@@ -56,9 +56,9 @@ pub use observe::{
     SeriesSection, Stability, SteadyState, WarmupSummary, JUDGED_WINDOWS,
 };
 pub use report::{
-    ConfigEntry, EngineBuildEntry, EngineReportEntry, JavaSection, MeasurementType, Operation,
-    PercentileLatency, PhaseReport, RawPoint, ReportFormat, RunMetadata, RunReport, SectionReport,
-    SeriesUnit, StatusCount,
+    ConfigEntry, DurabilityEntry, EngineBuildEntry, EngineReportEntry, JavaSection,
+    MeasurementType, Operation, PercentileLatency, PhaseReport, RawPoint, ReportFormat,
+    RunMetadata, RunReport, SectionReport, SeriesUnit, StatusCount,
 };
 
 /// The version of the export's shape this build writes and reads (see

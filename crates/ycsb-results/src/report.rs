@@ -91,6 +91,25 @@ pub struct RunMetadata {
     /// what they had not published. Empty (and not exported) otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stuck_threads: Vec<String>,
+    /// Whether the store acknowledged writes only once they were synced
+    /// to disk, by the property its descriptor names; `None` for a store
+    /// whose durability the client does not decide (a server's, or one
+    /// that keeps no data), and in exports written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub durability: Option<DurabilityEntry>,
+}
+
+/// A run's durability as exported: the store property that decides it,
+/// its value in force, and whether acknowledged writes survive a machine
+/// crash.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DurabilityEntry {
+    /// The property (`rocksdb.sync`).
+    pub property: String,
+    /// Its value in force (set, or the default).
+    pub value: String,
+    /// Whether every acknowledged write was synced to disk.
+    pub durable: bool,
 }
 
 /// How the engine of a run was built, as exported (ycsb-db's

@@ -93,9 +93,9 @@ pub use recorder::{java_percentile, IntervalSection, IntervalSnapshot, TickSecti
 pub(crate) use recorder::{Measurements, Recorder};
 pub(crate) use report::effective_config;
 pub use report::{
-    engine_build_entry, run_metadata, ConfigEntry, EngineBuildEntry, EngineReportEntry,
-    JavaMeasurement, JavaNumber, JavaReport, JavaSection, PercentileLatency, PhaseReport,
-    ReportFormat, RunMetadata, RunReport, SectionReport, StatusCount,
+    engine_build_entry, run_metadata, ConfigEntry, DurabilityEntry, EngineBuildEntry,
+    EngineReportEntry, JavaMeasurement, JavaNumber, JavaReport, JavaSection, PercentileLatency,
+    PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport, StatusCount,
 };
 pub use settings::{
     ExporterKind, FailureSections, MeasurementInterval, MeasurementSettings, MeasurementType,

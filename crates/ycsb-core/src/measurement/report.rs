@@ -8,8 +8,9 @@ use serde::Serialize;
 use ycsb_db::{redact_value, EngineBuild, Origin, Properties, PropertyDecl};
 
 pub use ycsb_results::{
-    ConfigEntry, EngineBuildEntry, EngineReportEntry, JavaSection, PercentileLatency, PhaseReport,
-    ReportFormat, RunMetadata, RunReport, SectionReport, StatusCount,
+    ConfigEntry, DurabilityEntry, EngineBuildEntry, EngineReportEntry, JavaSection,
+    PercentileLatency, PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport,
+    StatusCount,
 };
 
 use super::format::java_ordinal;
@@ -52,6 +53,7 @@ pub fn run_metadata(
         engine_version: None,
         engine_build: None,
         stuck_threads: Vec::new(),
+        durability: None,
     }
 }
 
