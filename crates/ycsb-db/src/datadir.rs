@@ -368,7 +368,7 @@ impl Refusal {
 pub struct DataDir {
     path: PathBuf,
     /// The directory, opened and `flock`ed: the lock goes with the file.
-    _lock: File,
+    lock: File,
 }
 
 /// What the guard found in a directory.
@@ -472,7 +472,7 @@ impl DataDir {
         match checked {
             Ok(lock) => Ok(DataDir {
                 path: path.to_path_buf(),
-                _lock: lock,
+                lock,
             }),
             Err(e) => {
                 // Leave nothing behind: the directories made for the check.
@@ -487,6 +487,16 @@ impl DataDir {
     /// The directory.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+impl Drop for DataDir {
+    /// Unlocks before the descriptor closes: a child process forked
+    /// meanwhile (by another thread, before its exec closes its copy)
+    /// shares the open file description, and with it the lock, which
+    /// closing this descriptor alone would leave held.
+    fn drop(&mut self) {
+        let _ = self.lock.unlock();
     }
 }
 
@@ -710,7 +720,9 @@ fn engine_lock_held(path: &Path, lock: &EngineLock) -> std::io::Result<Option<Re
     };
     match lock.kind {
         LockKind::Flock => match file.try_lock() {
-            Ok(()) => Ok(None),
+            // Unlocked before closing, as `DataDir`'s drop, so that a
+            // child forked meanwhile cannot keep the probe's lock.
+            Ok(()) => file.unlock().map(|()| None),
             Err(std::fs::TryLockError::WouldBlock) => Ok(Some(held(None))),
             Err(std::fs::TryLockError::Error(e)) => Err(e),
         },
@@ -812,6 +824,32 @@ mod tests {
         assert_eq!(refusal(open(dir.path(), true)), Refusal::InUse);
         drop(first);
         open(dir.path(), true).unwrap();
+    }
+
+    #[test]
+    fn a_child_forked_while_the_directory_is_held_does_not_keep_it() {
+        use std::os::unix::process::CommandExt;
+        let dir = tempfile::tempdir().unwrap();
+        let guard = open(dir.path(), false).unwrap();
+        // Another thread spawns a process: between its fork and its exec
+        // the child shares every descriptor of this process, the
+        // directory's too (`spawn` returns only once the exec is done).
+        let spawning = std::thread::spawn(|| {
+            let mut command = std::process::Command::new("true");
+            // SAFETY: the hook only sleeps, which is async-signal-safe.
+            unsafe {
+                command.pre_exec(|| {
+                    std::thread::sleep(std::time::Duration::from_millis(1500));
+                    Ok(())
+                });
+            }
+            command.spawn().unwrap().wait().unwrap();
+        });
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        drop(guard);
+        let reopened = open(dir.path(), false);
+        spawning.join().unwrap();
+        assert!(reopened.is_ok(), "{:?}", reopened.err());
     }
 
     #[test]
