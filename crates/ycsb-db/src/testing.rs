@@ -38,6 +38,7 @@
 //! the checks that a killed writer lost none of them.
 
 pub mod durability;
+mod tmpfs;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -55,6 +56,7 @@ pub use embedded::{
     assert_survives_reopen, gauge, load_property_file, locked_version, read_both_ways, scan_keys,
     second_open_error, unusable_location_errors,
 };
+pub use tmpfs::Tmpfs;
 
 /// A record of text fields, in the given order: `record(&[("field0", "v")])`.
 pub fn record(fields: &[(&str, &str)]) -> Record {

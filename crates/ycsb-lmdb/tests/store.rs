@@ -218,41 +218,6 @@ fn a_scan_from_the_empty_key_starts_at_the_first_record() {
     assert_eq!(keys, ["a", "b"]);
 }
 
-/// A tmpfs of `size` mounted on a temporary directory (root or
-/// CAP_SYS_ADMIN: a small file system to fill), unmounted when dropped.
-struct Tmpfs(tempfile::TempDir);
-
-impl Tmpfs {
-    fn mount(size: &str) -> Tmpfs {
-        let dir = tempfile::tempdir().unwrap();
-        let status = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(dir.path())
-            .status()
-            .expect("mount(8) runs");
-        assert!(
-            status.success(),
-            "this test mounts a small tmpfs: it needs root or CAP_SYS_ADMIN"
-        );
-        Tmpfs(dir)
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let unmounted = std::process::Command::new("umount")
-            .arg(self.0.path())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !unmounted {
-            let _ = std::process::Command::new("umount")
-                .arg("-l")
-                .arg(self.0.path())
-                .status();
-        }
-    }
-}
-
 /// Issue 33 item 5: with `lmdb.writemap` a commit writes through the map
 /// into a sparse data.mdb, and on a full file system the process died of
 /// SIGBUS. The map is now allocated at open: a map the file system cannot
@@ -260,12 +225,12 @@ impl Drop for Tmpfs {
 /// hold fills up with LMDB's MDB_MAP_FULL, the run ending cleanly.
 #[test]
 fn writemap_reserves_the_map_so_a_full_disk_is_an_error_not_sigbus() {
-    let fs = Tmpfs::mount("8m");
-    let filler = fs.0.path().join("filler");
+    let fs = ycsb_db::testing::Tmpfs::mount("8m");
+    let filler = fs.path().join("filler");
     std::fs::write(&filler, vec![1u8; 5 << 20]).unwrap();
     let writemap = [("lmdb.writemap", "true"), ("lmdb.nosync", "true")];
 
-    let err = match LmdbStore::open(&props(&fs.0.path().join("big"), &writemap)) {
+    let err = match LmdbStore::open(&props(&fs.path().join("big"), &writemap)) {
         Ok(_) => panic!("a 64 MiB map opened on a file system with 3 MiB free"),
         Err(e) => e.to_string(),
     };
@@ -276,7 +241,7 @@ fn writemap_reserves_the_map_so_a_full_disk_is_an_error_not_sigbus() {
         "{err}"
     );
 
-    let dir = fs.0.path().join("small");
+    let dir = fs.path().join("small");
     let mut small = writemap.to_vec();
     small.push(("lmdb.mapsize", "1048576"));
     let store = LmdbStore::open(&props(&dir, &small)).expect("a 1 MiB map fits");

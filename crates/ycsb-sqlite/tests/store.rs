@@ -299,58 +299,14 @@ fn concurrent_writers_on_their_own_connections_all_succeed() {
     }
 }
 
-/// A tmpfs mounted on a temporary directory (root or CAP_SYS_ADMIN:
-/// read-only has to hold for root too), unmounted when dropped.
-struct Tmpfs(tempfile::TempDir);
-
-impl Tmpfs {
-    fn mount() -> Tmpfs {
-        let dir = tempfile::tempdir().unwrap();
-        let status = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=4m", "tmpfs"])
-            .arg(dir.path())
-            .status()
-            .expect("mount(8) runs");
-        assert!(
-            status.success(),
-            "this test mounts a small tmpfs: it needs root or CAP_SYS_ADMIN"
-        );
-        Tmpfs(dir)
-    }
-
-    fn remount_read_only(&self) {
-        let status = std::process::Command::new("mount")
-            .args(["-o", "remount,ro"])
-            .arg(self.0.path())
-            .status()
-            .expect("mount(8) runs");
-        assert!(status.success(), "cannot remount the tmpfs read-only");
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let unmounted = std::process::Command::new("umount")
-            .arg(self.0.path())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !unmounted {
-            let _ = std::process::Command::new("umount")
-                .arg("-l")
-                .arg(self.0.path())
-                .status();
-        }
-    }
-}
-
 /// Issue 33 item 13: a database, or an empty directory, on a file system
 /// mounted read-only is an open error that says so (SQLite itself said
 /// "unable to open database file (No such file or directory)").
 #[test]
 fn a_read_only_file_system_is_named_in_the_open_error() {
-    let fs = Tmpfs::mount();
-    let existing = fs.0.path().join("db");
-    let empty = fs.0.path().join("empty");
+    let fs = ycsb_db::testing::Tmpfs::mount("4m");
+    let existing = fs.path().join("db");
+    let empty = fs.path().join("empty");
     {
         let store = open(&existing, &[]);
         let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
