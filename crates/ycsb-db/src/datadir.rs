@@ -22,6 +22,87 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use crate::{Properties, Property, PropertyError, StoreError};
+
+/// Where an embedded store keeps its files, as its properties set it: the
+/// directory property (`lmdb.dbpath`, `fjall.dir` ...), where it was set,
+/// and the store's `<store>.destroy`. Every embedded store reads it the
+/// same way, opens its directory through it ([`DirSetting::open`]) and
+/// names it the same way in its errors ([`DirSetting::open_error`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirSetting {
+    /// The directory.
+    pub path: PathBuf,
+    /// Whether the engine's files are removed before the store opens.
+    pub destroy: bool,
+    property: &'static str,
+    origin: String,
+}
+
+impl DirSetting {
+    /// Reads the directory property `dir` (required) and `destroy`.
+    ///
+    /// # Errors
+    ///
+    /// A [`PropertyError`] naming the property when `dir` is missing or
+    /// `destroy` is not a boolean.
+    pub fn from_properties(
+        properties: &Properties,
+        dir: &Property<PathBuf>,
+        destroy: &Property<bool>,
+    ) -> Result<DirSetting, PropertyError> {
+        Ok(DirSetting {
+            path: properties.require(dir)?,
+            destroy: properties.get(destroy)?,
+            property: dir.name(),
+            origin: properties
+                .raw(dir.decl())
+                .map(|r| r.origin.to_string())
+                .unwrap_or_default(),
+        })
+    }
+
+    /// Where the directory property was set (`-p flag`, `file:line`).
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// Opens the directory through the guard ([`DataDir::open`]) for the
+    /// store `store`, whose engine keeps `layout`.
+    ///
+    /// # Errors
+    ///
+    /// As [`DataDir::open`].
+    pub fn open(
+        &self,
+        store: &'static str,
+        layout: &DirLayout,
+    ) -> Result<DataDir, Box<DataDirError>> {
+        DataDir::open(
+            store,
+            layout,
+            self.property,
+            &self.path,
+            &self.origin,
+            self.destroy,
+        )
+    }
+
+    /// The store's "cannot open" error with the engine's `message`, naming
+    /// the directory as `property=path (origin)`.
+    pub fn open_error(&self, store: &str, message: impl std::fmt::Display) -> StoreError {
+        StoreError::Open {
+            store: store.to_string(),
+            message: format!(
+                "{}={} ({}): {message}",
+                self.property,
+                self.path.display(),
+                self.origin
+            ),
+        }
+    }
+}
+
 /// How many bytes of a file its content check sees.
 const SAMPLE_BYTES: usize = 4096;
 

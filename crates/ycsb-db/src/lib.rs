@@ -69,8 +69,8 @@ mod store;
 pub mod testing;
 
 pub use datadir::{
-    is_dated_log, is_log_record, Content, DataDir, DataDirError, DirLayout, EngineFile, EngineLock,
-    LockKind, Name, Refusal,
+    is_dated_log, is_log_record, Content, DataDir, DataDirError, DirLayout, DirSetting, EngineFile,
+    EngineLock, LockKind, Name, Refusal,
 };
 pub use files::{
     open_input, read_input, read_input_to_string, InputError, CONFIG_FILE_LIMIT, RESULT_FILE_LIMIT,

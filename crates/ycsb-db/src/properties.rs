@@ -536,6 +536,17 @@ impl Properties {
         self
     }
 
+    /// Sets each `(key, value)` pair as if given on the command line with
+    /// `-p` ([`Origin::Flag`]), in order; returns `self` for chaining.
+    /// Tests and programs that build a set from literal pairs use it so
+    /// that errors name the flag as a user's would.
+    pub fn with_flags(mut self, pairs: &[(&str, &str)]) -> Self {
+        for (key, value) in pairs {
+            self.set(*key, *value, Origin::Flag("-p"));
+        }
+        self
+    }
+
     /// Copies every entry of `other` over this set, in `other`'s order, as
     /// if each had been set now.
     pub fn extend(&mut self, other: &Properties) {

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use ycsb_db::{Properties, Property, PropertyDecl, PropertyError};
+use ycsb_db::{DirSetting, Properties, Property, PropertyDecl, PropertyError};
 
 ycsb_db::choice_property! {
     /// Data block compression (`fjall.compression`).
@@ -99,10 +99,8 @@ const MIN_MEMTABLE: u64 = 64 * 1024;
 /// Everything the store is opened with, read and checked from properties.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Config {
-    pub path: PathBuf,
-    /// How `fjall.dir` was set, for error messages.
-    pub path_origin: String,
-    pub destroy: bool,
+    /// The directory (`DIR`) and `destroy`.
+    pub dir: DirSetting,
     pub cache_size: Option<u64>,
     pub memtable_size: Option<u64>,
     pub compression: Compression,
@@ -112,11 +110,7 @@ pub(crate) struct Config {
 
 impl Config {
     pub fn from_properties(p: &Properties) -> Result<Config, PropertyError> {
-        let path = p.require(&DIR)?;
-        let path_origin = p
-            .raw(DIR.decl())
-            .map(|r| r.origin.to_string())
-            .unwrap_or_default();
+        let dir = DirSetting::from_properties(p, &DIR, &DESTROY)?;
         let nonzero = |v: u64| (v != 0).then_some(v);
         let memtable_size = nonzero(p.get(&MEMTABLE_SIZE)?);
         if memtable_size.is_some_and(|m| m < MIN_MEMTABLE) {
@@ -126,9 +120,7 @@ impl Config {
             ));
         }
         Ok(Config {
-            path,
-            path_origin,
-            destroy: p.get(&DESTROY)?,
+            dir,
             cache_size: nonzero(p.get(&CACHE_SIZE)?),
             memtable_size,
             compression: p.get(&COMPRESSION)?,
@@ -145,9 +137,9 @@ impl Config {
         format!(
             "{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n",
             DIR.name(),
-            self.path.display(),
+            self.dir.path.display(),
             DESTROY.name(),
-            self.destroy,
+            self.dir.destroy,
             CACHE_SIZE.name(),
             or_default(self.cache_size),
             MEMTABLE_SIZE.name(),
@@ -165,21 +157,16 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ycsb_db::Origin;
 
     fn props(pairs: &[(&str, &str)]) -> Properties {
-        let mut p = Properties::new();
-        for (k, v) in pairs {
-            p.set(*k, *v, Origin::Flag("-p"));
-        }
-        p
+        Properties::new().with_flags(pairs)
     }
 
     #[test]
     fn defaults_keep_fjalls_defaults() {
         let c = Config::from_properties(&props(&[("fjall.dir", "/x")])).unwrap();
-        assert_eq!(c.path, PathBuf::from("/x"));
-        assert!(!c.destroy && !c.fsync);
+        assert_eq!(c.dir.path, PathBuf::from("/x"));
+        assert!(!c.dir.destroy && !c.fsync);
         assert_eq!(c.cache_size, None);
         assert_eq!(c.memtable_size, None);
         assert_eq!(c.worker_threads, None);
@@ -204,7 +191,7 @@ mod tests {
             ("fjall.worker_threads", "2"),
         ]))
         .unwrap();
-        assert!(c.destroy && c.fsync);
+        assert!(c.dir.destroy && c.fsync);
         assert_eq!(c.cache_size, Some(1_000_000));
         assert_eq!(c.memtable_size, Some(1 << 20));
         assert_eq!(c.compression, Compression::Lz4);

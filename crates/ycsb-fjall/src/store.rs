@@ -74,24 +74,9 @@ impl FjallStore {
     /// process, unreadable, corrupt), with fjall's reason.
     pub fn open(properties: &Properties) -> Result<FjallStore, StoreError> {
         let config = Config::from_properties(properties)?;
-        let dir = DataDir::open(
-            NAME,
-            &LAYOUT,
-            crate::options::DIR.name(),
-            &config.path,
-            &config.path_origin,
-            config.destroy,
-        )?;
-        let open_error = |e: fjall::Error| StoreError::Open {
-            store: NAME.to_string(),
-            message: format!(
-                "fjall.dir={} ({}): {}",
-                config.path.display(),
-                config.path_origin,
-                describe_error(&e)
-            ),
-        };
-        let mut builder = Database::builder(&config.path);
+        let dir = config.dir.open(NAME, &LAYOUT)?;
+        let open_error = |e: fjall::Error| config.dir.open_error(NAME, describe_error(&e));
+        let mut builder = Database::builder(&config.dir.path);
         if let Some(bytes) = config.cache_size {
             builder = builder.cache_size(bytes);
         }
@@ -112,7 +97,7 @@ impl FjallStore {
 
     /// The database directory.
     pub fn path(&self) -> &Path {
-        &self.config.path
+        &self.config.dir.path
     }
 
     /// Compacts the keyspace into its last level, blocking until fjall is

@@ -9,17 +9,15 @@ use ycsb_db::testing::{
     locked_version, read_both_ways, record, second_open_error, unusable_location_errors, Contract,
     Deletes,
 };
-use ycsb_db::{Fields, Origin, Properties, Status, Store, StoreError, StoreThread, ThreadContext};
+use ycsb_db::{Fields, Properties, Status, Store, StoreError, StoreThread, ThreadContext};
 use ycsb_fjall::FjallStore;
 
 const TABLE: &str = "usertable";
 
 fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
-    let mut p = Properties::new().with("fjall.dir", dir.display());
-    for (k, v) in extra {
-        p.set(*k, *v, Origin::Flag("-p"));
-    }
-    p
+    Properties::new()
+        .with("fjall.dir", dir.display())
+        .with_flags(extra)
 }
 
 fn open(dir: &Path, extra: &[(&str, &str)]) -> FjallStore {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use ycsb_db::{Properties, Property, PropertyDecl, PropertyError};
+use ycsb_db::{DirSetting, Properties, Property, PropertyDecl, PropertyError};
 
 use crate::ffi::EngineOptions;
 
@@ -164,11 +164,9 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
 /// Everything the store is opened with, read and checked from properties.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Config {
-    pub path: PathBuf,
-    /// How `leveldb.dbname` was set, for error messages.
-    pub path_origin: String,
+    /// The directory (`DBNAME`) and `destroy`.
+    pub dir: DirSetting,
     pub format: Format,
-    pub destroy: bool,
     pub engine: EngineOptions,
 }
 
@@ -213,11 +211,7 @@ fn count(p: &Properties, prop: &Property<u32>, min: u32) -> Result<Option<i32>, 
 
 impl Config {
     pub fn from_properties(p: &Properties) -> Result<Config, PropertyError> {
-        let path = p.require(&DBNAME)?;
-        let path_origin = p
-            .raw(DBNAME.decl())
-            .map(|r| r.origin.to_string())
-            .unwrap_or_default();
+        let dir = DirSetting::from_properties(p, &DBNAME, &DESTROY)?;
         let format = p.get(&FORMAT)?;
         if format == Format::Column {
             return Err(p.invalid(
@@ -239,10 +233,8 @@ impl Config {
             fill_cache: p.get(&FILL_CACHE)?,
         };
         Ok(Config {
-            path,
-            path_origin,
+            dir,
             format,
-            destroy: p.get(&DESTROY)?,
             engine,
         })
     }
@@ -256,11 +248,11 @@ impl Config {
         format!(
             "{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n",
             DBNAME.name(),
-            self.path.display(),
+            self.dir.path.display(),
             FORMAT.name(),
             self.format.name(),
             DESTROY.name(),
-            self.destroy,
+            self.dir.destroy,
             WRITE_BUFFER_SIZE.name(),
             or_default(e.write_buffer_size),
             MAX_FILE_SIZE.name(),
@@ -288,22 +280,17 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ycsb_db::Origin;
 
     fn props(pairs: &[(&str, &str)]) -> Properties {
-        let mut p = Properties::new();
-        for (k, v) in pairs {
-            p.set(*k, *v, Origin::Flag("-p"));
-        }
-        p
+        Properties::new().with_flags(pairs)
     }
 
     #[test]
     fn defaults_keep_leveldb_defaults_like_ycsb_cpp() {
         let c = Config::from_properties(&props(&[("leveldb.dbname", "/tmp/x")])).unwrap();
-        assert_eq!(c.path, PathBuf::from("/tmp/x"));
+        assert_eq!(c.dir.path, PathBuf::from("/tmp/x"));
         assert_eq!(c.format, Format::Single);
-        assert!(!c.destroy);
+        assert!(!c.dir.destroy);
         assert_eq!(
             c.engine,
             EngineOptions {
@@ -341,7 +328,7 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!(c.format, Format::Row);
-        assert!(c.destroy);
+        assert!(c.dir.destroy);
         assert_eq!(
             c.engine,
             EngineOptions {

@@ -103,23 +103,9 @@ impl LevelStore {
     /// a database locked by another process, corruption).
     pub fn open(properties: &Properties) -> Result<LevelStore, StoreError> {
         let config = Config::from_properties(properties)?;
-        let dir = DataDir::open(
-            NAME,
-            &LAYOUT,
-            crate::options::DBNAME.name(),
-            &config.path,
-            &config.path_origin,
-            config.destroy,
-        )?;
-        let fail = |message: String| StoreError::Open {
-            store: NAME.to_string(),
-            message: format!(
-                "leveldb.dbname={} ({}): {message}",
-                config.path.display(),
-                config.path_origin
-            ),
-        };
-        let db = Db::open(&config.path, &config.engine).map_err(fail)?;
+        let dir = config.dir.open(NAME, &LAYOUT)?;
+        let fail = |message: String| config.dir.open_error(NAME, message);
+        let db = Db::open(&config.dir.path, &config.engine).map_err(fail)?;
         if config.format == Format::Row {
             check_row_layout(&db).map_err(fail)?;
         }
@@ -132,7 +118,7 @@ impl LevelStore {
 
     /// The database directory.
     pub fn path(&self) -> &std::path::Path {
-        &self.config.path
+        &self.config.dir.path
     }
 
     /// Compacts the whole key range, blocking until LevelDB is done: for a

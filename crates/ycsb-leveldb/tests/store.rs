@@ -37,11 +37,9 @@ fn keeps_the_store_contract() {
 }
 
 fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
-    let mut p = Properties::new().with("leveldb.dbname", dir.display());
-    for (k, v) in extra {
-        p.set(*k, *v, Origin::Flag("-p"));
-    }
-    p
+    Properties::new()
+        .with("leveldb.dbname", dir.display())
+        .with_flags(extra)
 }
 
 fn open(dir: &Path, extra: &[(&str, &str)]) -> LevelStore {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use ycsb_db::{Properties, Property, PropertyDecl, PropertyError};
+use ycsb_db::{DirSetting, Properties, Property, PropertyDecl, PropertyError};
 
 use crate::ffi::{
     EnvOptions, MDB_MAPASYNC, MDB_NOMETASYNC, MDB_NORDAHEAD, MDB_NOSYNC, MDB_WRITEMAP,
@@ -99,20 +99,14 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
 /// Everything the store is opened with, read and checked from properties.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Config {
-    pub path: PathBuf,
-    /// How `lmdb.dbpath` was set, for error messages.
-    pub path_origin: String,
-    pub destroy: bool,
+    /// The directory (`DBPATH`) and `destroy`.
+    pub dir: DirSetting,
     pub env: EnvOptions,
 }
 
 impl Config {
     pub fn from_properties(p: &Properties) -> Result<Config, PropertyError> {
-        let path = p.require(&DBPATH)?;
-        let path_origin = p
-            .raw(DBPATH.decl())
-            .map(|r| r.origin.to_string())
-            .unwrap_or_default();
+        let dir = DirSetting::from_properties(p, &DBPATH, &DESTROY)?;
         let map_size = usize::try_from(p.get(&MAPSIZE)?)
             .map_err(|_| p.invalid(MAPSIZE.decl(), "expected a size that fits in memory"))?;
         let max_readers = p.get(&MAXREADERS)?;
@@ -129,9 +123,7 @@ impl Config {
             }
         }
         Ok(Config {
-            path,
-            path_origin,
-            destroy: p.get(&DESTROY)?,
+            dir,
             env: EnvOptions {
                 map_size,
                 max_readers,
@@ -146,7 +138,7 @@ impl Config {
         let mut out = format!(
             "{}={}\n{}={}\n{}={}\n",
             DBPATH.name(),
-            self.path.display(),
+            self.dir.path.display(),
             MAPSIZE.name(),
             self.env.map_size,
             MAXREADERS.name(),
@@ -161,7 +153,7 @@ impl Config {
         ] {
             out.push_str(&format!("{}={}\n", prop.name(), flag(f)));
         }
-        out.push_str(&format!("{}={}\n", DESTROY.name(), self.destroy));
+        out.push_str(&format!("{}={}\n", DESTROY.name(), self.dir.destroy));
         out
     }
 }
@@ -169,20 +161,15 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ycsb_db::Origin;
 
     fn props(pairs: &[(&str, &str)]) -> Properties {
-        let mut p = Properties::new();
-        for (k, v) in pairs {
-            p.set(*k, *v, Origin::Flag("-p"));
-        }
-        p
+        Properties::new().with_flags(pairs)
     }
 
     #[test]
     fn defaults_are_the_shipped_map_size_and_synced_commits() {
         let c = Config::from_properties(&props(&[("lmdb.dbpath", "/x")])).unwrap();
-        assert_eq!(c.path, PathBuf::from("/x"));
+        assert_eq!(c.dir.path, PathBuf::from("/x"));
         assert_eq!(
             c.env,
             EnvOptions {
@@ -191,7 +178,7 @@ mod tests {
                 flags: 0
             }
         );
-        assert!(!c.destroy);
+        assert!(!c.dir.destroy);
     }
 
     #[test]
@@ -212,7 +199,7 @@ mod tests {
             c.env.flags,
             MDB_NOSYNC | MDB_NOMETASYNC | MDB_NORDAHEAD | MDB_WRITEMAP | MDB_MAPASYNC
         );
-        assert!(c.destroy);
+        assert!(c.dir.destroy);
         assert!(c.describe().contains("lmdb.writemap=true\n"));
     }
 

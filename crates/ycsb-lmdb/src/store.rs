@@ -69,23 +69,9 @@ impl LmdbStore {
     /// created or written, a `data.mdb` that is not LMDB's).
     pub fn open(properties: &Properties) -> Result<LmdbStore, StoreError> {
         let config = Config::from_properties(properties)?;
-        let fail = |message: String| StoreError::Open {
-            store: NAME.to_string(),
-            message: format!(
-                "lmdb.dbpath={} ({}): {message}",
-                config.path.display(),
-                config.path_origin
-            ),
-        };
-        let dir = DataDir::open(
-            NAME,
-            &LAYOUT,
-            crate::options::DBPATH.name(),
-            &config.path,
-            &config.path_origin,
-            config.destroy,
-        )?;
-        let env = Env::open(&config.path, &config.env).map_err(fail)?;
+        let fail = |message: String| config.dir.open_error(NAME, message);
+        let dir = config.dir.open(NAME, &LAYOUT)?;
+        let env = Env::open(&config.dir.path, &config.env).map_err(fail)?;
         Ok(LmdbStore {
             env,
             config,
@@ -95,7 +81,7 @@ impl LmdbStore {
 
     /// The environment directory.
     pub fn path(&self) -> &Path {
-        &self.config.path
+        &self.config.dir.path
     }
 
     /// Flushes committed transactions to disk (for `lmdb.nosync`).
@@ -127,7 +113,7 @@ impl Store for LmdbStore {
         })?;
         Ok(Box::new(LmdbThread {
             env: &self.env,
-            path: &self.config.path,
+            path: &self.config.dir.path,
             reader,
             value: Vec::new(),
             last_error: None,

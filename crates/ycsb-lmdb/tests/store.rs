@@ -9,20 +9,17 @@ use ycsb_db::testing::{
     assert_survives_reopen, gauge, record, Contract,
 };
 use ycsb_db::{
-    Fields, Gauge, Origin, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext,
+    Fields, Gauge, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext,
 };
 use ycsb_lmdb::LmdbStore;
 
 const TABLE: &str = "usertable";
 
 fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
-    let mut p = Properties::new()
+    Properties::new()
         .with("lmdb.dbpath", dir.display())
-        .with("lmdb.mapsize", 64u64 << 20);
-    for (k, v) in extra {
-        p.set(*k, *v, Origin::Flag("-p"));
-    }
-    p
+        .with("lmdb.mapsize", 64u64 << 20)
+        .with_flags(extra)
 }
 
 fn open(dir: &Path, extra: &[(&str, &str)]) -> LmdbStore {

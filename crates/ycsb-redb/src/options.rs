@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use ycsb_db::{Properties, Property, PropertyDecl, PropertyError};
+use ycsb_db::{DirSetting, Properties, Property, PropertyDecl, PropertyError};
 
 ycsb_db::choice_property! {
     /// When a commit reaches the disk (`redb.durability`).
@@ -70,10 +70,8 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
 /// Everything the store is opened with, read and checked from properties.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Config {
-    pub path: PathBuf,
-    /// How `redb.path` was set, for error messages.
-    pub path_origin: String,
-    pub destroy: bool,
+    /// The directory (`PATH`) and `destroy`.
+    pub dir: DirSetting,
     pub cache_size: Option<usize>,
     pub durability: Durability,
     pub tree_gauges: bool,
@@ -81,11 +79,7 @@ pub(crate) struct Config {
 
 impl Config {
     pub fn from_properties(p: &Properties) -> Result<Config, PropertyError> {
-        let path = p.require(&PATH)?;
-        let path_origin = p
-            .raw(PATH.decl())
-            .map(|r| r.origin.to_string())
-            .unwrap_or_default();
+        let dir = DirSetting::from_properties(p, &PATH, &DESTROY)?;
         let cache_size = match p.get(&CACHE_SIZE)? {
             0 => None,
             n => Some(usize::try_from(n).map_err(|_| {
@@ -93,9 +87,7 @@ impl Config {
             })?),
         };
         Ok(Config {
-            path,
-            path_origin,
-            destroy: p.get(&DESTROY)?,
+            dir,
             cache_size,
             durability: p.get(&DURABILITY)?,
             tree_gauges: p.get(&TREE_GAUGES)?,
@@ -107,9 +99,9 @@ impl Config {
         format!(
             "{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n",
             PATH.name(),
-            self.path.display(),
+            self.dir.path.display(),
             DESTROY.name(),
-            self.destroy,
+            self.dir.destroy,
             CACHE_SIZE.name(),
             self.cache_size
                 .map_or_else(|| "default".to_string(), |n| n.to_string()),
@@ -124,21 +116,16 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ycsb_db::Origin;
 
     fn props(pairs: &[(&str, &str)]) -> Properties {
-        let mut p = Properties::new();
-        for (k, v) in pairs {
-            p.set(*k, *v, Origin::Flag("-p"));
-        }
-        p
+        Properties::new().with_flags(pairs)
     }
 
     #[test]
     fn defaults_keep_redbs_defaults() {
         let c = Config::from_properties(&props(&[("redb.path", "/x")])).unwrap();
-        assert_eq!(c.path, PathBuf::from("/x"));
-        assert!(!c.destroy);
+        assert_eq!(c.dir.path, PathBuf::from("/x"));
+        assert!(!c.dir.destroy);
         assert_eq!(c.cache_size, None);
         assert_eq!(c.durability, Durability::Immediate);
         assert!(c.tree_gauges);
@@ -160,7 +147,7 @@ mod tests {
             ("redb.tree_gauges", "false"),
         ]))
         .unwrap();
-        assert!(c.destroy && !c.tree_gauges);
+        assert!(c.dir.destroy && !c.tree_gauges);
         assert_eq!(c.cache_size, Some(1 << 20));
         assert_eq!(c.durability, Durability::None);
         assert!(c.describe().lines().any(|l| l == "redb.durability=none"));

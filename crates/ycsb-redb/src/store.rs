@@ -122,24 +122,9 @@ impl RedbStore {
     /// process, not a redb file, unwritable), with redb's reason.
     pub fn open(properties: &Properties) -> Result<RedbStore, StoreError> {
         let config = Config::from_properties(properties)?;
-        let dir = DataDir::open(
-            NAME,
-            &LAYOUT,
-            crate::options::PATH.name(),
-            &config.path,
-            &config.path_origin,
-            config.destroy,
-        )?;
-        let file = config.path.join(FILE_NAME);
-        let open_error = |e: redb::Error| StoreError::Open {
-            store: NAME.to_string(),
-            message: format!(
-                "redb.path={} ({}): {}",
-                config.path.display(),
-                config.path_origin,
-                describe_error(&e)
-            ),
-        };
+        let dir = config.dir.open(NAME, &LAYOUT)?;
+        let file = config.dir.path.join(FILE_NAME);
+        let open_error = |e: redb::Error| config.dir.open_error(NAME, describe_error(&e));
         let mut builder = Database::builder();
         if let Some(bytes) = config.cache_size {
             builder.set_cache_size(bytes);
@@ -165,7 +150,7 @@ impl RedbStore {
 
     /// The database directory.
     pub fn path(&self) -> &Path {
-        &self.config.path
+        &self.config.dir.path
     }
 
     /// The tree statistics of the committed database.

@@ -8,19 +8,15 @@ use ycsb_db::testing::{
     assert_refuses_foreign_directory, assert_survives_reopen, gauge, load_property_file,
     locked_version, read_both_ways, record, second_open_error, unusable_location_errors, Contract,
 };
-use ycsb_db::{
-    Fields, Gauge, Origin, Properties, Status, Store, StoreError, StoreThread, ThreadContext,
-};
+use ycsb_db::{Fields, Gauge, Properties, Status, Store, StoreError, StoreThread, ThreadContext};
 use ycsb_redb::RedbStore;
 
 const TABLE: &str = "usertable";
 
 fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
-    let mut p = Properties::new().with("redb.path", dir.display());
-    for (k, v) in extra {
-        p.set(*k, *v, Origin::Flag("-p"));
-    }
-    p
+    Properties::new()
+        .with("redb.path", dir.display())
+        .with_flags(extra)
 }
 
 fn open(dir: &Path, extra: &[(&str, &str)]) -> RedbStore {

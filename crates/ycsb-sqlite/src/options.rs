@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use ycsb_db::{Properties, Property, PropertyDecl, PropertyError};
+use ycsb_db::{DirSetting, Properties, Property, PropertyDecl, PropertyError};
 
 ycsb_db::choice_property! {
     /// SQLite's `PRAGMA journal_mode` (`sqlite.journal_mode`).
@@ -126,16 +126,14 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
 /// Everything the store is opened with, read and checked from properties.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Config {
-    pub dir: PathBuf,
-    /// How `sqlite.dbpath` was set, for error messages.
-    pub dir_origin: String,
+    /// The directory (`DBPATH`) and `destroy`.
+    pub dir: DirSetting,
     pub cache_size: i64,
     pub page_size: u32,
     pub journal_mode: JournalMode,
     pub synchronous: Synchronous,
     pub create_table: bool,
     pub primary_key: String,
-    pub destroy: bool,
     pub busy_timeout_ms: u64,
 }
 
@@ -151,11 +149,7 @@ pub(crate) fn is_plain_identifier(name: &str) -> bool {
 
 impl Config {
     pub fn from_properties(p: &Properties) -> Result<Config, PropertyError> {
-        let dir = p.require(&DBPATH)?;
-        let dir_origin = p
-            .raw(DBPATH.decl())
-            .map(|r| r.origin.to_string())
-            .unwrap_or_default();
+        let dir = DirSetting::from_properties(p, &DBPATH, &DESTROY)?;
         let page_size = p.get_checked(&PAGE_SIZE, |&s| {
             if s.is_power_of_two() {
                 Ok(())
@@ -172,14 +166,12 @@ impl Config {
         })?;
         Ok(Config {
             dir,
-            dir_origin,
             cache_size: p.get(&CACHE_SIZE)?,
             page_size,
             journal_mode: p.get(&JOURNAL_MODE)?,
             synchronous: p.get(&SYNCHRONOUS)?,
             create_table: p.get(&CREATE_TABLE)?,
             primary_key,
-            destroy: p.get(&DESTROY)?,
             busy_timeout_ms: p.get(&BUSY_TIMEOUT)?,
         })
     }
@@ -189,7 +181,7 @@ impl Config {
         format!(
             "{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n",
             DBPATH.name(),
-            self.dir.display(),
+            self.dir.path.display(),
             CACHE_SIZE.name(),
             self.cache_size,
             PAGE_SIZE.name(),
@@ -203,7 +195,7 @@ impl Config {
             PRIMARY_KEY.name(),
             self.primary_key,
             DESTROY.name(),
-            self.destroy,
+            self.dir.destroy,
             BUSY_TIMEOUT.name(),
             self.busy_timeout_ms,
         )
@@ -213,14 +205,9 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ycsb_db::Origin;
 
     fn props(pairs: &[(&str, &str)]) -> Properties {
-        let mut p = Properties::new();
-        for (k, v) in pairs {
-            p.set(*k, *v, Origin::Flag("-p"));
-        }
-        p
+        Properties::new().with_flags(pairs)
     }
 
     #[test]
@@ -232,7 +219,7 @@ mod tests {
         assert_eq!(c.synchronous, Synchronous::Normal);
         assert!(c.create_table);
         assert_eq!(c.primary_key, "user_id");
-        assert!(!c.destroy);
+        assert!(!c.dir.destroy);
     }
 
     #[test]

@@ -190,23 +190,9 @@ impl SqliteStore {
     /// `sqlite.busy_timeout`, a directory that cannot be written).
     pub fn open(properties: &Properties) -> Result<SqliteStore, StoreError> {
         let config = Config::from_properties(properties)?;
-        let fail = |message: String| StoreError::Open {
-            store: NAME.to_string(),
-            message: format!(
-                "sqlite.dbpath={} ({}): {message}",
-                config.dir.display(),
-                config.dir_origin
-            ),
-        };
-        let dir = DataDir::open(
-            NAME,
-            &LAYOUT,
-            crate::options::DBPATH.name(),
-            &config.dir,
-            &config.dir_origin,
-            config.destroy,
-        )?;
-        let file = config.dir.join(DB_FILE);
+        let fail = |message: String| config.dir.open_error(NAME, message);
+        let dir = config.dir.open(NAME, &LAYOUT)?;
+        let file = config.dir.path.join(DB_FILE);
         let monitor = open_connection(&file, &config).map_err(&fail)?;
         let setup = || -> rusqlite::Result<String> {
             // Only takes effect while the database is empty (or on VACUUM).
@@ -404,7 +390,7 @@ impl Store for SqliteStore {
                 pages as f64 * f64::from(self.config.page_size),
             ));
         }
-        let wal = self.config.dir.join(format!("{DB_FILE}-wal"));
+        let wal = self.config.dir.path.join(format!("{DB_FILE}-wal"));
         let wal_bytes = std::fs::metadata(wal).map_or(0, |m| m.len());
         out.push(Gauge::new("sqlite.wal-bytes", wal_bytes as f64));
         let (mut current, mut high) = (0i64, 0i64);

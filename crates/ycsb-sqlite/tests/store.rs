@@ -8,19 +8,15 @@ use ycsb_db::testing::{
     assert_conforms, assert_guards_its_directory, assert_refuses_foreign_directory,
     assert_survives_reopen, gauge, record, Contract,
 };
-use ycsb_db::{
-    Fields, Gauge, Origin, Properties, Record, Status, Store, StoreError, ThreadContext,
-};
+use ycsb_db::{Fields, Gauge, Properties, Record, Status, Store, StoreError, ThreadContext};
 use ycsb_sqlite::SqliteStore;
 
 const TABLE: &str = "usertable";
 
 fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
-    let mut p = Properties::new().with("sqlite.dbpath", dir.display());
-    for (k, v) in extra {
-        p.set(*k, *v, Origin::Flag("-p"));
-    }
-    p
+    Properties::new()
+        .with("sqlite.dbpath", dir.display())
+        .with_flags(extra)
 }
 
 fn open(dir: &Path, extra: &[(&str, &str)]) -> SqliteStore {

@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use ycsb_db::{Properties, Property, PropertyDecl, PropertyError, PropertyKind, PropertyValue};
+use ycsb_db::{
+    DirSetting, Properties, Property, PropertyDecl, PropertyError, PropertyKind, PropertyValue,
+};
 
 ycsb_db::choice_property! {
     /// How a record is laid out (`wiredtiger.format`).
@@ -337,10 +339,8 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
 /// Everything the store is opened with, read and checked from properties.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Config {
-    pub home: PathBuf,
-    /// How `wiredtiger.home` was set, for error messages.
-    pub home_origin: String,
-    pub destroy: bool,
+    /// The directory (`HOME`) and `destroy`.
+    pub dir: DirSetting,
     pub table_type: TableType,
     pub statistics: Statistics,
     /// The `wiredtiger_open` configuration string.
@@ -518,11 +518,7 @@ fn refuse_keys(
 
 impl Config {
     pub fn from_properties(p: &Properties) -> Result<Config, PropertyError> {
-        let home = p.require(&HOME)?;
-        let home_origin = p
-            .raw(HOME.decl())
-            .map(|r| r.origin.to_string())
-            .unwrap_or_default();
+        let dir = DirSetting::from_properties(p, &HOME, &DESTROY)?;
         let Format::Single = p.get(&FORMAT)?;
         let workers = p.get(&LSM_MAX_WORKERS)?;
         let sync = p.get(&SYNC)?;
@@ -591,9 +587,7 @@ impl Config {
             table.push_str(&extra);
         }
         Ok(Config {
-            home,
-            home_origin,
-            destroy: p.get(&DESTROY)?,
+            dir,
             table_type,
             statistics,
             open,
@@ -606,11 +600,11 @@ impl Config {
         format!(
             "{}={}\n{}={}\n{}={}\nwiredtiger_open={}\ntable={}\n",
             HOME.name(),
-            self.home.display(),
+            self.dir.path.display(),
             TYPE.name(),
             self.table_type.name(),
             DESTROY.name(),
-            self.destroy,
+            self.dir.destroy,
             self.open,
             self.table,
         )
@@ -620,22 +614,17 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ycsb_db::Origin;
 
     fn props(pairs: &[(&str, &str)]) -> Properties {
-        let mut p = Properties::new();
-        for (k, v) in pairs {
-            p.set(*k, *v, Origin::Flag("-p"));
-        }
-        p
+        Properties::new().with_flags(pairs)
     }
 
     #[test]
     fn defaults_are_ycsb_cpps() {
         let c = Config::from_properties(&props(&[("wiredtiger.home", "/tmp/x")])).unwrap();
-        assert_eq!(c.home, PathBuf::from("/tmp/x"));
+        assert_eq!(c.dir.path, PathBuf::from("/tmp/x"));
         assert_eq!(c.table_type, TableType::Btree);
-        assert!(!c.destroy);
+        assert!(!c.dir.destroy);
         assert_eq!(
             c.open,
             "create,cache_size=104857600,direct_io=[],in_memory=false,\

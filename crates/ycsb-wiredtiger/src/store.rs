@@ -198,24 +198,10 @@ impl WiredTigerStore {
     /// files, a compressor whose extension is missing).
     pub fn open(properties: &Properties) -> Result<WiredTigerStore, StoreError> {
         let config = Config::from_properties(properties)?;
-        let open_error = |message: String| StoreError::Open {
-            store: NAME.to_string(),
-            message: format!(
-                "wiredtiger.home={} ({}): {message}",
-                config.home.display(),
-                config.home_origin
-            ),
-        };
-        let dir = DataDir::open(
-            NAME,
-            &LAYOUT,
-            crate::options::HOME.name(),
-            &config.home,
-            &config.home_origin,
-            config.destroy,
-        )?;
+        let open_error = |message: String| config.dir.open_error(NAME, message);
+        let dir = config.dir.open(NAME, &LAYOUT)?;
         let conn =
-            Connection::open(&config.home, &config.open).map_err(|e| open_error(e.message))?;
+            Connection::open(&config.dir.path, &config.open).map_err(|e| open_error(e.message))?;
         let session = conn.session().map_err(|e| open_error(e.message))?;
         session
             .create(TABLE_URI, &config.table)
@@ -230,7 +216,7 @@ impl WiredTigerStore {
 
     /// The database directory.
     pub fn home(&self) -> &std::path::Path {
-        &self.config.home
+        &self.config.dir.path
     }
 
     /// Writes a checkpoint: everything written so far is durable and the

@@ -37,10 +37,8 @@ fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
     // A small cache: tests run in parallel on small machines.
     let mut p = Properties::new()
         .with("wiredtiger.home", dir.display())
-        .with("wiredtiger.cache_size", "8MB");
-    for (k, v) in extra {
-        p.set(*k, *v, Origin::Flag("-p"));
-    }
+        .with("wiredtiger.cache_size", "8MB")
+        .with_flags(extra);
     // WiredTiger wants a cache of three LSM chunks and more: small chunks.
     if extra.contains(&("wiredtiger.type", "lsm"))
         && p.get_str("wiredtiger.blk_mgr.chunk_size").is_none()

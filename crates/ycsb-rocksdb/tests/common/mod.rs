@@ -10,11 +10,9 @@ use ycsb_rocksdb::RocksStore;
 
 /// Properties for a database in `dir` plus `extra` settings.
 pub fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
-    let mut p = Properties::new().with("rocksdb.dbname", dir.display());
-    for (k, v) in extra {
-        p = p.with(*k, *v);
-    }
-    p
+    Properties::new()
+        .with("rocksdb.dbname", dir.display())
+        .with_flags(extra)
 }
 
 /// Opens a store in `dir` with `extra` settings.
