@@ -106,7 +106,7 @@ fn parse(args: &[String]) -> Result<Options> {
 
 pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let options = parse(args)?;
-    let target = target_dir(root);
+    let target = crate::target::target_dir(root);
     if let Some(rev) = &options.baseline.rev {
         return compare(root, &target, rev, &options);
     }
@@ -323,18 +323,6 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         None,
     );
     Ok(())
-}
-
-/// The cargo target directory of the tree at `root`, absolute.
-pub fn target_dir(root: &Path) -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    if target.is_absolute() {
-        target
-    } else {
-        root.join(target)
-    }
 }
 
 /// `--baseline REV`: the steps of the bench whose figures are rates of the

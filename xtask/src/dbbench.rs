@@ -117,7 +117,7 @@ pub fn compare(args: &[String]) -> Result<()> {
     if let Some(rev) = &baseline.rev {
         let dir = match args.iter().position(|a| a == "--dir") {
             Some(i) => PathBuf::from(args.get(i + 1).context("--dir needs a value")?),
-            None => crate::bench::target_dir(&root).join("dbbench-baseline"),
+            None => crate::target::target_dir(&root).join("dbbench-baseline"),
         };
         let flags = common_flags(num, threads, value_size);
         return compare_builds(&root, rev, baseline.pairs, &dir, &flags, num * threads);
@@ -476,7 +476,7 @@ fn compare_builds(
             .args(["build", "--release"])
             .args(build),
     )?;
-    let target = crate::bench::target_dir(root);
+    let target = crate::target::target_dir(root);
     let base = baseline::prepare(root, &target, &commit, |source, out| {
         baseline::cargo_build(source, out, &build)
     })?;

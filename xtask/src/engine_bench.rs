@@ -633,7 +633,7 @@ fn compare(root: &Path, rev: &str, o: &Options) -> Result<()> {
             .args(["build", "--release"])
             .args(&build),
     )?;
-    let target = crate::bench::target_dir(root);
+    let target = crate::target::target_dir(root);
     let base = baseline::prepare(root, &target, &commit, |source, out| {
         baseline::cargo_build(source, out, &build)
     })?;

@@ -11,6 +11,7 @@ mod engines;
 mod machine;
 mod overhead;
 mod redis_bench;
+mod target;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};

@@ -445,7 +445,7 @@ fn build_current(root: &Path) -> Result<PathBuf> {
         "--bin",
         "ycsb",
     ]))?;
-    Ok(crate::bench::target_dir(root))
+    Ok(crate::target::target_dir(root))
 }
 
 /// Where the server and the clients run, and how to say so.

@@ -56,6 +56,8 @@
 
 pub mod codec;
 mod datadir;
+mod decl;
+mod field;
 mod files;
 mod names;
 mod properties;
@@ -64,6 +66,7 @@ mod record;
 mod secrets;
 mod status;
 mod store;
+mod wire;
 // The crate's own unit tests use the helpers without the feature.
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

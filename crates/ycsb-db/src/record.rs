@@ -2,16 +2,8 @@
 //! a workload and a store can exchange them without allocating per
 //! operation.
 
-use crate::codec::{put_varint, EncodedFields, EncodedRecord};
-
-/// One field of a [`Record`]: a name and its value bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Field<'a> {
-    /// The field's name, for example `field0`.
-    pub name: &'a str,
-    /// The field's value.
-    pub value: &'a [u8],
-}
+pub use crate::field::{Field, Fields};
+use crate::wire::{put_varint, EncodedFields, EncodedRecord};
 
 /// Where one field's name and value lie in a [`Record`]'s bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -518,25 +510,6 @@ impl<'a> Iterator for ViewFields<'a> {
                 fields.find(|f| selection.contains(f.name))
             }
             FieldsRepr::Single(field) => field.take(),
-        }
-    }
-}
-
-/// Which fields an operation reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fields<'a> {
-    /// Every field of the record.
-    All,
-    /// Only the named fields.
-    Only(&'a [String]),
-}
-
-impl Fields<'_> {
-    /// Whether the field called `name` is selected.
-    pub fn contains(&self, name: &str) -> bool {
-        match self {
-            Fields::All => true,
-            Fields::Only(names) => names.iter().any(|n| n == name),
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use crate::properties::PropertyDecl;
+use crate::decl::PropertyDecl;
 
 /// The text shown instead of a secret value.
 pub const REDACTED: &str = "<redacted>";
