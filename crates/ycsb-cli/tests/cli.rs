@@ -351,6 +351,41 @@ fn properties_reference_is_generated_and_current() {
     );
 }
 
+/// README's stores table has one row per store the binary lists, and no
+/// row for a store it does not have: adding a store means adding its row.
+#[test]
+fn readme_lists_every_store() {
+    let o = run("stores");
+    assert!(o.status.success());
+    let listed: Vec<String> = stdout(&o)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    assert!(listed.len() >= 12, "{listed:?}");
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("Stores\n"))
+        .expect("README.md has a Stores section");
+    let rows: Vec<&str> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split_once("` |").map(|(name, _)| name))
+        .collect();
+    for name in &listed {
+        assert!(
+            rows.contains(&name.as_str()),
+            "README.md's stores table has no row for `{name}`"
+        );
+    }
+    for row in &rows {
+        assert!(
+            listed.iter().any(|n| n == row),
+            "README.md's stores table lists `{row}`, which `ycsb stores` does not"
+        );
+    }
+}
+
 #[test]
 fn help_explains_both_forms() {
     let o = run("--help");
