@@ -766,94 +766,150 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         "engine-bench: {} records, {} operations, {} thread(s), {} round(s); load average {load_before}",
         o.records, o.operations, o.threads, o.rounds
     );
-
-    struct Row {
-        engine: String,
-        workload: String,
-        ycsb: Vec<Cell>,
-        direct: Vec<Cell>,
-        /// The direct loop's second run of each round (`--control`).
-        control: Vec<Cell>,
-        cpp: Vec<Cell>,
-    }
+    let clients = Clients {
+        root,
+        release: &release,
+        ycsb: &ycsb,
+        cpp: cpp.as_deref(),
+        work: &work,
+    };
     let mut rows = Vec::new();
     for engine in &o.engines {
-        let direct_bin = release
-            .join("examples")
-            .join(format!("{engine}-direct-loop"));
         for workload in &o.workloads {
-            let read = read_proportion(root, workload)?;
-            let base = work.join(format!("{engine}-{workload}-base"));
-            if o.same_files {
-                eprintln!("engine-bench: {engine} workload{workload}: loading and compacting the shared files");
-                settled_database(&ycsb, &direct_bin, root, engine, workload, &base, &o)?;
-            }
-            let mut row = Row {
-                engine: engine.clone(),
-                workload: workload.clone(),
-                ycsb: Vec::new(),
-                direct: Vec::new(),
-                control: Vec::new(),
-                cpp: Vec::new(),
-            };
-            for round in 0..o.rounds {
-                // Alternate who goes first, so that neither always meets a
-                // freshly written page cache or a busier machine.
-                let mut order = vec!["direct", "ycsb"];
-                if o.control {
-                    order.push("control");
-                }
-                if cpp.is_some() && YCSB_CPP_ENGINES.contains(&engine.as_str()) {
-                    order.push("cpp");
-                }
-                let first = round % order.len();
-                order.rotate_left(first);
-                let round_load = load_average();
-                for client in order {
-                    let dir = work.join(format!("{engine}-{workload}-{client}-{round}"));
-                    eprintln!(
-                        "engine-bench: {engine} workload{workload} round {} {client}",
-                        round + 1
-                    );
-                    if o.same_files {
-                        copy_dir(&base, &dir)?;
-                    }
-                    let cpu_before = children_cpu();
-                    let mut cell = match client {
-                        "direct" | "control" => run_direct(&direct_bin, &dir, read, &o, None)?,
-                        "ycsb" => run_ycsb(&ycsb, root, engine, workload, &dir, &o, None)?,
-                        _ => match &cpp {
-                            Some(bin) => run_cpp(bin, root, engine, workload, &dir, &o)?,
-                            None => continue,
-                        },
-                    };
-                    // The client was waited for, so its CPU time (and only
-                    // its: clients run one at a time) is in the delta.
-                    cell.cpu = children_cpu() - cpu_before;
-                    let _ = std::fs::remove_dir_all(&dir);
-                    // YCSB-cpp's sqlite makes a file where ycsb makes a
-                    // directory.
-                    let _ = std::fs::remove_file(&dir);
-                    let _ = std::fs::remove_file(dir.with_extension("json"));
-                    match client {
-                        "direct" => row.direct.push(cell),
-                        "control" => row.control.push(cell),
-                        "ycsb" => row.ycsb.push(cell),
-                        _ => row.cpp.push(cell),
-                    }
-                }
-                eprintln!(
-                    "engine-bench: {engine} workload{workload} round {}: load average before {round_load}, after {}",
-                    round + 1,
-                    load_average()
-                );
-            }
-            let _ = std::fs::remove_dir_all(&base);
-            rows.push(row);
+            rows.push(measure_row(&clients, engine, workload, &o)?);
         }
     }
-
     println!();
+    let mismatched = print_throughput_table(&rows, &o);
+    print_cpu_table(&rows, &o);
+    println!(
+        "\nmedians of {} round(s), {} thread(s); load average before {load_before}, after {}",
+        o.rounds,
+        o.threads,
+        load_average()
+    );
+    if cpp.is_none() {
+        println!("YCSB-cpp: skipped (set YCSB_CPP_BIN to its ycsb binary)");
+    }
+    if mismatched {
+        bail!("the clients did not perform the same number of operations (DIFFER rows)");
+    }
+    Ok(())
+}
+
+/// The programs a comparison runs and where they work.
+struct Clients<'a> {
+    root: &'a Path,
+    /// The release build's directory (the direct loops are its examples).
+    release: &'a Path,
+    ycsb: &'a Path,
+    /// YCSB-cpp's binary, when `YCSB_CPP_BIN` names one.
+    cpp: Option<&'a Path>,
+    work: &'a Path,
+}
+
+/// One engine and workload: every client's figures over the rounds.
+struct Row {
+    engine: String,
+    workload: String,
+    ycsb: Vec<Cell>,
+    direct: Vec<Cell>,
+    /// The direct loop's second run of each round (`--control`).
+    control: Vec<Cell>,
+    cpp: Vec<Cell>,
+}
+
+/// Runs every round of one engine and workload, the clients of a round
+/// back to back in an order that rotates from round to round.
+fn measure_row(clients: &Clients<'_>, engine: &str, workload: &str, o: &Options) -> Result<Row> {
+    let direct_bin = clients
+        .release
+        .join("examples")
+        .join(format!("{engine}-direct-loop"));
+    let read = read_proportion(clients.root, workload)?;
+    let base = clients.work.join(format!("{engine}-{workload}-base"));
+    if o.same_files {
+        eprintln!(
+            "engine-bench: {engine} workload{workload}: loading and compacting the shared files"
+        );
+        settled_database(
+            clients.ycsb,
+            &direct_bin,
+            clients.root,
+            engine,
+            workload,
+            &base,
+            o,
+        )?;
+    }
+    let mut row = Row {
+        engine: engine.to_string(),
+        workload: workload.to_string(),
+        ycsb: Vec::new(),
+        direct: Vec::new(),
+        control: Vec::new(),
+        cpp: Vec::new(),
+    };
+    for round in 0..o.rounds {
+        // Alternate who goes first, so that neither always meets a
+        // freshly written page cache or a busier machine.
+        let mut order = vec!["direct", "ycsb"];
+        if o.control {
+            order.push("control");
+        }
+        if clients.cpp.is_some() && YCSB_CPP_ENGINES.contains(&engine) {
+            order.push("cpp");
+        }
+        let first = round % order.len();
+        order.rotate_left(first);
+        let round_load = load_average();
+        for client in order {
+            let dir = clients
+                .work
+                .join(format!("{engine}-{workload}-{client}-{round}"));
+            eprintln!(
+                "engine-bench: {engine} workload{workload} round {} {client}",
+                round + 1
+            );
+            if o.same_files {
+                copy_dir(&base, &dir)?;
+            }
+            let cpu_before = children_cpu();
+            let mut cell = match (client, clients.cpp) {
+                ("direct" | "control", _) => run_direct(&direct_bin, &dir, read, o, None)?,
+                ("ycsb", _) => {
+                    run_ycsb(clients.ycsb, clients.root, engine, workload, &dir, o, None)?
+                }
+                (_, Some(bin)) => run_cpp(bin, clients.root, engine, workload, &dir, o)?,
+                (_, None) => continue,
+            };
+            // The client was waited for, so its CPU time (and only its:
+            // clients run one at a time) is in the delta.
+            cell.cpu = children_cpu() - cpu_before;
+            let _ = std::fs::remove_dir_all(&dir);
+            // YCSB-cpp's sqlite makes a file where ycsb makes a directory.
+            let _ = std::fs::remove_file(&dir);
+            let _ = std::fs::remove_file(dir.with_extension("json"));
+            match client {
+                "direct" => row.direct.push(cell),
+                "control" => row.control.push(cell),
+                "ycsb" => row.ycsb.push(cell),
+                _ => row.cpp.push(cell),
+            }
+        }
+        eprintln!(
+            "engine-bench: {engine} workload{workload} round {}: load average before {round_load}, after {}",
+            round + 1,
+            load_average()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&base);
+    Ok(row)
+}
+
+/// The throughput table, phase by phase; whether any row's clients
+/// performed different numbers of operations.
+fn print_throughput_table(rows: &[Row], o: &Options) -> bool {
     println!(
         "| engine  | workload  | phase | ops      | direct ops/s | ycsb ops/s | ycsb/direct | paired | YCSB-cpp ops/s | ycsb/YCSB-cpp |"
     );
@@ -861,7 +917,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         "|---------|-----------|-------|----------|-------------:|-----------:|------------:|-------:|---------------:|--------------:|"
     );
     let mut mismatched = false;
-    for r in &rows {
+    for r in rows {
         for (phase, pick) in [
             ("load", (|c: &Cell| c.load) as fn(&Cell) -> Phase),
             ("run", |c: &Cell| c.run),
@@ -908,6 +964,12 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         }
     }
     println!();
+    mismatched
+}
+
+/// The operations-per-CPU-second table, with the paired ratios, the
+/// kernel's share and the control.
+fn print_cpu_table(rows: &[Row], o: &Options) {
     if o.same_files {
         println!("Whole process (open a copy of the settled files, run, close), run operations per CPU-second:");
     } else {
@@ -920,7 +982,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     println!(
         "|---------|-----------|-------:|-----:|------------:|-------:|-------------:|-----------------:|---------------------------:|-----------------------:|---------:|--------------:|"
     );
-    for r in &rows {
+    for r in rows {
         let med = |cells: &[Cell], f: fn(&Cell) -> f64| median(cells.iter().map(f).collect());
         let (d, y) = (
             med(&r.direct, Cell::ops_per_cpu_second),
@@ -958,19 +1020,6 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
          median and range of the direct loop's second run of each round over its first, the \
          same program twice, so what the machine alone moves a paired median by"
     );
-    println!(
-        "\nmedians of {} round(s), {} thread(s); load average before {load_before}, after {}",
-        o.rounds,
-        o.threads,
-        load_average()
-    );
-    if cpp.is_none() {
-        println!("YCSB-cpp: skipped (set YCSB_CPP_BIN to its ycsb binary)");
-    }
-    if mismatched {
-        bail!("the clients did not perform the same number of operations (DIFFER rows)");
-    }
-    Ok(())
 }
 
 /// Fails with the install command when valgrind cannot be started.
