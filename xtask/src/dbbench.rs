@@ -86,9 +86,20 @@ fn paired_ratio(ours: &[f64], theirs: &[f64]) -> f64 {
     median(ours.iter().zip(theirs).map(|(o, t)| o / t).collect())
 }
 
-pub fn compare(args: &[String]) -> Result<()> {
-    let (baseline, args) = crate::baseline::Request::take(args)?;
-    let args = &args[..];
+/// `cargo xtask dbbench-compare`'s flags.
+struct CompareOptions {
+    num: u64,
+    threads: u64,
+    repeat: u64,
+    value_size: u64,
+    /// The core both programs are pinned to (`--core`).
+    core: Option<usize>,
+    one_process: bool,
+    /// `--dir`: where the databases go.
+    dir: Option<PathBuf>,
+}
+
+fn parse_compare_options(args: &[String]) -> Result<CompareOptions> {
     for a in args.iter().filter(|a| a.starts_with("--")) {
         if ![
             "--num",
@@ -104,21 +115,39 @@ pub fn compare(args: &[String]) -> Result<()> {
             bail!("dbbench-compare: unknown option {a}");
         }
     }
-    let num = option(args, "--num", 500_000)?;
-    let threads = option(args, "--threads", 1)?;
-    let repeat = option(args, "--repeat", 3)?.max(1);
-    let value_size = option(args, "--value_size", 100)?;
-    let core = match args.iter().position(|a| a == "--core") {
-        None => None,
-        Some(_) => Some(option(args, "--core", 0)? as usize),
-    };
-    let one_process = args.iter().any(|a| a == "--one-process");
+    Ok(CompareOptions {
+        num: option(args, "--num", 500_000)?,
+        threads: option(args, "--threads", 1)?,
+        repeat: option(args, "--repeat", 3)?.max(1),
+        value_size: option(args, "--value_size", 100)?,
+        core: match args.iter().position(|a| a == "--core") {
+            None => None,
+            Some(_) => Some(option(args, "--core", 0)? as usize),
+        },
+        one_process: args.iter().any(|a| a == "--one-process"),
+        dir: match args.iter().position(|a| a == "--dir") {
+            Some(i) => Some(PathBuf::from(
+                args.get(i + 1).context("--dir needs a value")?,
+            )),
+            None => None,
+        },
+    })
+}
+
+pub fn compare(args: &[String]) -> Result<()> {
+    let (baseline, args) = crate::baseline::Request::take(args)?;
+    let CompareOptions {
+        num,
+        threads,
+        repeat,
+        value_size,
+        core,
+        one_process,
+        dir,
+    } = parse_compare_options(&args)?;
     let root = crate::project_root();
     if let Some(rev) = &baseline.rev {
-        let dir = match args.iter().position(|a| a == "--dir") {
-            Some(i) => PathBuf::from(args.get(i + 1).context("--dir needs a value")?),
-            None => crate::target::target_dir(&root).join("dbbench-baseline"),
-        };
+        let dir = dir.unwrap_or_else(|| crate::target::target_dir(&root).join("dbbench-baseline"));
         let flags = common_flags(num, threads, value_size);
         return compare_builds(&root, rev, baseline.pairs, &dir, &flags, num * threads);
     }
@@ -140,10 +169,7 @@ pub fn compare(args: &[String]) -> Result<()> {
     let target = crate::engines::build_release(&root, &["-p", "ycsb-cli"])?;
     let ycsb = target.join("release").join("ycsb");
     let target = crate::engines::default_target(&root);
-    let dir = match args.iter().position(|a| a == "--dir") {
-        Some(i) => PathBuf::from(args.get(i + 1).context("--dir needs a value")?),
-        None => target.join("dbbench-compare"),
-    };
+    let dir = dir.unwrap_or_else(|| target.join("dbbench-compare"));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let program = |tool: Tool| {
         let mut c = match tool {
@@ -170,6 +196,26 @@ pub fn compare(args: &[String]) -> Result<()> {
         return compare_one_process(&dir, program, num, threads, value_size, repeat);
     }
     let common = common_flags(num, threads, value_size);
+    let (rows, options_diff) =
+        measure_per_benchmark(&dir, &program, &common, num * threads, repeat)?;
+    print_per_benchmark(rows, options_diff, num, threads, value_size, repeat);
+    Ok(())
+}
+
+/// How the two programs' OPTIONS files differ after fillseq (`<`, `>`
+/// lines), or why they could not be compared.
+type OptionsDiff = Result<Vec<String>>;
+
+/// Each benchmark in its own process (on the database the previous one
+/// left, --use_existing_db), the two programs alternating, `repeat`
+/// rounds; with the OPTIONS files' difference after fillseq.
+fn measure_per_benchmark(
+    dir: &Path,
+    program: &dyn Fn(Tool) -> Command,
+    common: &[String],
+    operations: u64,
+    repeat: u64,
+) -> Result<(Vec<Row>, Option<OptionsDiff>)> {
     // Each benchmark runs in its own process (on the database the
     // previous one left, --use_existing_db), alternating the two programs,
     // so that both see the same machine load; the CPU time of each process
@@ -204,7 +250,7 @@ pub fn compare(args: &[String]) -> Result<()> {
                 let existing = !matches!(row.name, "fillseq" | "fillrandom");
                 let mut command = program(tool);
                 command
-                    .args(&common)
+                    .args(common)
                     .arg(format!("--benchmarks={}", row.name))
                     .arg(format!("--use_existing_db={existing}"))
                     .arg(format!("--db={}", db.display()));
@@ -222,7 +268,7 @@ pub fn compare(args: &[String]) -> Result<()> {
                     tool.name(),
                     row.name
                 );
-                let ops_per_cpu = (num * threads) as f64 / cpu.max(1e-9);
+                let ops_per_cpu = operations as f64 / cpu.max(1e-9);
                 match tool {
                     Tool::DbBench => {
                         row.theirs.push(ops);
@@ -249,6 +295,19 @@ pub fn compare(args: &[String]) -> Result<()> {
             crate::machine::load_average()
         );
     }
+    Ok((rows, options_diff))
+}
+
+/// The per-benchmark table: throughput and operations per CPU-second,
+/// ratios of the medians and paired ratios; then the OPTIONS difference.
+fn print_per_benchmark(
+    rows: Vec<Row>,
+    options_diff: Option<OptionsDiff>,
+    num: u64,
+    threads: u64,
+    value_size: u64,
+    repeat: u64,
+) {
     println!();
     println!(
         "RocksDB 7.8.3 (Debian librocksdb.so.7.8, shared by both), num={num}, threads={threads}, value_size={value_size}, median of {repeat}"
@@ -311,7 +370,6 @@ pub fn compare(args: &[String]) -> Result<()> {
             outside.join(", ")
         );
     }
-    Ok(())
 }
 
 /// `--one-process`: per round, each program runs all of [`BENCHMARKS`]
