@@ -136,8 +136,30 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let load_before = crate::machine::load_average();
     println!("load average before: {load_before}");
 
+    let probe = run_probe(&probe)?;
+    let bench = Bench {
+        ycsb: &ycsb,
+        workload_a: &workload_a,
+        rounds: options.rounds,
+    };
+    let figures = measure(&bench, &options)?;
+    let load_after = crate::machine::load_average();
+    print_summary(&figures, &probe, &load_before, &load_after);
+    Ok(())
+}
+
+/// What the probe example measured: the clock's cost and the zipfian's
+/// start-up.
+struct ProbeFigures {
+    clock_ns: String,
+    clock_std_ns: String,
+    zipf_ms: f64,
+}
+
+/// Runs the probe example and prints its lines.
+fn run_probe(probe: &Path) -> Result<ProbeFigures> {
     println!("\n== probe (clock, zipfian start-up, value generation)");
-    let probe_out = run_capture(&mut Command::new(&probe))?;
+    let probe_out = run_capture(&mut Command::new(probe))?;
     let figure = |name: &str| -> Option<String> {
         probe_out
             .lines()
@@ -146,12 +168,36 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     for line in probe_out.lines() {
         println!("  {line}");
     }
+    Ok(ProbeFigures {
+        clock_ns: figure("clock_auto_ns_per_reading").unwrap_or_default(),
+        clock_std_ns: figure("clock_std_ns_per_reading").unwrap_or_default(),
+        zipf_ms: figure("zipfian_startup_worst_ms")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(f64::NAN),
+    })
+}
 
-    let bench = Bench {
-        ycsb: &ycsb,
-        workload_a: &workload_a,
-        rounds: options.rounds,
-    };
+/// The whole-process figures of the bench.
+struct Figures {
+    /// Workload A, one thread, the default clock.
+    a1: Best,
+    /// Workload A, two threads.
+    a2: Best,
+    /// One thread, the standard library's clock.
+    a1_std: Best,
+    /// One thread, timing off.
+    a1_off: Best,
+    /// Load value generation, GB/s wall and per CPU-second.
+    load_gbps: f64,
+    load_cpu_gbps: f64,
+    rss_mib: f64,
+    /// YCSB-cpp's basic DB, when `YCSB_CPP_BIN` names it.
+    cpp: Option<Best>,
+}
+
+/// Runs the bench's measurements, printing each as it goes.
+fn measure(bench: &Bench<'_>, options: &Options) -> Result<Figures> {
+    let workload_a = bench.workload_a;
     let ops = options.operations;
     println!(
         "\n== basic store, workload A, 10^6 records (best of {} runs; M ops/s wall | M ops per CPU-second)",
@@ -213,13 +259,33 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         }
         None => None,
     };
-    let load_after = crate::machine::load_average();
+    Ok(Figures {
+        a1,
+        a2,
+        a1_std,
+        a1_off,
+        load_gbps,
+        load_cpu_gbps,
+        rss_mib,
+        cpp,
+    })
+}
 
-    let clock_ns = figure("clock_auto_ns_per_reading").unwrap_or_default();
-    let clock_std_ns = figure("clock_std_ns_per_reading").unwrap_or_default();
-    let zipf_ms: f64 = figure("zipfian_startup_worst_ms")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(f64::NAN);
+/// The summary table, each figure against its target.
+fn print_summary(f: &Figures, probe: &ProbeFigures, load_before: &str, load_after: &str) {
+    let Figures {
+        a1,
+        a2,
+        a1_std,
+        a1_off,
+        load_gbps,
+        load_cpu_gbps,
+        rss_mib,
+        cpp,
+    } = f;
+    let (load_gbps, load_cpu_gbps, rss_mib) = (*load_gbps, *load_cpu_gbps, *rss_mib);
+    let zipf_ms = probe.zipf_ms;
+    let (clock_ns, clock_std_ns) = (probe.clock_ns.clone(), probe.clock_std_ns.clone());
     let per_op_ns = |rate: f64| 1e9 / rate;
     let timing_ns = per_op_ns(a1.per_cpu_second) - per_op_ns(a1_off.per_cpu_second);
     let timing_std_ns = per_op_ns(a1_std.per_cpu_second) - per_op_ns(a1_off.per_cpu_second);
@@ -322,7 +388,6 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         "",
         None,
     );
-    Ok(())
 }
 
 /// `--baseline REV`: the steps of the bench whose figures are rates of the
