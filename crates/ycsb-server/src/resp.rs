@@ -563,6 +563,25 @@ impl Session<'_> {
             }
             None => "",
         };
+        if !self.data_command(name, key, buf, ranges) {
+            return self.server_command(name, buf, ranges);
+        }
+        false
+    }
+
+    /// The commands on records (GET, SET, the hash and sorted-set
+    /// commands, DEL, EXISTS), their reply appended; whether `name` was
+    /// one of them.
+    fn data_command(
+        &mut self,
+        name: &[u8],
+        key: &str,
+        buf: &[u8],
+        ranges: &[(usize, usize)],
+    ) -> bool {
+        let arg = |i: usize| &buf[ranges[i].0..ranges[i].1];
+        let n = ranges.len();
+        let is = |cmd: &str| name.eq_ignore_ascii_case(cmd.as_bytes());
         if is("GET") {
             if n != 2 {
                 self.wrong_args(name);
@@ -623,7 +642,20 @@ impl Session<'_> {
                 "ERR ycsb serve keeps no score index: scan in key order with ZRANGEBYLEX \
                  (the redis store's redis.index=lex)",
             );
-        } else if is("PING") {
+        } else {
+            return false;
+        }
+        true
+    }
+
+    /// The connection and server commands (PING, ECHO, SELECT, QUIT,
+    /// COMMAND, CLIENT, CONFIG GET, INFO), or the unknown-command error;
+    /// whether to close the connection.
+    fn server_command(&mut self, name: &[u8], buf: &[u8], ranges: &[(usize, usize)]) -> bool {
+        let arg = |i: usize| &buf[ranges[i].0..ranges[i].1];
+        let n = ranges.len();
+        let is = |cmd: &str| name.eq_ignore_ascii_case(cmd.as_bytes());
+        if is("PING") {
             match n {
                 1 => wire::write_simple(&mut self.out, "PONG"),
                 2 => wire::write_bulk(&mut self.out, arg(1)),
