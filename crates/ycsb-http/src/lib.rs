@@ -422,6 +422,60 @@ pub struct HttpStore {
     url: String,
 }
 
+/// The addresses the base URL's host resolves to.
+fn resolve(base: &BaseUrl, url: &str) -> Result<Vec<SocketAddr>, StoreError> {
+    let addrs: Vec<SocketAddr> = (
+        base.host.trim_start_matches('[').trim_end_matches(']'),
+        base.port,
+    )
+        .to_socket_addrs()
+        .map_err(|e| StoreError::Open {
+            store: "http".into(),
+            message: format!("cannot resolve {url}: {e}"),
+        })?
+        .collect();
+    if addrs.is_empty() {
+        return Err(StoreError::Open {
+            store: "http".into(),
+            message: format!("{url} resolves to no address"),
+        });
+    }
+    Ok(addrs)
+}
+
+/// The headers every request carries: `Host`, then `http.headers`' in
+/// their order.
+fn fixed_headers(props: &Properties, base: &BaseUrl) -> Result<Vec<u8>, StoreError> {
+    let mut fixed_headers = Vec::new();
+    let host = if base.port == 80 {
+        base.host.clone()
+    } else {
+        format!("{}:{}", base.host, base.port)
+    };
+    write_header(&mut fixed_headers, "Host", &host);
+    if let Some(extra) = props.get_opt(&HEADERS)? {
+        let entries = extra.split('|').map(str::trim).filter(|e| !e.is_empty());
+        for (number, entry) in entries.enumerate() {
+            let (name, value) = entry
+                .split_once(':')
+                .map(|(n, v)| (n.trim(), v.trim()))
+                .filter(|(n, v)| {
+                    !n.is_empty() && n.bytes().all(is_token_char) && !v.contains(['\r', '\n'])
+                })
+                .ok_or_else(|| {
+                    props.invalid(
+                        HEADERS.decl(),
+                        // The entry itself is not echoed: it may hold a
+                        // credential (the value shown is redacted).
+                        format!("entry {} is not a 'Name: value' header", number + 1),
+                    )
+                })?;
+            write_header(&mut fixed_headers, name, value);
+        }
+    }
+    Ok(fixed_headers)
+}
+
 impl HttpStore {
     /// Reads the `http.*` properties and resolves the server's address.
     /// No connection is made until a thread starts.
@@ -434,22 +488,7 @@ impl HttpStore {
     pub fn open(props: &Properties) -> Result<Self, StoreError> {
         let url = props.get(&URL)?;
         let base = parse_base_url(url.trim()).map_err(|r| props.invalid(URL.decl(), r))?;
-        let addrs: Vec<SocketAddr> = (
-            base.host.trim_start_matches('[').trim_end_matches(']'),
-            base.port,
-        )
-            .to_socket_addrs()
-            .map_err(|e| StoreError::Open {
-                store: "http".into(),
-                message: format!("cannot resolve {url}: {e}"),
-            })?
-            .collect();
-        if addrs.is_empty() {
-            return Err(StoreError::Open {
-                store: "http".into(),
-                message: format!("{url} resolves to no address"),
-            });
-        }
+        let addrs = resolve(&base, &url)?;
         let preset = props.get(&PRESET)?;
         let defaults = PresetDefaults::of(preset);
         let path = base.path.as_str();
@@ -511,33 +550,7 @@ impl HttpStore {
             0 => None,
             ms => Some(Duration::from_millis(ms)),
         };
-        let mut fixed_headers = Vec::new();
-        let host = if base.port == 80 {
-            base.host.clone()
-        } else {
-            format!("{}:{}", base.host, base.port)
-        };
-        write_header(&mut fixed_headers, "Host", &host);
-        if let Some(extra) = props.get_opt(&HEADERS)? {
-            let entries = extra.split('|').map(str::trim).filter(|e| !e.is_empty());
-            for (number, entry) in entries.enumerate() {
-                let (name, value) = entry
-                    .split_once(':')
-                    .map(|(n, v)| (n.trim(), v.trim()))
-                    .filter(|(n, v)| {
-                        !n.is_empty() && n.bytes().all(is_token_char) && !v.contains(['\r', '\n'])
-                    })
-                    .ok_or_else(|| {
-                        props.invalid(
-                            HEADERS.decl(),
-                            // The entry itself is not echoed: it may hold a
-                            // credential (the value shown is redacted).
-                            format!("entry {} is not a 'Name: value' header", number + 1),
-                        )
-                    })?;
-                write_header(&mut fixed_headers, name, value);
-            }
-        }
+        let fixed_headers = fixed_headers(props, &base)?;
         Ok(HttpStore {
             addrs,
             fixed_headers,
