@@ -1127,19 +1127,53 @@ struct Counted {
 /// `--instructions`: every client once per round under cachegrind, then
 /// the table of instructions and the work ratio direct/ycsb.
 fn instructions(root: &Path, release: &Path, work: &Path, o: &Options) -> Result<()> {
-    let ycsb = release.join("ycsb");
     eprintln!(
         "engine-bench --instructions: {} records, {} operations, {} thread(s), {} round(s), \
          under valgrind --tool=cachegrind --cache-sim=no",
         o.records, o.operations, o.threads, o.rounds
     );
     let started = std::time::Instant::now();
-    struct Row {
-        engine: String,
-        workload: String,
-        direct: Vec<Counted>,
-        ycsb: Vec<Counted>,
+    let rows = count_rows(root, release, work, o)?;
+    let took = started.elapsed().as_secs_f64();
+    println!();
+    let mismatched = print_instruction_table(&rows);
+    if o.rounds > 1 {
+        print_spread_table(&rows, o.rounds);
     }
+    println!(
+        "\ninstructions of each whole process (open, load, run, close; all its threads) under \
+         valgrind --tool=cachegrind --cache-sim=no; {} records + {} operations, {} thread(s), \
+         {} of {} round(s); instr/op = instructions / (records + operations); direct/ycsb ≥ 0.95: \
+         ycsb does at most ~5 % more work than the loop",
+        o.records,
+        o.operations,
+        o.threads,
+        if o.rounds > 1 { "median" } else { "1" },
+        o.rounds
+    );
+    println!(
+        "took {took:.0} s; cachegrind files in {} (cg_annotate <file>)",
+        work.display()
+    );
+    if mismatched {
+        bail!("the clients did not perform the same number of operations (DIFFER rows)");
+    }
+    Ok(())
+}
+
+/// One engine and workload under cachegrind: each client's counts over
+/// the rounds.
+struct CountedRow {
+    engine: String,
+    workload: String,
+    direct: Vec<Counted>,
+    ycsb: Vec<Counted>,
+}
+
+/// Runs each client once per round under cachegrind, for every engine and
+/// workload.
+fn count_rows(root: &Path, release: &Path, work: &Path, o: &Options) -> Result<Vec<CountedRow>> {
+    let ycsb = release.join("ycsb");
     let mut rows = Vec::new();
     for engine in &o.engines {
         let direct_bin = release
@@ -1147,7 +1181,7 @@ fn instructions(root: &Path, release: &Path, work: &Path, o: &Options) -> Result
             .join(format!("{engine}-direct-loop"));
         for workload in &o.workloads {
             let read = read_proportion(root, workload)?;
-            let mut row = Row {
+            let mut row = CountedRow {
                 engine: engine.clone(),
                 workload: workload.clone(),
                 direct: Vec::new(),
@@ -1196,9 +1230,12 @@ fn instructions(root: &Path, release: &Path, work: &Path, o: &Options) -> Result
             rows.push(row);
         }
     }
-    let took = started.elapsed().as_secs_f64();
+    Ok(rows)
+}
 
-    println!();
+/// The instructions table; whether any row's clients performed different
+/// numbers of operations.
+fn print_instruction_table(rows: &[CountedRow]) -> bool {
     println!(
         "| engine  | workload  | direct instr   | ycsb instr     | direct instr/op | ycsb instr/op | direct/ycsb |"
     );
@@ -1206,7 +1243,7 @@ fn instructions(root: &Path, release: &Path, work: &Path, o: &Options) -> Result
         "|---------|-----------|---------------:|---------------:|----------------:|--------------:|------------:|"
     );
     let mut mismatched = false;
-    for r in &rows {
+    for r in rows {
         let ops: Vec<u64> = r
             .direct
             .iter()
@@ -1234,47 +1271,30 @@ fn instructions(root: &Path, release: &Path, work: &Path, o: &Options) -> Result
             d / y
         );
     }
-    if o.rounds > 1 {
-        println!();
+    mismatched
+}
+
+/// How much the counts moved from round to round.
+fn print_spread_table(rows: &[CountedRow], rounds: usize) {
+    println!();
+    println!(
+        "Run-to-run spread of the counts, (largest − smallest) / smallest over {} rounds:",
+        rounds
+    );
+    println!();
+    println!("| engine  | workload  | direct | ycsb |");
+    println!("|---------|-----------|-------:|-----:|");
+    for r in rows {
+        let spread =
+            |cs: &[Counted]| spread_percent(&cs.iter().map(|c| c.instructions).collect::<Vec<_>>());
         println!(
-            "Run-to-run spread of the counts, (largest − smallest) / smallest over {} rounds:",
-            o.rounds
+            "| {:<7} | {:<9} | {:.3} % | {:.3} % |",
+            r.engine,
+            format!("workload{}", r.workload),
+            spread(&r.direct),
+            spread(&r.ycsb)
         );
-        println!();
-        println!("| engine  | workload  | direct | ycsb |");
-        println!("|---------|-----------|-------:|-----:|");
-        for r in &rows {
-            let spread = |cs: &[Counted]| {
-                spread_percent(&cs.iter().map(|c| c.instructions).collect::<Vec<_>>())
-            };
-            println!(
-                "| {:<7} | {:<9} | {:.3} % | {:.3} % |",
-                r.engine,
-                format!("workload{}", r.workload),
-                spread(&r.direct),
-                spread(&r.ycsb)
-            );
-        }
     }
-    println!(
-        "\ninstructions of each whole process (open, load, run, close; all its threads) under \
-         valgrind --tool=cachegrind --cache-sim=no; {} records + {} operations, {} thread(s), \
-         {} of {} round(s); instr/op = instructions / (records + operations); direct/ycsb ≥ 0.95: \
-         ycsb does at most ~5 % more work than the loop",
-        o.records,
-        o.operations,
-        o.threads,
-        if o.rounds > 1 { "median" } else { "1" },
-        o.rounds
-    );
-    println!(
-        "took {took:.0} s; cachegrind files in {} (cg_annotate <file>)",
-        work.display()
-    );
-    if mismatched {
-        bail!("the clients did not perform the same number of operations (DIFFER rows)");
-    }
-    Ok(())
 }
 
 #[cfg(test)]
