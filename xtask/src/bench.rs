@@ -390,35 +390,9 @@ fn print_summary(f: &Figures, probe: &ProbeFigures, load_before: &str, load_afte
     );
 }
 
-/// `--baseline REV`: the steps of the bench whose figures are rates of the
-/// whole client, with both builds alternated (see `baseline`).
-fn compare(root: &Path, target: &Path, rev: &str, options: &Options) -> Result<()> {
-    use crate::baseline::{self, Side};
-    // A bad revision is told before anything is built.
-    let commit = baseline::resolve(root, rev)?;
-    if options.instructions {
-        crate::engine_bench::check_valgrind()?;
-    }
-    let build = ["-p", "ycsb-cli", "--bin", "ycsb"];
-    cargo(root, &[&["build", "--release"][..], &build[..]].concat())?;
-    let base = baseline::prepare(root, target, &commit, |source, out| {
-        baseline::cargo_build(source, out, &build)
-    })?;
-    let current = target.join("release").join("ycsb");
-    let old = base.release().join("ycsb");
-    let work = target.join("bench-baseline");
-    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
-    println!(
-        "== baseline {rev} = {commit}; current = the working tree at {}",
-        root.display()
-    );
-    println!(
-        "cpu: {}; cores: {}; clocksource: {}",
-        cpu_model(),
-        std::thread::available_parallelism().map_or(0, |n| n.get()),
-        clocksource()
-    );
-    // (label, ycsb arguments after the program's own tree, operations)
+/// The steps `--baseline` alternates: (label, ycsb arguments after the
+/// program's own tree, operations).
+fn baseline_steps(options: &Options) -> Vec<(&'static str, Vec<String>, u64)> {
     let ops = options.operations;
     let workload_a = |threads: u64, operations: u64, clock: &str| -> Vec<String> {
         [
@@ -454,7 +428,7 @@ fn compare(root: &Path, target: &Path, rev: &str, options: &Options) -> Result<(
     ]
     .map(String::from)
     .to_vec();
-    let steps: Vec<(&str, Vec<String>, u64)> = vec![
+    vec![
         ("workload A, 1 thread", workload_a(1, ops, "auto"), ops),
         (
             "workload A, 2 threads",
@@ -467,7 +441,39 @@ fn compare(root: &Path, target: &Path, rev: &str, options: &Options) -> Result<(
             ops,
         ),
         ("load, 10 fields of 100 bytes", load, options.load_records),
-    ];
+    ]
+}
+
+/// `--baseline REV`: the steps of the bench whose figures are rates of the
+/// whole client, with both builds alternated (see `baseline`).
+fn compare(root: &Path, target: &Path, rev: &str, options: &Options) -> Result<()> {
+    use crate::baseline::{self, Side};
+    // A bad revision is told before anything is built.
+    let commit = baseline::resolve(root, rev)?;
+    if options.instructions {
+        crate::engine_bench::check_valgrind()?;
+    }
+    let build = ["-p", "ycsb-cli", "--bin", "ycsb"];
+    cargo(root, &[&["build", "--release"][..], &build[..]].concat())?;
+    let base = baseline::prepare(root, target, &commit, |source, out| {
+        baseline::cargo_build(source, out, &build)
+    })?;
+    let current = target.join("release").join("ycsb");
+    let old = base.release().join("ycsb");
+    let work = target.join("bench-baseline");
+    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
+    println!(
+        "== baseline {rev} = {commit}; current = the working tree at {}",
+        root.display()
+    );
+    println!(
+        "cpu: {}; cores: {}; clocksource: {}",
+        cpu_model(),
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        clocksource()
+    );
+    let ops = options.operations;
+    let steps = baseline_steps(options);
     let pairs = baseline::alternate(options.baseline.pairs, steps.len(), |side, step| {
         let (label, args, operations) = &steps[step];
         // Each build runs in its own tree, with its own workload files.
