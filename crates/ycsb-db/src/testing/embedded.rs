@@ -426,30 +426,52 @@ pub fn assert_guards_its_directory(
         p.set(data_dir.name, dir.display().to_string(), Origin::Api);
         p
     };
-    let listing = |dir: &Path| -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .expect("list the directory")
-            .map(|e| {
-                e.expect("an entry")
-                    .file_name()
-                    .to_string_lossy()
-                    .into_owned()
-            })
-            .collect();
-        names.sort();
-        names
-    };
-    let refused = |props: &Properties, how: &str| -> crate::Refusal {
-        match open(descriptor, props) {
-            Ok(_) => panic!("{} opened ({how})", descriptor.name),
-            Err(StoreError::DataDir(e)) => e
-                .refusal()
-                .cloned()
-                .unwrap_or_else(|| panic!("{how}: not a refusal: {e}")),
-            Err(e) => panic!("{how}: not the guard's refusal: {e:?}"),
-        }
-    };
-    // Text under each of the engine's names.
+    assert_impostors_refused(descriptor, layout, root, &in_dir);
+    let dir = root.join("database");
+    let props = in_dir(&dir);
+    assert_a_note_beside_the_database_is_kept(descriptor, &dir, &props);
+    assert_a_second_open_is_refused(descriptor, &props);
+    assert_fresh_leaves_only_the_engines_files(descriptor, layout, &dir, &props);
+}
+
+/// The names in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("list the directory")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// The guard's refusal of an open with `props` (`how` says which, for the
+/// failure message).
+#[track_caller]
+fn refused(descriptor: &StoreDescriptor, props: &Properties, how: &str) -> crate::Refusal {
+    match open(descriptor, props) {
+        Ok(_) => panic!("{} opened ({how})", descriptor.name),
+        Err(StoreError::DataDir(e)) => e
+            .refusal()
+            .cloned()
+            .unwrap_or_else(|| panic!("{how}: not a refusal: {e}")),
+        Err(e) => panic!("{how}: not the guard's refusal: {e:?}"),
+    }
+}
+
+/// A text file under each of the engine's exact names is refused, as it
+/// is and with a fresh open, and left as it was.
+#[track_caller]
+fn assert_impostors_refused(
+    descriptor: &StoreDescriptor,
+    layout: &crate::DirLayout,
+    root: &Path,
+    in_dir: &dyn Fn(&Path) -> Properties,
+) {
     for (i, file) in layout.files.iter().enumerate() {
         let crate::Name::Exact(name) = file.name else {
             continue;
@@ -464,7 +486,7 @@ pub fn assert_guards_its_directory(
             ("fresh", with_fresh(descriptor, &props)),
         ] {
             let how = format!("a text file named {name}, {how}");
-            let refusal = refused(&props, &how);
+            let refusal = refused(descriptor, &props, &how);
             assert!(
                 matches!(&refusal, crate::Refusal::NotTheEngines { file, .. }
                     | crate::Refusal::NoMarker { file, .. } if file == name),
@@ -478,11 +500,18 @@ pub fn assert_guards_its_directory(
             );
         }
     }
-    // A real database, and someone's note beside it.
-    let dir = root.join("database");
-    let props = in_dir(&dir);
+}
+
+/// A real database with someone's note beside it: a fresh open is refused
+/// and changes nothing; the database then still opens with its record.
+#[track_caller]
+fn assert_a_note_beside_the_database_is_kept(
+    descriptor: &StoreDescriptor,
+    dir: &Path,
+    props: &Properties,
+) {
     {
-        let store = open_ok(descriptor, &props, "in a new directory");
+        let store = open_ok(descriptor, props, "in a new directory");
         let mut thread = store.thread(ThreadContext::new(0, 1)).expect("a thread");
         assert_eq!(
             thread.insert(TABLE, "kept", &record(&[("f", "v")])),
@@ -491,9 +520,13 @@ pub fn assert_guards_its_directory(
         drop(thread);
         store.close().expect("close");
     }
-    let engine_files = listing(&dir);
+    let engine_files = listing(dir);
     std::fs::write(dir.join("notes.txt"), "mine\n").expect("write the note");
-    let refusal = refused(&with_fresh(descriptor, &props), "fresh, beside notes.txt");
+    let refusal = refused(
+        descriptor,
+        &with_fresh(descriptor, props),
+        "fresh, beside notes.txt",
+    );
     assert!(
         matches!(&refusal, crate::Refusal::Foreign { file, beside_database: true, .. } if file == "notes.txt"),
         "fresh, beside notes.txt: {refusal:?}"
@@ -506,31 +539,48 @@ pub fn assert_guards_its_directory(
     with_note.push("notes.txt".to_string());
     with_note.sort();
     assert_eq!(
-        listing(&dir),
+        listing(dir),
         with_note,
         "the refused fresh open changed the directory"
     );
     std::fs::remove_file(dir.join("notes.txt")).expect("remove the note");
-    {
-        let store = open_ok(descriptor, &props, "after the refusal");
-        let mut thread = store.thread(ThreadContext::new(0, 1)).expect("a thread");
-        assert_eq!(
-            read_both_ways(thread.as_mut(), TABLE, "kept", Fields::All).0,
-            Status::Ok,
-            "the record after the refused fresh open"
-        );
-        // A second open while this one lives.
-        let refusal = refused(&with_fresh(descriptor, &props), "a second open, fresh");
-        assert_eq!(refusal, crate::Refusal::InUse);
-        assert_eq!(
-            thread.insert(TABLE, "after", &record(&[("f", "v")])),
-            Status::Ok
-        );
-        drop(thread);
-        store.close().expect("close");
-    }
-    // Fresh: empty, and only the engine's files are there.
-    let store = open_ok(descriptor, &with_fresh(descriptor, &props), "fresh");
+}
+
+/// While one store lives, a second (fresh) open of its directory is
+/// refused as in use, and the first still reads and writes.
+#[track_caller]
+fn assert_a_second_open_is_refused(descriptor: &StoreDescriptor, props: &Properties) {
+    let store = open_ok(descriptor, props, "after the refusal");
+    let mut thread = store.thread(ThreadContext::new(0, 1)).expect("a thread");
+    assert_eq!(
+        read_both_ways(thread.as_mut(), TABLE, "kept", Fields::All).0,
+        Status::Ok,
+        "the record after the refused fresh open"
+    );
+    let refusal = refused(
+        descriptor,
+        &with_fresh(descriptor, props),
+        "a second open, fresh",
+    );
+    assert_eq!(refusal, crate::Refusal::InUse);
+    assert_eq!(
+        thread.insert(TABLE, "after", &record(&[("f", "v")])),
+        Status::Ok
+    );
+    drop(thread);
+    store.close().expect("close");
+}
+
+/// A fresh open empties the database, and the directory then holds only
+/// names the layout declares.
+#[track_caller]
+fn assert_fresh_leaves_only_the_engines_files(
+    descriptor: &StoreDescriptor,
+    layout: &crate::DirLayout,
+    dir: &Path,
+    props: &Properties,
+) {
+    let store = open_ok(descriptor, &with_fresh(descriptor, props), "fresh");
     let mut thread = store.thread(ThreadContext::new(0, 1)).expect("a thread");
     assert_eq!(
         thread.read(TABLE, "kept", Fields::All, &mut Record::new()),
@@ -540,7 +590,7 @@ pub fn assert_guards_its_directory(
     drop(thread);
     store.close().expect("close");
     drop(store);
-    for name in listing(&dir) {
+    for name in listing(dir) {
         assert!(
             layout.files.iter().any(|f| f.name.matches(&name)),
             "{name} in a fresh {} directory is not in its layout",
