@@ -132,6 +132,6 @@ fn property_errors_surface_from_open() {
     assert!(matches!(err, StoreError::Property(_)), "{err:?}");
     assert_eq!(
         err.to_string(),
-        "rocksdb.sync: invalid value 'yes' (set by the program): expected true or false"
+        "rocksdb.sync: invalid value 'yes' (-p flag): expected true or false"
     );
 }
