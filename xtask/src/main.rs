@@ -9,6 +9,7 @@ mod dbbench;
 mod engine_bench;
 mod engines;
 mod machine;
+mod nextest;
 mod overhead;
 mod redis_bench;
 mod target;
@@ -259,11 +260,18 @@ fn test(extra: &[String]) -> Result<()> {
         "-D",
         "warnings",
     ]))?;
-    eprintln!("xtask: cargo test --workspace");
-    run(Command::new(&cargo)
-        .current_dir(&root)
-        .args(["test", "--workspace", "--all-targets"])
-        .args(extra))?;
+    if nextest::available(&cargo) {
+        eprintln!("xtask: cargo nextest run --workspace --all-targets");
+        nextest::run(&root, &cargo, extra)?;
+    } else {
+        eprintln!(
+            "xtask: cargo test --workspace (cargo-nextest is not installed: no per-test times)"
+        );
+        run(Command::new(&cargo)
+            .current_dir(&root)
+            .args(["test", "--workspace", "--all-targets"])
+            .args(extra))?;
+    }
     eprintln!("xtask: doc tests");
     run(Command::new(&cargo)
         .current_dir(&root)
