@@ -12,6 +12,7 @@ mod machine;
 mod nextest;
 mod overhead;
 mod redis_bench;
+mod stores;
 mod target;
 
 use std::path::{Path, PathBuf};
@@ -67,6 +68,8 @@ commands:
   deps    install the Debian packages the build and tests need (apt-get when root,
           otherwise print the command to run)
   test    install what is missing, then run the whole test suite (what CI runs)
+  stores  check that the lists cargo needs (ycsb-stores' dependencies and features,
+          ycsb-cli's features) are what the store registry gives; --write rewrites them
   package check that the library crates (ycsb-results, ycsb-db, ycsb-basic, ycsb-memory,
           ycsb-core)
           package and build from their tarballs, as `test` does at its end
@@ -103,6 +106,7 @@ fn main() -> ExitCode {
         Some("test") => deps().and_then(|()| test(&args[1..])),
         Some(command @ ("demo" | "experiment" | "engine-bench")) => with_engines(command, &args),
         Some("package") => package(),
+        Some("stores") => stores::main(&project_root(), &args[1..]),
         Some("engines") => deps().and_then(|()| engines::main(&project_root(), &args[1..])),
         Some("overhead") => overhead::main(&project_root(), &args[1..]),
         Some("redis-bench") => deps().and_then(|()| redis_bench::main(&project_root(), &args[1..])),
@@ -236,6 +240,8 @@ fn test(extra: &[String]) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     // The cheap checks first: a formatting slip or a lint fails in seconds,
     // not after the whole suite.
+    eprintln!("xtask: stores (the registry's lists in Cargo.toml files)");
+    stores::main(&root, &[])?;
     eprintln!("xtask: cargo fmt --check");
     run(Command::new(&cargo)
         .current_dir(&root)
