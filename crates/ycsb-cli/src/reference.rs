@@ -16,6 +16,7 @@ pub fn help(topic: HelpTopic) -> String {
             out.push_str(
                 "\nProperties of ycsb serve (with -p or -P; a store's own: 'ycsb properties'):\n",
             );
+            #[cfg(feature = "serve")]
             for decls in [
                 ycsb_server::resp::PROPERTIES,
                 ycsb_server::http::PROPERTIES,
@@ -23,6 +24,8 @@ pub fn help(topic: HelpTopic) -> String {
             ] {
                 out.push_str(&plain_properties(decls));
             }
+            #[cfg(not(feature = "serve"))]
+            out.push_str("  (none: this build was made without the 'serve' feature)\n");
             out
         }
         HelpTopic::Properties => command_help(&args::PROPERTIES_HELP),
