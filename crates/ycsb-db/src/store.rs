@@ -360,6 +360,38 @@ pub struct StoreDescriptor {
     /// Properties `ycsb bench` sets unless the user did, so that the store
     /// holds db_bench's values as db_bench does. Default: none.
     pub dbbench_properties: &'static [(&'static str, &'static str)],
+    /// The Debian packages the store needs: to build it, to run a binary
+    /// with it, and for its tests. `cargo xtask deps` and the Dockerfile
+    /// install them (a test checks both against every descriptor).
+    /// Default: none (a store in pure Rust).
+    pub debian: DebianPackages,
+}
+
+/// The Debian packages a store needs, by when they are needed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DebianPackages {
+    /// To build the store (headers, pkg-config, clang for bindgen).
+    pub build: &'static [&'static str],
+    /// To run a binary that links it (the shared libraries).
+    pub runtime: &'static [&'static str],
+    /// For its tests (the real server, the engine's own tools).
+    pub test: &'static [&'static str],
+}
+
+impl DebianPackages {
+    /// Packages to build, to run, and to test.
+    pub const fn new(
+        build: &'static [&'static str],
+        runtime: &'static [&'static str],
+        test: &'static [&'static str],
+    ) -> Self {
+        Self {
+            build,
+            runtime,
+            test,
+        }
+    }
 }
 
 /// Which property of a store makes an acknowledged write survive a machine
@@ -498,7 +530,14 @@ impl StoreDescriptor {
             server: None,
             dbbench_flags: &[],
             dbbench_properties: &[],
+            debian: DebianPackages::new(&[], &[], &[]),
         }
+    }
+
+    /// The Debian packages the store needs.
+    pub const fn with_debian(mut self, packages: DebianPackages) -> Self {
+        self.debian = packages;
+        self
     }
 
     /// Other names users may type.

@@ -160,7 +160,12 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     "etcd v3 (Raft-replicated; a cluster of members) through its gRPC-JSON gateway",
     PROPERTIES,
     open_store,
-);
+)
+.with_debian(ycsb_db::DebianPackages::new(
+    &["libssl-dev", "pkg-config"],
+    &["libssl3"],
+    &["etcd-server", "openssl"],
+));
 
 fn open_store(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
     Ok(Box::new(EtcdStore::open(context.properties)?))

@@ -234,7 +234,8 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
 .with_server(ServerClient::new(
     Protocol::Http,
     ServerAddress::Url("http.url"),
-));
+))
+.with_debian(ycsb_db::DebianPackages::new(&[], &[], &["nginx-light"]));
 
 fn open_store(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
     Ok(Box::new(HttpStore::open(context.properties)?))

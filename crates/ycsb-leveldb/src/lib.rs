@@ -77,4 +77,9 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
         ("--block_size", "leveldb.block_size"),
     ],
     &[],
-);
+)
+.with_debian(ycsb_db::DebianPackages::new(
+    &["libleveldb-dev", "libsnappy-dev"],
+    &["libleveldb1d", "libsnappy1v5"],
+    &[],
+));

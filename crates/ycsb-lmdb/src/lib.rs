@@ -67,4 +67,9 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     // db_bench writes without syncing unless --sync; LMDB syncs every
     // commit unless told not to (its switch is the inverse of --sync).
     &[("lmdb.nosync", "true")],
-);
+)
+.with_debian(ycsb_db::DebianPackages::new(
+    &["liblmdb-dev"],
+    &["liblmdb0"],
+    &[],
+));

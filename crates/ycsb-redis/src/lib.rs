@@ -222,7 +222,12 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     // ycsb serve keeps records in key order and answers scans with
     // ZRANGEBYLEX, the lex index's layout.
     .with_ycsb_serve(&[("redis.index", "lex")]),
-);
+)
+.with_debian(ycsb_db::DebianPackages::new(
+    &[],
+    &[],
+    &["redis-server", "redis-tools"],
+));
 
 fn open_store(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
     Ok(Box::new(RedisStore::open(context)?))

@@ -103,7 +103,12 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
         ("rocksdb.raw_field", "v"),
         ("rocksdb.dbbench_defaults", "true"),
     ],
-);
+)
+.with_debian(ycsb_db::DebianPackages::new(
+    &["librocksdb-dev", "libsnappy-dev", "clang", "libclang-dev"],
+    &["librocksdb7.8", "libsnappy1v5"],
+    &["rocksdb-tools"],
+));
 
 fn open_boxed(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
     Ok(Box::new(RocksStore::open(context)?))

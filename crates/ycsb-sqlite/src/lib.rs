@@ -70,4 +70,9 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     // in pages or KiB, its sync is a level): set sqlite.* with -p.
     &[("--db", "sqlite.dbpath")],
     &[],
-);
+)
+.with_debian(ycsb_db::DebianPackages::new(
+    &["libsqlite3-dev", "pkg-config"],
+    &["libsqlite3-0"],
+    &[],
+));

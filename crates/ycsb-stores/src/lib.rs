@@ -145,6 +145,77 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 mod tests {
     use super::*;
 
+    /// The text of `path` from the workspace's root.
+    fn workspace_file(path: &str) -> String {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        std::fs::read_to_string(root.join(path)).unwrap()
+    }
+
+    /// The Dockerfile's stage `name` (from its `FROM ... AS name` line to
+    /// the next `FROM`).
+    fn docker_stage<'a>(dockerfile: &'a str, name: &str) -> &'a str {
+        dockerfile
+            .split("\nFROM ")
+            .find(|stage| {
+                stage
+                    .lines()
+                    .next()
+                    .is_some_and(|l| l.ends_with(&format!(" AS {name}")))
+            })
+            .unwrap_or_else(|| panic!("the Dockerfile has no stage {name}"))
+    }
+
+    /// Every package a store declares is installed where it is needed:
+    /// `cargo xtask deps` installs the build and test packages, the
+    /// Dockerfile's full build stage the build packages and its full image
+    /// the runtime ones. A new store declares its packages on its
+    /// descriptor; this test says where they are missing.
+    #[test]
+    fn every_store_s_debian_packages_are_installed() {
+        let xtask = workspace_file("xtask/src/main.rs");
+        let deps = &xtask[xtask
+            .find("const DEBIAN_PACKAGES")
+            .expect("xtask declares DEBIAN_PACKAGES")..];
+        let deps = &deps[..deps.find("];").unwrap()];
+        let dockerfile = workspace_file("Dockerfile");
+        let build_stage = docker_stage(&dockerfile, "build-full");
+        let full_stage = docker_stage(&dockerfile, "full");
+        let has_word = |text: &str, word: &str| {
+            text.split_whitespace()
+                .any(|w| w.trim_matches('\\') == word)
+        };
+        let mut checked = 0;
+        for store in STORES {
+            let d = store.debian;
+            for package in d.build.iter().chain(d.test) {
+                checked += 1;
+                assert!(
+                    deps.contains(&format!("\"{package}\"")),
+                    "{}: {package} is not in xtask's DEBIAN_PACKAGES",
+                    store.name
+                );
+            }
+            for package in d.build {
+                assert!(
+                    has_word(build_stage, package),
+                    "{}: the Dockerfile's build-full stage does not install {package}",
+                    store.name
+                );
+            }
+            for package in d.runtime {
+                checked += 1;
+                assert!(
+                    has_word(full_stage, package),
+                    "{}: the Dockerfile's full image does not install {package}",
+                    store.name
+                );
+            }
+        }
+        // Every store is compiled in under the default features: the
+        // engines declare packages.
+        assert!(checked >= 10, "only {checked} packages declared");
+    }
+
     #[test]
     fn names_and_aliases_are_unique() {
         let mut seen = std::collections::BTreeSet::new();

@@ -76,4 +76,9 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
         ("--write_buffer_size", "wiredtiger.blk_mgr.chunk_size"),
     ],
     &[],
-);
+)
+.with_debian(ycsb_db::DebianPackages::new(
+    &["libwiredtiger-dev"],
+    &["libwiredtiger0"],
+    &[],
+));
