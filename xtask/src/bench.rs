@@ -710,7 +710,8 @@ fn measured_run(command: &mut Command, parse: fn(&str) -> Option<(f64, f64)>) ->
         }
         if let Some(ticks) = fs::read_to_string(proc_dir.join("stat"))
             .ok()
-            .and_then(|stat| cpu_ticks_of(&stat))
+            .and_then(|stat| ycsb_results::ProcStat::parse(&stat))
+            .map(|stat| stat.cpu_ticks())
         {
             cpu_ticks = cpu_ticks.max(ticks);
         }
@@ -767,17 +768,6 @@ fn parse_ycsb_cpp(report: &str) -> Option<(f64, f64)> {
         value("Run throughput(ops/sec):")?,
         value("Run runtime(sec):")?,
     ))
-}
-
-/// utime + stime (clock ticks) from a `/proc/<pid>/stat` line; the command
-/// name in parentheses may contain spaces, so fields count from its end.
-fn cpu_ticks_of(stat: &str) -> Option<u64> {
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // After the name: state is field 3 of the line, utime 14, stime 15.
-    let utime: u64 = fields.get(11)?.parse().ok()?;
-    let stime: u64 = fields.get(12)?.parse().ok()?;
-    Some(utime + stime)
 }
 
 fn cpu_model() -> String {

@@ -215,14 +215,7 @@ pub fn try_wait4(pid: u32) -> std::io::Result<Option<(std::process::ExitStatus, 
 /// CPU seconds (user + system) and resident bytes of a process.
 pub fn sample(pid: u32) -> Option<(f64, u64)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may contain spaces; fields resume after its ')'.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    // Fields 14, 15 (utime, stime) and 24 (rss pages), counted from 1 with
-    // pid and comm as 1 and 2.
-    let utime: f64 = f.get(11)?.parse().ok()?;
-    let stime: f64 = f.get(12)?.parse().ok()?;
-    let rss_pages: u64 = f.get(21)?.parse().ok()?;
+    let stat = ycsb_results::ProcStat::parse(&stat)?;
     // SAFETY: sysconf has no preconditions.
     let (tick, page) = unsafe {
         (
@@ -231,8 +224,8 @@ pub fn sample(pid: u32) -> Option<(f64, u64)> {
         )
     };
     Some((
-        (utime + stime) / tick.max(1) as f64,
-        rss_pages * page.max(1) as u64,
+        stat.cpu_ticks() as f64 / tick.max(1) as f64,
+        stat.rss_pages * page.max(1) as u64,
     ))
 }
 

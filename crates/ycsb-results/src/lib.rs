@@ -49,12 +49,14 @@ use serde::Deserialize;
 pub mod migrate;
 mod number;
 mod observe;
+mod procfs;
 mod report;
 
 pub use observe::{
     Amplification, IntervalPoint, P99Spread, PhaseObservation, ResourceUsage, SeriesRow,
     SeriesSection, Stability, SteadyState, WarmupSummary, JUDGED_WINDOWS,
 };
+pub use procfs::ProcStat;
 pub use report::{
     ConfigEntry, DurabilityEntry, EngineBuildEntry, EngineReportEntry, JavaSection,
     MeasurementType, Operation, PercentileLatency, PhaseReport, RawPoint, ReportFormat,

@@ -29,18 +29,6 @@ pub struct ProcessSample {
     pub write_bytes: Option<u64>,
 }
 
-/// Parses `/proc/<pid>/stat`: the user and system CPU times in clock
-/// ticks (fields 14 and 15). The command name (field 2) may hold spaces
-/// and parentheses, so fields are counted after its last `)`.
-pub fn parse_stat_times(stat: &str) -> Option<(u64, u64)> {
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let mut fields = rest.split_ascii_whitespace();
-    // After the name: field 3 (state) is the first; utime is field 14.
-    let utime = fields.nth(11)?.parse().ok()?;
-    let stime = fields.next()?.parse().ok()?;
-    Some((utime, stime))
-}
-
 /// Parses `/proc/<pid>/status` into `sample`: `VmRSS`, `VmHWM` and the
 /// context switch counts. Returns whether the switch counts were found
 /// (a kernel thread or a zombie has no `VmRSS`).
@@ -162,7 +150,8 @@ impl ProcessSampler {
     /// or `/proc` is not available.
     pub fn read_sample(&mut self) -> Option<ProcessSample> {
         let mut sample = ProcessSample::default();
-        let (utime, stime) = parse_stat_times(self.read(0)?)?;
+        let stat = ycsb_results::ProcStat::parse(self.read(0)?)?;
+        let (utime, stime) = (stat.utime_ticks, stat.stime_ticks);
         sample.utime_ticks = utime;
         sample.stime_ticks = stime;
         let status = self.read(1)?.to_owned();
@@ -288,18 +277,13 @@ pub fn dir_size(dir: &Path) -> Option<u64> {
 mod tests {
     use super::*;
 
-    // Captured from a real `ycsb` process on Linux 6.x (a multi-threaded
-    // run); the name was edited to hold spaces and a parenthesis, which
-    // the kernel allows.
-    const STAT: &str = "48211 (ycsb (a) b) S 48190 48211 48190 34816 48211 4194304 1873 0 0 0 1523 311 0 0 20 0 3 0 9874321 251727872 3012 18446744073709551615 94403237888000 94403241238833 140727389512096 0 0 0 0 4096 17922 0 0 0 17 1 0 0 0 0 0 94403241556472 94403241700568 94403270344704 140727389516107 140727389516300 140727389516300 140727389519834 0\n";
-
+    // Captured from a real `ycsb` process on Linux 6.x.
     const STATUS: &str = "Name:\tycsb\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t48211\nNgid:\t0\nPid:\t48211\nPPid:\t48190\nTracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nFDSize:\t64\nGroups:\t0 \nVmPeak:\t  245836 kB\nVmSize:\t  245828 kB\nVmLck:\t       0 kB\nVmPin:\t       0 kB\nVmHWM:\t   14388 kB\nVmRSS:\t   12048 kB\nRssAnon:\t    6200 kB\nRssFile:\t    5848 kB\nRssShmem:\t       0 kB\nVmData:\t   75112 kB\nVmStk:\t     132 kB\nVmExe:\t    3276 kB\nVmLib:\t    4692 kB\nVmPTE:\t     108 kB\nVmSwap:\t       0 kB\nThreads:\t3\nvoluntary_ctxt_switches:\t1274\nnonvoluntary_ctxt_switches:\t38\n";
 
     const IO: &str = "rchar: 1948372\nwchar: 88123904\nsyscr: 312\nsyscw: 21590\nread_bytes: 393216\nwrite_bytes: 88178688\ncancelled_write_bytes: 4096\n";
 
     #[test]
     fn parses_captured_proc_files() {
-        assert_eq!(parse_stat_times(STAT), Some((1523, 311)));
         let mut sample = ProcessSample::default();
         assert!(parse_status(STATUS, &mut sample));
         assert_eq!(sample.rss_bytes, 12048 * 1024);
@@ -311,8 +295,6 @@ mod tests {
 
     #[test]
     fn rejects_truncated_files() {
-        assert_eq!(parse_stat_times("48211 (ycsb) S 1 2 3"), None);
-        assert_eq!(parse_stat_times("no parenthesis"), None);
         assert_eq!(parse_io("rchar: 1\nwrite_bytes: 3\n"), None);
         let mut sample = ProcessSample::default();
         assert!(!parse_status("Name:\tkworker\n", &mut sample));
