@@ -331,6 +331,35 @@ fn package() -> Result<()> {
         .args(["package", "--quiet", "--allow-dirty", "--target-dir"])
         .arg(&verify_dir)
         .args(PACKAGED.iter().flat_map(|krate| ["-p", krate])))?;
+    // The store crates package too (metadata, files, dependency versions:
+    // what `cargo publish --dry-run` checks before building). They are not
+    // built from their tarballs here: that would compile every engine's
+    // dependencies a second time, minutes of CI for what the workspace
+    // build already compiles.
+    let stores = stores::store_crates(&root)?;
+    eprintln!("xtask: cargo package --no-verify (the store crates)");
+    run(Command::new(&cargo)
+        .current_dir(&root)
+        .args([
+            "package",
+            "--quiet",
+            "--allow-dirty",
+            "--no-verify",
+            "--target-dir",
+        ])
+        .arg(&verify_dir)
+        .args(
+            PACKAGED
+                .iter()
+                .copied()
+                .chain(
+                    stores
+                        .iter()
+                        .map(String::as_str)
+                        .filter(|s| !PACKAGED.contains(s)),
+                )
+                .flat_map(|krate| ["-p", krate]),
+        ))?;
     Ok(())
 }
 

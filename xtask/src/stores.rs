@@ -236,6 +236,22 @@ fn expected_files(root: &Path) -> Result<Vec<(PathBuf, String, String)>> {
     ])
 }
 
+/// The store crates of the registry at `root` (`ycsb-rocksdb`, ...), in
+/// its order.
+///
+/// # Errors
+///
+/// When the registry cannot be read or parsed.
+pub fn store_crates(root: &Path) -> Result<Vec<String>> {
+    let path = root.join("crates/ycsb-stores/src/lib.rs");
+    let registry =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(read_registry(&registry)?
+        .into_iter()
+        .map(|e| e.krate)
+        .collect())
+}
+
 /// `cargo xtask stores [--write] [--root DIR]`.
 ///
 /// # Errors
