@@ -677,6 +677,21 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                     }
                     label_of(&value)
                 }
+                crate::sweep::AXIS => {
+                    if !value
+                        .trim()
+                        .parse::<f64>()
+                        .is_ok_and(|t| t.is_finite() && t >= 0.0)
+                    {
+                        return cx.err(
+                            v.span(),
+                            format!(
+                                "axes.target '{value}': expected a rate in operations per second, 0 or more (0: unthrottled)"
+                            ),
+                        );
+                    }
+                    label_of(&value)
+                }
                 "memory_limit" => {
                     if parse_size(&value).is_none() {
                         return cx.err(

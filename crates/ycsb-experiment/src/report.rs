@@ -193,6 +193,10 @@ pub fn html(
         }
         let _ = write!(body, "<h2 id={phase}>{} phase</h2>", esc(phase));
         body.push_str(&table_html("Summary", &summary::markdown(m, phase, rows)));
+        if let Some(warning) = summary::durability_warning(rows) {
+            let _ = write!(body, "<p class=warning>(!) {}</p>", esc(&warning));
+        }
+        body.push_str(&crate::sweep::html(m, results, phase));
         body.push_str("<div class=grid>");
         let db_index = |r: &Row| {
             let label = r

@@ -124,6 +124,11 @@ const BAD: &[(&str, &str, &str)] = &[
     ("[experiment]\n[axes]\ndb = [\"redis\"]\nclients = [\"two\"]\n", "test.toml:4:", "axes.clients 'two'"),
     ("[experiment]\n[properties]\n\"client.count\" = 2\n[axes]\ndb = [\"redis\"]\nclients = [2]\n", "test.toml:6:", "remove it from [properties]"),
     ("[axes]\ndb = [\"memory\"]\n", "test.toml:1:", "missing field `experiment`"),
+    // A target axis holds rates: numbers, 0 or more (0: unthrottled).
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\ntarget = [1000,\n  -5]\n", "test.toml:5:", "axes.target '-5': expected a rate in operations per second, 0 or more"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\ntarget = [\"fast\"]\n", "test.toml:4:", "axes.target 'fast'"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\ntarget = [true]\n", "test.toml:4:", "axes.target 'true'"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\ntarget = [nan]\n", "test.toml:4:", "axes.target 'NaN'"),
     // Names that become directory names never leave the results directory.
     ("[experiment]\nname = \"..\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.name '..' cannot name a directory"),
     ("[experiment]\nname = \".\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.name '.' cannot name a directory"),
@@ -167,6 +172,36 @@ fn shared_loads_group_run_cells() {
     assert_eq!(
         loads[0].axis_properties(),
         vec![("threadcount".to_string(), "1".to_string())]
+    );
+}
+
+#[test]
+fn a_target_sweep_shares_a_load_run_unthrottled() {
+    let text = "[experiment]\nreuse_load_across = [\"target\"]\n[axes]\ndb = [\"leveldb\"]\ntarget = [1000, 2500.5, 0]\n";
+    let m = check(text).unwrap();
+    let all = cells::expand(&m);
+    let ids: Vec<&str> = all.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "db=leveldb,target=1000,r1",
+            "db=leveldb,target=2500.5,r1",
+            "db=leveldb,target=0,r1"
+        ]
+    );
+    assert!(all
+        .iter()
+        .all(|c| c.load.as_deref() == Some("load,db=leveldb,r1")));
+    assert_eq!(
+        all[1].axis_properties(),
+        vec![("target".to_string(), "2500.5".to_string())]
+    );
+    let loads = cells::load_cells(&m, &all);
+    assert_eq!(loads.len(), 1);
+    // Not at the first target: as fast as the store goes.
+    assert_eq!(
+        loads[0].axis_properties(),
+        vec![("target".to_string(), "0".to_string())]
     );
 }
 
@@ -326,19 +361,96 @@ fn summary_names_the_engine_build_and_marks_assertions() {
         csv.lines()
             .next()
             .unwrap()
-            .ends_with(",engine_build,assertions_enabled"),
+            .ends_with(",engine_build,assertions_enabled,writes_synced,durability_setting"),
         "{csv}"
     );
     assert!(
         csv.lines()
             .nth(1)
             .unwrap()
-            .ends_with(",\"libleveldb.so.1d.23.0, assertions enabled\",true"),
+            .ends_with(",\"libleveldb.so.1d.23.0, assertions enabled\",true,,"),
         "{csv}"
     );
     // Without a recorded build (older exports), no column and no warning.
     let rows = super::summary::rows(&m, &[result(&m, "db=memory,r1", 1.0, 1.0)], "run");
     assert!(!super::summary::markdown(&m, "run", &rows).contains("engine build"));
+}
+
+#[test]
+fn summary_shows_each_cells_durability_and_warns_when_they_differ() {
+    let text = "[experiment]\nphases = [\"run\"]\n[axes]\ndb = [\"leveldb\", \"redb\"]\nthreadcount = [1, 2]\n";
+    let m = check(text).unwrap();
+    let durability = |property: &str, value: &str, durable: bool| {
+        Some(ycsb_results::DurabilityEntry {
+            property: property.into(),
+            value: value.into(),
+            durable,
+        })
+    };
+    let mut results = Vec::new();
+    for threads in [1, 2] {
+        let mut leveldb = result(
+            &m,
+            &format!("db=leveldb,threadcount={threads},r1"),
+            100.0,
+            1.0,
+        );
+        leveldb.export.metadata.durability = durability("leveldb.sync", "false", false);
+        let mut redb = result(&m, &format!("db=redb,threadcount={threads},r1"), 10.0, 1.0);
+        redb.export.metadata.durability = durability("redb.durability", "immediate", true);
+        results.extend([leveldb, redb]);
+    }
+    let rows = super::summary::rows(&m, &results, "run");
+    assert_eq!(rows[1].durable, Some(true));
+    assert_eq!(
+        rows[1].durability.as_deref(),
+        Some("redb.durability=immediate")
+    );
+    let md = super::summary::markdown(&m, "run", &rows);
+    assert!(md.contains("| writes synced |"), "{md}");
+    assert!(md.contains("| no (leveldb.sync=false) |"), "{md}");
+    assert!(md.contains("| yes (redb.durability=immediate) |"), "{md}");
+    let warning = "these cells differ in durability: db=redb synced every write to disk, db=leveldb did not; their write figures are not comparable";
+    assert!(md.contains(warning), "{md}");
+    assert!(super::summary::terminal(&m, "run", &rows).contains(warning));
+    let csv = super::summary::csv(&m, &rows);
+    assert!(
+        csv.lines()
+            .nth(2)
+            .unwrap()
+            .ends_with(",true,redb.durability=immediate"),
+        "{csv}"
+    );
+    let html = super::report::html(
+        &m,
+        &results,
+        &[("run".into(), rows.clone())],
+        &[],
+        &serde_json::Value::Null,
+    );
+    assert!(html.contains(warning), "the report warns too");
+
+    // One db synced at one thread count only: the rows are named.
+    results[2].export.metadata.durability = durability("leveldb.sync", "true", true);
+    let rows = super::summary::rows(&m, &results, "run");
+    assert_eq!(
+        super::summary::durability_warning(&rows).unwrap(),
+        "these cells differ in durability: db=redb, db=leveldb,threadcount=2 synced every write to disk, db=leveldb,threadcount=1 did not; their write figures are not comparable"
+    );
+    // Cells that agree, or whose durability is not known: no warning.
+    let same: Vec<_> = rows
+        .iter()
+        .filter(|r| r.durable == Some(true))
+        .cloned()
+        .collect();
+    assert_eq!(super::summary::durability_warning(&same), None);
+    let unknown = super::summary::rows(
+        &m,
+        &[result(&m, "db=leveldb,threadcount=1,r1", 1.0, 1.0)],
+        "run",
+    );
+    assert_eq!(unknown[0].durable, None);
+    assert!(!super::summary::markdown(&m, "run", &unknown).contains("writes synced"));
 }
 
 /// Store capabilities come from the registry's descriptors, not from names
