@@ -529,9 +529,13 @@ impl Reports<'_> {
                 &results.join(format!("summary-{phase}.csv")),
                 summary::csv(m, &rows).as_bytes(),
             )?;
+            if let Some(note) = summary::too_short_note(m, &res, phase) {
+                progress.result(&format!("note: {note}"));
+                md.push_str(&format!("Note: {note}\n\n"));
+            }
             let knees = sweep::markdown(m, &res, phase);
             if !knees.is_empty() {
-                progress.result(&knees);
+                progress.result(knees.trim_start_matches("#### "));
                 md.push_str(&knees);
                 md.push('\n');
             }

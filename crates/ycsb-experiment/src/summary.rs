@@ -423,6 +423,67 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
     rows
 }
 
+/// A note on the cells whose `phase` was too short for its time charts
+/// (fewer than [`CHARTABLE_INTERVALS`](crate::series::CHARTABLE_INTERVALS)
+/// status intervals), saying so and what lengthens them; `None` when
+/// every cell's phase was long enough.
+pub fn too_short_note(m: &Matrix, results: &[CellResult], phase: &str) -> Option<String> {
+    let measured: Vec<(&CellResult, &PhaseSeries)> = results
+        .iter()
+        .filter_map(|r| Some((r, r.phase_series(phase)?)))
+        .collect();
+    let short: Vec<&(&CellResult, &PhaseSeries)> = measured
+        .iter()
+        .filter(|(_, s)| s.too_short(m.status_interval))
+        .collect();
+    let shortest = short
+        .iter()
+        .min_by(|a, b| a.1.duration_s().total_cmp(&b.1.duration_s()))?;
+    let longest = short
+        .iter()
+        .map(|(_, s)| s.duration_s())
+        .fold(f64::NEG_INFINITY, f64::max);
+    let lengthen = if phase == "load" {
+        "raise recordcount"
+    } else {
+        "raise operationcount, or give a large one and a time_limit, which each run then lasts"
+    };
+    Some(format!(
+        "too short for time charts: {} of {} cells' {phase} phases lasted {:.2} to {longest:.2} s (shortest {}), fewer than {} status intervals of {} s, so their charts over time show a few points each. To lengthen them, {lengthen}; or set a shorter experiment.status_interval (0.25 gives four points a second).",
+        short.len(),
+        measured.len(),
+        shortest.1.duration_s(),
+        shortest.0.cell.id,
+        crate::series::CHARTABLE_INTERVALS,
+        m.status_interval
+    ))
+}
+
+/// Why the CPU chart of `cells` has no line for `phase`: each cell's
+/// reason (one when they agree); `None` when some cell has a line.
+pub fn cpu_missing(m: &Matrix, cells: &[&CellResult], phase: &str) -> Option<String> {
+    let sample_s = m.sample_interval().as_secs_f64();
+    let mut reasons: Vec<(String, String)> = Vec::new();
+    for r in cells {
+        let Some(series) = r.phase_series(phase) else {
+            continue;
+        };
+        let reason = series.cpu_missing_reason(sample_s)?;
+        reasons.push((r.cell.label("db").unwrap_or("").to_string(), reason));
+    }
+    let first = reasons.first()?;
+    if reasons.iter().all(|(_, why)| *why == first.1) {
+        return Some(first.1.clone());
+    }
+    Some(
+        reasons
+            .iter()
+            .map(|(db, why)| format!("{db}: {why}"))
+            .collect::<Vec<_>>()
+            .join("; "),
+    )
+}
+
 /// Axes with more than one value: the ones that tell rows apart.
 pub fn varying_axes(m: &Matrix) -> Vec<String> {
     let v: Vec<String> = m

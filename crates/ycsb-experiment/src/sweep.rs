@@ -112,6 +112,16 @@ fn percentile_us(section: Option<&SectionReport>, p: f64) -> f64 {
         .map_or(f64::NAN, |x| x.ns as f64 / 1000.0)
 }
 
+/// The throughput a phase achieved, from its exact run time (Java's
+/// figure divides by whole milliseconds, coarse for a short phase).
+fn achieved(phase: &PhaseReport) -> f64 {
+    if phase.runtime_ns > 0 {
+        phase.operations as f64 / (phase.runtime_ns as f64 / 1e9)
+    } else {
+        phase.throughput
+    }
+}
+
 /// Per operation of a phase, its latencies (failed-latency sections left
 /// out).
 fn latencies(phase: &PhaseReport) -> BTreeMap<String, Latencies> {
@@ -180,7 +190,7 @@ pub fn panels(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Panel> {
             .entry((key, db, label))
             .or_insert_with(|| (target, Vec::new()))
             .1
-            .push((p.throughput, latencies(p)));
+            .push((achieved(p), latencies(p)));
     }
     let mut out: Vec<Panel> = Vec::new();
     for ((key, db, label), (target, repeats)) in measured {
@@ -263,17 +273,26 @@ fn operations(panel: &Panel) -> Vec<String> {
     ops
 }
 
+/// A rate for people: whole operations per second, thousands as `k`.
+fn rate(ops_per_sec: f64) -> String {
+    if ops_per_sec.abs() >= 1e4 {
+        format_value(ops_per_sec)
+    } else {
+        format!("{ops_per_sec:.0}")
+    }
+}
+
 /// What a knee says in words: `knee at 45.1k ops/s (target 50000)`.
 fn knee_text(curve: &Curve) -> String {
     match curve.knee.map(|k| &curve.points[k]) {
         Some(p) if p.target > 0.0 => format!(
             "knee at {} ops/s (target {} not followed)",
-            format_value(p.throughput),
+            rate(p.throughput),
             p.label
         ),
         Some(p) => format!(
             "knee at {} ops/s (unthrottled; every target followed)",
-            format_value(p.throughput)
+            rate(p.throughput)
         ),
         None => "every target followed: no knee (add a higher target or 0, unthrottled)".into(),
     }
@@ -325,7 +344,7 @@ fn chart(phase: &str, panel: &Panel, op: &str) -> Chart {
                     .filter(|v| v.is_finite())
                     .fold(l.p50, f64::max);
                 chart.series.push(styled(
-                    format!("{} knee: {} ops/s", curve.db, format_value(p.throughput)),
+                    format!("{} knee", curve.db),
                     vec![(p.throughput, low / 1.5), (p.throughput, high * 1.5)],
                     Dash::LongDashed,
                 ));
@@ -352,7 +371,7 @@ pub fn html(m: &Matrix, results: &[CellResult], phase: &str) -> String {
     );
     for panel in &panels {
         for op in operations(panel) {
-            out.push_str(&render_svg(&chart(phase, panel, &op), 560, 320));
+            out.push_str(&render_svg(&chart(phase, panel, &op), 720, 340));
         }
     }
     out.push_str("</div><ul>");

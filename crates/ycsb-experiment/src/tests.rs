@@ -124,6 +124,9 @@ const BAD: &[(&str, &str, &str)] = &[
     ("[experiment]\n[axes]\ndb = [\"redis\"]\nclients = [\"two\"]\n", "test.toml:4:", "axes.clients 'two'"),
     ("[experiment]\n[properties]\n\"client.count\" = 2\n[axes]\ndb = [\"redis\"]\nclients = [2]\n", "test.toml:6:", "remove it from [properties]"),
     ("[axes]\ndb = [\"memory\"]\n", "test.toml:1:", "missing field `experiment`"),
+    ("[experiment]\nstatus_interval = 0\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.status_interval = 0: expected seconds, at least 0.05"),
+    ("[experiment]\nstatus_interval = 0.01\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "at least 0.05"),
+    ("[experiment]\nstatus_interval = \"1s\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "expected f64"),
     // A target axis holds rates: numbers, 0 or more (0: unthrottled).
     ("[experiment]\n[axes]\ndb = [\"memory\"]\ntarget = [1000,\n  -5]\n", "test.toml:5:", "axes.target '-5': expected a rate in operations per second, 0 or more"),
     ("[experiment]\n[axes]\ndb = [\"memory\"]\ntarget = [\"fast\"]\n", "test.toml:4:", "axes.target 'fast'"),
@@ -173,6 +176,18 @@ fn shared_loads_group_run_cells() {
         loads[0].axis_properties(),
         vec![("threadcount".to_string(), "1".to_string())]
     );
+}
+
+#[test]
+fn a_fractional_status_interval_refines_the_series_and_the_sampling() {
+    let m = check("[experiment]\nstatus_interval = 0.25\n[axes]\ndb = [\"memory\"]\n").unwrap();
+    assert_eq!(m.status_interval, 0.25);
+    assert_eq!(m.sample_interval(), std::time::Duration::from_millis(250));
+    let m = check("[experiment]\nstatus_interval = 2\n[axes]\ndb = [\"memory\"]\n").unwrap();
+    // Whole seconds are given to ycsb as before (the cells' fingerprints
+    // do not change); the processes are sampled twice a second anyway.
+    assert_eq!(m.status_interval.to_string(), "2");
+    assert_eq!(m.sample_interval(), std::time::Duration::from_millis(500));
 }
 
 #[test]

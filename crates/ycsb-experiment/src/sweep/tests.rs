@@ -195,8 +195,8 @@ fn curves_per_store_and_panel_with_targets_in_order_and_means_over_repeats() {
         "memory p50",
         "memory p99",
         "memory Intended p99",
-        "memory knee: 4050 ops/s",
-        "basic knee: 900.05k ops/s",
+        "memory knee",
+        "basic knee",
     ] {
         assert!(html.contains(legend), "{legend}");
     }
