@@ -16,22 +16,27 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The debug `ycsb` binary (see tests/experiment.rs).
+/// The debug `ycsb` binary (see tests/experiment.rs), built once.
 fn ycsb() -> PathBuf {
-    if let Some(p) = std::env::var_os("XTASK_TEST_YCSB") {
-        return PathBuf::from(p);
-    }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(root())
-        .args(["build", "-q", "-p", "ycsb-cli"])
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "building ycsb-cli failed");
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().unwrap().parent().unwrap().join("ycsb");
-    assert!(bin.is_file(), "{} missing", bin.display());
-    bin
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            if let Some(p) = std::env::var_os("XTASK_TEST_YCSB") {
+                return PathBuf::from(p);
+            }
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let status = Command::new(cargo)
+                .current_dir(root())
+                .args(["build", "-q", "-p", "ycsb-cli"])
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "building ycsb-cli failed");
+            let exe = std::env::current_exe().unwrap();
+            let bin = exe.parent().unwrap().parent().unwrap().join("ycsb");
+            assert!(bin.is_file(), "{} missing", bin.display());
+            bin
+        })
+        .clone()
 }
 
 fn read(path: &Path) -> String {
@@ -165,4 +170,38 @@ target = [2000, 500, 1e9, 0]
         cpu.contains("no data: too short to sample: the phase lasted "),
         "{cpu}"
     );
+}
+
+/// A target that is not a rate is bad input: one line naming file:line,
+/// status 2, nothing run or written.
+#[test]
+fn a_target_that_is_not_a_rate_is_refused_on_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = dir.path().join("m.toml");
+    std::fs::write(
+        &matrix,
+        "[experiment]\nio_ceiling = \"off\"\n[axes]\ndb = [\"memory\"]\ntarget = [1000,\n  -50]\n",
+    )
+    .unwrap();
+    let results = dir.path().join("results");
+    for extra in [&["--check"][..], &[]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .arg("experiment")
+            .arg(&matrix)
+            .arg("--results")
+            .arg(&results)
+            .arg("--ycsb")
+            .arg(ycsb())
+            .args(extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains("m.toml:6: axes.target '-50': expected a rate in operations per second, 0 or more (0: unthrottled)"),
+            "{err}"
+        );
+    }
+    assert!(!results.exists(), "nothing written");
 }

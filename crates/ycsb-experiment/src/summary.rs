@@ -448,8 +448,13 @@ pub fn too_short_note(m: &Matrix, results: &[CellResult], phase: &str) -> Option
     } else {
         "raise operationcount, or give a large one and a time_limit, which each run then lasts"
     };
+    let finer = if m.status_interval > 0.1 {
+        "; or set a shorter experiment.status_interval (0.1 gives ten points a second)"
+    } else {
+        ""
+    };
     Some(format!(
-        "too short for time charts: {} of {} cells' {phase} phases lasted {:.2} to {longest:.2} s (shortest {}), fewer than {} status intervals of {} s, so their charts over time show a few points each. To lengthen them, {lengthen}; or set a shorter experiment.status_interval (0.25 gives four points a second).",
+        "too short for time charts: {} of {} cells' {phase} phases lasted {:.2} to {longest:.2} s (shortest {}), fewer than {} status intervals of {} s, so their charts over time show a few points each. To lengthen them, {lengthen}{finer}.",
         short.len(),
         measured.len(),
         shortest.1.duration_s(),

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use ycsb_report::{escape, format_value, render_svg, Chart, Dash, Series};
+use ycsb_report::{escape, render_svg, Chart, Dash, Series};
 use ycsb_results::{PhaseReport, SectionReport};
 
 use crate::matrix::Matrix;
@@ -172,10 +172,11 @@ pub fn panels(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Panel> {
         .find(|a| a.name == "db")
         .map(|a| a.values.iter().map(|v| v.label.as_str()).collect())
         .unwrap_or_default();
-    // (panel, db, target label) -> the repeats' (throughput, latencies).
+    // (panel, db, target label) -> the target and the repeats'
+    // (throughput, latencies).
     type Key = (String, String, String);
-    let mut measured: BTreeMap<Key, (f64, Vec<(f64, BTreeMap<String, Latencies>)>)> =
-        BTreeMap::new();
+    type Repeat = (f64, BTreeMap<String, Latencies>);
+    let mut measured: BTreeMap<Key, (f64, Vec<Repeat>)> = BTreeMap::new();
     for r in results {
         let (Some(p), Some((target, label))) = (r.phase(phase), target_of(r)) else {
             continue;
@@ -273,10 +274,14 @@ fn operations(panel: &Panel) -> Vec<String> {
     ops
 }
 
-/// A rate for people: whole operations per second, thousands as `k`.
+/// A rate for people: whole operations per second, from ten thousand on
+/// in thousands (`128.3k`), from ten million on in millions.
 fn rate(ops_per_sec: f64) -> String {
-    if ops_per_sec.abs() >= 1e4 {
-        format_value(ops_per_sec)
+    let a = ops_per_sec.abs();
+    if a >= 1e7 {
+        format!("{:.1}M", ops_per_sec / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.1}k", ops_per_sec / 1e3)
     } else {
         format!("{ops_per_sec:.0}")
     }

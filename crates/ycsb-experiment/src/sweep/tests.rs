@@ -145,7 +145,7 @@ fn curves_per_store_and_panel_with_targets_in_order_and_means_over_repeats() {
                 ("memory", "0", base + 100.0, (12.0, 1000.0), None),
                 ("basic", "5000", 5000.0, (1.0, 2.0), Some(3.0)),
                 ("basic", "1000", 1000.0, (1.0, 2.0), Some(3.0)),
-                ("basic", "0", 900_000.0, (1.0, 2.0), None),
+                ("basic", "0", 1_234_500.0, (1.0, 2.0), None),
             ] {
                 results.push(result(
                     &m,
@@ -202,7 +202,7 @@ fn curves_per_store_and_panel_with_targets_in_order_and_means_over_repeats() {
     }
     assert!(html.contains("memory (threadcount=1): knee at 4050 ops/s (target 5000 not followed)"));
     assert!(html.contains(
-        "basic (threadcount=2): knee at 900.05k ops/s (unthrottled; every target followed)"
+        "basic (threadcount=2): knee at 1234.5k ops/s (unthrottled; every target followed)"
     ));
     let md = markdown(&m, &results, "run");
     assert!(
