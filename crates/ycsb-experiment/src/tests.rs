@@ -468,6 +468,66 @@ fn summary_shows_each_cells_durability_and_warns_when_they_differ() {
     assert!(!super::summary::markdown(&m, "run", &unknown).contains("writes synced"));
 }
 
+#[test]
+fn cells_too_short_to_chart_are_named_with_what_lengthens_them() {
+    let text = "[experiment]\nphases = [\"run\"]\n[axes]\ndb = [\"leveldb\", \"memory\"]\n";
+    let m = check(text).unwrap();
+    let with_series = |id: &str, seconds: f64, sampled: bool| {
+        let mut r = result(&m, id, 100.0, 1.0);
+        r.series = vec![super::series::PhaseSeries {
+            phase: "run".into(),
+            start_s: 0.1,
+            end_s: 0.1 + seconds,
+            resources: if sampled {
+                vec![super::series::ResourcePoint {
+                    t: 0.5,
+                    cpu_percent: 99.0,
+                    rss_bytes: 1,
+                    server_cpu_percent: None,
+                    server_rss_bytes: None,
+                }]
+            } else {
+                Vec::new()
+            },
+            ..Default::default()
+        }];
+        r
+    };
+    let long = [
+        with_series("db=leveldb,r1", 12.0, true),
+        with_series("db=memory,r1", 6.0, true),
+    ];
+    assert_eq!(super::summary::too_short_note(&m, &long, "run"), None);
+    let cells: Vec<&super::summary::CellResult> = long.iter().collect();
+    assert_eq!(super::summary::cpu_missing(&m, &cells, "run"), None);
+
+    let short = [
+        with_series("db=leveldb,r1", 0.3, false),
+        with_series("db=memory,r1", 0.45, false),
+    ];
+    assert_eq!(
+        super::summary::too_short_note(&m, &short, "run").unwrap(),
+        "too short for time charts: 2 of 2 cells' run phases lasted 0.30 to 0.45 s (shortest db=leveldb,r1), fewer than 5 status intervals of 1 s, so their charts over time show a few points each. To lengthen them, raise operationcount, or give a large one and a time_limit, which each run then lasts; or set a shorter experiment.status_interval (0.1 gives ten points a second)."
+    );
+    let cells: Vec<&super::summary::CellResult> = short.iter().collect();
+    assert_eq!(
+        super::summary::cpu_missing(&m, &cells, "run").unwrap(),
+        "leveldb: too short to sample: the phase lasted 0.30 s and the processes' CPU is sampled every 0.5 s; memory: too short to sample: the phase lasted 0.45 s and the processes' CPU is sampled every 0.5 s"
+    );
+    // Already at a fine interval: only lengthening is suggested.
+    let fine = check(&format!(
+        "[experiment]\nstatus_interval = 0.1\n{}",
+        &text[13..]
+    ))
+    .unwrap();
+    let note = super::summary::too_short_note(&fine, &short[..1], "run").unwrap();
+    assert!(
+        note.contains("fewer than 5 status intervals of 0.1 s"),
+        "{note}"
+    );
+    assert!(note.ends_with("which each run then lasts."), "{note}");
+}
+
 /// Store capabilities come from the registry's descriptors, not from names
 /// spelled in the runner: these tests ask the registry which stores have
 /// a capability and check that the matrix and the commands follow it.
