@@ -12,7 +12,6 @@ mod bench;
 mod interrupt;
 mod live;
 mod merge;
-mod merge_check;
 mod observe;
 mod progress;
 mod reference;

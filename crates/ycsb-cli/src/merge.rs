@@ -1,24 +1,22 @@
 //! `ycsb merge`: one report from several clients' JSON exports, or one
 //! interval log from several clients' HdrHistogram logs.
 //!
-//! Counts are sums and percentiles come from the sum of the clients'
-//! histograms (each export carries every section's full histogram), never
-//! from averaged percentiles. See docs/multi-client.md.
+//! The exports are merged by ycsb-results' [`Merge`] (counts summed,
+//! percentiles from the sum of the clients' histograms, never from
+//! averaged percentiles); this command reads the files, refuses what does
+//! not belong together and prints. See docs/multi-client.md.
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use hdrhistogram::Histogram;
 use ycsb_core::measurement::Exporter as _;
 use ycsb_core::measurement::{
-    self, decode_histogram, encode_histogram, java_percentile, run_metadata, ConfigEntry,
-    IntervalLogReader, JavaSection, JsonExporter, LogInterval, Operation, PercentileLatency,
-    PhaseReport, ReportFormat, RunReport, SectionReport, StatusCount, TextExporter,
+    self, encode_histogram, java_percentile, run_metadata, IntervalLogReader, JsonExporter,
+    LogInterval, TextExporter,
 };
-use ycsb_core::observe::{PhaseObservation, SeriesRow, SeriesSection};
 use ycsb_core::outputs::{check_outputs, Output, Protected};
 use ycsb_db::Status;
+use ycsb_results::Merge;
 
 use crate::args::{find_flag, unknown_flag, CommandHelp, Flag};
 use crate::Failure;
@@ -161,396 +159,28 @@ fn is_hdr_log(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "hdr")
 }
 
-/// One section of one client, decoded.
-struct ClientSection {
-    name: String,
-    operation: Operation,
-    intended: bool,
-    failed: bool,
-    operations: u64,
-    average_ns: f64,
-    min_ns: u64,
-    max_ns: u64,
-    histogram: Histogram<u64>,
-    returns: Vec<(Status, u64)>,
-    percentiles: Vec<f64>,
-    java: Option<JavaSection>,
-}
-
-/// One phase of one client.
-struct ClientPhase {
-    runtime_ns: u64,
-    operations: u64,
-    throughput: f64,
-    sections: Vec<ClientSection>,
-    format: ReportFormat,
-    observation: Option<PhaseObservation>,
-}
-
-/// Adds one client's Java-type figures to the merged ones: sums, buckets
-/// bucket by bucket, timeseries units by their offset from each client's
-/// first latency.
-fn add_java(into: &mut Option<JavaSection>, from: &Option<JavaSection>) {
-    let Some(from) = from else {
-        return;
-    };
-    let into = into.get_or_insert_with(JavaSection::default);
-    into.sum_us += from.sum_us;
-    into.sum_sq_us += from.sum_sq_us;
-    if into.buckets.len() < from.buckets.len() {
-        into.buckets.resize(from.buckets.len(), 0);
-    }
-    for (mine, theirs) in into.buckets.iter_mut().zip(&from.buckets) {
-        *mine += theirs;
-    }
-    for unit in &from.series {
-        match into
-            .series
-            .binary_search_by_key(&unit.time_ms, |u| u.time_ms)
-        {
-            Ok(i) => {
-                into.series[i].operations += unit.operations;
-                into.series[i].sum_us += unit.sum_us;
-            }
-            Err(i) => into.series.insert(i, *unit),
-        }
-    }
-}
-
-fn bad(path: &Path, what: impl std::fmt::Display) -> Failure {
-    Failure::usage(format!("merge: {}: {what}", path.display()))
-}
-
-/// A phase of one client, its histograms decoded (and their text dropped).
-fn parse_phase(path: &Path, index: usize, phase: PhaseReport) -> Result<ClientPhase, Failure> {
-    let mut sections = Vec::new();
-    for (k, s) in phase.sections.into_iter().enumerate() {
-        let field = |name: &str| format!("phases[{index}].sections[{k}].{name}");
-        let encoded = s.histogram.ok_or_else(|| {
-            bad(
-                path,
-                format!(
-                    "{} is missing: exact merging needs the histogram that exports of this ycsb carry",
-                    field("histogram")
-                ),
-            )
-        })?;
-        let origin = format!("{}: {}", path.display(), field("histogram"));
-        let histogram = decode_histogram(&encoded, &origin).map_err(Failure::usage)?;
-        let mut returns = Vec::new();
-        for r in s.returns {
-            let status = status_named(&r.status).ok_or_else(|| {
-                bad(
-                    path,
-                    format!("{}: unknown status '{}'", field("returns"), r.status),
-                )
-            })?;
-            returns.push((status, r.count));
-        }
-        sections.push(ClientSection {
-            name: s.name,
-            operation: s.operation,
-            intended: s.intended,
-            failed: s.failed,
-            java: s.java,
-            operations: s.operations,
-            average_ns: s.average_ns,
-            min_ns: s.min_ns,
-            max_ns: s.max_ns,
-            histogram,
-            returns,
-            percentiles: s.percentiles.iter().map(|p| p.percentile).collect(),
-        });
-    }
-    Ok(ClientPhase {
-        runtime_ns: phase.runtime_ns,
-        operations: phase.operations,
-        throughput: phase.throughput,
-        sections,
-        format: phase.format,
-        observation: phase.observation,
-    })
-}
-
-/// The status of the store contract named `name` (`NOT_FOUND`).
-fn status_named(name: &str) -> Option<Status> {
-    Status::ALL.into_iter().find(|s| s.name() == name)
-}
-
-/// Sums sections of the same name over the clients.
-fn merge_sections(clients: &[&ClientPhase]) -> Vec<SectionReport> {
-    let mut merged: Vec<SectionReport> = Vec::new();
-    let mut histograms: Vec<Histogram<u64>> = Vec::new();
-    let mut percentiles: Vec<Vec<f64>> = Vec::new();
-    for client in clients {
-        for s in &client.sections {
-            let index = match merged.iter().position(|m| m.name == s.name) {
-                Some(i) => i,
-                None => {
-                    merged.push(SectionReport {
-                        name: s.name.clone(),
-                        operation: s.operation,
-                        intended: s.intended,
-                        failed: s.failed,
-                        java: None,
-                        operations: 0,
-                        average_us: 0.0,
-                        min_us: 0,
-                        max_us: 0,
-                        average_ns: 0.0,
-                        min_ns: u64::MAX,
-                        max_ns: 0,
-                        percentiles: Vec::new(),
-                        returns: Vec::new(),
-                        histogram: None,
-                    });
-                    // Auto-resizing, so any client's range fits.
-                    histograms.push(Histogram::new(3).unwrap_or_else(|_| s.histogram.clone()));
-                    percentiles.push(s.percentiles.clone());
-                    merged.len() - 1
-                }
-            };
-            let m = &mut merged[index];
-            // The exact sums: mean weighted by each client's count.
-            let total = m.operations + s.operations;
-            if total > 0 {
-                m.average_ns = (m.average_ns * m.operations as f64
-                    + s.average_ns * s.operations as f64)
-                    / total as f64;
-            }
-            m.operations = total;
-            if s.operations > 0 {
-                m.min_ns = m.min_ns.min(s.min_ns);
-                m.max_ns = m.max_ns.max(s.max_ns);
-            }
-            for &(status, count) in &s.returns {
-                match m.returns.iter_mut().find(|r| r.status == status.name()) {
-                    Some(r) => r.count += count,
-                    None => m.returns.push(StatusCount {
-                        status: status.name().to_string(),
-                        count,
-                    }),
-                }
-            }
-            add_java(&mut m.java, &s.java);
-            // Adding fails only if the counts array cannot grow.
-            let _ = histograms[index].add(&s.histogram);
-        }
-    }
-    for ((m, histogram), wanted) in merged.iter_mut().zip(&histograms).zip(&percentiles) {
-        if m.min_ns == u64::MAX {
-            m.min_ns = 0;
-        }
-        m.average_us = m.average_ns / 1_000.0;
-        m.min_us = m.min_ns / 1_000;
-        m.max_us = m.max_ns / 1_000;
-        m.returns
-            .sort_by_key(|r| status_named(&r.status).map_or(usize::MAX, Status::index));
-        m.percentiles = wanted
-            .iter()
-            .map(|&percentile| {
-                let ns = java_percentile(histogram, percentile);
-                PercentileLatency {
-                    percentile,
-                    us: ns / 1_000,
-                    ns,
-                }
-            })
-            .collect();
-        m.histogram = Some(encode_histogram(histogram));
-    }
-    // Report order: operations, then intended sections, as a single client.
-    // Each operation's failed sections after it: FAILED, then per status.
-    merged.sort_by_cached_key(|m| {
-        (
-            m.intended,
-            m.operation.index(),
-            m.failed,
-            !m.name.ends_with("-FAILED"),
-            m.name.clone(),
-        )
-    });
-    merged
-}
-
-/// Lines up the clients' time series by wall-clock time and sums what
-/// adds up (operations, errors; throughput is the bucket's operations per
-/// second). Per-interval latencies are
-/// the largest of the clients' (an upper bound: the series carry no
-/// per-interval histograms); resources are left out (they are per host);
-/// gauges come from the first client that has them (the shared server).
-fn merge_observations(clients: &[&ClientPhase]) -> Option<PhaseObservation> {
-    let observed: Vec<&PhaseObservation> = clients
-        .iter()
-        .filter_map(|c| c.observation.as_ref())
-        .collect();
-    let first = *observed.first()?;
-    let granularity_ms = (first.granularity_s * 1_000.0).round().max(1.0) as u64;
-    let start = observed.iter().map(|o| o.start_unix_ms).min()?;
-    let mut buckets: BTreeMap<u64, SeriesRow> = BTreeMap::new();
-    for obs in &observed {
-        for row in &obs.series {
-            // The bucket whose end is nearest this row's end.
-            let offset = row.unix_ms.saturating_sub(start);
-            let bucket = (offset + granularity_ms / 2) / granularity_ms;
-            let end_s = (bucket * granularity_ms) as f64 / 1_000.0;
-            let merged = buckets.entry(bucket).or_insert_with(|| {
-                let mut r = SeriesRow::empty(end_s, first.granularity_s, row.warmup);
-                r.unix_ms = start + bucket * granularity_ms;
-                r
-            });
-            merged.operations += row.operations;
-            merged.errors += row.errors;
-            merged.warmup &= row.warmup;
-            // The server's figures from one client only (each samples
-            // the same server), from a full interval, not a tail fragment.
-            let full = row.interval_s >= first.granularity_s * 0.5;
-            if full && merged.gauges.is_empty() && !row.gauges.is_empty() {
-                merged.gauges = row.gauges.clone();
-                merged.db_size_bytes = row.db_size_bytes;
-            }
-            if full && merged.monitor.is_none() {
-                merged.monitor = row.monitor.clone();
-            }
-            for s in &row.sections {
-                match merged.sections.iter_mut().find(|m| m.name == s.name) {
-                    Some(m) => add_section(m, s),
-                    None => merged.sections.push(s.clone()),
-                }
-            }
-        }
-    }
-    // Rates over the bucket, not sums of the clients' rates: a client's
-    // short tail interval has a rate far from its share of the bucket.
-    let seconds = granularity_ms as f64 / 1_000.0;
-    for row in buckets.values_mut() {
-        row.throughput = row.operations as f64 / seconds;
-        for s in &mut row.sections {
-            s.throughput = s.operations as f64 / seconds;
-        }
-    }
-    Some(PhaseObservation {
-        granularity_s: first.granularity_s,
-        start_unix_ms: start,
-        warmup: None,
-        series: buckets.into_values().collect(),
-        stability: None,
-        amplification: None,
-    })
-}
-
-fn add_section(m: &mut SeriesSection, s: &SeriesSection) {
-    let total = m.operations + s.operations;
-    if total > 0 {
-        m.avg_us = (m.avg_us * m.operations as f64 + s.avg_us * s.operations as f64) / total as f64;
-    }
-    if s.operations > 0 {
-        m.min_us = if m.operations > 0 {
-            m.min_us.min(s.min_us)
-        } else {
-            s.min_us
-        };
-    }
-    m.operations = total;
-    m.errors += s.errors;
-    m.p50_us = m.p50_us.max(s.p50_us);
-    m.p99_us = m.p99_us.max(s.p99_us);
-    m.p999_us = m.p999_us.max(s.p999_us);
-    m.max_us = m.max_us.max(s.max_us);
-}
-
 fn merge_exports(
     inputs: &[PathBuf],
     output: Option<&Path>,
     argv: &[std::ffi::OsString],
     force: bool,
 ) -> Result<u8, Failure> {
-    let mut documents = Vec::new();
+    let statuses: Vec<&str> = Status::ALL.iter().map(|s| s.name()).collect();
+    let mut merge = Merge::new(&statuses);
     for path in inputs {
-        let mut export = crate::report::read_export("merge", path)?;
-        let mut parsed = Vec::new();
-        // Each phase is dropped once parsed (its histograms decoded).
-        for (i, phase) in std::mem::take(&mut export.phases).into_iter().enumerate() {
-            let name = phase.phase.clone();
-            parsed.push((name, parse_phase(path, i, phase)?));
-        }
-        // What the checks and the merged configuration read.
-        documents.push((path, export, parsed));
+        // One export held at a time: the merge keeps its sums, not the
+        // export.
+        let export = crate::report::read_export("merge", path)?;
+        merge
+            .add(path.display().to_string(), export)
+            .map_err(|e| Failure::usage(format!("merge: {e}")))?;
     }
-
-    check_together(&documents, force)?;
-
-    // Phases in the order the first export lists them, then any others.
-    let mut names: Vec<String> = Vec::new();
-    for (_, _, phases) in &documents {
-        for (name, _) in phases {
-            if !names.contains(name) {
-                names.push(name.clone());
-            }
-        }
-    }
-    let mut phases = Vec::new();
-    for name in &names {
-        let clients: Vec<&ClientPhase> = documents
-            .iter()
-            .flat_map(|(_, _, phases)| phases.iter().filter(|(n, _)| n == name).map(|(_, p)| p))
-            .collect();
-        let runtime_ns = clients.iter().map(|c| c.runtime_ns).max().unwrap_or(0);
-        phases.push(PhaseReport {
-            phase: name.clone(),
-            runtime_ms: runtime_ns / 1_000_000,
-            runtime_ns,
-            operations: clients.iter().map(|c| c.operations).sum(),
-            // The clients ran side by side: their rates add up.
-            throughput: clients.iter().map(|c| c.throughput).sum(),
-            sections: merge_sections(&clients),
-            format: clients[0].format,
-            observation: merge_observations(&clients),
-        });
-    }
+    check_together(inputs, &merge, force)?;
 
     let command_line = argv.iter().map(|a| a.to_string_lossy().into_owned());
     let mut metadata = run_metadata("ycsb merge", env!("CARGO_PKG_VERSION"), command_line, &[]);
     metadata.git_revision = option_env!("YCSB_GIT_REVISION").map(str::to_string);
-    // The clients measured one store (the checks say so, or --force
-    // warned): the merged export names it as theirs do.
-    let first = &documents[0].1.metadata;
-    metadata.store.clone_from(&first.store);
-    metadata.engine.clone_from(&first.engine);
-    metadata.engine_version.clone_from(&first.engine_version);
-    metadata.engine_build.clone_from(&first.engine_build);
-    // The merged configuration: the first client's, plus one entry per
-    // input saying where it ran (the clients differ in client.index).
-    let mut config: Vec<ConfigEntry> = documents[0]
-        .1
-        .config
-        .iter()
-        .map(|c| ConfigEntry {
-            key: c.key.clone(),
-            value: c.value.clone(),
-            origin: format!("{} ({})", c.origin, documents[0].0.display()),
-        })
-        .collect();
-    for (i, (path, export, _)) in documents.iter().enumerate() {
-        let mut who = String::new();
-        let _ = write!(who, "{}", path.display());
-        if let Some(host) = &export.metadata.host {
-            let _ = write!(who, " on {host}");
-        }
-        let _ = write!(who, " at {}", export.metadata.start_time);
-        config.push(ConfigEntry {
-            key: format!("merge.input.{i}"),
-            value: who,
-            origin: "ycsb merge".into(),
-        });
-    }
-    let report = RunReport {
-        schema_version: ycsb_results::SCHEMA_VERSION,
-        metadata,
-        config,
-        phases,
-        engine_reports: Vec::new(),
-    };
+    let report = merge.finish(metadata);
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -567,28 +197,30 @@ fn merge_exports(
     if let Some(path) = output {
         measurement::write_atomically(path, |w| JsonExporter::new(w).export(&report))
             .map_err(|e| Failure::runtime(format!("writing {}: {e}", path.display())))?;
-        eprintln!("merged {} exports into {}", documents.len(), path.display());
+        eprintln!("merged {} exports into {}", inputs.len(), path.display());
     }
     Ok(0)
 }
 
-/// One input export: its path, the export (its phases taken out) and its
-/// phases by name.
-type Document<'a> = (&'a PathBuf, RunReport, Vec<(String, ClientPhase)>);
-
 /// Refuses exports that are not the clients of one run (exit 2, every
-/// reason named), or with `--force` warns and merges them.
-fn check_together(documents: &[Document<'_>], force: bool) -> Result<(), Failure> {
-    let inputs: Vec<crate::merge_check::Input<'_>> = documents
+/// reason named: the same file twice, then the merge's
+/// [`Merge::mismatches`]), or with `--force` warns and merges them.
+fn check_together(inputs: &[PathBuf], merge: &Merge, force: bool) -> Result<(), Failure> {
+    let mut problems = Vec::new();
+    let canonical: Vec<PathBuf> = inputs
         .iter()
-        .map(|(path, export, phases)| crate::merge_check::Input {
-            path,
-            export,
-            phases: phases.iter().map(|(n, _)| n.as_str()).collect(),
-            runtime_ns: phases.iter().map(|(_, p)| p.runtime_ns).sum(),
-        })
+        .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
         .collect();
-    let problems = crate::merge_check::mismatches(&inputs);
+    for (k, path) in canonical.iter().enumerate() {
+        if let Some(j) = canonical[..k].iter().position(|p| p == path) {
+            problems.push(format!(
+                "{} and {} are the same file",
+                inputs[j].display(),
+                inputs[k].display()
+            ));
+        }
+    }
+    problems.extend(merge.mismatches());
     if problems.is_empty() {
         return Ok(());
     }
@@ -789,108 +421,4 @@ fn merge_logs(inputs: &[PathBuf], output: &Path) -> Result<u8, Failure> {
         output.display()
     );
     Ok(0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn client(latency_ns: u64, count: u64) -> ClientPhase {
-        let mut histogram = Histogram::<u64>::new(3).unwrap();
-        histogram.record_n(latency_ns, count).unwrap();
-        ClientPhase {
-            runtime_ns: 1_000_000_000,
-            operations: count,
-            throughput: count as f64,
-            sections: vec![ClientSection {
-                name: "READ".into(),
-                operation: Operation::Read,
-                intended: false,
-                failed: false,
-                operations: count,
-                average_ns: latency_ns as f64,
-                min_ns: latency_ns,
-                max_ns: latency_ns,
-                histogram,
-                returns: vec![(Status::Ok, count)],
-                percentiles: vec![50.0, 99.0],
-                java: None,
-            }],
-            format: ReportFormat::default(),
-            observation: None,
-        }
-    }
-
-    #[test]
-    fn percentiles_come_from_the_summed_histograms_not_averages() {
-        // 1000 fast reads on one client, 10 slow ones on another: the p99
-        // of all 1010 is the 1000th value, a fast one (averaging the two
-        // p99s would say 50 ms).
-        let fast = client(1_000_000, 1_000);
-        let slow = client(100_000_000, 10);
-        let merged = merge_sections(&[&fast, &slow]);
-        let read = &merged[0];
-        assert_eq!(read.operations, 1_010);
-        assert_eq!(
-            read.returns,
-            vec![StatusCount {
-                status: Status::Ok.name().to_string(),
-                count: 1_010
-            }]
-        );
-        assert_eq!((read.min_ns, read.max_ns), (1_000_000, 100_000_000));
-        let p99 = read.percentiles[1].ns;
-        assert!((1_000_000..1_001_000).contains(&p99), "p99 {p99}");
-        let expected_mean = (1_000.0 * 1e6 + 10.0 * 1e8) / 1_010.0;
-        assert!((read.average_ns - expected_mean).abs() < 1e-3);
-        // The merged export can be merged again.
-        let again = decode_histogram(read.histogram.as_deref().unwrap(), "merged").unwrap();
-        assert_eq!(again.len(), 1_010);
-    }
-
-    #[test]
-    fn failed_sections_and_java_figures_add_up() {
-        let with_failures = |buckets: Vec<u64>, series: Vec<(u64, u64, u64)>| {
-            let mut c = client(2_000_000, 4);
-            let mut failed = client(700_000, 1).sections.remove(0);
-            failed.name = "READ-FAILED".into();
-            failed.failed = true;
-            failed.returns.clear();
-            c.sections[0].java = Some(JavaSection {
-                sum_us: 8_000,
-                sum_sq_us: 16_000_000.0,
-                buckets,
-                series: series
-                    .into_iter()
-                    .map(|(time_ms, operations, sum_us)| measurement::SeriesUnit {
-                        time_ms,
-                        operations,
-                        sum_us,
-                    })
-                    .collect(),
-                raw: Vec::new(),
-            });
-            // Listed first, as a client never would: merge sorts.
-            c.sections.insert(0, failed);
-            c
-        };
-        let a = with_failures(vec![0, 0, 4, 0], vec![(0, 3, 6_000), (1_000, 1, 2_000)]);
-        let b = with_failures(vec![0, 1, 3], vec![(1_000, 4, 8_000)]);
-        let merged = merge_sections(&[&a, &b]);
-        let names: Vec<(&str, bool, u64)> = merged
-            .iter()
-            .map(|m| (m.name.as_str(), m.failed, m.operations))
-            .collect();
-        assert_eq!(names, [("READ", false, 8), ("READ-FAILED", true, 2)]);
-        let java = merged[0].java.as_ref().unwrap();
-        assert_eq!((java.sum_us, java.sum_sq_us), (16_000, 32_000_000.0));
-        assert_eq!(java.buckets, [0, 1, 7, 0]);
-        let series: Vec<(u64, u64, u64)> = java
-            .series
-            .iter()
-            .map(|u| (u.time_ms, u.operations, u.sum_us))
-            .collect();
-        assert_eq!(series, [(0, 3, 6_000), (1_000, 5, 10_000)]);
-        assert!(merged[1].returns.is_empty());
-    }
 }

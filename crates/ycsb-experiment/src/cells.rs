@@ -123,7 +123,9 @@ pub fn expand(m: &Matrix) -> Vec<Cell> {
 }
 
 /// The coordinates of the load a cell reuses: the shared axes at their
-/// first value.
+/// first value, but a shared `target` at 0: the runs of a target sweep
+/// share data loaded as fast as possible, as Java's `ycsb load` without
+/// `-target` would.
 pub fn load_coords(
     m: &Matrix,
     coords: &[(String, String, String)],
@@ -131,7 +133,9 @@ pub fn load_coords(
     coords
         .iter()
         .map(|(a, v, l)| {
-            if m.reuse_load_across.contains(a) {
+            if a == crate::sweep::AXIS && m.reuse_load_across.contains(a) {
+                (a.clone(), "0".into(), "0".into())
+            } else if m.reuse_load_across.contains(a) {
                 let first = m
                     .axes
                     .iter()

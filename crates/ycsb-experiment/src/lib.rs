@@ -57,6 +57,7 @@ mod report;
 mod run;
 mod series;
 mod summary;
+mod sweep;
 
 #[cfg(test)]
 mod fuzz;
@@ -528,6 +529,29 @@ impl Reports<'_> {
                 &results.join(format!("summary-{phase}.csv")),
                 summary::csv(m, &rows).as_bytes(),
             )?;
+            if let Some(note) = summary::too_short_note(m, &res, phase) {
+                progress.result(&format!("note: {note}"));
+                md.push_str(&format!("Note: {note}\n\n"));
+            }
+            let knees = sweep::markdown(m, &res, phase);
+            if !knees.is_empty() {
+                progress.result(knees.trim_start_matches("#### "));
+                md.push_str(&knees);
+                md.push('\n');
+            }
+            let sweep_csv = results.join(format!("sweep-{phase}.csv"));
+            match sweep::csv(m, &res, phase) {
+                Some(text) => host::write_atomic(&sweep_csv, text.as_bytes())?,
+                // A sweep of an earlier version of the matrix, recognised
+                // by its header, does not outlive it.
+                None => {
+                    if std::fs::read_to_string(&sweep_csv)
+                        .is_ok_and(|t| t.starts_with(sweep::CSV_HEADER))
+                    {
+                        let _ = std::fs::remove_file(&sweep_csv);
+                    }
+                }
+            }
             phases.push((phase.to_string(), rows));
         }
         if !failed.is_empty() {

@@ -65,7 +65,7 @@ struct RawExperiment {
     server_cpus: Option<Spanned<String>>,
     memory_limit: Option<Spanned<String>>,
     io_ceiling: Option<Spanned<String>>,
-    status_interval: Option<Spanned<u64>>,
+    status_interval: Option<Spanned<f64>>,
     data_dir: Option<Spanned<String>>,
     keep_data: Option<bool>,
 }
@@ -204,8 +204,9 @@ pub struct Matrix {
     pub memory_limit: Option<u64>,
     /// Bytes written to measure the I/O ceiling; `None` skips it.
     pub io_ceiling: Option<u64>,
-    /// Seconds between status lines (the time series resolution).
-    pub status_interval: u64,
+    /// Seconds between status lines (the time series resolution), at
+    /// least [`MIN_STATUS_INTERVAL`].
+    pub status_interval: f64,
     /// Where the DB directories go, if not under the results.
     pub data_dir: Option<PathBuf>,
     /// Keep DB directories after their cells.
@@ -370,6 +371,22 @@ fn label_of(value: &str) -> String {
         .collect()
 }
 
+/// The shortest `experiment.status_interval`, seconds: a finer time
+/// series would have the status thread compete with the clients.
+pub const MIN_STATUS_INTERVAL: f64 = 0.05;
+
+/// The longest interval between the runner's samples of the processes'
+/// CPU, seconds: short phases still get a figure.
+const MAX_SAMPLE_INTERVAL: f64 = 0.5;
+
+impl Matrix {
+    /// How often the runner samples the client's (and a server's) CPU
+    /// and memory: every status interval, at least twice a second.
+    pub fn sample_interval(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.status_interval.min(MAX_SAMPLE_INTERVAL))
+    }
+}
+
 /// The most repeats of a cell a matrix may ask for: each is a whole
 /// benchmark, and a thousand already takes days; beyond that it is a typo.
 pub const MAX_REPEATS: u32 = 1000;
@@ -515,14 +532,17 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
         None => None,
     };
     let status_interval = match &e.status_interval {
-        Some(t) if *t.get_ref() == 0 => {
+        Some(t) if !(t.get_ref().is_finite() && *t.get_ref() >= MIN_STATUS_INTERVAL) => {
             return cx.err(
                 t.span(),
-                "experiment.status_interval must be at least 1 second",
+                format!(
+                    "experiment.status_interval = {}: expected seconds, at least {MIN_STATUS_INTERVAL} (0.25 gives four time-series points a second)",
+                    t.get_ref()
+                ),
             )
         }
         Some(t) => *t.get_ref(),
-        None => 1,
+        None => 1.0,
     };
     let size = |s: &Option<Spanned<String>>, key: &str| -> Result<Option<u64>, MatrixError> {
         match s {
@@ -672,6 +692,21 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
                             v.span(),
                             format!(
                                 "axes.clients '{value}': expected a number of ycsb processes from 1 to {MAX_CLIENTS}"
+                            ),
+                        );
+                    }
+                    label_of(&value)
+                }
+                crate::sweep::AXIS => {
+                    if !value
+                        .trim()
+                        .parse::<f64>()
+                        .is_ok_and(|t| t.is_finite() && t >= 0.0)
+                    {
+                        return cx.err(
+                            v.span(),
+                            format!(
+                                "axes.target '{value}': expected a rate in operations per second, 0 or more (0: unthrottled)"
                             ),
                         );
                     }

@@ -193,6 +193,10 @@ pub fn html(
         }
         let _ = write!(body, "<h2 id={phase}>{} phase</h2>", esc(phase));
         body.push_str(&table_html("Summary", &summary::markdown(m, phase, rows)));
+        if let Some(warning) = summary::durability_warning(rows) {
+            let _ = write!(body, "<p class=warning>(!) {}</p>", esc(&warning));
+        }
+        body.push_str(&crate::sweep::html(m, results, phase));
         body.push_str("<div class=grid>");
         let db_index = |r: &Row| {
             let label = r
@@ -220,8 +224,12 @@ pub fn html(
         body.push_str(&render_bars(&bars, CHART_WIDTH, CHART_HEIGHT + 20));
         let _ = write!(
             body,
-            "</div><h3 id={phase}-throughput>Throughput over time</h3><div class=grid>"
+            "</div><h3 id={phase}-throughput>Throughput over time</h3>"
         );
+        if let Some(note) = summary::too_short_note(m, results, phase) {
+            let _ = write!(body, "<p class=note>{}</p>", esc(&note));
+        }
+        body.push_str("<div class=grid>");
         let panels = panels(m, results, phase);
         for (key, cells) in &panels {
             let series: Vec<Series> = cells
@@ -321,7 +329,17 @@ pub fn html(
                     });
                 }
             }
-            body.push_str(&time_chart(&format!("{phase} {key}"), "CPU %", &series));
+            match summary::cpu_missing(m, cells, phase) {
+                Some(why) => {
+                    let title = esc(&format!("{phase} {key}"));
+                    let _ = write!(
+                        body,
+                        "<p class=missing><b>{title}</b>: no data: {}</p>",
+                        esc(&why)
+                    );
+                }
+                None => body.push_str(&time_chart(&format!("{phase} {key}"), "CPU %", &series)),
+            }
         }
         body.push_str("</div>");
         let mut level_charts = String::new();

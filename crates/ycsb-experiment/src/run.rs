@@ -565,8 +565,7 @@ impl Runner {
         let hard_limit = m
             .time_limit
             .map(|t| Duration::from_secs(t * phases_expected + 120 + START_LEAD.as_secs()));
-        // Twice a second at least, so short phases still get a CPU figure.
-        let interval = Duration::from_millis((m.status_interval * 1000).min(500));
+        let interval = m.sample_interval();
         let mut samples: Vec<Sample> = Vec::new();
         let mut outcome = None;
         let mut status = None;

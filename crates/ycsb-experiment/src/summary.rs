@@ -119,6 +119,14 @@ pub struct Row {
     /// A repeat ran on an engine built with assertions: its figures are
     /// slower than a release build's, and the tables mark it.
     pub assertions_enabled: bool,
+    /// Whether the repeats' writes were synced to disk before they were
+    /// acknowledged (the export's `metadata.durability`); `None` when no
+    /// export says (a store whose durability the client does not decide,
+    /// older exports) or the repeats disagree.
+    pub durable: Option<bool>,
+    /// The setting that decided it (`redb.durability=none`), distinct
+    /// settings joined by ` / `.
+    pub durability: Option<String>,
 }
 
 /// The engine build of a cell, from its export's metadata: the library's
@@ -134,6 +142,74 @@ pub fn cell_build(export: &RunReport) -> Option<(String, bool)> {
         format!("{file}, assertions {}", build.assertions),
         build.assertions_enabled(),
     ))
+}
+
+/// The repeats' durability: whether all synced every write (`None` when
+/// unknown or they disagree) and their settings.
+fn durability(rs: &[&CellResult]) -> (Option<bool>, Option<String>) {
+    let entries: Vec<&ycsb_results::DurabilityEntry> = rs
+        .iter()
+        .filter_map(|r| r.export.metadata.durability.as_ref())
+        .collect();
+    let durable = match entries.first() {
+        Some(first) if entries.len() == rs.len() => entries
+            .iter()
+            .all(|e| e.durable == first.durable)
+            .then_some(first.durable),
+        _ => None,
+    };
+    let mut settings: Vec<String> = Vec::new();
+    for e in &entries {
+        let setting = format!("{}={}", e.property, e.value);
+        if !settings.contains(&setting) {
+            settings.push(setting);
+        }
+    }
+    (
+        durable,
+        (!settings.is_empty()).then(|| settings.join(" / ")),
+    )
+}
+
+/// A warning when the rows of a table differ in durability: some synced
+/// every write to disk and others did not, so their write figures
+/// measure different things. `None` when they agree or it is not known.
+/// Rows are named by their db when all of its rows agree, else by their
+/// coordinates.
+pub fn durability_warning(rows: &[Row]) -> Option<String> {
+    let db = |r: &Row| {
+        r.coords
+            .iter()
+            .find(|(a, _)| a == "db")
+            .map(|(_, l)| l.clone())
+    };
+    let names = |durable: bool| -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for r in rows.iter().filter(|r| r.durable == Some(durable)) {
+            let label = db(r);
+            let whole_db = label.is_some()
+                && rows
+                    .iter()
+                    .filter(|o| db(o) == label)
+                    .all(|o| o.durable == Some(durable));
+            let name = match label {
+                Some(l) if whole_db => format!("db={l}"),
+                _ => r.group.clone(),
+            };
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        out
+    };
+    let (synced, unsynced) = (names(true), names(false));
+    (!synced.is_empty() && !unsynced.is_empty()).then(|| {
+        format!(
+            "these cells differ in durability: {} synced every write to disk, {} did not; their write figures are not comparable",
+            synced.join(", "),
+            unsynced.join(", ")
+        )
+    })
 }
 
 /// A section's latency at percentile `p`, microseconds (from the exact
@@ -270,6 +346,7 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
                     builds.push(build);
                 }
             }
+            let (durable, durability) = durability(&rs);
             let ceiling = rs
                 .first()
                 .and_then(|r| r.record["io_ceiling"]["write_bytes_per_sec"].as_f64());
@@ -318,6 +395,8 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
                 io_fraction: user_bytes_per_sec.zip(ceiling).map(|(u, c)| u / c),
                 build: (!builds.is_empty()).then(|| builds.join(" / ")),
                 assertions_enabled,
+                durable,
+                durability,
             }
         })
         .collect();
@@ -342,6 +421,72 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
         }
     }
     rows
+}
+
+/// A note on the cells whose `phase` was too short for its time charts
+/// (fewer than [`CHARTABLE_INTERVALS`](crate::series::CHARTABLE_INTERVALS)
+/// status intervals), saying so and what lengthens them; `None` when
+/// every cell's phase was long enough.
+pub fn too_short_note(m: &Matrix, results: &[CellResult], phase: &str) -> Option<String> {
+    let measured: Vec<(&CellResult, &PhaseSeries)> = results
+        .iter()
+        .filter_map(|r| Some((r, r.phase_series(phase)?)))
+        .collect();
+    let short: Vec<&(&CellResult, &PhaseSeries)> = measured
+        .iter()
+        .filter(|(_, s)| s.too_short(m.status_interval))
+        .collect();
+    let shortest = short
+        .iter()
+        .min_by(|a, b| a.1.duration_s().total_cmp(&b.1.duration_s()))?;
+    let longest = short
+        .iter()
+        .map(|(_, s)| s.duration_s())
+        .fold(f64::NEG_INFINITY, f64::max);
+    let lengthen = if phase == "load" {
+        "raise recordcount"
+    } else {
+        "raise operationcount, or give a large one and a time_limit, which each run then lasts"
+    };
+    let finer = if m.status_interval > 0.1 {
+        "; or set a shorter experiment.status_interval (0.1 gives ten points a second)"
+    } else {
+        ""
+    };
+    Some(format!(
+        "too short for time charts: {} of {} cells' {phase} phases lasted {:.2} to {longest:.2} s (shortest {}), fewer than {} status intervals of {} s, so their charts over time show a few points each. To lengthen them, {lengthen}{finer}.",
+        short.len(),
+        measured.len(),
+        shortest.1.duration_s(),
+        shortest.0.cell.id,
+        crate::series::CHARTABLE_INTERVALS,
+        m.status_interval
+    ))
+}
+
+/// Why the CPU chart of `cells` has no line for `phase`: each cell's
+/// reason (one when they agree); `None` when some cell has a line.
+pub fn cpu_missing(m: &Matrix, cells: &[&CellResult], phase: &str) -> Option<String> {
+    let sample_s = m.sample_interval().as_secs_f64();
+    let mut reasons: Vec<(String, String)> = Vec::new();
+    for r in cells {
+        let Some(series) = r.phase_series(phase) else {
+            continue;
+        };
+        let reason = series.cpu_missing_reason(sample_s)?;
+        reasons.push((r.cell.label("db").unwrap_or("").to_string(), reason));
+    }
+    let first = reasons.first()?;
+    if reasons.iter().all(|(_, why)| *why == first.1) {
+        return Some(first.1.clone());
+    }
+    Some(
+        reasons
+            .iter()
+            .map(|(db, why)| format!("{db}: {why}"))
+            .collect::<Vec<_>>()
+            .join("; "),
+    )
 }
 
 /// Axes with more than one value: the ones that tell rows apart.
@@ -411,6 +556,10 @@ fn display_table(m: &Matrix, rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
     if has_build {
         head.push("engine build".into());
     }
+    let has_durability = any(|r| r.durability.is_some());
+    if has_durability {
+        head.push("writes synced".into());
+    }
     let body = rows
         .iter()
         .map(|r| {
@@ -456,10 +605,37 @@ fn display_table(m: &Matrix, rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
                 }
                 c.push(build);
             }
+            if has_durability {
+                c.push(synced_text(r));
+            }
             c
         })
         .collect();
     (head, body)
+}
+
+/// A row's "writes synced" cell, as `ycsb report` shows it: `yes
+/// (rocksdb.sync=true)`, `no (...)`, `-` when not known.
+fn synced_text(r: &Row) -> String {
+    let verdict = match r.durable {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "?",
+    };
+    match &r.durability {
+        Some(setting) => format!("{verdict} ({setting})"),
+        None => "-".into(),
+    }
+}
+
+/// The notes under a table: assertions and durability warnings; empty
+/// when there is nothing to warn of.
+fn notes(rows: &[Row]) -> String {
+    let mut out = assertions_note(rows);
+    if let Some(warning) = durability_warning(rows) {
+        let _ = writeln!(out, "(!) WARNING: {warning}");
+    }
+    out
 }
 
 /// An aligned plain-text table.
@@ -487,7 +663,7 @@ pub fn terminal(m: &Matrix, phase: &str, rows: &[Row]) -> String {
     for r in &body {
         let _ = writeln!(out, "{}", line(r));
     }
-    out.push_str(&assertions_note(rows));
+    out.push_str(&notes(rows));
     out
 }
 
@@ -512,7 +688,7 @@ pub fn markdown(m: &Matrix, phase: &str, rows: &[Row]) -> String {
     for r in &body {
         let _ = writeln!(out, "| {} |", r.join(" | "));
     }
-    let note = assertions_note(rows);
+    let note = notes(rows);
     if !note.is_empty() {
         let _ = write!(out, "\n{note}");
     }
@@ -561,6 +737,8 @@ pub fn csv(m: &Matrix, rows: &[Row]) -> String {
             "io_ceiling_fraction",
             "engine_build",
             "assertions_enabled",
+            "writes_synced",
+            "durability_setting",
         ]
         .map(String::from),
     );
@@ -605,6 +783,8 @@ pub fn csv(m: &Matrix, rows: &[Row]) -> String {
             num(r.io_fraction),
             r.build.clone().unwrap_or_default(),
             r.assertions_enabled.to_string(),
+            r.durable.map(|d| d.to_string()).unwrap_or_default(),
+            r.durability.clone().unwrap_or_default(),
         ]);
         out.push_str(&c.iter().map(|x| csv_field(x)).collect::<Vec<_>>().join(","));
         out.push('\n');

@@ -124,6 +124,14 @@ const BAD: &[(&str, &str, &str)] = &[
     ("[experiment]\n[axes]\ndb = [\"redis\"]\nclients = [\"two\"]\n", "test.toml:4:", "axes.clients 'two'"),
     ("[experiment]\n[properties]\n\"client.count\" = 2\n[axes]\ndb = [\"redis\"]\nclients = [2]\n", "test.toml:6:", "remove it from [properties]"),
     ("[axes]\ndb = [\"memory\"]\n", "test.toml:1:", "missing field `experiment`"),
+    ("[experiment]\nstatus_interval = 0\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.status_interval = 0: expected seconds, at least 0.05"),
+    ("[experiment]\nstatus_interval = 0.01\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "at least 0.05"),
+    ("[experiment]\nstatus_interval = \"1s\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "expected f64"),
+    // A target axis holds rates: numbers, 0 or more (0: unthrottled).
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\ntarget = [1000,\n  -5]\n", "test.toml:5:", "axes.target '-5': expected a rate in operations per second, 0 or more"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\ntarget = [\"fast\"]\n", "test.toml:4:", "axes.target 'fast'"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\ntarget = [true]\n", "test.toml:4:", "axes.target 'true'"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\ntarget = [nan]\n", "test.toml:4:", "axes.target 'NaN'"),
     // Names that become directory names never leave the results directory.
     ("[experiment]\nname = \"..\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.name '..' cannot name a directory"),
     ("[experiment]\nname = \".\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.name '.' cannot name a directory"),
@@ -167,6 +175,48 @@ fn shared_loads_group_run_cells() {
     assert_eq!(
         loads[0].axis_properties(),
         vec![("threadcount".to_string(), "1".to_string())]
+    );
+}
+
+#[test]
+fn a_fractional_status_interval_refines_the_series_and_the_sampling() {
+    let m = check("[experiment]\nstatus_interval = 0.25\n[axes]\ndb = [\"memory\"]\n").unwrap();
+    assert_eq!(m.status_interval, 0.25);
+    assert_eq!(m.sample_interval(), std::time::Duration::from_millis(250));
+    let m = check("[experiment]\nstatus_interval = 2\n[axes]\ndb = [\"memory\"]\n").unwrap();
+    // Whole seconds are given to ycsb as before (the cells' fingerprints
+    // do not change); the processes are sampled twice a second anyway.
+    assert_eq!(m.status_interval.to_string(), "2");
+    assert_eq!(m.sample_interval(), std::time::Duration::from_millis(500));
+}
+
+#[test]
+fn a_target_sweep_shares_a_load_run_unthrottled() {
+    let text = "[experiment]\nreuse_load_across = [\"target\"]\n[axes]\ndb = [\"leveldb\"]\ntarget = [1000, 2500.5, 0]\n";
+    let m = check(text).unwrap();
+    let all = cells::expand(&m);
+    let ids: Vec<&str> = all.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "db=leveldb,target=1000,r1",
+            "db=leveldb,target=2500.5,r1",
+            "db=leveldb,target=0,r1"
+        ]
+    );
+    assert!(all
+        .iter()
+        .all(|c| c.load.as_deref() == Some("load,db=leveldb,r1")));
+    assert_eq!(
+        all[1].axis_properties(),
+        vec![("target".to_string(), "2500.5".to_string())]
+    );
+    let loads = cells::load_cells(&m, &all);
+    assert_eq!(loads.len(), 1);
+    // Not at the first target: as fast as the store goes.
+    assert_eq!(
+        loads[0].axis_properties(),
+        vec![("target".to_string(), "0".to_string())]
     );
 }
 
@@ -326,19 +376,156 @@ fn summary_names_the_engine_build_and_marks_assertions() {
         csv.lines()
             .next()
             .unwrap()
-            .ends_with(",engine_build,assertions_enabled"),
+            .ends_with(",engine_build,assertions_enabled,writes_synced,durability_setting"),
         "{csv}"
     );
     assert!(
         csv.lines()
             .nth(1)
             .unwrap()
-            .ends_with(",\"libleveldb.so.1d.23.0, assertions enabled\",true"),
+            .ends_with(",\"libleveldb.so.1d.23.0, assertions enabled\",true,,"),
         "{csv}"
     );
     // Without a recorded build (older exports), no column and no warning.
     let rows = super::summary::rows(&m, &[result(&m, "db=memory,r1", 1.0, 1.0)], "run");
     assert!(!super::summary::markdown(&m, "run", &rows).contains("engine build"));
+}
+
+#[test]
+fn summary_shows_each_cells_durability_and_warns_when_they_differ() {
+    let text = "[experiment]\nphases = [\"run\"]\n[axes]\ndb = [\"leveldb\", \"redb\"]\nthreadcount = [1, 2]\n";
+    let m = check(text).unwrap();
+    let durability = |property: &str, value: &str, durable: bool| {
+        Some(ycsb_results::DurabilityEntry {
+            property: property.into(),
+            value: value.into(),
+            durable,
+        })
+    };
+    let mut results = Vec::new();
+    for threads in [1, 2] {
+        let mut leveldb = result(
+            &m,
+            &format!("db=leveldb,threadcount={threads},r1"),
+            100.0,
+            1.0,
+        );
+        leveldb.export.metadata.durability = durability("leveldb.sync", "false", false);
+        let mut redb = result(&m, &format!("db=redb,threadcount={threads},r1"), 10.0, 1.0);
+        redb.export.metadata.durability = durability("redb.durability", "immediate", true);
+        results.extend([leveldb, redb]);
+    }
+    let rows = super::summary::rows(&m, &results, "run");
+    assert_eq!(rows[1].durable, Some(true));
+    assert_eq!(
+        rows[1].durability.as_deref(),
+        Some("redb.durability=immediate")
+    );
+    let md = super::summary::markdown(&m, "run", &rows);
+    assert!(md.contains("| writes synced |"), "{md}");
+    assert!(md.contains("| no (leveldb.sync=false) |"), "{md}");
+    assert!(md.contains("| yes (redb.durability=immediate) |"), "{md}");
+    let warning = "these cells differ in durability: db=redb synced every write to disk, db=leveldb did not; their write figures are not comparable";
+    assert!(md.contains(warning), "{md}");
+    assert!(super::summary::terminal(&m, "run", &rows).contains(warning));
+    let csv = super::summary::csv(&m, &rows);
+    assert!(
+        csv.lines()
+            .nth(2)
+            .unwrap()
+            .ends_with(",true,redb.durability=immediate"),
+        "{csv}"
+    );
+    let html = super::report::html(
+        &m,
+        &results,
+        &[("run".into(), rows.clone())],
+        &[],
+        &serde_json::Value::Null,
+    );
+    assert!(html.contains(warning), "the report warns too");
+
+    // One db synced at one thread count only: the rows are named.
+    results[2].export.metadata.durability = durability("leveldb.sync", "true", true);
+    let rows = super::summary::rows(&m, &results, "run");
+    assert_eq!(
+        super::summary::durability_warning(&rows).unwrap(),
+        "these cells differ in durability: db=redb, db=leveldb,threadcount=2 synced every write to disk, db=leveldb,threadcount=1 did not; their write figures are not comparable"
+    );
+    // Cells that agree, or whose durability is not known: no warning.
+    let same: Vec<_> = rows
+        .iter()
+        .filter(|r| r.durable == Some(true))
+        .cloned()
+        .collect();
+    assert_eq!(super::summary::durability_warning(&same), None);
+    let unknown = super::summary::rows(
+        &m,
+        &[result(&m, "db=leveldb,threadcount=1,r1", 1.0, 1.0)],
+        "run",
+    );
+    assert_eq!(unknown[0].durable, None);
+    assert!(!super::summary::markdown(&m, "run", &unknown).contains("writes synced"));
+}
+
+#[test]
+fn cells_too_short_to_chart_are_named_with_what_lengthens_them() {
+    let text = "[experiment]\nphases = [\"run\"]\n[axes]\ndb = [\"leveldb\", \"memory\"]\n";
+    let m = check(text).unwrap();
+    let with_series = |id: &str, seconds: f64, sampled: bool| {
+        let mut r = result(&m, id, 100.0, 1.0);
+        r.series = vec![super::series::PhaseSeries {
+            phase: "run".into(),
+            start_s: 0.1,
+            end_s: 0.1 + seconds,
+            resources: if sampled {
+                vec![super::series::ResourcePoint {
+                    t: 0.5,
+                    cpu_percent: 99.0,
+                    rss_bytes: 1,
+                    server_cpu_percent: None,
+                    server_rss_bytes: None,
+                }]
+            } else {
+                Vec::new()
+            },
+            ..Default::default()
+        }];
+        r
+    };
+    let long = [
+        with_series("db=leveldb,r1", 12.0, true),
+        with_series("db=memory,r1", 6.0, true),
+    ];
+    assert_eq!(super::summary::too_short_note(&m, &long, "run"), None);
+    let cells: Vec<&super::summary::CellResult> = long.iter().collect();
+    assert_eq!(super::summary::cpu_missing(&m, &cells, "run"), None);
+
+    let short = [
+        with_series("db=leveldb,r1", 0.3, false),
+        with_series("db=memory,r1", 0.45, false),
+    ];
+    assert_eq!(
+        super::summary::too_short_note(&m, &short, "run").unwrap(),
+        "too short for time charts: 2 of 2 cells' run phases lasted 0.30 to 0.45 s (shortest db=leveldb,r1), fewer than 5 status intervals of 1 s, so their charts over time show a few points each. To lengthen them, raise operationcount, or give a large one and a time_limit, which each run then lasts; or set a shorter experiment.status_interval (0.1 gives ten points a second)."
+    );
+    let cells: Vec<&super::summary::CellResult> = short.iter().collect();
+    assert_eq!(
+        super::summary::cpu_missing(&m, &cells, "run").unwrap(),
+        "leveldb: too short to sample: the phase lasted 0.30 s and the processes' CPU is sampled every 0.5 s; memory: too short to sample: the phase lasted 0.45 s and the processes' CPU is sampled every 0.5 s"
+    );
+    // Already at a fine interval: only lengthening is suggested.
+    let fine = check(&format!(
+        "[experiment]\nstatus_interval = 0.1\n{}",
+        &text[13..]
+    ))
+    .unwrap();
+    let note = super::summary::too_short_note(&fine, &short[..1], "run").unwrap();
+    assert!(
+        note.contains("fewer than 5 status intervals of 0.1 s"),
+        "{note}"
+    );
+    assert!(note.ends_with("which each run then lasts."), "{note}");
 }
 
 /// Store capabilities come from the registry's descriptors, not from names

@@ -620,6 +620,15 @@ fn phase_group(runs: &[Run], phase_name: &str) -> ChartGroup {
         }
 
         let not_sampled = || why("client resources were not sampled (Linux /proc/self is needed)");
+        // Rates need a full interval: a phase shorter than one has none.
+        let cpu_unsampled = || match p.observation.as_ref() {
+            Some(o) if full.is_empty() && !rows.is_empty() => format!(
+                "too short to sample: the phase lasted {:.2} s, less than one {} s interval",
+                p.runtime_ns as f64 / 1e9,
+                o.granularity_s
+            ),
+            _ => not_sampled(),
+        };
         cpu.add(
             &run.name,
             vec![
@@ -638,7 +647,7 @@ fn phase_group(runs: &[Run], phase_name: &str) -> ChartGroup {
                     Dash::Dashed,
                 ),
             ],
-            not_sampled,
+            cpu_unsampled,
         );
         rss.add(
             &run.name,
@@ -1313,6 +1322,32 @@ mod tests {
         // Runs that agree, or whose durability is not known: no warning.
         let same = comparison(vec![("a.json", synced.clone()), ("b.json", synced)]);
         assert_eq!(same.durability_warning(), None);
+    }
+
+    #[test]
+    fn a_phase_shorter_than_an_interval_is_too_short_to_sample_not_unsampled() {
+        let mut short = export("rocksdb", "7.8.3", "1");
+        // One 0.4 s interval: its client figures exist, no full interval.
+        let rows = short["phases"][0]["observation"]["series"]
+            .as_array_mut()
+            .unwrap();
+        rows.truncate(1);
+        rows[0]["time_s"] = json!(0.4);
+        rows[0]["interval_s"] = json!(0.4);
+        short["phases"][0]["runtime_ns"] = json!(400_000_000u64);
+        let c = comparison(vec![("short.json", short)]);
+        let cpu = c.groups[0]
+            .figures
+            .iter()
+            .find_map(|f| match f {
+                Figure::Missing { title, reason } if title == "Client CPU" => Some(reason.clone()),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(
+            cpu,
+            "too short to sample: the phase lasted 0.40 s, less than one 1 s interval"
+        );
     }
 
     #[test]

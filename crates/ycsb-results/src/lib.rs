@@ -7,6 +7,9 @@
 //! (`ycsb report`, `ycsb merge`, the live view, experiment matrices) works
 //! on. This crate depends on no other ycsb crate: ycsb-core computes and
 //! writes these types, the readers read them with [`read_export`].
+//! [`Merge`] is `ycsb merge`: the exports of a multi-client run as one,
+//! their histograms ([`decode_histogram`], [`encode_histogram`]) summed
+//! and the percentiles computed by the one rule, [`java_percentile`].
 //!
 //! # Schema versions
 //!
@@ -46,12 +49,16 @@ use std::io::{self, BufReader, Read};
 
 use serde::Deserialize;
 
+mod histogram;
+mod merge;
 pub mod migrate;
 mod number;
 mod observe;
 mod procfs;
 mod report;
 
+pub use histogram::{decode_histogram, encode_histogram, java_percentile, HistogramError};
+pub use merge::{Merge, MergeError};
 pub use observe::{
     Amplification, IntervalPoint, P99Spread, PhaseObservation, ResourceUsage, SeriesRow,
     SeriesSection, Stability, SteadyState, WarmupSummary, JUDGED_WINDOWS,

@@ -426,7 +426,7 @@ pub struct SectionReport {
     /// The whole latency histogram (nanoseconds), HdrHistogram's
     /// compressed V2 encoding in base64, as in an interval log line: what
     /// `ycsb merge` adds up to compute exact percentiles over several
-    /// clients (ycsb-core's `decode_histogram` reads it). Absent in the
+    /// clients ([`crate::decode_histogram`] reads it). Absent in the
     /// first exports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histogram: Option<String>,

@@ -32,7 +32,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
-use hdrhistogram::serialization::{Deserializer, Serializer as _, V2DeflateSerializer};
+use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
 use hdrhistogram::{Counter, Histogram};
 use ycsb_db::{Properties, Property, PropertyError};
 
@@ -54,17 +54,6 @@ pub const HDR_OUTPUT_PATH: Property<String> = Property::new(
 
 /// Java's `HistogramLogWriter` divides `Interval_Max` by 10^6.
 const MAX_VALUE_DIVISOR: f64 = 1e6;
-
-/// The uncompressed V2 encoding's cookie (HdrHistogram's, with the
-/// word-size bits the Rust crate writes).
-const V2_COOKIE: u32 = 0x1c84_9303 | 0x10;
-/// The compressed V2 encoding's cookie.
-const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9304 | 0x10;
-/// A V2 header: cookie, payload length, normalizing offset, significant
-/// digits, lowest and highest value, integer-to-double ratio.
-const V2_HEADER: usize = 40;
-/// The most bytes one count takes in V2's variable-length encoding.
-const MAX_BYTES_PER_COUNT: usize = 9;
 
 /// The longest interval log line read (a histogram of HdrHistogram's
 /// widest range, every count distinct, takes a fraction of it): a longer
@@ -154,141 +143,24 @@ pub enum HdrLogError {
 }
 
 /// Encodes a histogram as HdrHistogram's compressed V2 encoding in base64
-/// (the last column of an interval log line).
-pub fn encode_histogram<C: Counter>(histogram: &Histogram<C>) -> String {
-    let mut bytes = Vec::new();
-    // Serializing into a Vec fails only for a histogram whose counts do
-    // not fit the format (never with our 3-digit nanosecond histograms);
-    // an empty string then decodes to an error naming the export.
-    if V2DeflateSerializer::new()
-        .serialize(histogram, &mut bytes)
-        .is_err()
-    {
-        return String::new();
-    }
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
+/// (the last column of an interval log line): ycsb-results' encoding of
+/// the histograms exports carry.
+pub use ycsb_results::encode_histogram;
 
-/// Decodes [`encode_histogram`]'s text (also accepting the uncompressed V2
-/// encoding); `origin` names where the text came from, for the error.
-///
-/// The lengths a histogram declares are checked against the bytes that
-/// hold it and the range it declares before anything of that size is
-/// allocated: a few hundred bytes claiming gigabytes of counts are
-/// refused, not believed. What is decoded takes memory in proportion to
-/// the text and the declared range (HdrHistogram's widest, five digits
-/// over all of `u64`, is 6.3 million counts).
+/// Decodes [`encode_histogram`]'s text with ycsb-results'
+/// [`decode_histogram`](ycsb_results::decode_histogram), which checks
+/// every declared length before allocating; `origin` names where the text
+/// came from, for the error.
 ///
 /// # Errors
 ///
 /// [`HdrLogError::Decode`] when the text is not base64 or not a V2
 /// histogram, or declares lengths its bytes or its range cannot hold.
 pub fn decode_histogram(text: &str, origin: &str) -> Result<Histogram<u64>, HdrLogError> {
-    let fail = |reason: String| HdrLogError::Decode {
-        origin: origin.to_string(),
-        reason,
-    };
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(text.trim())
-        .map_err(|e| fail(e.to_string()))?;
-    let plain = v2_plain(&bytes).map_err(&fail)?;
-    Deserializer::new()
-        .deserialize::<u64, _>(&mut plain.as_ref())
-        .map_err(|e| fail(format!("{e:?}")))
-}
-
-/// The uncompressed V2 encoding of `bytes` (inflated when compressed),
-/// every declared length checked first.
-fn v2_plain(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, String> {
-    let word = |at: usize| {
-        bytes
-            .get(at..at + 4)
-            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-    };
-    let cookie = word(0).ok_or("shorter than a histogram's header")?;
-    match cookie {
-        V2_COOKIE => {
-            let header = bytes
-                .get(..V2_HEADER)
-                .ok_or("shorter than a histogram's header")?;
-            let payload = check_v2_header(header)?;
-            let held = bytes.len() - V2_HEADER;
-            if payload > held {
-                return Err(format!(
-                    "declares {payload} bytes of counts but holds {held}"
-                ));
-            }
-            Ok(std::borrow::Cow::Borrowed(bytes))
-        }
-        V2_COMPRESSED_COOKIE => {
-            let declared = word(4).ok_or("shorter than a histogram's header")? as usize;
-            let held = bytes.len() - 8;
-            if declared > held {
-                return Err(format!(
-                    "declares a compressed payload of {declared} bytes but holds {held}"
-                ));
-            }
-            let mut inflater = flate2::read::ZlibDecoder::new(&bytes[8..8 + declared]);
-            let mut plain = vec![0u8; V2_HEADER];
-            inflater
-                .read_exact(&mut plain)
-                .map_err(|e| format!("its compressed payload holds no histogram header ({e})"))?;
-            let payload = check_v2_header(&plain)?;
-            // Grows with what inflates, never to the declared length up
-            // front.
-            let inflated = inflater
-                .take(payload as u64)
-                .read_to_end(&mut plain)
-                .map_err(|e| format!("its compressed payload does not inflate ({e})"))?;
-            if inflated < payload {
-                return Err(format!(
-                    "declares {payload} bytes of counts but its compressed payload holds {inflated}"
-                ));
-            }
-            Ok(std::borrow::Cow::Owned(plain))
-        }
-        other => Err(format!("unknown cookie {other:#010x}")),
-    }
-}
-
-/// Checks an uncompressed V2 header: the cookie, a range HdrHistogram can
-/// build, and a payload length the range's counts could take. Returns the
-/// payload length.
-fn check_v2_header(header: &[u8]) -> Result<usize, String> {
-    let word = |at: usize| {
-        u32::from_be_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
-    };
-    let long = |at: usize| {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&header[at..at + 8]);
-        u64::from_be_bytes(b)
-    };
-    if word(0) != V2_COOKIE {
-        return Err(format!("unknown inner cookie {:#010x}", word(0)));
-    }
-    let payload = word(4) as usize;
-    let digits = word(12);
-    let (low, high) = (long(16), long(24));
-    let digits = u8::try_from(digits)
-        .ok()
-        .filter(|d| *d <= 5)
-        .ok_or_else(|| {
-            format!("declares {digits} significant digits (HdrHistogram takes 0 to 5)")
-        })?;
-    // One byte per count sizes the range as the decoder will (the
-    // decoder's own histogram then takes eight per count).
-    let counts = Histogram::<u8>::new_with_bounds(low, high, digits)
-        .map_err(|e| {
-            format!("declares a range HdrHistogram cannot build ({low} to {high}, {digits} digits: {e:?})")
-        })?
-        .distinct_values();
-    let most = counts.saturating_mul(MAX_BYTES_PER_COUNT);
-    if payload > most {
-        return Err(format!(
-            "declares {payload} bytes of counts, more than the {counts} counts of its range ({low} to {high}, {digits} digits) can take ({most} bytes)"
-        ));
-    }
-    Ok(payload)
+    ycsb_results::decode_histogram(text, origin).map_err(|e| HdrLogError::Decode {
+        origin: e.origin,
+        reason: e.reason,
+    })
 }
 
 /// One open log file.

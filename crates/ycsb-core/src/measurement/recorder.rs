@@ -211,32 +211,11 @@ impl<C: Counter> Stats<Histogram<C>> {
     }
 }
 
-/// The value at `percentile` (in `(0, 100]`) of `histogram`: the smallest
-/// recorded value that at least `percentile` % of the values do not exceed,
-/// with Java HdrHistogram's rank rounding; 0 for an empty histogram.
-///
-/// Every percentile of a report comes from here, so that a histogram
-/// decoded from an export or a log (`ycsb merge`) gives the same figures.
-pub fn java_percentile<C: Counter>(histogram: &Histogram<C>, percentile: f64) -> u64 {
-    let n = histogram.len();
-    if n == 0 {
-        return 0;
-    }
-    // As Java's HdrHistogram, the percentile is lowered by one ulp
-    // before the rank is rounded up, so that roundoff (99.9 / 100 *
-    // 1000 = 999.0000000000001) cannot push the rank into the next
-    // value; the crate's value_at_percentile has no such guard.
-    let lowered = if percentile > 0.0 {
-        f64::from_bits(percentile.to_bits() - 1)
-    } else {
-        0.0
-    };
-    let rank = ((lowered.min(100.0) * n as f64) / 100.0).ceil().max(1.0);
-    // Half a count below the rank, ceil(quantile * n) is the rank
-    // whatever the roundoff.
-    let quantile = ((rank - 0.5) / n as f64).clamp(0.0, 1.0);
-    histogram.value_at_quantile(quantile)
-}
+/// The value at `percentile` (in `(0, 100]`) of a histogram, with Java
+/// HdrHistogram's rank rounding: ycsb-results' one percentile rule, so
+/// that a histogram decoded from an export or a log (`ycsb merge`) gives
+/// the same figures as the report.
+pub use ycsb_results::java_percentile;
 
 /// A worker's own section, recorded on every operation.
 type Local = Stats<FlatCounts>;

@@ -1,0 +1,207 @@
+//! End-to-end test of a target sweep with `cargo xtask experiment` and the
+//! real `ycsb` binary on the basic and memory stores: the matrix's
+//! `target` axis gives the latency-against-throughput figure (one curve
+//! per store, a point per target, the knee marked) in the report, the
+//! knees in the summary and the points in `sweep-run.csv`; cells this
+//! short are said to be too short for their time charts, with the true
+//! reason.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The debug `ycsb` binary (see tests/experiment.rs), built once.
+fn ycsb() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            if let Some(p) = std::env::var_os("XTASK_TEST_YCSB") {
+                return PathBuf::from(p);
+            }
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let status = Command::new(cargo)
+                .current_dir(root())
+                .args(["build", "-q", "-p", "ycsb-cli"])
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "building ycsb-cli failed");
+            let exe = std::env::current_exe().unwrap();
+            let bin = exe.parent().unwrap().parent().unwrap().join("ycsb");
+            assert!(bin.is_file(), "{} missing", bin.display());
+            bin
+        })
+        .clone()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Targets of 500 and 2000 ops/s, which both stores follow, 10^9, which
+/// neither can (the knee), and unthrottled; 300 operations per cell.
+#[test]
+fn a_target_sweep_draws_latency_against_throughput_with_the_knee() {
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = dir.path().join("sweep.toml");
+    std::fs::write(
+        &matrix,
+        format!(
+            r#"[experiment]
+name = "sweep"
+io_ceiling = "off"
+property_files = ["{}"]
+
+[properties]
+recordcount = 50
+operationcount = 300
+
+[axes]
+db = ["basic", "memory"]
+target = [2000, 500, 1e9, 0]
+"#,
+            root().join("workloads").join("workloada").display()
+        ),
+    )
+    .unwrap();
+    let results = dir.path().join("results");
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("experiment")
+        .arg(&matrix)
+        .arg("--results")
+        .arg(&results)
+        .arg("--ycsb")
+        .arg(ycsb())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = results.join("sweep");
+
+    // The points: per store and operation, one per target, by increasing
+    // target, unthrottled last; the knee at 10^9, which neither follows.
+    let csv = read(&results.join("sweep-run.csv"));
+    for db in ["basic", "memory"] {
+        let rows: Vec<Vec<&str>> = csv
+            .lines()
+            .filter(|l| l.split(',').nth(1) == Some(db) && l.contains(",READ,"))
+            .map(|l| l.split(',').collect())
+            .collect();
+        let targets: Vec<&str> = rows.iter().map(|r| r[2]).collect();
+        assert_eq!(targets, ["500", "2000", "1000000000", "0"], "{csv}");
+        let knees: Vec<&str> = rows.iter().map(|r| r[5]).collect();
+        assert_eq!(knees, ["false", "false", "true", "false"], "{csv}");
+        for r in &rows[..2] {
+            assert_eq!(r[4], "true", "{db} follows {}: {csv}", r[2]);
+            // A target run records the latency from the intended start.
+            assert!(!r[9].is_empty(), "Intended p99 at {}: {csv}", r[2]);
+        }
+        assert!(rows[3][9].is_empty(), "no intended latency unthrottled");
+    }
+
+    // The figure: one chart per operation of workload A, a curve per
+    // store whose line has a point per target, and the knee marked.
+    let html = read(&results.join("report.html"));
+    let start = html
+        .find("<h3 id=run-sweep>")
+        .expect("the sweep has its section");
+    let end = start + html[start..].find("</ul>").unwrap();
+    let sweep = &html[start..end];
+    assert_eq!(sweep.matches("<svg").count(), 2, "READ and UPDATE");
+    for op in ["READ", "UPDATE"] {
+        assert!(
+            sweep.contains(&format!("run {op}: latency against throughput")),
+            "{op}"
+        );
+    }
+    let svg = &sweep[sweep.find("<svg").unwrap()..];
+    let svg = &svg[..svg.find("</svg>").unwrap()];
+    for legend in [
+        ">basic p50<",
+        ">basic p99<",
+        ">basic Intended p99<",
+        ">memory p50<",
+        ">memory p99<",
+        ">memory Intended p99<",
+        ">basic knee<",
+        ">memory knee<",
+    ] {
+        assert!(svg.contains(legend), "{legend} in {svg}");
+    }
+    // The first series is basic's p50: a line through the four targets.
+    let path = &svg[svg.find("<path d=\"").unwrap() + 9..];
+    let path = &path[..path.find('"').unwrap()];
+    assert_eq!(path.matches('L').count(), 3, "four points: {path}");
+    assert!(sweep.contains("basic: knee at "), "{sweep}");
+    assert!(
+        sweep.contains("(target 1000000000 not followed)"),
+        "{sweep}"
+    );
+
+    // The summary says the same.
+    let md = read(&results.join("summary.md"));
+    assert!(
+        md.contains("#### run phase: latency against throughput")
+            && md.contains("- memory: knee at "),
+        "{md}"
+    );
+    assert!(stdout.contains("- basic: knee at "), "{stdout}");
+
+    // Cells of well under a second: said to be too short for their time
+    // charts, and an empty CPU chart says why, not that /proc is missing.
+    assert!(
+        html.contains("too short for time charts: ")
+            && html.contains("fewer than 5 status intervals of 1 s"),
+        "{html}"
+    );
+    assert!(md.contains("Note: too short for time charts: "), "{md}");
+    assert!(!html.contains("/proc/self is needed"));
+    let cpu = &html[html.find("<h3 id=run-cpu>").unwrap()..];
+    assert!(
+        cpu.contains("no data: too short to sample: the phase lasted "),
+        "{cpu}"
+    );
+}
+
+/// A target that is not a rate is bad input: one line naming file:line,
+/// status 2, nothing run or written.
+#[test]
+fn a_target_that_is_not_a_rate_is_refused_on_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = dir.path().join("m.toml");
+    std::fs::write(
+        &matrix,
+        "[experiment]\nio_ceiling = \"off\"\n[axes]\ndb = [\"memory\"]\ntarget = [1000,\n  -50]\n",
+    )
+    .unwrap();
+    let results = dir.path().join("results");
+    for extra in [&["--check"][..], &[]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .arg("experiment")
+            .arg(&matrix)
+            .arg("--results")
+            .arg(&results)
+            .arg("--ycsb")
+            .arg(ycsb())
+            .args(extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains("m.toml:6: axes.target '-50': expected a rate in operations per second, 0 or more (0: unthrottled)"),
+            "{err}"
+        );
+    }
+    assert!(!results.exists(), "nothing written");
+}
