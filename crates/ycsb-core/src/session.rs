@@ -443,10 +443,29 @@ impl Session {
         };
         let engine = store.engine_info();
         hooks.user.engine_build(&engine, &store.engine_build());
-        // Held before the first phase, after everything that can refuse
-        // the configuration, so a bad setup fails at once, not at start.at.
-        let held_start = self
-            .benchmark
+        let held_start = self.hold_start(phases, stop, &mut hooks);
+        let mut failure = self.run_phases(store.as_ref(), phases, stop, &mut hooks, &engine);
+        finish_hdr_logs(&mut hooks, &mut failure);
+        let reports = std::mem::take(&mut hooks.reports);
+        let observer = hooks.user;
+        let mut report = self.report(store.as_ref(), reports);
+        if let Some(start_time) = held_start {
+            report.metadata.start_time = start_time;
+        }
+        self.conclude(store.as_ref(), report, observer, failure)
+    }
+
+    /// Waits for `start.at` (held before the first phase, after everything
+    /// that can refuse the configuration, so a bad setup fails at once, not
+    /// at the start time); the time the phases then started, for the
+    /// export.
+    fn hold_start(
+        &self,
+        phases: &[Phase],
+        stop: &StopSignal,
+        hooks: &mut Hooks<'_>,
+    ) -> Option<String> {
+        self.benchmark
             .runner_settings()
             .start_at
             .filter(|_| !phases.is_empty())
@@ -458,7 +477,20 @@ impl Session {
                 // The merge of several clients' exports checks that their
                 // phases overlapped from this time on.
                 chrono::Local::now().to_rfc3339()
-            });
+            })
+    }
+
+    /// Runs the phases in order until one fails or `stop` is raised; the
+    /// first failure (a phase's, or the time series' while its figures
+    /// are still kept).
+    fn run_phases(
+        &self,
+        store: &dyn Store,
+        phases: &[Phase],
+        stop: &StopSignal,
+        hooks: &mut Hooks<'_>,
+        engine: &EngineInfo,
+    ) -> Option<SessionFailure> {
         let mut failure: Option<SessionFailure> = None;
         for &phase in phases {
             if stop.is_stopped() {
@@ -475,13 +507,11 @@ impl Session {
             }
             hooks
                 .user
-                .phase_starting(phase, self.benchmark.runner_settings().threads, &engine);
+                .phase_starting(phase, self.benchmark.runner_settings().threads, engine);
             if let Some(c) = &mut hooks.collector {
                 c.start_phase(phase);
             }
-            let mut result = self
-                .benchmark
-                .phase(phase, store.as_ref(), stop, &mut hooks);
+            let mut result = self.benchmark.phase(phase, store, stop, hooks);
             let outcome = match &mut result {
                 Ok(outcome) => Some(outcome),
                 Err(e) => e.outcome_mut(),
@@ -506,24 +536,19 @@ impl Session {
                 break;
             }
         }
-        let (logs, log_errors) = hooks.hdr.finish();
-        for e in log_errors {
-            hooks.user.error(&format!("HdrHistogram log {e}"));
-            hooks.hdr_errors.push(e);
-        }
-        if !hooks.hdr_errors.is_empty() {
-            // A log is a result: losing it fails the session (exit 1).
-            failure.get_or_insert(SessionFailure::HdrLog(hooks.hdr_errors.remove(0)));
-        }
-        for path in logs {
-            hooks.user.file_written("HdrHistogram log", &path);
-        }
-        let reports = std::mem::take(&mut hooks.reports);
-        let observer = hooks.user;
-        let mut report = self.report(store.as_ref(), reports);
-        if let Some(start_time) = held_start {
-            report.metadata.start_time = start_time;
-        }
+        failure
+    }
+
+    /// Writes the export and the engine's reports, then closes the store:
+    /// the session's result, failed for the first reason (the export's,
+    /// the phases', the reports', then the close's).
+    fn conclude(
+        &self,
+        store: &dyn Store,
+        report: RunReport,
+        observer: &mut dyn SessionObserver,
+        failure: Option<SessionFailure>,
+    ) -> Result<RunReport, SessionError> {
         observer.export_starting();
         let exported = self.export(&report, observer);
         observer.export_finished(exported.is_ok());
@@ -702,6 +727,23 @@ fn sleep_unless_stopped(length: std::time::Duration, stop: &StopSignal) {
             break;
         }
         std::thread::sleep(left.min(std::time::Duration::from_millis(20)));
+    }
+}
+
+/// Closes the HdrHistogram logs and names them; a log that could not be
+/// written is a result lost, so it fails the session (exit 1) unless an
+/// earlier failure already does.
+fn finish_hdr_logs(hooks: &mut Hooks<'_>, failure: &mut Option<SessionFailure>) {
+    let (logs, log_errors) = hooks.hdr.finish();
+    for e in log_errors {
+        hooks.user.error(&format!("HdrHistogram log {e}"));
+        hooks.hdr_errors.push(e);
+    }
+    if !hooks.hdr_errors.is_empty() {
+        failure.get_or_insert(SessionFailure::HdrLog(hooks.hdr_errors.remove(0)));
+    }
+    for path in logs {
+        hooks.user.file_written("HdrHistogram log", &path);
     }
 }
 
