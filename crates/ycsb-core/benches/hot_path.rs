@@ -5,7 +5,8 @@
 //! `cargo bench -p ycsb-core --bench hot_path` (add a filter such as
 //! `-- generator/` to run a group). These are measurements, not tests: the
 //! machines they run on are shared and noisy, so read them as figures and
-//! compare within one run. docs/performance.md lists reference figures.
+//! compare within one run. docs/performance.md says how; the reference
+//! figures are in docs/journal/performance-client.md ("Micro-benchmarks").
 
 use std::hint::black_box;
 use std::sync::Arc;

@@ -46,8 +46,9 @@
 //! This replaced a lock-free skip list (crossbeam's `SkipMap` of `String`
 //! keys to mutex-guarded records of separately allocated fields), whose
 //! lookups followed about twenty node pointers and a key pointer per node,
-//! a cache miss each in a table of a million records. docs/performance.md
-//! ("The memory store") has the profiles and figures of both.
+//! a cache miss each in a table of a million records.
+//! docs/journal/performance-client.md ("The memory store") has the profiles
+//! and figures of both; docs/performance.md the current ones.
 //!
 //! # Sharing between phases
 //!
@@ -229,7 +230,7 @@ impl Ord for Key {
 /// cheap. A power of two, so that a hash picks one with a shift. Four
 /// against sixteen, alternated on a quiet machine: workload E 1.32×, loads
 /// and workload A on one and two threads within the runs' spread
-/// (docs/performance.md, the memory store).
+/// (docs/journal/performance-client.md, the memory store).
 pub const SHARDS: usize = 4;
 
 /// A stored record: its key and its fields in the [`codec`] encoding, in

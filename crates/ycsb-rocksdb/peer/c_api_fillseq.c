@@ -12,8 +12,8 @@
  * writes `num` keys in order: 16-byte keys (the number big-endian, padded
  * with '0' as db_bench pads), 100-byte values cut from a 1 MiB random
  * buffer, the WAL on, no sync. It prints the timed loop's writes per
- * second and per CPU-second. See docs/performance-engines.md, "fillseq:
- * the C API's share".
+ * second and per CPU-second. See docs/journal/performance-engines.md,
+ * "fillseq: the C API's share, measured with a C program".
  *
  *   gcc -O2 -o c_api_fillseq c_api_fillseq.c -lrocksdb
  *   ./c_api_fillseq <options-db> <new-db> <num> put|reuse

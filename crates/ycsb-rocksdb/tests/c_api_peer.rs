@@ -1,7 +1,8 @@
-//! The C peer of `docs/performance-engines.md` ("fillseq: the C API's
-//! share"), `peer/c_api_fillseq.c`: it compiles against the installed
-//! librocksdb, opens its database with the OPTIONS of one db_bench wrote,
-//! and in both of its modes writes exactly db_bench's fillseq records.
+//! The C peer of `docs/journal/performance-engines.md` ("fillseq: the C
+//! API's share, measured with a C program"), `peer/c_api_fillseq.c`: it
+//! compiles against the installed librocksdb, opens its database with the
+//! OPTIONS of one db_bench wrote, and in both of its modes writes exactly
+//! db_bench's fillseq records.
 //!
 //! CI has gcc and installs librocksdb-dev and db_bench (rocksdb-tools), so a
 //! missing one is a failure here, not a skip.
