@@ -349,7 +349,9 @@ fn merge_sections(clients: &[&ClientPhase]) -> Vec<SectionReport> {
         m.percentiles = wanted
             .iter()
             .map(|&percentile| {
-                let ns = java_percentile(histogram, percentile);
+                // Within the exact extremes, as a single client reports.
+                let ns = java_percentile(histogram, percentile)
+                    .clamp(m.min_ns, m.max_ns.max(m.min_ns));
                 PercentileLatency {
                     percentile,
                     us: ns / 1_000,
@@ -846,6 +848,28 @@ mod tests {
         // The merged export can be merged again.
         let again = decode_histogram(read.histogram.as_deref().unwrap(), "merged").unwrap();
         assert_eq!(again.len(), 1_010);
+    }
+
+    #[test]
+    fn merged_percentiles_never_pass_the_exact_maximum() {
+        // 21.781 ms lies in a bucket whose value is 21.789... ms: the
+        // bucket's value as p99.9 would stand above Max=21781.
+        let a = client(21_781_000, 1);
+        let b = client(21_700_000, 1);
+        let merged = merge_sections(&[&a, &b]);
+        let read = &merged[0];
+        assert_eq!(read.max_us, 21_781);
+        for p in &read.percentiles {
+            assert!(
+                (read.min_ns..=read.max_ns).contains(&p.ns),
+                "p{} = {} ns outside [{}, {}]",
+                p.percentile,
+                p.ns,
+                read.min_ns,
+                read.max_ns
+            );
+        }
+        assert_eq!(read.percentiles[1].us, 21_781);
     }
 
     #[test]

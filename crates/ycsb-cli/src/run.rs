@@ -23,6 +23,9 @@ use crate::{
 /// observation summaries.
 struct Printer {
     status: bool,
+    /// Java's `standardstatus`: with `measurementtype=timeseries` its
+    /// status thread prints each line on standard output too.
+    status_to_stdout: bool,
     /// The engine gauges status lines show (`status.gauges`): Java's line
     /// stays one line unless asked; the series has every gauge.
     status_gauges: Vec<String>,
@@ -76,6 +79,12 @@ impl Observer for Printer {
             }
         }
         eprintln!("{text}");
+        if self.status_to_stdout {
+            let mut out = self.stdout.lock();
+            if let Err(e) = writeln!(out, "{text}").and_then(|()| out.flush()) {
+                self.write_error.get_or_insert(e);
+            }
+        }
     }
 
     fn on_notice(&mut self, notice: &str) {
@@ -345,6 +354,7 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
     }
     let mut printer = Printer {
         status: client.status,
+        status_to_stdout: client.status && settings.kind == measurement::MeasurementType::TimeSeries,
         status_gauges: settings.status_gauges.clone(),
         label: client.label,
         style: bench.style,

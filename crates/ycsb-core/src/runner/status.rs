@@ -185,6 +185,16 @@ pub(super) fn status_loop(mut s: StatusLoop<'_>) -> (PhaseEnding, Option<(Durati
         _ => None,
     };
     let mut warmup_end: Option<(Duration, u64)> = None;
+    if ticks.granularity.is_some() {
+        s.measurements.start_ticking();
+    }
+    // Java's status thread prints its first line as the phase starts
+    // (`0 sec: 0 operations;`), then one per interval.
+    let now = Instant::now();
+    last = LastStatus {
+        operations: s.status(now, &last, &mut gauges),
+        time: now,
+    };
     while s.finished.load(Ordering::Acquire) != s.threads {
         let now = Instant::now();
         s.check_stop(now, deadline, &mut ending);
