@@ -373,10 +373,13 @@ fn section_label(op: Operation, prefixed: bool, kind: usize) -> &'static str {
 }
 
 /// Whether an operation reports a status: Java prints no `Return=` lines
-/// for `READ-MODIFY-WRITE` and `CLEANUP`.
+/// for `READ-MODIFY-WRITE`, `CLEANUP` and `SCAN-LATENCY-PER-RECORD`.
 #[inline]
 fn reports_status(op: Operation) -> bool {
-    !matches!(op, Operation::ReadModifyWrite | Operation::Cleanup)
+    !matches!(
+        op,
+        Operation::ReadModifyWrite | Operation::Cleanup | Operation::ScanLatencyPerRecord
+    )
 }
 
 /// Microseconds since the Unix epoch; its thousandth is Java's

@@ -53,6 +53,7 @@ fn operations_are_in_report_order_with_java_names() {
             "UPDATE",
             "INSERT",
             "SCAN",
+            "SCAN-LATENCY-PER-RECORD",
             "READ-MODIFY-WRITE",
             "DELETE",
             "VERIFY",
@@ -63,7 +64,7 @@ fn operations_are_in_report_order_with_java_names() {
         assert_eq!(op.index(), i);
         assert_eq!(op.intended_name(), format!("Intended-{}", op.name()));
     }
-    assert_eq!(Operation::COUNT, 8);
+    assert_eq!(Operation::COUNT, 9);
 }
 
 // ------------------------------------------------------------------ settings
