@@ -403,6 +403,7 @@ impl Session {
             context = context.with_output(output);
         }
         (self.descriptor.open)(&context)
+            .map_err(|e| self.descriptor.name_server_in(e, &self.props))
     }
 
     /// Runs `phases` in order on `store`, then writes the export and the

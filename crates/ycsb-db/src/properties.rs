@@ -604,6 +604,22 @@ impl Properties {
         }
     }
 
+    /// `name=value (origin)` for a declaration, as errors name an input:
+    /// the key as set (or the name, for a default), the value redacted
+    /// when secret (credentials in a URL too), and where it came from;
+    /// `name (not set)` when it has no value.
+    pub fn describe(&self, decl: &PropertyDecl) -> String {
+        match self.raw(decl) {
+            Some(raw) => format!(
+                "{}={} ({})",
+                raw.key,
+                crate::secrets::redact_value(raw.key, raw.value, &[decl]),
+                raw.origin
+            ),
+            None => format!("{} (not set)", decl.name),
+        }
+    }
+
     /// Whether the property (under its name or an alias) was set, as
     /// opposed to taking its default.
     pub fn is_set(&self, decl: &PropertyDecl) -> bool {

@@ -478,6 +478,44 @@ pub enum Protocol {
 }
 
 impl StoreDescriptor {
+    /// `error` from [`open`](Self::open) with the properties that named
+    /// the server it could not reach, and where they were set (`cannot
+    /// open redis: cannot connect to 127.0.0.1:6380: Connection refused
+    /// (the server from redis.host=127.0.0.1 (default), redis.port=6380
+    /// (-p flag))`): an unusable store is reported as bad input is, one
+    /// line naming the input. Errors of stores with no
+    /// [`server`](Self::server), and errors that name a property already,
+    /// are returned as they are.
+    pub fn name_server_in(&self, error: StoreError, props: &Properties) -> StoreError {
+        let Some(server) = self.server else {
+            return error;
+        };
+        let names: &[&str] = match &server.address {
+            ServerAddress::HostPort { host, port } => &[host, port],
+            ServerAddress::Url(url) => std::slice::from_ref(url),
+        };
+        let described: Vec<String> = names
+            .iter()
+            .filter_map(|name| self.properties.iter().find(|d| d.name == *name))
+            .map(|decl| props.describe(decl))
+            .collect();
+        if described.is_empty() {
+            return error;
+        }
+        let from = format!("the server from {}", described.join(", "));
+        match error {
+            StoreError::Open { store, message } => StoreError::Open {
+                store,
+                message: format!("{message} ({from})"),
+            },
+            StoreError::Io { context, source } => StoreError::Io {
+                context: format!("{context} ({from})"),
+                source,
+            },
+            other => other,
+        }
+    }
+
     /// A store called `name`, with no aliases and no capabilities.
     pub const fn new(
         name: &'static str,
