@@ -42,10 +42,7 @@ fn store_properties(
         })
         .collect();
     let (props, warnings) = args.store_properties(store, build_properties(&sources)?);
-    Ok((
-        props,
-        warnings.into_iter().map(|w| w.to_string()).collect(),
-    ))
+    Ok((props, warnings.into_iter().map(|w| w.to_string()).collect()))
 }
 
 fn open(

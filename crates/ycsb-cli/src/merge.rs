@@ -350,8 +350,8 @@ fn merge_sections(clients: &[&ClientPhase]) -> Vec<SectionReport> {
             .iter()
             .map(|&percentile| {
                 // Within the exact extremes, as a single client reports.
-                let ns = java_percentile(histogram, percentile)
-                    .clamp(m.min_ns, m.max_ns.max(m.min_ns));
+                let ns =
+                    java_percentile(histogram, percentile).clamp(m.min_ns, m.max_ns.max(m.min_ns));
                 PercentileLatency {
                     percentile,
                     us: ns / 1_000,

@@ -354,7 +354,8 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
     }
     let mut printer = Printer {
         status: client.status,
-        status_to_stdout: client.status && settings.kind == measurement::MeasurementType::TimeSeries,
+        status_to_stdout: client.status
+            && settings.kind == measurement::MeasurementType::TimeSeries,
         status_gauges: settings.status_gauges.clone(),
         label: client.label,
         style: bench.style,

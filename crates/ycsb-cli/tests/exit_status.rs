@@ -69,15 +69,24 @@ fn a_client_store_whose_server_is_not_there_is_refused_with_status_2() {
         let port = free_port();
         let server = store.server.unwrap();
         let (properties, named) = match server.address {
-            ServerAddress::HostPort { host, port: port_property } => (
-                vec![format!("{host}=127.0.0.1"), format!("{port_property}={port}")],
+            ServerAddress::HostPort {
+                host,
+                port: port_property,
+            } => (
+                vec![
+                    format!("{host}=127.0.0.1"),
+                    format!("{port_property}={port}"),
+                ],
                 vec![format!("{port_property}={port} (-p flag)")],
             ),
             ServerAddress::Url(url) => (
                 vec![format!("{url}=http://127.0.0.1:{port}")],
                 vec![format!("{url}=http://127.0.0.1:{port} (-p flag)")],
             ),
-            other => panic!("{}: an address this test does not know: {other:?}", store.name),
+            other => panic!(
+                "{}: an address this test does not know: {other:?}",
+                store.name
+            ),
         };
         let named: Vec<&str> = named.iter().map(String::as_str).collect();
         for (what, o) in every_command(store.name, &properties) {

@@ -15,8 +15,7 @@ use ycsb_core::db::{
 };
 use ycsb_core::measurement::{PhaseReport, SectionReport};
 use ycsb_core::{
-    Observer, Phase, PhaseError, Session, SessionFailure, SessionObserver, StatusUpdate,
-    StopSignal,
+    Observer, Phase, PhaseError, Session, SessionFailure, SessionObserver, StatusUpdate, StopSignal,
 };
 
 /// Every key a store was asked to insert, read or scan from, per process
@@ -120,8 +119,12 @@ fn open_scan_odd(_: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
     Ok(Box::new(TestStore(Behaviour::ScanOddLengths)))
 }
 
-const FAIL_SEVENS: StoreDescriptor =
-    StoreDescriptor::new("sevens", "fails inserts of keys ending in 7", &[], open_fail_sevens);
+const FAIL_SEVENS: StoreDescriptor = StoreDescriptor::new(
+    "sevens",
+    "fails inserts of keys ending in 7",
+    &[],
+    open_fail_sevens,
+);
 const FAIL_EVERY_OTHER: StoreDescriptor = StoreDescriptor::new(
     "every-other",
     "fails every other insert attempt",
@@ -212,7 +215,11 @@ fn a_load_keeps_going_through_failed_inserts_when_asked() {
         "{failed:?}"
     );
     // What the data set lacks is said once, and the run phase ran.
-    let missing: Vec<&String> = seen.0.iter().filter(|n| n.contains("not inserted")).collect();
+    let missing: Vec<&String> = seen
+        .0
+        .iter()
+        .filter(|n| n.contains("not inserted"))
+        .collect();
     assert_eq!(missing.len(), 1, "{:?}", seen.0);
     assert!(
         missing[0].contains("10 of 100 records were not inserted"),
@@ -291,7 +298,12 @@ fn recordcount_zero_loads_until_stopped_and_runs_on_javas_key_space() {
     let session = Session::new(props.clone(), SCAN_ODD).unwrap();
     let store = session.open_store(None).unwrap();
     let report = session
-        .execute(store, &[Phase::Load], &StopSignal::new(), &mut Notices::default())
+        .execute(
+            store,
+            &[Phase::Load],
+            &StopSignal::new(),
+            &mut Notices::default(),
+        )
         .unwrap();
     // Inserted until the time limit, from key number 0 on, the two
     // threads taking every other number: no hole but at the very end.
@@ -319,7 +331,12 @@ fn recordcount_zero_loads_until_stopped_and_runs_on_javas_key_space() {
     let session = Session::new(props, SCAN_ODD).unwrap();
     let store = session.open_store(None).unwrap();
     session
-        .execute(store, &[Phase::Run], &StopSignal::new(), &mut Notices::default())
+        .execute(
+            store,
+            &[Phase::Run],
+            &StopSignal::new(),
+            &mut Notices::default(),
+        )
         .unwrap();
     let reads: Vec<u64> = calls("unbounded_run", "read")
         .iter()
@@ -346,7 +363,12 @@ fn scan_latency_per_record_as_java_master_without_empty_scans() {
     let session = Session::new(props, SCAN_ODD).unwrap();
     let store = session.open_store(None).unwrap();
     let report = session
-        .execute(store, &[Phase::Run], &StopSignal::new(), &mut Notices::default())
+        .execute(
+            store,
+            &[Phase::Run],
+            &StopSignal::new(),
+            &mut Notices::default(),
+        )
         .unwrap();
     let run = &report.phases[0];
     let scan = section(run, "SCAN").unwrap();

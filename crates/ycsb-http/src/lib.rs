@@ -566,12 +566,10 @@ impl HttpStore {
     ///
     /// [`StoreError::Open`] when no connection could be made.
     pub fn check_reachable(&self) -> Result<(), StoreError> {
-        self.connect()
-            .map(drop)
-            .map_err(|e| StoreError::Open {
-                store: "http".into(),
-                message: format!("cannot connect to {}: {e}", self.url),
-            })
+        self.connect().map(drop).map_err(|e| StoreError::Open {
+            store: "http".into(),
+            message: format!("cannot connect to {}: {e}", self.url),
+        })
     }
 
     fn connect(&self) -> io::Result<TcpStream> {
@@ -1057,7 +1055,11 @@ mod tests {
             panic!("opened against a closed port");
         };
         assert!(matches!(err, StoreError::Open { .. }), "{err}");
-        assert!(err.to_string().contains(&format!("cannot connect to {url}")), "{err}");
+        assert!(
+            err.to_string()
+                .contains(&format!("cannot connect to {url}")),
+            "{err}"
+        );
         let mut names: Vec<_> = PROPERTIES.iter().map(|d| d.name).collect();
         assert!(names.iter().all(|n| n.starts_with("http.")));
         names.sort_unstable();

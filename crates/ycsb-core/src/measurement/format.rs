@@ -45,7 +45,10 @@ pub fn java_decimal(value: f64) -> String {
     // Rust's fixed-precision formatting rounds the exact binary value,
     // ties to even, as DecimalFormat's default HALF_EVEN does.
     let fixed = format!("{value:.2}");
-    fixed.trim_end_matches('0').trim_end_matches('.').to_string()
+    fixed
+        .trim_end_matches('0')
+        .trim_end_matches('.')
+        .to_string()
 }
 
 /// A percentile as Java names it in `<ordinal>PercentileLatency(us)`:

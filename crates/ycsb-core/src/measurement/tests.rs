@@ -636,7 +636,13 @@ fn percentiles_never_pass_the_exact_extremes() {
     let update = &snapshot.sections[0];
     assert_eq!((update.min_us, update.max_us), (21_781, 21_781));
     assert_eq!(
-        [update.p50_us, update.p90_us, update.p99_us, update.p999_us, update.p9999_us],
+        [
+            update.p50_us,
+            update.p90_us,
+            update.p99_us,
+            update.p999_us,
+            update.p9999_us
+        ],
         [21_781; 5]
     );
     drop(recorder);
