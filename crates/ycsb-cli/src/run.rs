@@ -34,6 +34,9 @@ struct Printer {
     style: Style,
     /// Whether the text report goes to standard output phase by phase.
     text_to_stdout: bool,
+    /// go-ycsb's `outputstyle`: its summary on standard output instead of
+    /// Java's text report.
+    output_style: Option<measurement::OutputStyle>,
     observe: crate::observe::ObserveHook,
     stdout: std::io::Stdout,
     /// The first failure to write the report to standard output.
@@ -254,7 +257,9 @@ impl Printer {
             self.write_raw(&outcome.report)?;
         }
         let mut out = self.stdout.lock();
-        if self.text_to_stdout {
+        if let Some(style) = self.output_style {
+            measurement::write_go_summary(&outcome.report, style, &mut out)?;
+        } else if self.text_to_stdout {
             measurement::TextExporter::new(&mut out).write_phase(&outcome.report)?;
         }
         if self.style == Style::Cpp {
@@ -360,6 +365,7 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         label: client.label,
         style: bench.style,
         text_to_stdout: settings.export_file.is_none() && settings.exporter == ExporterKind::Text,
+        output_style: settings.output_style,
         observe: crate::observe::ObserveHook::new(
             client.status,
             session.benchmark().runner_settings().max_execution_time,

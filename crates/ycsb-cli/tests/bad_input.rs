@@ -157,6 +157,9 @@ const CASES: &[Case] = &[
     Case { args: "load basic -p fieldlengthdistribution=uniform -p fieldlength=100000000", file: None, expect: &["fieldlength", "maximum record size"] },
     Case { args: "bench --db-engine memory --threads=100000", file: None, expect: &["--threads", "at most 4096"] },
     Case { args: "bench --db-engine memory --stats_interval_seconds=18446744073709551615", file: None, expect: &["--stats_interval_seconds", "at most 4294967295"] },
+    // Issue 35 item 7: go-ycsb's outputstyle.
+    Case { args: "run basic -p outputstyle=fancy", file: None, expect: &["outputstyle", "'fancy'", "-p flag"] },
+    Case { args: "run basic -p measurement.output_style=json -p exporter=json", file: None, expect: &["measurement.output_style=json (-p flag)", "exporter=json (-p flag)", "exportfile"] },
     Case { args: "run memory -p recordcount=10 -p insertcount=0 -p requestdistribution=zipfian", file: None, expect: &["insertcount", "'0'", "-p flag", "never loaded"] },
     Case { args: "run memory -p recordcount=10 -p insertcount=0 -p requestdistribution=latest", file: None, expect: &["insertcount", "'0'", "never loaded"] },
     Case { args: "run memory -P workloads/workloade -p recordcount=10 -p insertstart=10", file: None, expect: &["insertstart", "'10'", "never loaded"] },

@@ -167,6 +167,13 @@ pub const LATENCY_TRACKED_ERRORS: Property<Vec<String>> = Property::optional(
     "Comma-separated statuses (NOT_FOUND,ERROR,...) whose failed operations are measured under `<OP>-<STATUS>`; other failures go to `<OP>-FAILED`. Ignored with reportlatencyforeacherror=true, as in Java.",
 );
 
+/// `outputstyle` (go-ycsb's; also `measurement.output_style`).
+pub const OUTPUT_STYLE: Property<super::OutputStyle> = Property::optional(
+    "outputstyle",
+    "go-ycsb's summary of each phase on standard output instead of Java's text report: plain (`READ   - Takes(s): 10.0, Count: 4999, OPS: 499.9, Avg(us): ...`), table (a bordered table) or json (one line); one row per operation in go-ycsb's names (READ_MODIFY_WRITE, failures as READ_ERROR) and TOTAL. Unset: Java's report. Takes(s) is the phase's runtime for every row.",
+)
+.aliases(&["measurement.output_style"]);
+
 /// Every property the measurement module reads.
 pub const PROPERTIES: &[&PropertyDecl] = &[
     PERCENTILES.decl(),
@@ -183,6 +190,7 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     CSV_OUTPUT_FILE.decl(),
     REPORT_LATENCY_FOR_EACH_ERROR.decl(),
     LATENCY_TRACKED_ERRORS.decl(),
+    OUTPUT_STYLE.decl(),
     super::hdrlog::HDR_FILE_OUTPUT.decl(),
     super::hdrlog::HDR_OUTPUT_PATH.decl(),
 ];
@@ -231,6 +239,9 @@ pub struct MeasurementSettings {
     /// `timeseries.granularity` in milliseconds for
     /// `measurementtype=timeseries` (Java's unit and default).
     pub timeseries_granularity_ms: u64,
+    /// `outputstyle`: go-ycsb's summary on standard output instead of
+    /// Java's text report; `None` for Java's.
+    pub output_style: Option<super::OutputStyle>,
 }
 
 /// Where the latency of a failed operation goes, per status: Java's
@@ -263,6 +274,7 @@ impl Default for MeasurementSettings {
             csv_output_file: None,
             failures: FailureSections::default(),
             timeseries_granularity_ms: 1000,
+            output_style: None,
         }
     }
 }
@@ -337,13 +349,28 @@ impl MeasurementSettings {
             }
         })?;
 
+        let exporter = props.get(&EXPORTER)?;
+        let export_file = props.get_opt(&EXPORT_FILE)?;
+        let output_style = props.get_opt(&OUTPUT_STYLE)?;
+        if output_style.is_some() && exporter != ExporterKind::Text && export_file.is_none() {
+            // Both would go to standard output, the summary into the
+            // export's JSON.
+            return Err(PropertyError::Conflict {
+                message: format!(
+                    "{} prints go-ycsb's summary on standard output, where {} without exportfile writes its export: set exportfile",
+                    props.describe(OUTPUT_STYLE.decl()),
+                    props.describe(EXPORTER.decl())
+                ),
+            });
+        }
+
         Ok(Self {
             percentiles,
             interval: props.get(&MEASUREMENT_INTERVAL)?,
             status_interval,
             status_gauges: props.get(&STATUS_GAUGES)?,
-            exporter: props.get(&EXPORTER)?,
-            export_file: props.get_opt(&EXPORT_FILE)?,
+            exporter,
+            export_file,
             interval_histograms: props.get(&super::hdrlog::HDR_FILE_OUTPUT)?,
             kind,
             histogram_buckets,
@@ -353,6 +380,7 @@ impl MeasurementSettings {
             csv_output_file: props.get_opt(&CSV_OUTPUT_FILE)?,
             failures,
             timeseries_granularity_ms: crate::observe::granularity_ms(props)?,
+            output_style,
         })
     }
 
