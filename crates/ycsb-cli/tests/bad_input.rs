@@ -157,6 +157,10 @@ const CASES: &[Case] = &[
     Case { args: "load basic -p fieldlengthdistribution=uniform -p fieldlength=100000000", file: None, expect: &["fieldlength", "maximum record size"] },
     Case { args: "bench --db-engine memory --threads=100000", file: None, expect: &["--threads", "at most 4096"] },
     Case { args: "bench --db-engine memory --stats_interval_seconds=18446744073709551615", file: None, expect: &["--stats_interval_seconds", "at most 4294967295"] },
+    // Issue 35 item 8: ycsb bench's flags and benchmarks get did-you-mean.
+    Case { args: "bench --db-engine memory --threds=2", file: None, expect: &["unknown flag '--threds'", "did you mean '--threads'?"] },
+    Case { args: "bench --db-engine memory -benchmark=fillseq", file: None, expect: &["unknown flag '--benchmark'", "did you mean '--benchmarks'?"] },
+    Case { args: "bench --db-engine memory --benchmarks=filseq", file: None, expect: &["unknown benchmark 'filseq'", "did you mean 'fillseq'?"] },
     // Issue 35 item 7: go-ycsb's outputstyle.
     Case { args: "run basic -p outputstyle=fancy", file: None, expect: &["outputstyle", "'fancy'", "-p flag"] },
     Case { args: "run basic -p measurement.output_style=json -p exporter=json", file: None, expect: &["measurement.output_style=json (-p flag)", "exporter=json (-p flag)", "exportfile"] },

@@ -239,9 +239,16 @@ fn go_ycsbs_output_styles_replace_javas_report() {
         .map(|(name, _)| name.trim_end())
         .collect();
     // The load, then the run, each sorted by name as go-ycsb.
-    assert_eq!(names, ["INSERT", "TOTAL", "READ", "TOTAL", "UPDATE"], "{out}");
+    assert_eq!(
+        names,
+        ["INSERT", "TOTAL", "READ", "TOTAL", "UPDATE"],
+        "{out}"
+    );
     assert!(
-        out.lines().next().unwrap().starts_with("INSERT - Takes(s): ")
+        out.lines()
+            .next()
+            .unwrap()
+            .starts_with("INSERT - Takes(s): ")
             && out.contains(", Count: 50, OPS: ")
             && out.contains(", 99.99th(us): "),
         "{out}"
@@ -250,9 +257,15 @@ fn go_ycsbs_output_styles_replace_javas_report() {
     let o = run(&format!("{base} -p measurement.output_style=table"));
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    let headings: Vec<&str> = out.lines().filter(|l| l.starts_with("| OPERATION ")).collect();
+    let headings: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("| OPERATION "))
+        .collect();
     assert_eq!(headings.len(), 2, "{out}");
-    assert!(headings[0].ends_with("| 99.9TH(US) | 99.99TH(US) |"), "{out}");
+    assert!(
+        headings[0].ends_with("| 99.9TH(US) | 99.99TH(US) |"),
+        "{out}"
+    );
     assert!(out.lines().any(|l| l.starts_with("| TOTAL  ")), "{out}");
 
     let o = run(&format!("{base} -p outputstyle=json"));

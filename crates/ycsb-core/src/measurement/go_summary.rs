@@ -293,7 +293,12 @@ fn is_decimal(cell: &str) -> bool {
     let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let whole_ok = all_digits(whole)
         || whole.split(',').enumerate().all(|(i, group)| {
-            all_digits(group) && if i == 0 { group.len() <= 3 } else { group.len() == 3 }
+            all_digits(group)
+                && if i == 0 {
+                    group.len() <= 3
+                } else {
+                    group.len() == 3
+                }
         });
     whole_ok && fraction.is_none_or(all_digits)
 }
@@ -358,14 +363,20 @@ mod tests {
         );
         assert_eq!(lines[0], lines[2]);
         assert_eq!(lines[0], lines[7]);
-        assert!(lines[0].starts_with("+------------+----------+-------+"), "{table}");
+        assert!(
+            lines[0].starts_with("+------------+----------+-------+"),
+            "{table}"
+        );
         assert!(lines[4].starts_with("| READ_ERROR |"), "{table}");
     }
 
     #[test]
     fn json_is_one_line_of_objects_with_sorted_keys() {
         let json = text(OutputStyle::Json);
-        assert!(json.ends_with("}]\n") && json.lines().count() == 1, "{json}");
+        assert!(
+            json.ends_with("}]\n") && json.lines().count() == 1,
+            "{json}"
+        );
         assert!(
             json.starts_with(
                 "[{\"50th(us)\":\"500\",\"90th(us)\":\"900\",\"95th(us)\":\"1000\",\"99.99th(us)\":\"1000\",\
