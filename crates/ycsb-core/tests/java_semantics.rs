@@ -89,7 +89,7 @@ impl StoreThread for TestThread {
     fn insert(&mut self, table: &str, key: &str, _: &Record) -> Status {
         let fails = match self.0 {
             Behaviour::FailSevens => key.ends_with('7'),
-            Behaviour::FailEveryOther => ATTEMPTS.fetch_add(1, Ordering::SeqCst) % 2 == 0,
+            Behaviour::FailEveryOther => ATTEMPTS.fetch_add(1, Ordering::SeqCst).is_multiple_of(2),
             Behaviour::ScanOddLengths => false,
         };
         if fails {

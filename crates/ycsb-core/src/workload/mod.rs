@@ -1002,12 +1002,8 @@ impl<'w> WorkloadThread<'w> {
         // divides by zero there (and its client thread ends the JVM); we
         // record nothing.
         let records = self.scan.len() as u64;
-        if records > 0 {
-            recorder.record(
-                Operation::ScanLatencyPerRecord,
-                Status::Ok,
-                self.timing.last_latency() / records,
-            );
+        if let Some(per_record) = self.timing.last_latency().checked_div(records) {
+            recorder.record(Operation::ScanLatencyPerRecord, Status::Ok, per_record);
         }
     }
 
