@@ -92,6 +92,7 @@ fn settings_defaults_match_the_declarations() {
             "measurement.output_file",
             "reportlatencyforeacherror",
             "latencytrackederrors",
+            "outputstyle",
             "hdrhistogram.fileoutput",
             "hdrhistogram.output.path"
         ]
