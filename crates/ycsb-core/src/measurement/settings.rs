@@ -60,6 +60,9 @@ impl ycsb_db::Choice for MeasurementTypeChoice {
         ("timeseries", Self(MeasurementType::TimeSeries)),
         ("raw", Self(MeasurementType::Raw)),
         ("csv", Self(MeasurementType::Csv)),
+        // YCSB-cpp's default (count, minimum, maximum and average per
+        // operation): hdrhistogram reports those figures, and more.
+        ("basic", Self(MeasurementType::HdrHistogram)),
     ];
     const NAMES: &'static [&'static str] = &[
         "histogram",
@@ -118,7 +121,7 @@ pub const EXPORT_FILE: Property<PathBuf> = Property::optional(
 pub(crate) const MEASUREMENT_TYPE: Property<MeasurementTypeChoice> = Property::new(
     "measurementtype",
     "hdrhistogram",
-    "How latencies are kept and reported, as Java: hdrhistogram (percentiles within 0.1 %), histogram (1 ms buckets up to histogram.buckets, LatencyVariance, 95th/99th as bucket x 1000), hdrhistogram+histogram (HdrOP then BucketOP sections), hdrhistogram+raw (HdrOP then RawOP sections), timeseries (average latency per timeseries.granularity milliseconds) or raw (every latency written out); or go-ycsb's csv (the report as hdrhistogram, and every latency as go-ycsb's CSV in measurement.output_file).",
+    "How latencies are kept and reported, as Java: hdrhistogram (percentiles within 0.1 %; YCSB-cpp's basic is read as it), histogram (1 ms buckets up to histogram.buckets, LatencyVariance, 95th/99th as bucket x 1000), hdrhistogram+histogram (HdrOP then BucketOP sections), hdrhistogram+raw (HdrOP then RawOP sections), timeseries (average latency per timeseries.granularity milliseconds) or raw (every latency written out); or go-ycsb's csv (the report as hdrhistogram, and every latency as go-ycsb's CSV in measurement.output_file).",
 );
 
 /// `histogram.buckets`.
@@ -400,10 +403,14 @@ mod choice_tests {
     #[test]
     fn every_measurement_type_is_a_choice_under_its_own_name() {
         let choices = MeasurementTypeChoice::CHOICES;
-        assert_eq!(choices.len(), MeasurementType::ALL.len());
+        assert_eq!(choices.len(), MeasurementType::ALL.len() + 1);
         for (kind, (name, choice)) in MeasurementType::ALL.iter().zip(choices) {
             assert_eq!((*name, choice.0), (kind.name(), *kind));
         }
+        // YCSB-cpp's default type, accepted under its name.
+        let props = Properties::new().with("measurementtype", "basic");
+        let settings = MeasurementSettings::from_properties(&props).unwrap();
+        assert_eq!(settings.kind, MeasurementType::HdrHistogram);
         assert_eq!(
             MeasurementTypeChoice::NAMES,
             MeasurementType::ALL.map(MeasurementType::name)
