@@ -234,7 +234,7 @@ const CASES: &[Case] = &[
     Case { args: "load rocksdb -p rocksdb.dbname={dir}/rdb -p rocksdb.max_background_jobs=100000", file: None, expect: &["rocksdb.max_background_jobs", "'100000'", "expected 0 to 256"] },
     Case { args: "load wiredtiger -p wiredtiger.home={dir}/wt -p wiredtiger.cache_size=16TB", file: None, expect: &["wiredtiger.cache_size", "'16TB'", "expected 1048576 to 10995116277760"] },
     Case { args: "load leveldb -p leveldb.dbname={dir}/db -p leveldb.filter_bits=2147483647", file: None, expect: &["leveldb.filter_bits", "'2147483647'", "expected 0 to 1000"] },
-    Case { args: "load lmdb -p lmdb.dbpath={dir}/db -p lmdb.mapsize=18446744073709551615", file: None, expect: &["lmdb.mapsize", "'18446744073709551615'", "expected 1 to 9223372036854775807"] },
+    Case { args: "load lmdb -p lmdb.dbpath={dir}/db -p lmdb.mapsize=18446744073709551615", file: None, expect: &["lmdb.mapsize", "'18446744073709551615'", "expected -1 to 9223372036854775807"] },
     Case { args: "load etcd -p etcd.endpoints=https://127.0.0.1:1 -p etcd.cacert_file={dir}/fifo", file: None, expect: &["etcd.cacert_file", "fifo", "a FIFO, not a regular file"] },
     // Issue 33 item 13: the error names the count that was set.
     Case { args: "run basic -p recordcount=18446744073709551615 -p requestdistribution=zipfian", file: None, expect: &["recordcount", "'18446744073709551615'", "-p flag", "2^64"] },

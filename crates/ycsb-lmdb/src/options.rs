@@ -248,7 +248,11 @@ mod tests {
         for (key, value, reason) in [
             ("lmdb.mapsize", "-2", "expected -1 to 9223372036854775807"),
             ("lmdb.mapsize", "0", "expected a size in bytes, or -1"),
-            ("lmdb.mapsize", "9223372036854775808", "expected an integer"),
+            (
+                "lmdb.mapsize",
+                "9223372036854775808",
+                "expected -1 to 9223372036854775807",
+            ),
             ("lmdb.nosync", "yes", "expected true or false"),
             ("lmdb.maxreaders", "0", "expected 1 to 4294967295"),
         ] {
