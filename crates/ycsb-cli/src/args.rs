@@ -156,10 +156,11 @@ The final report is printed on standard output in Java YCSB's format;
 -p exporter=json -p exportfile=<path> also writes a JSON document.
 
 Exit status: 0 done; 2 bad input (command line, property files, property
-values: one line naming it and where it came from, before any phase runs);
-1 a failure while running (a store that cannot be used, an incomplete load,
-more failed operations than errorbudget allows), with the report and export
-of what ran still written; 130 stopped by Ctrl-C or SIGTERM, with a partial
+values) or a store that cannot be used (its server does not answer, its data
+directory is unusable or in use): one line naming it and where it came from,
+before any phase runs; 1 a failure while running (a store that stops working,
+an incomplete load, more failed operations than errorbudget allows), with the
+report and export of what ran still written; 130 stopped by Ctrl-C or SIGTERM, with a partial
 report and export; 3 interrupted twice before the export was written: the
 process ended at once and said on standard error that the export was not
 written (a second interrupt while the export is being written lets it

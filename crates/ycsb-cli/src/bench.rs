@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ycsb_db::{Properties, PropertyDecl, Store, StoreContext, StoreDescriptor, StoreError};
+use ycsb_db::{Properties, PropertyDecl, Store, StoreContext, StoreDescriptor};
 use ycsb_dbbench::{
     self as dbbench, Args, BenchError, BenchOutcome, IntervalReport, Progress, PropertySource,
 };
@@ -23,8 +23,12 @@ fn usage(message: impl std::fmt::Display) -> Failure {
 }
 
 /// The store's properties: `-P`/`-p` in argv order, then what db_bench's
-/// flags set.
-fn store_properties(args: &Args, store: &StoreDescriptor) -> Result<Properties, Failure> {
+/// flags set; and the warnings about flags the store lacks, to print once
+/// the input is known good.
+fn store_properties(
+    args: &Args,
+    store: &StoreDescriptor,
+) -> Result<(Properties, Vec<String>), Failure> {
     let sources: Vec<Source> = args
         .property_sources
         .iter()
@@ -38,10 +42,7 @@ fn store_properties(args: &Args, store: &StoreDescriptor) -> Result<Properties, 
         })
         .collect();
     let (props, warnings) = args.store_properties(store, build_properties(&sources)?);
-    for warning in warnings {
-        eprintln!("ycsb bench: warning: {warning}");
-    }
-    Ok(props)
+    Ok((props, warnings.into_iter().map(|w| w.to_string()).collect()))
 }
 
 fn open(
@@ -56,11 +57,9 @@ fn open(
     };
     let output: ycsb_db::OutputSink = Arc::new(Mutex::new(std::io::stdout()));
     let context = StoreContext::new(&props).with_output(output);
-    (descriptor.open)(&context).map_err(|e| match e {
-        // A refused data directory is bad input, as for `ycsb load|run`.
-        StoreError::Property(_) | StoreError::DataDir(_) => usage(e),
-        other => Failure::runtime(other),
-    })
+    // A store that cannot be used (a refused data directory, a server
+    // that is not there) is bad input, as for `ycsb load|run`.
+    (descriptor.open)(&context).map_err(|e| usage(descriptor.name_server_in(e, &props)))
 }
 
 /// Interval lines to standard error; finished operations counted for the
@@ -228,18 +227,23 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
         return Ok(0);
     };
     let descriptor = find_store(&args.engine)?;
-    let props = store_properties(&args, &descriptor)?;
+    let (props, warnings) = store_properties(&args, &descriptor)?;
+    let fresh_possible = descriptor.can_start_fresh();
+    dbbench::check_existing_db(args.use_existing_db, &descriptor, &props).map_err(usage)?;
+    let mut store = open(&descriptor, &props, !args.use_existing_db)?;
+    // Warnings only once the input is good and the store usable: a bad
+    // input (or a store that cannot be used) is one line.
+    for warning in warnings {
+        eprintln!("ycsb bench: warning: {warning}");
+    }
     let known: Vec<&PropertyDecl> = descriptor.properties.to_vec();
     warn_unknown(&props, &known);
-    let fresh_possible = descriptor.can_start_fresh();
     if !fresh_possible && !args.use_existing_db {
         eprintln!(
             "ycsb bench: note: store '{}' cannot be emptied; benchmarks run on its existing data",
             descriptor.name
         );
     }
-    dbbench::check_existing_db(args.use_existing_db, &descriptor, &props).map_err(usage)?;
-    let mut store = open(&descriptor, &props, !args.use_existing_db)?;
     // Whether the open store is empty and untouched, so that a fresh
     // benchmark need not reopen it.
     let mut untouched = !args.use_existing_db;

@@ -29,7 +29,8 @@ use ycsb_db::{Origin, Properties, PropertyDecl, StoreDescriptor};
 
 use crate::args::{Invocation, PropertySource};
 
-/// Exit status for bad input (command line, properties, files).
+/// Exit status for bad input (command line, properties, files) and a store
+/// that cannot be used: nothing ran, nothing was measured.
 const EXIT_USAGE: u8 = 2;
 /// Exit status when a run was stopped by Ctrl-C or SIGTERM (its partial
 /// report is still written).

@@ -23,6 +23,9 @@ use crate::{
 /// observation summaries.
 struct Printer {
     status: bool,
+    /// Java's `standardstatus`: with `measurementtype=timeseries` its
+    /// status thread prints each line on standard output too.
+    status_to_stdout: bool,
     /// The engine gauges status lines show (`status.gauges`): Java's line
     /// stays one line unless asked; the series has every gauge.
     status_gauges: Vec<String>,
@@ -31,6 +34,9 @@ struct Printer {
     style: Style,
     /// Whether the text report goes to standard output phase by phase.
     text_to_stdout: bool,
+    /// go-ycsb's `outputstyle`: its summary on standard output instead of
+    /// Java's text report.
+    output_style: Option<measurement::OutputStyle>,
     observe: crate::observe::ObserveHook,
     stdout: std::io::Stdout,
     /// The first failure to write the report to standard output.
@@ -76,6 +82,12 @@ impl Observer for Printer {
             }
         }
         eprintln!("{text}");
+        if self.status_to_stdout {
+            let mut out = self.stdout.lock();
+            if let Err(e) = writeln!(out, "{text}").and_then(|()| out.flush()) {
+                self.write_error.get_or_insert(e);
+            }
+        }
     }
 
     fn on_notice(&mut self, notice: &str) {
@@ -245,7 +257,9 @@ impl Printer {
             self.write_raw(&outcome.report)?;
         }
         let mut out = self.stdout.lock();
-        if self.text_to_stdout {
+        if let Some(style) = self.output_style {
+            measurement::write_go_summary(&outcome.report, style, &mut out)?;
+        } else if self.text_to_stdout {
             measurement::TextExporter::new(&mut out).write_phase(&outcome.report)?;
         }
         if self.style == Style::Cpp {
@@ -345,10 +359,13 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
     }
     let mut printer = Printer {
         status: client.status,
+        status_to_stdout: client.status
+            && settings.kind == measurement::MeasurementType::TimeSeries,
         status_gauges: settings.status_gauges.clone(),
         label: client.label,
         style: bench.style,
         text_to_stdout: settings.export_file.is_none() && settings.exporter == ExporterKind::Text,
+        output_style: settings.output_style,
         observe: crate::observe::ObserveHook::new(
             client.status,
             session.benchmark().runner_settings().max_execution_time,

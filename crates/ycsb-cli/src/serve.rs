@@ -50,8 +50,10 @@ pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
         let _ = ctrlc::set_handler(move || stop.stop());
     }
     let context = StoreContext::new(&props);
-    let store: Arc<dyn ycsb_db::Store> =
-        Arc::from((descriptor.open)(&context).map_err(Failure::usage)?);
+    let store: Arc<dyn ycsb_db::Store> = Arc::from(
+        (descriptor.open)(&context)
+            .map_err(|e| Failure::usage(descriptor.name_server_in(e, &props)))?,
+    );
     // Warnings only once the input is good: a bad input is one line.
     print_warnings(&warnings);
     warn_unknown(&props, &known);

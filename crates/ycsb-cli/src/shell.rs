@@ -203,11 +203,22 @@ impl Commands<'_> {
         if assignments.is_empty() {
             return syntax_of_write(command, out);
         }
-        self.record.clear();
+        // Java's `HashMap` of `token.split("=")`: the value is the text
+        // between the first `=` and the next (`f=a=b` stores `a`), and a
+        // name given twice keeps its last value.
+        let mut fields: Vec<(&str, &str)> = Vec::with_capacity(assignments.len());
         for assignment in assignments {
-            let Some((name, value)) = assignment.split_once('=') else {
+            let Some((name, rest)) = assignment.split_once('=') else {
                 return writeln!(out, "Error: '{assignment}' is not name=value");
             };
+            let value = rest.split('=').next().unwrap_or_default();
+            match fields.iter_mut().find(|(known, _)| *known == name) {
+                Some(field) => field.1 = value,
+                None => fields.push((name, value)),
+            }
+        }
+        self.record.clear();
+        for (name, value) in fields {
             self.record.push(name, value.as_bytes());
         }
         let status = if command == "insert" {
@@ -320,6 +331,34 @@ mod tests {
         );
         // Java's timing line after every command.
         assert_eq!(out.lines().filter(|l| l.ends_with(" ms")).count(), 9);
+    }
+
+    #[test]
+    fn assignments_store_what_java_s_split_stores() {
+        let out = session(
+            // Its own key: the memory store is shared by the tests.
+            "insert split f=a=b g==c h=x h=y\nread split\nupdate split f=1=2=3\nread split f\n",
+        );
+        let lines: Vec<&str> = out
+            .lines()
+            .map(|l| l.trim_start_matches("> "))
+            .filter(|l| !l.ends_with(" ms"))
+            .skip(4)
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "Result: OK",
+                "Return code: OK",
+                "f=a",
+                "g=",
+                "h=y",
+                "Result: OK",
+                "Return code: OK",
+                "f=1",
+                "",
+            ]
+        );
     }
 
     #[test]

@@ -157,11 +157,18 @@ const CASES: &[Case] = &[
     Case { args: "load basic -p fieldlengthdistribution=uniform -p fieldlength=100000000", file: None, expect: &["fieldlength", "maximum record size"] },
     Case { args: "bench --db-engine memory --threads=100000", file: None, expect: &["--threads", "at most 4096"] },
     Case { args: "bench --db-engine memory --stats_interval_seconds=18446744073709551615", file: None, expect: &["--stats_interval_seconds", "at most 4294967295"] },
-    Case { args: "run memory -p recordcount=0 -p requestdistribution=zipfian", file: None, expect: &["recordcount", "'0'", "-p flag", "never loaded"] },
-    Case { args: "run memory -p recordcount=0 -p requestdistribution=latest", file: None, expect: &["recordcount", "'0'", "never loaded"] },
-    Case { args: "run memory -P workloads/workloade -p recordcount=0", file: None, expect: &["recordcount", "'0'", "never loaded"] },
-    Case { args: "run memory -p recordcount=0 -p requestdistribution=uniform", file: None, expect: &["recordcount", "'0'", "never loaded"] },
-    Case { args: "-load -run -db memory -p recordcount=0 -p requestdistribution=exponential", file: None, expect: &["recordcount", "'0'", "never loaded"] },
+    // Issue 35 item 8: ycsb bench's flags and benchmarks get did-you-mean.
+    Case { args: "bench --db-engine memory --threds=2", file: None, expect: &["unknown flag '--threds'", "did you mean '--threads'?"] },
+    Case { args: "bench --db-engine memory -benchmark=fillseq", file: None, expect: &["unknown flag '--benchmark'", "did you mean '--benchmarks'?"] },
+    Case { args: "bench --db-engine memory --benchmarks=filseq", file: None, expect: &["unknown benchmark 'filseq'", "did you mean 'fillseq'?"] },
+    // Issue 35 item 7: go-ycsb's outputstyle.
+    Case { args: "run basic -p outputstyle=fancy", file: None, expect: &["outputstyle", "'fancy'", "-p flag"] },
+    Case { args: "run basic -p measurement.output_style=json -p exporter=json", file: None, expect: &["measurement.output_style=json (-p flag)", "exporter=json (-p flag)", "exportfile"] },
+    Case { args: "run memory -p recordcount=10 -p insertcount=0 -p requestdistribution=zipfian", file: None, expect: &["insertcount", "'0'", "-p flag", "never loaded"] },
+    Case { args: "run memory -p recordcount=10 -p insertcount=0 -p requestdistribution=latest", file: None, expect: &["insertcount", "'0'", "never loaded"] },
+    Case { args: "run memory -P workloads/workloade -p recordcount=10 -p insertstart=10", file: None, expect: &["insertstart", "'10'", "never loaded"] },
+    Case { args: "run memory -p recordcount=10 -p insertstart=10 -p requestdistribution=uniform", file: None, expect: &["insertstart", "'10'", "never loaded"] },
+    Case { args: "-load -run -db memory -p recordcount=10 -p insertcount=0 -p requestdistribution=exponential", file: None, expect: &["insertcount", "'0'", "never loaded"] },
     Case { args: "run memory -p recordcount=10 -p insertcount=0", file: None, expect: &["insertcount", "'0'", "-p flag", "never loaded"] },
     Case { args: "run memory -p recordcount=10 -p insertstart=10", file: None, expect: &["insertstart", "'10'", "never loaded"] },
     // Issue 17 item 13: --use_existing_db on a database that is not there.
@@ -227,7 +234,7 @@ const CASES: &[Case] = &[
     Case { args: "load rocksdb -p rocksdb.dbname={dir}/rdb -p rocksdb.max_background_jobs=100000", file: None, expect: &["rocksdb.max_background_jobs", "'100000'", "expected 0 to 256"] },
     Case { args: "load wiredtiger -p wiredtiger.home={dir}/wt -p wiredtiger.cache_size=16TB", file: None, expect: &["wiredtiger.cache_size", "'16TB'", "expected 1048576 to 10995116277760"] },
     Case { args: "load leveldb -p leveldb.dbname={dir}/db -p leveldb.filter_bits=2147483647", file: None, expect: &["leveldb.filter_bits", "'2147483647'", "expected 0 to 1000"] },
-    Case { args: "load lmdb -p lmdb.dbpath={dir}/db -p lmdb.mapsize=18446744073709551615", file: None, expect: &["lmdb.mapsize", "'18446744073709551615'", "expected 1 to 9223372036854775807"] },
+    Case { args: "load lmdb -p lmdb.dbpath={dir}/db -p lmdb.mapsize=18446744073709551615", file: None, expect: &["lmdb.mapsize", "'18446744073709551615'", "expected -1 to 9223372036854775807"] },
     Case { args: "load etcd -p etcd.endpoints=https://127.0.0.1:1 -p etcd.cacert_file={dir}/fifo", file: None, expect: &["etcd.cacert_file", "fifo", "a FIFO, not a regular file"] },
     // Issue 33 item 13: the error names the count that was set.
     Case { args: "run basic -p recordcount=18446744073709551615 -p requestdistribution=zipfian", file: None, expect: &["recordcount", "'18446744073709551615'", "-p flag", "2^64"] },

@@ -254,24 +254,57 @@ fn max_execution_time_ends_an_unbounded_run() {
     assert!(report_value(&out, "READ", "Operations").is_some());
 }
 
+/// Java master's status line: a first line as the phase starts (`0 sec:`),
+/// then `Avg=` and `50=` (OneMeasurementHdrHistogram since 2025) before the
+/// other percentiles; with `measurementtype=timeseries` each line on
+/// standard output too (Java's `standardstatus`), otherwise only on
+/// standard error.
 #[test]
 fn status_lines_follow_javas_format() {
-    let o = run("run basic -P workloads/workloada -p operationcount=0 -p maxexecutiontime=3 -p status.interval=1 -s -p basicdb.simulatedelay=1");
-    assert!(o.status.success(), "{}", stderr(&o));
-    let err = stderr(&o);
-    let lines: Vec<&str> = err.lines().filter(|l| l.contains(" sec: ")).collect();
-    assert!(lines.len() >= 2, "{err}");
-    for line in &lines {
-        // 2021-04-24 11:57:04:722 10 sec: 297225 operations; 29719.53 current ops/sec; ...
-        let (date, rest) = line.split_at(23);
-        assert!(
-            date.len() == 23 && date.as_bytes()[4] == b'-' && date.as_bytes()[19] == b':',
-            "{line}"
-        );
-        assert!(rest.contains(" operations; "), "{line}");
-        assert!(rest.contains(" current ops/sec;"), "{line}");
-        assert!(rest.contains("[READ: Count="), "{line}");
-        assert!(rest.contains(", 99.99="), "{line}");
+    for (kind, on_stdout) in [("hdrhistogram", false), ("timeseries", true)] {
+        let o = run(&format!(
+            "run basic -P workloads/workloada -p operationcount=0 -p maxexecutiontime=3 -p status.interval=1 -s -p basicdb.simulatedelay=1 -p measurementtype={kind}"
+        ));
+        assert!(o.status.success(), "{}", stderr(&o));
+        let err = stderr(&o);
+        let lines: Vec<&str> = err.lines().filter(|l| l.contains(" sec: ")).collect();
+        assert!(lines.len() >= 3, "{err}");
+        assert!(lines[0][23..].starts_with(" 0 sec: "), "{err}");
+        for line in &lines {
+            // 2021-04-24 11:57:04:722 10 sec: 297225 operations; 29719.53 current ops/sec; ...
+            let (date, rest) = line.split_at(23);
+            assert!(
+                date.len() == 23 && date.as_bytes()[4] == b'-' && date.as_bytes()[19] == b':',
+                "{line}"
+            );
+            assert!(rest.contains(" operations;"), "{line}");
+        }
+        for line in &lines[1..] {
+            let rest = &line[23..];
+            assert!(rest.contains(" current ops/sec;"), "{line}");
+            assert!(rest.contains("[READ: Count="), "{line}");
+            let read = rest.split_once("[READ: ").unwrap().1;
+            let names: Vec<&str> = read
+                .split(']')
+                .next()
+                .unwrap()
+                .split(", ")
+                .map(|f| f.split_once('=').unwrap().0)
+                .collect();
+            assert_eq!(
+                names,
+                ["Count", "Max", "Min", "Avg", "50", "90", "99", "99.9", "99.99"],
+                "{line}"
+            );
+        }
+        let out = stdout(&o);
+        let copied: Vec<&str> = out.lines().filter(|l| l.contains(" sec: ")).collect();
+        if on_stdout {
+            assert_eq!(copied, lines, "{kind}: standard output\n{out}");
+            assert!(out.contains("[OVERALL], RunTime(ms)"), "{out}");
+        } else {
+            assert!(copied.is_empty(), "{kind}: {out}");
+        }
     }
 }
 

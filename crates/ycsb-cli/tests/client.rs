@@ -83,10 +83,12 @@ fn status_lines_carry_the_label_and_counts_that_add_up() {
             // the total, " operations; ", then "<rate> current ops/sec; ".
             let (seconds, after) = rest[1..].split_once(" sec: ").expect("seconds");
             assert!(seconds.parse::<u64>().is_ok(), "{line}");
-            let (total, after) = after.split_once(" operations; ").expect("operations");
+            // (The first line, at 0 seconds, may end there.)
+            let (total, after) = after.split_once(" operations;").expect("operations");
             let total: u64 = total.parse().unwrap();
             if total != 0 {
                 let (rate, _) = after.split_once(" current ops/sec; ").expect("rate");
+                let rate = rate.trim_start();
                 assert!(rate.parse::<f64>().is_ok(), "{line}");
             }
             let counted: u64 = after

@@ -93,7 +93,7 @@ fn a_member_killed_mid_run_is_survived() {
         .unwrap();
     let mut lines = StderrLines::new(child.stderr.take().unwrap());
     lines
-        .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
+        .wait_for(Duration::from_secs(30), status_with_operations)
         .expect("a status line");
     let follower = (cluster.leader().unwrap() + 1) % 3;
     cluster.kill(follower).unwrap();

@@ -22,7 +22,7 @@ fn start_then_kill_redis(
     let mut child = command.stderr(Stdio::piped()).spawn().unwrap();
     let mut lines = StderrLines::new(child.stderr.take().unwrap());
     lines
-        .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
+        .wait_for(Duration::from_secs(30), status_with_operations)
         .expect("a status line");
     redis.kill();
     (child, lines)
@@ -180,7 +180,7 @@ fn sigterm_stops_cleanly_with_a_partial_report_and_valid_export() {
         .wait_for(Duration::from_secs(30), |l| l.starts_with("run phase:"))
         .expect("the run phase starts");
     lines
-        .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
+        .wait_for(Duration::from_secs(30), status_with_operations)
         .expect("the run phase's first status line");
     signal(&child, SIGTERM);
     let status = wait_bounded(&mut child, Duration::from_secs(30), "ycsb after SIGTERM");
@@ -353,7 +353,7 @@ fn a_second_sigint_before_the_export_says_it_was_not_written() {
     let mut child = command.spawn().unwrap();
     let mut lines = StderrLines::new(child.stderr.take().unwrap());
     lines
-        .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
+        .wait_for(Duration::from_secs(30), status_with_operations)
         .expect("the run phase's first status line");
     redis.signal(SIGSTOP);
     std::thread::sleep(Duration::from_millis(300));

@@ -123,7 +123,12 @@ const CASES: &[Case] = &[
     Case {
         args: "bench --help",
         starts: "ycsb bench: db_bench's benchmarks",
-        mentions: &["Usage:\n  ycsb bench", "--benchmarks", "--num"],
+        mentions: &[
+            "Usage:\n  ycsb bench",
+            "--benchmarks",
+            "--num",
+            "Exit status",
+        ],
     },
     Case {
         args: "bench -h",

@@ -221,3 +221,69 @@ fn javas_json_exporter_class_writes_concatenated_objects() {
         .iter()
         .any(|o| o["metric"] == "INSERT" && o["value"] == 10));
 }
+
+/// go-ycsb's `outputstyle` (also `measurement.output_style`): its summary
+/// of each phase on standard output instead of Java's report.
+#[test]
+fn go_ycsbs_output_styles_replace_javas_report() {
+    let base = "-load -run -db memory -P workloads/workloada -p recordcount=50 \
+         -p operationcount=200 -p seed=5";
+    let o = run(&format!("{base} -p outputstyle=plain"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(!out.contains("[OVERALL]"), "{out}");
+    // (YCSB-cpp's command line adds its summary lines after each phase.)
+    let names: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_once(" - Takes(s): "))
+        .map(|(name, _)| name.trim_end())
+        .collect();
+    // The load, then the run, each sorted by name as go-ycsb.
+    assert_eq!(
+        names,
+        ["INSERT", "TOTAL", "READ", "TOTAL", "UPDATE"],
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .starts_with("INSERT - Takes(s): ")
+            && out.contains(", Count: 50, OPS: ")
+            && out.contains(", 99.99th(us): "),
+        "{out}"
+    );
+
+    let o = run(&format!("{base} -p measurement.output_style=table"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let headings: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("| OPERATION "))
+        .collect();
+    assert_eq!(headings.len(), 2, "{out}");
+    assert!(
+        headings[0].ends_with("| 99.9TH(US) | 99.99TH(US) |"),
+        "{out}"
+    );
+    assert!(out.lines().any(|l| l.starts_with("| TOTAL  ")), "{out}");
+
+    let o = run(&format!("{base} -p outputstyle=json"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let phases: Vec<serde_json::Value> = out
+        .lines()
+        .filter(|l| l.starts_with('['))
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(phases.len(), 2, "{out}");
+    assert_eq!(phases[0][0]["Operation"], "INSERT");
+    assert_eq!(phases[0][0]["Count"], "50");
+    let run_total = phases[1]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["Operation"] == "TOTAL")
+        .unwrap();
+    assert_eq!(run_total["Count"], "200");
+}

@@ -533,7 +533,9 @@ fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
         let mut acknowledged = 0;
         for _ in 0..2 {
             let line = lines
-                .wait_for(Duration::from_secs(60), |l| status_operations(l).is_some())
+                .wait_for(Duration::from_secs(60), |l| {
+                    status_operations(l).is_some_and(|n| n > 0)
+                })
                 .unwrap_or_else(|| panic!("{}: no status line: {:?}", e.name, lines.seen));
             acknowledged = status_operations(&line).unwrap();
         }

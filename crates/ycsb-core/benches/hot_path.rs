@@ -251,7 +251,7 @@ fn operation_loop(c: &mut Criterion) {
     let mut recorder = measurements.recorder(0);
     group.throughput(Throughput::Bytes(1000));
     group.bench_function("load_insert_basic_10x100", |b| {
-        b.iter(|| thread.do_insert(&mut *db, &mut recorder))
+        b.iter(|| thread.do_insert(&mut *db, &mut recorder, &mut |_| {}))
     });
     group.finish();
 }

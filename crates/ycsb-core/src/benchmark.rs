@@ -259,6 +259,11 @@ impl Benchmark {
                 outcome: Box::new(outcome),
             });
         }
+        if phase == Phase::Load && self.workload.keeps_going_on_error() {
+            if let Some(notice) = records_missing_notice(&outcome) {
+                observer.on_notice(&notice);
+            }
+        }
         let expected = self.workload.insert_count();
         if phase == Phase::Load
             && !outcome.interrupted
@@ -273,6 +278,31 @@ impl Benchmark {
         }
         Ok(outcome)
     }
+}
+
+/// What a load that went on through failed inserts
+/// (`core_workload_insertion_keep_going_on_error`) lacks: the records
+/// whose insert never succeeded. Java says nothing; the data set has holes
+/// a run phase will read as NOT_FOUND.
+fn records_missing_notice(outcome: &PhaseOutcome) -> Option<String> {
+    let inserted: u64 = outcome
+        .report
+        .sections
+        .iter()
+        .filter(|s| s.operation == measurement::Operation::Insert && !s.intended && !s.failed)
+        .flat_map(|s| &s.returns)
+        .filter(|r| {
+            r.status == ycsb_db::Status::Ok.name() || r.status == ycsb_db::Status::BatchedOk.name()
+        })
+        .map(|r| r.count)
+        .sum();
+    let missing = outcome.operations.saturating_sub(inserted);
+    (missing > 0).then(|| {
+        format!(
+            "load phase: {missing} of {} records were not inserted (their inserts failed for good; core_workload_insertion_keep_going_on_error went on): the data set lacks them",
+            outcome.operations
+        )
+    })
 }
 
 /// Reads of a run phase that nearly all found no record (at least 90 % of

@@ -402,7 +402,7 @@ impl Session {
         if let Some(output) = output {
             context = context.with_output(output);
         }
-        (self.descriptor.open)(&context)
+        (self.descriptor.open)(&context).map_err(|e| self.descriptor.name_server_in(e, &self.props))
     }
 
     /// Runs `phases` in order on `store`, then writes the export and the

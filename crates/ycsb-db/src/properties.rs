@@ -509,6 +509,22 @@ impl Properties {
         }
     }
 
+    /// `name=value (origin)` for a declaration, as errors name an input:
+    /// the key as set (or the name, for a default), the value redacted
+    /// when secret (credentials in a URL too), and where it came from;
+    /// `name (not set)` when it has no value.
+    pub fn describe(&self, decl: &PropertyDecl) -> String {
+        match self.raw(decl) {
+            Some(raw) => format!(
+                "{}={} ({})",
+                raw.key,
+                crate::secrets::redact_value(raw.key, raw.value, &[decl]),
+                raw.origin
+            ),
+            None => format!("{} (not set)", decl.name),
+        }
+    }
+
     /// Whether the property (under its name or an alias) was set, as
     /// opposed to taking its default.
     pub fn is_set(&self, decl: &PropertyDecl) -> bool {
@@ -543,8 +559,16 @@ impl Properties {
         let Some(raw) = self.raw(decl) else {
             return Ok(None);
         };
-        let checked =
-            T::parse_value(raw.value).and_then(|value| match (decl.range, value.range_point()) {
+        let checked = T::parse_value(raw.value)
+            .map_err(|reason| match decl.range {
+                // A whole number too large for the type is out of the
+                // declared range: say the range, not "an integer".
+                Some(range) if raw.value.trim().parse::<i128>().is_ok() => {
+                    format!("expected {range}")
+                }
+                _ => reason,
+            })
+            .and_then(|value| match (decl.range, value.range_point()) {
                 (Some(range), Some(point)) if !range.contains(point) => {
                     Err(format!("expected {range}"))
                 }
@@ -738,6 +762,26 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("expected -1 to 5"));
+        // A whole number beyond the type is out of the range too, and said
+        // so (not "expected an integer").
+        p.set("x.level", "18446744073709551615", Origin::Flag("-p"));
+        assert!(p
+            .get(&LEVEL)
+            .unwrap_err()
+            .to_string()
+            .ends_with("expected -1 to 5"));
+        p.set("x.timeout", "-1", Origin::Flag("-p"));
+        assert!(p
+            .get(&TIMEOUT)
+            .unwrap_err()
+            .to_string()
+            .ends_with("expected 0 to 2147483647"));
+        p.set("x.timeout", "ten", Origin::Flag("-p"));
+        assert!(p
+            .get(&TIMEOUT)
+            .unwrap_err()
+            .to_string()
+            .ends_with("expected an unsigned integer"));
         assert_eq!(
             TIMEOUT.decl().type_text(),
             "unsigned integer, 0 to 2147483647"

@@ -510,6 +510,44 @@ pub enum Protocol {
 }
 
 impl StoreDescriptor {
+    /// `error` from [`open`](Self::open) with the properties that named
+    /// the server it could not reach, and where they were set (`cannot
+    /// open redis: cannot connect to 127.0.0.1:6380: Connection refused
+    /// (the server from redis.host=127.0.0.1 (default), redis.port=6380
+    /// (-p flag))`): an unusable store is reported as bad input is, one
+    /// line naming the input. Errors of stores with no
+    /// [`server`](Self::server), and errors that name a property already,
+    /// are returned as they are.
+    pub fn name_server_in(&self, error: StoreError, props: &Properties) -> StoreError {
+        let Some(server) = self.server else {
+            return error;
+        };
+        let names: &[&str] = match &server.address {
+            ServerAddress::HostPort { host, port } => &[host, port],
+            ServerAddress::Url(url) => std::slice::from_ref(url),
+        };
+        let described: Vec<String> = names
+            .iter()
+            .filter_map(|name| self.properties.iter().find(|d| d.name == *name))
+            .map(|decl| props.describe(decl))
+            .collect();
+        if described.is_empty() {
+            return error;
+        }
+        let from = format!("the server from {}", described.join(", "));
+        match error {
+            StoreError::Open { store, message } => StoreError::Open {
+                store,
+                message: format!("{message} ({from})"),
+            },
+            StoreError::Io { context, source } => StoreError::Io {
+                context: format!("{context} ({from})"),
+                source,
+            },
+            other => other,
+        }
+    }
+
     /// A store called `name`, with no aliases and no capabilities.
     pub const fn new(
         name: &'static str,
@@ -670,6 +708,62 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    /// Issue 35 item 4: a client store that cannot reach its server names
+    /// the properties that said where it is, with their origins (and no
+    /// password from a URL).
+    #[test]
+    fn an_unreachable_server_is_named_by_its_properties() {
+        fn open(_: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
+            Err(StoreError::Other("unused".into()))
+        }
+        use crate::properties::Property;
+        const HOST: Property<String> = Property::new("kv.host", "127.0.0.1", "The host.");
+        const PORT: Property<u64> = Property::new("kv.port", "7000", "The port.");
+        const URL: Property<String> = Property::new("kv.url", "http://127.0.0.1/", "The URL.");
+        const HOST_PORT: StoreDescriptor =
+            StoreDescriptor::new("kv", "test", &[HOST.decl(), PORT.decl()], open).with_server(
+                ServerClient::new(
+                    Protocol::Resp,
+                    ServerAddress::HostPort {
+                        host: "kv.host",
+                        port: "kv.port",
+                    },
+                ),
+            );
+        const BY_URL: StoreDescriptor = StoreDescriptor::new("kv", "test", &[URL.decl()], open)
+            .with_server(ServerClient::new(
+                Protocol::Http,
+                ServerAddress::Url("kv.url"),
+            ));
+        let props = Properties::new().with("kv.port", 7001);
+        let refused = || StoreError::Open {
+            store: "kv".into(),
+            message: "cannot connect: refused".into(),
+        };
+        assert_eq!(
+            HOST_PORT.name_server_in(refused(), &props).to_string(),
+            "cannot open kv: cannot connect: refused (the server from kv.host=127.0.0.1 (default), kv.port=7001 (set by the program))"
+        );
+        let props = Properties::new().with("kv.url", "http://root:S3cr3tPW@127.0.0.1:1/");
+        let text = BY_URL.name_server_in(refused(), &props).to_string();
+        assert!(
+            text.ends_with(
+                "(the server from kv.url=http://<redacted>@127.0.0.1:1/ (set by the program))"
+            ),
+            "{text}"
+        );
+        // A store with no server, and errors naming a property already,
+        // are left as they are.
+        const EMBEDDED: StoreDescriptor = StoreDescriptor::new("kv", "test", &[], open);
+        assert_eq!(
+            EMBEDDED.name_server_in(refused(), &props).to_string(),
+            "cannot open kv: cannot connect: refused"
+        );
+        let bad = StoreError::Property(props.invalid(URL.decl(), "not a URL"));
+        let text = BY_URL.name_server_in(bad, &props).to_string();
+        assert!(!text.contains("the server from"), "{text}");
     }
 
     /// A store thread holding one record under the key `k`.

@@ -110,6 +110,18 @@ const SETTING_FLAGS: &[&str] = &[
     "--use_existing_db",
 ];
 
+/// The flag of `ycsb bench` nearest to the unknown `flag`, if any is near
+/// enough to be a misspelling of it.
+fn nearest_flag(flag: &str) -> Option<String> {
+    let known = SETTING_FLAGS
+        .iter()
+        .chain(BOOL_FLAGS)
+        .copied()
+        .chain(ENGINE_FLAGS.iter().map(|f| f.flag))
+        .chain(["--help"]);
+    ycsb_db::nearest_name(flag, known).map(str::to_string)
+}
+
 /// Whether `flag` (with two dashes) is one of db_bench's engine flags.
 pub(crate) fn is_engine_flag(flag: &str) -> bool {
     ENGINE_FLAGS.iter().any(|f| f.flag == flag)
@@ -150,10 +162,17 @@ pub enum ArgsError {
         expected: &'static str,
     },
     /// A flag db_bench's vocabulary does not have.
-    #[error("unknown flag '{flag}' for 'ycsb bench' (see 'ycsb bench --help')")]
+    #[error(
+        "unknown flag '{flag}' for 'ycsb bench'{} (see 'ycsb bench --help')",
+        .nearest.as_ref().map(|n| format!("; did you mean '{n}'?")).unwrap_or_default()
+    )]
     UnknownFlag {
         /// The flag, with two dashes.
         flag: String,
+        /// The known flag nearest to it ([`ycsb_db::nearest_name`], the
+        /// rule of unknown properties, stores and `ycsb` flags), if any is
+        /// near enough.
+        nearest: Option<String>,
     },
     /// A word that is not a flag.
     #[error("unexpected argument '{argument}' for 'ycsb bench' (flags are --name=value)")]
@@ -388,6 +407,7 @@ impl Args {
                 None => {
                     return Err(ArgsError::UnknownFlag {
                         flag: flag.to_string(),
+                        nearest: nearest_flag(flag),
                     })
                 }
             },
@@ -570,6 +590,10 @@ Engine flags (set the store's properties; warned about and ignored elsewhere):
 
 Fill benchmarks start on an empty database where the store can give one
 ({fresh}); the others keep their data.
+
+Exit status: 0 done; 2 bad input (a misspelt flag or benchmark is answered
+with the nearest one) or a store that cannot be used, one line, nothing run;
+1 a failure while a benchmark ran.
 ",
         names = names.join(", "),
         fresh = stores
@@ -644,7 +668,18 @@ mod tests {
             ("--num=ten", "--num: invalid value 'ten'"),
             ("--num=0", "--num: must be at least 1"),
             ("--benchmarks=fillseq,bogus", "unknown benchmark 'bogus'"),
-            ("--frobnicate=1", "unknown flag '--frobnicate'"),
+            (
+                "--frobnicate=1",
+                "unknown flag '--frobnicate' for 'ycsb bench' (see",
+            ),
+            // Misspellings get the nearest flag, with either dash count.
+            (
+                "--threds=2",
+                "unknown flag '--threds' for 'ycsb bench'; did you mean '--threads'?",
+            ),
+            ("-benchmark=fillseq", "did you mean '--benchmarks'?"),
+            ("--cache_sise=1", "did you mean '--cache_size'?"),
+            ("--db_engin=memory", "did you mean '--db_engine'?"),
             ("--histogram=maybe", "--histogram: invalid value 'maybe'"),
             ("--compression_ratio=2", "--compression_ratio"),
             ("--threads", "flag --threads needs a value"),

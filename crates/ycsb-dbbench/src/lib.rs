@@ -196,6 +196,7 @@ pub fn parse_benchmarks(list: &str) -> Result<Vec<BenchmarkKind>, BenchError> {
         .map(|name| {
             BenchmarkKind::from_name(name).ok_or_else(|| BenchError::UnknownBenchmark {
                 name: name.to_string(),
+                nearest: ycsb_db::nearest_name(name, BenchmarkKind::names()).map(str::to_string),
                 known: BenchmarkKind::names().collect::<Vec<_>>().join(", "),
             })
         })
@@ -337,10 +338,16 @@ impl Settings {
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
     /// A name in `--benchmarks` that is not a benchmark.
-    #[error("--benchmarks: unknown benchmark '{name}' (known: {known})")]
+    #[error(
+        "--benchmarks: unknown benchmark '{name}'{} (known: {known})",
+        .nearest.as_ref().map(|n| format!("; did you mean '{n}'?")).unwrap_or_default()
+    )]
     UnknownBenchmark {
         /// The name given.
         name: String,
+        /// The benchmark nearest to it, if any is near enough to be a
+        /// misspelling ([`ycsb_db::nearest_name`]).
+        nearest: Option<String>,
         /// The known names.
         known: String,
     },

@@ -51,7 +51,18 @@ fn names_round_trip_and_unknown_names_are_errors() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.starts_with("--benchmarks: unknown benchmark 'readrandm' (known: fillseq,"),
+        err.starts_with(
+            "--benchmarks: unknown benchmark 'readrandm'; did you mean 'readrandom'? (known: fillseq,"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_name_far_from_every_benchmark_gets_no_suggestion() {
+    let err = parse_benchmarks("compact").unwrap_err().to_string();
+    assert!(
+        err.starts_with("--benchmarks: unknown benchmark 'compact' (known: fillseq,"),
         "{err}"
     );
 }

@@ -325,7 +325,17 @@ impl EtcdStore {
     /// [`StoreError::Open`] when no member answers or authentication
     /// fails (the message never holds the password).
     pub fn open(properties: &Properties) -> Result<Self, StoreError> {
-        Self::with_config(EtcdConfig::from_properties(properties)?)
+        Self::with_config(EtcdConfig::from_properties(properties)?).map_err(|e| match e {
+            // Name the input, as a bad input's one line does.
+            StoreError::Open { store, message } => StoreError::Open {
+                store,
+                message: format!(
+                    "{message} (the members from {})",
+                    properties.describe(ENDPOINTS.decl())
+                ),
+            },
+            other => other,
+        })
     }
 
     /// Opens the store with settings already read.

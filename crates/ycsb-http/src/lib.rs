@@ -238,7 +238,11 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
 .with_debian(ycsb_db::DebianPackages::new(&[], &[], &["nginx-light"]));
 
 fn open_store(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
-    Ok(Box::new(HttpStore::open(context.properties)?))
+    let store = HttpStore::open(context.properties)?;
+    // As the redis and etcd stores: a server that is not there makes the
+    // store unusable before anything runs, not a failure of every thread.
+    store.check_reachable()?;
+    Ok(Box::new(store))
 }
 
 /// The largest response body accepted (a scan of many large records).
@@ -565,6 +569,20 @@ impl HttpStore {
             partial_update: props.get(&UPDATE_PARTIAL)?,
             timeout,
             url,
+        })
+    }
+
+    /// Connects once, to check that a server listens at `http.url`
+    /// (the descriptor's open does; [`HttpStore::open`] makes no
+    /// connection).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Open`] when no connection could be made.
+    pub fn check_reachable(&self) -> Result<(), StoreError> {
+        self.connect().map(drop).map_err(|e| StoreError::Open {
+            store: "http".into(),
+            message: format!("cannot connect to {}: {e}", self.url),
         })
     }
 
@@ -1040,8 +1058,22 @@ mod tests {
     #[test]
     fn descriptor_opens_and_declares_every_property_once() {
         assert!(DESCRIPTOR.matches("HTTP") && DESCRIPTOR.matches("rest"));
-        let p = props(&[("http.preset", "webdav")]);
+        // The descriptor's open connects once: a real listener answers.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let p = props(&[("http.preset", "webdav"), ("http.url", &url)]);
         assert!((DESCRIPTOR.open)(&StoreContext::new(&p)).is_ok());
+        // Nothing listens there any more: the store cannot be used.
+        drop(listener);
+        let Err(err) = (DESCRIPTOR.open)(&StoreContext::new(&p)) else {
+            panic!("opened against a closed port");
+        };
+        assert!(matches!(err, StoreError::Open { .. }), "{err}");
+        assert!(
+            err.to_string()
+                .contains(&format!("cannot connect to {url}")),
+            "{err}"
+        );
         let mut names: Vec<_> = PROPERTIES.iter().map(|d| d.name).collect();
         assert!(names.iter().all(|n| n.starts_with("http.")));
         names.sort_unstable();

@@ -197,7 +197,9 @@ pub(crate) fn linked_library() -> Option<String> {
 /// What the environment is opened with.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct EnvOptions {
-    pub map_size: usize,
+    /// `None`: LMDB's own (the stored size of an existing database, else
+    /// its default).
+    pub map_size: Option<usize>,
     pub max_readers: u32,
     pub flags: c_uint,
 }
@@ -237,10 +239,9 @@ impl Env {
         let mut guard = Env { env, dbi: 0 };
         // SAFETY: a freshly created environment, not yet opened.
         unsafe {
-            check(
-                mdb_env_set_mapsize(raw, options.map_size),
-                "mdb_env_set_mapsize",
-            )?;
+            if let Some(size) = options.map_size {
+                check(mdb_env_set_mapsize(raw, size), "mdb_env_set_mapsize")?;
+            }
             check(
                 mdb_env_set_maxreaders(raw, options.max_readers),
                 "mdb_env_set_maxreaders",

@@ -16,16 +16,18 @@ pub const DBPATH: Property<PathBuf> = Property::optional(
 );
 
 /// `lmdb.mapsize`: the size of the memory map, the database's limit.
-pub const MAPSIZE: Property<u64> = Property::new(
+pub const MAPSIZE: Property<i64> = Property::new(
     "lmdb.mapsize",
     "1073741824",
     "Bytes of the memory map, the largest the database may grow to (a write beyond it \
-     fails with MDB_MAP_FULL). The default is the 1 GiB of YCSB-cpp's lmdb.properties; \
-     YCSB-cpp's own default of -1 is not a usable size. With lmdb.writemap, all of it is \
-     allocated on disk at open.",
+     fails with MDB_MAP_FULL). The default is the 1 GiB of YCSB-cpp's lmdb.properties. \
+     -1 is YCSB-cpp's \"use default\": LMDB's own size (an existing database's stored \
+     size, else LMDB's default of 1 MiB); YCSB-cpp's code itself turns -1 into a size LMDB \
+     cannot map. With lmdb.writemap, all of the map is allocated on disk at open.",
 )
-// The map is a file's length (an off_t) with lmdb.writemap.
-.range(1, i64::MAX as i128);
+// The map is a file's length (an off_t) with lmdb.writemap; -1 leaves it
+// to LMDB.
+.range(-1, i64::MAX as i128);
 
 /// `lmdb.nosync`.
 pub const NOSYNC: Property<bool> = Property::new(
@@ -107,8 +109,14 @@ pub(crate) struct Config {
 impl Config {
     pub fn from_properties(p: &Properties) -> Result<Config, PropertyError> {
         let dir = DirSetting::from_properties(p, &DBPATH, &DESTROY)?;
-        let map_size = usize::try_from(p.get(&MAPSIZE)?)
-            .map_err(|_| p.invalid(MAPSIZE.decl(), "expected a size that fits in memory"))?;
+        let map_size =
+            match p.get(&MAPSIZE)? {
+                -1 => None,
+                0 => return Err(p.invalid(MAPSIZE.decl(), "expected a size in bytes, or -1")),
+                size => Some(usize::try_from(size).map_err(|_| {
+                    p.invalid(MAPSIZE.decl(), "expected a size that fits in memory")
+                })?),
+            };
         let max_readers = p.get(&MAXREADERS)?;
         let mut flags = 0;
         for (prop, flag) in [
@@ -140,7 +148,7 @@ impl Config {
             DBPATH.name(),
             self.dir.path.display(),
             MAPSIZE.name(),
-            self.env.map_size,
+            self.env.map_size.map_or(-1, |size| size as i64),
             MAXREADERS.name(),
             self.env.max_readers,
         );
@@ -173,12 +181,31 @@ mod tests {
         assert_eq!(
             c.env,
             EnvOptions {
-                map_size: 1 << 30,
+                map_size: Some(1 << 30),
                 max_readers: 1024,
                 flags: 0
             }
         );
         assert!(!c.dir.destroy);
+    }
+
+    #[test]
+    fn mapsize_minus_one_leaves_the_size_to_lmdb_as_ycsb_cpp_documents() {
+        let c = Config::from_properties(&props(&[("lmdb.dbpath", "d"), ("lmdb.mapsize", "-1")]))
+            .unwrap();
+        assert_eq!(c.env.map_size, None);
+        assert!(
+            c.describe().contains("lmdb.mapsize=-1\n"),
+            "{}",
+            c.describe()
+        );
+        for bad in ["0", "-2"] {
+            let err =
+                Config::from_properties(&props(&[("lmdb.dbpath", "d"), ("lmdb.mapsize", bad)]))
+                    .unwrap_err()
+                    .to_string();
+            assert!(err.contains("lmdb.mapsize") && err.contains(bad), "{err}");
+        }
     }
 
     #[test]
@@ -194,7 +221,7 @@ mod tests {
             ("lmdb.destroy", "true"),
         ]))
         .unwrap();
-        assert_eq!(c.env.map_size, 4_096_000);
+        assert_eq!(c.env.map_size, Some(4_096_000));
         assert_eq!(
             c.env.flags,
             MDB_NOSYNC | MDB_NOMETASYNC | MDB_NORDAHEAD | MDB_WRITEMAP | MDB_MAPASYNC
@@ -206,12 +233,12 @@ mod tests {
     #[test]
     fn errors_name_the_property_and_origin() {
         for (key, value, reason) in [
-            ("lmdb.mapsize", "-1", "expected an unsigned integer"),
-            ("lmdb.mapsize", "0", "expected 1 to 9223372036854775807"),
+            ("lmdb.mapsize", "-2", "expected -1 to 9223372036854775807"),
+            ("lmdb.mapsize", "0", "expected a size in bytes, or -1"),
             (
                 "lmdb.mapsize",
                 "9223372036854775808",
-                "expected 1 to 9223372036854775807",
+                "expected -1 to 9223372036854775807",
             ),
             ("lmdb.nosync", "yes", "expected true or false"),
             ("lmdb.maxreaders", "0", "expected 1 to 4294967295"),

@@ -262,3 +262,44 @@ fn writemap_reserves_the_map_so_a_full_disk_is_an_error_not_sigbus() {
     let mut out = Record::new();
     assert_eq!(t.read(TABLE, "user0", Fields::All, &mut out), Status::Ok);
 }
+
+/// Issue 35 item 5: `lmdb.mapsize=-1`, YCSB-cpp's "use default", leaves
+/// the size to LMDB: a database keeps the map it was made with (here
+/// 64 MiB, where LMDB's own default of 1 MiB would be full after 4 MiB of
+/// values), and a new one opens with LMDB's default.
+#[test]
+fn mapsize_minus_one_keeps_the_stored_map_size() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = open(dir.path(), &[("lmdb.nosync", "true")]);
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        assert_eq!(t.insert(TABLE, "first", &record(&[("f", "v")])), Status::Ok);
+        drop(t);
+        store.close().unwrap();
+    }
+    let store = open(
+        dir.path(),
+        &[("lmdb.mapsize", "-1"), ("lmdb.nosync", "true")],
+    );
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_eq!(
+        t.read(TABLE, "first", Fields::All, &mut Record::new()),
+        Status::Ok
+    );
+    let value = "x".repeat(64 << 10);
+    for i in 0..64 {
+        let key = format!("big{i:02}");
+        assert_eq!(
+            t.insert(TABLE, &key, &record(&[("f", &value)])),
+            Status::Ok,
+            "{key}"
+        );
+    }
+    drop(t);
+    store.close().unwrap();
+
+    let fresh = tempfile::tempdir().unwrap();
+    let store = open(fresh.path(), &[("lmdb.mapsize", "-1")]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
+}

@@ -479,7 +479,10 @@ fn finish_sections(sums: Vec<SectionSum>, statuses: &[String]) -> Vec<SectionRep
                 .percentiles
                 .iter()
                 .map(|&percentile| {
-                    let ns = java_percentile(&sum.histogram, percentile);
+                    // Within the exact extremes, as a single client
+                    // reports them: a bucket's value may lie above Max.
+                    let ns = java_percentile(&sum.histogram, percentile)
+                        .clamp(m.min_ns, m.max_ns.max(m.min_ns));
                     PercentileLatency {
                         percentile,
                         us: ns / 1_000,

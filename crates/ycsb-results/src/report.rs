@@ -304,6 +304,9 @@ pub enum Operation {
     Insert,
     /// A scan of consecutive records.
     Scan,
+    /// A scan's latency divided by the records it returned (Java master's
+    /// `SCAN-LATENCY-PER-RECORD`, measured beside `SCAN` with no status).
+    ScanLatencyPerRecord,
     /// A read followed by an update of the same record (timed as one).
     ReadModifyWrite,
     /// A delete of one record.
@@ -316,11 +319,12 @@ pub enum Operation {
 
 impl Operation {
     /// Every operation, in report order.
-    pub const ALL: [Operation; 8] = [
+    pub const ALL: [Operation; 9] = [
         Operation::Read,
         Operation::Update,
         Operation::Insert,
         Operation::Scan,
+        Operation::ScanLatencyPerRecord,
         Operation::ReadModifyWrite,
         Operation::Delete,
         Operation::Verify,
@@ -343,6 +347,7 @@ impl Operation {
             Operation::Update => "UPDATE",
             Operation::Insert => "INSERT",
             Operation::Scan => "SCAN",
+            Operation::ScanLatencyPerRecord => "SCAN-LATENCY-PER-RECORD",
             Operation::ReadModifyWrite => "READ-MODIFY-WRITE",
             Operation::Delete => "DELETE",
             Operation::Verify => "VERIFY",
@@ -357,6 +362,7 @@ impl Operation {
             Operation::Update => "Intended-UPDATE",
             Operation::Insert => "Intended-INSERT",
             Operation::Scan => "Intended-SCAN",
+            Operation::ScanLatencyPerRecord => "Intended-SCAN-LATENCY-PER-RECORD",
             Operation::ReadModifyWrite => "Intended-READ-MODIFY-WRITE",
             Operation::Delete => "Intended-DELETE",
             Operation::Verify => "Intended-VERIFY",

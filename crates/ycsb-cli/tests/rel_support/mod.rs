@@ -220,6 +220,20 @@ impl StderrLines {
     }
 }
 
+/// The operations a Java status line counts (`... 12 sec: 3456
+/// operations; ...`), if `line` is one.
+pub fn status_line_operations(line: &str) -> Option<u64> {
+    line.split_once(" sec: ")
+        .and_then(|(_, rest)| rest.split_once(" operations;"))
+        .and_then(|(count, _)| count.parse::<u64>().ok())
+}
+
+/// Whether `line` is a status line that counted operations: the first
+/// line, at 0 seconds as Java's, comes before any operation.
+pub fn status_with_operations(line: &str) -> bool {
+    status_line_operations(line).is_some_and(|count| count > 0)
+}
+
 /// Waits for `child` to end, killing it after `timeout` (a hang is a
 /// failure of the test, not a stuck CI job).
 pub fn wait_bounded(child: &mut Child, timeout: Duration, what: &str) -> std::process::ExitStatus {

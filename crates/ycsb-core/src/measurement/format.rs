@@ -30,8 +30,11 @@ pub fn java_double(value: f64) -> String {
 
 /// A number as Java's `new DecimalFormat("#.##")` prints it: at most two
 /// fractional digits, rounded half-even on the exact binary value, no
-/// trailing zeros, and no leading zero before the point (`0.5` gives
-/// `.5`, `0` gives `0`).
+/// trailing zeros (`0.5` gives `0.5`, `0.59` gives `0.59`, `0` gives `0`).
+///
+/// DecimalFormat reads a pattern of `#` only before the point as one
+/// integer digit at least, so a number below 1 keeps its `0`; only a
+/// pattern with a `0` after the point (`#.00`) prints `.5`.
 pub fn java_decimal(value: f64) -> String {
     if value.is_nan() {
         return "NaN".to_string();
@@ -42,16 +45,10 @@ pub fn java_decimal(value: f64) -> String {
     // Rust's fixed-precision formatting rounds the exact binary value,
     // ties to even, as DecimalFormat's default HALF_EVEN does.
     let fixed = format!("{value:.2}");
-    let trimmed = fixed.trim_end_matches('0').trim_end_matches('.');
-    let (sign, digits) = match trimmed.strip_prefix('-') {
-        Some(rest) => ("-", rest),
-        None => ("", trimmed),
-    };
-    let digits = match digits.strip_prefix("0.") {
-        Some(fraction) => format!(".{fraction}"),
-        None => digits.to_string(),
-    };
-    format!("{sign}{digits}")
+    fixed
+        .trim_end_matches('0')
+        .trim_end_matches('.')
+        .to_string()
 }
 
 /// A percentile as Java names it in `<ordinal>PercentileLatency(us)`:
@@ -74,10 +71,12 @@ pub fn java_ordinal(percentile: f64) -> String {
 }
 
 /// Java's RemainingFormatter: `2 days 3 hours `, `1 hour 5 minutes `,
-/// `1 minute `, `42 seconds ` (with its trailing space).
+/// `1 minute `, `42 seconds `, `3 second ` (with its trailing space).
 ///
-/// As Java, minutes are left out from a day up, seconds are shown only
-/// under a minute, and the unit is `seconds` even for one second.
+/// As Java, minutes are left out from a day up and seconds are shown only
+/// under a minute. The unit of seconds is Java's too: it tests the length
+/// of the text written so far (`time.length() == 1`), so one digit reads
+/// `second` (`0 second`, `3 second`) and two read `seconds`.
 pub fn remaining_text(seconds: u64) -> String {
     let mut text = String::new();
     let days = seconds / 86_400;
@@ -105,7 +104,8 @@ pub fn remaining_text(seconds: u64) -> String {
         }
     }
     if text.is_empty() {
-        let _ = write!(text, "{seconds} seconds ");
+        let unit = if seconds < 10 { "second" } else { "seconds" };
+        let _ = write!(text, "{seconds} {unit} ");
     }
     text
 }
@@ -133,7 +133,9 @@ pub struct StatusLine<'a> {
 ///
 /// `2021-04-24 11:57:04:722 10 sec: 297225 operations; 29719.53 current
 /// ops/sec; est completion in 1 minute [INSERT: Count=297276, Max=75647,
-/// Min=85, Avg=244.15, 90=310, 99=508, 99.9=1792, 99.99=18335]`
+/// Min=85, Avg=244.15, 50=201, 90=310, 99=508, 99.9=1792, 99.99=18335]`
+///
+/// (Java master's `OneMeasurementHdrHistogram`, which added `50=` in 2025.)
 ///
 /// The interval throughput is left out while no operation has completed
 /// (as Java), and so is the completion estimate (Java then prints an
@@ -168,12 +170,13 @@ pub fn format_status_line(line: &StatusLine<'_>, snapshot: &IntervalSnapshot) ->
     for s in &snapshot.sections {
         let _ = write!(
             text,
-            "[{}: Count={}, Max={}, Min={}, Avg={}, 90={}, 99={}, 99.9={}, 99.99={}] ",
+            "[{}: Count={}, Max={}, Min={}, Avg={}, 50={}, 90={}, 99={}, 99.9={}, 99.99={}] ",
             s.name,
             s.count,
             s.max_us,
             s.min_us,
             java_decimal(s.mean_us),
+            s.p50_us,
             s.p90_us,
             s.p99_us,
             s.p999_us,

@@ -71,6 +71,7 @@
 mod export;
 mod flat;
 mod format;
+mod go_summary;
 pub(crate) mod hdrlog;
 mod java;
 pub(crate) mod recorder;
@@ -84,6 +85,7 @@ pub use export::{
     JavaJsonExporter, JsonArrayExporter, JsonExporter, TextExporter,
 };
 pub use format::{format_status_line, java_ordinal, StatusLine};
+pub use go_summary::{write_go_summary, OutputStyle};
 pub(crate) use hdrlog::HdrLogSettings;
 pub use hdrlog::{
     decode_histogram, encode_histogram, read_interval_log, HdrLogError, IntervalLog,

@@ -30,7 +30,7 @@ const fn section_index(op: Operation, intended: bool, kind: usize) -> usize {
 }
 
 /// The percentiles of a status line, as Java's `getSummary`.
-const STATUS_PERCENTILES: [f64; 4] = [90.0, 99.0, 99.9, 99.99];
+const STATUS_PERCENTILES: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 99.99];
 
 /// HdrHistogram precision: values are kept to 3 significant digits (0.1 %).
 const SIGNIFICANT_DIGITS: u8 = 3;
@@ -205,9 +205,17 @@ impl<H: Latencies> Stats<H> {
 }
 
 impl<C: Counter> Stats<Histogram<C>> {
-    /// The value at `percentile` (in `(0, 100]`), by [`java_percentile`].
+    /// The value at `percentile` (in `(0, 100]`), by [`java_percentile`],
+    /// kept within the exact extremes.
+    ///
+    /// A histogram bucket's value lies up to 0.1 % above the values it
+    /// holds, while the minimum and maximum beside it are exact: unclamped,
+    /// a report could print `99.9=21790` next to `Max=21781`. (Java reads
+    /// all of them off its buckets, so its percentiles never pass its
+    /// maximum either.)
     fn percentile_ns(&self, percentile: f64) -> u64 {
-        java_percentile(&self.histogram, percentile)
+        let min_ns = self.min_ns();
+        java_percentile(&self.histogram, percentile).clamp(min_ns, self.max_ns.max(min_ns))
     }
 }
 
@@ -344,10 +352,13 @@ fn section_label(op: Operation, prefixed: bool, kind: usize) -> &'static str {
 }
 
 /// Whether an operation reports a status: Java prints no `Return=` lines
-/// for `READ-MODIFY-WRITE` and `CLEANUP`.
+/// for `READ-MODIFY-WRITE`, `CLEANUP` and `SCAN-LATENCY-PER-RECORD`.
 #[inline]
 fn reports_status(op: Operation) -> bool {
-    !matches!(op, Operation::ReadModifyWrite | Operation::Cleanup)
+    !matches!(
+        op,
+        Operation::ReadModifyWrite | Operation::Cleanup | Operation::ScanLatencyPerRecord
+    )
 }
 
 /// Microseconds since the Unix epoch; its thousandth is Java's
@@ -521,6 +532,7 @@ impl Measurements {
                 min_us: 0,
                 max_us: 0,
                 mean_us: 0.0,
+                p50_us: 0,
                 p90_us: 0,
                 p99_us: 0,
                 p999_us: 0,
@@ -528,12 +540,13 @@ impl Measurements {
                 returns: [0; Status::COUNT],
             };
             if let Some(stats) = interval[index].as_deref_mut() {
-                let [p90, p99, p999, p9999] =
+                let [p50, p90, p99, p999, p9999] =
                     STATUS_PERCENTILES.map(|p| to_us(stats.percentile_ns(p)));
                 figures.count = stats.count();
                 figures.min_us = to_us(stats.min_ns());
                 figures.max_us = to_us(stats.max_ns);
                 figures.mean_us = stats.mean_ns() / 1_000.0;
+                figures.p50_us = p50;
                 figures.p90_us = p90;
                 figures.p99_us = p99;
                 figures.p999_us = p999;
@@ -983,6 +996,8 @@ pub struct IntervalSection {
     pub max_us: u64,
     /// The mean latency (0 when none).
     pub mean_us: f64,
+    /// The median.
+    pub p50_us: u64,
     /// The 90th percentile.
     pub p90_us: u64,
     /// The 99th percentile.

@@ -243,12 +243,13 @@ impl JavaReport for PhaseReport {
 
 /// go-ycsb's CSV rows of a phase (see [`JavaReport::write_raw`]).
 fn write_go_csv_rows(phase: &PhaseReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    // go-ycsb measures no clean-up.
-    for s in phase
-        .sections
-        .iter()
-        .filter(|s| s.operation != Operation::Cleanup)
-    {
+    // go-ycsb measures no clean-up and no latency per scanned record.
+    for s in phase.sections.iter().filter(|s| {
+        !matches!(
+            s.operation,
+            Operation::Cleanup | Operation::ScanLatencyPerRecord
+        )
+    }) {
         let mut name = s.operation.name().replace('-', "_");
         if s.intended {
             name.insert_str(0, "INTENDED_");
@@ -272,7 +273,10 @@ fn write_go_csv_rows(phase: &PhaseReport, out: &mut dyn std::io::Write) -> std::
                 && s.intended == measured_intended
                 && !matches!(
                     s.operation,
-                    Operation::ReadModifyWrite | Operation::Verify | Operation::Cleanup
+                    Operation::ReadModifyWrite
+                        | Operation::ScanLatencyPerRecord
+                        | Operation::Verify
+                        | Operation::Cleanup
                 )
         })
         .flat_map(raw_points)

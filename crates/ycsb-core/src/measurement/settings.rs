@@ -60,6 +60,9 @@ impl ycsb_db::Choice for MeasurementTypeChoice {
         ("timeseries", Self(MeasurementType::TimeSeries)),
         ("raw", Self(MeasurementType::Raw)),
         ("csv", Self(MeasurementType::Csv)),
+        // YCSB-cpp's default (count, minimum, maximum and average per
+        // operation): hdrhistogram reports those figures, and more.
+        ("basic", Self(MeasurementType::HdrHistogram)),
     ];
     const NAMES: &'static [&'static str] = &[
         "histogram",
@@ -118,7 +121,7 @@ pub const EXPORT_FILE: Property<PathBuf> = Property::optional(
 pub(crate) const MEASUREMENT_TYPE: Property<MeasurementTypeChoice> = Property::new(
     "measurementtype",
     "hdrhistogram",
-    "How latencies are kept and reported, as Java: hdrhistogram (percentiles within 0.1 %), histogram (1 ms buckets up to histogram.buckets, LatencyVariance, 95th/99th as bucket x 1000), hdrhistogram+histogram (HdrOP then BucketOP sections), hdrhistogram+raw (HdrOP then RawOP sections), timeseries (average latency per timeseries.granularity milliseconds) or raw (every latency written out); or go-ycsb's csv (the report as hdrhistogram, and every latency as go-ycsb's CSV in measurement.output_file).",
+    "How latencies are kept and reported, as Java: hdrhistogram (percentiles within 0.1 %; YCSB-cpp's basic is read as it), histogram (1 ms buckets up to histogram.buckets, LatencyVariance, 95th/99th as bucket x 1000), hdrhistogram+histogram (HdrOP then BucketOP sections), hdrhistogram+raw (HdrOP then RawOP sections), timeseries (average latency per timeseries.granularity milliseconds) or raw (every latency written out); or go-ycsb's csv (the report as hdrhistogram, and every latency as go-ycsb's CSV in measurement.output_file).",
 );
 
 /// `histogram.buckets`.
@@ -167,6 +170,13 @@ pub const LATENCY_TRACKED_ERRORS: Property<Vec<String>> = Property::optional(
     "Comma-separated statuses (NOT_FOUND,ERROR,...) whose failed operations are measured under `<OP>-<STATUS>`; other failures go to `<OP>-FAILED`. Ignored with reportlatencyforeacherror=true, as in Java.",
 );
 
+/// `outputstyle` (go-ycsb's; also `measurement.output_style`).
+pub const OUTPUT_STYLE: Property<super::OutputStyle> = Property::optional(
+    "outputstyle",
+    "go-ycsb's summary of each phase on standard output instead of Java's text report: plain (`READ   - Takes(s): 10.0, Count: 4999, OPS: 499.9, Avg(us): ...`), table (a bordered table) or json (one line); one row per operation in go-ycsb's names (READ_MODIFY_WRITE, failures as READ_ERROR) and TOTAL. Unset: Java's report. Takes(s) is the phase's runtime for every row.",
+)
+.aliases(&["measurement.output_style"]);
+
 /// Every property the measurement module reads.
 pub const PROPERTIES: &[&PropertyDecl] = &[
     PERCENTILES.decl(),
@@ -183,6 +193,7 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     CSV_OUTPUT_FILE.decl(),
     REPORT_LATENCY_FOR_EACH_ERROR.decl(),
     LATENCY_TRACKED_ERRORS.decl(),
+    OUTPUT_STYLE.decl(),
     super::hdrlog::HDR_FILE_OUTPUT.decl(),
     super::hdrlog::HDR_OUTPUT_PATH.decl(),
 ];
@@ -231,6 +242,9 @@ pub struct MeasurementSettings {
     /// `timeseries.granularity` in milliseconds for
     /// `measurementtype=timeseries` (Java's unit and default).
     pub timeseries_granularity_ms: u64,
+    /// `outputstyle`: go-ycsb's summary on standard output instead of
+    /// Java's text report; `None` for Java's.
+    pub output_style: Option<super::OutputStyle>,
 }
 
 /// Where the latency of a failed operation goes, per status: Java's
@@ -263,6 +277,7 @@ impl Default for MeasurementSettings {
             csv_output_file: None,
             failures: FailureSections::default(),
             timeseries_granularity_ms: 1000,
+            output_style: None,
         }
     }
 }
@@ -337,13 +352,28 @@ impl MeasurementSettings {
             }
         })?;
 
+        let exporter = props.get(&EXPORTER)?;
+        let export_file = props.get_opt(&EXPORT_FILE)?;
+        let output_style = props.get_opt(&OUTPUT_STYLE)?;
+        if output_style.is_some() && exporter != ExporterKind::Text && export_file.is_none() {
+            // Both would go to standard output, the summary into the
+            // export's JSON.
+            return Err(PropertyError::Conflict {
+                message: format!(
+                    "{} prints go-ycsb's summary on standard output, where {} without exportfile writes its export: set exportfile",
+                    props.describe(OUTPUT_STYLE.decl()),
+                    props.describe(EXPORTER.decl())
+                ),
+            });
+        }
+
         Ok(Self {
             percentiles,
             interval: props.get(&MEASUREMENT_INTERVAL)?,
             status_interval,
             status_gauges: props.get(&STATUS_GAUGES)?,
-            exporter: props.get(&EXPORTER)?,
-            export_file: props.get_opt(&EXPORT_FILE)?,
+            exporter,
+            export_file,
             interval_histograms: props.get(&super::hdrlog::HDR_FILE_OUTPUT)?,
             kind,
             histogram_buckets,
@@ -353,6 +383,7 @@ impl MeasurementSettings {
             csv_output_file: props.get_opt(&CSV_OUTPUT_FILE)?,
             failures,
             timeseries_granularity_ms: crate::observe::granularity_ms(props)?,
+            output_style,
         })
     }
 
@@ -372,10 +403,14 @@ mod choice_tests {
     #[test]
     fn every_measurement_type_is_a_choice_under_its_own_name() {
         let choices = MeasurementTypeChoice::CHOICES;
-        assert_eq!(choices.len(), MeasurementType::ALL.len());
+        assert_eq!(choices.len(), MeasurementType::ALL.len() + 1);
         for (kind, (name, choice)) in MeasurementType::ALL.iter().zip(choices) {
             assert_eq!((*name, choice.0), (kind.name(), *kind));
         }
+        // YCSB-cpp's default type, accepted under its name.
+        let props = Properties::new().with("measurementtype", "basic");
+        let settings = MeasurementSettings::from_properties(&props).unwrap();
+        assert_eq!(settings.kind, MeasurementType::HdrHistogram);
         assert_eq!(
             MeasurementTypeChoice::NAMES,
             MeasurementType::ALL.map(MeasurementType::name)

@@ -53,6 +53,7 @@ fn operations_are_in_report_order_with_java_names() {
             "UPDATE",
             "INSERT",
             "SCAN",
+            "SCAN-LATENCY-PER-RECORD",
             "READ-MODIFY-WRITE",
             "DELETE",
             "VERIFY",
@@ -63,7 +64,7 @@ fn operations_are_in_report_order_with_java_names() {
         assert_eq!(op.index(), i);
         assert_eq!(op.intended_name(), format!("Intended-{}", op.name()));
     }
-    assert_eq!(Operation::COUNT, 8);
+    assert_eq!(Operation::COUNT, 9);
 }
 
 // ------------------------------------------------------------------ settings
@@ -91,6 +92,7 @@ fn settings_defaults_match_the_declarations() {
             "measurement.output_file",
             "reportlatencyforeacherror",
             "latencytrackederrors",
+            "outputstyle",
             "hdrhistogram.fileoutput",
             "hdrhistogram.output.path"
         ]
@@ -319,6 +321,22 @@ fn intervals_count_each_operation_once() {
 }
 
 #[test]
+fn a_status_line_before_the_first_tick_leaves_its_operations_to_the_ticks() {
+    let measurements = Measurements::new(&MeasurementSettings::default(), 1);
+    measurements.start_ticking();
+    let mut recorder = measurements.recorder(0);
+    for _ in 0..5 {
+        recorder.record(Operation::Read, Status::Ok, 1_000);
+    }
+    recorder.publish();
+    // Java's first status line, at 0 seconds, comes before any tick.
+    assert_eq!(measurements.take_interval().operations(), 0);
+    let tick = measurements.take_tick();
+    assert_eq!(tick.sections.iter().map(|s| s.operations()).sum::<u64>(), 5);
+    assert_eq!(measurements.take_interval().operations(), 5);
+}
+
+#[test]
 fn publish_if_due_publishes_only_after_the_period() {
     let measurements = Measurements::new(&MeasurementSettings::default(), 1);
     let mut recorder = measurements.recorder(0);
@@ -418,9 +436,12 @@ fn java_number_formats() {
 
     assert_eq!(java_decimal(29719.528047195), "29719.53");
     assert_eq!(java_decimal(244.145), "244.15");
-    assert_eq!(java_decimal(0.125), ".12"); // a tie: half-even
-    assert_eq!(java_decimal(0.375), ".38");
-    assert_eq!(java_decimal(0.5), ".5");
+    // DecimalFormat("#.##") keeps one integer digit: 0.5, not .5.
+    assert_eq!(java_decimal(0.125), "0.12"); // a tie: half-even
+    assert_eq!(java_decimal(0.375), "0.38");
+    assert_eq!(java_decimal(0.5), "0.5");
+    assert_eq!(java_decimal(0.59), "0.59");
+    assert_eq!(java_decimal(-0.5), "-0.5");
     assert_eq!(java_decimal(0.001), "0");
     assert_eq!(java_decimal(0.0), "0");
     assert_eq!(java_decimal(2.0), "2");
@@ -448,8 +469,13 @@ fn java_number_formats() {
 #[test]
 fn remaining_time_as_java() {
     for (seconds, text) in [
-        (0, "0 seconds "),
-        (1, "1 seconds "),
+        // Java tests the length of its text so far: one digit is
+        // "second", two are "seconds".
+        (0, "0 second "),
+        (1, "1 second "),
+        (3, "3 second "),
+        (9, "9 second "),
+        (10, "10 seconds "),
         (59, "59 seconds "),
         (60, "1 minute "),
         (91, "1 minute "),
@@ -487,6 +513,7 @@ fn status_line_matches_the_reference_example() {
             min_us: 85,
             max_us: 75_647,
             mean_us: 244.1512,
+            p50_us: 201,
             p90_us: 310,
             p99_us: 508,
             p999_us: 1_792,
@@ -509,7 +536,7 @@ fn status_line_matches_the_reference_example() {
         format_status_line(&line, &snapshot),
         "2021-04-24 11:57:04:722 10 sec: 297225 operations; 29719.53 current ops/sec; \
          est completion in 1 minute [INSERT: Count=297276, Max=75647, Min=85, Avg=244.15, \
-         90=310, 99=508, 99.9=1792, 99.99=18335]"
+         50=201, 90=310, 99=508, 99.9=1792, 99.99=18335]"
     );
 
     // No estimate when the run has no fixed end, no throughput before the
@@ -564,8 +591,72 @@ fn status_line_from_recorded_intervals() {
     assert_eq!(
         format_status_line(&line, &snapshot),
         "2021-04-24 11:57:04:722 20 sec: 2000 operations; 100 current ops/sec; \
-         [READ: Count=1000, Max=1000, Min=1, Avg=500.5, 90=900, 99=990, 99.9=999, 99.99=1000] \
-         [Intended-READ: Count=1000, Max=1000, Min=1, Avg=501, 90=900, 99=990, 99.9=999, 99.99=1000]"
+         [READ: Count=1000, Max=1000, Min=1, Avg=500.5, 50=500, 90=900, 99=990, 99.9=999, 99.99=1000] \
+         [Intended-READ: Count=1000, Max=1000, Min=1, Avg=501, 50=500, 90=900, 99=990, 99.9=999, 99.99=1000]"
+    );
+}
+
+#[test]
+fn status_line_has_javas_median_small_averages_and_seconds() {
+    // Two reads of 0 and 1 us: Avg=0.5 (DecimalFormat "#.##" keeps the
+    // 0), the median is the first of them.
+    let measurements = Measurements::new(&MeasurementSettings::default(), 1);
+    let mut recorder = measurements.recorder(0);
+    recorder.record(Operation::Read, Status::Ok, 300);
+    recorder.record(Operation::Read, Status::Ok, 1_000);
+    recorder.publish();
+    let snapshot = measurements.take_interval();
+    let line = StatusLine {
+        label: "",
+        now: reference_time(),
+        elapsed: Duration::from_secs(1),
+        total_operations: 2,
+        interval_operations: 2,
+        interval: Duration::from_secs(1),
+        // 6 more at 2 ops/s: Java's "3 second" (one digit, singular).
+        remaining_operations: 6,
+    };
+    assert_eq!(
+        format_status_line(&line, &snapshot),
+        "2021-04-24 11:57:04:722 1 sec: 2 operations; 2 current ops/sec; est completion in 3 second \
+         [READ: Count=2, Max=1, Min=0, Avg=0.65, 50=0, 90=1, 99=1, 99.9=1, 99.99=1]"
+    );
+}
+
+#[test]
+fn percentiles_never_pass_the_exact_extremes() {
+    // 21.781 ms falls in a bucket whose value is 21.789 ms: read off the
+    // bucket, every percentile would stand above Max=21781.
+    let measurements = Measurements::new(&MeasurementSettings::default(), 1);
+    let mut recorder = measurements.recorder(0);
+    for _ in 0..3 {
+        recorder.record(Operation::Update, Status::Ok, 21_781_000);
+    }
+    recorder.publish();
+    let snapshot = measurements.take_interval();
+    let update = &snapshot.sections[0];
+    assert_eq!((update.min_us, update.max_us), (21_781, 21_781));
+    assert_eq!(
+        [
+            update.p50_us,
+            update.p90_us,
+            update.p99_us,
+            update.p999_us,
+            update.p9999_us
+        ],
+        [21_781; 5]
+    );
+    drop(recorder);
+    let report = measurements.summary("run", Duration::from_secs(1), 3);
+    let update = section(&report, "UPDATE");
+    assert_eq!(update.max_us, 21_781);
+    for p in &update.percentiles {
+        assert_eq!((p.ns, p.us), (21_781_000, 21_781), "p{}", p.percentile);
+    }
+    let text = java_text(&report);
+    assert!(
+        text.contains("[UPDATE], 99.9PercentileLatency(us), 21781\n"),
+        "{text}"
     );
 }
 

@@ -69,6 +69,14 @@ pub struct TickSnapshot {
 }
 
 impl Measurements {
+    /// Leaves what workers publish to the ticks from now on, before the
+    /// first tick is taken: a status line that came first (Java's line at
+    /// 0 seconds, or a status interval shorter than the granularity) would
+    /// otherwise take operations no tick then shows.
+    pub fn start_ticking(&self) {
+        lock(&self.aggregate).ticking = true;
+    }
+
     /// Merges everything published since the last tick into the figures of
     /// one time-series interval; the data then goes on to the status-line
     /// interval ([`Measurements::take_interval`]) and the totals, so ticks
@@ -107,16 +115,7 @@ impl Measurements {
                 figures.returns = stats.statuses;
                 figures.min_us = to_us(stats.min_ns());
                 figures.mean_us = stats.mean_ns() / 1_000.0;
-                // A bucket's value may lie up to 0.1 % above the exact
-                // extremes; a percentile outside them would read as a
-                // contradiction in a row.
-                let at = |p: f64| {
-                    to_us(
-                        stats
-                            .percentile_ns(p)
-                            .clamp(stats.min_ns(), stats.max_ns.max(stats.min_ns())),
-                    )
-                };
+                let at = |p: f64| to_us(stats.percentile_ns(p));
                 figures.p50_us = at(50.0);
                 figures.p99_us = at(99.0);
                 figures.p999_us = at(99.9);

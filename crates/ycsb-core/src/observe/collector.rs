@@ -116,7 +116,13 @@ impl Collector {
         for s in &tick.snapshot.sections {
             let operations = s.operations();
             let errors = s.errors();
-            if !s.intended && s.operation != Operation::Cleanup {
+            // A scan's per-record latencies are no operations of their own.
+            if !s.intended
+                && !matches!(
+                    s.operation,
+                    Operation::Cleanup | Operation::ScanLatencyPerRecord
+                )
+            {
                 row.operations += operations;
                 row.errors += errors;
             }

@@ -2,12 +2,13 @@
 //! workers work.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use ycsb_db::{Gauge, Store};
 
 use super::budget::ErrorBudget;
-use super::{Observer, Phase, Progress, RunnerSettings, StatusUpdate, StopSignal, Tick};
+use super::{lock, Observer, Phase, Progress, RunnerSettings, StatusUpdate, StopSignal, Tick};
 use crate::measurement::{IntervalSnapshot, Measurements, Operation};
 use crate::observe::Warmup;
 
@@ -19,6 +20,9 @@ pub(super) struct StatusLoop<'a> {
     pub(super) measurements: &'a Measurements,
     pub(super) progress: &'a [Progress],
     pub(super) finished: &'a AtomicU64,
+    /// The workers' notices, shown as they come (Java prints its
+    /// "Retrying insertion" lines as it retries).
+    pub(super) notices: &'a Mutex<Vec<String>>,
     pub(super) threads: u64,
     pub(super) total_operations: u64,
     pub(super) start: Instant,
@@ -76,6 +80,14 @@ fn tick(
 }
 
 impl StatusLoop<'_> {
+    /// Hands the workers' notices so far to the observer.
+    fn pass_notices(&mut self) {
+        let notices = std::mem::take(&mut *lock(self.notices));
+        for notice in &notices {
+            self.observer.on_notice(notice);
+        }
+    }
+
     /// Stops the phase when the caller asks, its time limit has passed or
     /// its error budget is spent, and records which.
     ///
@@ -185,7 +197,18 @@ pub(super) fn status_loop(mut s: StatusLoop<'_>) -> (PhaseEnding, Option<(Durati
         _ => None,
     };
     let mut warmup_end: Option<(Duration, u64)> = None;
+    if ticks.granularity.is_some() {
+        s.measurements.start_ticking();
+    }
+    // Java's status thread prints its first line as the phase starts
+    // (`0 sec: 0 operations;`), then one per interval.
+    let now = Instant::now();
+    last = LastStatus {
+        operations: s.status(now, &last, &mut gauges),
+        time: now,
+    };
     while s.finished.load(Ordering::Acquire) != s.threads {
+        s.pass_notices();
         let now = Instant::now();
         s.check_stop(now, deadline, &mut ending);
         if s.phase_stop.is_stopped() {

@@ -10,7 +10,7 @@ use ycsb_db::{Status, Store, StoreThread, ThreadContext};
 use super::budget::ErrorBudget;
 use super::{interrupt, lock, Phase, Progress, RunError, StopSignal};
 use crate::measurement::{Measurements, Operation, Recorder};
-use crate::workload::WorkloadThread;
+use crate::workload::{InsertOutcome, WorkloadThread};
 
 /// This thread's Linux id, from `/proc/thread-self` (`<pid>/task/<tid>`);
 /// 0 where there is none.
@@ -124,17 +124,39 @@ impl<'a> Worker<'a> {
             .map(|tick| Schedule::new(tick, self.thread, self.threads));
         let state = &mut self.state;
         let mut done: u64 = 0;
+        let mut insert_notices = InsertNotices::default();
+        let keep_going = state.workload().keeps_going_on_error();
+        let retry_limit = state.workload().insertion_retry_limit();
         while (unbounded || done < count) && !stop.is_stopped() {
             let intended = schedule.as_mut().map(Schedule::wait_next);
             match phase {
                 Phase::Load => {
-                    if !state.do_insert(&mut *db, recorder) {
+                    let thread = self.thread;
+                    let notices = &mut insert_notices;
+                    let outcome = state.do_insert(&mut *db, recorder, &mut |retry| {
+                        notices.push(self.notices, thread, || {
+                            format!("Retrying insertion, retry count: {retry}")
+                        });
+                    });
+                    match outcome {
+                        InsertOutcome::Inserted => {}
                         // Retries that gave up because the phase stops are
                         // no failure of the store.
-                        if !stop.is_stopped() {
-                            load_gave_up(self.notices, self.thread, db, done);
+                        InsertOutcome::Failed { .. } if stop.is_stopped() => break,
+                        InsertOutcome::Failed { attempts } => {
+                            insert_notices.push(self.notices, thread, || {
+                                insert_failed(&*db, attempts, retry_limit, keep_going, done)
+                            });
+                            if !keep_going {
+                                break;
+                            }
                         }
-                        break;
+                        InsertOutcome::DataFileChanged => {
+                            lock(self.notices).push(format!(
+                                "thread {thread}: the datafile changed since it was checked; this load thread stops after {done} records"
+                            ));
+                            break;
+                        }
                     }
                 }
                 Phase::Run => {
@@ -167,17 +189,62 @@ impl<'a> Worker<'a> {
     }
 }
 
-/// Notes that a load thread stops after an insert failed for good (as Java
-/// YCSB's does), with the store's own explanation when it has one.
+/// Most messages about failed or retried inserts one thread shows: Java
+/// prints one line per retry and per failed insert, which a dead store
+/// with retries or `core_workload_insertion_keep_going_on_error` turns
+/// into a flood; the report counts every one of them.
+const INSERT_NOTICES_PER_THREAD: u32 = 10;
+
+/// A thread's messages about failed and retried inserts, up to
+/// [`INSERT_NOTICES_PER_THREAD`] and then one line saying the rest are
+/// not shown.
+#[derive(Default)]
+struct InsertNotices {
+    shown: u32,
+}
+
+impl InsertNotices {
+    #[cold]
+    fn push(&mut self, notices: &Mutex<Vec<String>>, thread: usize, text: impl FnOnce() -> String) {
+        if self.shown > INSERT_NOTICES_PER_THREAD {
+            return;
+        }
+        let line = if self.shown == INSERT_NOTICES_PER_THREAD {
+            format!(
+                "thread {thread}: further failed or retried inserts are not shown one by one (the report's [INSERT], Return= lines count them)"
+            )
+        } else {
+            format!("thread {thread}: {}", text())
+        };
+        self.shown += 1;
+        lock(notices).push(line);
+    }
+}
+
+/// What a load thread says when an insert failed for good: Java's words
+/// ("Error inserting, not retrying any more. number of attempts: ...")
+/// with the store's own explanation when it has one, and whether the
+/// thread goes on.
 #[cold]
-fn load_gave_up(notices: &Mutex<Vec<String>>, thread: usize, db: &dyn StoreThread, done: u64) {
+fn insert_failed(
+    db: &dyn StoreThread,
+    attempts: u64,
+    retry_limit: u64,
+    keep_going: bool,
+    done: u64,
+) -> String {
     let cause = db
         .last_error()
         .map(|e| format!(" (the store said: {e})"))
         .unwrap_or_default();
-    lock(notices).push(format!(
-        "thread {thread}: an insert failed for good after the configured retries{cause}; this load thread stops (as in Java YCSB) after {done} records"
-    ));
+    let next = if keep_going {
+        "going on to the next record (core_workload_insertion_keep_going_on_error)".to_string()
+    } else {
+        format!("this load thread stops (as in Java YCSB) after {done} records")
+    };
+    format!(
+        "Error inserting, not retrying any more. number of attempts: {attempts}, Insertion Retry Limit: {retry_limit}{cause}; {next}"
+    )
 }
 
 /// Open-loop scheduling at a fixed rate: operation `k` of a thread is due

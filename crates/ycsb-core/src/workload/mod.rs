@@ -64,6 +64,22 @@ pub enum WorkloadError {
     DataFile(#[from] datafile::DataSetError),
 }
 
+/// How a load insert ([`WorkloadThread::do_insert`]) ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InsertOutcome {
+    /// The record was inserted.
+    Inserted,
+    /// Every attempt failed (the first and its retries), or the phase was
+    /// asked to stop while the insert was being retried.
+    Failed {
+        /// Inserts tried.
+        attempts: u64,
+    },
+    /// The thread's rows of the `datafile` no longer read as they did when
+    /// the workload checked them: the file changed, and the thread stops.
+    DataFileChanged,
+}
+
 /// A run-phase operation kind, as the operation mix chooses them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TransactionKind {
@@ -135,9 +151,14 @@ pub struct CoreWorkload {
     /// share with several clients).
     load_start: u64,
     load_count: u64,
+    /// Java's `recordcount=0` without `insertcount`: the load inserts
+    /// until stopped, each thread every `threads`-th key number.
+    load_until_stopped: bool,
     clients: ClientPartition,
     retry_limit: u64,
     retry_interval: Duration,
+    /// `core_workload_insertion_keep_going_on_error`.
+    keep_going_on_error: bool,
     inserts: Arc<AcknowledgedCounter>,
     clock: Clock,
     /// Records and keys from `datafile`/`keyfile`.
@@ -177,9 +198,29 @@ impl CoreWorkload {
     }
 
     /// The number of records this client loads (`insertcount`, or its
-    /// share of `recordcount` with several clients).
+    /// share of `recordcount` with several clients); 0 when the load goes
+    /// on until stopped ([`CoreWorkload::loads_until_stopped`]).
     pub fn insert_count(&self) -> u64 {
         self.load_count
+    }
+
+    /// Whether the load phase inserts until it is stopped (a time limit,
+    /// Ctrl-C): Java's load with `recordcount=0` and no `insertcount`.
+    pub fn loads_until_stopped(&self) -> bool {
+        self.load_until_stopped
+    }
+
+    /// Whether a load thread goes on after an insert failed for good
+    /// (`core_workload_insertion_keep_going_on_error`), as Java's
+    /// `doInsert` then reports success to its client thread.
+    pub fn keeps_going_on_error(&self) -> bool {
+        self.keep_going_on_error
+    }
+
+    /// `core_workload_insertion_retry_limit`: how many times a failed load
+    /// insert is retried.
+    pub fn insertion_retry_limit(&self) -> u64 {
+        self.retry_limit
     }
 
     /// The first key number this client loads (`insertstart`, or the start
@@ -277,6 +318,20 @@ impl CoreWorkload {
         let field_length = self.field_length_generator()?;
         let scan_length = self.scan_length_generator()?;
         let range = self.load_range(thread_id, thread_count);
+        // A load without an end cannot be split into contiguous shares:
+        // thread t of n inserts key numbers start + t, start + t + n, ...,
+        // so that the keys inserted when it stops are (but for the last
+        // few of each thread) one run from `insertstart`, as Java's shared
+        // counter leaves them.
+        let (next_load, load_end, load_stride) = if self.load_until_stopped {
+            (
+                self.load_start.saturating_add(thread_id as u64),
+                u64::MAX,
+                thread_count.max(1) as u64,
+            )
+        } else {
+            (range.start, range.end, 1)
+        };
         Ok(WorkloadThread {
             workload: self,
             origin: (thread_id, thread_count, seed),
@@ -293,8 +348,9 @@ impl CoreWorkload {
                 .map_err(generator_error("fieldcount"))?,
             field_length,
             scan_length,
-            next_load: range.start,
-            load_end: range.end,
+            next_load,
+            load_end,
+            load_stride,
             timing: Timing::new(self.clock),
             key: String::with_capacity(KEY_PREFIX.len() + 24),
             values: Record::with_capacity(self.field_names.len(), 0),
@@ -439,6 +495,9 @@ pub struct WorkloadThread<'w> {
     scan_length: Box<dyn NumberGenerator>,
     next_load: u64,
     load_end: u64,
+    /// The step between this thread's load key numbers: 1 in a
+    /// contiguous share, the thread count in a load until stopped.
+    load_stride: u64,
     timing: Timing,
     key: String,
     values: Record,
@@ -535,6 +594,11 @@ impl<'w> WorkloadThread<'w> {
         self.local = true;
     }
 
+    /// The workload this thread's state belongs to.
+    pub fn workload(&self) -> &'w CoreWorkload {
+        self.workload
+    }
+
     /// The number of load inserts left for this thread.
     pub fn load_remaining(&self) -> u64 {
         self.load_end.saturating_sub(self.next_load)
@@ -548,13 +612,23 @@ impl<'w> WorkloadThread<'w> {
     }
 
     /// Loads the next record of this thread's range (Java's `doInsert`),
-    /// retrying as `core_workload_insertion_retry_limit` says. Returns
-    /// whether the insert finally succeeded; Java's load thread stops at
-    /// the first insert that fails for good, and the runner does the same.
-    pub fn do_insert(&mut self, db: &mut dyn StoreThread, recorder: &mut Recorder) -> bool {
+    /// retrying as `core_workload_insertion_retry_limit` says and calling
+    /// `retrying` with the retry's number (1, 2, ...) before each retry's
+    /// wait, where Java prints "Retrying insertion, retry count: N".
+    ///
+    /// A phase asked to stop retries no more. Whether the thread goes on
+    /// after a failed insert is [`CoreWorkload::keeps_going_on_error`]'s
+    /// answer: Java's load thread stops at the first insert that fails for
+    /// good unless `core_workload_insertion_keep_going_on_error` is set.
+    pub fn do_insert(
+        &mut self,
+        db: &mut dyn StoreThread,
+        recorder: &mut Recorder,
+        retrying: &mut dyn FnMut(u64),
+    ) -> InsertOutcome {
         self.make_local();
         let number = self.next_load;
-        self.next_load += 1;
+        self.next_load += self.load_stride;
         build_key_name(
             number,
             self.workload.key_order,
@@ -565,25 +639,25 @@ impl<'w> WorkloadThread<'w> {
             // The file was checked when the workload was built; a row that
             // no longer reads means it changed, and the load stops there.
             if rows.next_row(&mut self.key, &mut self.values).is_err() {
-                return false;
+                return InsertOutcome::DataFileChanged;
             }
         } else {
             self.build_values(true);
         }
-        let mut retries = 0;
+        let mut attempts = 0;
         loop {
             let (workload, key, values) = (self.workload, &self.key, &self.values);
             let status = self.timing.measure(recorder, Operation::Insert, None, || {
                 db.insert(&workload.table, key, values)
             });
+            attempts += 1;
             if status.is_ok() {
-                return true;
+                return InsertOutcome::Inserted;
             }
-            retries += 1;
-            // A phase asked to stop retries no more (and its wait ends).
-            if retries > self.workload.retry_limit || crate::runner::interrupt::stopped() {
-                return false;
+            if attempts > self.workload.retry_limit || crate::runner::interrupt::stopped() {
+                return InsertOutcome::Failed { attempts };
             }
+            retrying(attempts);
             let jitter = 0.8 + 0.4 * rand::Rng::random::<f64>(&mut self.rng);
             crate::runner::interrupt::pause(self.workload.retry_interval.mul_f64(jitter));
         }
@@ -919,6 +993,18 @@ impl<'w> WorkloadThread<'w> {
             .measure(recorder, Operation::Scan, intended, || {
                 db.scan(&workload.table, key, length, fields, scan)
             });
+        // Java master's SCAN-LATENCY-PER-RECORD: the scan's time over the
+        // records it returned, whatever its status, with no status of its
+        // own. Dividing nanoseconds and truncating to microseconds later
+        // gives Java's figure (its microseconds divided by the count),
+        // since floor(floor(t / 1000) / n) = floor(floor(t / n) / 1000).
+        // A scan that returned no record has no latency per record: Java
+        // divides by zero there (and its client thread ends the JVM); we
+        // record nothing.
+        let records = self.scan.len() as u64;
+        if let Some(per_record) = self.timing.last_latency().checked_div(records) {
+            recorder.record(Operation::ScanLatencyPerRecord, Status::Ok, per_record);
+        }
     }
 
     fn transaction_read_modify_write(

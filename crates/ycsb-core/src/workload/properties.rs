@@ -28,7 +28,7 @@ pub(super) const CORE_WORKLOAD_NAMES: &[&str] = &[
 pub const RECORD_COUNT: Property<u64> = Property::new(
     "recordcount",
     "1000",
-    "Number of records in the data set: the load phase inserts them, the run phase chooses keys among them. The default differs from Java's on purpose: Java's built-in default is 0, with which its load phase inserts until stopped and its run phase chooses among 2^31-1 keys; every shipped workload sets 1000, and so does this default.",
+    "Number of records in the data set: the load phase inserts them, the run phase chooses keys among them. 0, set explicitly, is Java's: the load phase inserts until stopped (maxexecutiontime, Ctrl-C) unless insertcount says how many, and the run phase chooses among 2^31-1 keys (Integer.MAX_VALUE) and inserts from there. The default differs from Java's on purpose: Java's built-in default is 0; every shipped workload sets 1000, and so does this default.",
 );
 /// `operationcount`: the number of run-phase operations.
 pub const OPERATION_COUNT: Property<u64> = Property::new(
@@ -311,6 +311,13 @@ pub const INSERTION_RETRY_INTERVAL: Property<u64> = Property::new(
     "Seconds between insert retries (each wait is randomised to 0.8-1.2 times this).",
 );
 
+/// `core_workload_insertion_keep_going_on_error` (Java master).
+pub const INSERTION_KEEP_GOING_ON_ERROR: Property<bool> = Property::new(
+    "core_workload_insertion_keep_going_on_error",
+    "false",
+    "Whether a load thread goes on to its next record after an insert failed for good (after the retries), as Java's; false: the thread stops there and the load is incomplete (exit status 1). With true the failed inserts are counted under [INSERT], Return=ERROR, a notice says how many records are missing, and the phases go on.",
+);
+
 /// Every property the CoreWorkload reads.
 pub const PROPERTIES: &[&PropertyDecl] = &[
     WORKLOAD_CLASS.decl(),
@@ -353,5 +360,6 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     ZERO_PADDING.decl(),
     INSERTION_RETRY_LIMIT.decl(),
     INSERTION_RETRY_INTERVAL.decl(),
+    INSERTION_KEEP_GOING_ON_ERROR.decl(),
     CLOCK.decl(),
 ];

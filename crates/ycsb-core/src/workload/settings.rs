@@ -73,9 +73,11 @@ impl CoreWorkload {
             operation_count: counts.operation_count,
             load_start,
             load_count,
+            load_until_stopped: counts.load_until_stopped && clients.count == 1,
             clients,
             retry_limit: props.get(&INSERTION_RETRY_LIMIT)?,
             retry_interval: Duration::from_secs(props.get(&INSERTION_RETRY_INTERVAL)?),
+            keep_going_on_error: props.get(&INSERTION_KEEP_GOING_ON_ERROR)?,
             inserts: Arc::new(AcknowledgedCounter::new(counts.record_count)),
             clock: Clock::new(props.get(&CLOCK)?),
             data,
@@ -120,14 +122,31 @@ struct Counts {
     /// `recordcount=10, insertstart=5` loads key numbers 5..14 while the
     /// run phase chooses among 5..9, as in Java).
     load_count: u64,
+    /// Java's load with `recordcount=0` and no `insertcount`: inserts
+    /// until stopped (`load_count` is 0).
+    load_until_stopped: bool,
 }
+
+/// The records Java's CoreWorkload assumes for `recordcount=0`
+/// (`Integer.MAX_VALUE`): the run phase's key space, and where its
+/// inserts start.
+const JAVA_UNBOUNDED_RECORDS: u64 = i32::MAX as u64;
 
 impl Counts {
     /// Reads the counts; an explicit insert range must lie within
     /// `recordcount` (Java's check `recordcount >= insertstart +
     /// insertcount`).
+    ///
+    /// `recordcount=0` is Java's: the data set is `Integer.MAX_VALUE`
+    /// records for the run phase, and the load (unless `insertcount` says
+    /// how many) inserts until stopped.
     fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
-        let record_count = props.get(&RECORD_COUNT)?;
+        let raw_record_count = props.get(&RECORD_COUNT)?;
+        let record_count = if raw_record_count == 0 {
+            JAVA_UNBOUNDED_RECORDS
+        } else {
+            raw_record_count
+        };
         let operation_count = props.get(&OPERATION_COUNT)?;
         let insert_start = props.get(&INSERT_START)?;
         let explicit_count = props.get_opt(&INSERT_COUNT)?;
@@ -145,7 +164,10 @@ impl Counts {
                 ),
             ));
         }
-        let load_count = explicit_count.unwrap_or(record_count);
+        // Java's Client loads `insertcount` records when set, else
+        // `recordcount` as written (0: no limit).
+        let load_count = explicit_count.unwrap_or(raw_record_count);
+        let load_until_stopped = load_count == 0 && raw_record_count == 0;
         if insert_start.checked_add(load_count).is_none() {
             return Err(props.invalid(
                 INSERT_START.decl(),
@@ -158,6 +180,7 @@ impl Counts {
             insert_start,
             insert_count,
             load_count,
+            load_until_stopped,
         })
     }
 

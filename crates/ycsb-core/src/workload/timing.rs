@@ -18,6 +18,8 @@ const UNTIMED_REFRESH: u32 = 64;
 pub(super) struct Timing {
     clock: Clock,
     last_end: Stamp,
+    /// The service time of the last call [`Timing::measure`] timed.
+    last_latency: u64,
     /// With an untimed clock: operations since `untimed_now` was read.
     untimed_ops: u32,
     untimed_now: Instant,
@@ -35,6 +37,7 @@ impl Timing {
     pub(super) fn new(clock: Clock) -> Self {
         Self {
             last_end: clock.now(),
+            last_latency: 0,
             clock,
             untimed_ops: 0,
             untimed_now: Instant::now(),
@@ -46,6 +49,13 @@ impl Timing {
     #[inline]
     pub(super) fn now(&self) -> Stamp {
         self.clock.now()
+    }
+
+    /// The service time, in nanoseconds, of the last call
+    /// [`Timing::measure`] timed.
+    #[inline]
+    pub(super) fn last_latency(&self) -> u64 {
+        self.last_latency
     }
 
     /// Nanoseconds since `start`.
@@ -108,6 +118,7 @@ impl Timing {
         };
         recorder.record_intended(operation, status, intended);
         self.last_end = end;
+        self.last_latency = latency;
         if !self.clock.is_timing() {
             self.untimed_tick();
         }

@@ -319,3 +319,26 @@ fn time_series_line_up_by_wall_clock() {
         .collect();
     assert_eq!(rows, [(1.0, 150, 150.0), (2.0, 160, 160.0)]);
 }
+
+#[test]
+fn merged_percentiles_never_pass_the_exact_extremes() {
+    // 21.781 ms lies in a bucket whose value is 21.789... ms: the bucket's
+    // value as the p99 would stand above Max=21781.
+    let report = merged(vec![
+        client(0, 21_781_000, 1, T0),
+        client(1, 21_700_000, 1, T0),
+    ]);
+    let read = &report.phase("run").unwrap().sections[0];
+    assert_eq!(read.max_us, 21_781);
+    for p in &read.percentiles {
+        assert!(
+            (read.min_ns..=read.max_ns).contains(&p.ns),
+            "p{} = {} ns outside [{}, {}]",
+            p.percentile,
+            p.ns,
+            read.min_ns,
+            read.max_ns
+        );
+    }
+    assert_eq!(read.percentiles[1].us, 21_781);
+}
