@@ -518,9 +518,11 @@ fn parse_properties(args: Vec<String>) -> Result<Invocation, UsageError> {
                     "ycsb properties",
                 )))
             }
-            None => return Err(usage(format!(
+            None => {
+                return Err(usage(format!(
                 "unexpected argument '{arg}' for 'ycsb properties' (see 'ycsb properties --help')"
-            ))),
+            )))
+            }
         }
     }
     Ok(Invocation::Properties { markdown })
