@@ -270,21 +270,7 @@ pub const STORES_HELP: CommandHelp<StoresFlag> = CommandHelp {
     notes: "",
 };
 
-/// A source of properties, in the order given.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PropertySource {
-    /// `-P <file>`.
-    File(PathBuf),
-    /// `-p key=value` (or a flag such as `-threads`, with the flag's name).
-    Assignment {
-        /// The flag that set it (`-p`, `-threads`, `-target`, ...).
-        flag: &'static str,
-        /// The property's name.
-        key: String,
-        /// Its value.
-        value: String,
-    },
-}
+pub use ycsb_core::properties::PropertySource;
 
 /// Which form the command line used, which decides the extra summary lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -696,13 +682,8 @@ fn parse_shell(args: Vec<String>) -> Result<Invocation, UsageError> {
 
 /// `-p key=value`.
 fn property_assignment(assignment: &str) -> Result<PropertySource, UsageError> {
-    let (key, value) = split_assignment(assignment)
-        .ok_or_else(|| usage(format!("-p '{assignment}': expected key=value")))?;
-    Ok(PropertySource::Assignment {
-        flag: "-p",
-        key,
-        value,
-    })
+    PropertySource::assignment("-p", assignment)
+        .ok_or_else(|| usage(format!("-p '{assignment}': expected key=value")))
 }
 
 /// `ycsb help [command]`: the help `ycsb <command> --help` prints.
@@ -744,15 +725,6 @@ fn help_on(command: Option<String>, extra: Option<String>) -> Result<Invocation,
             )));
         }
     })
-}
-
-fn split_assignment(text: &str) -> Option<(String, String)> {
-    let (key, value) = text.split_once('=')?;
-    let key = key.trim();
-    if key.is_empty() {
-        return None;
-    }
-    Some((key.to_string(), value.to_string()))
 }
 
 #[cfg(test)]
