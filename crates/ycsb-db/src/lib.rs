@@ -95,7 +95,7 @@ pub use record::{
 pub use secrets::{is_secret, redact_argument, redact_text, redact_value, REDACTED};
 pub use status::Status;
 pub use store::{
-    Durability, DurabilitySetting, EngineInfo, EngineReport, Gauge, OutputSink, Protocol,
-    ServerAddress, ServerClient, Store, StoreContext, StoreDescriptor, StoreError, StoreThread,
-    ThreadContext,
+    Durability, DurabilitySetting, EngineInfo, EngineReport, Gauge, GaugeKind, OutputSink,
+    Protocol, ServerAddress, ServerClient, Store, StoreContext, StoreDescriptor, StoreError,
+    StoreThread, ThreadContext,
 };

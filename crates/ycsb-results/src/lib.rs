@@ -46,11 +46,13 @@ use std::io::{self, BufReader, Read};
 
 use serde::Deserialize;
 
+mod gauge;
 pub mod migrate;
 mod number;
 mod observe;
 mod report;
 
+pub use gauge::GaugeKind;
 pub use observe::{
     Amplification, IntervalPoint, P99Spread, PhaseObservation, ResourceUsage, SeriesRow,
     SeriesSection, Stability, SteadyState, WarmupSummary, JUDGED_WINDOWS,
