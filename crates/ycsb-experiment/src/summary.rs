@@ -376,7 +376,7 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
 }
 
 /// Column names and cells of a table for people (terminal and Markdown).
-fn display_table(m: &Matrix, rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
+pub(crate) fn display_table(m: &Matrix, rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
     let axes = varying_axes(m);
     let ops: Vec<String> = {
         let mut o: Vec<String> = rows

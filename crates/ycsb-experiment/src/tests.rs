@@ -833,3 +833,57 @@ fn huge_axes_are_refused_or_expanded_in_linear_time() {
         "--check writes nothing"
     );
 }
+
+/// The experiment's report is a page of `ycsb report`'s model: its own
+/// overview, tables and bars, then the charts every report draws.
+#[test]
+fn the_report_shares_ycsb_report_s_model_and_renderer() {
+    let text = "[experiment]\nname = \"t\"\nrepeats = 2\nphases = [\"run\"]\n[axes]\ndb = [\"leveldb\", \"memory\"]\n";
+    let m = check(text).unwrap();
+    let rs = vec![
+        result(&m, "db=leveldb,r1", 100.0, 2000.0),
+        result(&m, "db=leveldb,r2", 300.0, 4000.0),
+        result(&m, "db=memory,r1", 400.0, 1000.0),
+    ];
+    let rows = super::summary::rows(&m, &rs, "run");
+    let failed_cell = cells::expand(&m)
+        .into_iter()
+        .find(|c| c.id == "db=memory,r2")
+        .unwrap();
+    let failed = vec![(failed_cell, "ycsb exited with status 1".to_string())];
+    let extra = serde_json::json!({"host": {}, "git": "abc", "fs": {}, "io_ceiling": {}});
+    let phases = vec![("run".to_string(), rows)];
+    let page = super::report::page(&m, &rs, &phases, &failed, &extra);
+    let headings: Vec<&str> = page.sections.iter().map(|s| s.heading.as_str()).collect();
+    assert_eq!(
+        headings,
+        ["Overview", "Failed cells", "run phase", "Matrix"]
+    );
+    let run = &page.sections[2];
+    let ycsb_report::Block::Table(table) = &run.blocks[1] else {
+        panic!("{:?}", run.blocks[1])
+    };
+    assert_eq!((table.key_columns, table.rows.len()), (1, 2));
+    let ycsb_report::Block::Bars(bars) = &run.blocks[2] else {
+        panic!("{:?}", run.blocks[2])
+    };
+    assert_eq!(bars.bars[0].value, 200.0);
+    assert!((bars.bars[0].error - 20_000f64.sqrt()).abs() < 1e-9);
+    // The shared charts: a latency distribution per operation, a line per
+    // combination (the first repeat), named by its db; and the true reason
+    // where the exports have no time series.
+    let cdf = page
+        .charts()
+        .into_iter()
+        .find(|c| c.title == "INSERT latency distribution")
+        .expect("the shared latency distribution");
+    let names: Vec<&str> = cdf.series.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["leveldb", "memory"]);
+    assert!(run.blocks.iter().any(|b| matches!(b,
+        ycsb_report::Block::Missing { title, reason }
+            if title == "Throughput" && reason.contains("no time series"))));
+    let html = super::report::html(&m, &rs, &phases, &failed, &extra);
+    assert!(html.contains("<section id=\"failed\"><h2>Failed cells</h2>"));
+    assert!(html.contains("ycsb exited with status 1"));
+    assert!(!html.contains("<script") && !html.contains("src="));
+}
