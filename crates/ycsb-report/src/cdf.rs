@@ -83,7 +83,15 @@ pub(crate) fn family(op: &str) -> Family<'_> {
                     .find(|s| s.name == name && s.intended == intended && s.operations > 0)
             };
             let Some(service) = of(false) else {
-                return Err("no operation of its kind completed".into());
+                // A phase still running (the live view) has its rows but
+                // not yet its final figures.
+                let running = p.operations == 0 && p.series().iter().any(|r| r.operations > 0);
+                return Err(if running {
+                    "the phase is still running: its distribution comes with its final figures"
+                } else {
+                    "no operation of its kind completed"
+                }
+                .into());
             };
             let mut series = vec![look.series("", section_cdf(service), Dash::Solid)];
             if let Some(intended) = of(true) {

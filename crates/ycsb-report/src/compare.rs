@@ -80,10 +80,16 @@ impl Comparison {
         section
             .blocks
             .extend(summary::blocks(&self.runs, TABLE_COLUMNS));
-        for run in self.runs.iter().filter(|r| r.assertions_enabled()) {
+        let asserting: Vec<&str> = self
+            .runs
+            .iter()
+            .filter(|r| r.assertions_enabled())
+            .map(|r| r.name.as_str())
+            .collect();
+        if !asserting.is_empty() {
             section.blocks.push(Note::warning(format!(
                 "{}: {}",
-                run.name,
+                asserting.join(", "),
                 crate::ASSERTIONS_WARNING
             )));
         }

@@ -237,6 +237,16 @@ fn engine_build(metadata: &RunMetadata) -> String {
     parts.join("\n")
 }
 
+/// How the engine library was built, in short: the library's file name
+/// (or `static`) and the state of its assertions.
+fn engine_build_short(metadata: &RunMetadata) -> String {
+    let Some(build) = &metadata.engine_build else {
+        return "—".into();
+    };
+    let file = build.library.rsplit('/').next().unwrap_or(&build.library);
+    format!("{file}, assertions {}", build.assertions)
+}
+
 /// Non-OK returns over every phase, by status.
 fn errors(doc: &RunReport) -> String {
     let mut by_status: Vec<(String, u64)> = Vec::new();
@@ -279,9 +289,24 @@ pub(crate) fn blocks(runs: &[Run], columns: usize) -> Vec<Block> {
         );
         return vec![Block::Table(table)];
     }
-    let (shared, varying): (Vec<_>, Vec<_>) = rows
+    // A row per run: its name says what the export's file did, and the
+    // build fits a column in short.
+    let rows = rows
         .into_iter()
-        .partition(|(_, cells)| cells.windows(2).all(|w| w[0] == w[1]));
+        .filter(|(label, _)| label != "export")
+        .map(|(label, cells)| {
+            if label == "engine build" {
+                let short = runs
+                    .iter()
+                    .map(|r| engine_build_short(&r.report.metadata))
+                    .collect();
+                (label, short)
+            } else {
+                (label, cells)
+            }
+        });
+    let (shared, varying): (Vec<_>, Vec<_>) =
+        rows.partition(|(_, cells)| cells.windows(2).all(|w| w[0] == w[1]));
     let table = Table::new(
         header,
         varying

@@ -412,7 +412,9 @@ impl Axes {
             let _ = write!(
                 svg,
                 r##"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{bottom}" stroke="#f0f0f0"/><text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"##,
-                bottom + 16.0,
+                // Low enough that the first label clears the y axis's
+                // lowest label in the corner.
+                bottom + 19.0,
                 self.x_tick_label(*t)
             );
         }
@@ -581,7 +583,7 @@ pub fn render_svg(chart: &Chart, width: u32, height: u32) -> String {
                 svg,
                 r#"<text x="{:.1}" y="{}" text-anchor="middle">{}</text>"#,
                 (axes.left + axes.right) / 2.0,
-                axes.bottom + 34.0,
+                axes.bottom + 37.0,
                 escape(&fit(&chart.x_label, axes.right - axes.left, FONT))
             );
             svg.push_str(&y_title_svg(&axes.y_title(chart), axes.top, axes.bottom));

@@ -37,10 +37,13 @@ impl Spec {
     }
 }
 
+/// A gauge's value at a time into the phase.
+type Curve = fn(f64) -> f64;
+
 /// The gauges a store of that name reports: (name, kind, value at a
 /// time), as the real stores declare them.
-fn gauges(store: &str) -> Vec<(String, GaugeKind, fn(f64) -> f64)> {
-    let list: Vec<(&str, GaugeKind, fn(f64) -> f64)> = match store {
+fn gauges(store: &str) -> Vec<(String, GaugeKind, Curve)> {
+    let list: Vec<(&str, GaugeKind, Curve)> = match store {
         "rocksdb" => vec![
             ("num-files-at-level0", GaugeKind::Count, |t| {
                 (t * 3.0).floor() % 4.0

@@ -830,3 +830,21 @@ fn a_report_of_30_runs_still_fits() {
         "{shared}"
     );
 }
+
+/// A phase still running (the live view's) has rows but no final
+/// figures: its latency distribution says so, not that nothing ran.
+#[test]
+fn a_running_phase_says_its_distribution_comes_at_its_end() {
+    let mut report = testdata::report(&Spec::new("memory", "workloadc", 2.0));
+    let run = report.phases.iter_mut().find(|p| p.phase == "run").unwrap();
+    run.operations = 0;
+    for section in &mut run.sections {
+        section.operations = 0;
+    }
+    let page = Comparison::new(runs_from_exports(vec![("live".into(), report)])).page("t");
+    let run = outline(&section(&page, "run phase").blocks);
+    assert!(
+        run.contains(&"missing READ latency distribution: the phase is still running: its distribution comes with its final figures".to_string()),
+        "{run:#?}"
+    );
+}
