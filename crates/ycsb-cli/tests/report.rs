@@ -10,7 +10,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use browser::{check_layout, chromium, screenshot};
+use browser::{check_layout, chromium, screenshot, Keep};
 use common::*;
 
 /// Loads and runs workload A on `db` as `cargo xtask demo` does (its
@@ -249,6 +249,7 @@ fn the_report_renders_in_chromium_with_every_chart_drawn() {
         &format!("file://{}", html.display()),
         (960, 1200),
         "report-2-runs.png",
+        Keep::No,
     );
     assert!(bytes.len() > 20_000, "{} bytes: a blank page?", bytes.len());
 }
@@ -350,6 +351,7 @@ fn a_report_of_the_demo_s_14_runs_reads_well() {
         &format!("file://{}", html.display()),
         (960, 5600),
         "report-14-runs.png",
+        Keep::AsDocs,
     );
     assert!(
         bytes.len() > 100_000,

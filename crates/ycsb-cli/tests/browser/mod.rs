@@ -170,10 +170,25 @@ pub fn check_layout(chromium: &Path, dir: &Path, html: &str) -> Layout {
     Layout { charts, problems }
 }
 
+/// Where a screenshot goes.
+pub enum Keep {
+    /// Only in the test's directory.
+    No,
+    /// Also in `YCSB_SCREENSHOTS` (a directory: docs/ for the
+    /// repository's pictures) when that is set.
+    AsDocs,
+}
+
 /// A screenshot of the page at `url`, `width` x `height` pixels, as PNG
-/// bytes; kept in `YCSB_SCREENSHOTS` (a directory, docs/ for the
-/// repository's pictures) as `name` when that is set.
-pub fn screenshot(chromium: &Path, dir: &Path, url: &str, size: (u32, u32), name: &str) -> Vec<u8> {
+/// bytes, named `name`.
+pub fn screenshot(
+    chromium: &Path,
+    dir: &Path,
+    url: &str,
+    size: (u32, u32),
+    name: &str,
+    keep: Keep,
+) -> Vec<u8> {
     let png = dir.join(name);
     run_chromium(
         chromium,
@@ -187,8 +202,8 @@ pub fn screenshot(chromium: &Path, dir: &Path, url: &str, size: (u32, u32), name
     );
     let bytes = std::fs::read(&png).expect("a screenshot");
     assert!(bytes.starts_with(b"\x89PNG"), "a PNG");
-    if let Some(keep) = std::env::var_os("YCSB_SCREENSHOTS") {
-        std::fs::write(Path::new(&keep).join(name), &bytes).unwrap();
+    if let (Keep::AsDocs, Some(docs)) = (keep, std::env::var_os("YCSB_SCREENSHOTS")) {
+        std::fs::write(Path::new(&docs).join(name), &bytes).unwrap();
     }
     bytes
 }
