@@ -827,6 +827,48 @@ mod tests {
         }
     }
 
+    use ycsb_db::GaugeKind;
+
+    #[test]
+    fn the_gauges_kinds_travel_into_the_merged_series() {
+        let observed = |kinds: &[(&str, GaugeKind)]| {
+            let mut c = client(1_000, 1);
+            let mut row = SeriesRow::empty(1.0, 1.0, false);
+            row.unix_ms = 1_000;
+            for (name, _) in kinds {
+                row.gauges.insert((*name).to_string(), 1.0);
+            }
+            c.observation = Some(PhaseObservation {
+                granularity_s: 1.0,
+                start_unix_ms: 0,
+                warmup: None,
+                series: vec![row],
+                stability: None,
+                amplification: None,
+                gauge_kinds: kinds.iter().map(|(n, k)| ((*n).to_string(), *k)).collect(),
+            });
+            c
+        };
+        let a = observed(&[("x.cache-bytes", GaugeKind::Bytes)]);
+        let b = observed(&[
+            ("x.cache-bytes", GaugeKind::Bytes),
+            ("x.files", GaugeKind::Count),
+        ]);
+        let merged = merge_observations(&[&a, &b]).unwrap();
+        let kinds: Vec<(&str, GaugeKind)> = merged
+            .gauge_kinds
+            .iter()
+            .map(|(n, k)| (n.as_str(), *k))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("x.cache-bytes", GaugeKind::Bytes),
+                ("x.files", GaugeKind::Count)
+            ]
+        );
+    }
+
     #[test]
     fn percentiles_come_from_the_summed_histograms_not_averages() {
         // 1000 fast reads on one client, 10 slow ones on another: the p99
