@@ -150,7 +150,7 @@ properties = { "leveldb.cache_size" = "lots" }
     assert_eq!(run.lines().count(), 3, "the two leveldb rows: {run}");
     let html = read(&e.join("report.html"));
     assert!(
-        html.contains("<h2 id=failed>Failed cells</h2>") && html.contains(dependent),
+        html.contains("<section id=\"failed\"><h2>Failed cells</h2>") && html.contains(dependent),
         "the report names the failures"
     );
     // --report alone finds the same failures in what the run kept.

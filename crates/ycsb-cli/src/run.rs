@@ -130,9 +130,14 @@ impl SessionObserver for Printer {
         }
     }
 
-    fn interval_observed(&mut self, phase: Phase, row: &ycsb_core::observe::SeriesRow) {
+    fn interval_observed(
+        &mut self,
+        phase: Phase,
+        row: &ycsb_core::observe::SeriesRow,
+        gauge_kinds: &std::collections::BTreeMap<String, ycsb_core::db::GaugeKind>,
+    ) {
         if let Some(live) = &self.live {
-            live.interval_observed(phase, row);
+            live.interval_observed(phase, row, gauge_kinds);
         }
     }
 

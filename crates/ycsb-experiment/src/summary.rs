@@ -464,31 +464,6 @@ pub fn too_short_note(m: &Matrix, results: &[CellResult], phase: &str) -> Option
     ))
 }
 
-/// Why the CPU chart of `cells` has no line for `phase`: each cell's
-/// reason (one when they agree); `None` when some cell has a line.
-pub fn cpu_missing(m: &Matrix, cells: &[&CellResult], phase: &str) -> Option<String> {
-    let sample_s = m.sample_interval().as_secs_f64();
-    let mut reasons: Vec<(String, String)> = Vec::new();
-    for r in cells {
-        let Some(series) = r.phase_series(phase) else {
-            continue;
-        };
-        let reason = series.cpu_missing_reason(sample_s)?;
-        reasons.push((r.cell.label("db").unwrap_or("").to_string(), reason));
-    }
-    let first = reasons.first()?;
-    if reasons.iter().all(|(_, why)| *why == first.1) {
-        return Some(first.1.clone());
-    }
-    Some(
-        reasons
-            .iter()
-            .map(|(db, why)| format!("{db}: {why}"))
-            .collect::<Vec<_>>()
-            .join("; "),
-    )
-}
-
 /// Axes with more than one value: the ones that tell rows apart.
 pub fn varying_axes(m: &Matrix) -> Vec<String> {
     let v: Vec<String> = m
@@ -521,7 +496,7 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
 }
 
 /// Column names and cells of a table for people (terminal and Markdown).
-fn display_table(m: &Matrix, rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
+pub(crate) fn display_table(m: &Matrix, rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
     let axes = varying_axes(m);
     let ops: Vec<String> = {
         let mut o: Vec<String> = rows
