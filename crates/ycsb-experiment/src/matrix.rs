@@ -436,8 +436,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
         text,
         dir: matrix_dir(path),
     };
-    // In this order: the first problem in file order is the one reported
-    // when the matrix has several, mostly.
+    // This order decides which problem is reported when a matrix has
+    // several.
     let e = raw.experiment.get_ref();
     let name = cx.experiment_name(e, raw.experiment.span())?;
     let repeats = cx.repeats(e)?;
