@@ -1,6 +1,7 @@
-//! What the end-to-end tests of `cargo xtask experiment` (and the
-//! container recipe's) share: the workspace, the `ycsb` binary they run,
-//! a matrix file, the runner's command and reading what it wrote.
+//! What xtask's tests share: the workspace and its Rust files; for the
+//! end-to-end tests of `cargo xtask experiment` (and the container
+//! recipe's), the `ycsb` binary they run, a matrix file, the runner's
+//! command and reading what it wrote.
 //!
 //! Each test file is its own crate and uses only part of this module.
 #![allow(dead_code)]
@@ -15,6 +16,25 @@ pub fn root() -> PathBuf {
         .parent()
         .expect("xtask lives in the workspace")
         .to_path_buf()
+}
+
+/// Every `.rs` file below `dir` (sources, tests, examples), without the
+/// build output and git's files.
+pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if path.is_dir() {
+            if name != "target" && name != ".git" {
+                rust_files(&path, out);
+            }
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
 }
 
 /// The workload property file `workloads/<name>` of the workspace.
