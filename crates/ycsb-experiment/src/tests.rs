@@ -143,6 +143,19 @@ const BAD: &[(&str, &str, &str)] = &[
     ("[experiment]\n[axes]\ndb = [\"memory\"]\n\"a/b\" = [1]\n", "test.toml:4:", "axis name is part of cell directory names"),
     ("[experiment]\n[axes]\ndb = [\"memory\"]\n\"\" = [1]\n", "test.toml:4:", "axis '' cannot name a directory"),
     ("[experiment]\n[axes]\ndb = [\"memory\",\n \"..\"]\n", "test.toml:4:", "axes.db '..' cannot name a directory"),
+    // Refusals whose checks moved when the parser was split into steps.
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\nworkload = [\"../workloads/workloada\",\n  \"../matrices/../workloads/workloada\"]\n", "test.toml:5:", "axes.workload: two files named 'workloada'; cell names would clash"),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nengine = \"memory\"\n", "test.toml:6:", "db.x.engine needs server = \"ycsb-serve\""),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"redis-server\"\nengine = \"memory\"\n", "test.toml:7:", "db.x.engine is only for server = \"ycsb-serve\""),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"http\"\nserver = \"redis-server\"\n", "test.toml:6:", "redis-server speaks RESP, which 'http' does not"),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"leveldb\"\nengine_properties = { a = 1 }\n", "test.toml:4:", "db.x: engine_property_files and engine_properties need server"),
+    ("[experiment]\ndata_dir = \"\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.data_dir is empty"),
+    ("[experiment]\nserver_cpus = \"a\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.server_cpus 'a'"),
+    ("[experiment]\nio_ceiling = \"much\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.io_ceiling 'much': expected a size"),
+    ("[experiment]\nphases = [\"run\", \"run\"]\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.phases: 'run' listed twice"),
+    ("[experiment]\nphases = []\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.phases is empty"),
+    ("[experiment]\nreuse_load_across = [\"db\"]\n[axes]\ndb = [\"leveldb\"]\n", "test.toml:2:", "the db axis cannot share a load"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\nmemory_limit = [\"lots\"]\n", "test.toml:4:", "axes.memory_limit 'lots'"),
 ];
 
 #[test]
