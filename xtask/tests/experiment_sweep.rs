@@ -7,6 +7,9 @@
 //! reason.
 
 mod common;
+// The headless-Chromium checks of ycsb-cli's page tests, for this page too.
+#[path = "../../crates/ycsb-cli/tests/browser/mod.rs"]
+mod browser;
 
 use common::{experiment, read, run_experiment, write_matrix};
 
@@ -63,10 +66,18 @@ target = [2000, 500, 1e9, 0]
     // The figure: one chart per operation of workload A, a curve per
     // store whose line has a point per target, and the knee marked.
     let html = read(&results.join("report.html"));
-    let start = html
-        .find("<h3>Latency against throughput (target sweep)</h3>")
-        .expect("the sweep has its section");
-    let end = start + 4 + html[start + 4..].find("<h3>").unwrap_or(html.len() - start - 4);
+    let run = html
+        .find("<section id=\"run\">")
+        .expect("the run phase has its section");
+    let start = run
+        + html[run..]
+            .find("<h3>Latency against throughput (target sweep)</h3>")
+            .expect("the sweep has its section");
+    let end = start
+        + 4
+        + html[start + 4..]
+            .find("<h3>")
+            .unwrap_or(html.len() - start - 4);
     let sweep = &html[start..end];
     assert_eq!(sweep.matches("<svg").count(), 2, "READ and UPDATE");
     for op in ["READ", "UPDATE"] {
@@ -117,9 +128,15 @@ target = [2000, 500, 1e9, 0]
     );
     assert!(md.contains("Note: too short for time charts: "), "{md}");
     assert!(!html.contains("/proc/self is needed"));
-    let cpu = &html[html.find("<h3 id=run-cpu>").unwrap()..];
+    // The page reads well: every chart drawn, no text clipped by its
+    // chart or overlapping another, nothing wider than the window.
+    assert_reads_well(dir.path(), &html, sweep);
+
+    // An empty CPU chart says why: the run was shorter than an interval.
+    let cpu = &html[run + html[run..].find("Client CPU").unwrap()..];
     assert!(
-        cpu.contains("no data: too short to sample: the phase lasted "),
+        cpu.contains("no data: ")
+            && cpu.contains("less than one full interval of 1.0 s to take a rate over"),
         "{cpu}"
     );
 }
@@ -146,4 +163,42 @@ fn a_target_that_is_not_a_rate_is_refused_on_its_line() {
         );
     }
     assert!(!results.exists(), "nothing written");
+}
+
+/// Draws the report in headless Chromium (which CI installs; elsewhere its
+/// absence skips this part): every chart draws something, no text is
+/// clipped or overlaps another, the page fits the window. Keeps a
+/// screenshot of the sweep in `YCSB_SCREENSHOTS` (docs/) when set.
+fn assert_reads_well(dir: &std::path::Path, html: &str, sweep: &str) {
+    let Some(chromium) = browser::chromium() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium is not installed (it is in xtask's DEBIAN_PACKAGES)"
+        );
+        eprintln!("skipped: chromium is not installed");
+        return;
+    };
+    let layout = browser::check_layout(&chromium, dir, html);
+    assert!(layout.problems.is_empty(), "{:#?}", layout.problems);
+    assert!(!layout.charts.is_empty());
+    for chart in &layout.charts {
+        assert!(
+            !chart.contains("shapes=0 "),
+            "a chart draws nothing: {chart}"
+        );
+    }
+    // The sweep alone, in the report's own style, for the picture.
+    let body = html.find("<body").unwrap();
+    let body = body + html[body..].find('>').unwrap() + 1;
+    let page = dir.join("sweep.html");
+    std::fs::write(&page, format!("{}{sweep}</body></html>", &html[..body])).unwrap();
+    let url = format!("file://{}", page.display());
+    browser::screenshot(
+        &chromium,
+        dir,
+        &url,
+        (1000, 1500),
+        "experiment-latency-throughput.png",
+        browser::Keep::AsDocs,
+    );
 }
