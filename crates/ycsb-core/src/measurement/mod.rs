@@ -18,7 +18,8 @@
 //! use std::time::{Duration, Instant};
 //! use ycsb_core::db::Status;
 //! # use ycsb_core::internals::Measurements;
-//! use ycsb_core::measurement::{MeasurementSettings, Operation, TextExporter};
+//! use ycsb_core::measurement::{MeasurementSettings, TextExporter};
+//! use ycsb_core::results::Operation;
 //!
 //! let measurements = Measurements::new(&MeasurementSettings::default(), 1);
 //! let mut recorder = measurements.recorder(0);
