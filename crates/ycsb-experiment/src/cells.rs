@@ -4,6 +4,9 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+/// The axis of target rates.
+pub(crate) const TARGET_AXIS: &str = "target";
+
 use crate::matrix::{Db, Matrix};
 
 /// Axes that are not `ycsb` properties.
@@ -133,7 +136,7 @@ pub fn load_coords(
     coords
         .iter()
         .map(|(a, v, l)| {
-            if a == crate::sweep::AXIS && m.reuse_load_across.contains(a) {
+            if a == TARGET_AXIS && m.reuse_load_across.contains(a) {
                 (a.clone(), "0".into(), "0".into())
             } else if m.reuse_load_across.contains(a) {
                 let first = m

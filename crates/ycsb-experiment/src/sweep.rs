@@ -17,11 +17,9 @@ use std::fmt::Write as _;
 use ycsb_report::{Block, Chart, Dash, Figure, Note, Series};
 use ycsb_results::{PhaseReport, SectionReport};
 
+use crate::cells::TARGET_AXIS as AXIS;
 use crate::matrix::Matrix;
 use crate::summary::{self, CellResult};
-
-/// The axis of target rates.
-pub const AXIS: &str = "target";
 
 /// A store follows a target while it achieves at least this share of it.
 pub const FOLLOWS: f64 = 0.9;

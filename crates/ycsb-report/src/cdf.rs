@@ -5,7 +5,7 @@
 
 use ycsb_results::SectionReport;
 
-use crate::phase::Family;
+use crate::family::Family;
 use crate::style::Dash;
 use crate::svg::Chart;
 

@@ -52,6 +52,7 @@
 mod axis;
 mod cdf;
 mod compare;
+mod family;
 mod gauges;
 mod html;
 mod model;

@@ -3,9 +3,10 @@
 //! memory and disk I/O, database size, files per level, the engine's
 //! gauges), each drawn once per panel of runs with its own time axis.
 
-use ycsb_results::{PhaseReport, SeriesRow};
+use ycsb_results::SeriesRow;
 
 use crate::cdf;
+use crate::family::{Family, Look};
 use crate::gauges;
 use crate::model::{Block, Figure, Grid, Note, Section};
 use crate::runs::{Layout, Run};
@@ -19,38 +20,6 @@ use crate::svg::{Chart, Series};
 /// Panels of more runs than this draw one line per run where they would
 /// draw several (p99 alone, CPU as user + system), so they stay legible.
 const FEW_RUNS: usize = 3;
-
-/// What a chart family knows of one run when drawing it.
-pub(crate) struct Look<'a> {
-    /// The run's legend text.
-    pub(crate) legend: &'a str,
-    /// Its palette colour.
-    pub(crate) colour: usize,
-    /// Whether its panel has many runs (draw one line per run).
-    pub(crate) crowded: bool,
-}
-
-impl Look<'_> {
-    /// A series of the run, in its colour, `dash` telling its lines apart.
-    pub(crate) fn series(&self, suffix: &str, points: Vec<(f64, f64)>, dash: Dash) -> Series {
-        let name = if suffix.is_empty() {
-            self.legend.to_string()
-        } else {
-            format!("{} {suffix}", self.legend)
-        };
-        Series::new(name, points).styled(self.colour, dash)
-    }
-}
-
-/// A run's series for a chart, or why it has none.
-pub(crate) type Draw<'a> = dyn Fn(&Run, &PhaseReport, &Look) -> Result<Vec<Series>, String> + 'a;
-
-/// A chart drawn once per panel: its title and axes, and how a run's
-/// series are drawn.
-pub(crate) struct Family<'a> {
-    pub(crate) chart: Chart,
-    pub(crate) draw: Box<Draw<'a>>,
-}
 
 /// A chart with what its runs drew, or the one line saying why none did;
 /// `missing` holds per run without data its legend and the reason.

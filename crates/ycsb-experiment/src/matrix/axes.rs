@@ -156,7 +156,7 @@ impl Ctx<'_> {
                 }
                 label_of(&value)
             }
-            crate::sweep::AXIS => {
+            crate::cells::TARGET_AXIS => {
                 if !value
                     .trim()
                     .parse::<f64>()

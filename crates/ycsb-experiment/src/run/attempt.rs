@@ -11,13 +11,38 @@ use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::provenance::Ended;
+use chrono::{DateTime, Utc};
+
 use super::{append, client_groups, missing_phase, read_export, Kind, Outcome, Runner, START_LEAD};
 use crate::cells::Cell;
 use crate::error::{Context as _, ExperimentError, Result};
 use crate::host;
 use crate::matrix::{descriptor, Matrix, Server};
 use crate::proc::{self, Cgroup};
+
+/// What the runner saw of a cell's processes, which all ended well.
+pub(super) struct Ended {
+    /// When the cell started.
+    pub(super) start_time: DateTime<Utc>,
+    /// When its clients had all ended.
+    pub(super) end_time: DateTime<Utc>,
+    /// Seconds from the start to the end of the last client.
+    pub(super) end_s: f64,
+    /// The clients' exit status.
+    pub(super) status: ExitStatus,
+    /// Bytes on disk of the DB directory after the last phase.
+    pub(super) space_end: u64,
+    /// The cell's memory limit.
+    pub(super) memory_limit: Option<u64>,
+    /// The most memory its cgroup used.
+    pub(super) cgroup_peak: Option<u64>,
+    /// The server's version.
+    pub(super) server_version: Option<String>,
+    /// The clients' (and the server's) resources over the cell.
+    pub(super) samples: Vec<Sample>,
+    /// Every client's command as started.
+    pub(super) spawned: Vec<Vec<String>>,
+}
 
 /// (seconds since the cell started, client CPU seconds, client resident
 /// bytes, server CPU seconds and resident bytes).

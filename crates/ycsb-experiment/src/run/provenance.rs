@@ -3,43 +3,17 @@
 //! runner's resource samples), `properties.txt`, `command.txt` and, last,
 //! `cell.json`, whose presence marks the cell complete.
 
-use std::process::ExitStatus;
-
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use ycsb_results::RunReport;
 
-use super::attempt::{Attempt, Sample};
+use super::attempt::{Attempt, Ended, Sample};
 use super::{write, Runner};
 use crate::error::{Context as _, Result};
 use crate::host;
 use crate::proc;
 use crate::redact;
 use crate::series::{PhaseSeries, ResourcePoint, StatusPoint};
-
-/// What the runner saw of a cell's processes, which all ended well.
-pub(super) struct Ended {
-    /// When the cell started.
-    pub(super) start_time: DateTime<Utc>,
-    /// When its clients had all ended.
-    pub(super) end_time: DateTime<Utc>,
-    /// Seconds from the start to the end of the last client.
-    pub(super) end_s: f64,
-    /// The clients' exit status.
-    pub(super) status: ExitStatus,
-    /// Bytes on disk of the DB directory after the last phase.
-    pub(super) space_end: u64,
-    /// The cell's memory limit.
-    pub(super) memory_limit: Option<u64>,
-    /// The most memory its cgroup used.
-    pub(super) cgroup_peak: Option<u64>,
-    /// The server's version.
-    pub(super) server_version: Option<String>,
-    /// The clients' (and the server's) resources over the cell.
-    pub(super) samples: Vec<Sample>,
-    /// Every client's command as started.
-    pub(super) spawned: Vec<Vec<String>>,
-}
 
 impl Runner {
     /// Writes the cell's files into `.partial-<cell>/`, `cell.json` last.
