@@ -973,6 +973,15 @@ fn build_db(
                     Some(Server::Redis)
                 }
                 "ycsb-serve" => {
+                    if !protocol.served_by_ycsb_serve() {
+                        return cx.err(
+                            s.span(),
+                            format!(
+                                "db.{label}.server: ycsb serve speaks RESP and HTTP, not the protocol of '{store}' (its clients: {})",
+                                store_names(|s| s.server.is_some_and(|c| c.protocol.served_by_ycsb_serve()))
+                            ),
+                        );
+                    }
                     let embedded = || store_names(StoreDescriptor::is_embedded);
                     let Some(engine) = &d.engine else {
                         return cx.err(

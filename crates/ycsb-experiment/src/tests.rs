@@ -719,7 +719,7 @@ mod capabilities {
     #[test]
     fn ycsb_serve_embeds_an_engine_and_speaks_the_clients_protocol() {
         let engine = stores(|s| s.data_dir.is_some())[0];
-        for client in stores(|s| s.server.is_some()) {
+        for client in stores(|s| s.server.is_some_and(|c| c.protocol.served_by_ycsb_serve())) {
             let c = client.server.unwrap();
             let m = check(&one_db(&format!(
                 "store = \"{}\"\nserver = \"ycsb-serve\"\nengine = \"{}\"\n",
@@ -761,6 +761,20 @@ mod capabilities {
             .unwrap_err();
             assert!(
                 e.contains("test.toml:6:") && e.contains("speaks RESP"),
+                "{e}"
+            );
+        }
+        // ycsb serve speaks RESP and HTTP: a client of another protocol is
+        // refused.
+        for client in stores(|s| s.server.is_some_and(|c| !c.protocol.served_by_ycsb_serve())) {
+            let engine = stores(|s| s.data_dir.is_some())[0];
+            let e = check(&one_db(&format!(
+                "store = \"{}\"\nserver = \"ycsb-serve\"\nengine = \"{}\"\n",
+                client.name, engine.name
+            )))
+            .unwrap_err();
+            assert!(
+                e.contains("test.toml:6:") && e.contains("ycsb serve speaks RESP and HTTP"),
                 "{e}"
             );
         }
