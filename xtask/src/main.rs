@@ -42,6 +42,10 @@ const DEBIAN_PACKAGES: &[&str] = &[
     "libclang-dev",
     "redis-server",
     "redis-tools",
+    // The memcached store's tests start memcached servers; memcslap is
+    // the load tool its speed is compared with (docs/engines-memcached.md).
+    "memcached",
+    "libmemcached-tools",
     "rocksdb-tools",
     "nginx-light",
     // The etcd store's tests start etcd clusters; its TLS test makes
