@@ -20,7 +20,11 @@ fn count(report: &str, section: &str, name: &str) -> u64 {
 fn workload_a_keeps_its_data_over_two_servers_in_both_protocols() {
     for protocol in ["text", "binary"] {
         let servers = [Memcached::start(), Memcached::start()];
-        let hosts = format!("memcached.hosts={},{}", servers[0].addr(), servers[1].addr());
+        let hosts = format!(
+            "memcached.hosts={},{}",
+            servers[0].addr(),
+            servers[1].addr()
+        );
         let protocol_property = format!("memcached.protocol={protocol}");
         let dir = tempfile::tempdir().unwrap();
         let export = dir.path().join("run.json");
@@ -94,7 +98,11 @@ fn workload_a_keeps_its_data_over_two_servers_in_both_protocols() {
         assert_eq!(last["memcached.curr_items"], 400.0, "{last}");
         assert_eq!(last["memcached.servers_up"], 2.0, "{last}");
         assert!(last["memcached.bytes"].as_f64().unwrap() > 400.0 * 1000.0);
-        assert_eq!(json["metadata"]["engine"], "memcached", "{}", json["metadata"]);
+        assert_eq!(
+            json["metadata"]["engine"], "memcached",
+            "{}",
+            json["metadata"]
+        );
     }
 }
 
@@ -113,7 +121,14 @@ fn a_server_killed_and_restarted_mid_run_is_reconnected() {
     assert!(load.status.success(), "{}", stderr(&load));
 
     let mut child = ycsb()
-        .args(["run", "memcached", "-P", "workloads/workloada", "-p", &hosts])
+        .args([
+            "run",
+            "memcached",
+            "-P",
+            "workloads/workloada",
+            "-p",
+            &hosts,
+        ])
         .args(["-p", "recordcount=200", "-p", "operationcount=0"])
         .args(["-p", "maxexecutiontime=4", "-threads", "2"])
         .args(["-s", "-p", "status.interval=1"])

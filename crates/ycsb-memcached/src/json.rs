@@ -290,8 +290,8 @@ impl Parser<'_> {
             // The common run: plain ASCII, copied at once.
             let run = self.doc[self.at..]
                 .iter()
-                .position(|&b| b == b'"' || b == b'\\' || b < 0x20 || b >= 0x80)
-                .ok_or_else(|| DecodeError {
+                .position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b))
+                .ok_or(DecodeError {
                     at: self.doc.len(),
                     expected: "the end of a string",
                 })?;
