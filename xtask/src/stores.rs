@@ -83,7 +83,7 @@ fn crate_of(path: &str) -> Result<String> {
     let module = path
         .strip_suffix("::DESCRIPTOR")
         .with_context(|| format!("registry: {path:?} does not name a DESCRIPTOR"))?;
-    if module.contains("::") || !module.starts_with("ycsb_") {
+    if module.contains(':') || !module.starts_with("ycsb_") {
         bail!("registry: {path:?} is not a store crate's DESCRIPTOR (ycsb_<store>::DESCRIPTOR)");
     }
     Ok(module.replace('_', "-"))

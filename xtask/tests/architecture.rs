@@ -4,33 +4,11 @@
 //! file otherwise leaves an invariant that nothing checks any more while
 //! the page still says something does.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask is inside the workspace")
-        .to_path_buf()
-}
-
-/// Every `.rs` file of the workspace (sources, tests, examples), without
-/// the build output.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        if path.is_dir() {
-            if name != "target" && name != ".git" {
-                rust_files(&path, out);
-            }
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use common::{root, rust_files};
 
 /// The text of each "*Enforced by:*" clause: from the marker to the end
 /// of its list item (the next line starting a new item or a blank line).

@@ -6,18 +6,14 @@
 //! environment, run here as the pods would run them (the image's paths
 //! swapped for this checkout's) against a real redis-server.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use yaml_rust2::{Yaml, YamlLoader};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use common::{root, ycsb};
 
 fn yaml(name: &str) -> Yaml {
     let path = root().join("deploy/kubernetes").join(name);
@@ -76,22 +72,6 @@ fn command(job: &Yaml) -> (Vec<String>, String) {
 
 fn script(job: &Yaml) -> String {
     command(job).1
-}
-
-/// The debug `ycsb` binary, built if needed.
-fn ycsb() -> PathBuf {
-    if let Some(p) = std::env::var_os("XTASK_TEST_YCSB") {
-        return PathBuf::from(p);
-    }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(root())
-        .args(["build", "-q", "-p", "ycsb-cli"])
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "building ycsb-cli failed");
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().join("ycsb")
 }
 
 fn cargo_metadata() -> serde_json::Value {

@@ -3,60 +3,24 @@
 //! interrupted with SIGINT resumes without redoing complete cells and never
 //! leaves half a result; summaries and the report appear.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// The debug `ycsb` binary, built if needed (cargo releases its lock before
-/// running tests, so this nested build is allowed).
-fn ycsb() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            // A prebuilt binary, e.g. while the workspace is mid-edit.
-            if let Some(p) = std::env::var_os("XTASK_TEST_YCSB") {
-                return PathBuf::from(p);
-            }
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let status = Command::new(cargo)
-                .current_dir(root())
-                .args(["build", "-q", "-p", "ycsb-cli"])
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "building ycsb-cli failed");
-            // The test binary is target/debug/deps/<name>; ycsb is target/debug/ycsb.
-            let exe = std::env::current_exe().unwrap();
-            let debug = exe.parent().unwrap().parent().unwrap();
-            let bin = debug.join("ycsb");
-            assert!(bin.is_file(), "{} missing", bin.display());
-            bin
-        })
-        .clone()
-}
+use common::{experiment, write_matrix, ycsb};
+use tempfile::TempDir;
 
 /// A fresh directory with a matrix: 6 cells of about a second each (the
 /// target rate paces them, so the test can stop the run mid-cell).
-fn setup(name: &str) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("xtask-experiment-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let workload = root().join("workloads").join("workloada");
-    let matrix = dir.join("m.toml");
-    std::fs::write(
-        &matrix,
-        format!(
-            r#"[experiment]
-name = "e2e"
-io_ceiling = "off"
-property_files = ["{}"]
-baseline = {{ db = "basic" }}
+fn setup() -> (TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        &dir.path().join("m.toml"),
+        "workloada",
+        r#"name = "e2e"
+baseline = { db = "basic" }
 
 [properties]
 recordcount = 200
@@ -68,21 +32,12 @@ fieldcount = 2
 db = ["basic", "memory"]
 fieldlength = [8, 16, 32]
 "#,
-            workload.display()
-        ),
-    )
-    .unwrap();
+    );
     (dir, matrix)
 }
 
 fn start(dir: &Path, matrix: &Path, extra: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .arg("experiment")
-        .arg(matrix)
-        .arg("--results")
-        .arg(dir.join("results"))
-        .arg("--ycsb")
-        .arg(ycsb())
+    experiment(matrix, &dir.join("results"))
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -145,26 +100,27 @@ fn finish(child: Child) -> (Output, String) {
 
 #[test]
 fn a_killed_run_resumes_and_keeps_complete_cells() {
-    let (dir, matrix) = setup("kill");
-    let mut child = start(&dir, &matrix, &[]);
-    wait_mid_cell(&dir, 2);
+    let (tmp, matrix) = setup();
+    let dir = tmp.path();
+    let mut child = start(dir, &matrix, &[]);
+    wait_mid_cell(dir, 2);
     // SAFETY: a plain syscall on our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
     let _ = child.wait();
-    let (before, _) = state(&dir);
+    let (before, _) = state(dir);
     assert!(before.len() >= 2 && before.len() < 6, "{before:?}");
-    let first = cells_dir(&dir).join(&before[0]).join("cell.json");
+    let first = cells_dir(dir).join(&before[0]).join("cell.json");
     let first_record = std::fs::read_to_string(&first).unwrap();
     // The killed xtask's ycsb died with it (no more writes into the partial cell).
     std::thread::sleep(Duration::from_millis(300));
 
-    let (out, err) = finish(start(&dir, &matrix, &[]));
+    let (out, err) = finish(start(dir, &matrix, &[]));
     assert!(out.status.success(), "{err}");
     assert!(
         err.contains(&format!("{} already complete", before.len())),
         "{err}"
     );
-    let (after, partial) = state(&dir);
+    let (after, partial) = state(dir);
     assert_eq!(after.len(), 6, "{after:?}");
     assert!(partial.is_empty(), "{partial:?}");
     assert_eq!(
@@ -174,7 +130,7 @@ fn a_killed_run_resumes_and_keeps_complete_cells() {
     );
 
     // Provenance of a cell.
-    let cell = cells_dir(&dir).join("db=memory,fieldlength=16,r1");
+    let cell = cells_dir(dir).join("db=memory,fieldlength=16,r1");
     for f in [
         "export.json",
         "timeseries.json",
@@ -252,15 +208,15 @@ fn a_killed_run_resumes_and_keeps_complete_cells() {
     // Self-contained: no scripts, no fetched resources (the only URL is the SVG namespace).
     assert!(!html.contains("<script") && !html.contains("src=") && !html.contains("https://"));
 
-    renders_in_chromium(&results.join("report.html"), &dir);
+    renders_in_chromium(&results.join("report.html"), dir);
 
     // Complete now: nothing runs again, unless forced.
-    let (out, err) = finish(start(&dir, &matrix, &[]));
+    let (out, err) = finish(start(dir, &matrix, &[]));
     assert!(
         out.status.success() && err.contains("0 cells run, 6 already complete"),
         "{err}"
     );
-    let (out, err) = finish(start(&dir, &matrix, &["--force"]));
+    let (out, err) = finish(start(dir, &matrix, &["--force"]));
     assert!(
         out.status.success() && err.contains("6 cells run, 0 already complete"),
         "{err}"
@@ -270,7 +226,6 @@ fn a_killed_run_resumes_and_keeps_complete_cells() {
         first_record,
         "--force reruns"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Headless Chromium (Debian package chromium, installed by `cargo xtask
@@ -332,9 +287,10 @@ fn renders_in_chromium(report: &Path, dir: &Path) {
 
 #[test]
 fn ctrl_c_discards_the_partial_cell_and_resumes() {
-    let (dir, matrix) = setup("sigint");
-    let child = start(&dir, &matrix, &[]);
-    wait_mid_cell(&dir, 1);
+    let (tmp, matrix) = setup();
+    let dir = tmp.path();
+    let child = start(dir, &matrix, &[]);
+    wait_mid_cell(dir, 1);
     let stopped = Instant::now();
     // SAFETY: a plain syscall on our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
@@ -347,33 +303,32 @@ fn ctrl_c_discards_the_partial_cell_and_resumes() {
     // Not a timing assertion on the benchmark: an upper bound on the stop
     // so that a hang fails rather than waiting for every cell.
     assert!(stopped.elapsed() < Duration::from_secs(30));
-    let (complete, partial) = state(&dir);
+    let (complete, partial) = state(dir);
     assert!(partial.is_empty(), "{partial:?}");
     assert!(!complete.is_empty() && complete.len() < 6, "{complete:?}");
-    let (out, err) = finish(start(&dir, &matrix, &[]));
+    let (out, err) = finish(start(dir, &matrix, &[]));
     assert!(out.status.success(), "{err}");
     assert!(
         err.contains(&format!("{} already complete", complete.len())),
         "{err}"
     );
-    assert_eq!(state(&dir).0.len(), 6);
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(state(dir).0.len(), 6);
 }
 
 #[test]
 fn a_bad_matrix_is_refused_before_anything_runs() {
-    let (dir, matrix) = setup("bad");
+    let (tmp, matrix) = setup();
+    let dir = tmp.path();
     let text = std::fs::read_to_string(&matrix).unwrap().replace(
         "db = [\"basic\", \"memory\"]",
         "db = [\"basic\", \"memroy\"]",
     );
     std::fs::write(&matrix, text).unwrap();
-    let (out, err) = finish(start(&dir, &matrix, &[]));
+    let (out, err) = finish(start(dir, &matrix, &[]));
     assert!(!out.status.success());
     assert!(
         err.contains("m.toml:14: axes.db: unknown db 'memroy'"),
         "{err}"
     );
     assert!(!dir.join("results").exists(), "nothing ran");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,40 +4,11 @@
 //! so that every key is loaded exactly once, and the cell's export the
 //! exact `ycsb merge` of the clients' exports, which are kept.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// The debug `ycsb` binary, built if needed (cargo releases its lock
-/// before running tests).
-fn ycsb() -> PathBuf {
-    if let Some(p) = std::env::var_os("XTASK_TEST_YCSB") {
-        return PathBuf::from(p);
-    }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(root())
-        .args(["build", "-q", "-p", "ycsb-cli"])
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "building ycsb-cli failed");
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().join("ycsb")
-}
-
-fn json(path: &Path) -> Value {
-    let text =
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{} missing: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
+use common::{json, run_experiment, write_matrix};
 
 fn returns(phase: &Value, section: &str, status: &str) -> u64 {
     phase["sections"]
@@ -65,17 +36,14 @@ const OPERATIONS: u64 = 1500;
 #[test]
 fn three_clients_load_every_key_once_and_merge_exactly() {
     let dir = tempfile::tempdir().unwrap();
-    let matrix = dir.path().join("m.toml");
     // The client store that talks RESP (redis) to an in-process memory
     // store behind `ycsb serve`: one data set for every client.
-    std::fs::write(
-        &matrix,
-        format!(
-            r#"[experiment]
-name = "clients"
-io_ceiling = "off"
+    let matrix = write_matrix(
+        &dir.path().join("m.toml"),
+        "workloadc",
+        &format!(
+            r#"name = "clients"
 time_limit = 60
-property_files = ["{}"]
 
 [properties]
 recordcount = {RECORDS}
@@ -91,21 +59,10 @@ clients = [1, 3]
 store = "redis"
 server = "ycsb-serve"
 engine = "memory"
-"#,
-            root().join("workloads/workloadc").display()
+"#
         ),
-    )
-    .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .arg("experiment")
-        .arg(&matrix)
-        .arg("--results")
-        .arg(dir.path().join("results"))
-        .arg("--ycsb")
-        .arg(ycsb())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    );
+    let (out, err) = run_experiment(&matrix, &dir.path().join("results"), &[]);
     assert!(out.status.success(), "{err}");
     let cells = dir.path().join("results/clients/cells");
 

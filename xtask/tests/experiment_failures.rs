@@ -6,71 +6,15 @@
 //! deletes or replaces what it did not make; a refused matrix is bad
 //! input (status 2).
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use common::{read, run_experiment, write_matrix};
 
-/// The debug `ycsb` binary (see tests/experiment.rs).
-fn ycsb() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            if let Some(p) = std::env::var_os("XTASK_TEST_YCSB") {
-                return PathBuf::from(p);
-            }
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let status = Command::new(cargo)
-                .current_dir(root())
-                .args(["build", "-q", "-p", "ycsb-cli"])
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "building ycsb-cli failed");
-            let exe = std::env::current_exe().unwrap();
-            let bin = exe.parent().unwrap().parent().unwrap().join("ycsb");
-            assert!(bin.is_file(), "{} missing", bin.display());
-            bin
-        })
-        .clone()
-}
-
-fn experiment(matrix: &Path, results: &Path, extra: &[&str]) -> (Output, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .arg("experiment")
-        .arg(matrix)
-        .arg("--results")
-        .arg(results)
-        .arg("--ycsb")
-        .arg(ycsb())
-        .args(extra)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    (out, err)
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// A matrix file in `dir`: the workload A property file, small counts.
+/// The matrix file `m.toml` in `dir`, on workload A.
 fn matrix(dir: &Path, body: &str) -> PathBuf {
-    let path = dir.join("m.toml");
-    let workload = root().join("workloads").join("workloada");
-    std::fs::write(
-        &path,
-        format!(
-            "[experiment]\nio_ceiling = \"off\"\nproperty_files = [\"{}\"]\n{body}",
-            workload.display()
-        ),
-    )
-    .unwrap();
-    path
+    write_matrix(&dir.join("m.toml"), "workloada", body)
 }
 
 /// The shared load of the first db fails (its store refuses a property),
@@ -98,7 +42,7 @@ properties = { "leveldb.cache_size" = "lots" }
 "#,
     );
     let results = tmp.path().join("results");
-    let (out, err) = experiment(&m, &results, &[]);
+    let (out, err) = run_experiment(&m, &results, &[]);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
         err.contains("experiment: 4 cells run, 0 already complete, 3 failed"),
@@ -150,11 +94,11 @@ properties = { "leveldb.cache_size" = "lots" }
     assert_eq!(run.lines().count(), 3, "the two leveldb rows: {run}");
     let html = read(&e.join("report.html"));
     assert!(
-        html.contains("<h2 id=failed>Failed cells</h2>") && html.contains(dependent),
+        html.contains("<section id=\"failed\"><h2>Failed cells</h2>") && html.contains(dependent),
         "the report names the failures"
     );
     // --report alone finds the same failures in what the run kept.
-    let (out, err) = experiment(&m, &results, &["--report"]);
+    let (out, err) = run_experiment(&m, &results, &["--report"]);
     assert!(out.status.success(), "{err}");
     assert_eq!(read(&e.join("summary-failed.csv")), csv);
 }
@@ -179,7 +123,7 @@ fieldlength = [8, 16]
 "#,
     );
     let results = tmp.path().join("results");
-    let (out, err) = experiment(&m, &results, &[]);
+    let (out, err) = run_experiment(&m, &results, &[]);
     assert!(out.status.success(), "{err}");
     let e = results.join("own");
     let cells = e.join("cells");
@@ -197,7 +141,7 @@ fieldlength = [8, 16]
     std::fs::remove_dir_all(cells.join("db=basic,fieldlength=16,r1")).unwrap();
     std::fs::write(e.join("data").join("db=basic,fieldlength=16,r1"), "mine\n").unwrap();
 
-    let (out, err) = experiment(&m, &results, &[]);
+    let (out, err) = run_experiment(&m, &results, &[]);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
         err.contains("3 cells run, 1 already complete, 3 failed"),
@@ -240,7 +184,7 @@ fn a_matrix_name_outside_the_results_is_bad_input() {
     let tmp = tempfile::tempdir().unwrap();
     let m = matrix(tmp.path(), "name = \"..\"\n[axes]\ndb = [\"memory\"]\n");
     for extra in [&["--check"][..], &[]] {
-        let (out, err) = experiment(&m, &tmp.path().join("results"), extra);
+        let (out, err) = run_experiment(&m, &tmp.path().join("results"), extra);
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(

@@ -5,35 +5,13 @@
 //! no file of its results (commands, properties, exports, standard error,
 //! summaries, report) contains the secret.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use common::{experiment, write_matrix};
 
 const PASSWORD: &str = "Matrix-S3cret-4d1b";
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// The debug `ycsb` binary (see tests/experiment.rs).
-fn ycsb() -> PathBuf {
-    if let Some(p) = std::env::var_os("XTASK_TEST_YCSB") {
-        return PathBuf::from(p);
-    }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(root())
-        .args(["build", "-q", "-p", "ycsb-cli"])
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "building ycsb-cli failed");
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().unwrap().parent().unwrap().join("ycsb");
-    assert!(bin.is_file(), "{} missing", bin.display());
-    bin
-}
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -48,15 +26,13 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn matrix_results_never_hold_a_password() {
-    let dir = tempfile_dir();
-    let matrix = dir.join("m.toml");
-    std::fs::write(
-        &matrix,
-        format!(
-            r#"[experiment]
-name = "secret"
-io_ceiling = "off"
-property_files = ["{}"]
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let matrix = write_matrix(
+        &dir.join("m.toml"),
+        "workloada",
+        &format!(
+            r#"name = "secret"
 
 [properties]
 recordcount = 50
@@ -69,20 +45,10 @@ operationcount = 200
 
 [axes]
 db = ["basic"]
-"#,
-            root().join("workloads").join("workloada").display()
+"#
         ),
-    )
-    .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .arg("experiment")
-        .arg(&matrix)
-        .arg("--results")
-        .arg(dir.join("results"))
-        .arg("--ycsb")
-        .arg(ycsb())
-        .output()
-        .unwrap();
+    );
+    let out = experiment(&matrix, &dir.join("results")).output().unwrap();
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),
@@ -112,12 +78,4 @@ db = ["basic"]
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
     assert!(command.contains("redis.password=<redacted>"), "{command}");
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-fn tempfile_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("xtask-secrets-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }

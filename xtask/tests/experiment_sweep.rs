@@ -6,56 +6,22 @@
 //! short are said to be too short for their time charts, with the true
 //! reason.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+// The headless-Chromium checks of ycsb-cli's page tests, for this page too.
+#[path = "../../crates/ycsb-cli/tests/browser/mod.rs"]
+mod browser;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// The debug `ycsb` binary (see tests/experiment.rs), built once.
-fn ycsb() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            if let Some(p) = std::env::var_os("XTASK_TEST_YCSB") {
-                return PathBuf::from(p);
-            }
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let status = Command::new(cargo)
-                .current_dir(root())
-                .args(["build", "-q", "-p", "ycsb-cli"])
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "building ycsb-cli failed");
-            let exe = std::env::current_exe().unwrap();
-            let bin = exe.parent().unwrap().parent().unwrap().join("ycsb");
-            assert!(bin.is_file(), "{} missing", bin.display());
-            bin
-        })
-        .clone()
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use common::{experiment, read, run_experiment, write_matrix};
 
 /// Targets of 500 and 2000 ops/s, which both stores follow, 10^9, which
 /// neither can (the knee), and unthrottled; 300 operations per cell.
 #[test]
 fn a_target_sweep_draws_latency_against_throughput_with_the_knee() {
     let dir = tempfile::tempdir().unwrap();
-    let matrix = dir.path().join("sweep.toml");
-    std::fs::write(
-        &matrix,
-        format!(
-            r#"[experiment]
-name = "sweep"
-io_ceiling = "off"
-property_files = ["{}"]
+    let matrix = write_matrix(
+        &dir.path().join("sweep.toml"),
+        "workloada",
+        r#"name = "sweep"
 
 [properties]
 recordcount = 50
@@ -65,20 +31,9 @@ operationcount = 300
 db = ["basic", "memory"]
 target = [2000, 500, 1e9, 0]
 "#,
-            root().join("workloads").join("workloada").display()
-        ),
-    )
-    .unwrap();
+    );
     let results = dir.path().join("results");
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .arg("experiment")
-        .arg(&matrix)
-        .arg("--results")
-        .arg(&results)
-        .arg("--ycsb")
-        .arg(ycsb())
-        .output()
-        .unwrap();
+    let out = experiment(&matrix, &results).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -111,10 +66,18 @@ target = [2000, 500, 1e9, 0]
     // The figure: one chart per operation of workload A, a curve per
     // store whose line has a point per target, and the knee marked.
     let html = read(&results.join("report.html"));
-    let start = html
-        .find("<h3 id=run-sweep>")
-        .expect("the sweep has its section");
-    let end = start + html[start..].find("</ul>").unwrap();
+    let run = html
+        .find("<section id=\"run\">")
+        .expect("the run phase has its section");
+    let start = run
+        + html[run..]
+            .find("<h3>Latency against throughput (target sweep)</h3>")
+            .expect("the sweep has its section");
+    let end = start
+        + 4
+        + html[start + 4..]
+            .find("<h3>")
+            .unwrap_or(html.len() - start - 4);
     let sweep = &html[start..end];
     assert_eq!(sweep.matches("<svg").count(), 2, "READ and UPDATE");
     for op in ["READ", "UPDATE"] {
@@ -165,9 +128,15 @@ target = [2000, 500, 1e9, 0]
     );
     assert!(md.contains("Note: too short for time charts: "), "{md}");
     assert!(!html.contains("/proc/self is needed"));
-    let cpu = &html[html.find("<h3 id=run-cpu>").unwrap()..];
+    // The page reads well: every chart drawn, no text clipped by its
+    // chart or overlapping another, nothing wider than the window.
+    assert_reads_well(dir.path(), &html, sweep);
+
+    // An empty CPU chart says why: the run was shorter than an interval.
+    let cpu = &html[run + html[run..].find("Client CPU").unwrap()..];
     assert!(
-        cpu.contains("no data: too short to sample: the phase lasted "),
+        cpu.contains("no data: ")
+            && cpu.contains("less than one full interval of 1.0 s to take a rate over"),
         "{cpu}"
     );
 }
@@ -185,17 +154,7 @@ fn a_target_that_is_not_a_rate_is_refused_on_its_line() {
     .unwrap();
     let results = dir.path().join("results");
     for extra in [&["--check"][..], &[]] {
-        let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-            .arg("experiment")
-            .arg(&matrix)
-            .arg("--results")
-            .arg(&results)
-            .arg("--ycsb")
-            .arg(ycsb())
-            .args(extra)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
+        let (out, err) = run_experiment(&matrix, &results, extra);
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(
@@ -204,4 +163,42 @@ fn a_target_that_is_not_a_rate_is_refused_on_its_line() {
         );
     }
     assert!(!results.exists(), "nothing written");
+}
+
+/// Draws the report in headless Chromium (which CI installs; elsewhere its
+/// absence skips this part): every chart draws something, no text is
+/// clipped or overlaps another, the page fits the window. Keeps a
+/// screenshot of the sweep in `YCSB_SCREENSHOTS` (docs/) when set.
+fn assert_reads_well(dir: &std::path::Path, html: &str, sweep: &str) {
+    let Some(chromium) = browser::chromium() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium is not installed (it is in xtask's DEBIAN_PACKAGES)"
+        );
+        eprintln!("skipped: chromium is not installed");
+        return;
+    };
+    let layout = browser::check_layout(&chromium, dir, html);
+    assert!(layout.problems.is_empty(), "{:#?}", layout.problems);
+    assert!(!layout.charts.is_empty());
+    for chart in &layout.charts {
+        assert!(
+            !chart.contains("shapes=0 "),
+            "a chart draws nothing: {chart}"
+        );
+    }
+    // The sweep alone, in the report's own style, for the picture.
+    let body = html.find("<body").unwrap();
+    let body = body + html[body..].find('>').unwrap() + 1;
+    let page = dir.join("sweep.html");
+    std::fs::write(&page, format!("{}{sweep}</body></html>", &html[..body])).unwrap();
+    let url = format!("file://{}", page.display());
+    browser::screenshot(
+        &chromium,
+        dir,
+        &url,
+        (1000, 1500),
+        "experiment-latency-throughput.png",
+        browser::Keep::AsDocs,
+    );
 }

@@ -270,21 +270,7 @@ pub const STORES_HELP: CommandHelp<StoresFlag> = CommandHelp {
     notes: "",
 };
 
-/// A source of properties, in the order given.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PropertySource {
-    /// `-P <file>`.
-    File(PathBuf),
-    /// `-p key=value` (or a flag such as `-threads`, with the flag's name).
-    Assignment {
-        /// The flag that set it (`-p`, `-threads`, `-target`, ...).
-        flag: &'static str,
-        /// The property's name.
-        key: String,
-        /// Its value.
-        value: String,
-    },
-}
+pub use ycsb_core::properties::PropertySource;
 
 /// Which form the command line used, which decides the extra summary lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -452,120 +438,130 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
         })
         .collect::<Result<_, _>>()?;
     let mut it = args.into_iter().peekable();
-    let mut bench = Benchmark {
-        db: String::new(),
-        sources: Vec::new(),
-        style: Style::Cpp,
+    let Some(first) = it.peek().cloned() else {
+        return Ok(Invocation::Help(HelpTopic::General));
     };
-    let mut db: Option<String> = None;
-    // Where an unknown flag is told to look.
-    let mut run_help = "ycsb run";
-
-    match it.peek().map(String::as_str) {
-        None => return Ok(Invocation::Help(HelpTopic::General)),
-        Some("-h" | "--help" | "-help") => return Ok(Invocation::Help(HelpTopic::General)),
-        Some("help") => {
-            it.next();
-            return help_on(it.next(), it.next());
+    let mut rest = || {
+        it.next();
+        it.by_ref().collect::<Vec<String>>()
+    };
+    match first.as_str() {
+        "-h" | "--help" | "-help" => Ok(Invocation::Help(HelpTopic::General)),
+        "help" => {
+            let mut rest = rest().into_iter();
+            help_on(rest.next(), rest.next())
         }
-        Some("-V" | "--version" | "version" | "-version") => return Ok(Invocation::Version),
-        Some("stores") => {
-            it.next();
-            return match it.next() {
-                None => Ok(Invocation::Stores),
-                Some(arg) => match find_flag(STORES_HELP.flags, &arg).map(|flag| flag.id) {
-                    Some(StoresFlag::Help) => Ok(Invocation::Help(HelpTopic::Stores)),
-                    None if arg.starts_with('-') => {
-                        Err(usage(unknown_flag(STORES_HELP.flags, &arg, "ycsb stores")))
-                    }
-                    None => Err(usage(format!(
-                        "unexpected argument '{arg}' for 'ycsb stores' (see 'ycsb stores --help')"
-                    ))),
-                },
+        "-V" | "--version" | "version" | "-version" => Ok(Invocation::Version),
+        "stores" => parse_stores(rest()),
+        "serve" => parse_serve(rest()),
+        "shell" => parse_shell(rest()),
+        "bench" => Ok(Invocation::Bench(rest())),
+        "merge" => Ok(Invocation::Merge(rest())),
+        "report" => Ok(Invocation::Report(rest())),
+        "properties" => parse_properties(rest()),
+        "load" | "run" => {
+            let mut rest = rest().into_iter();
+            parse_java_form(&first, &mut rest)
+        }
+        _ => {
+            let bench = Benchmark {
+                db: String::new(),
+                sources: Vec::new(),
+                style: Style::Cpp,
             };
+            parse_benchmark_flags(bench, None, "ycsb run", &mut it)
         }
-        Some("serve") => {
-            it.next();
-            return parse_serve(it.collect());
-        }
-        Some("shell") => {
-            it.next();
-            return parse_shell(it.collect());
-        }
-        Some("bench") => {
-            it.next();
-            return Ok(Invocation::Bench(it.collect()));
-        }
-        Some("merge") => {
-            it.next();
-            return Ok(Invocation::Merge(it.collect()));
-        }
-        Some("report") => {
-            it.next();
-            return Ok(Invocation::Report(it.collect()));
-        }
-        Some("properties") => {
-            it.next();
-            let mut markdown = false;
-            for arg in it {
-                match find_flag(PROPERTIES_HELP.flags, &arg).map(|flag| flag.id) {
-                    Some(PropertiesFlag::Markdown) => markdown = true,
-                    Some(PropertiesFlag::Help) => {
-                        return Ok(Invocation::Help(HelpTopic::Properties))
-                    }
-                    None if arg.starts_with('-') => {
-                        return Err(usage(unknown_flag(
-                            PROPERTIES_HELP.flags,
-                            &arg,
-                            "ycsb properties",
-                        )))
-                    }
-                    None => {
-                        return Err(usage(format!(
-                            "unexpected argument '{arg}' for 'ycsb properties' (see 'ycsb properties --help')"
-                        )))
-                    }
-                }
-            }
-            return Ok(Invocation::Properties { markdown });
-        }
-        Some("load" | "run") => {
-            let command = it.next().unwrap_or_default();
-            bench.style = Style::Java;
-            run_help = if command == "load" {
-                "ycsb load"
-            } else {
-                "ycsb run"
-            };
-            // What Java's bin/ycsb passes its Client: -load or -t.
-            bench.sources.push(flag_assignment(
-                if command == "load" { "load" } else { "run" },
-                "dotransactions",
-                if command == "load" { "false" } else { "true" },
-            ));
-            match it.next() {
-                Some(name) if !name.starts_with('-') && !name.is_empty() => db = Some(name),
-                Some(flag)
-                    if find_flag(RUN_HELP.flags, &flag).map(|flag| flag.id)
-                        == Some(RunFlag::Help) =>
-                {
-                    return Ok(Invocation::Help(HelpTopic::Benchmark))
-                }
-                Some(flag) => {
-                    return Err(usage(format!(
-                        "'ycsb {command}' needs the store's name before the options, as in 'ycsb {command} basic -P workloads/workloada' (found '{flag}')"
-                    )))
-                }
-                None => {
-                    return Err(usage(format!(
-                        "'ycsb {command}' needs the store's name, as in 'ycsb {command} basic -P workloads/workloada'"
-                    )))
-                }
-            }
-        }
-        Some(_) => {}
     }
+}
 
+/// `ycsb stores [--help]`.
+fn parse_stores(args: Vec<String>) -> Result<Invocation, UsageError> {
+    match args.into_iter().next() {
+        None => Ok(Invocation::Stores),
+        Some(arg) => match find_flag(STORES_HELP.flags, &arg).map(|flag| flag.id) {
+            Some(StoresFlag::Help) => Ok(Invocation::Help(HelpTopic::Stores)),
+            None if arg.starts_with('-') => {
+                Err(usage(unknown_flag(STORES_HELP.flags, &arg, "ycsb stores")))
+            }
+            None => Err(usage(format!(
+                "unexpected argument '{arg}' for 'ycsb stores' (see 'ycsb stores --help')"
+            ))),
+        },
+    }
+}
+
+/// `ycsb properties [--markdown] [--help]`.
+fn parse_properties(args: Vec<String>) -> Result<Invocation, UsageError> {
+    let mut markdown = false;
+    for arg in args {
+        match find_flag(PROPERTIES_HELP.flags, &arg).map(|flag| flag.id) {
+            Some(PropertiesFlag::Markdown) => markdown = true,
+            Some(PropertiesFlag::Help) => return Ok(Invocation::Help(HelpTopic::Properties)),
+            None if arg.starts_with('-') => {
+                return Err(usage(unknown_flag(
+                    PROPERTIES_HELP.flags,
+                    &arg,
+                    "ycsb properties",
+                )))
+            }
+            None => {
+                return Err(usage(format!(
+                "unexpected argument '{arg}' for 'ycsb properties' (see 'ycsb properties --help')"
+            )))
+            }
+        }
+    }
+    Ok(Invocation::Properties { markdown })
+}
+
+/// Java's form, `ycsb load|run <db> [options]`: the store's name first,
+/// then the flags of YCSB-cpp's form.
+fn parse_java_form(
+    command: &str,
+    args: &mut impl Iterator<Item = String>,
+) -> Result<Invocation, UsageError> {
+    let load = command == "load";
+    let bench = Benchmark {
+        db: String::new(),
+        // What Java's bin/ycsb passes its Client: -load or -t.
+        sources: vec![flag_assignment(
+            if load { "load" } else { "run" },
+            "dotransactions",
+            if load { "false" } else { "true" },
+        )],
+        style: Style::Java,
+    };
+    let run_help = if load { "ycsb load" } else { "ycsb run" };
+    let db = match args.next() {
+        Some(name) if !name.starts_with('-') && !name.is_empty() => name,
+        Some(flag)
+            if find_flag(RUN_HELP.flags, &flag).map(|flag| flag.id) == Some(RunFlag::Help) =>
+        {
+            return Ok(Invocation::Help(HelpTopic::Benchmark))
+        }
+        Some(flag) => {
+            return Err(usage(format!(
+                "'ycsb {command}' needs the store's name before the options, as in 'ycsb {command} basic -P workloads/workloada' (found '{flag}')"
+            )))
+        }
+        None => {
+            return Err(usage(format!(
+                "'ycsb {command}' needs the store's name, as in 'ycsb {command} basic -P workloads/workloada'"
+            )))
+        }
+    };
+    parse_benchmark_flags(bench, Some(db), run_help, args)
+}
+
+/// The flags of a benchmark (`-P`, `-p`, `-s`, `-threads`, `-db`, ...),
+/// in order, into `bench`; `db` is the store already named (Java's
+/// form), `run_help` the command an unknown flag is told to look at.
+fn parse_benchmark_flags(
+    mut bench: Benchmark,
+    mut db: Option<String>,
+    run_help: &str,
+    it: &mut impl Iterator<Item = String>,
+) -> Result<Invocation, UsageError> {
     while let Some(arg) = it.next() {
         let mut value = |flag: &str| {
             it.next()
@@ -631,7 +627,6 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Usa
             RunFlag::Help => return Ok(Invocation::Help(HelpTopic::Benchmark)),
         }
     }
-
     bench.db = db.filter(|d| !d.is_empty()).ok_or_else(|| {
         usage("no store named: add -db <name> (for example -db basic); 'ycsb stores' lists them")
     })?;
@@ -687,13 +682,8 @@ fn parse_shell(args: Vec<String>) -> Result<Invocation, UsageError> {
 
 /// `-p key=value`.
 fn property_assignment(assignment: &str) -> Result<PropertySource, UsageError> {
-    let (key, value) = split_assignment(assignment)
-        .ok_or_else(|| usage(format!("-p '{assignment}': expected key=value")))?;
-    Ok(PropertySource::Assignment {
-        flag: "-p",
-        key,
-        value,
-    })
+    PropertySource::assignment("-p", assignment)
+        .ok_or_else(|| usage(format!("-p '{assignment}': expected key=value")))
 }
 
 /// `ycsb help [command]`: the help `ycsb <command> --help` prints.
@@ -735,15 +725,6 @@ fn help_on(command: Option<String>, extra: Option<String>) -> Result<Invocation,
             )));
         }
     })
-}
-
-fn split_assignment(text: &str) -> Option<(String, String)> {
-    let (key, value) = text.split_once('=')?;
-    let key = key.trim();
-    if key.is_empty() {
-        return None;
-    }
-    Some((key.to_string(), value.to_string()))
 }
 
 #[cfg(test)]

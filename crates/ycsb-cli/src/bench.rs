@@ -11,11 +11,8 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ycsb_db::{Properties, PropertyDecl, Store, StoreContext, StoreDescriptor};
-use ycsb_dbbench::{
-    self as dbbench, Args, BenchError, BenchOutcome, IntervalReport, Progress, PropertySource,
-};
+use ycsb_dbbench::{self as dbbench, Args, BenchError, BenchOutcome, IntervalReport, Progress};
 
-use crate::args::PropertySource as Source;
 use crate::{build_properties, find_store, warn_unknown, Failure};
 
 fn usage(message: impl std::fmt::Display) -> Failure {
@@ -29,19 +26,7 @@ fn store_properties(
     args: &Args,
     store: &StoreDescriptor,
 ) -> Result<(Properties, Vec<String>), Failure> {
-    let sources: Vec<Source> = args
-        .property_sources
-        .iter()
-        .map(|source| match source {
-            PropertySource::File(path) => Source::File(path.clone()),
-            PropertySource::Assignment { key, value } => Source::Assignment {
-                flag: "-p",
-                key: key.clone(),
-                value: value.clone(),
-            },
-        })
-        .collect();
-    let (props, warnings) = args.store_properties(store, build_properties(&sources)?);
+    let (props, warnings) = args.store_properties(store, build_properties(&args.property_sources)?);
     Ok((props, warnings.into_iter().map(|w| w.to_string()).collect()))
 }
 

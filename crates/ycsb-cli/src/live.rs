@@ -2,14 +2,15 @@
 //! HTTP/1.1 on its own threads.
 //!
 //! The status thread hands each interval's row (already computed for the
-//! time series: `SessionObserver::interval_observed`) to [`LiveFeed`],
-//! which appends a clone under a lock taken once per interval; nothing is
-//! added to the operations' path. The server renders the charts from those
-//! rows only when a page asks and the rows changed since the last render,
-//! with the same chart code as `ycsb report` (`ycsb_report::Comparison`),
-//! plus one chart per engine gauge. When the run ends, the page becomes
-//! the final report: the HTML `ycsb report` renders from the run's JSON
-//! export, with the gauge charts added.
+//! time series: `SessionObserver::interval_observed`) and the gauges'
+//! kinds to [`LiveFeed`], which appends a clone under a lock taken once
+//! per interval; nothing is added to the operations' path. The server
+//! builds the page from those rows only when a page asks and the rows
+//! changed since the last render: the phase sections of `ycsb report`'s
+//! model (`ycsb_report::Comparison`, the engine's gauges charted by kind
+//! among them), rendered by its one HTML renderer. When the run ends, the
+//! page becomes the final report: `ycsb report`'s page of the run's JSON
+//! export.
 //!
 //! Routes (GET or HEAD only; anything else gets 400, 404 or 405):
 //! - `/`: the page (the final report once the run ended);
@@ -24,13 +25,16 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Value};
+use ycsb_core::db::GaugeKind;
 use ycsb_core::measurement::{
     ConfigEntry, Operation, PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport,
 };
 use ycsb_core::observe::{LiveSettings, SeriesRow};
 use ycsb_core::{Phase, PhaseOutcome, StopSignal};
-use ycsb_report::{escape, render_svg, Chart, ChartGroup, Figure, Series};
+use ycsb_report::{LiveRefresh, Note, Page, Section};
 
 /// The longest request head read (request line and headers).
 const MAX_HEAD: usize = 8 * 1024;
@@ -62,6 +66,8 @@ struct State {
     finished_phases: Vec<Arc<PhaseReport>>,
     /// The phase running and its rows so far.
     current: Option<(Phase, Vec<SeriesRow>)>,
+    /// The kind of each gauge the running phase sampled.
+    gauge_kinds: BTreeMap<String, GaugeKind>,
     /// The final report page, once the run ended.
     final_page: Option<Arc<String>>,
     /// The last rendered chart fragment and the version it shows.
@@ -107,6 +113,7 @@ impl Shared {
                 granularity_s: granularity.as_secs_f64(),
                 finished_phases: Vec::new(),
                 current: None,
+                gauge_kinds: BTreeMap::new(),
                 final_page: None,
                 charts: None,
             }),
@@ -159,15 +166,24 @@ impl LiveFeed {
     pub(crate) fn phase_starting(&self, phase: Phase) {
         let mut state = self.shared.state();
         state.current = Some((phase, Vec::new()));
+        state.gauge_kinds.clear();
         state.version += 1;
     }
 
-    pub(crate) fn interval_observed(&self, phase: Phase, row: &SeriesRow) {
+    pub(crate) fn interval_observed(
+        &self,
+        phase: Phase,
+        row: &SeriesRow,
+        gauge_kinds: &BTreeMap<String, GaugeKind>,
+    ) {
         let row = row.clone();
         let mut state = self.shared.state();
         match &mut state.current {
             Some((p, rows)) if *p == phase => rows.push(row),
             _ => state.current = Some((phase, vec![row])),
+        }
+        if state.gauge_kinds.len() != gauge_kinds.len() {
+            state.gauge_kinds.clone_from(gauge_kinds);
         }
         state.version += 1;
     }
@@ -543,7 +559,7 @@ fn data(shared: &Shared) -> Value {
 fn charts(shared: &Shared) -> (u64, Arc<String>) {
     // The rows are copied out so that the status thread never waits for a
     // render.
-    let (version, metadata, config, finished, current, granularity_s) = {
+    let (version, metadata, config, finished, current, gauge_kinds, granularity_s) = {
         let state = shared.state();
         if let Some((v, html)) = &state.charts {
             if *v == state.version {
@@ -556,14 +572,13 @@ fn charts(shared: &Shared) -> (u64, Arc<String>) {
             state.config.clone(),
             state.finished_phases.clone(),
             state.current.clone(),
+            state.gauge_kinds.clone(),
             state.granularity_s,
         )
     };
     let mut phases: Vec<PhaseReport> = finished.iter().map(|p| PhaseReport::clone(p)).collect();
-    let mut running = None;
     if let Some((phase, rows)) = &current {
-        phases.push(running_phase(*phase, rows, granularity_s));
-        running = Some((*phase, rows.last()));
+        phases.push(running_phase(*phase, rows, gauge_kinds, granularity_s));
     }
     let doc = RunReport {
         schema_version: ycsb_results::SCHEMA_VERSION,
@@ -572,28 +587,12 @@ fn charts(shared: &Shared) -> (u64, Arc<String>) {
         phases,
         engine_reports: Vec::new(),
     };
-    let mut html = String::new();
-    html.push_str(&match &running {
-        Some((phase, Some(row))) => format!(
-            "<p class=\"now\">{} phase running: {:.1} s, {:.0} operations/s in the last interval</p>\n",
-            phase.name(),
-            row.time_s,
-            row.throughput
-        ),
-        Some((phase, None)) => format!(
-            "<p class=\"now\">{} phase running: no interval has ended yet</p>\n",
-            phase.name()
-        ),
-        None => "<p class=\"now\">between phases</p>\n".to_string(),
-    });
-    let comparison =
-        ycsb_report::Comparison::new(ycsb_report::runs_from_exports(vec![("live".into(), doc)]));
-    let phases = &comparison.runs[0].report.phases;
-    for group in &comparison.groups {
-        let phase = phases.iter().find(|p| group_of(p) == group.heading);
-        push_group(&mut html, group, phase.map_or(&[][..], PhaseReport::series));
-    }
-    let html = Arc::new(html);
+    let mut sections = vec![now_section(&current)];
+    sections.extend(
+        ycsb_report::Comparison::new(ycsb_report::runs_from_exports(vec![("live".into(), doc)]))
+            .phase_sections(),
+    );
+    let html = Arc::new(ycsb_report::render_sections(&sections));
     let mut state = shared.state();
     if state.charts.as_ref().is_none_or(|(v, _)| *v < version) {
         state.charts = Some((version, Arc::clone(&html)));
@@ -601,13 +600,32 @@ fn charts(shared: &Shared) -> (u64, Arc<String>) {
     (version, html)
 }
 
-fn group_of(phase: &PhaseReport) -> String {
-    format!("{} phase", phase.phase)
+/// What runs now: the phase, how far it is and its last throughput.
+fn now_section(current: &Option<(Phase, Vec<SeriesRow>)>) -> Section {
+    let mut section = Section::new("Now");
+    section.blocks.push(Note::plain(match current {
+        Some((phase, rows)) => match rows.last() {
+            Some(row) => format!(
+                "{} phase running: {:.1} s, {:.0} operations/s in the last interval",
+                phase.name(),
+                row.time_s,
+                row.throughput
+            ),
+            None => format!("{} phase running: no interval has ended yet", phase.name()),
+        },
+        None => "between phases".to_string(),
+    }));
+    section
 }
 
 /// A running phase as an export's phase: its sections (from the rows,
-/// without figures) and its series so far.
-fn running_phase(phase: Phase, rows: &[SeriesRow], granularity_s: f64) -> PhaseReport {
+/// without figures), its series so far and its gauges' kinds.
+fn running_phase(
+    phase: Phase,
+    rows: &[SeriesRow],
+    gauge_kinds: BTreeMap<String, GaugeKind>,
+    granularity_s: f64,
+) -> PhaseReport {
     let mut sections: Vec<SectionReport> = Vec::new();
     for s in rows.iter().flat_map(|r| &r.sections) {
         if sections
@@ -649,144 +667,34 @@ fn running_phase(phase: Phase, rows: &[SeriesRow], granularity_s: f64) -> PhaseR
             series: rows.to_vec(),
             stability: None,
             amplification: None,
+            gauge_kinds,
         }),
     }
 }
 
-/// One phase's charts as `ycsb report` draws them, then its gauges'.
-fn push_group(html: &mut String, group: &ChartGroup, rows: &[SeriesRow]) {
-    html.push_str(&format!("<section><h2>{}</h2>\n", escape(&group.heading)));
-    for figure in &group.figures {
-        match figure {
-            Figure::Drawn { chart, .. } => push_chart(html, chart),
-            Figure::Missing { title, reason } => html.push_str(&format!(
-                "<p class=\"missing\"><b>{}</b>: no data: {}</p>\n",
-                escape(title),
-                escape(reason)
-            )),
-        }
-    }
-    for chart in gauge_charts(rows) {
-        push_chart(html, &chart);
-    }
-    html.push_str("</section>\n");
-}
-
-fn push_chart(html: &mut String, chart: &Chart) {
-    html.push_str("<figure>");
-    html.push_str(&render_svg(chart, ycsb_report::WIDTH, ycsb_report::HEIGHT));
-    html.push_str("</figure>\n");
-}
-
-/// One chart per engine gauge, but the files-per-level ones (`ycsb
-/// report` draws them together), in name order.
-fn gauge_charts(rows: &[SeriesRow]) -> Vec<Chart> {
-    let mut names: Vec<&str> = rows
-        .iter()
-        .flat_map(|r| r.gauges.keys().map(String::as_str))
-        .filter(|name| !name.contains("files-at-level"))
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    names
-        .into_iter()
-        .map(|name| {
-            let points = rows
-                .iter()
-                .map(|r| (r.time_s, r.gauges.get(name).copied().unwrap_or(f64::NAN)))
-                .collect();
-            let mut chart = Chart::new(format!("Engine gauge {name}"), "time (s)", name);
-            chart.series.push(Series::new(name, points));
-            chart
-        })
-        .collect()
-}
-
-/// The final report: `ycsb report`'s page of the run's JSON export, with
-/// each phase's gauge charts before the configurations.
+/// The final report: `ycsb report`'s page of the run's JSON export.
 fn final_page(report: &RunReport, title: &str) -> String {
     let runs = ycsb_report::runs_from_exports(vec![("this run".into(), report.clone())]);
-    let mut page = ycsb_report::Comparison::new(runs).to_html(title);
-    let mut gauges = String::new();
-    for phase in &report.phases {
-        let charts = gauge_charts(phase.series());
-        if charts.is_empty() {
-            continue;
-        }
-        gauges.push_str(&format!(
-            "<section><h2>{}: engine gauges</h2>\n",
-            escape(&group_of(phase))
-        ));
-        for chart in &charts {
-            push_chart(&mut gauges, chart);
-        }
-        gauges.push_str("</section>\n");
-    }
-    const CONFIGS: &str = "<section><h2>Command lines and configurations</h2>";
-    match page.find(CONFIGS) {
-        Some(at) => page.insert_str(at, &gauges),
-        None => page.push_str(&gauges),
-    }
-    page
+    ycsb_report::Comparison::new(runs).to_html(title)
 }
 
-/// The page shown while the run goes: the charts so far, and a script
-/// that fetches them again every interval and turns into the final report
-/// when the run ends.
+/// The page shown while the run goes: the charts so far, redrawn every
+/// interval, turning into the final report when the run ends.
 fn live_page(shared: &Shared) -> String {
     let (version, charts) = charts(shared);
-    format!(
-        r#"<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{title} (live)</title><link rel="icon" href="data:,">
-<style>body{{font-family:sans-serif;margin:24px;color:#222;max-width:{width}px}}section{{margin-bottom:32px}}figure{{margin:0 0 16px 0}}.now{{color:#555}}.missing{{color:#555;border-left:3px solid #bbb;padding-left:8px}}#live-status{{font-size:90%;color:#555}}</style>
-</head><body><h1>{title}</h1>
-<p id="live-status" data-updates="0" data-version="{version}">live: redrawn every {every} s</p>
-<div id="charts">{charts}</div>
-<script>
-(function () {{
-  var every = {poll_ms};
-  var version = {version};
-  var updates = 0;
-  var status = document.getElementById('live-status');
-  var charts = document.getElementById('charts');
-  function poll() {{
-    var asked = Date.now();
-    fetch('/charts?have=' + version, {{ cache: 'no-store' }}).then(function (r) {{
-      if (r.headers.get('X-Live-Finished') === '1') {{
-        status.textContent = 'the run ended: loading the final report';
-        location.replace('/report');
-        return false;
-      }}
-      if (r.status === 204) {{ return null; }}
-      if (!r.ok) {{ throw new Error('HTTP ' + r.status); }}
-      version = Number(r.headers.get('X-Live-Version'));
-      return r.text();
-    }}).then(function (html) {{
-      if (html === false) {{ return; }}
-      if (html !== null) {{
-        charts.innerHTML = html;
-        updates += 1;
-        status.dataset.updates = String(updates);
-        status.dataset.version = String(version);
-        status.textContent = 'live: redrawn ' + updates + ' times, last at ' + new Date().toLocaleTimeString();
-      }}
-      // A long run's charts take the server a while to draw: polling
-      // no faster than four times that keeps it under a fifth of a core.
-      setTimeout(poll, Math.max(every, 4 * (Date.now() - asked)));
-    }}, function (e) {{
-      status.textContent = 'the benchmark is no longer reachable (' + e.message + '); the final report is in its export';
-    }});
-  }}
-  setTimeout(poll, every);
-}})();
-</script>
-</body></html>
-"#,
-        title = escape(&shared.title),
-        width = ycsb_report::WIDTH,
-        every = shared.poll.as_secs_f64(),
-        poll_ms = shared.poll.as_millis(),
-    )
+    let page = Page {
+        title: format!("{} (live)", shared.title),
+        sections: Vec::new(),
+        live: Some(LiveRefresh {
+            fragment: "/charts".into(),
+            final_page: "/report".into(),
+            poll_ms: u64::try_from(shared.poll.as_millis()).unwrap_or(u64::MAX),
+            version,
+        }),
+    };
+    // The sections were rendered once for this version, for the
+    // fragment the script fetches again.
+    ycsb_report::render_html_with(&page, &charts)
 }
 
 /// The URL line printed on standard error, and a warning when the view

@@ -24,8 +24,7 @@ mod shell;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use ycsb_core::properties::load_file_after_flags;
-use ycsb_db::{Origin, Properties, PropertyDecl, StoreDescriptor};
+use ycsb_db::{Properties, PropertyDecl, StoreDescriptor};
 
 use crate::args::{Invocation, PropertySource};
 
@@ -153,19 +152,9 @@ pub(crate) fn build_properties(sources: &[PropertySource]) -> Result<Properties,
 pub(crate) fn build_properties_quietly(
     sources: &[PropertySource],
 ) -> Result<(Properties, Vec<String>), Failure> {
-    let mut props = Properties::new();
-    let mut warnings = Vec::new();
-    for source in sources {
-        match source {
-            PropertySource::File(path) => {
-                let overrides = load_file_after_flags(path, &mut props).map_err(Failure::usage)?;
-                warnings.extend(overrides.iter().map(ToString::to_string));
-            }
-            PropertySource::Assignment { flag, key, value } => {
-                props.set(key.clone(), value.clone(), Origin::Flag(flag));
-            }
-        }
-    }
+    let (props, overrides) =
+        ycsb_core::properties::load_sources(sources).map_err(Failure::usage)?;
+    let warnings = overrides.iter().map(ToString::to_string).collect();
     Ok((props, warnings))
 }
 

@@ -121,11 +121,12 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
     let runs = ycsb_report::runs_from_exports(exports);
     let comparison = ycsb_report::Comparison::new(runs);
     let title = title.unwrap_or_else(|| comparison.title());
-    let page = match format {
-        Format::Html => comparison.to_html(&title),
-        Format::Svg => ycsb_report::render_svg_page(&title, &comparison.groups),
+    let page = comparison.page(&title);
+    let text = match format {
+        Format::Html => ycsb_report::render_html(&page),
+        Format::Svg => ycsb_report::render_svg_page(&page),
     };
-    measurement::write_atomically(&output, |w| w.write_all(page.as_bytes()))
+    measurement::write_atomically(&output, |w| w.write_all(text.as_bytes()))
         .map_err(|e| Failure::runtime(format!("writing {}: {e}", output.display())))?;
     for run in &comparison.runs {
         if run.assertions_enabled() {
@@ -142,11 +143,7 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
     eprintln!(
         "ycsb report: {} runs, {} charts written to {}",
         comparison.runs.len(),
-        comparison
-            .groups
-            .iter()
-            .map(|g| g.charts().count())
-            .sum::<usize>(),
+        page.charts().len(),
         output.display()
     );
     Ok(0)

@@ -130,9 +130,14 @@ impl SessionObserver for Printer {
         }
     }
 
-    fn interval_observed(&mut self, phase: Phase, row: &ycsb_core::observe::SeriesRow) {
+    fn interval_observed(
+        &mut self,
+        phase: Phase,
+        row: &ycsb_core::observe::SeriesRow,
+        gauge_kinds: &std::collections::BTreeMap<String, ycsb_core::db::GaugeKind>,
+    ) {
         if let Some(live) = &self.live {
-            live.interval_observed(phase, row);
+            live.interval_observed(phase, row, gauge_kinds);
         }
     }
 
@@ -291,6 +296,68 @@ impl Printer {
     }
 }
 
+/// The live view, when `live.port` asks for one.
+fn start_live_view(
+    session: &Session,
+    phases: &[Phase],
+    store: &str,
+) -> Result<Option<crate::live::LiveView>, Failure> {
+    let Some(settings) = session.live_settings() else {
+        return Ok(None);
+    };
+    let granularity = session.series_granularity().unwrap_or_default();
+    let title = format!(
+        "ycsb {} {store}",
+        phases
+            .iter()
+            .map(|p| p.name())
+            .collect::<Vec<_>>()
+            .join(" + "),
+    );
+    crate::live::LiveView::start(
+        settings,
+        granularity,
+        title,
+        session.metadata(),
+        &session.effective_config(),
+    )
+    .map(Some)
+    .map_err(Failure::usage)
+}
+
+/// The exit status of a session: 0, the interrupted status, or the
+/// failure (bad input found late is a usage error). A lost export prints
+/// the results as text instead, unless they already went to standard
+/// output.
+fn exit_status(
+    result: Result<ycsb_results::RunReport, SessionError>,
+    interrupted: bool,
+    text_to_stdout: bool,
+) -> Result<u8, Failure> {
+    match result {
+        Ok(_) if interrupted => Ok(EXIT_INTERRUPTED),
+        Ok(_) => Ok(0),
+        // A time-series file that cannot be created is bad input, found
+        // only once the store is open (its gauges name the CSV columns).
+        Err(SessionError { failure, report }) => match *failure {
+            SessionFailure::Config(e) => Err(Failure::usage(e)),
+            SessionFailure::Export { what, source } => {
+                // The export file is lost, not the results: they go to
+                // standard output as text.
+                if !text_to_stdout {
+                    let mut out = std::io::stdout().lock();
+                    let _ = measurement::Exporter::export(
+                        &mut measurement::TextExporter::new(&mut out),
+                        &report,
+                    );
+                }
+                Err(Failure::runtime(SessionFailure::Export { what, source }))
+            }
+            other => Err(Failure::runtime(other)),
+        },
+    }
+}
+
 /// Runs the phases. Nothing is printed until every input is known to be
 /// good and the store is open (its properties are checked as it opens):
 /// a bad input is one line on standard error, without Java's header.
@@ -317,30 +384,7 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
     };
     let interrupts = Interrupts::install(stop.clone(), unwritten);
     let output: ycsb_db::OutputSink = Arc::new(Mutex::new(std::io::stdout()));
-    let live = match session.live_settings() {
-        Some(settings) => {
-            let granularity = session.series_granularity().unwrap_or_default();
-            let title = format!(
-                "ycsb {} {}",
-                phases
-                    .iter()
-                    .map(|p| p.name())
-                    .collect::<Vec<_>>()
-                    .join(" + "),
-                descriptor.name
-            );
-            let view = crate::live::LiveView::start(
-                settings,
-                granularity,
-                title,
-                session.metadata(),
-                &session.effective_config(),
-            )
-            .map_err(Failure::usage)?;
-            Some(view)
-        }
-        None => None,
-    };
+    let live = start_live_view(&session, &phases, descriptor.name)?;
     let store = session.open_store(Some(output)).map_err(Failure::usage)?;
     print_warnings(&warnings);
     print_unknown(&session.unknown_properties());
@@ -399,26 +443,5 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
             "writing the report to standard output: {e}"
         )));
     }
-    match result {
-        Ok(_) if interrupted => Ok(EXIT_INTERRUPTED),
-        Ok(_) => Ok(0),
-        // A time-series file that cannot be created is bad input, found
-        // only once the store is open (its gauges name the CSV columns).
-        Err(SessionError { failure, report }) => match *failure {
-            SessionFailure::Config(e) => Err(Failure::usage(e)),
-            SessionFailure::Export { what, source } => {
-                // The export file is lost, not the results: they go to
-                // standard output as text.
-                if !printer.text_to_stdout {
-                    let mut out = std::io::stdout().lock();
-                    let _ = measurement::Exporter::export(
-                        &mut measurement::TextExporter::new(&mut out),
-                        &report,
-                    );
-                }
-                Err(Failure::runtime(SessionFailure::Export { what, source }))
-            }
-            other => Err(Failure::runtime(other)),
-        },
-    }
+    exit_status(result, interrupted, printer.text_to_stdout)
 }

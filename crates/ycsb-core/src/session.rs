@@ -9,12 +9,13 @@
 //! completeness, the error budget, the time series and HdrHistogram logs,
 //! and the export written before the store closes.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
 use ycsb_db::{
-    EngineBuild, EngineInfo, Origin, OutputSink, Properties, PropertyDecl, Store, StoreContext,
-    StoreDescriptor, StoreError,
+    EngineBuild, EngineInfo, GaugeKind, Origin, OutputSink, Properties, PropertyDecl, Store,
+    StoreContext, StoreDescriptor, StoreError,
 };
 
 use crate::benchmark::{Benchmark, ConfigError, PhaseError};
@@ -107,12 +108,18 @@ pub trait SessionObserver: Observer {
     }
 
     /// A time-series interval ended: its row, as the phase's observation
-    /// will carry it (client resources and gauges sampled). Called on the
-    /// status thread right after [`Observer::on_tick`], only while the
-    /// time series is kept; the row is already computed, so watching it
-    /// (a live view) adds nothing to the operations' path.
-    fn interval_observed(&mut self, phase: Phase, row: &SeriesRow) {
-        let _ = (phase, row);
+    /// will carry it (client resources and gauges sampled), and the kind
+    /// of every gauge the phase sampled so far. Called on the status
+    /// thread right after [`Observer::on_tick`], only while the time
+    /// series is kept; the row is already computed, so watching it (a
+    /// live view) adds nothing to the operations' path.
+    fn interval_observed(
+        &mut self,
+        phase: Phase,
+        row: &SeriesRow,
+        gauge_kinds: &BTreeMap<String, GaugeKind>,
+    ) {
+        let _ = (phase, row, gauge_kinds);
     }
 
     /// A phase ended; its report (with the phase's observation) is final.
@@ -778,8 +785,11 @@ impl Observer for Hooks<'_> {
             c.on_tick(tick);
         }
         self.user.on_tick(tick);
-        if let Some(row) = self.collector.as_ref().and_then(Collector::last_row) {
-            self.user.interval_observed(tick.phase, row);
+        if let Some(c) = &self.collector {
+            if let Some(row) = c.last_row() {
+                self.user
+                    .interval_observed(tick.phase, row, c.gauge_kinds());
+            }
         }
     }
 

@@ -2,7 +2,9 @@
 //! every operation in exactly one row, a time warm-up excluded from the
 //! report.
 
-use ycsb_core::db::Properties;
+use std::collections::BTreeMap;
+
+use ycsb_core::db::{GaugeKind, Properties};
 use ycsb_core::{Observer, StatusUpdate};
 use ycsb_core::{Phase, PhaseOutcome, Session, SessionObserver, StopSignal};
 
@@ -76,6 +78,7 @@ fn ticks_cover_every_operation_and_the_warmup_is_left_out() {
 #[derive(Default)]
 struct Rows {
     rows: Vec<(Phase, ycsb_core::observe::SeriesRow)>,
+    kinds: BTreeMap<String, GaugeKind>,
 }
 
 impl Observer for Rows {
@@ -83,8 +86,14 @@ impl Observer for Rows {
 }
 
 impl SessionObserver for Rows {
-    fn interval_observed(&mut self, phase: Phase, row: &ycsb_core::observe::SeriesRow) {
+    fn interval_observed(
+        &mut self,
+        phase: Phase,
+        row: &ycsb_core::observe::SeriesRow,
+        gauge_kinds: &BTreeMap<String, GaugeKind>,
+    ) {
         self.rows.push((phase, row.clone()));
+        self.kinds.clone_from(gauge_kinds);
     }
 }
 
@@ -118,6 +127,23 @@ fn each_interval_row_is_shown_as_the_report_will_carry_it() {
         assert!(!series.is_empty(), "{phase:?}");
         assert_eq!(&shown, series, "{phase:?}");
     }
+
+    // Gauges come with the kind their store declared, shown while the
+    // phase runs and exported with it.
+    let props = Properties::new()
+        .with("recordcount", 300)
+        .with("target", 3000)
+        .with("timeseries.granularity", 20);
+    let session = Session::new(props, ycsb_memory::DESCRIPTOR).unwrap();
+    let store = session.open_store(None).unwrap();
+    let mut observer = Rows::default();
+    let report = session
+        .execute(store, &[Phase::Load], &StopSignal::new(), &mut observer)
+        .unwrap();
+    let observation = report.phases[0].observation.as_ref().unwrap();
+    let declared = BTreeMap::from([("memory.records".to_string(), GaugeKind::Count)]);
+    assert_eq!(observation.gauge_kinds, declared);
+    assert_eq!(observer.kinds, declared);
 
     // Without a time series there is nothing to show.
     let props = Properties::new()

@@ -98,7 +98,7 @@ pub use record::{
 pub use secrets::{is_secret, redact_argument, redact_text, redact_value, REDACTED};
 pub use status::Status;
 pub use store::{
-    DebianPackages, Durability, DurabilitySetting, EngineInfo, EngineReport, Gauge, OutputSink,
-    Protocol, ServerAddress, ServerClient, Store, StoreContext, StoreDescriptor, StoreError,
-    StoreThread, ThreadContext,
+    DebianPackages, Durability, DurabilitySetting, EngineInfo, EngineReport, Gauge, GaugeKind,
+    OutputSink, Protocol, ServerAddress, ServerClient, Store, StoreContext, StoreDescriptor,
+    StoreError, StoreThread, ThreadContext,
 };

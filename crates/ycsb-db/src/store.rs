@@ -7,6 +7,7 @@ use crate::properties::{Properties, PropertyDecl, PropertyError};
 use crate::provenance::EngineBuild;
 use crate::record::{Fields, Record, RecordView, ScanResult};
 use crate::status::Status;
+pub use ycsb_results::GaugeKind;
 
 /// Facts about the thread a [`StoreThread`] serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,22 +30,52 @@ impl ThreadContext {
 }
 
 /// One engine-internal figure sampled during a run, such as
-/// `rocksdb.num-files-at-level0`.
+/// `rocksdb.num-files-at-level0`, with its kind (which fixes its unit).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Gauge {
     /// The gauge's name, stable across runs so that series can be compared.
     pub name: String,
-    /// Its current value.
+    /// Its current value, in the unit of its kind.
     pub value: f64,
+    /// What it measures: bytes, a count, a flag, ... (the export carries
+    /// it, reports scale and label the gauge's chart by it).
+    pub kind: GaugeKind,
 }
 
 impl Gauge {
-    /// A gauge called `name` with `value`.
-    pub fn new(name: impl Into<String>, value: f64) -> Self {
+    /// A gauge called `name` of `kind` with `value`.
+    pub fn new(name: impl Into<String>, kind: GaugeKind, value: f64) -> Self {
         Self {
             name: name.into(),
             value,
+            kind,
         }
+    }
+
+    /// A size in bytes.
+    pub fn bytes(name: impl Into<String>, value: f64) -> Self {
+        Self::new(name, GaugeKind::Bytes, value)
+    }
+
+    /// A number of things (files, pages, keys, or events since the store
+    /// opened).
+    pub fn count(name: impl Into<String>, value: f64) -> Self {
+        Self::new(name, GaugeKind::Count, value)
+    }
+
+    /// 0 or 1: whether something holds.
+    pub fn flag(name: impl Into<String>, value: bool) -> Self {
+        Self::new(name, GaugeKind::Flag, if value { 1.0 } else { 0.0 })
+    }
+
+    /// A share between 0 and 1.
+    pub fn ratio(name: impl Into<String>, value: f64) -> Self {
+        Self::new(name, GaugeKind::Ratio, value)
+    }
+
+    /// A duration in seconds.
+    pub fn seconds(name: impl Into<String>, value: f64) -> Self {
+        Self::new(name, GaugeKind::Seconds, value)
     }
 }
 

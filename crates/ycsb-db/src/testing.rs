@@ -47,7 +47,7 @@ use std::sync::{Arc, Barrier, Mutex};
 
 use crate::record::{Fields, Record, RecordView, ScanResult};
 use crate::status::Status;
-use crate::store::{Store, StoreError, StoreThread, ThreadContext};
+use crate::store::{Gauge, GaugeKind, Store, StoreError, StoreThread, ThreadContext};
 
 mod embedded;
 
@@ -271,6 +271,10 @@ pub enum Rule {
     /// Every gauge a sample reports is one [`Store::gauge_names`] lists,
     /// and no name is listed twice (each is a column of the time series).
     GaugeNames,
+    /// Every gauge declares what it measures (a [`GaugeKind`] other than
+    /// `Number`), the same kind in every sample: reports scale and label
+    /// its chart by it.
+    GaugeKinds,
 }
 
 impl Rule {
@@ -297,6 +301,7 @@ impl Rule {
             Rule::ScanNotImplemented => "a store without scans answers NOT_IMPLEMENTED",
             Rule::Threads => "threads of one store see each other's writes",
             Rule::GaugeNames => "every gauge sampled is listed, once, by Store::gauge_names",
+            Rule::GaugeKinds => "every gauge declares its kind, the same in every sample",
         }
     }
 }
@@ -400,6 +405,7 @@ fn check_gauge_names(store: &dyn Store) -> Result<(), ContractViolation> {
         ));
     }
     let mut sample = Vec::new();
+    let mut kinds: Vec<(String, GaugeKind)> = Vec::new();
     for _ in 0..2 {
         sample.clear();
         store.gauges(&mut sample);
@@ -413,8 +419,46 @@ fn check_gauge_names(store: &dyn Store) -> Result<(), ContractViolation> {
                 ),
             ));
         }
+        for gauge in &sample {
+            check_gauge_kind(gauge, &mut kinds)?;
+        }
     }
     Ok(())
+}
+
+/// [`Rule::GaugeKinds`] for one sampled gauge, against the kinds earlier
+/// samples declared.
+fn check_gauge_kind(
+    gauge: &Gauge,
+    kinds: &mut Vec<(String, GaugeKind)>,
+) -> Result<(), ContractViolation> {
+    if gauge.kind == GaugeKind::Number {
+        return Err(violation(
+            Rule::GaugeKinds,
+            "",
+            format!(
+                "{} declares no kind (bytes, count, flag, ratio, seconds, ...)",
+                gauge.name
+            ),
+        ));
+    }
+    match kinds.iter().find(|(name, _)| *name == gauge.name) {
+        Some((_, kind)) if *kind != gauge.kind => Err(violation(
+            Rule::GaugeKinds,
+            "",
+            format!(
+                "{} is reported as {} and as {}",
+                gauge.name,
+                kind.describe(),
+                gauge.kind.describe()
+            ),
+        )),
+        Some(_) => Ok(()),
+        None => {
+            kinds.push((gauge.name.clone(), gauge.kind));
+            Ok(())
+        }
+    }
 }
 
 fn violation(rule: Rule, key: &str, detail: String) -> ContractViolation {
@@ -1138,7 +1182,6 @@ impl StoreThread for ReferenceThread<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Gauge;
 
     #[test]
     fn the_reference_store_conforms_and_is_left_empty() {
@@ -1173,6 +1216,8 @@ mod tests {
         ThreadsIsolated,
         GaugeUnlisted,
         GaugeListedTwice,
+        GaugeWithoutKind,
+        GaugeChangesKind,
     }
 
     /// The reference store with one bug.
@@ -1194,9 +1239,17 @@ mod tests {
         }
 
         fn gauges(&self, out: &mut Vec<Gauge>) {
-            out.push(Gauge::new("broken.listed", 1.0));
+            let kind = if self.1 == Bug::GaugeWithoutKind {
+                GaugeKind::Number
+            } else {
+                GaugeKind::Count
+            };
+            out.push(Gauge::new("broken.listed", kind, 1.0));
             if self.1 == Bug::GaugeUnlisted {
-                out.push(Gauge::new("broken.unlisted", 2.0));
+                out.push(Gauge::count("broken.unlisted", 2.0));
+            }
+            if self.1 == Bug::GaugeChangesKind {
+                out.push(Gauge::bytes("broken.listed", 1.0));
             }
         }
 
@@ -1376,6 +1429,8 @@ mod tests {
             (Bug::ThreadsIsolated, Rule::Threads),
             (Bug::GaugeUnlisted, Rule::GaugeNames),
             (Bug::GaugeListedTwice, Rule::GaugeNames),
+            (Bug::GaugeWithoutKind, Rule::GaugeKinds),
+            (Bug::GaugeChangesKind, Rule::GaugeKinds),
         ] {
             let v = broken(bug, &contract);
             assert_eq!(v.rule, rule, "{bug:?}: {v}");

@@ -127,19 +127,7 @@ pub(crate) fn is_engine_flag(flag: &str) -> bool {
     ENGINE_FLAGS.iter().any(|f| f.flag == flag)
 }
 
-/// A store property source on the command line, in argv order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PropertySource {
-    /// `-P file`: a properties file.
-    File(PathBuf),
-    /// `-p key=value`.
-    Assignment {
-        /// The property.
-        key: String,
-        /// Its value, as given.
-        value: String,
-    },
-}
+pub use ycsb_core::properties::PropertySource;
 
 /// A command line that db_bench would not take.
 #[derive(Debug, thiserror::Error)]
@@ -300,16 +288,9 @@ impl Args {
                 }
                 "-p" => {
                     let a = it.next().ok_or_else(|| missing("-p"))?;
-                    let (key, value) = a
-                        .split_once('=')
-                        .filter(|(k, _)| !k.trim().is_empty())
-                        .ok_or_else(|| ArgsError::Assignment {
-                            assignment: a.clone(),
-                        })?;
-                    out.property_sources.push(PropertySource::Assignment {
-                        key: key.trim().to_string(),
-                        value: value.to_string(),
-                    });
+                    let source = PropertySource::assignment("-p", &a)
+                        .ok_or(ArgsError::Assignment { assignment: a })?;
+                    out.property_sources.push(source);
                     continue;
                 }
                 _ => {}
@@ -650,11 +631,13 @@ mod tests {
             a.property_sources,
             vec![
                 PropertySource::Assignment {
+                    flag: "-p",
                     key: "a".into(),
                     value: "1".into()
                 },
                 PropertySource::File("f.properties".into()),
                 PropertySource::Assignment {
+                    flag: "-p",
                     key: "b".into(),
                     value: "x=y".into()
                 },

@@ -414,12 +414,12 @@ impl Store for EtcdStore {
                 index = index.max(s.raft_index as f64);
             }
         }
-        out.push(Gauge::new("etcd.members-up", f64::from(up)));
+        out.push(Gauge::count("etcd.members-up", f64::from(up)));
         if up > 0 {
-            out.push(Gauge::new("etcd.db-size-bytes", db_size));
-            out.push(Gauge::new("etcd.db-size-in-use-bytes", db_in_use));
-            out.push(Gauge::new("etcd.raft-term", term));
-            out.push(Gauge::new("etcd.raft-index", index));
+            out.push(Gauge::bytes("etcd.db-size-bytes", db_size));
+            out.push(Gauge::bytes("etcd.db-size-in-use-bytes", db_in_use));
+            out.push(Gauge::count("etcd.raft-term", term));
+            out.push(Gauge::count("etcd.raft-index", index));
         }
     }
 

@@ -3,14 +3,16 @@
 //! Every refusal names the matrix file and the line of the offending key or
 //! value, so a typo costs seconds, not a night of benchmarking.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use toml::Spanned;
-use ycsb_db::{Protocol, StoreDescriptor};
+use ycsb_db::StoreDescriptor;
 
 use crate::error::MatrixError;
+
+mod axes;
 
 /// The registry's descriptor of the store called `name` (or an alias).
 pub(crate) fn descriptor(name: &str) -> Option<&'static StoreDescriptor> {
@@ -429,447 +431,29 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
             message: e.message().trim().to_string(),
         }
     })?;
-    let dir = path
-        .parent()
-        .map(|p| {
-            if p.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                p
-            }
-        })
-        .unwrap_or(Path::new("."))
-        .to_path_buf();
-    let cx = Ctx { path, text, dir };
+    let cx = Ctx {
+        path,
+        text,
+        dir: matrix_dir(path),
+    };
+    // This order decides which problem is reported when a matrix has
+    // several.
     let e = raw.experiment.get_ref();
-    let exp_span = raw.experiment.span();
-
-    let name = match &e.name {
-        Some(n) => {
-            if label_of(n.get_ref()) != *n.get_ref() {
-                return cx.err(
-                    n.span(),
-                    format!("experiment.name '{}': use letters, digits, '.', '_', '-' or '+' (it names a directory)", n.get_ref()),
-                );
-            }
-            cx.dir_name(n.span(), "experiment.name", n.get_ref())?;
-            n.get_ref().clone()
-        }
-        None => {
-            let name = label_of(
-                &path
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-            );
-            if let Some(why) = crate::paths::name_problem(&name) {
-                return cx.err(
-                    exp_span.clone(),
-                    format!("the experiment's name, '{name}' from the file name, cannot name its results directory ({why}): set experiment.name"),
-                );
-            }
-            name
-        }
-    };
-    let repeats = match &e.repeats {
-        Some(r) if *r.get_ref() == 0 => {
-            return cx.err(r.span(), "experiment.repeats must be at least 1")
-        }
-        Some(r) if *r.get_ref() > MAX_REPEATS => {
-            return cx.err(
-                r.span(),
-                format!(
-                    "experiment.repeats = {} is absurd: at most {MAX_REPEATS}",
-                    r.get_ref()
-                ),
-            )
-        }
-        Some(r) => *r.get_ref(),
-        None => 1,
-    };
-    let phases = match &e.phases {
-        None => Phases {
-            load: true,
-            run: true,
-        },
-        Some(list) => {
-            if list.get_ref().is_empty() {
-                return cx.err(
-                    list.span(),
-                    "experiment.phases is empty: use [\"load\"], [\"run\"] or [\"load\", \"run\"]",
-                );
-            }
-            let mut p = Phases {
-                load: false,
-                run: false,
-            };
-            for item in list.get_ref() {
-                match item.get_ref().as_str() {
-                    "load" if !p.load => p.load = true,
-                    "run" if !p.run => p.run = true,
-                    "load" | "run" => {
-                        return cx.err(
-                            item.span(),
-                            format!("experiment.phases: '{}' listed twice", item.get_ref()),
-                        )
-                    }
-                    other => {
-                        return cx.err(
-                            item.span(),
-                            format!("experiment.phases: unknown phase '{other}' (load or run)"),
-                        )
-                    }
-                }
-            }
-            p
-        }
-    };
-    let time_limit = match &e.time_limit {
-        Some(t) if *t.get_ref() == 0 => {
-            return cx.err(t.span(), "experiment.time_limit must be at least 1 second")
-        }
-        Some(t) => Some(*t.get_ref()),
-        None => None,
-    };
-    let status_interval = match &e.status_interval {
-        Some(t) if !(t.get_ref().is_finite() && *t.get_ref() >= MIN_STATUS_INTERVAL) => {
-            return cx.err(
-                t.span(),
-                format!(
-                    "experiment.status_interval = {}: expected seconds, at least {MIN_STATUS_INTERVAL} (0.25 gives four time-series points a second)",
-                    t.get_ref()
-                ),
-            )
-        }
-        Some(t) => *t.get_ref(),
-        None => 1.0,
-    };
-    let size = |s: &Option<Spanned<String>>, key: &str| -> Result<Option<u64>, MatrixError> {
-        match s {
-            None => Ok(None),
-            Some(s) => match parse_size(s.get_ref()) {
-                Some(b) => Ok(Some(b)),
-                None => cx.err(
-                    s.span(),
-                    format!(
-                        "experiment.{key} '{}': expected a size such as 512M or 2G",
-                        s.get_ref()
-                    ),
-                ),
-            },
-        }
-    };
-    let memory_limit = size(&e.memory_limit, "memory_limit")?;
-    let io_ceiling = match &e.io_ceiling {
-        Some(s) if s.get_ref() == "off" => None,
-        other => Some(size(other, "io_ceiling")?.unwrap_or(256 << 20)),
-    };
-    for (cpus, key) in [(&e.cpus, "cpus"), (&e.server_cpus, "server_cpus")] {
-        if let Some(c) = cpus {
-            if !valid_cpu_list(c.get_ref()) {
-                return cx.err(
-                    c.span(),
-                    format!(
-                        "experiment.{key} '{}': expected a CPU list such as 0 or 0,2 or 0-3",
-                        c.get_ref()
-                    ),
-                );
-            }
-        }
-    }
+    let name = cx.experiment_name(e, raw.experiment.span())?;
+    let repeats = cx.repeats(e)?;
+    let phases = cx.phases(e)?;
+    let time_limit = cx.time_limit(e)?;
+    let status_interval = cx.status_interval(e)?;
+    let memory_limit = cx.size(&e.memory_limit, "memory_limit")?;
+    let io_ceiling = cx.io_ceiling(e)?;
+    cx.check_cpu_lists(e)?;
     let property_files = cx.files(&e.property_files, "property file")?;
     let properties = cx.properties(&raw.properties)?;
-
-    // Axes, in file order.
-    let mut raw_axes: Vec<_> = raw.axes.get_ref().iter().collect();
-    raw_axes.sort_by_key(|(k, _)| k.span().start);
-    if !raw_axes.iter().any(|(k, _)| k.get_ref() == "db") {
-        return cx.err(
-            raw.axes.span(),
-            format!(
-                "axes: no 'db' axis (list the stores to compare, some of: {})",
-                store_names(|_| true)
-            ),
-        );
-    }
-    // Before any value is looked at: a typo of a size must cost no time.
-    let cells = raw_axes.iter().fold(u64::from(repeats), |n, (_, values)| {
-        n.saturating_mul(values.get_ref().len() as u64)
-    });
-    if cells > MAX_CELLS {
-        return cx.err(
-            raw.axes.span(),
-            format!("the matrix has {cells} cells (axes times repeats): at most {MAX_CELLS}"),
-        );
-    }
-    let raw_dbs: HashMap<&str, &Spanned<RawDb>> = raw
-        .db
-        .iter()
-        .map(|(k, d)| (k.get_ref().as_str(), d))
-        .collect();
-    let mut axes = Vec::new();
-    let mut dbs = BTreeMap::new();
-    for (key, values) in raw_axes {
-        let name = key.get_ref().clone();
-        // Part of every cell's directory name: `<axis>=<label>`.
-        if label_of(&name) != name {
-            return cx.err(
-                key.span(),
-                format!("axes.{name}: an axis name is part of cell directory names: use letters, digits, '.', '_', '-' or '+'"),
-            );
-        }
-        cx.dir_name(key.span(), "axis", &name)?;
-        if values.get_ref().is_empty() {
-            return cx.err(
-                values.span(),
-                format!("axes.{name} is empty: give at least one value"),
-            );
-        }
-        let mut out: Vec<AxisValue> = Vec::with_capacity(values.get_ref().len());
-        // Labels seen: a set, so that a long axis is checked in linear time.
-        let mut labels: HashSet<String> = HashSet::with_capacity(values.get_ref().len());
-        for v in values.get_ref() {
-            let value = cx.scalar(v, &format!("axes.{name}"))?;
-            let label = match name.as_str() {
-                "workload" => {
-                    let path = cx.file(&Spanned::new(v.span(), value.clone()), "workload file")?;
-                    let stem = path
-                        .file_stem()
-                        .map(|s| s.to_string_lossy().into_owned())
-                        .unwrap_or_default();
-                    let label = label_of(&stem);
-                    if !labels.insert(label.clone()) {
-                        return cx.err(
-                            v.span(),
-                            format!(
-                                "axes.workload: two files named '{stem}'; cell names would clash"
-                            ),
-                        );
-                    }
-                    out.push(AxisValue {
-                        value: path.display().to_string(),
-                        label,
-                    });
-                    continue;
-                }
-                "db" => {
-                    let label = value.clone();
-                    if label_of(&label) != label || label.is_empty() {
-                        return cx.err(
-                            v.span(),
-                            format!("axes.db '{label}': use letters, digits, '.', '_', '-' or '+'"),
-                        );
-                    }
-                    cx.dir_name(v.span(), "axes.db", &label)?;
-                    let db = match raw_dbs.get(label.as_str()) {
-                        Some(d) => build_db(&cx, &label, d.get_ref(), d.span())?,
-                        None if descriptor(&label).is_some() => Db {
-                            label: label.clone(),
-                            store: descriptor(&label).map(|d| d.name.to_string()).unwrap_or_default(),
-                            property_files: Vec::new(),
-                            properties: Vec::new(),
-                            server: None,
-                        },
-                        None => {
-                            return cx.err(
-                                v.span(),
-                                format!(
-                                    "axes.db: unknown db '{label}': not a store ({}) and no [db.{label}] table",
-                                    store_names(|_| true)
-                                ),
-                            )
-                        }
-                    };
-                    dbs.insert(label.clone(), db);
-                    label
-                }
-                "clients" => {
-                    if !value
-                        .parse::<u32>()
-                        .is_ok_and(|n| (1..=MAX_CLIENTS).contains(&n))
-                    {
-                        return cx.err(
-                            v.span(),
-                            format!(
-                                "axes.clients '{value}': expected a number of ycsb processes from 1 to {MAX_CLIENTS}"
-                            ),
-                        );
-                    }
-                    label_of(&value)
-                }
-                crate::sweep::AXIS => {
-                    if !value
-                        .trim()
-                        .parse::<f64>()
-                        .is_ok_and(|t| t.is_finite() && t >= 0.0)
-                    {
-                        return cx.err(
-                            v.span(),
-                            format!(
-                                "axes.target '{value}': expected a rate in operations per second, 0 or more (0: unthrottled)"
-                            ),
-                        );
-                    }
-                    label_of(&value)
-                }
-                "memory_limit" => {
-                    if parse_size(&value).is_none() {
-                        return cx.err(
-                            v.span(),
-                            format!(
-                                "axes.memory_limit '{value}': expected a size such as 512M or 2G"
-                            ),
-                        );
-                    }
-                    label_of(&value)
-                }
-                _ => axis_label(&name, &value, out.len()),
-            };
-            if !labels.insert(label.clone()) {
-                return cx.err(
-                    v.span(),
-                    format!("axes.{name}: value '{value}' listed twice"),
-                );
-            }
-            out.push(AxisValue { value, label });
-        }
-        axes.push(Axis { name, values: out });
-    }
-    for (k, d) in &raw.db {
-        if !dbs.contains_key(k.get_ref()) {
-            // A table nobody uses is most likely a misspelt axis value.
-            return cx.err(
-                d.span(),
-                format!("[db.{}] is not on the db axis", k.get_ref()),
-            );
-        }
-    }
-
-    if let Some(clients) = axes.iter().find(|a| a.name == "clients") {
-        let clients_span = raw
-            .axes
-            .get_ref()
-            .iter()
-            .find(|(k, _)| k.get_ref() == "clients")
-            .map_or_else(|| raw.axes.span(), |(k, _)| k.span());
-        let many = clients.values.iter().any(|v| v.value != "1");
-        // Several processes share one data set only through a server.
-        if let Some(db) = dbs
-            .values()
-            .find(|d| many && descriptor(&d.store).is_some_and(|x| x.server.is_none()))
-        {
-            return cx.err(
-                clients_span.clone(),
-                format!(
-                    "axes.clients: db '{}' is embedded in each ycsb process; several clients need a server db (a client store such as {} with server = \"redis-server\" or \"ycsb-serve\")",
-                    db.label,
-                    store_names(|s| s.server.is_some())
-                ),
-            );
-        }
-        if let Some((k, _)) = properties
-            .iter()
-            .find(|(k, _)| k == "client.count" || k == "client.index")
-        {
-            return cx.err(
-                clients_span,
-                format!("axes.clients sets {k} for each client; remove it from [properties]"),
-            );
-        }
-    }
-    let mut reuse_load_across = Vec::new();
-    if let Some(list) = &e.reuse_load_across {
-        for a in list {
-            let n = a.get_ref();
-            if !axes.iter().any(|x| &x.name == n) {
-                return cx.err(
-                    a.span(),
-                    format!("experiment.reuse_load_across: no axis '{n}'"),
-                );
-            }
-            if n == "db" {
-                return cx.err(
-                    a.span(),
-                    "experiment.reuse_load_across: the db axis cannot share a load",
-                );
-            }
-            reuse_load_across.push(n.clone());
-        }
-        if !reuse_load_across.is_empty() {
-            if !(phases.load && phases.run) {
-                return cx.err(
-                    exp_span.clone(),
-                    "experiment.reuse_load_across needs phases = [\"load\", \"run\"]",
-                );
-            }
-            if let Some(db) = dbs.values().find(|d| !d.data_is_reusable()) {
-                return cx.err(
-                    exp_span.clone(),
-                    format!(
-                        "experiment.reuse_load_across: db '{}' keeps no data directory to copy; only {} (embedded or served) can reuse a load",
-                        db.label,
-                        store_names(|s| s.data_dir.is_some())
-                    ),
-                );
-            }
-        }
-    }
-
-    let baseline = match &e.baseline {
-        None => None,
-        Some(map) => {
-            let mut coords = Vec::new();
-            for (k, v) in map {
-                let value = cx.scalar(v, "experiment.baseline")?;
-                let Some(axis) = axes.iter().find(|a| &a.name == k.get_ref()) else {
-                    return cx.err(
-                        k.span(),
-                        format!("experiment.baseline: no axis '{}'", k.get_ref()),
-                    );
-                };
-                let label = if axis.name == "workload" {
-                    Path::new(&value)
-                        .file_stem()
-                        .map(|s| label_of(&s.to_string_lossy()))
-                        .unwrap_or_default()
-                } else if axis.name == "db" {
-                    value.clone()
-                } else {
-                    axis.values
-                        .iter()
-                        .find(|x| x.value == value)
-                        .map_or_else(|| label_of(&value), |x| x.label.clone())
-                };
-                if !axis.values.iter().any(|x| x.label == label) {
-                    return cx.err(
-                        v.span(),
-                        format!(
-                            "experiment.baseline: '{value}' is not a value of axis '{}'",
-                            axis.name
-                        ),
-                    );
-                }
-                coords.push((axis.name.clone(), label));
-            }
-            Some(coords)
-        }
-    };
-    // Every cell's name, with the runner's prefix, must fit in a directory
-    // entry: the longest is each axis' longest `<axis>=<label>`.
-    let longest = axes
-        .iter()
-        .map(|a| a.name.len() + 1 + a.values.iter().map(|v| v.label.len()).max().unwrap_or(0) + 1)
-        .sum::<usize>()
-        + format!("load,r{repeats}").len();
-    if longest + crate::paths::LONGEST_PREFIX > crate::paths::NAME_MAX {
-        return cx.err(
-            raw.axes.span(),
-            format!(
-                "the longest cell name would be {longest} bytes: a directory name can have at most {} (shorten axis names or values)",
-                crate::paths::NAME_MAX - crate::paths::LONGEST_PREFIX
-            ),
-        );
-    }
+    let (axes, dbs) = cx.axes(&raw, repeats)?;
+    cx.check_clients(&raw.axes, &axes, &dbs, &properties)?;
+    let reuse_load_across = cx.reuse_load_across(&raw.experiment, &axes, phases, &dbs)?;
+    let baseline = cx.baseline(e, &axes)?;
+    cx.check_cell_names(raw.axes.span(), &axes, repeats)?;
     if let Some(d) = &e.data_dir {
         if d.get_ref().is_empty() {
             return cx.err(d.span(), "experiment.data_dir is empty");
@@ -899,135 +483,305 @@ pub fn parse(path: &Path, text: &str) -> Result<Matrix, MatrixError> {
     })
 }
 
-fn build_db(
-    cx: &Ctx<'_>,
-    label: &str,
-    d: &RawDb,
-    span: std::ops::Range<usize>,
-) -> Result<Db, MatrixError> {
-    let client = match &d.store {
-        Some(s) => match descriptor(s.get_ref()) {
-            Some(found) => found,
-            None => {
-                return cx.err(
-                    s.span(),
-                    format!(
-                        "db.{label}.store: unknown store '{}' ({})",
-                        s.get_ref(),
-                        store_names(|_| true)
-                    ),
-                )
+/// The directory relative paths in the matrix start from: the matrix
+/// file's.
+fn matrix_dir(path: &Path) -> PathBuf {
+    path.parent()
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
             }
-        },
-        None => match descriptor(label) {
-            Some(found) => found,
-            None => {
-                return cx.err(
-                    span,
-                    format!(
-                        "[db.{label}]: '{label}' is not a store: set store = \"...\" ({})",
-                        store_names(|_| true)
-                    ),
-                )
-            }
-        },
-    };
-    let store = client.name.to_string();
-    let server = match &d.server {
-        None => {
-            if let Some(e) = &d.engine {
-                return cx.err(
-                    e.span(),
-                    format!("db.{label}.engine needs server = \"ycsb-serve\""),
+        })
+        .unwrap_or(Path::new("."))
+        .to_path_buf()
+}
+
+/// The keys of the `[experiment]` table, each checked on its line.
+impl Ctx<'_> {
+    /// `experiment.name`, or the file's name: it names the results'
+    /// directory.
+    fn experiment_name(
+        &self,
+        e: &RawExperiment,
+        exp_span: std::ops::Range<usize>,
+    ) -> Result<String, MatrixError> {
+        if let Some(n) = &e.name {
+            if label_of(n.get_ref()) != *n.get_ref() {
+                return self.err(
+                    n.span(),
+                    format!("experiment.name '{}': use letters, digits, '.', '_', '-' or '+' (it names a directory)", n.get_ref()),
                 );
             }
-            None
+            self.dir_name(n.span(), "experiment.name", n.get_ref())?;
+            return Ok(n.get_ref().clone());
         }
-        Some(s) => {
-            let Some(protocol) = client.server.map(|c| c.protocol) else {
-                return cx.err(
-                    s.span(),
-                    format!(
-                        "db.{label}.server: the client store must be a client of a server ({}) to talk to one, not '{store}'",
-                        store_names(|s| s.server.is_some())
-                    ),
-                );
-            };
-            match s.get_ref().as_str() {
-                "redis-server" => {
-                    if protocol != Protocol::Resp {
-                        return cx.err(
-                            s.span(),
-                            format!(
-                                "db.{label}.server: redis-server speaks RESP, which '{store}' does not (RESP clients: {})",
-                                store_names(|s| s.server.is_some_and(|c| c.protocol == Protocol::Resp))
-                            ),
-                        );
-                    }
-                    if let Some(e) = &d.engine {
-                        return cx.err(
-                            e.span(),
-                            format!("db.{label}.engine is only for server = \"ycsb-serve\""),
-                        );
-                    }
-                    Some(Server::Redis)
-                }
-                "ycsb-serve" => {
-                    if !protocol.served_by_ycsb_serve() {
-                        return cx.err(
-                            s.span(),
-                            format!(
-                                "db.{label}.server: ycsb serve speaks RESP and HTTP, not the protocol of '{store}' (its clients: {})",
-                                store_names(|s| s.server.is_some_and(|c| c.protocol.served_by_ycsb_serve()))
-                            ),
-                        );
-                    }
-                    let embedded = || store_names(StoreDescriptor::is_embedded);
-                    let Some(engine) = &d.engine else {
-                        return cx.err(
-                            s.span(),
-                            format!(
-                                "db.{label}: server = \"ycsb-serve\" needs engine = one of {}",
-                                embedded()
-                            ),
-                        );
-                    };
-                    let Some(served) = descriptor(engine.get_ref()).filter(|e| e.is_embedded())
-                    else {
-                        return cx.err(
-                            engine.span(),
-                            format!(
-                                "db.{label}.engine '{}': ycsb serve embeds {}",
-                                engine.get_ref(),
-                                embedded()
-                            ),
-                        );
-                    };
-                    Some(Server::YcsbServe {
-                        engine: served.name.to_string(),
-                        property_files: cx.files(&d.engine_property_files, "property file")?,
-                        properties: cx.properties(&d.engine_properties)?,
-                    })
+        let name = label_of(
+            &self
+                .path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+        if let Some(why) = crate::paths::name_problem(&name) {
+            return self.err(
+                exp_span,
+                format!("the experiment's name, '{name}' from the file name, cannot name its results directory ({why}): set experiment.name"),
+            );
+        }
+        Ok(name)
+    }
+
+    fn repeats(&self, e: &RawExperiment) -> Result<u32, MatrixError> {
+        match &e.repeats {
+            Some(r) if *r.get_ref() == 0 => {
+                self.err(r.span(), "experiment.repeats must be at least 1")
+            }
+            Some(r) if *r.get_ref() > MAX_REPEATS => self.err(
+                r.span(),
+                format!(
+                    "experiment.repeats = {} is absurd: at most {MAX_REPEATS}",
+                    r.get_ref()
+                ),
+            ),
+            Some(r) => Ok(*r.get_ref()),
+            None => Ok(1),
+        }
+    }
+
+    /// `experiment.phases`: load, run or both (the default), each once.
+    fn phases(&self, e: &RawExperiment) -> Result<Phases, MatrixError> {
+        let Some(list) = &e.phases else {
+            return Ok(Phases {
+                load: true,
+                run: true,
+            });
+        };
+        if list.get_ref().is_empty() {
+            return self.err(
+                list.span(),
+                "experiment.phases is empty: use [\"load\"], [\"run\"] or [\"load\", \"run\"]",
+            );
+        }
+        let mut p = Phases {
+            load: false,
+            run: false,
+        };
+        for item in list.get_ref() {
+            match item.get_ref().as_str() {
+                "load" if !p.load => p.load = true,
+                "run" if !p.run => p.run = true,
+                "load" | "run" => {
+                    return self.err(
+                        item.span(),
+                        format!("experiment.phases: '{}' listed twice", item.get_ref()),
+                    )
                 }
                 other => {
-                    let known = "redis-server or ycsb-serve";
-                    return cx.err(
-                        s.span(),
-                        format!("db.{label}.server: unknown server '{other}' ({known})"),
+                    return self.err(
+                        item.span(),
+                        format!("experiment.phases: unknown phase '{other}' (load or run)"),
+                    )
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    fn time_limit(&self, e: &RawExperiment) -> Result<Option<u64>, MatrixError> {
+        match &e.time_limit {
+            Some(t) if *t.get_ref() == 0 => {
+                self.err(t.span(), "experiment.time_limit must be at least 1 second")
+            }
+            Some(t) => Ok(Some(*t.get_ref())),
+            None => Ok(None),
+        }
+    }
+
+    fn status_interval(&self, e: &RawExperiment) -> Result<f64, MatrixError> {
+        match &e.status_interval {
+            Some(t) if !(t.get_ref().is_finite() && *t.get_ref() >= MIN_STATUS_INTERVAL) => self.err(
+                t.span(),
+                format!(
+                    "experiment.status_interval = {}: expected seconds, at least {MIN_STATUS_INTERVAL} (0.25 gives four time-series points a second)",
+                    t.get_ref()
+                ),
+            ),
+            Some(t) => Ok(*t.get_ref()),
+            None => Ok(1.0),
+        }
+    }
+
+    /// A size key of `[experiment]`, such as `512M`.
+    fn size(&self, s: &Option<Spanned<String>>, key: &str) -> Result<Option<u64>, MatrixError> {
+        let Some(s) = s else {
+            return Ok(None);
+        };
+        match parse_size(s.get_ref()) {
+            Some(b) => Ok(Some(b)),
+            None => self.err(
+                s.span(),
+                format!(
+                    "experiment.{key} '{}': expected a size such as 512M or 2G",
+                    s.get_ref()
+                ),
+            ),
+        }
+    }
+
+    /// `experiment.io_ceiling`: how much to write to measure the disk,
+    /// 256 MiB unless set; `off` skips it.
+    fn io_ceiling(&self, e: &RawExperiment) -> Result<Option<u64>, MatrixError> {
+        match &e.io_ceiling {
+            Some(s) if s.get_ref() == "off" => Ok(None),
+            other => Ok(Some(self.size(other, "io_ceiling")?.unwrap_or(256 << 20))),
+        }
+    }
+
+    fn check_cpu_lists(&self, e: &RawExperiment) -> Result<(), MatrixError> {
+        for (cpus, key) in [(&e.cpus, "cpus"), (&e.server_cpus, "server_cpus")] {
+            if let Some(c) = cpus {
+                if !valid_cpu_list(c.get_ref()) {
+                    return self.err(
+                        c.span(),
+                        format!(
+                            "experiment.{key} '{}': expected a CPU list such as 0 or 0,2 or 0-3",
+                            c.get_ref()
+                        ),
                     );
                 }
             }
         }
-    };
-    if server.is_none() && (!d.engine_property_files.is_empty() || !d.engine_properties.is_empty())
-    {
-        return cx.err(span, format!("db.{label}: engine_property_files and engine_properties need server = \"ycsb-serve\""));
+        Ok(())
     }
-    Ok(Db {
-        label: label.to_string(),
-        store,
-        property_files: cx.files(&d.property_files, "property file")?,
-        properties: cx.properties(&d.properties)?,
-        server,
-    })
+
+    /// `experiment.reuse_load_across`: axes (not db) whose cells share
+    /// one load, which needs both phases and data that can be copied.
+    fn reuse_load_across(
+        &self,
+        experiment: &Spanned<RawExperiment>,
+        axes: &[Axis],
+        phases: Phases,
+        dbs: &BTreeMap<String, Db>,
+    ) -> Result<Vec<String>, MatrixError> {
+        let mut reuse_load_across = Vec::new();
+        let Some(list) = &experiment.get_ref().reuse_load_across else {
+            return Ok(reuse_load_across);
+        };
+        for a in list {
+            let n = a.get_ref();
+            if !axes.iter().any(|x| &x.name == n) {
+                return self.err(
+                    a.span(),
+                    format!("experiment.reuse_load_across: no axis '{n}'"),
+                );
+            }
+            if n == "db" {
+                return self.err(
+                    a.span(),
+                    "experiment.reuse_load_across: the db axis cannot share a load",
+                );
+            }
+            reuse_load_across.push(n.clone());
+        }
+        if reuse_load_across.is_empty() {
+            return Ok(reuse_load_across);
+        }
+        if !(phases.load && phases.run) {
+            return self.err(
+                experiment.span(),
+                "experiment.reuse_load_across needs phases = [\"load\", \"run\"]",
+            );
+        }
+        if let Some(db) = dbs.values().find(|d| !d.data_is_reusable()) {
+            return self.err(
+                experiment.span(),
+                format!(
+                    "experiment.reuse_load_across: db '{}' keeps no data directory to copy; only {} (embedded or served) can reuse a load",
+                    db.label,
+                    store_names(|s| s.data_dir.is_some())
+                ),
+            );
+        }
+        Ok(reuse_load_across)
+    }
+
+    /// `experiment.baseline`: a value of some axes, as (axis, label).
+    fn baseline(
+        &self,
+        e: &RawExperiment,
+        axes: &[Axis],
+    ) -> Result<Option<Vec<(String, String)>>, MatrixError> {
+        let Some(map) = &e.baseline else {
+            return Ok(None);
+        };
+        let mut coords = Vec::new();
+        for (k, v) in map {
+            let value = self.scalar(v, "experiment.baseline")?;
+            let Some(axis) = axes.iter().find(|a| &a.name == k.get_ref()) else {
+                return self.err(
+                    k.span(),
+                    format!("experiment.baseline: no axis '{}'", k.get_ref()),
+                );
+            };
+            let label = baseline_label(axis, &value);
+            if !axis.values.iter().any(|x| x.label == label) {
+                return self.err(
+                    v.span(),
+                    format!(
+                        "experiment.baseline: '{value}' is not a value of axis '{}'",
+                        axis.name
+                    ),
+                );
+            }
+            coords.push((axis.name.clone(), label));
+        }
+        Ok(Some(coords))
+    }
+
+    /// Every cell's name, with the runner's prefix, must fit in a
+    /// directory entry: the longest is each axis' longest `<axis>=<label>`.
+    fn check_cell_names(
+        &self,
+        axes_span: std::ops::Range<usize>,
+        axes: &[Axis],
+        repeats: u32,
+    ) -> Result<(), MatrixError> {
+        let longest = axes
+            .iter()
+            .map(|a| {
+                a.name.len() + 1 + a.values.iter().map(|v| v.label.len()).max().unwrap_or(0) + 1
+            })
+            .sum::<usize>()
+            + format!("load,r{repeats}").len();
+        if longest + crate::paths::LONGEST_PREFIX > crate::paths::NAME_MAX {
+            return self.err(
+                axes_span,
+                format!(
+                    "the longest cell name would be {longest} bytes: a directory name can have at most {} (shorten axis names or values)",
+                    crate::paths::NAME_MAX - crate::paths::LONGEST_PREFIX
+                ),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The label a baseline value names on its axis: a workload by its file
+/// name, a db by itself, another value by the label it has on the axis.
+fn baseline_label(axis: &Axis, value: &str) -> String {
+    if axis.name == "workload" {
+        Path::new(value)
+            .file_stem()
+            .map(|s| label_of(&s.to_string_lossy()))
+            .unwrap_or_default()
+    } else if axis.name == "db" {
+        value.to_string()
+    } else {
+        axis.values
+            .iter()
+            .find(|x| x.value == value)
+            .map_or_else(|| label_of(value), |x| x.label.clone())
+    }
 }

@@ -125,15 +125,21 @@ impl Drop for Cgroup {
     }
 }
 
-/// Builds the command for `argv`, pinned with `taskset -c` when `cpus` is
-/// set, in its own process group (Ctrl-C reaches the xtask, which stops
-/// the cell itself), killed when the xtask dies, and joined to `cgroup`.
-pub fn command(argv: &[String], cpus: Option<&str>, cgroup: Option<&Cgroup>) -> Command {
+/// `argv` pinned to the CPU list `cpus` with `taskset -c`, when it is set.
+pub fn pinned(argv: &[String], cpus: Option<&str>) -> Vec<String> {
     let mut full: Vec<String> = Vec::new();
     if let Some(c) = cpus {
         full.extend(["taskset".into(), "-c".into(), c.into()]);
     }
     full.extend(argv.iter().cloned());
+    full
+}
+
+/// Builds the command for `argv`, pinned with `taskset -c` when `cpus` is
+/// set, in its own process group (Ctrl-C reaches the xtask, which stops
+/// the cell itself), killed when the xtask dies, and joined to `cgroup`.
+pub fn command(argv: &[String], cpus: Option<&str>, cgroup: Option<&Cgroup>) -> Command {
+    let full = pinned(argv, cpus);
     let mut cmd = Command::new(&full[0]);
     cmd.args(&full[1..]);
     let procs = cgroup.map(|c| c.procs.clone());

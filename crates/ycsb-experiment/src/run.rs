@@ -1,25 +1,26 @@
 //! Running cells: one `ycsb` process per cell (and a server when the db
 //! needs one), provenance beside the results, write-then-rename, resume.
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+mod attempt;
+mod command;
+mod provenance;
 
-use serde_json::{json, Value};
-use ycsb_db::{Protocol, ServerAddress};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use ycsb_db::ServerAddress;
 use ycsb_results::RunReport;
 
 use crate::cells::Cell;
 use crate::error::{Context as _, ExperimentError, Result};
 use crate::host;
-use crate::matrix::{descriptor, dir_property, Matrix, Server};
+use crate::matrix::{descriptor, Matrix};
 use crate::paths::{self, FAILED_PREFIX, PARTIAL_PREFIX};
-use crate::proc::{self, Cgroup};
-use crate::redact;
-use crate::series::{self, PhaseSeries, ResourcePoint};
+use crate::proc;
+use attempt::Attempt;
 
 /// Percentiles every cell exports unless the matrix sets its own: enough
 /// points for a latency CDF.
@@ -34,6 +35,21 @@ pub enum Kind {
     SharedLoad,
     /// Only the run, on a copy of a shared load's data.
     RunOnCopy,
+}
+
+impl Kind {
+    /// The phases a cell of this kind runs, in order.
+    pub(crate) fn phases(self, m: &Matrix) -> Vec<&'static str> {
+        match self {
+            Kind::Fresh => [("load", m.phases.load), ("run", m.phases.run)]
+                .into_iter()
+                .filter(|p| p.1)
+                .map(|p| p.0)
+                .collect(),
+            Kind::SharedLoad => vec!["load"],
+            Kind::RunOnCopy => vec!["run"],
+        }
+    }
 }
 
 /// How a cell ended.
@@ -169,146 +185,7 @@ fn complete(dir: &Path, fingerprint: &str) -> bool {
         .is_some_and(|v| v["fingerprint"] == fingerprint)
 }
 
-/// (seconds since the cell started, client CPU seconds, client resident
-/// bytes, server CPU seconds and resident bytes).
-type Sample = (f64, f64, u64, Option<(f64, u64)>);
-
 impl Runner {
-    /// The client's argv for a cell (without pinning), its server's argv
-    /// and port.
-    pub(crate) fn commands(
-        &self,
-        m: &Matrix,
-        cell: &Cell,
-        kind: Kind,
-        db_dir: &Path,
-        export: &Path,
-        port: u16,
-    ) -> (Vec<String>, Vec<String>) {
-        let mut argv: Vec<String> = vec![self.ycsb.display().to_string()];
-        match kind {
-            Kind::Fresh => {
-                if m.phases.load {
-                    argv.push("-load".into());
-                }
-                if m.phases.run {
-                    argv.push("-run".into());
-                }
-            }
-            Kind::SharedLoad => argv.push("-load".into()),
-            Kind::RunOnCopy => argv.push("-run".into()),
-        }
-        argv.extend(["-db".into(), cell.db.store.clone()]);
-        let files = m
-            .property_files
-            .iter()
-            .cloned()
-            .chain(cell.workload_files())
-            .chain(cell.db.property_files.iter().cloned());
-        for f in files {
-            argv.extend(["-P".into(), f.display().to_string()]);
-        }
-        let mut props: Vec<(String, String)> = Vec::new();
-        if !m
-            .properties
-            .iter()
-            .chain(&cell.db.properties)
-            .any(|(k, _)| k == "hdrhistogram.percentiles")
-        {
-            props.push(("hdrhistogram.percentiles".into(), CDF_PERCENTILES.into()));
-        }
-        props.extend(m.properties.iter().cloned());
-        props.extend(cell.db.properties.iter().cloned());
-        props.extend(cell.axis_properties());
-        let mut server = Vec::new();
-        let client = descriptor(&cell.db.store).and_then(|d| d.server);
-        match (&cell.db.server, client) {
-            (Some(s), Some(client)) => {
-                let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-                props.extend(client.address_properties(address));
-                let p = port.to_string();
-                match s {
-                    Server::Redis => {
-                        server = [
-                            "redis-server",
-                            "--port",
-                            &p,
-                            "--bind",
-                            "127.0.0.1",
-                            "--save",
-                            "",
-                            "--appendonly",
-                            "no",
-                            "--dir",
-                        ]
-                        .iter()
-                        .map(|s| s.to_string())
-                        .collect();
-                        server.push(db_dir.display().to_string());
-                    }
-                    Server::YcsbServe {
-                        engine,
-                        property_files,
-                        properties,
-                    } => {
-                        // Defaults for talking to ycsb serve, unless the
-                        // matrix chose otherwise.
-                        let user_set = |k: &str| {
-                            m.properties
-                                .iter()
-                                .chain(&cell.db.properties)
-                                .chain(&cell.axis_properties())
-                                .any(|(u, _)| u == k)
-                        };
-                        props.extend(
-                            client
-                                .for_ycsb_serve
-                                .iter()
-                                .filter(|(k, _)| !user_set(k))
-                                .map(|(k, v)| (k.to_string(), v.to_string())),
-                        );
-                        server = vec![
-                            self.ycsb.display().to_string(),
-                            "serve".into(),
-                            engine.clone(),
-                        ];
-                        for f in property_files {
-                            server.extend(["-P".into(), f.display().to_string()]);
-                        }
-                        for (k, v) in properties {
-                            server.extend(["-p".into(), format!("{k}={v}")]);
-                        }
-                        if let Some(dp) = dir_property(engine) {
-                            server.extend(["-p".into(), format!("{dp}={}", db_dir.display())]);
-                        }
-                        // The client's protocol is served; the other is off.
-                        let (on, off) = match client.protocol {
-                            Protocol::Http => ("--http", "--resp"),
-                            _ => ("--resp", "--http"),
-                        };
-                        server.extend([on.into(), address.to_string(), off.into(), "off".into()]);
-                    }
-                }
-            }
-            _ => {
-                if let Some((_, p)) = cell.db.data_engine() {
-                    props.push((p.into(), db_dir.display().to_string()));
-                }
-            }
-        }
-        if let Some(t) = m.time_limit {
-            props.push(("maxexecutiontime".into(), t.to_string()));
-        }
-        props.push(("status.interval".into(), m.status_interval.to_string()));
-        props.push(("exporter".into(), "json".into()));
-        props.push(("exportfile".into(), export.display().to_string()));
-        for (k, v) in props {
-            argv.extend(["-p".into(), format!("{k}={v}")]);
-        }
-        argv.push("-s".into());
-        (argv, server)
-    }
-
     /// The fingerprint of a cell: its commands with the port left out.
     fn fingerprint_of(&self, m: &Matrix, cell: &Cell, kind: Kind) -> String {
         let db_dir = self.data.join(&cell.id).join("db");
@@ -370,18 +247,18 @@ impl Runner {
                 .and_then(|()| self.copy_shared_load(cell, kind, &db_dir))
                 .and_then(|copied| match copied {
                     Some(why) => Ok(Outcome::Failed(why)),
-                    None => self.execute(
+                    None => self.execute(&Attempt {
                         m,
                         cell,
                         kind,
-                        &argv,
-                        &server_argv,
+                        argv: &argv,
+                        server_argv: &server_argv,
                         port,
-                        &partial,
-                        &data_dir,
-                        &db_dir,
-                        &fp,
-                    ),
+                        partial: &partial,
+                        data_dir: &data_dir,
+                        db_dir: &db_dir,
+                        fingerprint: &fp,
+                    }),
                 }),
         };
         // Only what this cell made is deleted; anything else is left alone.
@@ -473,492 +350,6 @@ impl Runner {
         host::evict_page_cache(db_dir);
         Ok(None)
     }
-
-    #[allow(clippy::too_many_arguments)]
-    fn execute(
-        &self,
-        m: &Matrix,
-        cell: &Cell,
-        kind: Kind,
-        argv: &[String],
-        server_argv: &[String],
-        port: Option<u16>,
-        partial: &Path,
-        data_dir: &Path,
-        db_dir: &Path,
-        fp: &str,
-    ) -> Result<Outcome> {
-        let start_time = chrono::Utc::now();
-        let started = Instant::now();
-        // One cgroup per cell: with a server, the limit covers the engine
-        // wherever it runs (client and server together).
-        let memory_limit = cell.memory_limit(m.memory_limit);
-        let cgroup = match memory_limit {
-            Some(bytes) => Some(Cgroup::create(
-                &format!("ycsb-xtask-{}", std::process::id()),
-                bytes,
-            )?),
-            None => None,
-        };
-        let mut server = None;
-        let mut server_version = None;
-        if !server_argv.is_empty() {
-            std::fs::create_dir_all(db_dir).ok();
-            let log_path = partial.join("server.log");
-            let log = std::fs::File::create(&log_path)
-                .context(|| format!("creating {}", log_path.display()))?;
-            let mut cmd = proc::command(server_argv, m.server_cpus.as_deref(), cgroup.as_ref());
-            cmd.stdin(Stdio::null())
-                .stdout(
-                    log.try_clone()
-                        .context(|| format!("opening {}", log_path.display()))?,
-                )
-                .stderr(log);
-            let mut child = cmd
-                .spawn()
-                .context(|| format!("starting {}", server_argv[0]))?;
-            if let Err(e) = proc::wait_listening(
-                &mut child,
-                port.unwrap_or(0),
-                descriptor(&cell.db.store)
-                    .and_then(|d| d.server)
-                    .map(|c| c.protocol),
-                Duration::from_secs(30),
-            ) {
-                proc::kill(&mut child, libc::SIGKILL, Duration::from_secs(1));
-                let log = std::fs::read_to_string(partial.join("server.log")).unwrap_or_default();
-                return Ok(Outcome::Failed(format!(
-                    "{e}; server log: {}",
-                    log.lines().last().unwrap_or("")
-                )));
-            }
-            server_version = if cell.db.server == Some(Server::Redis) {
-                std::process::Command::new(&server_argv[0])
-                    .arg("--version")
-                    .output()
-                    .ok()
-                    .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            } else {
-                // "ycsb serve: <store> store (<engine> <version>) over RESP at ..."
-                std::fs::read_to_string(partial.join("server.log"))
-                    .ok()
-                    .and_then(|l| {
-                        l.lines()
-                            .next()
-                            .map(|l| l.trim_start_matches("ycsb serve: "))
-                            .map(|l| l.split(" over ").next().unwrap_or(l).trim().to_string())
-                    })
-            };
-            server = Some(child);
-        }
-        let n = cell.clients();
-        let groups = client_groups(m, kind, argv, n, partial);
-        if n > 1 {
-            std::fs::create_dir_all(partial.join("clients"))
-                .context(|| format!("creating {}/clients", partial.display()))?;
-        }
-        // Per client: its standard error lines, kept across the groups.
-        let phases_expected = match kind {
-            Kind::Fresh => u64::from(m.phases.load) + u64::from(m.phases.run),
-            _ => 1,
-        };
-        let hard_limit = m
-            .time_limit
-            .map(|t| Duration::from_secs(t * phases_expected + 120 + START_LEAD.as_secs()));
-        let interval = m.sample_interval();
-        let mut samples: Vec<Sample> = Vec::new();
-        let mut outcome = None;
-        let mut status = None;
-        let mut failed_client = None;
-        // Exact CPU seconds (wait4) of the clients that have exited.
-        let mut cpu_done = 0.0;
-        let mut readers = Vec::new();
-        let mut spawned: Vec<Vec<String>> = Vec::new();
-        'groups: for (_, group) in &groups {
-            // Several clients start together at a shared time, after all
-            // of them have had time to start and connect.
-            let start_at = (n > 1).then(|| {
-                let now = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .unwrap_or_default();
-                format!("start.at={:.3}", (now + START_LEAD).as_secs_f64())
-            });
-            let mut children: Vec<Option<std::process::Child>> = Vec::new();
-            for (i, client_argv) in group.iter().enumerate() {
-                let mut full = client_argv.clone();
-                if let Some(at) = &start_at {
-                    full.extend(["-p".into(), at.clone()]);
-                }
-                let (out_name, err_name) = if i == 0 {
-                    ("stdout.txt".to_string(), "stderr.txt".to_string())
-                } else {
-                    (
-                        format!("clients/client-{i}.stdout.txt"),
-                        format!("clients/client-{i}.stderr.txt"),
-                    )
-                };
-                let mut cmd = proc::command(&full, m.cpus.as_deref(), cgroup.as_ref());
-                cmd.stdin(Stdio::null())
-                    .stdout(append(&partial.join(&out_name))?)
-                    .stderr(Stdio::piped());
-                spawned.push(full);
-                let mut child = match cmd.spawn() {
-                    Ok(c) => c,
-                    Err(e) => {
-                        for c in children.iter_mut().flatten() {
-                            proc::kill(c, libc::SIGKILL, Duration::from_secs(2));
-                        }
-                        if let Some(s) = server.as_mut() {
-                            proc::kill(s, libc::SIGTERM, Duration::from_secs(5));
-                        }
-                        return Err(ExperimentError::Tool(format!(
-                            "cannot start {}: {e}",
-                            argv[0]
-                        )));
-                    }
-                };
-                let Some(stderr) = child.stderr.take() else {
-                    proc::kill(&mut child, libc::SIGKILL, Duration::from_secs(2));
-                    return Err(ExperimentError::Tool(format!(
-                        "no standard error pipe from {}",
-                        argv[0]
-                    )));
-                };
-                // The log only: the phases' facts come from the export.
-                let mut file = append(&partial.join(&err_name))?;
-                readers.push(std::thread::spawn(move || {
-                    for line in BufReader::new(stderr).lines() {
-                        let Ok(line) = line else { break };
-                        let _ = writeln!(file, "{line}");
-                    }
-                }));
-                children.push(Some(child));
-            }
-            let kill_all = |children: &mut Vec<Option<std::process::Child>>| {
-                for c in children.iter_mut().flatten() {
-                    proc::kill(c, libc::SIGKILL, Duration::from_secs(2));
-                }
-            };
-            let mut next_sample = Instant::now();
-            let mut last_rss = 0;
-            loop {
-                if self.stop.load(Ordering::SeqCst) {
-                    kill_all(&mut children);
-                    outcome = Some(Outcome::Interrupted);
-                    break 'groups;
-                }
-                if let Some(limit) = hard_limit {
-                    if started.elapsed() > limit {
-                        kill_all(&mut children);
-                        outcome = Some(Outcome::Failed(format!(
-                            "killed after {}s (time_limit per phase + 120s)",
-                            limit.as_secs()
-                        )));
-                        break 'groups;
-                    }
-                }
-                if let Some(s) = server.as_mut() {
-                    if let Ok(Some(st)) = s.try_wait() {
-                        kill_all(&mut children);
-                        outcome = Some(Outcome::Failed(format!(
-                            "the server exited during the cell ({st})"
-                        )));
-                        break 'groups;
-                    }
-                }
-                if Instant::now() >= next_sample {
-                    let t = started.elapsed().as_secs_f64();
-                    // The clients together: CPU and resident memory summed.
-                    let live: Vec<_> = children
-                        .iter()
-                        .flatten()
-                        .filter_map(|c| proc::sample(c.id()))
-                        .collect();
-                    if !live.is_empty() {
-                        let cpu = cpu_done + live.iter().map(|s| s.0).sum::<f64>();
-                        last_rss = live.iter().map(|s| s.1).sum();
-                        let srv = server.as_ref().and_then(|s| proc::sample(s.id()));
-                        samples.push((t, cpu, last_rss, srv));
-                    }
-                    next_sample += interval;
-                }
-                for (i, slot) in children.iter_mut().enumerate() {
-                    let Some(child) = slot else { continue };
-                    match proc::try_wait4(child.id()) {
-                        Ok(Some((st, cpu))) => {
-                            cpu_done += cpu;
-                            *slot = None;
-                            if i == 0 || !st.success() {
-                                status = Some(st);
-                            }
-                            if !st.success() && failed_client.is_none() {
-                                failed_client = Some(i);
-                            }
-                        }
-                        Ok(None) => {}
-                        Err(e) => {
-                            return Err(ExperimentError::Tool(format!("waiting for ycsb: {e}")))
-                        }
-                    }
-                }
-                if failed_client.is_some() {
-                    // One client failed: the cell has failed; the others
-                    // would only measure a smaller load.
-                    kill_all(&mut children);
-                    break 'groups;
-                }
-                if children.iter().all(Option::is_none) {
-                    let srv = server.as_ref().and_then(|s| proc::sample(s.id()));
-                    let t = started.elapsed().as_secs_f64();
-                    samples.push((t, cpu_done, last_rss, srv));
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-        for reader in readers {
-            let _ = reader.join();
-        }
-        let end_s = started.elapsed().as_secs_f64();
-        let space_end = host::disk_usage(db_dir);
-        if let Some(s) = server.as_mut() {
-            proc::kill(s, libc::SIGTERM, Duration::from_secs(10));
-        }
-        let cgroup_peak = cgroup.as_ref().and_then(Cgroup::peak_bytes);
-        drop(cgroup);
-        if let Some(o) = outcome {
-            return Ok(o);
-        }
-        let Some(status) = status else {
-            return Ok(Outcome::Failed("ycsb ended without an exit status".into()));
-        };
-        let end_time = chrono::Utc::now();
-        if !status.success() {
-            let (who, log) = match failed_client {
-                Some(i) if i > 0 => (
-                    format!("ycsb client {i} of {n}"),
-                    partial.join(format!("clients/client-{i}.stderr.txt")),
-                ),
-                _ => ("ycsb".to_string(), partial.join("stderr.txt")),
-            };
-            let text = std::fs::read_to_string(log).unwrap_or_default();
-            let last = text
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("")
-                .to_string();
-            use std::os::unix::process::ExitStatusExt;
-            if status.signal() == Some(libc::SIGKILL) {
-                if let Some(limit) = memory_limit {
-                    return Ok(Outcome::Failed(format!("{who} was killed (SIGKILL), most likely by the out-of-memory killer of its cgroup (memory_limit {} MiB); last line: {last}", limit >> 20)));
-                }
-            }
-            return Ok(Outcome::Failed(format!(
-                "{who} exited with {status}: {last}"
-            )));
-        }
-        if n > 1 {
-            if let Err(why) = self.merge_clients(&groups, partial) {
-                return Ok(Outcome::Failed(why));
-            }
-        }
-        let expected: Vec<&str> = match kind {
-            Kind::Fresh => [("load", m.phases.load), ("run", m.phases.run)]
-                .iter()
-                .filter(|p| p.1)
-                .map(|p| p.0)
-                .collect(),
-            Kind::SharedLoad => vec!["load"],
-            Kind::RunOnCopy => vec!["run"],
-        };
-        if let Some(missing) = missing_phase(&partial.join("export.json"), &expected) {
-            // A load cut short by the time limit leaves a smaller data set:
-            // its run would not be comparable.
-            return Ok(Outcome::Failed(format!("the JSON export has no complete {missing} phase (a load cut short by time_limit stops the cell)")));
-        }
-        // The phases' facts, from the export: when each began and ended
-        // (its observation's start, its run time), its throughput over
-        // time and the store's gauges, the engine, the data set's size.
-        let export = read_export(&partial.join("export.json"))?;
-        let cell_start_ms = start_time.timestamp_millis();
-        let mut phases: Vec<PhaseSeries> = Vec::new();
-        for p in &export.phases {
-            let start_s = match &p.observation {
-                Some(o) => (o.start_unix_ms as i64 - cell_start_ms) as f64 / 1e3,
-                // Not observed (timeseries.granularity=0): after the
-                // previous phase.
-                None => phases.last().map_or(0.0, |q: &PhaseSeries| q.end_s),
-            };
-            let mut operations = 0;
-            let status = p
-                .series()
-                .iter()
-                .map(|row| {
-                    operations += row.operations;
-                    series::StatusPoint {
-                        t: row.time_s,
-                        operations,
-                        ops_per_sec: row.throughput,
-                        gauges: row.gauges.clone(),
-                    }
-                })
-                .collect();
-            // The data directory's size as ycsb measured it at the phase's
-            // end, or as the cell measured it after the last phase.
-            let measured = p
-                .observation
-                .as_ref()
-                .and_then(|o| o.amplification.as_ref()?.db_size_bytes)
-                .or_else(|| p.series().last()?.db_size_bytes);
-            phases.push(PhaseSeries {
-                phase: p.phase.clone(),
-                start_s,
-                end_s: start_s + p.runtime_ns as f64 / 1e9,
-                status,
-                space_bytes: measured,
-                ..PhaseSeries::default()
-            });
-        }
-        if let Some(last) = phases.last_mut() {
-            last.space_bytes = Some(space_end);
-        }
-        let engine = match (&export.metadata.engine, &export.metadata.engine_version) {
-            (Some(e), Some(v)) => Some(format!("{e} {v}")),
-            (Some(e), None) => Some(e.clone()),
-            _ => None,
-        };
-        for p in phases.iter_mut() {
-            // The exact total from wait4 is accounted differently from
-            // /proc's ticks: right for the phase mean, a spike as a point.
-            let sampled = &samples[..samples.len().saturating_sub(1)];
-            let in_phase: Vec<_> = sampled
-                .iter()
-                .filter(|s| s.0 >= p.start_s && s.0 <= p.end_s)
-                .collect();
-            let mut prev: Option<&Sample> = None;
-            for s in &in_phase {
-                if let Some(q) = prev {
-                    let dt = (s.0 - q.0).max(1e-9);
-                    p.resources.push(ResourcePoint {
-                        t: s.0 - p.start_s,
-                        cpu_percent: 100.0 * (s.1 - q.1) / dt,
-                        rss_bytes: s.2,
-                        server_cpu_percent: s.3.zip(q.3).map(|(a, b)| 100.0 * (a.0 - b.0) / dt),
-                        server_rss_bytes: s.3.map(|x| x.1),
-                    });
-                }
-                prev = Some(s);
-            }
-            // Mean CPU from the last sample at or before the phase start
-            // (or the process start) to the last sample in the phase; the
-            // final sample is the exact total from wait4.
-            let base = samples
-                .iter()
-                .rev()
-                .find(|s| s.0 <= p.start_s)
-                .copied()
-                .unwrap_or((0.0, 0.0, 0, Some((0.0, 0))));
-            if let Some(last) = samples.iter().rev().find(|s| s.0 <= p.end_s + 1e-6) {
-                let dt = last.0 - base.0;
-                if dt > 0.0 {
-                    p.cpu_percent = Some(100.0 * (last.1 - base.1) / dt);
-                    p.server_cpu_percent =
-                        last.3.zip(base.3).map(|(l, b)| 100.0 * (l.0 - b.0) / dt);
-                }
-            }
-        }
-        host::write_atomic(
-            &partial.join("timeseries.json"),
-            serde_json::to_string_pretty(&phases)
-                .context(|| "encoding timeseries.json".into())?
-                .as_bytes(),
-        )?;
-
-        let mut props = String::new();
-        for c in &export.config {
-            // ycsb redacts its export; this holds even for an older
-            // binary that did not.
-            let value = redact::value(&c.key, &c.value);
-            props.push_str(&format!("{}={value}    # {}\n", c.key, c.origin));
-        }
-        write(&partial.join("properties.txt"), &props)?;
-        let pin = |argv: &[String]| -> Vec<String> {
-            match &m.cpus {
-                Some(c) => ["taskset", "-c", c]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .chain(argv.iter().cloned())
-                    .collect(),
-                None => argv.to_vec(),
-            }
-        };
-        // Secrets (password properties, --requirepass) never reach the results.
-        let (pinned, server_argv) = (redact::argv(&pin(argv)), redact::argv(server_argv));
-        let mut command_txt = String::new();
-        if n > 1 {
-            // The commands as started, each client with its index and the
-            // group's start time.
-            command_txt.push_str(&format!(
-                "# {n} clients per phase, started together (start.at)\n"
-            ));
-            for client in &spawned {
-                command_txt.push_str(&proc::shell_line(&redact::argv(&pin(client))));
-                command_txt.push('\n');
-            }
-        } else {
-            command_txt.push_str(&proc::shell_line(&pinned));
-            command_txt.push('\n');
-        }
-        if !server_argv.is_empty() {
-            command_txt.push_str(&format!("# server:\n{}\n", proc::shell_line(&server_argv)));
-        }
-        write(&partial.join("command.txt"), &command_txt)?;
-        let coords: serde_json::Map<String, Value> = cell
-            .coords
-            .iter()
-            .map(|(a, v, l)| {
-                let (v, l) = (redact::value(a, v), redact::value(a, l));
-                (a.clone(), json!({"value": v, "label": l}))
-            })
-            .collect();
-        let record = json!({
-            "id": cell.id,
-            "group": cell.group,
-            "repeat": cell.repeat,
-            "kind": format!("{kind:?}"),
-            "load": cell.load,
-            "coords": coords,
-            "db": {"label": cell.db.label, "store": cell.db.store, "server": cell.db.server.as_ref().map(|s| format!("{s:?}"))},
-            "fingerprint": fp,
-            "clients": n,
-            "command": pinned,
-            "server_command": server_argv,
-            "cwd": std::env::current_dir().ok().map(|d| d.display().to_string()),
-            "environment": {"cpus": m.cpus, "server_cpus": m.server_cpus, "memory_limit_bytes": memory_limit, "cgroup_peak_bytes": cgroup_peak},
-            "start_time": start_time.to_rfc3339(),
-            "end_time": end_time.to_rfc3339(),
-            "duration_s": end_s,
-            "exit_status": status.code(),
-            "engine_version": engine,
-            "engine_build": export.metadata.engine_build,
-            "server_version": server_version,
-            "ycsb_version": export.metadata.version,
-            "git_revision": self.git,
-            "host": self.host,
-            "db_dir": host::filesystem_json(data_dir),
-            "space_bytes_end": space_end,
-            "io_ceiling": self.io_ceiling,
-        });
-        // Last: its presence (after the rename) marks the cell complete.
-        host::write_atomic(
-            &partial.join("cell.json"),
-            serde_json::to_string_pretty(&record)
-                .context(|| "encoding cell.json".into())?
-                .as_bytes(),
-        )?;
-        Ok(Outcome::Done)
-    }
 }
 
 fn append(path: &Path) -> Result<std::fs::File> {
@@ -989,16 +380,7 @@ pub(crate) fn client_groups(
     if n <= 1 {
         return vec![("", vec![argv.to_vec()])];
     }
-    let phases: Vec<&'static str> = match kind {
-        Kind::Fresh => [("load", m.phases.load), ("run", m.phases.run)]
-            .into_iter()
-            .filter(|p| p.1)
-            .map(|p| p.0)
-            .collect(),
-        Kind::SharedLoad => vec!["load"],
-        Kind::RunOnCopy => vec!["run"],
-    };
-    phases
+    kind.phases(m)
         .into_iter()
         .map(|phase| {
             let clients = (0..n)

@@ -72,24 +72,6 @@ impl PhaseSeries {
         self.duration_s() < CHARTABLE_INTERVALS * interval_s
     }
 
-    /// Why the phase has no CPU figure over time (`None` when it has
-    /// one), the runner having sampled the processes every `sample_s`
-    /// seconds: a phase shorter than two samples apart has no interval
-    /// between samples; otherwise `/proc` could not be read.
-    pub fn cpu_missing_reason(&self, sample_s: f64) -> Option<String> {
-        if !self.resources.is_empty() {
-            return None;
-        }
-        Some(if self.duration_s() < 2.0 * sample_s {
-            format!(
-                "too short to sample: the phase lasted {:.2} s and the processes' CPU is sampled every {sample_s} s",
-                self.duration_s()
-            )
-        } else {
-            "the client's /proc/<pid>/stat could not be read".into()
-        })
-    }
-
     /// Coefficient of variation (percent) of the per-interval throughput,
     /// without the last, usually partial, interval: 0 is perfectly steady.
     pub fn throughput_cv_percent(&self) -> Option<f64> {
@@ -146,7 +128,7 @@ mod tests {
     }
 
     #[test]
-    fn a_short_phase_says_why_it_has_no_cpu_line() {
+    fn a_phase_of_fewer_than_five_intervals_is_too_short_to_chart() {
         let mut short = PhaseSeries {
             phase: "run".into(),
             start_s: 0.2,
@@ -154,23 +136,7 @@ mod tests {
             ..PhaseSeries::default()
         };
         assert!(short.too_short(1.0) && !short.too_short(0.05));
-        assert_eq!(
-            short.cpu_missing_reason(0.5).unwrap(),
-            "too short to sample: the phase lasted 0.42 s and the processes' CPU is sampled every 0.5 s"
-        );
         short.end_s = 10.2;
         assert!(!short.too_short(1.0));
-        assert_eq!(
-            short.cpu_missing_reason(0.5).unwrap(),
-            "the client's /proc/<pid>/stat could not be read"
-        );
-        short.resources.push(ResourcePoint {
-            t: 0.5,
-            cpu_percent: 90.0,
-            rss_bytes: 1,
-            server_cpu_percent: None,
-            server_rss_bytes: None,
-        });
-        assert_eq!(short.cpu_missing_reason(0.5), None);
     }
 }

@@ -275,6 +275,18 @@ fn mean_opt(values: &[Option<f64>]) -> Option<f64> {
 
 /// The summary rows of a phase, in cell order.
 pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
+    let mut rows: Vec<Row> = group_repeats(results, phase)
+        .into_iter()
+        .map(|(group, rs)| row(group, &rs, phase))
+        .collect();
+    if let Some(base) = &m.baseline {
+        set_ratios(&mut rows, base);
+    }
+    rows
+}
+
+/// The cells that ran `phase`, grouped with their repeats, in cell order.
+fn group_repeats<'a>(results: &'a [CellResult], phase: &str) -> Vec<(String, Vec<&'a CellResult>)> {
     let mut groups: Vec<(String, Vec<&CellResult>)> = Vec::new();
     // Where each group is in `groups`: linear in the cells.
     let mut index: HashMap<&str, usize> = HashMap::new();
@@ -290,137 +302,144 @@ pub fn rows(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Row> {
             }
         }
     }
-    let mut rows: Vec<Row> = groups
-        .into_iter()
-        .map(|(group, rs)| {
-            let tputs: Vec<f64> = rs
-                .iter()
-                .filter_map(|r| Some(r.phase(phase)?.throughput))
-                .collect();
-            let (ops_mean, ops_sd) = mean_sd(&tputs);
-            let mut latency: BTreeMap<String, Vec<Latency>> = BTreeMap::new();
-            for r in &rs {
-                let Some(p) = r.phase(phase) else { continue };
-                for s in op_sections(p) {
-                    let l = Latency {
-                        p50: percentile(s, 50.0).unwrap_or(f64::NAN),
-                        p99: percentile(s, 99.0).unwrap_or(f64::NAN),
-                        p999: percentile(s, 99.9).unwrap_or(f64::NAN),
-                    };
-                    latency.entry(s.name.clone()).or_default().push(l);
-                }
-            }
-            let latency = latency
-                .into_iter()
-                .map(|(op, ls)| {
-                    let n = ls.len() as f64;
-                    let avg = |f: fn(&Latency) -> f64| ls.iter().map(f).sum::<f64>() / n;
-                    (
-                        op,
-                        Latency {
-                            p50: avg(|l| l.p50),
-                            p99: avg(|l| l.p99),
-                            p999: avg(|l| l.p999),
-                        },
-                    )
-                })
-                .collect();
-            let series: Vec<Option<&PhaseSeries>> =
-                rs.iter().map(|r| r.phase_series(phase)).collect();
-            let ubps: Vec<Option<f64>> = rs
-                .iter()
-                .map(|r| {
-                    let p = r.phase(phase)?;
-                    let secs = p.runtime_ms as f64 / 1000.0;
-                    (secs > 0.0).then_some(user_bytes(r, p)? / secs)
-                })
-                .collect();
-            // Only engines that keep data on disk face the device's bound.
-            let persists = rs[0].cell.db.data_engine().is_some();
-            let user_bytes_per_sec = mean_opt(&ubps).filter(|_| persists);
-            let mut builds: Vec<String> = Vec::new();
-            let mut assertions_enabled = false;
-            for (build, enabled) in rs.iter().filter_map(|r| cell_build(&r.export)) {
-                assertions_enabled |= enabled;
-                if !builds.contains(&build) {
-                    builds.push(build);
-                }
-            }
-            let (durable, durability) = durability(&rs);
-            let ceiling = rs
-                .first()
-                .and_then(|r| r.record["io_ceiling"]["write_bytes_per_sec"].as_f64());
-            Row {
-                coords: rs[0]
-                    .cell
-                    .coords
-                    .iter()
-                    .map(|(a, _, l)| (a.clone(), l.clone()))
-                    .collect(),
-                group,
-                n: rs.len(),
-                ops_mean,
-                ops_sd,
-                ratio: None,
-                latency,
-                cpu: mean_opt(
-                    &series
-                        .iter()
-                        .map(|s| s.and_then(|s| s.cpu_percent))
-                        .collect::<Vec<_>>(),
-                ),
-                server_cpu: mean_opt(
-                    &series
-                        .iter()
-                        .map(|s| s.and_then(|s| s.server_cpu_percent))
-                        .collect::<Vec<_>>(),
-                ),
-                space: if !persists {
-                    None
-                } else {
-                    mean_opt(
-                        &series
-                            .iter()
-                            .map(|s| s.and_then(|s| s.space_bytes).map(|b| b as f64))
-                            .collect::<Vec<_>>(),
-                    )
-                },
-                cv: mean_opt(
-                    &series
-                        .iter()
-                        .map(|s| s.and_then(PhaseSeries::throughput_cv_percent))
-                        .collect::<Vec<_>>(),
-                ),
-                user_bytes_per_sec,
-                io_fraction: user_bytes_per_sec.zip(ceiling).map(|(u, c)| u / c),
-                build: (!builds.is_empty()).then(|| builds.join(" / ")),
-                assertions_enabled,
-                durable,
-                durability,
-            }
-        })
+    groups
+}
+
+/// The row of one combination: its repeats' means (throughput also with
+/// its standard deviation), builds and durability.
+fn row(group: String, rs: &[&CellResult], phase: &str) -> Row {
+    let tputs: Vec<f64> = rs
+        .iter()
+        .filter_map(|r| Some(r.phase(phase)?.throughput))
         .collect();
-    if let Some(base) = &m.baseline {
-        let baseline_of = |row: &Row| -> Vec<(String, String)> {
-            row.coords
+    let (ops_mean, ops_sd) = mean_sd(&tputs);
+    let series: Vec<Option<&PhaseSeries>> = rs.iter().map(|r| r.phase_series(phase)).collect();
+    let series_mean = |figure: fn(&PhaseSeries) -> Option<f64>| {
+        mean_opt(
+            &series
                 .iter()
-                .map(|(a, l)| match base.iter().find(|(ba, _)| ba == a) {
-                    Some((_, bl)) => (a.clone(), bl.clone()),
-                    None => (a.clone(), l.clone()),
-                })
-                .collect()
-        };
-        let mut means: HashMap<Vec<(String, String)>, f64> = HashMap::new();
-        for r in &rows {
-            // The first row of these coordinates, as a scan would find.
-            means.entry(r.coords.clone()).or_insert(r.ops_mean);
-        }
-        for row in &mut rows {
-            let want = baseline_of(row);
-            row.ratio = means.get(&want).map(|b| row.ops_mean / b);
+                .map(|s| s.and_then(figure))
+                .collect::<Vec<_>>(),
+        )
+    };
+    // Only engines that keep data on disk face the device's bound.
+    let persists = rs[0].cell.db.data_engine().is_some();
+    let user_bytes_per_sec = mean_opt(&user_byte_rates(rs, phase)).filter(|_| persists);
+    let (build, assertions_enabled) = builds(rs);
+    let (durable, durability) = durability(rs);
+    let ceiling = rs
+        .first()
+        .and_then(|r| r.record["io_ceiling"]["write_bytes_per_sec"].as_f64());
+    Row {
+        coords: rs[0]
+            .cell
+            .coords
+            .iter()
+            .map(|(a, _, l)| (a.clone(), l.clone()))
+            .collect(),
+        group,
+        n: rs.len(),
+        ops_mean,
+        ops_sd,
+        ratio: None,
+        latency: mean_latency(rs, phase),
+        cpu: series_mean(|s| s.cpu_percent),
+        server_cpu: series_mean(|s| s.server_cpu_percent),
+        space: if persists {
+            series_mean(|s| s.space_bytes.map(|b| b as f64))
+        } else {
+            None
+        },
+        cv: series_mean(PhaseSeries::throughput_cv_percent),
+        user_bytes_per_sec,
+        io_fraction: user_bytes_per_sec.zip(ceiling).map(|(u, c)| u / c),
+        build,
+        assertions_enabled,
+        durable,
+        durability,
+    }
+}
+
+/// Per operation, the repeats' mean latency percentiles.
+fn mean_latency(rs: &[&CellResult], phase: &str) -> BTreeMap<String, Latency> {
+    let mut latency: BTreeMap<String, Vec<Latency>> = BTreeMap::new();
+    for r in rs {
+        let Some(p) = r.phase(phase) else { continue };
+        for s in op_sections(p) {
+            let l = Latency {
+                p50: percentile(s, 50.0).unwrap_or(f64::NAN),
+                p99: percentile(s, 99.0).unwrap_or(f64::NAN),
+                p999: percentile(s, 99.9).unwrap_or(f64::NAN),
+            };
+            latency.entry(s.name.clone()).or_default().push(l);
         }
     }
-    rows
+    latency
+        .into_iter()
+        .map(|(op, ls)| {
+            let n = ls.len() as f64;
+            let avg = |f: fn(&Latency) -> f64| ls.iter().map(f).sum::<f64>() / n;
+            (
+                op,
+                Latency {
+                    p50: avg(|l| l.p50),
+                    p99: avg(|l| l.p99),
+                    p999: avg(|l| l.p999),
+                },
+            )
+        })
+        .collect()
+}
+
+/// Each repeat's estimated user bytes written per second in `phase`.
+fn user_byte_rates(rs: &[&CellResult], phase: &str) -> Vec<Option<f64>> {
+    rs.iter()
+        .map(|r| {
+            let p = r.phase(phase)?;
+            let secs = p.runtime_ms as f64 / 1000.0;
+            (secs > 0.0).then_some(user_bytes(r, p)? / secs)
+        })
+        .collect()
+}
+
+/// The repeats' distinct engine builds, joined by ` / `, and whether any
+/// had assertions enabled.
+fn builds(rs: &[&CellResult]) -> (Option<String>, bool) {
+    let mut builds: Vec<String> = Vec::new();
+    let mut assertions_enabled = false;
+    for (build, enabled) in rs.iter().filter_map(|r| cell_build(&r.export)) {
+        assertions_enabled |= enabled;
+        if !builds.contains(&build) {
+            builds.push(build);
+        }
+    }
+    (
+        (!builds.is_empty()).then(|| builds.join(" / ")),
+        assertions_enabled,
+    )
+}
+
+/// Each row's throughput against its baseline's: the row whose
+/// coordinates are its own with the baseline's values put in.
+fn set_ratios(rows: &mut [Row], base: &[(String, String)]) {
+    let baseline_of = |row: &Row| -> Vec<(String, String)> {
+        row.coords
+            .iter()
+            .map(|(a, l)| match base.iter().find(|(ba, _)| ba == a) {
+                Some((_, bl)) => (a.clone(), bl.clone()),
+                None => (a.clone(), l.clone()),
+            })
+            .collect()
+    };
+    let mut means: HashMap<Vec<(String, String)>, f64> = HashMap::new();
+    for r in rows.iter() {
+        // The first row of these coordinates, as a scan would find.
+        means.entry(r.coords.clone()).or_insert(r.ops_mean);
+    }
+    for row in rows.iter_mut() {
+        let want = baseline_of(row);
+        row.ratio = means.get(&want).map(|b| row.ops_mean / b);
+    }
 }
 
 /// A note on the cells whose `phase` was too short for its time charts
@@ -464,29 +483,28 @@ pub fn too_short_note(m: &Matrix, results: &[CellResult], phase: &str) -> Option
     ))
 }
 
-/// Why the CPU chart of `cells` has no line for `phase`: each cell's
-/// reason (one when they agree); `None` when some cell has a line.
-pub fn cpu_missing(m: &Matrix, cells: &[&CellResult], phase: &str) -> Option<String> {
-    let sample_s = m.sample_interval().as_secs_f64();
-    let mut reasons: Vec<(String, String)> = Vec::new();
-    for r in cells {
-        let Some(series) = r.phase_series(phase) else {
-            continue;
-        };
-        let reason = series.cpu_missing_reason(sample_s)?;
-        reasons.push((r.cell.label("db").unwrap_or("").to_string(), reason));
-    }
-    let first = reasons.first()?;
-    if reasons.iter().all(|(_, why)| *why == first.1) {
-        return Some(first.1.clone());
-    }
-    Some(
-        reasons
+/// The operations of any of the rows, sorted: the tables' latency
+/// columns.
+pub(crate) fn operations(rows: &[Row]) -> Vec<String> {
+    let mut ops: Vec<String> = rows
+        .iter()
+        .flat_map(|r| r.latency.keys().cloned())
+        .collect();
+    ops.sort();
+    ops.dedup();
+    ops
+}
+
+impl Row {
+    /// The label of this row's value on `axis`; empty when the row has
+    /// none.
+    fn label(&self, axis: &str) -> String {
+        self.coords
             .iter()
-            .map(|(db, why)| format!("{db}: {why}"))
-            .collect::<Vec<_>>()
-            .join("; "),
-    )
+            .find(|(x, _)| x == axis)
+            .map(|(_, l)| l.clone())
+            .unwrap_or_default()
+    }
 }
 
 /// Axes with more than one value: the ones that tell rows apart.
@@ -521,17 +539,9 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
 }
 
 /// Column names and cells of a table for people (terminal and Markdown).
-fn display_table(m: &Matrix, rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
+pub(crate) fn display_table(m: &Matrix, rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
     let axes = varying_axes(m);
-    let ops: Vec<String> = {
-        let mut o: Vec<String> = rows
-            .iter()
-            .flat_map(|r| r.latency.keys().cloned())
-            .collect();
-        o.sort();
-        o.dedup();
-        o
-    };
+    let ops = operations(rows);
     let any = |f: fn(&Row) -> bool| rows.iter().any(f);
     let mut head: Vec<String> = axes.clone();
     head.extend(["n".into(), "ops/s".into()]);
@@ -563,16 +573,7 @@ fn display_table(m: &Matrix, rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
     let body = rows
         .iter()
         .map(|r| {
-            let mut c: Vec<String> = axes
-                .iter()
-                .map(|a| {
-                    r.coords
-                        .iter()
-                        .find(|(x, _)| x == a)
-                        .map(|(_, l)| l.clone())
-                        .unwrap_or_default()
-                })
-                .collect();
+            let mut c: Vec<String> = axes.iter().map(|a| r.label(a)).collect();
             c.push(r.n.to_string());
             c.push(if r.n > 1 {
                 format!("{} ± {}", fmt_num(r.ops_mean), fmt_num(r.ops_sd))
@@ -695,6 +696,17 @@ pub fn markdown(m: &Matrix, phase: &str, rows: &[Row]) -> String {
     out
 }
 
+/// One line of CSV, fields quoted where they must be.
+fn csv_line(fields: &[impl AsRef<str>]) -> String {
+    let mut line = fields
+        .iter()
+        .map(|f| csv_field(f.as_ref()))
+        .collect::<Vec<_>>()
+        .join(",");
+    line.push('\n');
+    line
+}
+
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
@@ -706,12 +718,7 @@ fn csv_field(s: &str) -> String {
 /// A CSV table with one number per column, for spreadsheets and plots.
 pub fn csv(m: &Matrix, rows: &[Row]) -> String {
     let axes: Vec<String> = m.axes.iter().map(|a| a.name.clone()).collect();
-    let mut ops: Vec<String> = rows
-        .iter()
-        .flat_map(|r| r.latency.keys().cloned())
-        .collect();
-    ops.sort();
-    ops.dedup();
+    let ops = operations(rows);
     let mut head: Vec<String> = axes.clone();
     head.extend(
         [
@@ -742,28 +749,14 @@ pub fn csv(m: &Matrix, rows: &[Row]) -> String {
         ]
         .map(String::from),
     );
-    let mut out = head
-        .iter()
-        .map(|h| csv_field(h))
-        .collect::<Vec<_>>()
-        .join(",")
-        + "\n";
+    let mut out = csv_line(&head);
     let num = |v: Option<f64>| {
         v.filter(|x| x.is_finite())
             .map(|x| format!("{x}"))
             .unwrap_or_default()
     };
     for r in rows {
-        let mut c: Vec<String> = axes
-            .iter()
-            .map(|a| {
-                r.coords
-                    .iter()
-                    .find(|(x, _)| x == a)
-                    .map(|(_, l)| l.clone())
-                    .unwrap_or_default()
-            })
-            .collect();
+        let mut c: Vec<String> = axes.iter().map(|a| r.label(a)).collect();
         c.push(r.n.to_string());
         c.push(num(Some(r.ops_mean)));
         c.push(num(Some(r.ops_sd)));
@@ -786,8 +779,7 @@ pub fn csv(m: &Matrix, rows: &[Row]) -> String {
             r.durable.map(|d| d.to_string()).unwrap_or_default(),
             r.durability.clone().unwrap_or_default(),
         ]);
-        out.push_str(&c.iter().map(|x| csv_field(x)).collect::<Vec<_>>().join(","));
-        out.push('\n');
+        out.push_str(&csv_line(&c));
     }
     out
 }
@@ -829,20 +821,14 @@ pub fn failed_csv(m: &Matrix, failed: &[(Cell, String)]) -> String {
     let axes: Vec<&str> = m.axes.iter().map(|a| a.name.as_str()).collect();
     let mut head: Vec<&str> = axes.clone();
     head.extend(["repeat", "cell", "reason"]);
-    let mut out = head
-        .iter()
-        .map(|h| csv_field(h))
-        .collect::<Vec<_>>()
-        .join(",")
-        + "\n";
+    let mut out = csv_line(&head);
     for (cell, why) in failed {
         let mut c: Vec<String> = axes
             .iter()
             .map(|a| cell.label(a).unwrap_or_default().to_string())
             .collect();
         c.extend([cell.repeat.to_string(), cell.id.clone(), why.clone()]);
-        out.push_str(&c.iter().map(|x| csv_field(x)).collect::<Vec<_>>().join(","));
-        out.push('\n');
+        out.push_str(&csv_line(&c));
     }
     out
 }

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use ycsb_report::{escape, render_svg, Chart, Dash, Series};
+use ycsb_report::{Block, Chart, Dash, Figure, Note, Series};
 use ycsb_results::{PhaseReport, SectionReport};
 
 use crate::matrix::Matrix;
@@ -359,44 +359,45 @@ fn chart(phase: &str, panel: &Panel, op: &str) -> Chart {
     chart
 }
 
-/// The charts of one phase's sweep, for the report: one per panel and
-/// operation, and each curve's knee in words; empty without a sweep.
-pub fn html(m: &Matrix, results: &[CellResult], phase: &str) -> String {
+/// The sweep's section of a phase in the report: what the curves show, one
+/// chart per operation and panel (side by side), and each curve's knee in
+/// words; nothing without a target axis of several values.
+pub fn blocks(m: &Matrix, results: &[CellResult], phase: &str) -> Vec<Block> {
     let panels = panels(m, results, phase);
     if panels.is_empty() {
-        return String::new();
+        return Vec::new();
     }
-    let mut out = format!(
-        "<h3 id={phase}-sweep>Latency against throughput (target sweep)</h3>\
-         <p>Per store: p50 (solid), p99 (dashed) and Intended p99 (dotted: from each operation's intended start, \
-         so a backlog behind a slow operation counts) at each target, against the throughput achieved; \
-         the long-dashed mark is the knee, the first target the store achieved less than {:.0} % of \
-         (or its unthrottled point).</p><div class=grid>",
-        FOLLOWS * 100.0
-    );
-    for panel in &panels {
-        for op in operations(panel) {
-            out.push_str(&render_svg(&chart(phase, panel, &op), 720, 340));
-        }
-    }
-    out.push_str("</div><ul>");
+    let mut blocks = vec![
+        Block::Heading("Latency against throughput (target sweep)".into()),
+        Note::plain(format!(
+            "Per store: p50 (solid), p99 (dashed) and Intended p99 (dotted: from each operation's intended start, \
+             so a backlog behind a slow operation counts) at each target, against the throughput achieved; \
+             the long-dashed mark is the knee, the first target the store achieved less than {:.0} % of \
+             (or its unthrottled point).",
+            FOLLOWS * 100.0
+        )),
+    ];
+    let charts: Vec<Block> = panels
+        .iter()
+        .flat_map(|panel| {
+            operations(panel)
+                .into_iter()
+                .map(move |op| Figure::block(chart(phase, panel, &op)))
+        })
+        .collect();
+    // Full width: the axes carry the figures the knees are read from.
+    blocks.extend(charts);
     for panel in &panels {
         for curve in &panel.curves {
-            let _ = write!(
-                out,
-                "<li>{}{}: {}</li>",
-                escape(&curve.db),
-                if panel.key.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", escape(&panel.key))
-                },
-                escape(&knee_text(curve))
-            );
+            let name = if panel.key.is_empty() {
+                curve.db.clone()
+            } else {
+                format!("{} ({})", curve.db, panel.key)
+            };
+            blocks.push(Note::plain(format!("{name}: {}", knee_text(curve))));
         }
     }
-    out.push_str("</ul>");
-    out
+    blocks
 }
 
 /// The knees of one phase's sweep as Markdown lines; empty without a

@@ -143,6 +143,19 @@ const BAD: &[(&str, &str, &str)] = &[
     ("[experiment]\n[axes]\ndb = [\"memory\"]\n\"a/b\" = [1]\n", "test.toml:4:", "axis name is part of cell directory names"),
     ("[experiment]\n[axes]\ndb = [\"memory\"]\n\"\" = [1]\n", "test.toml:4:", "axis '' cannot name a directory"),
     ("[experiment]\n[axes]\ndb = [\"memory\",\n \"..\"]\n", "test.toml:4:", "axes.db '..' cannot name a directory"),
+    // Refusals whose checks moved when the parser was split into steps.
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\nworkload = [\"../workloads/workloada\",\n  \"../matrices/../workloads/workloada\"]\n", "test.toml:5:", "axes.workload: two files named 'workloada'; cell names would clash"),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nengine = \"memory\"\n", "test.toml:6:", "db.x.engine needs server = \"ycsb-serve\""),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"redis-server\"\nengine = \"memory\"\n", "test.toml:7:", "db.x.engine is only for server = \"ycsb-serve\""),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"http\"\nserver = \"redis-server\"\n", "test.toml:6:", "redis-server speaks RESP, which 'http' does not"),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"leveldb\"\nengine_properties = { a = 1 }\n", "test.toml:4:", "db.x: engine_property_files and engine_properties need server"),
+    ("[experiment]\ndata_dir = \"\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.data_dir is empty"),
+    ("[experiment]\nserver_cpus = \"a\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.server_cpus 'a'"),
+    ("[experiment]\nio_ceiling = \"much\"\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.io_ceiling 'much': expected a size"),
+    ("[experiment]\nphases = [\"run\", \"run\"]\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.phases: 'run' listed twice"),
+    ("[experiment]\nphases = []\n[axes]\ndb = [\"memory\"]\n", "test.toml:2:", "experiment.phases is empty"),
+    ("[experiment]\nreuse_load_across = [\"db\"]\n[axes]\ndb = [\"leveldb\"]\n", "test.toml:2:", "the db axis cannot share a load"),
+    ("[experiment]\n[axes]\ndb = [\"memory\"]\nmemory_limit = [\"lots\"]\n", "test.toml:4:", "axes.memory_limit 'lots'"),
 ];
 
 #[test]
@@ -498,8 +511,6 @@ fn cells_too_short_to_chart_are_named_with_what_lengthens_them() {
         with_series("db=memory,r1", 6.0, true),
     ];
     assert_eq!(super::summary::too_short_note(&m, &long, "run"), None);
-    let cells: Vec<&super::summary::CellResult> = long.iter().collect();
-    assert_eq!(super::summary::cpu_missing(&m, &cells, "run"), None);
 
     let short = [
         with_series("db=leveldb,r1", 0.3, false),
@@ -508,11 +519,6 @@ fn cells_too_short_to_chart_are_named_with_what_lengthens_them() {
     assert_eq!(
         super::summary::too_short_note(&m, &short, "run").unwrap(),
         "too short for time charts: 2 of 2 cells' run phases lasted 0.30 to 0.45 s (shortest db=leveldb,r1), fewer than 5 status intervals of 1 s, so their charts over time show a few points each. To lengthen them, raise operationcount, or give a large one and a time_limit, which each run then lasts; or set a shorter experiment.status_interval (0.1 gives ten points a second)."
-    );
-    let cells: Vec<&super::summary::CellResult> = short.iter().collect();
-    assert_eq!(
-        super::summary::cpu_missing(&m, &cells, "run").unwrap(),
-        "leveldb: too short to sample: the phase lasted 0.30 s and the processes' CPU is sampled every 0.5 s; memory: too short to sample: the phase lasted 0.45 s and the processes' CPU is sampled every 0.5 s"
     );
     // Already at a fine interval: only lengthening is suggested.
     let fine = check(&format!(
@@ -1033,4 +1039,58 @@ fn huge_axes_are_refused_or_expanded_in_linear_time() {
         !tmp.path().join("results").exists(),
         "--check writes nothing"
     );
+}
+
+/// The experiment's report is a page of `ycsb report`'s model: its own
+/// overview, tables and bars, then the charts every report draws.
+#[test]
+fn the_report_shares_ycsb_report_s_model_and_renderer() {
+    let text = "[experiment]\nname = \"t\"\nrepeats = 2\nphases = [\"run\"]\n[axes]\ndb = [\"leveldb\", \"memory\"]\n";
+    let m = check(text).unwrap();
+    let rs = vec![
+        result(&m, "db=leveldb,r1", 100.0, 2000.0),
+        result(&m, "db=leveldb,r2", 300.0, 4000.0),
+        result(&m, "db=memory,r1", 400.0, 1000.0),
+    ];
+    let rows = super::summary::rows(&m, &rs, "run");
+    let failed_cell = cells::expand(&m)
+        .into_iter()
+        .find(|c| c.id == "db=memory,r2")
+        .unwrap();
+    let failed = vec![(failed_cell, "ycsb exited with status 1".to_string())];
+    let extra = serde_json::json!({"host": {}, "git": "abc", "fs": {}, "io_ceiling": {}});
+    let phases = vec![("run".to_string(), rows)];
+    let page = super::report::page(&m, &rs, &phases, &failed, &extra);
+    let headings: Vec<&str> = page.sections.iter().map(|s| s.heading.as_str()).collect();
+    assert_eq!(
+        headings,
+        ["Overview", "Failed cells", "run phase", "Matrix"]
+    );
+    let run = &page.sections[2];
+    let ycsb_report::Block::Table(table) = &run.blocks[1] else {
+        panic!("{:?}", run.blocks[1])
+    };
+    assert_eq!((table.key_columns, table.rows.len()), (1, 2));
+    let ycsb_report::Block::Bars(bars) = &run.blocks[2] else {
+        panic!("{:?}", run.blocks[2])
+    };
+    assert_eq!(bars.bars[0].value, 200.0);
+    assert!((bars.bars[0].error - 20_000f64.sqrt()).abs() < 1e-9);
+    // The shared charts: a latency distribution per operation, a line per
+    // combination (the first repeat), named by its db; and the true reason
+    // where the exports have no time series.
+    let cdf = page
+        .charts()
+        .into_iter()
+        .find(|c| c.title == "INSERT latency distribution")
+        .expect("the shared latency distribution");
+    let names: Vec<&str> = cdf.series.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["leveldb", "memory"]);
+    assert!(run.blocks.iter().any(|b| matches!(b,
+        ycsb_report::Block::Missing { title, reason }
+            if title == "Throughput" && reason.contains("no time series"))));
+    let html = super::report::html(&m, &rs, &phases, &failed, &extra);
+    assert!(html.contains("<section id=\"failed\"><h2>Failed cells</h2>"));
+    assert!(html.contains("ycsb exited with status 1"));
+    assert!(!html.contains("<script") && !html.contains("src="));
 }

@@ -177,48 +177,51 @@ impl Store for FjallStore {
     /// `fjall.cache-bytes`.
     fn gauges(&self, out: &mut Vec<Gauge>) {
         for (level, tables) in self.level_tables().into_iter().enumerate() {
-            out.push(Gauge::new(
+            out.push(Gauge::count(
                 format!("fjall.num-files-at-level{level}"),
                 tables as f64,
             ));
         }
         let ks = &self.keyspace;
-        out.push(Gauge::new("fjall.tables", ks.table_count() as f64));
-        out.push(Gauge::new(
+        out.push(Gauge::count("fjall.tables", ks.table_count() as f64));
+        out.push(Gauge::count(
             "fjall.journal-count",
             self.db.journal_count() as f64,
         ));
         if let Ok(bytes) = self.db.journal_disk_space() {
-            out.push(Gauge::new("fjall.journal-bytes", bytes as f64));
+            out.push(Gauge::bytes("fjall.journal-bytes", bytes as f64));
         }
         if let Ok(bytes) = self.db.disk_space() {
-            out.push(Gauge::new("fjall.disk-bytes", bytes as f64));
+            out.push(Gauge::bytes("fjall.disk-bytes", bytes as f64));
         }
-        out.push(Gauge::new(
+        out.push(Gauge::bytes(
             "fjall.write-buffer-bytes",
             self.db.write_buffer_size() as f64,
         ));
-        out.push(Gauge::new(
+        out.push(Gauge::count(
             "fjall.sealed-memtables",
             ks.sealed_memtable_count() as f64,
         ));
-        out.push(Gauge::new(
+        out.push(Gauge::count(
             "fjall.outstanding-flushes",
             self.db.outstanding_flushes() as f64,
         ));
-        out.push(Gauge::new(
+        out.push(Gauge::count(
             "fjall.active-compactions",
             self.db.active_compactions() as f64,
         ));
-        out.push(Gauge::new(
+        out.push(Gauge::count(
             "fjall.compactions-completed",
             self.db.compactions_completed() as f64,
         ));
-        out.push(Gauge::new(
+        out.push(Gauge::seconds(
             "fjall.compaction-sec",
             self.db.time_compacting().as_secs_f64(),
         ));
-        out.push(Gauge::new("fjall.cache-bytes", self.db.cache_size() as f64));
+        out.push(Gauge::bytes(
+            "fjall.cache-bytes",
+            self.db.cache_size() as f64,
+        ));
     }
 
     fn engine_build(&self) -> EngineBuild {

@@ -3,8 +3,8 @@
 use ycsb_db::codec;
 use ycsb_db::{
     Assertions, Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo, EngineLock,
-    EngineReport, Fields, Gauge, LockKind, Name, Properties, Record, RecordView, ScanResult,
-    Status, Store, StoreError, StoreThread, ThreadContext,
+    EngineReport, Fields, Gauge, GaugeKind, LockKind, Name, Properties, Record, RecordView,
+    ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::ffi::{self, Db, WriteBatch};
@@ -177,11 +177,23 @@ impl LevelStore {
             write_mb += cols[5];
         }
         for (level, mb) in size_mb.iter().enumerate() {
-            out.push(Gauge::new(format!("leveldb.mb-at-level{level}"), *mb));
+            out.push(Gauge::new(
+                format!("leveldb.mb-at-level{level}"),
+                GaugeKind::Mebibytes,
+                *mb,
+            ));
         }
-        out.push(Gauge::new("leveldb.compaction-sec", seconds));
-        out.push(Gauge::new("leveldb.compaction-read-mb", read_mb));
-        out.push(Gauge::new("leveldb.compaction-write-mb", write_mb));
+        out.push(Gauge::seconds("leveldb.compaction-sec", seconds));
+        out.push(Gauge::new(
+            "leveldb.compaction-read-mb",
+            GaugeKind::Mebibytes,
+            read_mb,
+        ));
+        out.push(Gauge::new(
+            "leveldb.compaction-write-mb",
+            GaugeKind::Mebibytes,
+            write_mb,
+        ));
     }
 }
 
@@ -210,7 +222,7 @@ impl Store for LevelStore {
             let Some(files) = self.db.property(&name).and_then(|v| v.trim().parse().ok()) else {
                 break;
             };
-            out.push(Gauge::new(name, files));
+            out.push(Gauge::count(name, files));
             levels += 1;
         }
         if let Some(bytes) = self
@@ -218,10 +230,10 @@ impl Store for LevelStore {
             .property("leveldb.approximate-memory-usage")
             .and_then(|v| v.trim().parse().ok())
         {
-            out.push(Gauge::new("leveldb.approximate-memory-usage", bytes));
+            out.push(Gauge::bytes("leveldb.approximate-memory-usage", bytes));
         }
         let size = self.db.approximate_size(b"", &KEY_RANGE_LIMIT);
-        out.push(Gauge::new("leveldb.approximate-size", size as f64));
+        out.push(Gauge::bytes("leveldb.approximate-size", size as f64));
         self.stats_gauges(levels, out);
     }
 

@@ -129,25 +129,25 @@ impl Store for LmdbStore {
     fn gauges(&self, out: &mut Vec<Gauge>) {
         let stat = self.env.stat();
         if let Some(s) = stat {
-            out.push(Gauge::new("lmdb.depth", f64::from(s.ms_depth)));
-            out.push(Gauge::new("lmdb.branch-pages", s.ms_branch_pages as f64));
-            out.push(Gauge::new("lmdb.leaf-pages", s.ms_leaf_pages as f64));
-            out.push(Gauge::new(
+            out.push(Gauge::count("lmdb.depth", f64::from(s.ms_depth)));
+            out.push(Gauge::count("lmdb.branch-pages", s.ms_branch_pages as f64));
+            out.push(Gauge::count("lmdb.leaf-pages", s.ms_leaf_pages as f64));
+            out.push(Gauge::count(
                 "lmdb.overflow-pages",
                 s.ms_overflow_pages as f64,
             ));
-            out.push(Gauge::new("lmdb.entries", s.ms_entries as f64));
+            out.push(Gauge::count("lmdb.entries", s.ms_entries as f64));
         }
         if let (Some(info), Some(s)) = (self.env.info(), stat) {
             let used = (info.me_last_pgno as f64 + 1.0) * f64::from(s.ms_psize);
-            out.push(Gauge::new(
+            out.push(Gauge::count(
                 "lmdb.map-used-pages",
                 info.me_last_pgno as f64 + 1.0,
             ));
-            out.push(Gauge::new("lmdb.map-used-bytes", used));
-            out.push(Gauge::new("lmdb.map-size-bytes", info.me_mapsize as f64));
-            out.push(Gauge::new("lmdb.map-use", used / info.me_mapsize as f64));
-            out.push(Gauge::new("lmdb.readers", f64::from(info.me_numreaders)));
+            out.push(Gauge::bytes("lmdb.map-used-bytes", used));
+            out.push(Gauge::bytes("lmdb.map-size-bytes", info.me_mapsize as f64));
+            out.push(Gauge::ratio("lmdb.map-use", used / info.me_mapsize as f64));
+            out.push(Gauge::count("lmdb.readers", f64::from(info.me_numreaders)));
         }
     }
 

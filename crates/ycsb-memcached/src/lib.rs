@@ -450,14 +450,14 @@ impl Store for MemcachedStore {
             hits += stat("get_hits");
             misses += stat("get_misses");
         }
-        out.push(Gauge::new(GAUGES[4], f64::from(up)));
+        out.push(Gauge::count(GAUGES[4], f64::from(up)));
         if up == 0 {
             state.last_hits = None;
             return;
         }
-        out.push(Gauge::new(GAUGES[0], items as f64));
-        out.push(Gauge::new(GAUGES[1], bytes as f64));
-        out.push(Gauge::new(GAUGES[2], evictions as f64));
+        out.push(Gauge::count(GAUGES[0], items as f64));
+        out.push(Gauge::bytes(GAUGES[1], bytes as f64));
+        out.push(Gauge::count(GAUGES[2], evictions as f64));
         // Since the previous sample; counters that went down (a server
         // restarted) start again from this sample.
         let (base_hits, base_misses) = match state.last_hits {
@@ -467,7 +467,7 @@ impl Store for MemcachedStore {
         state.last_hits = Some((hits, misses));
         let gets = (hits - base_hits) + (misses - base_misses);
         if gets > 0 {
-            out.push(Gauge::new(
+            out.push(Gauge::ratio(
                 GAUGES[3],
                 (hits - base_hits) as f64 / gets as f64,
             ));

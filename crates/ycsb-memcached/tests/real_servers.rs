@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use common::Memcached;
 use ycsb_db::testing::{assert_conforms, record, Contract, Scans};
 use ycsb_db::{
-    Fields, Gauge, Properties, Record, ScanResult, Status, Store, StoreThread, ThreadContext,
+    Fields, Gauge, GaugeKind, Properties, Record, ScanResult, Status, Store, StoreThread,
+    ThreadContext,
 };
 use ycsb_memcached::{server_of, MemcachedStore};
 
@@ -362,12 +363,19 @@ fn gauges_show_the_servers_items_bytes_and_hit_ratio() {
     assert!(gauge(&sample, "memcached.bytes").unwrap() > 40.0 * 10.0);
     assert_eq!(gauge(&sample, "memcached.evictions"), Some(0.0));
     assert_eq!(gauge(&sample, "memcached.hit_ratio"), Some(0.8));
+    let ratio = sample.iter().find(|g| g.name == "memcached.hit_ratio");
+    assert_eq!(ratio.map(|g| g.kind), Some(GaugeKind::Ratio));
     // No gets since: no ratio in this sample.
     sample.clear();
     store.gauges(&mut sample);
     assert_eq!(gauge(&sample, "memcached.hit_ratio"), None);
     let names = store.gauge_names();
     assert!(sample.iter().all(|g| names.contains(&g.name)));
+    let kind = |name: &str| sample.iter().find(|g| g.name == name).map(|g| g.kind);
+    assert_eq!(kind("memcached.bytes"), Some(GaugeKind::Bytes));
+    assert_eq!(kind("memcached.curr_items"), Some(GaugeKind::Count));
+    assert_eq!(kind("memcached.evictions"), Some(GaugeKind::Count));
+    assert_eq!(kind("memcached.servers_up"), Some(GaugeKind::Count));
     assert_eq!(store.engine_info().name, "memcached");
     assert!(
         store.engine_info().version.starts_with("1."),

@@ -694,7 +694,7 @@ impl Store for MemoryStore {
     }
 
     fn gauges(&self, out: &mut Vec<Gauge>) {
-        out.push(Gauge::new("memory.records", self.len() as f64));
+        out.push(Gauge::count("memory.records", self.len() as f64));
     }
 
     fn engine_info(&self) -> EngineInfo {

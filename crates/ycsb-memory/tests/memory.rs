@@ -285,7 +285,7 @@ fn clones_share_records() {
     assert_eq!(b.len(), 1);
     let mut gauges = Vec::new();
     b.gauges(&mut gauges);
-    assert_eq!(gauges, [ycsb_db::Gauge::new("memory.records", 1.0)]);
+    assert_eq!(gauges, [ycsb_db::Gauge::count("memory.records", 1.0)]);
     assert!(MemoryStore::new().is_empty());
 }
 

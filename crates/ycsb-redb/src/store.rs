@@ -8,8 +8,8 @@ use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use ycsb_db::codec;
 use ycsb_db::{
     Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo, EngineLock, EngineReport,
-    Fields, Gauge, LockKind, Name, Properties, Record, RecordView, ScanResult, Status, Store,
-    StoreError, StoreThread, ThreadContext,
+    Fields, Gauge, GaugeKind, LockKind, Name, Properties, Record, RecordView, ScanResult, Status,
+    Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::options::{Config, Durability};
@@ -46,15 +46,16 @@ pub(crate) const LAYOUT: DirLayout = DirLayout {
 /// ignored, as in the other embedded bindings.
 const TABLE: TableDefinition<'static, &'static [u8], &'static [u8]> = TableDefinition::new("ycsb");
 
-/// The tree gauges, in the order the time series takes them.
-const TREE_GAUGES: [&str; 7] = [
-    "redb.tree-height",
-    "redb.leaf-pages",
-    "redb.branch-pages",
-    "redb.allocated-pages",
-    "redb.stored-bytes",
-    "redb.metadata-bytes",
-    "redb.fragmented-bytes",
+/// The tree gauges, in the order the time series takes them, with what
+/// each measures.
+const TREE_GAUGES: [(&str, GaugeKind); 7] = [
+    ("redb.tree-height", GaugeKind::Count),
+    ("redb.leaf-pages", GaugeKind::Count),
+    ("redb.branch-pages", GaugeKind::Count),
+    ("redb.allocated-pages", GaugeKind::Count),
+    ("redb.stored-bytes", GaugeKind::Bytes),
+    ("redb.metadata-bytes", GaugeKind::Bytes),
+    ("redb.fragmented-bytes", GaugeKind::Bytes),
 ];
 
 /// The gauge every sample has.
@@ -197,7 +198,7 @@ impl Store for RedbStore {
     /// time-series interval and the status line closed at the same
     /// moment show the same walk.
     fn gauges(&self, out: &mut Vec<Gauge>) {
-        out.push(Gauge::new(
+        out.push(Gauge::bytes(
             CACHE_GAUGE,
             self.db.cache_stats().used_bytes() as f64,
         ));
@@ -232,7 +233,7 @@ impl Store for RedbStore {
                 TREE_GAUGES
                     .iter()
                     .zip(values)
-                    .map(|(name, value)| Gauge::new(*name, value)),
+                    .map(|((name, kind), value)| Gauge::new(*name, *kind, value)),
             );
         }
     }
@@ -243,7 +244,7 @@ impl Store for RedbStore {
     fn gauge_names(&self) -> Vec<String> {
         let mut names = vec![CACHE_GAUGE.to_string()];
         if self.config.tree_gauges {
-            names.extend(TREE_GAUGES.iter().map(|n| n.to_string()));
+            names.extend(TREE_GAUGES.iter().map(|(n, _)| n.to_string()));
         }
         names
     }

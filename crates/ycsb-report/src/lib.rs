@@ -1,21 +1,31 @@
-//! Charts of ycsb-rs results.
+//! Reports of ycsb-rs results: one model, one renderer.
 //!
-//! [`runs_from_exports`] names exports (`-p exporter=json`, read typed by
-//! `ycsb_results::read_export`) as runs and [`Comparison`] sets them side
-//! by side: a summary table (store
-//! and engine build, workload, throughput, latency percentiles, errors,
-//! stability, amplification, client CPU and memory), then per phase one
-//! set of charts with every run overlaid (throughput, latency percentiles
-//! per operation, client CPU, memory and disk I/O, database size, files
-//! per LSM level) from the time series the exports carry
-//! (`phases[].observation.series`), a chart no run has data for replaced
-//! by one line saying why, and each run's command line and configuration
-//! behind a fold. [`Comparison::to_html`] renders it as one self-contained
-//! page, [`render_svg_page`] its charts stacked in one SVG document.
-//! [`render_svg`] draws one chart as hand-written SVG (linear or
-//! logarithmic axes, lines or steps), [`render_bars`] a bar chart with
-//! error bars in the same palette. `ycsb report` and the experiment
-//! matrices (`ycsb-experiment`) draw with it.
+//! A report is data: a [`Page`] of [`Section`]s, each a list of
+//! [`Block`]s (notes, tables that turn or split when wide, line charts,
+//! bar charts, small multiples, folds, "no data" lines that say the true
+//! reason). [`render_html`] renders any page as one self-contained HTML
+//! document (inline SVG, nothing fetched), [`render_svg_page`] as one SVG
+//! document. Every producer builds a page and renders it through them:
+//! `ycsb report` and the live view with [`Comparison`] (runs named by
+//! [`runs_from_exports`]), experiment matrices with [`phase_section`] and
+//! their own tables, so that a chart added here appears in all three.
+//!
+//! [`Comparison::page`] holds: a summary (store, build, durability,
+//! workload, threads, records, target, throughput, average and p50, p95,
+//! p99, p99.9 latency per operation, intended latency where a target was
+//! set, errors, stability, amplification, client CPU and memory; a column
+//! per run, or a row per run when they are many) with throughput bars per
+//! workload; per phase the charts of the exports' time series
+//! (throughput, latency and intended latency per operation, latency
+//! distributions, client CPU, memory and disk I/O, database size, files
+//! per level, every engine gauge by its kind), the runs grouped by what
+//! they share into panels that each have their own time axis; the
+//! engines' statistics texts and each run's configuration behind folds.
+//!
+//! [`render_svg`] draws one line chart (linear, logarithmic or byte axes,
+//! lines or steps; no two series alike whatever their number, thanks to
+//! palette × pattern × marker; a legend that never overlaps), and
+//! [`render_bars`] a bar chart with error bars.
 //!
 //! ```
 //! use ycsb_report::{render_svg, Chart, Series};
@@ -39,84 +49,59 @@
     )
 )]
 
+mod axis;
+mod cdf;
 mod compare;
+mod gauges;
+mod html;
+mod model;
+mod phase;
+mod runs;
+mod series;
+mod style;
+mod summary;
 mod svg;
+mod svgpage;
+mod text;
 
-pub use compare::{runs_from_exports, ChartGroup, Comparison, Figure, Run};
-pub use svg::{escape, format_value, render_bars, render_svg, Bar, BarChart, Chart, Dash, Series};
+#[cfg(test)]
+mod testdata;
+#[cfg(test)]
+mod tests;
+
+pub use axis::{format_bytes, format_value};
+pub use cdf::histogram_cdf;
+pub use compare::Comparison;
+pub use html::{render_html, render_html_with, render_sections, TABLE_COLUMNS};
+pub use model::{anchor, Block, Figure, Fold, Grid, LiveRefresh, Note, Page, Section, Table, Tone};
+pub use phase::phase_section;
+pub use runs::{runs_from_exports, traits_of, Run};
+pub use style::{Dash, Marker};
+pub use svg::{render_bars, render_svg, Bar, BarChart, Chart, Series};
+pub use svgpage::render_svg_page;
+pub use text::escape;
 
 /// What a report shows beside figures measured on an engine built with
 /// assertions (db_bench's warning, which `ycsb` prints too).
 pub const ASSERTIONS_WARNING: &str =
     "WARNING: Assertions are enabled; benchmarks unnecessarily slow";
 
-/// Chart width in pixels.
+/// Chart width in pixels (a full-width chart; the page's width).
 pub const WIDTH: u32 = 900;
-/// Chart height in pixels (legend rows come on top).
+/// Chart height in pixels (legend rows come below).
 pub const HEIGHT: u32 = 320;
+/// The space between panels of small multiples, pixels.
+const PANEL_GAP: u32 = 12;
 
-/// Every group's charts stacked in one SVG document, each group under its
-/// heading.
-pub fn render_svg_page(title: &str, groups: &[ChartGroup]) -> String {
-    let mut body = String::new();
-    let mut y = 40.0;
-    for group in groups {
-        body.push_str(&format!(
-            r#"<text x="10" y="{:.0}" font-size="16" font-weight="bold">{}</text>"#,
-            y + 18.0,
-            escape(&group.heading)
-        ));
-        y += 28.0;
-        if let Some(note) = &group.note {
-            body.push_str(&format!(
-                r##"<text x="10" y="{:.0}" fill="#555">{}</text>"##,
-                y + 14.0,
-                escape(note)
-            ));
-            y += 22.0;
-        }
-        for figure in &group.figures {
-            match figure {
-                Figure::Drawn { chart, remark } => {
-                    let svg = render_svg(chart, WIDTH, HEIGHT);
-                    let height = svg_height(&svg).unwrap_or(f64::from(HEIGHT));
-                    // A nested <svg> keeps each chart's own coordinates.
-                    body.push_str(&svg.replacen(
-                        "<svg ",
-                        &format!("<svg x=\"0\" y=\"{y:.0}\" "),
-                        1,
-                    ));
-                    y += height + 4.0;
-                    if let Some(remark) = remark {
-                        body.push_str(&format!(
-                            r##"<text x="72" y="{:.0}" fill="#555">{}</text>"##,
-                            y + 12.0,
-                            escape(remark)
-                        ));
-                        y += 18.0;
-                    }
-                    y += 8.0;
-                }
-                Figure::Missing { title, reason } => {
-                    body.push_str(&format!(
-                        r##"<text x="10" y="{:.0}" fill="#555"><tspan font-weight="bold">{}</tspan>: no data: {}</text>"##,
-                        y + 14.0,
-                        escape(title),
-                        escape(reason)
-                    ));
-                    y += 24.0;
-                }
-            }
-        }
-    }
-    format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{y:.0}" viewBox="0 0 {WIDTH} {y:.0}" font-family="sans-serif" font-size="12"><rect width="100%" height="100%" fill="white"/><text x="10" y="24" font-size="18" font-weight="bold">{}</text>{body}</svg>"#,
-        escape(title)
-    )
-}
-
-fn svg_height(svg: &str) -> Option<f64> {
-    let start = svg.find(" height=\"")? + " height=\"".len();
-    let end = start + svg[start..].find('"')?;
-    svg[start..end].parse().ok()
+/// The size of each panel of small multiples laid out `columns` to a row
+/// on a page [`WIDTH`] wide.
+pub fn panel_size(columns: usize) -> (u32, u32) {
+    let columns = u32::try_from(columns.max(1)).unwrap_or(1);
+    let width = (WIDTH - PANEL_GAP * (columns - 1)) / columns;
+    let height = match columns {
+        1 => HEIGHT,
+        2 => 260,
+        _ => 220,
+    };
+    (width, height)
 }

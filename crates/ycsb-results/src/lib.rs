@@ -49,6 +49,7 @@ use std::io::{self, BufReader, Read};
 
 use serde::Deserialize;
 
+mod gauge;
 mod histogram;
 mod merge;
 pub mod migrate;
@@ -57,6 +58,7 @@ mod observe;
 mod procfs;
 mod report;
 
+pub use gauge::GaugeKind;
 pub use histogram::{decode_histogram, encode_histogram, java_percentile, HistogramError};
 pub use merge::{Merge, MergeError};
 pub use observe::{

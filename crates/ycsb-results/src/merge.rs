@@ -597,6 +597,12 @@ fn merge_observations(observed: &[PhaseObservation]) -> Option<PhaseObservation>
         series: buckets.into_values().collect(),
         stability: None,
         amplification: None,
+        // Every client's store declared the same kinds; the first
+        // declaration of a gauge is kept.
+        gauge_kinds: observed.iter().rev().fold(BTreeMap::new(), |mut kinds, o| {
+            kinds.extend(o.gauge_kinds.clone());
+            kinds
+        }),
     })
 }
 

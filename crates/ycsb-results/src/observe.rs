@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::gauge::GaugeKind;
 use crate::number::{f64_or_nan, gauges};
 
 /// One section's figures in one interval.
@@ -126,6 +127,35 @@ pub struct PhaseObservation {
     pub stability: Option<Stability>,
     /// Space and write amplification, for phases that wrote.
     pub amplification: Option<Amplification>,
+    /// The kind of each engine gauge in the rows, as the store declared
+    /// it; empty in exports written before kinds were recorded (see
+    /// [`PhaseObservation::gauge_kind`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub gauge_kinds: BTreeMap<String, GaugeKind>,
+}
+
+impl PhaseObservation {
+    /// The kind of the gauge called `name`: as declared, or for an export
+    /// written before kinds were recorded, as
+    /// [`crate::migrate::inferred_gauge_kind`] infers it.
+    pub fn gauge_kind(&self, name: &str) -> GaugeKind {
+        self.gauge_kinds
+            .get(name)
+            .copied()
+            .unwrap_or_else(|| crate::migrate::inferred_gauge_kind(name))
+    }
+
+    /// The names of the gauges any row reports, sorted.
+    pub fn gauge_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self
+            .series
+            .iter()
+            .flat_map(|r| r.gauges.keys().map(String::as_str))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
 }
 
 /// One interval, by its end time.

@@ -4,7 +4,7 @@
 use std::fs::File;
 use std::path::PathBuf;
 
-use ycsb_results::{read_export, MeasurementType, Operation, ResultsError, RunReport};
+use ycsb_results::{read_export, GaugeKind, MeasurementType, Operation, ResultsError, RunReport};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -128,4 +128,38 @@ fn a_figure_written_as_null_reads_as_nan() {
     let row = &report.phases[0].series()[0];
     assert!(row.throughput.is_nan());
     assert!(row.gauges["x.gauge"].is_nan());
+}
+
+#[test]
+fn gauge_kinds_are_exported_and_older_exports_infer_them() {
+    let mut report = read("export-028fdfb-run.json");
+    // The fixture predates kinds: none recorded, so none written back.
+    let run = report.phase("run").unwrap().observation.as_ref().unwrap();
+    assert!(run.gauge_kinds.is_empty());
+    let text = serde_json::to_string(&report).unwrap();
+    assert!(
+        !text.contains("gauge_kinds"),
+        "nothing added to an old export"
+    );
+    assert_eq!(run.gauge_kind("x.cache-bytes"), GaugeKind::Bytes);
+    assert_eq!(run.gauge_kind("x.num-files-at-level0"), GaugeKind::Count);
+
+    // Declared kinds are written and read back, and win over the name.
+    let run = report
+        .phases
+        .iter_mut()
+        .find(|p| p.phase == "run")
+        .and_then(|p| p.observation.as_mut())
+        .unwrap();
+    run.series[0].gauges.insert("x.cache-bytes".into(), 7.0);
+    run.gauge_kinds
+        .insert("x.cache-bytes".into(), GaugeKind::Count);
+    run.gauge_kinds.insert("x.use".into(), GaugeKind::Ratio);
+    let text = serde_json::to_string(&report).unwrap();
+    assert!(text.contains(r#""gauge_kinds":{"x.cache-bytes":"count","x.use":"ratio"}"#));
+    let back = read_export(text.as_bytes()).unwrap();
+    assert_eq!(back, report);
+    let run = back.phase("run").unwrap().observation.as_ref().unwrap();
+    assert_eq!(run.gauge_kind("x.cache-bytes"), GaugeKind::Count);
+    assert_eq!(run.gauge_names(), ["x.cache-bytes"]);
 }

@@ -8,8 +8,8 @@ use rocksdb::{
     Options, DB,
 };
 use ycsb_db::{
-    codec, Content, DataDir, DirLayout, EngineFile, EngineLock, Fields, Gauge, LockKind, Name,
-    Record, StoreError,
+    codec, Content, DataDir, DirLayout, EngineFile, EngineLock, Fields, Gauge, GaugeKind, LockKind,
+    Name, Record, StoreError,
 };
 
 use crate::config::{Compression, EngineOptions, InfoLogLevel, RocksConfig, Tuning};
@@ -27,21 +27,27 @@ const DEFAULT_BLOCK_CACHE: usize = 8 << 20;
 const PARALLELISM: i32 = 16;
 const LEVEL_STYLE_MEMTABLE_BUDGET: usize = 512 << 20;
 
-/// Integer properties sampled as gauges.
-const INT_GAUGES: &[&str] = &[
-    "rocksdb.estimate-num-keys",
-    "rocksdb.estimate-pending-compaction-bytes",
-    "rocksdb.cur-size-all-mem-tables",
-    "rocksdb.size-all-mem-tables",
-    "rocksdb.num-immutable-mem-table",
-    "rocksdb.num-running-flushes",
-    "rocksdb.num-running-compactions",
-    "rocksdb.compaction-pending",
-    "rocksdb.live-sst-files-size",
-    "rocksdb.total-sst-files-size",
-    "rocksdb.block-cache-usage",
-    "rocksdb.actual-delayed-write-rate",
-    "rocksdb.is-write-stopped",
+/// Integer properties sampled as gauges, with what each measures.
+const INT_GAUGES: &[(&str, GaugeKind)] = &[
+    ("rocksdb.estimate-num-keys", GaugeKind::Count),
+    (
+        "rocksdb.estimate-pending-compaction-bytes",
+        GaugeKind::Bytes,
+    ),
+    ("rocksdb.cur-size-all-mem-tables", GaugeKind::Bytes),
+    ("rocksdb.size-all-mem-tables", GaugeKind::Bytes),
+    ("rocksdb.num-immutable-mem-table", GaugeKind::Count),
+    ("rocksdb.num-running-flushes", GaugeKind::Count),
+    ("rocksdb.num-running-compactions", GaugeKind::Count),
+    ("rocksdb.compaction-pending", GaugeKind::Flag),
+    ("rocksdb.live-sst-files-size", GaugeKind::Bytes),
+    ("rocksdb.total-sst-files-size", GaugeKind::Bytes),
+    ("rocksdb.block-cache-usage", GaugeKind::Bytes),
+    (
+        "rocksdb.actual-delayed-write-rate",
+        GaugeKind::BytesPerSecond,
+    ),
+    ("rocksdb.is-write-stopped", GaugeKind::Flag),
 ];
 
 pub(crate) struct Opened {
@@ -495,11 +501,11 @@ pub(crate) fn gauges(db: &DB, out: &mut Vec<Gauge>) {
         else {
             break;
         };
-        out.push(Gauge::new(name, count));
+        out.push(Gauge::count(name, count));
     }
-    for &name in INT_GAUGES {
+    for &(name, kind) in INT_GAUGES {
         if let Ok(Some(v)) = db.property_int_value(name) {
-            out.push(Gauge::new(name, v as f64));
+            out.push(Gauge::new(name, kind, v as f64));
         }
     }
     // The non-periodic CF stats leave the interval snapshots that the
@@ -532,12 +538,12 @@ pub(crate) fn stall_gauges(cfstats: &str, out: &mut Vec<Gauge>) {
             continue;
         };
         total += count;
-        out.push(Gauge::new(
+        out.push(Gauge::count(
             format!("rocksdb.stall.{}", cause.trim().replace(' ', "_")),
             count,
         ));
     }
-    out.push(Gauge::new("rocksdb.stall.total", total));
+    out.push(Gauge::count("rocksdb.stall.total", total));
 }
 
 #[cfg(test)]

@@ -383,16 +383,16 @@ impl Store for SqliteStore {
     /// `sqlite.cache-hits`, `sqlite.cache-misses`, `sqlite.cache-writes`.
     fn gauges(&self, out: &mut Vec<Gauge>) {
         if let Some((pages, free)) = self.pages() {
-            out.push(Gauge::new("sqlite.pages", pages as f64));
-            out.push(Gauge::new("sqlite.free-pages", free as f64));
-            out.push(Gauge::new(
+            out.push(Gauge::count("sqlite.pages", pages as f64));
+            out.push(Gauge::count("sqlite.free-pages", free as f64));
+            out.push(Gauge::bytes(
                 "sqlite.db-bytes",
                 pages as f64 * f64::from(self.config.page_size),
             ));
         }
         let wal = self.config.dir.path.join(format!("{DB_FILE}-wal"));
         let wal_bytes = std::fs::metadata(wal).map_or(0, |m| m.len());
-        out.push(Gauge::new("sqlite.wal-bytes", wal_bytes as f64));
+        out.push(Gauge::bytes("sqlite.wal-bytes", wal_bytes as f64));
         let (mut current, mut high) = (0i64, 0i64);
         // SAFETY: valid out-pointers; SQLITE_STATUS_MEMORY_USED is global
         // and thread-safe.
@@ -400,12 +400,12 @@ impl Store for SqliteStore {
             ffi::sqlite3_status64(ffi::SQLITE_STATUS_MEMORY_USED, &mut current, &mut high, 0)
         } == ffi::SQLITE_OK
         {
-            out.push(Gauge::new("sqlite.memory-used", current as f64));
+            out.push(Gauge::bytes("sqlite.memory-used", current as f64));
         }
         let (hits, misses, writes) = self.cache_totals();
-        out.push(Gauge::new("sqlite.cache-hits", hits as f64));
-        out.push(Gauge::new("sqlite.cache-misses", misses as f64));
-        out.push(Gauge::new("sqlite.cache-writes", writes as f64));
+        out.push(Gauge::count("sqlite.cache-hits", hits as f64));
+        out.push(Gauge::count("sqlite.cache-misses", misses as f64));
+        out.push(Gauge::count("sqlite.cache-writes", writes as f64));
     }
 
     fn engine_build(&self) -> EngineBuild {

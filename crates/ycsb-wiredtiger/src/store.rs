@@ -4,8 +4,8 @@
 use ycsb_db::codec;
 use ycsb_db::{
     Assertions, Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo, EngineLock,
-    EngineReport, Fields, Gauge, LockKind, Name, Properties, Record, RecordView, ScanResult,
-    Status, Store, StoreError, StoreThread, ThreadContext,
+    EngineReport, Fields, Gauge, GaugeKind, LockKind, Name, Properties, Record, RecordView,
+    ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::ffi::{self, Connection, Cursor, WtError, WT_ROLLBACK};
@@ -97,71 +97,109 @@ const CURSOR_CONFIG: &str = "overwrite=true";
 const ROLLBACK_RETRIES: usize = 1000;
 
 /// Connection statistics sampled as gauges: WiredTiger's description
-/// (stable across 3.x releases; the statistics ids are not) and the
-/// gauge's name.
-const CONNECTION_GAUGES: &[(&str, &str)] = &[
+/// (stable across 3.x releases; the statistics ids are not), the
+/// gauge's name and what it measures (counters count since the
+/// connection opened).
+const CONNECTION_GAUGES: &[(&str, &str, GaugeKind)] = &[
     (
         "cache: bytes currently in the cache",
         "wiredtiger.cache-bytes",
+        GaugeKind::Bytes,
     ),
     (
         "cache: tracked dirty bytes in the cache",
         "wiredtiger.cache-dirty-bytes",
+        GaugeKind::Bytes,
     ),
     (
         "cache: maximum bytes configured",
         "wiredtiger.cache-max-bytes",
+        GaugeKind::Bytes,
     ),
     (
         "cache: pages evicted by application threads",
         "wiredtiger.app-thread-evictions",
+        GaugeKind::Count,
     ),
     (
         "cache: modified pages evicted",
         "wiredtiger.modified-pages-evicted",
+        GaugeKind::Count,
     ),
     (
         "cache: unmodified pages evicted",
         "wiredtiger.unmodified-pages-evicted",
+        GaugeKind::Count,
     ),
-    ("cache: pages read into cache", "wiredtiger.pages-read"),
+    (
+        "cache: pages read into cache",
+        "wiredtiger.pages-read",
+        GaugeKind::Count,
+    ),
     (
         "cache: pages written from cache",
         "wiredtiger.pages-written",
+        GaugeKind::Count,
     ),
-    ("block-manager: bytes read", "wiredtiger.block-bytes-read"),
+    (
+        "block-manager: bytes read",
+        "wiredtiger.block-bytes-read",
+        GaugeKind::Bytes,
+    ),
     (
         "block-manager: bytes written",
         "wiredtiger.block-bytes-written",
+        GaugeKind::Bytes,
     ),
-    ("log: log bytes written", "wiredtiger.log-bytes-written"),
+    (
+        "log: log bytes written",
+        "wiredtiger.log-bytes-written",
+        GaugeKind::Bytes,
+    ),
     (
         "transaction: transaction checkpoints",
         "wiredtiger.checkpoints",
+        GaugeKind::Count,
     ),
     (
         "transaction: transaction checkpoint currently running",
         "wiredtiger.checkpoint-running",
+        GaugeKind::Flag,
     ),
     (
         "LSM: tree maintenance operations executed",
         "wiredtiger.lsm-maintenance-ops",
+        GaugeKind::Count,
     ),
     (
         "LSM: tree queue hit maximum",
         "wiredtiger.lsm-queue-max-hits",
+        GaugeKind::Count,
     ),
 ];
 
 /// Table statistics sampled as gauges (statistics of `table:ycsbc`).
-const TABLE_GAUGES: &[(&str, &str)] = &[
-    ("LSM: chunks in the LSM tree", "wiredtiger.lsm-chunks"),
+const TABLE_GAUGES: &[(&str, &str, GaugeKind)] = &[
+    (
+        "LSM: chunks in the LSM tree",
+        "wiredtiger.lsm-chunks",
+        GaugeKind::Count,
+    ),
     (
         "LSM: highest merge generation in the LSM tree",
         "wiredtiger.lsm-merge-generation",
+        GaugeKind::Count,
     ),
-    ("block-manager: file size in bytes", "wiredtiger.file-bytes"),
-    ("btree: maximum tree depth", "wiredtiger.btree-depth"),
+    (
+        "block-manager: file size in bytes",
+        "wiredtiger.file-bytes",
+        GaugeKind::Bytes,
+    ),
+    (
+        "btree: maximum tree depth",
+        "wiredtiger.btree-depth",
+        GaugeKind::Count,
+    ),
 ];
 
 /// A WiredTiger database opened once and shared by all client threads.
@@ -291,18 +329,18 @@ impl Store for WiredTigerStore {
         if self.config.statistics == Statistics::None {
             return;
         }
-        let mut push = |source: &str, wanted: &[(&str, &str)]| {
+        let mut push = |source: &str, wanted: &[(&str, &str, GaugeKind)]| {
             let Ok(stats) = self.statistics(source) else {
                 return;
             };
-            for (desc, name) in wanted {
+            for (desc, name, kind) in wanted {
                 if let Some((_, value)) = stats.iter().find(|(d, _)| d == desc) {
-                    out.push(Gauge::new(*name, *value as f64));
+                    out.push(Gauge::new(*name, *kind, *value as f64));
                 }
             }
         };
         push("statistics:", CONNECTION_GAUGES);
-        let table_gauges: &[(&str, &str)] = match self.config.table_type {
+        let table_gauges: &[(&str, &str, GaugeKind)] = match self.config.table_type {
             TableType::Lsm => &TABLE_GAUGES[..2],
             TableType::Btree => &TABLE_GAUGES[2..],
         };

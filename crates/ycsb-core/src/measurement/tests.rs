@@ -876,6 +876,7 @@ fn json_export_round_trips_through_the_typed_reader() {
         series: vec![crate::observe::SeriesRow::empty(1.0, 1.0, false)],
         stability: None,
         amplification: crate::observe::Amplification::new(10.0, 20.0, Some(30), None),
+        gauge_kinds: [("x.cache-bytes".to_string(), ycsb_db::GaugeKind::Bytes)].into(),
     });
     let written = json_export(&report);
     let text = String::from_utf8(written.clone()).unwrap();

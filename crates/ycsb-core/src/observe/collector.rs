@@ -1,6 +1,7 @@
 //! Turns the runner's ticks into time-series rows, samples resources, and
 //! sums a phase up.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::PathBuf;
@@ -11,6 +12,7 @@ use super::resources::{dir_size, ProcessSampler};
 use super::settings::{ObserveError, ObserveSettings};
 use super::stability::stability_of;
 use super::timeseries::{CsvWriter, PhaseObservation, SeriesRow, SeriesSection, SeriesWriter};
+use crate::db::GaugeKind;
 use crate::measurement::Operation;
 use crate::runner::{Phase, PhaseOutcome, Tick};
 use crate::workload::CoreWorkload;
@@ -29,6 +31,8 @@ pub struct Collector {
     error: Option<io::Error>,
     phase: &'static str,
     rows: Vec<SeriesRow>,
+    /// The kind each gauge sampled in the phase declared.
+    gauge_kinds: BTreeMap<String, GaugeKind>,
     start_unix_ms: Option<u64>,
 }
 
@@ -81,6 +85,7 @@ impl Collector {
             error: None,
             phase: "",
             rows: Vec::new(),
+            gauge_kinds: BTreeMap::new(),
             start_unix_ms: None,
         })
     }
@@ -89,6 +94,7 @@ impl Collector {
     pub fn start_phase(&mut self, phase: Phase) {
         self.phase = phase.name();
         self.rows.clear();
+        self.gauge_kinds.clear();
         self.start_unix_ms = None;
         self.client.restart();
         if let Some(m) = &mut self.monitor {
@@ -155,6 +161,9 @@ impl Collector {
         row.db_size_bytes = self.settings.db_dir.as_deref().and_then(dir_size);
         for g in tick.gauges {
             row.gauges.insert(g.name.clone(), g.value);
+            if self.gauge_kinds.get(&g.name) != Some(&g.kind) {
+                self.gauge_kinds.insert(g.name.clone(), g.kind);
+            }
         }
         if let Some(writer) = &mut self.writer {
             if let Err(e) = writer.write_row(self.phase, &row) {
@@ -170,6 +179,12 @@ impl Collector {
     /// The row of the last tick (the one [`Collector::on_tick`] just made).
     pub fn last_row(&self) -> Option<&SeriesRow> {
         self.rows.last()
+    }
+
+    /// The kind of every gauge sampled so far in the phase, as its store
+    /// declared it.
+    pub fn gauge_kinds(&self) -> &BTreeMap<String, GaugeKind> {
+        &self.gauge_kinds
     }
 
     /// Ends the phase: its series with stability and amplification
@@ -233,6 +248,7 @@ impl Collector {
             series: rows,
             stability,
             amplification,
+            gauge_kinds: std::mem::take(&mut self.gauge_kinds),
         }
     }
 

@@ -377,6 +377,65 @@ impl std::fmt::Display for FileOverride {
     }
 }
 
+/// A source of properties on a command line, in the order given: every
+/// frontend (`ycsb load|run`, `shell`, `serve`, `bench`) reads `-P` and
+/// `-p` into these and [`load_sources`] reads them in that order, so a
+/// later source overrides an earlier one the same way everywhere.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PropertySource {
+    /// `-P <file>`.
+    File(std::path::PathBuf),
+    /// `-p key=value` (or a flag such as `-threads`, with the flag's name).
+    Assignment {
+        /// The flag that set it (`-p`, `-threads`, `-target`, ...).
+        flag: &'static str,
+        /// The property's name.
+        key: String,
+        /// Its value.
+        value: String,
+    },
+}
+
+impl PropertySource {
+    /// `text` given with `flag` (`-p`) as `key=value`: the key trimmed, the
+    /// value as given; `None` when there is no `=` or the key is empty
+    /// (the frontend words the error).
+    pub fn assignment(flag: &'static str, text: &str) -> Option<PropertySource> {
+        let (key, value) = text.split_once('=')?;
+        let key = key.trim();
+        (!key.is_empty()).then(|| PropertySource::Assignment {
+            flag,
+            key: key.to_string(),
+            value: value.to_string(),
+        })
+    }
+}
+
+/// Reads `sources` in order into one set, with the properties a file set
+/// to another value than an earlier flag did (the program warns about
+/// each once the input is known to be good).
+///
+/// # Errors
+///
+/// As [`load_file`], for the first file that cannot be read.
+pub fn load_sources(
+    sources: &[PropertySource],
+) -> Result<(Properties, Vec<FileOverride>), PropertyFileError> {
+    let mut props = Properties::new();
+    let mut overrides = Vec::new();
+    for source in sources {
+        match source {
+            PropertySource::File(path) => {
+                overrides.extend(load_file_after_flags(path, &mut props)?);
+            }
+            PropertySource::Assignment { flag, key, value } => {
+                props.set(key.clone(), value.clone(), Origin::Flag(flag));
+            }
+        }
+    }
+    Ok((props, overrides))
+}
+
 /// [`load_file`], returning the properties a flag set earlier that the
 /// file sets to another value (the program warns about each).
 ///

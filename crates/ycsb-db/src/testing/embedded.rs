@@ -733,6 +733,6 @@ mod tests {
     #[test]
     #[should_panic(expected = "no gauge b")]
     fn a_missing_gauge_is_named() {
-        gauge(&[Gauge::new("a", 1.0)], "b");
+        gauge(&[Gauge::count("a", 1.0)], "b");
     }
 }

@@ -305,6 +305,7 @@ fn time_series_line_up_by_wall_clock() {
             .collect(),
         stability: None,
         amplification: None,
+        gauge_kinds: Default::default(),
     };
     let mut a = client(0, 1_000, 1, T0);
     a.phases[0].observation = Some(observed(10_000, &[(11_000, 100), (12_000, 100)]));
@@ -341,4 +342,50 @@ fn merged_percentiles_never_pass_the_exact_extremes() {
         );
     }
     assert_eq!(read.percentiles[1].us, 21_781);
+}
+
+#[test]
+fn the_gauges_kinds_travel_into_the_merged_series() {
+    let observed = |index: u32, kinds: &[(&str, crate::GaugeKind)]| {
+        let mut c = client(index, 1_000, 1, T0);
+        let mut row = SeriesRow::empty(1.0, 1.0, false);
+        row.unix_ms = 1_000;
+        for (name, _) in kinds {
+            row.gauges.insert((*name).to_string(), 1.0);
+        }
+        c.phases[0].observation = Some(PhaseObservation {
+            granularity_s: 1.0,
+            start_unix_ms: 0,
+            warmup: None,
+            series: vec![row],
+            stability: None,
+            amplification: None,
+            gauge_kinds: kinds.iter().map(|(n, k)| ((*n).to_string(), *k)).collect(),
+        });
+        c
+    };
+    let a = observed(0, &[("x.cache-bytes", crate::GaugeKind::Bytes)]);
+    let b = observed(
+        1,
+        &[
+            ("x.cache-bytes", crate::GaugeKind::Bytes),
+            ("x.files", crate::GaugeKind::Count),
+        ],
+    );
+    let report = merged(vec![a, b]);
+    let kinds: Vec<(&str, crate::GaugeKind)> = report.phases[0]
+        .observation
+        .as_ref()
+        .unwrap()
+        .gauge_kinds
+        .iter()
+        .map(|(n, k)| (n.as_str(), *k))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("x.cache-bytes", crate::GaugeKind::Bytes),
+            ("x.files", crate::GaugeKind::Count)
+        ]
+    );
 }

@@ -1,0 +1,193 @@
+//! The commands of a cell: the client's `ycsb` command line and its
+//! server's, argv only (no shell).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use ycsb_db::{Protocol, ServerClient};
+
+use super::{Kind, Runner, CDF_PERCENTILES};
+use crate::cells::Cell;
+use crate::matrix::{descriptor, dir_property, Matrix, Server};
+
+impl Runner {
+    /// The client's argv for a cell (without pinning) and its server's
+    /// (empty without a server), which listens on `port`.
+    pub(crate) fn commands(
+        &self,
+        m: &Matrix,
+        cell: &Cell,
+        kind: Kind,
+        db_dir: &Path,
+        export: &Path,
+        port: u16,
+    ) -> (Vec<String>, Vec<String>) {
+        let mut argv: Vec<String> = vec![self.ycsb.display().to_string()];
+        argv.extend(kind.phases(m).into_iter().map(|p| format!("-{p}")));
+        argv.extend(["-db".into(), cell.db.store.clone()]);
+        for f in property_files(m, cell) {
+            argv.extend(["-P".into(), f.display().to_string()]);
+        }
+        let mut props = matrix_properties(m, cell);
+        let client = descriptor(&cell.db.store).and_then(|d| d.server);
+        let server = match (&cell.db.server, client) {
+            (Some(server), Some(client)) => {
+                let address = SocketAddr::from(([127, 0, 0, 1], port));
+                props.extend(client.address_properties(address));
+                match server {
+                    Server::Redis => redis_server(port, db_dir),
+                    Server::YcsbServe {
+                        engine,
+                        property_files,
+                        properties,
+                    } => {
+                        props.extend(ycsb_serve_defaults(m, cell, client));
+                        let served = ServedEngine {
+                            engine,
+                            property_files,
+                            properties,
+                        };
+                        self.ycsb_serve(&served, db_dir, address, client.protocol)
+                    }
+                }
+            }
+            _ => {
+                if let Some((_, p)) = cell.db.data_engine() {
+                    props.push((p.into(), db_dir.display().to_string()));
+                }
+                Vec::new()
+            }
+        };
+        props.extend(runner_properties(m, export));
+        for (k, v) in props {
+            argv.extend(["-p".into(), format!("{k}={v}")]);
+        }
+        argv.push("-s".into());
+        (argv, server)
+    }
+
+    /// `ycsb serve <engine>` with the engine's files and properties, its
+    /// data in `db_dir`, serving the client's protocol on `address` and
+    /// not the other.
+    fn ycsb_serve(
+        &self,
+        served: &ServedEngine<'_>,
+        db_dir: &Path,
+        address: SocketAddr,
+        protocol: Protocol,
+    ) -> Vec<String> {
+        let engine = served.engine;
+        let mut server = vec![
+            self.ycsb.display().to_string(),
+            "serve".into(),
+            engine.into(),
+        ];
+        for f in served.property_files {
+            server.extend(["-P".into(), f.display().to_string()]);
+        }
+        for (k, v) in served.properties {
+            server.extend(["-p".into(), format!("{k}={v}")]);
+        }
+        if let Some(dp) = dir_property(engine) {
+            server.extend(["-p".into(), format!("{dp}={}", db_dir.display())]);
+        }
+        let (on, off) = match protocol {
+            Protocol::Http => ("--http", "--resp"),
+            _ => ("--resp", "--http"),
+        };
+        server.extend([on.into(), address.to_string(), off.into(), "off".into()]);
+        server
+    }
+}
+
+/// The engine a `ycsb serve` server embeds, as the matrix's db entry
+/// gives it.
+struct ServedEngine<'a> {
+    engine: &'a str,
+    property_files: &'a [PathBuf],
+    properties: &'a [(String, String)],
+}
+
+/// The property files of a cell, in the order `ycsb` reads them (later
+/// ones win): the matrix's, the workload axis', the db entry's.
+fn property_files<'a>(m: &'a Matrix, cell: &'a Cell) -> impl Iterator<Item = PathBuf> + 'a {
+    m.property_files
+        .iter()
+        .cloned()
+        .chain(cell.workload_files())
+        .chain(cell.db.property_files.iter().cloned())
+}
+
+/// The properties the matrix sets for a cell, in the order `ycsb` reads
+/// them (later ones win): the CDF's percentiles unless the matrix sets
+/// them, the matrix's properties, the db entry's, the axes'.
+fn matrix_properties(m: &Matrix, cell: &Cell) -> Vec<(String, String)> {
+    let mut props: Vec<(String, String)> = Vec::new();
+    if !m
+        .properties
+        .iter()
+        .chain(&cell.db.properties)
+        .any(|(k, _)| k == "hdrhistogram.percentiles")
+    {
+        props.push(("hdrhistogram.percentiles".into(), CDF_PERCENTILES.into()));
+    }
+    props.extend(m.properties.iter().cloned());
+    props.extend(cell.db.properties.iter().cloned());
+    props.extend(cell.axis_properties());
+    props
+}
+
+/// What a client store needs to talk to `ycsb serve`, unless the matrix
+/// chose otherwise.
+fn ycsb_serve_defaults(m: &Matrix, cell: &Cell, client: ServerClient) -> Vec<(String, String)> {
+    let axis_properties = cell.axis_properties();
+    let user_set = |k: &str| {
+        m.properties
+            .iter()
+            .chain(&cell.db.properties)
+            .chain(&axis_properties)
+            .any(|(u, _)| u == k)
+    };
+    client
+        .for_ycsb_serve
+        .iter()
+        .filter(|(k, _)| !user_set(k))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// `redis-server` on loopback `port`, without persistence, its directory
+/// `db_dir`.
+fn redis_server(port: u16, db_dir: &Path) -> Vec<String> {
+    let port = port.to_string();
+    let mut server: Vec<String> = [
+        "redis-server",
+        "--port",
+        &port,
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    server.push(db_dir.display().to_string());
+    server
+}
+
+/// The properties the runner sets last: the time limit, the status
+/// interval and the JSON export the cell's facts are read from.
+fn runner_properties(m: &Matrix, export: &Path) -> Vec<(String, String)> {
+    let mut props = Vec::new();
+    if let Some(t) = m.time_limit {
+        props.push(("maxexecutiontime".into(), t.to_string()));
+    }
+    props.push(("status.interval".into(), m.status_interval.to_string()));
+    props.push(("exporter".into(), "json".into()));
+    props.push(("exportfile".into(), export.display().to_string()));
+    props
+}
