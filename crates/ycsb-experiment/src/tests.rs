@@ -106,7 +106,7 @@ const BAD: &[(&str, &str, &str)] = &[
     ("[experiment]\n[axes]\ndb = [\"memory\"]\nthreadcount = [[1]]\n", "test.toml:4:", "expected a string, number or boolean"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nproperties = {}\n", "test.toml:4:", "set store"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"mongodb\"\n", "test.toml:5:", "unknown store 'mongodb'"),
-    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"memcached\"\n", "test.toml:6:", "unknown server"),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"mongod\"\n", "test.toml:6:", "unknown server 'mongod' (redis-server, memcached or ycsb-serve)"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"ycsb-serve\"\n", "test.toml:6:", "needs engine"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"leveldb\"\nserver = \"redis-server\"\n", "test.toml:6:", "must be a client of a server"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"ycsb-serve\"\nengine = \"redis\"\n", "test.toml:7:", "ycsb serve embeds"),
@@ -718,6 +718,45 @@ mod capabilities {
             assert_eq!(
                 fingerprint(&m, &cell, Kind::Fresh, &argv, &[]),
                 fingerprint(&m, &cell, Kind::Fresh, &argv2, &[])
+            );
+        }
+    }
+
+    /// `server = "memcached"` starts memcached on the cell's port for a
+    /// client of its protocol, and is refused for any other client.
+    #[test]
+    fn memcached_is_started_for_a_memcached_client_only() {
+        let clients = stores(|s| s.server.is_some_and(|c| c.protocol == Protocol::Memcached));
+        assert!(!clients.is_empty(), "the registry has a memcached client");
+        for client in clients {
+            let m = check(&one_db(&format!(
+                "store = \"{}\"\nserver = \"memcached\"\n",
+                client.name
+            )))
+            .unwrap();
+            let (_, argv, server) = commands(&m, 4242);
+            for (k, v) in client
+                .server
+                .unwrap()
+                .address_properties("127.0.0.1:4242".parse().unwrap())
+            {
+                assert!(argv.contains(&format!("{k}={v}")), "{k}: {argv:?}");
+            }
+            assert_eq!("memcached", server[0]);
+            for pair in [["-p", "4242"], ["-l", "127.0.0.1"], ["-U", "0"]] {
+                assert!(server.windows(2).any(|w| w == pair), "{server:?}");
+            }
+            assert!(!m.dbs["x"].data_is_reusable());
+        }
+        for other in stores(|s| s.server.is_some_and(|c| c.protocol != Protocol::Memcached)) {
+            let e = check(&one_db(&format!(
+                "store = \"{}\"\nserver = \"memcached\"\n",
+                other.name
+            )))
+            .unwrap_err();
+            assert!(
+                e.contains("test.toml:6:") && e.contains("memcached speaks its own protocol"),
+                "{e}"
             );
         }
     }
