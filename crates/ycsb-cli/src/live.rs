@@ -29,12 +29,13 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 use ycsb_core::db::GaugeKind;
-use ycsb_core::measurement::{
-    ConfigEntry, Operation, PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport,
-};
-use ycsb_core::observe::{LiveSettings, SeriesRow};
+use ycsb_core::observe::LiveSettings;
 use ycsb_core::{Phase, PhaseOutcome, StopSignal};
 use ycsb_report::{LiveRefresh, Note, Page, Section};
+use ycsb_results::SeriesRow;
+use ycsb_results::{
+    ConfigEntry, Operation, PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport,
+};
 
 /// The longest request head read (request line and headers).
 const MAX_HEAD: usize = 8 * 1024;
@@ -660,7 +661,7 @@ fn running_phase(
         throughput: 0.0,
         sections,
         format: ReportFormat::default(),
-        observation: Some(ycsb_core::observe::PhaseObservation {
+        observation: Some(ycsb_results::PhaseObservation {
             granularity_s,
             start_unix_ms: 0,
             warmup: None,

@@ -11,12 +11,12 @@ use std::path::{Path, PathBuf};
 use hdrhistogram::Histogram;
 use ycsb_core::measurement::Exporter as _;
 use ycsb_core::measurement::{
-    self, encode_histogram, java_percentile, run_metadata, IntervalLogReader, JsonExporter,
-    LogInterval, TextExporter,
+    self, run_metadata, IntervalLogReader, JsonExporter, LogInterval, TextExporter,
 };
 use ycsb_core::outputs::{check_outputs, Output, Protected};
 use ycsb_db::Status;
 use ycsb_results::Merge;
+use ycsb_results::{encode_histogram, java_percentile};
 
 use crate::args::{find_flag, unknown_flag, CommandHelp, Flag};
 use crate::Failure;

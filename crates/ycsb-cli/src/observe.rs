@@ -5,9 +5,9 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use ycsb_core::observe::PhaseObservation;
 use ycsb_core::PhaseOutcome;
 use ycsb_core::{StatusUpdate, Tick};
+use ycsb_results::PhaseObservation;
 
 use crate::progress::{ProgressBar, ProgressState};
 
@@ -124,7 +124,7 @@ fn summary_lines(phase: &str, o: &PhaseObservation, steady_window: usize) -> Vec
             "{phase}: too short to judge stability and amplification ({} intervals of {} s; {} needed)",
             s.intervals,
             o.granularity_s,
-            ycsb_core::observe::JUDGED_WINDOWS * steady_window.max(1)
+            ycsb_results::JUDGED_WINDOWS * steady_window.max(1)
         ));
         return lines;
     }

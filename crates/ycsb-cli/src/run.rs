@@ -133,7 +133,7 @@ impl SessionObserver for Printer {
     fn interval_observed(
         &mut self,
         phase: Phase,
-        row: &ycsb_core::observe::SeriesRow,
+        row: &ycsb_results::SeriesRow,
         gauge_kinds: &std::collections::BTreeMap<String, ycsb_core::db::GaugeKind>,
     ) {
         if let Some(live) = &self.live {
@@ -221,10 +221,10 @@ impl Printer {
     /// does (appended to `measurement.raw.output_file`) or go-ycsb's `csv`
     /// does (`measurement.output_file`, emptied by the run's first phase),
     /// or to standard output.
-    fn write_raw(&mut self, report: &measurement::PhaseReport) -> std::io::Result<()> {
+    fn write_raw(&mut self, report: &ycsb_results::PhaseReport) -> std::io::Result<()> {
         let continued = std::mem::replace(&mut self.raw_written, true);
         let fresh =
-            !continued && report.format.measurement_type == measurement::MeasurementType::Csv;
+            !continued && report.format.measurement_type == ycsb_results::MeasurementType::Csv;
         let write = |out: &mut dyn std::io::Write| {
             if continued {
                 report.write_raw_continued(out)
@@ -404,7 +404,7 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
     let mut printer = Printer {
         status: client.status,
         status_to_stdout: client.status
-            && settings.kind == measurement::MeasurementType::TimeSeries,
+            && settings.kind == ycsb_results::MeasurementType::TimeSeries,
         status_gauges: settings.status_gauges.clone(),
         label: client.label,
         style: bench.style,
@@ -418,7 +418,7 @@ pub fn benchmark(bench: Benchmark, argv: &[OsString]) -> Result<u8, Failure> {
         stdout: std::io::stdout(),
         write_error: None,
         interrupts: interrupts.clone(),
-        raw_output: if settings.kind == measurement::MeasurementType::Csv {
+        raw_output: if settings.kind == ycsb_results::MeasurementType::Csv {
             settings.csv_output_file.clone()
         } else {
             settings.raw_output_file.clone()

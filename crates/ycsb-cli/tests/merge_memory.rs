@@ -18,7 +18,8 @@ use base64::Engine as _;
 use common::*;
 use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
 use hdrhistogram::Histogram;
-use ycsb_core::measurement::{encode_histogram, IntervalLogReader};
+use ycsb_core::measurement::IntervalLogReader;
+use ycsb_results::encode_histogram;
 
 /// What a finished `ycsb` child left: exit code, peak RSS in bytes,
 /// standard output and error.

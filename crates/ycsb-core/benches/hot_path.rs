@@ -22,8 +22,9 @@ use ycsb_core::internals::{
     build_deterministic_value, build_key_name, fill_random_value, Clock, ClockSource, KeyOrder,
     Measurements, ValueRng,
 };
-use ycsb_core::measurement::{MeasurementSettings, Operation};
+use ycsb_core::measurement::MeasurementSettings;
 use ycsb_core::workload::CoreWorkload;
+use ycsb_results::Operation;
 
 fn generators(c: &mut Criterion) {
     let mut group = c.benchmark_group("generator");

@@ -289,7 +289,7 @@ fn records_missing_notice(outcome: &PhaseOutcome) -> Option<String> {
         .report
         .sections
         .iter()
-        .filter(|s| s.operation == measurement::Operation::Insert && !s.intended && !s.failed)
+        .filter(|s| s.operation == ycsb_results::Operation::Insert && !s.intended && !s.failed)
         .flat_map(|s| &s.returns)
         .filter(|r| {
             r.status == ycsb_db::Status::Ok.name() || r.status == ycsb_db::Status::BatchedOk.name()
@@ -313,7 +313,7 @@ fn records_missing_notice(outcome: &PhaseOutcome) -> Option<String> {
 fn unloaded_store_notice(outcome: &PhaseOutcome) -> Option<String> {
     let (mut reads, mut not_found) = (0u64, 0u64);
     for section in &outcome.report.sections {
-        if section.operation != measurement::Operation::Read || section.intended {
+        if section.operation != ycsb_results::Operation::Read || section.intended {
             continue;
         }
         for r in &section.returns {

@@ -115,6 +115,8 @@
 )]
 
 pub use ycsb_db as db;
+/// The results model (`RunReport` and what it holds), which this crate writes.
+pub use ycsb_results as results;
 
 mod benchmark;
 mod client;

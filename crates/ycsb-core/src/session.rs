@@ -21,11 +21,11 @@ use ycsb_db::{
 use crate::benchmark::{Benchmark, ConfigError, PhaseError};
 use crate::client::ClientSettings;
 use crate::measurement::hdrlog::HdrLogWriter;
-use crate::measurement::{
-    self, effective_config, EngineReportEntry, ExporterKind, HdrLogSettings, RunMetadata, RunReport,
-};
-use crate::observe::{Collector, LiveSettings, ObserveError, ObserveSettings, SeriesRow};
+use crate::measurement::{self, effective_config, ExporterKind, HdrLogSettings};
+use crate::observe::{Collector, LiveSettings, ObserveError, ObserveSettings};
 use crate::runner::{Observer, Phase, PhaseOutcome, StartHold, StatusUpdate, StopSignal, Tick};
+use ycsb_results::SeriesRow;
+use ycsb_results::{EngineReportEntry, RunMetadata, RunReport};
 
 /// A property that nothing in a session reads, with a near miss among the
 /// known names.
@@ -284,7 +284,7 @@ impl Session {
         metadata.durability =
             descriptor
                 .durability_in(&props)
-                .map(|d| measurement::DurabilityEntry {
+                .map(|d| ycsb_results::DurabilityEntry {
                     property: d.property.to_string(),
                     value: d.value,
                     durable: d.durable,
@@ -342,7 +342,7 @@ impl Session {
 
     /// The effective configuration the report will carry (every property
     /// read, secrets redacted).
-    pub fn effective_config(&self) -> Vec<measurement::ConfigEntry> {
+    pub fn effective_config(&self) -> Vec<ycsb_results::ConfigEntry> {
         effective_config(&self.props, &self.known)
     }
 
@@ -357,7 +357,7 @@ impl Session {
     }
 
     /// The steady-state window in intervals (`steadystate.window`), by
-    /// which [`Stability::too_short`](crate::observe::Stability::too_short)
+    /// which [`Stability::too_short`](ycsb_results::Stability::too_short)
     /// judges a phase.
     pub fn steady_state_window(&self) -> usize {
         self.observe.steady_window
@@ -611,7 +611,7 @@ impl Session {
     fn report_without_engine_reports(
         &self,
         store: &dyn Store,
-        phases: Vec<measurement::PhaseReport>,
+        phases: Vec<ycsb_results::PhaseReport>,
     ) -> RunReport {
         let engine = store.engine_info();
         let mut metadata = self.metadata.clone();
@@ -629,7 +629,7 @@ impl Session {
         }
     }
 
-    fn report(&self, store: &dyn Store, phases: Vec<measurement::PhaseReport>) -> RunReport {
+    fn report(&self, store: &dyn Store, phases: Vec<ycsb_results::PhaseReport>) -> RunReport {
         let mut report = self.report_without_engine_reports(store, phases);
         report.engine_reports = store
             .final_reports()
@@ -766,7 +766,7 @@ struct Hooks<'a> {
     /// (`stop.grace`): the session, its store and the finished phases.
     session: &'a Session,
     store: &'a dyn Store,
-    reports: Vec<measurement::PhaseReport>,
+    reports: Vec<ycsb_results::PhaseReport>,
 }
 
 impl Observer for Hooks<'_> {
@@ -945,7 +945,7 @@ fn check_outputs_apart(
 /// this measurement type writes them to a file.
 fn latency_file(settings: &measurement::MeasurementSettings) -> Option<(&'static str, &PathBuf)> {
     match settings.kind {
-        measurement::MeasurementType::Csv => settings
+        ycsb_results::MeasurementType::Csv => settings
             .csv_output_file
             .as_ref()
             .map(|path| (measurement::CSV_OUTPUT_FILE.name(), path)),

@@ -13,10 +13,10 @@ use ycsb_core::db::{
     Fields, Properties, Record, ScanResult, Status, Store, StoreContext, StoreDescriptor,
     StoreError, StoreThread, ThreadContext,
 };
-use ycsb_core::measurement::{PhaseReport, SectionReport};
 use ycsb_core::{
     Observer, Phase, PhaseError, Session, SessionFailure, SessionObserver, StatusUpdate, StopSignal,
 };
+use ycsb_results::{PhaseReport, SectionReport};
 
 /// Every key a store was asked to insert, read or scan from, per process
 /// (the stores below are opened by descriptor, so they share it): each

@@ -77,7 +77,7 @@ fn ticks_cover_every_operation_and_the_warmup_is_left_out() {
 /// Keeps every row the session shows while the phases run.
 #[derive(Default)]
 struct Rows {
-    rows: Vec<(Phase, ycsb_core::observe::SeriesRow)>,
+    rows: Vec<(Phase, ycsb_results::SeriesRow)>,
     kinds: BTreeMap<String, GaugeKind>,
 }
 
@@ -89,7 +89,7 @@ impl SessionObserver for Rows {
     fn interval_observed(
         &mut self,
         phase: Phase,
-        row: &ycsb_core::observe::SeriesRow,
+        row: &ycsb_results::SeriesRow,
         gauge_kinds: &BTreeMap<String, GaugeKind>,
     ) {
         self.rows.push((phase, row.clone()));

@@ -3,7 +3,7 @@
 //!
 //! [`Record`]: crate::Record
 
-/// One field of a [`Record`]: a name and its value bytes.
+/// One field of a [`Record`](crate::Record): a name and its value bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Field<'a> {
     /// The field's name, for example `field0`.

@@ -1,6 +1,6 @@
 //! The codec's wire format, field by field: varint lengths, the framing
 //! of one field, and a checked encoded record read in place. The codec
-//! (`codec.rs`) builds its encode, decode and merge on it; a [`Record`]
+//! (`codec.rs`) builds its encode, decode and merge on it; a [`Record`](crate::Record)
 //! (`record.rs`) frames its fields with it.
 //!
 //! [`Record`]: crate::Record
@@ -276,7 +276,7 @@ pub(crate) fn field_span_slow(bytes: &[u8], mut pos: usize) -> Result<FieldSpan,
 
 /// A valid encoded record, borrowed from wherever it is held (an engine's
 /// pinned value): its fields can be read in place, without decoding them
-/// into a [`Record`].
+/// into a [`Record`](crate::Record).
 ///
 /// ```
 /// use ycsb_db::{codec, Record};

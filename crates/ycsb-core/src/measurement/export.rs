@@ -8,8 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::Serialize;
 
 use super::format::java_double;
-use super::report::{JavaMeasurement, JavaNumber, JavaReport, PhaseReport, RunReport};
+use super::report::{JavaMeasurement, JavaNumber, JavaReport};
 use super::ExporterKind;
+use ycsb_results::{PhaseReport, RunReport};
 
 /// Writes a [`RunReport`] in some format.
 pub trait Exporter {
@@ -121,11 +122,11 @@ struct JsonPhase<'a> {
 #[derive(Serialize)]
 struct JsonDocument<'a> {
     schema_version: u32,
-    metadata: &'a super::RunMetadata,
-    config: &'a [super::ConfigEntry],
+    metadata: &'a ycsb_results::RunMetadata,
+    config: &'a [ycsb_results::ConfigEntry],
     phases: Vec<JsonPhase<'a>>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    engine_reports: &'a [super::report::EngineReportEntry],
+    engine_reports: &'a [ycsb_results::EngineReportEntry],
 }
 
 impl<W: Write> Exporter for JsonExporter<W> {

@@ -19,8 +19,8 @@ use std::io::{self, Write};
 use hdrhistogram::Histogram;
 
 use super::hdrlog::decode_histogram;
-use super::recorder::java_percentile;
-use super::{Operation, PhaseReport, SectionReport};
+use ycsb_results::java_percentile;
+use ycsb_results::{Operation, PhaseReport, SectionReport};
 
 ycsb_db::choice_property! {
     /// go-ycsb's `outputstyle`: how its summary of a phase is printed.

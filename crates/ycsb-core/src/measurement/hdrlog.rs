@@ -142,12 +142,7 @@ pub enum HdrLogError {
     },
 }
 
-/// Encodes a histogram as HdrHistogram's compressed V2 encoding in base64
-/// (the last column of an interval log line): ycsb-results' encoding of
-/// the histograms exports carry.
-pub use ycsb_results::encode_histogram;
-
-/// Decodes [`encode_histogram`]'s text with ycsb-results'
+/// Decodes [`encode_histogram`](ycsb_results::encode_histogram)'s text with ycsb-results'
 /// [`decode_histogram`](ycsb_results::decode_histogram), which checks
 /// every declared length before allocating; `origin` names where the text
 /// came from, for the error.
@@ -637,10 +632,10 @@ impl HdrLogWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measurement::{
-        java_percentile, MeasurementSettings, Measurements, Operation, SectionHistogram,
-    };
+    use crate::measurement::{MeasurementSettings, Measurements, SectionHistogram};
     use ycsb_db::Status;
+    use ycsb_results::encode_histogram;
+    use ycsb_results::{java_percentile, Operation};
 
     #[test]
     fn encoded_histograms_decode_to_the_same_counts() {

@@ -5,8 +5,8 @@
 //! thread and merged like it; all empty (and untouched on the hot path)
 //! with `measurementtype=hdrhistogram`.
 
-use super::settings::MeasurementType;
-use super::{RawPoint, SeriesUnit};
+use ycsb_results::MeasurementType;
+use ycsb_results::{RawPoint, SeriesUnit};
 
 /// What a recorder needs to feed the Java types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,14 +11,15 @@
 //! line's interval and the cumulative totals;
 //! [`Measurements::take_interval`] (every `status.interval`) takes in what
 //! is left and gives the figures of one status line;
-//! [`Measurements::summary`] gives the [`PhaseReport`] of a finished phase,
+//! [`Measurements::summary`] gives the [`PhaseReport`](ycsb_results::PhaseReport) of a finished phase,
 //! which the [`Exporter`]s write in Java's text format or as JSON.
 //!
 //! ```
 //! use std::time::{Duration, Instant};
 //! use ycsb_core::db::Status;
 //! # use ycsb_core::internals::Measurements;
-//! use ycsb_core::measurement::{MeasurementSettings, Operation, TextExporter};
+//! use ycsb_core::measurement::{MeasurementSettings, TextExporter};
+//! use ycsb_core::results::Operation;
 //!
 //! let measurements = Measurements::new(&MeasurementSettings::default(), 1);
 //! let mut recorder = measurements.recorder(0);
@@ -43,7 +44,7 @@
 //!   fractional part (`1000.0`, `47865.21156423511`). Java's
 //!   `Double.toString` switches to `1.0E7` notation at 10^7 and above;
 //!   plain decimals parse everywhere, so we never use exponents.
-//! - Sections are listed in a fixed order ([`Operation::ALL`], then the
+//! - Sections are listed in a fixed order ([`Operation::ALL`](ycsb_results::Operation::ALL), then the
 //!   `Intended-` sections) and `Return=` lines in [`Status::ALL`](ycsb_db::Status::ALL) order,
 //!   where Java follows hash-map order. Only statuses that occurred are
 //!   listed, as in Java.
@@ -88,23 +89,19 @@ pub use format::{format_status_line, java_ordinal, StatusLine};
 pub use go_summary::{write_go_summary, OutputStyle};
 pub(crate) use hdrlog::HdrLogSettings;
 pub use hdrlog::{
-    decode_histogram, encode_histogram, read_interval_log, HdrLogError, IntervalLog,
-    IntervalLogReader, IntervalTiming, LogInterval, MAX_LOG_LINE,
+    decode_histogram, read_interval_log, HdrLogError, IntervalLog, IntervalLogReader,
+    IntervalTiming, LogInterval, MAX_LOG_LINE,
 };
-pub use recorder::{java_percentile, IntervalSection, IntervalSnapshot, TickSection, TickSnapshot};
+pub use recorder::{IntervalSection, IntervalSnapshot, TickSection, TickSnapshot};
 pub(crate) use recorder::{Measurements, Recorder};
 pub(crate) use report::effective_config;
-pub use report::{
-    engine_build_entry, run_metadata, ConfigEntry, DurabilityEntry, EngineBuildEntry,
-    EngineReportEntry, JavaMeasurement, JavaNumber, JavaReport, JavaSection, PercentileLatency,
-    PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport, StatusCount,
-};
+pub use report::{engine_build_entry, run_metadata, JavaMeasurement, JavaNumber, JavaReport};
 pub use settings::{
-    ExporterKind, FailureSections, MeasurementInterval, MeasurementSettings, MeasurementType,
-    CSV_OUTPUT_FILE, RAW_OUTPUT_FILE,
+    ExporterKind, FailureSections, MeasurementInterval, MeasurementSettings, CSV_OUTPUT_FILE,
+    RAW_OUTPUT_FILE,
 };
 pub(crate) use settings::{EXPORT_FILE, MEASUREMENT_INTERVAL, PROPERTIES, STATUS_INTERVAL};
-pub use ycsb_results::{Operation, RawPoint, SeriesUnit};
+
 #[cfg(test)]
 use {
     format::{java_decimal, java_double, remaining_text},

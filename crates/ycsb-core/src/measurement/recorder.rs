@@ -9,10 +9,11 @@ use ycsb_db::Status;
 
 use super::flat::FlatCounts;
 use super::java::{JavaFigures, JavaRecording};
-use super::report::{
+use super::{MeasurementInterval, MeasurementSettings};
+use ycsb_results::{
     JavaSection, PercentileLatency, PhaseReport, ReportFormat, SectionReport, StatusCount,
 };
-use super::{MeasurementInterval, MeasurementSettings, MeasurementType, Operation};
+use ycsb_results::{MeasurementType, Operation};
 
 /// The sections of one operation: its own, `<OP>-FAILED`, then one
 /// `<OP>-<STATUS>` per status (Java's `DBWrapper` names).
@@ -223,7 +224,7 @@ impl<C: Counter> Stats<Histogram<C>> {
 /// HdrHistogram's rank rounding: ycsb-results' one percentile rule, so
 /// that a histogram decoded from an export or a log (`ycsb merge`) gives
 /// the same figures as the report.
-pub use ycsb_results::java_percentile;
+use ycsb_results::java_percentile;
 
 /// A worker's own section, recorded on every operation.
 type Local = Stats<FlatCounts>;
@@ -641,7 +642,7 @@ impl Measurements {
                     average_ns,
                     min_ns,
                     max_ns: stats.max_ns,
-                    histogram: Some(super::hdrlog::encode_histogram(&stats.histogram)),
+                    histogram: Some(ycsb_results::encode_histogram(&stats.histogram)),
                     percentiles: self
                         .percentiles
                         .iter()

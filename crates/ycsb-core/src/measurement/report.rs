@@ -7,15 +7,14 @@ use serde::Serialize;
 
 use ycsb_db::{redact_value, EngineBuild, Origin, Properties, PropertyDecl};
 
-pub use ycsb_results::{
-    ConfigEntry, DurabilityEntry, EngineBuildEntry, EngineReportEntry, JavaSection,
-    PercentileLatency, PhaseReport, ReportFormat, RunMetadata, RunReport, SectionReport,
-    StatusCount,
+use ycsb_results::{
+    ConfigEntry, EngineBuildEntry, JavaSection, PhaseReport, ReportFormat, RunMetadata,
+    SectionReport,
 };
 
 use super::format::java_ordinal;
-use super::RawPoint;
-use super::{MeasurementType, Operation};
+use ycsb_results::RawPoint;
+use ycsb_results::{MeasurementType, Operation};
 
 /// How an engine was built, as exported.
 pub fn engine_build_entry(build: &EngineBuild) -> EngineBuildEntry {

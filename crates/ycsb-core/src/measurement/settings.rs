@@ -38,7 +38,7 @@ ycsb_db::choice_property! {
     }
 }
 
-pub use ycsb_results::MeasurementType;
+use ycsb_results::MeasurementType;
 
 /// The value of `measurementtype`: a [`MeasurementType`] (declared in
 /// ycsb-results, with the report it describes) as a property choice.

@@ -9,6 +9,10 @@ use chrono::NaiveDate;
 use ycsb_db::{Origin, Properties, PropertyError, Status, REDACTED};
 
 use super::*;
+use ycsb_results::{
+    MeasurementType, Operation, PercentileLatency, PhaseReport, ReportFormat, RunReport,
+    SectionReport, StatusCount,
+};
 
 fn settings(interval: MeasurementInterval) -> MeasurementSettings {
     MeasurementSettings {
@@ -869,13 +873,13 @@ fn json_export(report: &RunReport) -> Vec<u8> {
 #[test]
 fn json_export_round_trips_through_the_typed_reader() {
     let mut report = golden_report();
-    report.phases[1].observation = Some(crate::observe::PhaseObservation {
+    report.phases[1].observation = Some(ycsb_results::PhaseObservation {
         granularity_s: 1.0,
         start_unix_ms: 1_795_993_319_000,
         warmup: None,
-        series: vec![crate::observe::SeriesRow::empty(1.0, 1.0, false)],
+        series: vec![ycsb_results::SeriesRow::empty(1.0, 1.0, false)],
         stability: None,
-        amplification: crate::observe::Amplification::new(10.0, 20.0, Some(30), None),
+        amplification: ycsb_results::Amplification::new(10.0, 20.0, Some(30), None),
         gauge_kinds: [("x.cache-bytes".to_string(), ycsb_db::GaugeKind::Bytes)].into(),
     });
     let written = json_export(&report);

@@ -4,7 +4,7 @@
 use ycsb_db::Status;
 
 use super::{fold_series, lock, section_name, to_us, Measurements};
-use crate::measurement::Operation;
+use ycsb_results::Operation;
 
 /// One section's figures in one time-series interval, latencies in whole
 /// microseconds.

@@ -1,7 +1,5 @@
 //! Space and write amplification.
 
-pub use ycsb_results::Amplification;
-
 use crate::workload::CoreWorkload;
 
 /// The estimated user bytes of one write: key, field names and values.
@@ -55,6 +53,7 @@ impl UserBytes {
 mod tests {
     use super::*;
     use ycsb_db::Properties;
+    use ycsb_results::Amplification;
 
     #[test]
     fn user_bytes_of_the_default_workload() {

@@ -7,15 +7,18 @@ use std::io::{self, BufWriter};
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::amplification::{Amplification, UserBytes};
+use super::amplification::UserBytes;
+
 use super::resources::{dir_size, ProcessSampler};
 use super::settings::{ObserveError, ObserveSettings};
 use super::stability::stability_of;
-use super::timeseries::{CsvWriter, PhaseObservation, SeriesRow, SeriesSection, SeriesWriter};
+use super::timeseries::{CsvWriter, SeriesWriter};
 use crate::db::GaugeKind;
-use crate::measurement::Operation;
 use crate::runner::{Phase, PhaseOutcome, Tick};
 use crate::workload::CoreWorkload;
+use ycsb_results::Amplification;
+use ycsb_results::Operation;
+use ycsb_results::{PhaseObservation, SeriesRow, SeriesSection};
 
 /// Collects a run's time series on the status thread: feed it every
 /// [`Tick`] from [`Observer::on_tick`](crate::runner::Observer::on_tick),

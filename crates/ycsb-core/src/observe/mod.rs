@@ -12,13 +12,13 @@
 //! one [`runner::Tick`](crate::runner::Tick) per interval and hands it to
 //! the [`Observer`](crate::runner::Observer). A `Collector` (owned by the
 //! observer, so again on the status thread) turns each tick into a
-//! [`SeriesRow`]: it samples `/proc/self/{stat,status,io}` (and those of
+//! [`SeriesRow`](ycsb_results::SeriesRow): it samples `/proc/self/{stat,status,io}` (and those of
 //! `monitor.pid`), walks the DB directory (`monitor.dir`) for its size on
 //! disk, appends the row to `timeseries.file` and keeps it for the report.
 //! At the end of a phase `Collector::finish_phase` computes the
-//! [`Stability`] and [`Amplification`] figures and returns the
-//! [`PhaseObservation`] that the JSON export carries in
-//! [`PhaseReport::observation`](crate::measurement::PhaseReport::observation).
+//! [`Stability`](ycsb_results::Stability) and [`Amplification`](ycsb_results::Amplification) figures and returns the
+//! [`PhaseObservation`](ycsb_results::PhaseObservation) that the JSON export carries in
+//! [`PhaseReport::observation`](ycsb_results::PhaseReport::observation).
 //!
 //! # The JSON shape
 //!
@@ -73,7 +73,7 @@
 //! whole microseconds, as in Java's status line.
 //!
 //! `timeseries.file` receives the same rows while the phase runs: as JSON
-//! lines (one [`SeriesRow`] object per line with an added `"phase"` key)
+//! lines (one [`SeriesRow`](ycsb_results::SeriesRow) object per line with an added `"phase"` key)
 //! unless the name ends in `.csv`, then as CSV with a fixed header (see
 //! `CsvWriter`). Each row is written and flushed when its interval ends,
 //! so a crash leaves every earlier row intact.
@@ -116,11 +116,7 @@ mod settings;
 mod stability;
 mod timeseries;
 
-pub use amplification::Amplification;
 pub(crate) use collector::Collector;
-pub use resources::ResourceUsage;
 pub(crate) use settings::{granularity, granularity_ms};
 pub use settings::{LiveSettings, ObserveError, Warmup, LIVE_ADDRESS, LIVE_LINGER, LIVE_PORT};
 pub(crate) use settings::{ObserveSettings, GRANULARITY, PROPERTIES, TIMESERIES_FILE, WARMUP};
-pub use stability::{IntervalPoint, P99Spread, Stability, SteadyState, JUDGED_WINDOWS};
-pub use timeseries::{PhaseObservation, SeriesRow, SeriesSection, WarmupSummary};

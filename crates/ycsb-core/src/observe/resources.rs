@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-pub use ycsb_results::ResourceUsage;
+use ycsb_results::ResourceUsage;
 
 /// One reading of a process's cumulative counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -1,8 +1,8 @@
 //! Throughput stability and steady-state detection.
 
-pub use ycsb_results::{IntervalPoint, P99Spread, Stability, SteadyState, JUDGED_WINDOWS};
+use ycsb_results::{IntervalPoint, P99Spread, Stability, SteadyState};
 
-use super::timeseries::SeriesRow;
+use ycsb_results::SeriesRow;
 
 fn mean_stddev(values: &[f64]) -> (f64, f64) {
     let n = values.len();
@@ -181,7 +181,7 @@ pub(crate) fn stability_of(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::observe::SeriesSection;
+    use ycsb_results::SeriesSection;
 
     fn row(time_s: f64, throughput: f64, p99: u64, warmup: bool) -> SeriesRow {
         let mut r = SeriesRow::empty(time_s, 1.0, warmup);

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-pub use ycsb_results::{PhaseObservation, SeriesRow, SeriesSection, WarmupSummary};
+use ycsb_results::SeriesRow;
 
 /// The operations that get CSV columns, in report order (`VERIFY` and
 /// `CLEANUP` are only in the JSON forms).
@@ -249,7 +249,7 @@ impl<W: Write> SeriesWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ycsb_results::ResourceUsage;
+    use ycsb_results::{ResourceUsage, SeriesSection};
 
     fn sample_row() -> SeriesRow {
         let mut row = SeriesRow::empty(2.0, 1.0, false);

@@ -19,11 +19,11 @@ use ycsb_db::{
     MAX_CLIENT_THREADS, MAX_SECONDS,
 };
 
-use crate::measurement::{
-    IntervalSnapshot, MeasurementSettings, Measurements, PhaseReport, TickSnapshot,
-};
-use crate::observe::{Warmup, WarmupSummary};
+use crate::measurement::{IntervalSnapshot, MeasurementSettings, Measurements, TickSnapshot};
+use crate::observe::Warmup;
 use crate::workload::{split_range, CoreWorkload, WorkloadError};
+use ycsb_results::PhaseReport;
+use ycsb_results::WarmupSummary;
 
 mod budget;
 pub(crate) mod interrupt;

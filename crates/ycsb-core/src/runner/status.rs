@@ -9,8 +9,9 @@ use ycsb_db::{Gauge, Store};
 
 use super::budget::ErrorBudget;
 use super::{lock, Observer, Phase, Progress, RunnerSettings, StatusUpdate, StopSignal, Tick};
-use crate::measurement::{IntervalSnapshot, Measurements, Operation};
+use crate::measurement::{IntervalSnapshot, Measurements};
 use crate::observe::Warmup;
+use ycsb_results::Operation;
 
 pub(super) struct StatusLoop<'a> {
     pub(super) phase: Phase,

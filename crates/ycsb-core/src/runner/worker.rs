@@ -9,8 +9,9 @@ use ycsb_db::{Status, Store, StoreThread, ThreadContext};
 
 use super::budget::ErrorBudget;
 use super::{interrupt, lock, Phase, Progress, RunError, StopSignal};
-use crate::measurement::{Measurements, Operation, Recorder};
+use crate::measurement::{Measurements, Recorder};
 use crate::workload::{InsertOutcome, WorkloadThread};
+use ycsb_results::Operation;
 
 /// This thread's Linux id, from `/proc/thread-self` (`<pid>/task/<tid>`);
 /// 0 where there is none.

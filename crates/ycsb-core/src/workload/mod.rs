@@ -34,8 +34,9 @@ use crate::generator::{
     Hotspot, NumberGenerator, Rng64, ScrambledZipfian, Sequential, SkewedLatest, Uniform, Zipfian,
     ZIPFIAN_CONSTANT,
 };
-use crate::measurement::{Operation, Recorder};
+use crate::measurement::Recorder;
 use keychooser::{Distribution, KeyChooser};
+use ycsb_results::Operation;
 
 /// The random stream of a thread's key chooser is this bit or'ed with the
 /// thread id; the thread's other draws use the thread id's own stream.

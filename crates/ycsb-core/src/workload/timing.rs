@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 use ycsb_db::Status;
 
 use crate::clock::{Clock, Stamp};
-use crate::measurement::{Operation, Recorder};
+use crate::measurement::Recorder;
+use ycsb_results::Operation;
 
 /// How many untimed operations (`measurement.clock=off`) pass between two
 /// readings of the OS clock for [`Timing::last_end`]: often enough for the
