@@ -232,7 +232,7 @@ fn deps() -> Result<()> {
         .env("DEBIAN_FRONTEND", "noninteractive"))?;
     // The Debian packages start their services; the tests start their own
     // servers on free loopback ports, so stop the system ones.
-    for service in ["redis-server", "nginx", "etcd"] {
+    for service in ["redis-server", "nginx", "etcd", "memcached"] {
         let _ = Command::new("service").args([service, "stop"]).status();
     }
     Ok(())
