@@ -42,6 +42,10 @@ const DEBIAN_PACKAGES: &[&str] = &[
     "libclang-dev",
     "redis-server",
     "redis-tools",
+    // The memcached store's tests start memcached servers; memcslap is
+    // the load tool its speed is compared with (docs/engines-memcached.md).
+    "memcached",
+    "libmemcached-tools",
     "rocksdb-tools",
     "nginx-light",
     // The etcd store's tests start etcd clusters; its TLS test makes
@@ -228,7 +232,7 @@ fn deps() -> Result<()> {
         .env("DEBIAN_FRONTEND", "noninteractive"))?;
     // The Debian packages start their services; the tests start their own
     // servers on free loopback ports, so stop the system ones.
-    for service in ["redis-server", "nginx", "etcd"] {
+    for service in ["redis-server", "nginx", "etcd", "memcached"] {
         let _ = Command::new("service").args([service, "stop"]).status();
     }
     Ok(())

@@ -538,6 +538,17 @@ pub enum Protocol {
     Resp,
     /// HTTP/1.1 (`ycsb serve --http`, REST key-value servers).
     Http,
+    /// memcached's text or binary protocol (`memcached`); `ycsb serve`
+    /// does not speak it.
+    Memcached,
+}
+
+impl Protocol {
+    /// Whether `ycsb serve` speaks this protocol, so that a client of it
+    /// can be pointed at an engine that `ycsb serve` embeds.
+    pub const fn served_by_ycsb_serve(self) -> bool {
+        matches!(self, Protocol::Resp | Protocol::Http)
+    }
 }
 
 impl StoreDescriptor {

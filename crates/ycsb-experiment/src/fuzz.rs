@@ -71,6 +71,7 @@ const TOKENS: &[&str] = &[
     "\"x\"",
     "\"ycsb-serve\"",
     "\"redis-server\"",
+    "\"memcached\"",
     "[",
     "]",
     "{",

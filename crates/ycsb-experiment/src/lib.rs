@@ -199,6 +199,9 @@ fn preflight(m: &Matrix, ycsb: &Path) -> Result<()> {
     if m.dbs.values().any(|d| d.server == Some(Server::Redis)) {
         tool("redis-server", "a db with server = \"redis-server\"")?;
     }
+    if m.dbs.values().any(|d| d.server == Some(Server::Memcached)) {
+        tool("memcached", "a db with server = \"memcached\"")?;
+    }
     if m.cpus.is_some() || m.server_cpus.is_some() {
         tool("taskset", "experiment.cpus")?;
     }

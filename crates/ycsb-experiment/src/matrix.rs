@@ -103,6 +103,9 @@ pub enum Server {
     /// The `redis-server` program without persistence, its directory
     /// inside the cell's. (The variant's name is recorded in `cell.json`.)
     Redis,
+    /// The `memcached` program on loopback, TCP only (memcached keeps
+    /// nothing on disk).
+    Memcached,
     /// `ycsb serve <engine>` over the client store's protocol, its data in
     /// the cell's DB directory.
     YcsbServe {
@@ -138,7 +141,7 @@ impl Db {
             Some(Server::YcsbServe { engine, .. }) => {
                 dir_property(engine).map(|p| (engine.as_str(), p))
             }
-            Some(Server::Redis) => None,
+            Some(Server::Redis | Server::Memcached) => None,
             None => dir_property(&self.store).map(|p| (self.store.as_str(), p)),
         }
     }

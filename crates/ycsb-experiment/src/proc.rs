@@ -292,6 +292,7 @@ fn answers(port: u16, protocol: Option<ycsb_db::Protocol>) -> bool {
         Some(ycsb_db::Protocol::Http) => {
             b"HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
         }
+        Some(ycsb_db::Protocol::Memcached) => b"version\r\n",
         _ => return true,
     };
     let mut reply = [0u8; 16];

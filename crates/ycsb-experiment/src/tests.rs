@@ -106,7 +106,7 @@ const BAD: &[(&str, &str, &str)] = &[
     ("[experiment]\n[axes]\ndb = [\"memory\"]\nthreadcount = [[1]]\n", "test.toml:4:", "expected a string, number or boolean"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nproperties = {}\n", "test.toml:4:", "set store"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"mongodb\"\n", "test.toml:5:", "unknown store 'mongodb'"),
-    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"memcached\"\n", "test.toml:6:", "unknown server"),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"mongod\"\n", "test.toml:6:", "unknown server 'mongod' (redis-server, memcached or ycsb-serve)"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"ycsb-serve\"\n", "test.toml:6:", "needs engine"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"leveldb\"\nserver = \"redis-server\"\n", "test.toml:6:", "must be a client of a server"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"ycsb-serve\"\nengine = \"redis\"\n", "test.toml:7:", "ycsb serve embeds"),
@@ -722,10 +722,49 @@ mod capabilities {
         }
     }
 
+    /// `server = "memcached"` starts memcached on the cell's port for a
+    /// client of its protocol, and is refused for any other client.
+    #[test]
+    fn memcached_is_started_for_a_memcached_client_only() {
+        let clients = stores(|s| s.server.is_some_and(|c| c.protocol == Protocol::Memcached));
+        assert!(!clients.is_empty(), "the registry has a memcached client");
+        for client in clients {
+            let m = check(&one_db(&format!(
+                "store = \"{}\"\nserver = \"memcached\"\n",
+                client.name
+            )))
+            .unwrap();
+            let (_, argv, server) = commands(&m, 4242);
+            for (k, v) in client
+                .server
+                .unwrap()
+                .address_properties("127.0.0.1:4242".parse().unwrap())
+            {
+                assert!(argv.contains(&format!("{k}={v}")), "{k}: {argv:?}");
+            }
+            assert_eq!("memcached", server[0]);
+            for pair in [["-p", "4242"], ["-l", "127.0.0.1"], ["-U", "0"]] {
+                assert!(server.windows(2).any(|w| w == pair), "{server:?}");
+            }
+            assert!(!m.dbs["x"].data_is_reusable());
+        }
+        for other in stores(|s| s.server.is_some_and(|c| c.protocol != Protocol::Memcached)) {
+            let e = check(&one_db(&format!(
+                "store = \"{}\"\nserver = \"memcached\"\n",
+                other.name
+            )))
+            .unwrap_err();
+            assert!(
+                e.contains("test.toml:6:") && e.contains("memcached speaks its own protocol"),
+                "{e}"
+            );
+        }
+    }
+
     #[test]
     fn ycsb_serve_embeds_an_engine_and_speaks_the_clients_protocol() {
         let engine = stores(|s| s.data_dir.is_some())[0];
-        for client in stores(|s| s.server.is_some()) {
+        for client in stores(|s| s.server.is_some_and(|c| c.protocol.served_by_ycsb_serve())) {
             let c = client.server.unwrap();
             let m = check(&one_db(&format!(
                 "store = \"{}\"\nserver = \"ycsb-serve\"\nengine = \"{}\"\n",
@@ -767,6 +806,20 @@ mod capabilities {
             .unwrap_err();
             assert!(
                 e.contains("test.toml:6:") && e.contains("speaks RESP"),
+                "{e}"
+            );
+        }
+        // ycsb serve speaks RESP and HTTP: a client of another protocol is
+        // refused.
+        for client in stores(|s| s.server.is_some_and(|c| !c.protocol.served_by_ycsb_serve())) {
+            let engine = stores(|s| s.data_dir.is_some())[0];
+            let e = check(&one_db(&format!(
+                "store = \"{}\"\nserver = \"ycsb-serve\"\nengine = \"{}\"\n",
+                client.name, engine.name
+            )))
+            .unwrap_err();
+            assert!(
+                e.contains("test.toml:6:") && e.contains("ycsb serve speaks RESP and HTTP"),
                 "{e}"
             );
         }

@@ -63,6 +63,7 @@ registry! {
         "redb" => ycsb_redb::DESCRIPTOR,
         "lmdb" => ycsb_lmdb::DESCRIPTOR,
         "sqlite" => ycsb_sqlite::DESCRIPTOR,
+        "memcached" => ycsb_memcached::DESCRIPTOR,
     ],
 }
 

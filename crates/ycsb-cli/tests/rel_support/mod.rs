@@ -127,6 +127,108 @@ impl Drop for Redis {
     }
 }
 
+/// A memcached on a loopback port (TCP only), killed when dropped.
+pub struct Memcached {
+    child: Option<Child>,
+    pub port: u16,
+}
+
+impl Memcached {
+    /// Starts memcached on a free port, bound to 127.0.0.1 only.
+    pub fn start() -> Self {
+        let mut server = Self {
+            child: None,
+            port: free_port(),
+        };
+        server.spawn();
+        server
+    }
+
+    fn spawn(&mut self) {
+        require("memcached", "memcached");
+        let mut command = Command::new("memcached");
+        command
+            .args(["-l", "127.0.0.1", "-p", &self.port.to_string()])
+            .args(["-U", "0", "-m", "64", "-t", "2"]);
+        // memcached refuses to run as root unless told which user to be.
+        let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .is_some_and(|ids| ids.split_whitespace().nth(1) == Some("0"))
+        });
+        if root {
+            command.args(["-u", "root"]);
+        }
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("memcached starts");
+        self.child = Some(child);
+        // Ready when it answers, not merely accepts.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) {
+                s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+                let mut buf = [0u8; 64];
+                if s.write_all(b"version\r\n").is_ok()
+                    && matches!(s.read(&mut buf), Ok(n) if buf[..n].starts_with(b"VERSION"))
+                {
+                    return;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "memcached on port {} did not start",
+                self.port
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Kills the server at once, as a crash would.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts it again on the same port, empty.
+    pub fn restart(&mut self) {
+        self.kill();
+        self.spawn();
+    }
+
+    /// `host:port`, for `memcached.hosts`.
+    pub fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// One figure of the server's `stats`.
+    pub fn stat(&self, name: &str) -> u64 {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+        s.write_all(b"stats\r\n").unwrap();
+        let prefix = format!("STAT {name} ");
+        for line in BufReader::new(s).lines() {
+            let line = line.unwrap();
+            if let Some(value) = line.strip_prefix(&prefix) {
+                return value.trim().parse().unwrap();
+            }
+            assert_ne!(line, "END", "no {name} in stats");
+        }
+        panic!("stats ended without {name}");
+    }
+}
+
+impl Drop for Memcached {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 /// A tmpfs of `size` mounted on a fresh directory, unmounted when dropped.
 pub struct Tmpfs {
     pub path: PathBuf,

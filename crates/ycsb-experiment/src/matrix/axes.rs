@@ -320,7 +320,7 @@ impl Ctx<'_> {
     }
 
     /// The server a db entry's client store talks to, if it names one:
-    /// `redis-server` or `ycsb-serve` with an engine, which only a client
+    /// `redis-server`, `memcached` or `ycsb-serve` with an engine, which only a client
     /// of the server's protocol can talk to.
     fn db_server(
         &self,
@@ -366,9 +366,38 @@ impl Ctx<'_> {
                 }
                 Ok(Some(Server::Redis))
             }
-            "ycsb-serve" => self.served_engine(label, d, s.span()).map(Some),
+            "memcached" => {
+                if protocol != Protocol::Memcached {
+                    return self.err(
+                        s.span(),
+                        format!(
+                            "db.{label}.server: memcached speaks its own protocol, which '{store}' does not (its clients: {})",
+                            store_names(|s| s.server.is_some_and(|c| c.protocol == Protocol::Memcached))
+                        ),
+                    );
+                }
+                if let Some(e) = &d.engine {
+                    return self.err(
+                        e.span(),
+                        format!("db.{label}.engine is only for server = \"ycsb-serve\""),
+                    );
+                }
+                Ok(Some(Server::Memcached))
+            }
+            "ycsb-serve" => {
+                if !protocol.served_by_ycsb_serve() {
+                    return self.err(
+                        s.span(),
+                        format!(
+                            "db.{label}.server: ycsb serve speaks RESP and HTTP, not the protocol of '{store}' (its clients: {})",
+                            store_names(|s| s.server.is_some_and(|c| c.protocol.served_by_ycsb_serve()))
+                        ),
+                    );
+                }
+                self.served_engine(label, d, s.span()).map(Some)
+            }
             other => {
-                let known = "redis-server or ycsb-serve";
+                let known = "redis-server, memcached or ycsb-serve";
                 self.err(
                     s.span(),
                     format!("db.{label}.server: unknown server '{other}' ({known})"),

@@ -374,10 +374,10 @@ fn start_server(
     Ok(ControlFlow::Continue(Some(child)))
 }
 
-/// The running server's version: `redis-server --version`, or what
-/// `ycsb serve` says it serves.
+/// The running server's version: `redis-server --version`,
+/// `memcached --version`, or what `ycsb serve` says it serves.
 fn server_version(a: &Attempt<'_>) -> Option<String> {
-    if a.cell.db.server == Some(Server::Redis) {
+    if matches!(a.cell.db.server, Some(Server::Redis | Server::Memcached)) {
         return std::process::Command::new(&a.server_argv[0])
             .arg("--version")
             .output()

@@ -36,6 +36,7 @@ impl Runner {
                 props.extend(client.address_properties(address));
                 match server {
                     Server::Redis => redis_server(port, db_dir),
+                    Server::Memcached => memcached_server(port),
                     Server::YcsbServe {
                         engine,
                         property_files,
@@ -177,6 +178,29 @@ fn redis_server(port: u16, db_dir: &Path) -> Vec<String> {
     .collect();
     server.push(db_dir.display().to_string());
     server
+}
+
+/// `memcached` on loopback `port`, TCP only, with 1 GiB for items
+/// (allocated as items arrive). `-u root` lets it start when the runner
+/// is root; memcached ignores it otherwise.
+fn memcached_server(port: u16) -> Vec<String> {
+    let port = port.to_string();
+    [
+        "memcached",
+        "-l",
+        "127.0.0.1",
+        "-p",
+        &port,
+        "-U",
+        "0",
+        "-m",
+        "1024",
+        "-u",
+        "root",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
 }
 
 /// The properties the runner sets last: the time limit, the status
