@@ -483,7 +483,8 @@ fn flag_value(args: &[String], flag: &str, default: u64) -> Result<u64> {
     }
 }
 
-/// The main job: workloads A and C on embedded RocksDB and LevelDB.
+/// The main job: workloads A and C on every embedded engine, at equal
+/// durability, then the comparison table and the HTML report.
 #[cfg(feature = "engines")]
 fn demo(args: &[String]) -> Result<()> {
     for a in args.iter().filter(|a| a.starts_with("--")) {
@@ -527,6 +528,7 @@ fn demo(args: &[String]) -> Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    let runs_started = std::time::Instant::now();
     for (db, dir_property, relaxed) in &engines {
         let (db, dir_property) = (*db, *dir_property);
         for workload in ["workloada", "workloadc"] {
@@ -556,19 +558,28 @@ fn demo(args: &[String]) -> Result<()> {
             let _ = std::fs::remove_dir_all(&data);
         }
     }
+    let runs_took = runs_started.elapsed();
     println!();
+    // The db column as wide as the longest name (wiredtiger).
+    let w = rows.iter().map(|r| r.db.len()).max().unwrap_or(0).max(2);
     println!(
-        "| {:<8} | {:<9} | {:>14} | {:>14} | {:>13} | {:>15} |",
+        "| {:<w$} | {:<9} | {:>14} | {:>14} | {:>13} | {:>15} |",
         "db", "workload", "load ops/s", "run ops/s", "read p99 us", "update p99 us"
     );
     println!(
-        "|{:-<10}|{:-<11}|{:->16}|{:->16}|{:->15}|{:->17}|",
-        "", "", "", "", "", ""
+        "|{:-<dash$}|{:-<11}|{:->16}|{:->16}|{:->15}|{:->17}|",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        dash = w + 2
     );
     let show = |v: Option<f64>| v.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
     for r in &rows {
         println!(
-            "| {:<8} | {:<9} | {:>14.0} | {:>14.0} | {:>13} | {:>15} |",
+            "| {:<w$} | {:<9} | {:>14.0} | {:>14.0} | {:>13} | {:>15} |",
             r.db,
             r.workload,
             r.load_throughput,
@@ -577,6 +588,12 @@ fn demo(args: &[String]) -> Result<()> {
             show(r.update_p99_us)
         );
     }
+    println!(
+        "\n{} runs in {:.0} s (load average now {})",
+        rows.len(),
+        runs_took.as_secs_f64(),
+        crate::machine::load_average()
+    );
     let html = work.join("report.html");
     let mut report = Command::new(&ycsb);
     report.current_dir(&root).arg("report");
