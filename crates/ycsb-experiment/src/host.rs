@@ -6,11 +6,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use std::collections::BTreeMap;
+
 use crate::error::{Context as _, Result};
-use serde_json::{json, Value};
+use crate::records::{Filesystem, HostFacts, IoCeiling};
 
 /// CPU model, cores, memory and kernel.
-pub fn facts() -> Value {
+pub fn facts() -> HostFacts {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let model = cpuinfo
         .lines()
@@ -33,16 +35,21 @@ pub fn facts() -> Value {
             .ok()
             .map(|s| s.trim().to_string())
     };
-    json!({
-        "hostname": read("/proc/sys/kernel/hostname"),
-        "cpu_model": model,
-        "logical_cpus": logical,
-        "available_cpus": available,
-        "memory_bytes": mem_kb.map(|k| k * 1024),
-        "kernel": read("/proc/sys/kernel/osrelease"),
-        "kernel_version": read("/proc/version"),
-        "os": read("/etc/os-release").and_then(|t| t.lines().find_map(|l| l.strip_prefix("PRETTY_NAME=").map(|v| v.trim_matches('"').to_string()))),
-    })
+    HostFacts {
+        hostname: read("/proc/sys/kernel/hostname"),
+        cpu_model: model,
+        logical_cpus: logical,
+        available_cpus: available,
+        memory_bytes: mem_kb.map(|k| k * 1024),
+        kernel: read("/proc/sys/kernel/osrelease"),
+        kernel_version: read("/proc/version"),
+        os: read("/etc/os-release").and_then(|t| {
+            t.lines().find_map(|l| {
+                l.strip_prefix("PRETTY_NAME=")
+                    .map(|v| v.trim_matches('"').to_string())
+            })
+        }),
+    }
 }
 
 /// `git rev-parse HEAD`, with `-dirty` when tracked files changed.
@@ -70,7 +77,7 @@ pub fn git_revision(root: &Path) -> Option<String> {
 
 /// The mount holding `dir`: (mount point, device, filesystem type), from
 /// the longest mount point that prefixes its canonical path.
-pub fn filesystem(dir: &Path) -> Option<(String, String, String)> {
+fn mount_of(dir: &Path) -> Option<(String, String, String)> {
     let canonical = dir.canonicalize().ok()?;
     let mounts = std::fs::read_to_string("/proc/self/mounts").ok()?;
     let mut best: Option<(String, String, String)> = None;
@@ -89,12 +96,16 @@ pub fn filesystem(dir: &Path) -> Option<(String, String, String)> {
 }
 
 /// Filesystem facts of a directory as JSON.
-pub fn filesystem_json(dir: &Path) -> Value {
-    match filesystem(dir) {
-        Some((mount, device, fstype)) => {
-            json!({"path": dir.display().to_string(), "mount": mount, "device": device, "type": fstype})
-        }
-        None => json!({"path": dir.display().to_string()}),
+pub fn filesystem(dir: &Path) -> Filesystem {
+    let (mount, device, fstype) = match mount_of(dir) {
+        Some((mount, device, fstype)) => (Some(mount), Some(device), Some(fstype)),
+        None => (None, None, None),
+    };
+    Filesystem {
+        path: dir.display().to_string(),
+        mount,
+        device,
+        fstype,
     }
 }
 
@@ -183,11 +194,11 @@ pub fn measure_write_bandwidth(dir: &Path, bytes: u64) -> Result<f64> {
 ///
 /// # Errors
 /// The measurement fails or the cache cannot be written.
-pub fn io_ceiling(cache: &Path, dir: &Path, bytes: u64) -> Result<Value> {
+pub fn io_ceiling(cache: &Path, dir: &Path, bytes: u64) -> Result<IoCeiling> {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-    let (mount, device, fstype) = filesystem(dir).unwrap_or_default();
+    let (mount, device, fstype) = mount_of(dir).unwrap_or_default();
     let key = format!("{}|{device}|{mount}|{bytes}", host.trim());
-    let mut all: serde_json::Map<String, Value> = std::fs::read_to_string(cache)
+    let mut all: BTreeMap<String, IoCeiling> = std::fs::read_to_string(cache)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default();
@@ -195,16 +206,20 @@ pub fn io_ceiling(cache: &Path, dir: &Path, bytes: u64) -> Result<Value> {
         return Ok(v.clone());
     }
     let bps = measure_write_bandwidth(dir, bytes)?;
-    let v = json!({
-        "host": host.trim(), "device": device, "mount": mount, "type": fstype,
-        "bytes_written": bytes, "write_bytes_per_sec": bps,
-        "measured_at": chrono::Utc::now().to_rfc3339(),
-        "method": "sequential 1 MiB writes of pseudo-random data, one fsync at the end",
-    });
+    let v = IoCeiling {
+        host: host.trim().to_string(),
+        device,
+        mount,
+        fstype,
+        bytes_written: bytes,
+        write_bytes_per_sec: bps,
+        measured_at: chrono::Utc::now().to_rfc3339(),
+        method: "sequential 1 MiB writes of pseudo-random data, one fsync at the end".into(),
+    };
     all.insert(key, v.clone());
     write_atomic(
         cache,
-        serde_json::to_string_pretty(&Value::Object(all))
+        serde_json::to_string_pretty(&all)
             .context(|| format!("encoding {}", cache.display()))?
             .as_bytes(),
     )?;

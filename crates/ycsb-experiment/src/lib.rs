@@ -52,6 +52,7 @@ mod host;
 mod matrix;
 mod paths;
 mod proc;
+mod records;
 mod redact;
 mod report;
 mod run;
@@ -70,8 +71,6 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
-
-use serde_json::json;
 
 use cells::Cell;
 use error::{Context as _, Result};
@@ -327,17 +326,22 @@ pub fn run(options: &Options, stop: Arc<AtomicBool>, progress: &mut dyn Progress
         &results.join("matrix.toml"),
         redact::text(&m.text).as_bytes(),
     )?;
-    let host_json = serde_json::to_string_pretty(&json!({"matrix": m.path.display().to_string(), "host": host_facts, "git_revision": git, "db_filesystem": host::filesystem_json(&data)}))
-        .context(|| "encoding host.json".into())?;
+    let host_json = serde_json::to_string_pretty(&records::HostFile {
+        matrix: m.path.display().to_string(),
+        host: host_facts.clone(),
+        git_revision: git.clone(),
+        db_filesystem: host::filesystem(&data),
+    })
+    .context(|| "encoding host.json".into())?;
     host::write_atomic(&results.join("host.json"), host_json.as_bytes())?;
     let io_ceiling = match m.io_ceiling {
         Some(bytes) => {
             let v = host::io_ceiling(&results_root.join("io-ceiling.json"), &data, bytes)?;
             progress.status(&format!(
                 "experiment: sequential write ceiling of {} ({}): {:.0} MB/s",
-                v["mount"].as_str().unwrap_or("?"),
-                v["type"].as_str().unwrap_or("?"),
-                v["write_bytes_per_sec"].as_f64().unwrap_or(0.0) / 1e6
+                v.mount,
+                v.fstype,
+                v.write_bytes_per_sec / 1e6
             ));
             Some(v)
         }
@@ -500,7 +504,7 @@ struct Reports<'a> {
     results: &'a Path,
     all: &'a [Cell],
     work: &'a [(Cell, Kind)],
-    host_facts: &'a serde_json::Value,
+    host_facts: &'a records::HostFacts,
     git: Option<&'a str>,
     data: &'a Path,
 }
@@ -569,14 +573,13 @@ impl Reports<'_> {
         )?;
         md.push_str("Throughput is mean ± sample standard deviation over repeats; latencies in microseconds (means over repeats); cpu % is of one core; cv % is the coefficient of variation of per-interval throughput (lower is steadier); user MB/s counts keys and values written, its share is of the measured sequential write bandwidth.\n");
         host::write_atomic(&results.join("summary.md"), md.as_bytes())?;
-        let io = res
-            .iter()
-            .find_map(|r| {
-                (!r.record["io_ceiling"].is_null()).then(|| r.record["io_ceiling"].clone())
-            })
-            .unwrap_or_default();
-        let extra = json!({"host": self.host_facts, "git": self.git, "fs": host::filesystem_json(self.data), "io_ceiling": io});
-        let html = report::html(m, &res, &phases, failed, &extra);
+        let context = records::RunContext {
+            host: self.host_facts.clone(),
+            git: self.git.map(str::to_string),
+            filesystem: host::filesystem(self.data),
+            io_ceiling: res.iter().find_map(|r| r.io_ceiling.clone()),
+        };
+        let html = report::html(m, &res, &phases, failed, &context);
         host::write_atomic(&results.join("report.html"), html.as_bytes())?;
         progress.result(&format!(
             "results: {}\nreport:  {}",

@@ -123,8 +123,8 @@ pub fn is_owned(dir: &Path) -> bool {
     }
     let recorded = std::fs::read_to_string(dir.join("cell.json"))
         .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .is_some_and(|v| v["fingerprint"].is_string() && v["id"].is_string());
+        .and_then(|t| crate::records::CellFacts::parse(&t))
+        .is_some();
     recorded
         || std::fs::read_dir(dir).is_ok_and(|entries| {
             let mut any = false;
@@ -209,8 +209,7 @@ pub fn claim_experiment_dir(dir: &Path) -> Result<()> {
     let earlier = || {
         std::fs::read_to_string(dir.join("host.json"))
             .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-            .is_some_and(|v| v["matrix"].is_string() && v["host"].is_object())
+            .is_some_and(|t| serde_json::from_str::<crate::records::HostFile>(&t).is_ok())
     };
     if !empty && !earlier() {
         return Err(foreign(dir));

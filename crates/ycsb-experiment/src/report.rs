@@ -5,7 +5,6 @@
 //! distributions, engine gauges by kind), the servers' CPU, and the
 //! matrix. Self-contained HTML: no scripts, no network.
 
-use serde_json::Value;
 use ycsb_report::{
     phase_section, render_html, Bar, BarChart, Block, Chart, Dash, Figure, Note, Page, Run,
     Section, Series, Table,
@@ -13,6 +12,7 @@ use ycsb_report::{
 
 use crate::cells::Cell;
 use crate::matrix::Matrix;
+use crate::records::RunContext;
 use crate::summary::{self, CellResult, Row};
 
 /// The overview: the description, the host and what failed.
@@ -20,7 +20,7 @@ fn overview(
     m: &Matrix,
     results: &[CellResult],
     failed: &[(Cell, String)],
-    extra: &Value,
+    context: &RunContext,
 ) -> Vec<Section> {
     let mut section = Section::new("Overview");
     if !m.description.is_empty() {
@@ -28,7 +28,7 @@ fn overview(
     }
     section
         .blocks
-        .push(Note::plain(host_line(results.len(), failed.len(), extra)));
+        .push(Note::plain(host_line(results.len(), failed.len(), context)));
     let mut sections = vec![section];
     if !failed.is_empty() {
         // Before the measurements: what is missing from them, and why.
@@ -48,8 +48,9 @@ fn overview(
 
 /// The host facts the runner recorded (not an export: the experiment's
 /// own record of the machine), as one line.
-fn host_line(complete: usize, failed: usize, extra: &Value) -> String {
-    let host = &extra["host"];
+fn host_line(complete: usize, failed: usize, context: &RunContext) -> String {
+    let host = &context.host;
+    let or_unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| "?".into());
     format!(
         "{complete} cells complete{} · git {} · {} · {} logical CPUs · {:.1} GiB · kernel {} · DB filesystem {} ({}){}",
         if failed == 0 {
@@ -57,15 +58,15 @@ fn host_line(complete: usize, failed: usize, extra: &Value) -> String {
         } else {
             format!(" · {failed} failed (see Failed cells)")
         },
-        extra["git"].as_str().unwrap_or("?"),
-        host["cpu_model"].as_str().unwrap_or("?"),
-        host["logical_cpus"],
-        host["memory_bytes"].as_f64().unwrap_or(0.0) / (1u64 << 30) as f64,
-        host["kernel"].as_str().unwrap_or("?"),
-        extra["fs"]["type"].as_str().unwrap_or("?"),
-        extra["fs"]["device"].as_str().unwrap_or("?"),
-        match extra["io_ceiling"]["write_bytes_per_sec"].as_f64() {
-            Some(b) => format!(" · sequential write ceiling {:.0} MB/s", b / 1e6),
+        or_unknown(&context.git),
+        or_unknown(&host.cpu_model),
+        host.logical_cpus,
+        host.memory_bytes.unwrap_or(0) as f64 / (1u64 << 30) as f64,
+        or_unknown(&host.kernel),
+        or_unknown(&context.filesystem.fstype),
+        or_unknown(&context.filesystem.device),
+        match &context.io_ceiling {
+            Some(c) => format!(" · sequential write ceiling {:.0} MB/s", c.write_bytes_per_sec / 1e6),
             None => String::new(),
         }
     )
@@ -200,10 +201,10 @@ pub fn page(
     results: &[CellResult],
     phases: &[(String, Vec<Row>)],
     failed: &[(Cell, String)],
-    extra: &Value,
+    context: &RunContext,
 ) -> Page {
     let mut page = Page::new(m.name.clone());
-    page.sections = overview(m, results, failed, extra);
+    page.sections = overview(m, results, failed, context);
     for (name, rows) in phases.iter().filter(|(_, rows)| !rows.is_empty()) {
         page.sections.push(phase(m, results, name, rows));
     }
@@ -222,7 +223,7 @@ pub fn html(
     results: &[CellResult],
     phases: &[(String, Vec<Row>)],
     failed: &[(Cell, String)],
-    extra: &Value,
+    context: &RunContext,
 ) -> String {
-    render_html(&page(m, results, phases, failed, extra))
+    render_html(&page(m, results, phases, failed, context))
 }

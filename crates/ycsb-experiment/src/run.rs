@@ -10,7 +10,6 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
 use ycsb_db::ServerAddress;
 use ycsb_results::RunReport;
 
@@ -78,11 +77,11 @@ pub struct Runner {
     /// Set by Ctrl-C / SIGTERM.
     pub stop: Arc<AtomicBool>,
     /// Host facts, recorded in every cell.
-    pub host: Value,
+    pub host: crate::records::HostFacts,
     /// Git revision of the checkout.
     pub git: Option<String>,
     /// The I/O ceiling measurement, if any.
-    pub io_ceiling: Option<Value>,
+    pub io_ceiling: Option<crate::records::IoCeiling>,
 }
 
 /// The directory of a complete cell.
@@ -181,8 +180,8 @@ pub(crate) fn fingerprint(
 fn complete(dir: &Path, fingerprint: &str) -> bool {
     std::fs::read_to_string(dir.join("cell.json"))
         .ok()
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .is_some_and(|v| v["fingerprint"] == fingerprint)
+        .and_then(|t| crate::records::CellFacts::parse(&t))
+        .is_some_and(|facts| facts.fingerprint == fingerprint)
 }
 
 impl Runner {

@@ -6,7 +6,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
 
-use serde_json::Value;
 use ycsb_results::{PhaseReport, RunReport, SectionReport};
 
 use crate::cells::Cell;
@@ -24,8 +23,8 @@ pub struct CellResult {
     pub export: RunReport,
     /// `timeseries.json`.
     pub series: Vec<PhaseSeries>,
-    /// `cell.json`.
-    pub record: Value,
+    /// The I/O ceiling the cell ran under (from `cell.json`).
+    pub io_ceiling: Option<crate::records::IoCeiling>,
 }
 
 impl CellResult {
@@ -62,8 +61,9 @@ pub fn read_results(results: &Path, cells: &[Cell]) -> Result<Vec<CellResult>> {
         };
         out.push(CellResult {
             cell: cell.clone(),
-            record: serde_json::from_str(&record)
-                .context(|| format!("parsing {}/cell.json", dir.display()))?,
+            io_ceiling: serde_json::from_str::<crate::records::CellFacts>(&record)
+                .context(|| format!("parsing {}/cell.json", dir.display()))?
+                .io_ceiling,
             export: crate::run::read_export(&dir.join("export.json"))?,
             series: serde_json::from_str(&read("timeseries.json")?)
                 .context(|| format!("parsing {}/timeseries.json", dir.display()))?,
@@ -329,7 +329,8 @@ fn row(group: String, rs: &[&CellResult], phase: &str) -> Row {
     let (durable, durability) = durability(rs);
     let ceiling = rs
         .first()
-        .and_then(|r| r.record["io_ceiling"]["write_bytes_per_sec"].as_f64());
+        .and_then(|r| r.io_ceiling.as_ref())
+        .map(|c| c.write_bytes_per_sec);
     Row {
         coords: rs[0]
             .cell

@@ -300,7 +300,16 @@ fn result(
         cell,
         export,
         series: Vec::new(),
-        record: serde_json::json!({"io_ceiling": {"write_bytes_per_sec": 1e6}}),
+        io_ceiling: Some(super::records::IoCeiling {
+            host: "h".into(),
+            device: "/dev/vda".into(),
+            mount: "/".into(),
+            fstype: "ext4".into(),
+            bytes_written: 1 << 20,
+            write_bytes_per_sec: 1e6,
+            measured_at: "t".into(),
+            method: "m".into(),
+        }),
     }
 }
 
@@ -454,7 +463,7 @@ fn summary_shows_each_cells_durability_and_warns_when_they_differ() {
         &results,
         &[("run".into(), rows.clone())],
         &[],
-        &serde_json::Value::Null,
+        &super::records::RunContext::default(),
     );
     assert!(html.contains(warning), "the report warns too");
 
@@ -560,7 +569,7 @@ mod capabilities {
             data: PathBuf::from("/d"),
             force: false,
             stop: Arc::new(AtomicBool::new(false)),
-            host: serde_json::Value::Null,
+            host: crate::records::HostFacts::default(),
             git: None,
             io_ceiling: None,
         }
@@ -1097,7 +1106,10 @@ fn the_report_shares_ycsb_report_s_model_and_renderer() {
         .find(|c| c.id == "db=memory,r2")
         .unwrap();
     let failed = vec![(failed_cell, "ycsb exited with status 1".to_string())];
-    let extra = serde_json::json!({"host": {}, "git": "abc", "fs": {}, "io_ceiling": {}});
+    let extra = super::records::RunContext {
+        git: Some("abc".into()),
+        ..Default::default()
+    };
     let phases = vec![("run".to_string(), rows)];
     let page = super::report::page(&m, &rs, &phases, &failed, &extra);
     let headings: Vec<&str> = page.sections.iter().map(|s| s.heading.as_str()).collect();

@@ -98,7 +98,7 @@ impl Runner {
             "ycsb_version": export.metadata.version,
             "git_revision": self.git,
             "host": self.host,
-            "db_dir": host::filesystem_json(a.data_dir),
+            "db_dir": host::filesystem(a.data_dir),
             "space_bytes_end": ended.space_end,
             "io_ceiling": self.io_ceiling,
         })

@@ -91,7 +91,7 @@ fn result(
         cell,
         export,
         series: Vec::new(),
-        record: serde_json::Value::Null,
+        io_ceiling: None,
     }
 }
 
