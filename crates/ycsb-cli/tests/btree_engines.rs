@@ -158,7 +158,7 @@ fn a_load_that_fills_the_disk_ends_with_a_clear_error() {
         let fs = Tmpfs::mount("8m");
         let out_dir = tempfile::tempdir().unwrap();
         let export = out_dir.path().join("load.json");
-        let mut extra = dir_property(property, &fs.path.join("db"));
+        let mut extra = dir_property(property, &fs.path().join("db"));
         extra.extend(["-p".into(), format!("exportfile={}", export.display())]);
         // 50 000 records of 1 KB cannot fit in 8 MB.
         let o = ycsb_args(
@@ -194,7 +194,7 @@ fn a_read_only_directory_is_one_clear_error() {
         let fs = Tmpfs::mount("1m,ro");
         let o = ycsb_args(
             &format!("load {db} -P workloads/workloada -p recordcount=10"),
-            &dir_property(property, &fs.path.join("db")),
+            &dir_property(property, &fs.path().join("db")),
         );
         let err = stderr(&o);
         assert!(!err.contains("panicked"), "{db}: {err}");

@@ -402,7 +402,7 @@ fn a_non_empty_directory_that_is_no_database_is_refused_untouched() {
 #[test]
 fn a_read_only_file_system_is_a_clear_open_error() {
     let fs = Tmpfs::mount("16m");
-    let home = fs.path.join("db");
+    let home = fs.path().join("db");
     let o = ycsb_at(
         "load wiredtiger -P workloads/workloada -p recordcount=200",
         &home,
@@ -411,11 +411,11 @@ fn a_read_only_file_system_is_a_clear_open_error() {
     assert!(o.status.success(), "{}", stderr(&o));
     let remount = std::process::Command::new("mount")
         .args(["-o", "remount,ro"])
-        .arg(&fs.path)
+        .arg(fs.path())
         .status()
         .unwrap();
     assert!(remount.success());
-    for dir in [home.clone(), fs.path.join("new")] {
+    for dir in [home.clone(), fs.path().join("new")] {
         let o = ycsb_at(
             "run wiredtiger -P workloads/workloadc -p recordcount=200 -p operationcount=200",
             &dir,
@@ -447,7 +447,7 @@ fn a_load_that_fills_the_disk_ends_with_a_clear_error() {
         let export = out_dir.path().join("load.json");
         let o = ycsb_at(
             "load wiredtiger -P workloads/workloada -p recordcount=50000 -p exporter=json",
-            &fs.path.join("db"),
+            &fs.path().join("db"),
             &[
                 &[
                     "-threads",

@@ -225,7 +225,7 @@ fn a_rocksdb_load_that_fills_the_disk_ends_cleanly_with_the_shipped_options() {
 /// reason, the report and the JSON export of what ran.
 fn fill_the_disk(engine: &str, property_file: Option<&str>) {
     let fs = Tmpfs::mount("8m");
-    let db = fs.path.join("db");
+    let db = fs.path().join("db");
     let out_dir = tempfile::tempdir().unwrap();
     let export = out_dir.path().join("load.json");
     let mut command = ycsb();

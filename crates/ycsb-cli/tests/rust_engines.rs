@@ -401,17 +401,17 @@ fn a_read_only_file_system_is_a_clear_error() {
     for e in ENGINES {
         ycsb_ok(
             &["load", e.name, "-p", "recordcount=20"],
-            &[&e.at(&fs.path.join(e.name)), &strings(e.fast)],
+            &[&e.at(&fs.path().join(e.name)), &strings(e.fast)],
         );
     }
     let remount = std::process::Command::new("mount")
         .args(["-o", "remount,ro"])
-        .arg(&fs.path)
+        .arg(fs.path())
         .output()
         .unwrap();
     assert!(remount.status.success(), "{}", stderr(&remount));
     for e in ENGINES {
-        for db in [fs.path.join(e.name), fs.path.join("new")] {
+        for db in [fs.path().join(e.name), fs.path().join("new")] {
             let o = ycsb_out(
                 &[
                     "run",
@@ -467,7 +467,7 @@ fn a_load_that_fills_the_disk_ends_with_a_clear_error() {
                 "exporter=json",
             ],
             &[
-                &e.at(&fs.path.join("db")),
+                &e.at(&fs.path().join("db")),
                 &["-p".into(), format!("recordcount={records}")],
                 &strings(durability),
                 &["-p".into(), format!("exportfile={}", export.display())],

@@ -133,7 +133,10 @@ fn wiredtiger_with_its_log_on_a_full_disk_and_two_threads_always_ends() {
             .args(["-p", "wiredtiger.log=true", "-p", "maxexecutiontime=20"])
             .args(["-p", "stop.grace=5", "-p", "exporter=json"])
             .arg("-p")
-            .arg(format!("wiredtiger.home={}", fs.path.join("db").display()))
+            .arg(format!(
+                "wiredtiger.home={}",
+                fs.path().join("db").display()
+            ))
             .arg("-p")
             .arg(format!("exportfile={}", export.display()))
             .stdout(Stdio::piped())

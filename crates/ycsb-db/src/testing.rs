@@ -38,6 +38,7 @@
 //! the checks that a killed writer lost none of them.
 
 pub mod durability;
+mod server;
 mod tmpfs;
 
 use std::collections::BTreeMap;
@@ -56,6 +57,7 @@ pub use embedded::{
     assert_survives_reopen, gauge, load_property_file, locked_version, read_both_ways, scan_keys,
     second_open_error, unusable_location_errors,
 };
+pub use server::{free_port, ServerProcess, ServerSpec};
 pub use tmpfs::Tmpfs;
 
 /// A record of text fields, in the given order: `record(&[("field0", "v")])`.

@@ -5,8 +5,8 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
@@ -45,17 +45,13 @@ pub fn require(binary: &str, package: &str) {
     );
 }
 
-/// A port free on loopback now.
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free loopback port")
-}
+#[allow(unused_imports)]
+pub use ycsb_db::testing::free_port;
+use ycsb_db::testing::{ServerProcess, ServerSpec};
 
 /// A redis-server on a loopback port, killed when dropped.
 pub struct Redis {
-    child: Option<Child>,
+    server: ServerProcess,
     pub port: u16,
     _dir: tempfile::TempDir,
 }
@@ -64,92 +60,66 @@ impl Redis {
     /// Starts redis-server with `extra` arguments (for example
     /// `["--requirepass", "x"]`), bound to 127.0.0.1 only.
     pub fn start(extra: &[&str]) -> Self {
-        require("redis-server", "redis-server");
         let dir = tempfile::tempdir().unwrap();
         let port = free_port();
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string()])
-            .args(["--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
-            .arg("--dir")
-            .arg(dir.path())
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server starts");
-        let server = Self {
-            child: Some(child),
+        let mut args: Vec<String> = [
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "no",
+            "--dir",
+            &dir.path().display().to_string(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        // Any answer (+PONG or -NOAUTH) means it is serving.
+        let spec = ServerSpec {
+            program: "redis-server",
+            package: "redis-server",
+            probe: b"PING\r\n",
+            ready: b"",
+        };
+        Self {
+            server: ServerProcess::start(spec, port, args),
             port,
             _dir: dir,
-        };
-        server.wait_ready();
-        server
-    }
-
-    fn wait_ready(&self) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) {
-                s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
-                let mut buf = [0u8; 64];
-                // Any answer (+PONG or -NOAUTH) means it is serving.
-                if s.write_all(b"PING\r\n").is_ok() && matches!(s.read(&mut buf), Ok(n) if n > 0) {
-                    return;
-                }
-            }
-            assert!(
-                Instant::now() < deadline,
-                "redis-server on port {} did not start",
-                self.port
-            );
-            std::thread::sleep(Duration::from_millis(20));
         }
     }
 
     /// Sends `signal` to the server (SIGSTOP: a server that hangs).
     pub fn signal(&self, sig: i32) {
-        signal(self.child.as_ref().expect("the server runs"), sig);
+        signal(self.server.child(), sig);
     }
 
     /// Kills the server at once, as a crash would.
     pub fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        self.kill();
+        self.server.kill();
     }
 }
 
 /// A memcached on a loopback port (TCP only), killed when dropped.
 pub struct Memcached {
-    child: Option<Child>,
+    server: ServerProcess,
     pub port: u16,
 }
 
 impl Memcached {
     /// Starts memcached on a free port, bound to 127.0.0.1 only.
     pub fn start() -> Self {
-        let mut server = Self {
-            child: None,
-            port: free_port(),
-        };
-        server.spawn();
-        server
-    }
-
-    fn spawn(&mut self) {
-        require("memcached", "memcached");
-        let mut command = Command::new("memcached");
-        command
-            .args(["-l", "127.0.0.1", "-p", &self.port.to_string()])
-            .args(["-U", "0", "-m", "64", "-t", "2"]);
+        let port = free_port();
+        let mut args: Vec<String> = ["-l", "127.0.0.1", "-p", &port.to_string()]
+            .iter()
+            .chain(&["-U", "0", "-m", "64", "-t", "2"])
+            .map(|s| s.to_string())
+            .collect();
         // memcached refuses to run as root unless told which user to be.
         let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
             s.lines()
@@ -157,53 +127,33 @@ impl Memcached {
                 .is_some_and(|ids| ids.split_whitespace().nth(1) == Some("0"))
         });
         if root {
-            command.args(["-u", "root"]);
+            args.extend(["-u".to_string(), "root".to_string()]);
         }
-        let child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("memcached starts");
-        self.child = Some(child);
-        // Ready when it answers, not merely accepts.
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) {
-                s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
-                let mut buf = [0u8; 64];
-                if s.write_all(b"version\r\n").is_ok()
-                    && matches!(s.read(&mut buf), Ok(n) if buf[..n].starts_with(b"VERSION"))
-                {
-                    return;
-                }
-            }
-            assert!(
-                Instant::now() < deadline,
-                "memcached on port {} did not start",
-                self.port
-            );
-            std::thread::sleep(Duration::from_millis(20));
+        let spec = ServerSpec {
+            program: "memcached",
+            package: "memcached",
+            probe: b"version\r\n",
+            ready: b"VERSION",
+        };
+        Self {
+            server: ServerProcess::start(spec, port, args),
+            port,
         }
     }
 
     /// Kills the server at once, as a crash would.
     pub fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        self.server.kill();
     }
 
     /// Starts it again on the same port, empty.
     pub fn restart(&mut self) {
-        self.kill();
-        self.spawn();
+        self.server.restart();
     }
 
     /// `host:port`, for `memcached.hosts`.
     pub fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
+        self.server.addr()
     }
 
     /// One figure of the server's `stats`.
@@ -223,55 +173,9 @@ impl Memcached {
     }
 }
 
-impl Drop for Memcached {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-/// A tmpfs of `size` mounted on a fresh directory, unmounted when dropped.
-pub struct Tmpfs {
-    pub path: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl Tmpfs {
-    /// Mounts a tmpfs of `size` (as mount's `size=` option, e.g. `8m`).
-    /// Fails, rather than skipping, when this environment cannot mount
-    /// (the test needs root or CAP_SYS_ADMIN).
-    pub fn mount(size: &str) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(dir.path())
-            .output()
-            .expect("mount(8) runs");
-        assert!(
-            out.status.success(),
-            "cannot mount a {size} tmpfs on {} (this test needs root or CAP_SYS_ADMIN to mount a small file system and fill it): {}",
-            dir.path().display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-        Self {
-            path: dir.path().to_path_buf(),
-            _dir: dir,
-        }
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let ok = Command::new("umount")
-            .arg(&self.path)
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            // A process may still hold a file open: detach it lazily so
-            // that no mount outlives the test.
-            let _ = Command::new("umount").arg("-l").arg(&self.path).status();
-        }
-    }
-}
+/// A tmpfs of the test's own (the kit's).
+#[allow(unused_imports)]
+pub use ycsb_db::testing::Tmpfs;
 
 /// Lines of a child's standard error as they arrive, and all of them.
 pub struct StderrLines {

@@ -2,16 +2,25 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use ycsb_db::testing::{free_port, ServerProcess, ServerSpec};
 
 /// A memcached child process on a free loopback port, killed when dropped.
 pub struct Memcached {
-    child: Option<Child>,
+    server: ServerProcess,
     pub port: u16,
 }
+
+/// memcached, ready once it answers `version`.
+const MEMCACHED: ServerSpec = ServerSpec {
+    program: "memcached",
+    package: "memcached",
+    probe: b"version\r\n",
+    ready: b"VERSION",
+};
 
 /// Whether this process runs as root (memcached then needs `-u root`).
 fn is_root() -> bool {
@@ -28,84 +37,38 @@ fn is_root() -> bool {
 impl Memcached {
     /// Starts memcached on a free port, TCP on 127.0.0.1 only.
     pub fn start() -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free loopback port");
-        let mut server = Self { child: None, port };
-        server.spawn();
-        server
-    }
-
-    fn spawn(&mut self) {
-        let mut command = Command::new("memcached");
-        command
-            .args(["-l", "127.0.0.1", "-p", &self.port.to_string()])
-            .args(["-U", "0", "-m", "64", "-t", "2", "-c", "1024"]);
+        let port = free_port();
+        let mut args: Vec<String> = ["-l", "127.0.0.1", "-p", &port.to_string()]
+            .iter()
+            .chain(&["-U", "0", "-m", "64", "-t", "2", "-c", "1024"])
+            .map(|s| s.to_string())
+            .collect();
         if is_root() {
-            command.args(["-u", "root"]);
+            args.extend(["-u".to_string(), "root".to_string()]);
         }
-        let child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!(
-                    "memcached does not start ({e}): these tests need the Debian package \
-                     memcached (cargo xtask deps installs it)"
-                )
-            });
-        self.child = Some(child);
-        self.wait_ready();
-    }
-
-    /// Until the server answers `version` (not merely accepts).
-    fn wait_ready(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) {
-                s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
-                let mut buf = [0u8; 64];
-                if s.write_all(b"version\r\n").is_ok()
-                    && matches!(s.read(&mut buf), Ok(n) if buf[..n].starts_with(b"VERSION"))
-                {
-                    return;
-                }
-            }
-            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().unwrap()) {
-                panic!("memcached on port {} exited at start: {status}", self.port);
-            }
-            assert!(
-                Instant::now() < deadline,
-                "memcached on port {} did not start",
-                self.port
-            );
-            std::thread::sleep(Duration::from_millis(20));
+        Self {
+            server: ServerProcess::start(MEMCACHED, port, args),
+            port,
         }
     }
 
     /// Kills the server (as a crash would).
     pub fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        self.server.kill();
     }
 
     /// Starts the server again on the same port (empty: memcached keeps
     /// nothing).
     pub fn restart(&mut self) {
-        self.kill();
-        self.spawn();
+        self.server.restart();
     }
 
     pub fn pid(&self) -> u32 {
-        self.child.as_ref().expect("server running").id()
+        self.server.child().id()
     }
 
     pub fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
+        self.server.addr()
     }
 
     /// Sends one text command and returns the reply up to `END`, a single
@@ -163,11 +126,5 @@ impl Memcached {
             .unwrap_or_else(|| panic!("no {name} in {reply}"))
             .parse()
             .unwrap()
-    }
-}
-
-impl Drop for Memcached {
-    fn drop(&mut self) {
-        self.kill();
     }
 }

@@ -2,17 +2,17 @@
 
 #![allow(dead_code)]
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::net::TcpListener;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use ycsb_db::testing::{ServerProcess, ServerSpec};
 
 /// A redis-server child process, killed when dropped.
 pub struct RedisServer {
-    child: Option<Child>,
+    server: ServerProcess,
     pub port: u16,
-    dir: tempfile::TempDir,
-    extra: Vec<String>,
+    _dir: tempfile::TempDir,
 }
 
 fn require(binary: &str) {
@@ -45,89 +45,66 @@ pub fn free_port(with_bus: bool) -> u16 {
     panic!("no free port pair found");
 }
 
+/// redis-server, serving once it answers a PING at all.
+const REDIS: ServerSpec = ServerSpec {
+    program: "redis-server",
+    package: "redis-server",
+    probe: b"PING\r\n",
+    ready: b"",
+};
+
 impl RedisServer {
     /// Starts redis-server on a free port with `extra` arguments.
     pub fn start(extra: &[&str]) -> Self {
         let cluster = extra.contains(&"--cluster-enabled");
-        let mut server = Self {
-            child: None,
-            port: free_port(cluster),
-            dir: tempfile::tempdir().unwrap(),
-            extra: extra.iter().map(|s| s.to_string()).collect(),
-        };
-        server.spawn();
-        server
-    }
-
-    fn spawn(&mut self) {
-        require("redis-server");
-        let child = Command::new("redis-server")
-            .args(["--port", &self.port.to_string()])
-            .args(["--bind", "127.0.0.1"])
-            .args(["--save", ""])
-            .args(["--appendonly", "no"])
-            .args(["--daemonize", "no"])
-            .arg("--dir")
-            .arg(self.dir.path())
-            .args(&self.extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server starts");
-        self.child = Some(child);
-        self.wait_ready();
-    }
-
-    fn wait_ready(&self) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) {
-                s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
-                let mut buf = [0u8; 64];
-                if s.write_all(b"PING\r\n").is_ok() && matches!(s.read(&mut buf), Ok(n) if n > 0) {
-                    return;
-                }
-            }
-            assert!(
-                Instant::now() < deadline,
-                "redis-server on port {} did not start",
-                self.port
-            );
-            std::thread::sleep(Duration::from_millis(20));
+        let port = free_port(cluster);
+        let dir = tempfile::tempdir().unwrap();
+        let mut args: Vec<String> = [
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "no",
+            "--dir",
+            &dir.path().display().to_string(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        Self {
+            server: ServerProcess::start(REDIS, port, args),
+            port,
+            _dir: dir,
         }
     }
 
     /// Kills the server (as a crash would).
     pub fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        self.server.kill();
     }
 
     /// Starts the server again on the same port.
     pub fn restart(&mut self) {
-        self.kill();
-        self.spawn();
+        self.server.restart();
     }
 
     pub fn pid(&self) -> u32 {
-        self.child.as_ref().expect("server running").id()
+        self.server.child().id()
     }
 
     pub fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
+        self.server.addr()
     }
 
     /// Runs redis-cli against this server and returns its output.
     pub fn cli(&self, args: &[&str]) -> String {
         redis_cli(&[&["-p", &self.port.to_string()], args].concat())
-    }
-}
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        self.kill();
     }
 }
 
