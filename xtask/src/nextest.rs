@@ -32,7 +32,15 @@ pub fn available(cargo: &str) -> bool {
 pub fn run(root: &Path, cargo: &str, extra: &[String]) -> Result<()> {
     let mut child = Command::new(cargo)
         .current_dir(root)
-        .args(["nextest", "run", "--workspace", "--all-targets"])
+        // Every failure in one run, not only the first: a CI run is
+        // minutes long, and its log should say all that is wrong.
+        .args([
+            "nextest",
+            "run",
+            "--workspace",
+            "--all-targets",
+            "--no-fail-fast",
+        ])
         .args(extra)
         .stderr(Stdio::piped())
         .spawn()

@@ -119,7 +119,7 @@ mod tests {
 
     #[test]
     fn a_cell_record_gives_its_facts_and_nothing_else_does() {
-        let record = r#"{"id":"db=basic,r1","group":"g","fingerprint":"abc","io_ceiling":{"host":"h","device":"/dev/vda","mount":"/","type":"ext4","bytes_written":1,"write_bytes_per_sec":2.5e8,"measured_at":"t","method":"m"},"other":1}"#;
+        let record = r#"{"id":"db=basic,r1","group":"g","fingerprint":"abc","io_ceiling":{"host":"h","device":"vda","mount":"/","type":"ext4","bytes_written":1,"write_bytes_per_sec":2.5e8,"measured_at":"t","method":"m"},"other":1}"#;
         let facts = CellFacts::parse(record).unwrap();
         assert_eq!(facts.id, "db=basic,r1");
         assert_eq!(facts.fingerprint, "abc");

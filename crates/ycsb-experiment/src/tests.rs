@@ -302,7 +302,7 @@ fn result(
         series: Vec::new(),
         io_ceiling: Some(super::records::IoCeiling {
             host: "h".into(),
-            device: "/dev/vda".into(),
+            device: "vda".into(),
             mount: "/".into(),
             fstype: "ext4".into(),
             bytes_written: 1 << 20,
