@@ -558,7 +558,25 @@ fn demo(args: &[String]) -> Result<()> {
             let _ = std::fs::remove_dir_all(&data);
         }
     }
-    let runs_took = runs_started.elapsed();
+    print_demo_table(&rows, runs_started.elapsed());
+    let html = work.join("report.html");
+    let mut report = Command::new(&ycsb);
+    report.current_dir(&root).arg("report");
+    for (db, _, _) in &engines {
+        for workload in ["workloada", "workloadc"] {
+            report.arg(work.join(format!("{db}-{workload}.json")));
+        }
+    }
+    report.arg("-o").arg(&html);
+    run(&mut report)?;
+    println!("\nJSON exports: {}", work.display());
+    println!("HTML report:  {}", html.display());
+    Ok(())
+}
+
+/// The demo's comparison table, then how long its runs took.
+#[cfg(feature = "engines")]
+fn print_demo_table(rows: &[DemoRow], runs_took: std::time::Duration) {
     println!();
     // The db column as wide as the longest name (wiredtiger).
     let w = rows.iter().map(|r| r.db.len()).max().unwrap_or(0).max(2);
@@ -577,7 +595,7 @@ fn demo(args: &[String]) -> Result<()> {
         dash = w + 2
     );
     let show = |v: Option<f64>| v.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
-    for r in &rows {
+    for r in rows {
         println!(
             "| {:<w$} | {:<9} | {:>14.0} | {:>14.0} | {:>13} | {:>15} |",
             r.db,
@@ -594,19 +612,6 @@ fn demo(args: &[String]) -> Result<()> {
         runs_took.as_secs_f64(),
         crate::machine::load_average()
     );
-    let html = work.join("report.html");
-    let mut report = Command::new(&ycsb);
-    report.current_dir(&root).arg("report");
-    for (db, _, _) in &engines {
-        for workload in ["workloada", "workloadc"] {
-            report.arg(work.join(format!("{db}-{workload}.json")));
-        }
-    }
-    report.arg("-o").arg(&html);
-    run(&mut report)?;
-    println!("\nJSON exports: {}", work.display());
-    println!("HTML report:  {}", html.display());
-    Ok(())
 }
 
 /// Reads a JSON export typed (`exporter=json`).
