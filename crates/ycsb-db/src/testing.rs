@@ -38,6 +38,7 @@
 //! the checks that a killed writer lost none of them.
 
 pub mod durability;
+mod options;
 mod server;
 mod tmpfs;
 
@@ -57,6 +58,7 @@ pub use embedded::{
     assert_survives_reopen, gauge, load_property_file, locked_version, read_both_ways, scan_keys,
     second_open_error, unusable_location_errors,
 };
+pub use options::{assert_declared_once, assert_invalid_values};
 pub use server::{free_port, ServerProcess, ServerSpec};
 pub use tmpfs::Tmpfs;
 

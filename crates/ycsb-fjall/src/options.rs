@@ -216,24 +216,15 @@ mod tests {
             // 100000 aborted the process when the threads could not start.
             ("fjall.worker_threads", "100000", "expected 0 to 256"),
         ];
-        for (key, value, reason) in cases {
-            let err = Config::from_properties(&props(&[("fjall.dir", "d"), (key, value)]))
-                .unwrap_err()
-                .to_string();
-            assert!(
-                err.starts_with(&format!("{key}: invalid value '{value}' (-p flag)")),
-                "{err}"
-            );
-            assert!(err.contains(reason), "{err}");
-        }
+        ycsb_db::testing::assert_invalid_values(
+            Config::from_properties,
+            &[("fjall.dir", "d")],
+            &cases,
+        );
     }
 
     #[test]
     fn every_property_is_listed_once() {
-        let mut names: Vec<_> = PROPERTIES.iter().map(|d| d.name).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), PROPERTIES.len());
-        assert!(names.iter().all(|n| n.starts_with("fjall.")));
+        ycsb_db::testing::assert_declared_once(PROPERTIES, "fjall.");
     }
 }

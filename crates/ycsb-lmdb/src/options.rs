@@ -232,26 +232,21 @@ mod tests {
 
     #[test]
     fn errors_name_the_property_and_origin() {
-        for (key, value, reason) in [
-            ("lmdb.mapsize", "-2", "expected -1 to 9223372036854775807"),
-            ("lmdb.mapsize", "0", "expected a size in bytes, or -1"),
-            (
-                "lmdb.mapsize",
-                "9223372036854775808",
-                "expected -1 to 9223372036854775807",
-            ),
-            ("lmdb.nosync", "yes", "expected true or false"),
-            ("lmdb.maxreaders", "0", "expected 1 to 4294967295"),
-        ] {
-            let err = Config::from_properties(&props(&[("lmdb.dbpath", "d"), (key, value)]))
-                .unwrap_err()
-                .to_string();
-            assert!(
-                err.starts_with(&format!("{key}: invalid value '{value}' (-p flag)")),
-                "{err}"
-            );
-            assert!(err.contains(reason), "{err}");
-        }
+        ycsb_db::testing::assert_invalid_values(
+            Config::from_properties,
+            &[("lmdb.dbpath", "d")],
+            &[
+                ("lmdb.mapsize", "-2", "expected -1 to 9223372036854775807"),
+                ("lmdb.mapsize", "0", "expected a size in bytes, or -1"),
+                (
+                    "lmdb.mapsize",
+                    "9223372036854775808",
+                    "expected -1 to 9223372036854775807",
+                ),
+                ("lmdb.nosync", "yes", "expected true or false"),
+                ("lmdb.maxreaders", "0", "expected 1 to 4294967295"),
+            ],
+        );
         let err = Config::from_properties(&Properties::new()).unwrap_err();
         assert!(
             err.to_string().starts_with("lmdb.dbpath: required"),
@@ -261,10 +256,6 @@ mod tests {
 
     #[test]
     fn every_property_is_listed_once() {
-        let mut names: Vec<_> = PROPERTIES.iter().map(|d| d.name).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), PROPERTIES.len());
-        assert!(names.iter().all(|n| n.starts_with("lmdb.")));
+        ycsb_db::testing::assert_declared_once(PROPERTIES, "lmdb.");
     }
 }

@@ -164,24 +164,15 @@ mod tests {
             ),
             ("redb.destroy", "yes", "expected true or false"),
         ];
-        for (key, value, reason) in cases {
-            let err = Config::from_properties(&props(&[("redb.path", "d"), (key, value)]))
-                .unwrap_err()
-                .to_string();
-            assert!(
-                err.starts_with(&format!("{key}: invalid value '{value}' (-p flag)")),
-                "{err}"
-            );
-            assert!(err.contains(reason), "{err}");
-        }
+        ycsb_db::testing::assert_invalid_values(
+            Config::from_properties,
+            &[("redb.path", "d")],
+            &cases,
+        );
     }
 
     #[test]
     fn every_property_is_listed_once() {
-        let mut names: Vec<_> = PROPERTIES.iter().map(|d| d.name).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), PROPERTIES.len());
-        assert!(names.iter().all(|n| n.starts_with("redb.")));
+        ycsb_db::testing::assert_declared_once(PROPERTIES, "redb.");
     }
 }

@@ -757,16 +757,11 @@ mod tests {
             ("wiredtiger.config", "log=(enabled=true", "unbalanced"),
             ("wiredtiger.sync", "yes", "expected true or false"),
         ];
-        for (key, value, reason) in cases {
-            let err = Config::from_properties(&props(&[("wiredtiger.home", "d"), (key, value)]))
-                .unwrap_err()
-                .to_string();
-            assert!(
-                err.starts_with(&format!("{key}: invalid value '{value}' (-p flag)")),
-                "{err}"
-            );
-            assert!(err.contains(reason), "{err}");
-        }
+        ycsb_db::testing::assert_invalid_values(
+            Config::from_properties,
+            &[("wiredtiger.home", "d")],
+            &cases,
+        );
     }
 
     /// Issue 33 item 3: `table_config=key_format=S` acknowledged inserts
@@ -848,10 +843,6 @@ mod tests {
 
     #[test]
     fn every_property_is_listed_once() {
-        let mut names: Vec<_> = PROPERTIES.iter().map(|d| d.name).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), PROPERTIES.len());
-        assert!(names.iter().all(|n| n.starts_with("wiredtiger.")));
+        ycsb_db::testing::assert_declared_once(PROPERTIES, "wiredtiger.");
     }
 }
