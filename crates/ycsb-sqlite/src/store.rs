@@ -175,9 +175,9 @@ fn on_read_only_file_system(file: &Path) -> bool {
 }
 
 impl SqliteStore {
-    /// Opens (creating if missing) the database in the directory that
-    /// `properties` name (`sqlite.dbpath` and the other
-    /// [`PROPERTIES`](crate::PROPERTIES)).
+    /// Opens (creating if missing) the database in the directory, or the
+    /// database file, that `properties` name (`sqlite.dbpath` and the
+    /// other [`PROPERTIES`](crate::PROPERTIES)).
     ///
     /// # Errors
     ///
@@ -191,8 +191,12 @@ impl SqliteStore {
     pub fn open(properties: &Properties) -> Result<SqliteStore, StoreError> {
         let config = Config::from_properties(properties)?;
         let fail = |message: String| config.dir.open_error(NAME, message);
-        let dir = config.dir.open(NAME, &LAYOUT)?;
-        let file = config.dir.path.join(DB_FILE);
+        let dir = if config.single_file {
+            config.dir.open_file(NAME, &LAYOUT)?
+        } else {
+            config.dir.open(NAME, &LAYOUT)?
+        };
+        let file = config.database_file();
         let monitor = open_connection(&file, &config).map_err(&fail)?;
         let setup = || -> rusqlite::Result<String> {
             // Only takes effect while the database is empty (or on VACUUM).
@@ -390,7 +394,8 @@ impl Store for SqliteStore {
                 pages as f64 * f64::from(self.config.page_size),
             ));
         }
-        let wal = self.config.dir.path.join(format!("{DB_FILE}-wal"));
+        let mut wal = self.file.clone().into_os_string();
+        wal.push("-wal");
         let wal_bytes = std::fs::metadata(wal).map_or(0, |m| m.len());
         out.push(Gauge::bytes("sqlite.wal-bytes", wal_bytes as f64));
         let (mut current, mut high) = (0i64, 0i64);

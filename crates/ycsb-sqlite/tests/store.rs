@@ -182,12 +182,18 @@ fn foreign_directories_files_and_locked_databases_are_refused() {
         std::fs::read(dir.path().join("ycsb.sqlite")).unwrap(),
         vec![7u8; 16384]
     );
-    // YCSB-cpp's layout, a database file where the directory should be.
+    // Named as the database file itself (YCSB-cpp's sqlite.dbpath), the
+    // same file is refused by its content too, and kept.
     let file = dir.path().join("ycsb.sqlite");
-    let message = SqliteStore::open(&props(&file, &[]))
+    let message = SqliteStore::open(&props(&file, &[("sqlite.destroy", "true")]))
         .unwrap_err()
         .to_string();
-    assert!(message.contains("is not a directory"), "{message}");
+    assert!(
+        message
+            .contains("\"ycsb.sqlite\", which has the name of a SQLite file but not its content"),
+        "{message}"
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), vec![7u8; 16384]);
     // A database another connection holds exclusively: "locked" once the
     // busy timeout has passed, at open or at the first write.
     let dir = tempfile::tempdir().unwrap();
@@ -207,6 +213,76 @@ fn foreign_directories_files_and_locked_databases_are_refused() {
         }
     };
     assert!(message.contains("database is locked"), "{message}");
+}
+
+/// YCSB-cpp's `sqlite.dbpath` names the database file
+/// (`/tmp/ycsb-sqlite.db`): the file is the database, in a directory
+/// shared with other files, which the store neither refuses nor touches.
+#[test]
+fn a_database_file_path_as_ycsb_cpp_s_is_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("notes.txt"), "mine").unwrap();
+    let file = d.join("ycsb-sqlite.db");
+    {
+        let store = open(&file, &[]);
+        assert_eq!(store.path(), file);
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        assert_eq!(
+            t.insert(TABLE, "user1", &record(&[("field0", "a")])),
+            Status::Ok
+        );
+        drop(t);
+        // A second database of the same directory waits for this one.
+        let other = SqliteStore::open(&props(&d.join("other.db"), &[]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            other.contains("one database file of a directory is used at a time"),
+            "{other}"
+        );
+        store.close().unwrap();
+    }
+    // The database is an ordinary SQLite file.
+    let conn = rusqlite::Connection::open(&file).unwrap();
+    let n: i64 = conn
+        .query_row("SELECT count(*) FROM usertable", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 1);
+    drop(conn);
+    // Reopened, the record is there; sqlite.destroy removes the database's
+    // files and nothing else.
+    let store = open(&file, &[]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut out = Record::new();
+    assert_eq!(t.read(TABLE, "user1", Fields::All, &mut out), Status::Ok);
+    drop(t);
+    drop(store);
+    std::fs::write(d.join("ycsb-sqlite.db-journal"), "").unwrap();
+    drop(open(&file, &[("sqlite.destroy", "true")]));
+    let mut names: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["notes.txt", "ycsb-sqlite.db"],
+        "the rest was left alone"
+    );
+    let conn = rusqlite::Connection::open(&file).unwrap();
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(tables, 0, "destroy started an empty database");
+    // Another engine's file under the name is refused and kept.
+    let impostor = d.join("impostor.db");
+    std::fs::write(&impostor, "SQLite? no").unwrap();
+    let message = SqliteStore::open(&props(&impostor, &[("sqlite.destroy", "true")]))
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("sqlite.dbpath="), "{message}");
+    assert_eq!(std::fs::read(&impostor).unwrap(), b"SQLite? no");
 }
 
 #[test]
