@@ -37,6 +37,18 @@ ycsb_db::choice_property! {
     }
 }
 
+ycsb_db::choice_property! {
+    /// How a record is laid out in its table (`sqlite.schema`).
+    pub enum Schema {
+        /// One encoded column for all fields (every embedded binding's
+        /// record encoding).
+        Blob = "blob",
+        /// A `TEXT` column per field, as YCSB-cpp's and Java's JDBC
+        /// binding's tables.
+        Columns = "columns",
+    }
+}
+
 /// `sqlite.dbpath`.
 pub const DBPATH: Property<PathBuf> = Property::optional(
     "sqlite.dbpath",
@@ -96,6 +108,18 @@ pub const PRIMARY_KEY: Property<String> = Property::new(
     "The name of the key column (YCSB-cpp's).",
 );
 
+/// `sqlite.schema` (not in YCSB-cpp).
+pub const SCHEMA: Property<Schema> = Property::new(
+    "sqlite.schema",
+    "blob",
+    "The table's layout. blob: the key and one column holding all fields encoded, as every \
+     embedded binding keeps a record (an update reads, merges and writes it back). columns: \
+     YCSB-cpp's and Java's JDBC binding's table, a TEXT column per field beside the key \
+     column (sqlite.primary_key: YCSB-cpp's user_id, Java's YCSB_KEY), a column added the \
+     first time a field appears; a read of some fields reads their columns, an update writes \
+     only its columns in one UPDATE. Tables of the two layouts cannot be read by the other.",
+);
+
 /// `sqlite.destroy` (not in YCSB-cpp).
 pub const DESTROY: Property<bool> = Property::new(
     "sqlite.destroy",
@@ -122,6 +146,7 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     SYNCHRONOUS.decl(),
     CREATE_TABLE.decl(),
     PRIMARY_KEY.decl(),
+    SCHEMA.decl(),
     DESTROY.decl(),
     BUSY_TIMEOUT.decl(),
 ];
@@ -140,6 +165,7 @@ pub(crate) struct Config {
     pub synchronous: Synchronous,
     pub create_table: bool,
     pub primary_key: String,
+    pub schema: Schema,
     pub busy_timeout_ms: u64,
 }
 
@@ -194,6 +220,7 @@ impl Config {
             synchronous: p.get(&SYNCHRONOUS)?,
             create_table: p.get(&CREATE_TABLE)?,
             primary_key,
+            schema: p.get(&SCHEMA)?,
             busy_timeout_ms: p.get(&BUSY_TIMEOUT)?,
         })
     }
@@ -210,7 +237,7 @@ impl Config {
     /// The effective settings as `name=value` lines, for the results.
     pub fn describe(&self) -> String {
         format!(
-            "{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n",
+            "{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n",
             DBPATH.name(),
             self.dir.path.display(),
             CACHE_SIZE.name(),
@@ -225,6 +252,8 @@ impl Config {
             self.create_table,
             PRIMARY_KEY.name(),
             self.primary_key,
+            SCHEMA.name(),
+            self.schema.name(),
             DESTROY.name(),
             self.dir.destroy,
             BUSY_TIMEOUT.name(),

@@ -15,7 +15,8 @@ use ycsb_db::{
     Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
-use crate::options::{Config, JournalMode};
+use crate::columns::{self, ColumnTable};
+use crate::options::{Config, JournalMode, Schema};
 
 /// The store's name, as users type it.
 const NAME: &str = "sqlite";
@@ -330,6 +331,8 @@ fn open_connection(file: &Path, config: &Config) -> Result<Connection, String> {
     })?;
     let settings = || -> rusqlite::Result<()> {
         conn.busy_timeout(Duration::from_millis(config.busy_timeout_ms))?;
+        // A column per field makes a statement per field selection.
+        conn.set_prepared_statement_cache_capacity(64);
         conn.pragma_update(None, "cache_size", config.cache_size)?;
         conn.pragma_update(None, "synchronous", config.synchronous.name())?;
         Ok(())
@@ -372,6 +375,7 @@ impl Store for SqliteStore {
             conn: Conn { conn, _busy: busy },
             config: &self.config,
             sql: None,
+            columns: None,
             value: Vec::new(),
             counters,
             until_publish: PUBLISH_EVERY,
@@ -526,6 +530,9 @@ struct SqliteThread<'a> {
     conn: Conn,
     config: &'a Config,
     sql: Option<TableSql>,
+    /// With `sqlite.schema=columns`: the statements and columns of the
+    /// table last used.
+    columns: Option<ColumnTable>,
     value: Vec<u8>,
     counters: Arc<CacheCounters>,
     until_publish: u32,
@@ -573,6 +580,47 @@ impl SqliteThread<'_> {
                 Status::Error
             }
         }
+    }
+
+    /// Runs `body` on `table` laid out a column per field
+    /// (`sqlite.schema=columns`), as [`Self::op`] does for the blob
+    /// layout; `body` is told whether it may add columns.
+    fn op_columns(
+        &mut self,
+        table: &str,
+        body: impl FnOnce(&Connection, &mut ColumnTable, bool) -> OpResult,
+    ) -> Status {
+        self.until_publish -= 1;
+        if self.until_publish == 0 {
+            self.publish_counters();
+        }
+        let conn = &self.conn.conn;
+        let create = self.config.create_table;
+        let result = (|| {
+            if self.columns.as_ref().is_none_or(|t| t.table != table) {
+                self.columns = Some(ColumnTable::open(
+                    conn,
+                    table,
+                    &self.config.primary_key,
+                    create,
+                )?);
+            }
+            match self.columns.as_mut() {
+                Some(t) => body(conn, t, create),
+                None => Ok(Status::Error),
+            }
+        })();
+        match result {
+            Ok(status) => status,
+            Err(e) => {
+                self.last_error = Some(describe(&e, &self.conn.conn));
+                Status::Error
+            }
+        }
+    }
+
+    fn columns(&self) -> bool {
+        self.config.schema == Schema::Columns
     }
 
     /// Copies this connection's page cache counters where the gauges read
@@ -625,6 +673,9 @@ fn first_blob<T>(
 
 impl StoreThread for SqliteThread<'_> {
     fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+        if self.columns() {
+            return self.op_columns(table, |conn, t, _| columns::read(conn, t, key, fields, out));
+        }
         self.op(table, |conn, sql, _| {
             let mut stmt = conn.prepare_cached(&sql.read)?;
             let mut rows = stmt.query([key])?;
@@ -639,9 +690,17 @@ impl StoreThread for SqliteThread<'_> {
         table: &str,
         key: &str,
         fields: Fields<'_>,
-        _scratch: &mut Record,
+        scratch: &mut Record,
         visit: &mut dyn FnMut(RecordView<'_>),
     ) -> Status {
+        if self.columns() {
+            // Column values are read one by one; copying them is the read.
+            let status = self.read(table, key, fields, scratch);
+            if status.is_ok() {
+                visit(RecordView::from(&*scratch));
+            }
+            return status;
+        }
         self.op(table, |conn, sql, _| {
             let mut stmt = conn.prepare_cached(&sql.read)?;
             let mut rows = stmt.query([key])?;
@@ -660,6 +719,11 @@ impl StoreThread for SqliteThread<'_> {
         fields: Fields<'_>,
         out: &mut ScanResult,
     ) -> Status {
+        if self.columns() {
+            return self.op_columns(table, |conn, t, _| {
+                columns::scan(conn, t, start_key, count, fields, out)
+            });
+        }
         let limit = i64::try_from(count).unwrap_or(i64::MAX);
         self.op(table, |conn, sql, _| {
             let mut stmt = conn.prepare_cached(&sql.scan)?;
@@ -686,6 +750,11 @@ impl StoreThread for SqliteThread<'_> {
     /// Read-modify-write in one immediate transaction: SQLite has no merge
     /// of its own, and the write lock taken first makes the merge atomic.
     fn update(&mut self, table: &str, key: &str, values: &Record) -> Status {
+        if self.columns() {
+            return self.op_columns(table, |conn, t, create| {
+                columns::update(conn, t, key, values, create)
+            });
+        }
         self.op(table, |conn, sql, buf| {
             conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
             let mut body = || -> OpResult {
@@ -717,6 +786,11 @@ impl StoreThread for SqliteThread<'_> {
     }
 
     fn insert(&mut self, table: &str, key: &str, values: &Record) -> Status {
+        if self.columns() {
+            return self.op_columns(table, |conn, t, create| {
+                columns::insert(conn, t, key, values, create)
+            });
+        }
         self.op(table, |conn, sql, buf| {
             buf.clear();
             codec::encode(values, buf);
@@ -727,6 +801,9 @@ impl StoreThread for SqliteThread<'_> {
     }
 
     fn delete(&mut self, table: &str, key: &str) -> Status {
+        if self.columns() {
+            return self.op_columns(table, |conn, t, _| columns::delete(conn, t, key));
+        }
         self.op(table, |conn, sql, _| {
             let deleted = conn.prepare_cached(&sql.delete)?.execute([key])?;
             Ok(if deleted == 0 {
