@@ -246,6 +246,9 @@ const CASES: &[Case] = &[
     Case { args: "run basic -p limit.file={dir}/bad.properties", file: Some("5 100\n3 200\n"), expect: &["limit.file", "bad.properties:2", "does not come after second 5"] },
     Case { args: "run basic -p limit.file={dir}/nonexistent", file: None, expect: &["limit.file", "nonexistent", "cannot read"] },
     Case { args: "run basic -p limit.ops=many", file: None, expect: &["limit.ops", "'many'", "-p flag"] },
+    Case { args: "load leveldb -p leveldb.dbname={dir}/ldb -p leveldb.format=column", file: None, expect: &["leveldb.format", "'column'", "-p flag", "<field>:<key>", "NOT_IMPLEMENTED"] },
+    Case { args: "load rocksdb -p rocksdb.dbname={dir}/rdb -p rocksdb.compaction_pri=5", file: None, expect: &["rocksdb.compaction_pri", "'5'", "kRoundRobin"] },
+    Case { args: "load rocksdb -p rocksdb.dbname={dir}/rdb -p rocksdb.compaction_pri=kRoundRobin -p rocksdb.mergeupdate=true", file: None, expect: &["rocksdb.compaction_pri", "rocksdb.mergeupdate", "OPTIONS file"] },
     Case { args: "run basic -target 100 -p limit.ops=50", file: None, expect: &["target=100 (-target flag)", "limit.ops=50 (-p flag)", "set one of them"] },
 ];
 
