@@ -241,6 +241,15 @@ const CASES: &[Case] = &[
     Case { args: "load etcd -p etcd.endpoints=https://127.0.0.1:1 -p etcd.cacert_file={dir}/fifo", file: None, expect: &["etcd.cacert_file", "fifo", "a FIFO, not a regular file"] },
     // Issue 33 item 13: the error names the count that was set.
     Case { args: "run basic -p recordcount=18446744073709551615 -p requestdistribution=zipfian", file: None, expect: &["recordcount", "'18446744073709551615'", "-p flag", "2^64"] },
+    // Issue 35 item 5: YCSB-cpp's rate limits.
+    Case { args: "run basic -p limit.file={dir}/bad.properties", file: Some("1 100\n2 fast\n"), expect: &["limit.file", "bad.properties:2", "'fast'"] },
+    Case { args: "run basic -p limit.file={dir}/bad.properties", file: Some("5 100\n3 200\n"), expect: &["limit.file", "bad.properties:2", "does not come after second 5"] },
+    Case { args: "run basic -p limit.file={dir}/nonexistent", file: None, expect: &["limit.file", "nonexistent", "cannot read"] },
+    Case { args: "run basic -p limit.ops=many", file: None, expect: &["limit.ops", "'many'", "-p flag"] },
+    Case { args: "load leveldb -p leveldb.dbname={dir}/ldb -p leveldb.format=column", file: None, expect: &["leveldb.format", "'column'", "-p flag", "<field>:<key>", "NOT_IMPLEMENTED"] },
+    Case { args: "load rocksdb -p rocksdb.dbname={dir}/rdb -p rocksdb.compaction_pri=5", file: None, expect: &["rocksdb.compaction_pri", "'5'", "kRoundRobin"] },
+    Case { args: "load rocksdb -p rocksdb.dbname={dir}/rdb -p rocksdb.compaction_pri=kRoundRobin -p rocksdb.mergeupdate=true", file: None, expect: &["rocksdb.compaction_pri", "rocksdb.mergeupdate", "OPTIONS file"] },
+    Case { args: "run basic -target 100 -p limit.ops=50", file: None, expect: &["target=100 (-target flag)", "limit.ops=50 (-p flag)", "set one of them"] },
 ];
 
 #[test]

@@ -34,6 +34,56 @@ fn dir_property(property: &str, dir: &Path) -> Vec<String> {
     vec!["-p".into(), format!("{property}={}", dir.display())]
 }
 
+/// YCSB-cpp's SQLite as YCSB-cpp runs it: `sqlite.dbpath` naming the
+/// database file in a directory shared with other files, and
+/// `sqlite.schema=columns`, its table of a column per field, under
+/// workload A (half updates of one column) with data integrity, load and
+/// run in two processes.
+#[test]
+fn sqlite_as_ycsb_cpp_lays_it_out_a_database_file_and_a_column_per_field() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+    let file = dir.path().join("ycsb-sqlite.db");
+    let extra: Vec<String> = [
+        format!("sqlite.dbpath={}", file.display()),
+        "sqlite.schema=columns".into(),
+        "recordcount=1000".into(),
+        "operationcount=2000".into(),
+        "dataintegrity=true".into(),
+    ]
+    .iter()
+    .flat_map(|p| ["-p".to_string(), p.clone()])
+    .collect();
+    for phase in ["-load", "-run"] {
+        let o = ycsb_args(
+            &format!(
+                "{phase} -db sqlite -P workloads/workloada -P sqlite/sqlite.properties -threads 2"
+            ),
+            &extra,
+        );
+        assert!(o.status.success(), "{phase}: {}", stderr(&o));
+        let out = stdout(&o);
+        for bad in ["NOT_FOUND", "UNEXPECTED_STATE", "Return=ERROR"] {
+            assert!(!out.contains(bad), "{phase}: {bad} in {out}");
+        }
+        if phase == "-run" {
+            assert!(out.contains("[VERIFY], Return=OK, "), "{out}");
+            assert!(out.contains("[UPDATE], Return=OK, "), "{out}");
+        }
+    }
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["notes.txt", "ycsb-sqlite.db"]);
+    let db = std::fs::read(&file).unwrap();
+    assert!(db.starts_with(b"SQLite format 3\0"));
+    // The table's definition is in the file's schema page, as YCSB-cpp's.
+    let text = String::from_utf8_lossy(&db);
+    assert!(text.contains("\"field9\" TEXT"), "a column per field");
+}
+
 #[test]
 fn ycsb_cpp_command_lines_with_integrity_load_then_run_in_a_second_process() {
     for (db, property, gauge, _) in ENGINES {

@@ -126,8 +126,9 @@ pub use benchmark::{
 };
 pub use client::ClientSettings;
 pub use runner::{
-    parse_start_at, Observer, Phase, PhaseOutcome, RunError, RunnerSettings, Silent, StartHold,
-    StatusUpdate, StopSignal, StuckThread, StuckWorkers, Tick, MAX_START_DELAY, START_AT,
+    parse_start_at, Observer, Phase, PhaseOutcome, RateFileError, RateLimit, RateStep, RunError,
+    RunnerSettings, Silent, StartHold, StatusUpdate, StopSignal, StuckThread, StuckWorkers, Tick,
+    LIMIT_FILE, LIMIT_OPS, MAX_START_DELAY, START_AT,
 };
 pub use session::{
     unknown_properties, Session, SessionError, SessionFailure, SessionObserver, UnknownProperty,

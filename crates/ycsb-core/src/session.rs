@@ -916,6 +916,7 @@ fn check_outputs_apart(
         crate::workload::datafile::DATAFILE.decl(),
         crate::workload::datafile::KEY_FILE.decl(),
         crate::workload::FIELD_LENGTH_HISTOGRAM.decl(),
+        crate::runner::LIMIT_FILE.decl(),
     ] {
         if let Some(raw) = props.raw(decl).filter(|raw| raw.origin != Origin::Default) {
             protected.push(Protected::file(

@@ -88,6 +88,27 @@ impl DirSetting {
         )
     }
 
+    /// Opens a database kept in the one file the property names, through
+    /// the guard ([`DataDir::open_file`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`DataDir::open_file`].
+    pub fn open_file(
+        &self,
+        store: &'static str,
+        layout: &DirLayout,
+    ) -> Result<DataDir, Box<DataDirError>> {
+        DataDir::open_file(
+            store,
+            layout,
+            self.property,
+            &self.path,
+            &self.origin,
+            self.destroy,
+        )
+    }
+
     /// The store's "cannot open" error with the engine's `message`, naming
     /// the directory as `property=path (origin)`.
     pub fn open_error(&self, store: &str, message: impl std::fmt::Display) -> StoreError {
@@ -288,6 +309,30 @@ impl DirLayout {
         })
     }
 
+    /// For an engine that keeps a database in one file and companions named
+    /// after it (SQLite's `-wal`, `-shm`, `-journal`): each file of the
+    /// layout as it is named beside a database file called `base`, with
+    /// the layout's name it stands for. `None` when the layout is not one
+    /// marker file and companions named by a suffix to the marker's name.
+    fn named_after(&self, base: &str) -> Option<Vec<(String, &'static str, &EngineFile)>> {
+        let mut markers = self.files.iter().filter(|f| f.marker);
+        let (Some(marker), None) = (markers.next(), markers.next()) else {
+            return None;
+        };
+        let Name::Exact(marker_name) = marker.name else {
+            return None;
+        };
+        self.files
+            .iter()
+            .map(|f| match f.name {
+                Name::Exact(name) => name
+                    .strip_prefix(marker_name)
+                    .map(|suffix| (format!("{base}{suffix}"), name, f)),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn file_named(&self, name: &str) -> Option<&EngineFile> {
         self.files.iter().find(|f| f.name.matches(name))
     }
@@ -309,6 +354,15 @@ impl DirLayout {
 pub enum Refusal {
     /// The path is a file (or something else that is not a directory).
     NotADirectory,
+    /// The path of a database kept in one file is a directory.
+    NotAFile,
+    /// Another `ycsb` process (or another store in this one) has a
+    /// database file of the same directory open: the guard of a database
+    /// kept in one file locks the directory holding it.
+    DirectoryInUse {
+        /// The directory.
+        dir: String,
+    },
     /// Another `ycsb` process (or another store in this one) has the
     /// directory open.
     InUse,
@@ -404,6 +458,12 @@ impl Refusal {
     pub fn describe(&self, engine: &str) -> String {
         match self {
             Refusal::NotADirectory => "is not a directory".to_string(),
+            Refusal::NotAFile => {
+                "is a directory, not the database file".to_string()
+            }
+            Refusal::DirectoryInUse { dir } => format!(
+                "is in {dir}, where another ycsb process (or another store in this one) has a database open: one database file of a directory is used at a time"
+            ),
             Refusal::InUse => {
                 "is in use: another ycsb process (or another store in this one) has it open"
                     .to_string()
@@ -565,6 +625,147 @@ impl DataDir {
         }
     }
 
+    /// Checks and locks a database kept in the one file `path` (the value
+    /// of `property`, set at `origin`): YCSB-cpp's `sqlite.dbpath`. The
+    /// directory holding it is shared with other files, so only the
+    /// database file and its companions (the layout's files, named after
+    /// it) are looked at, checked by content as in a data directory, and
+    /// with `destroy` removed; everything else there is left alone. The
+    /// lock is on that directory (a lock on the database file itself would
+    /// be released with the engine's own record locks by the close of any
+    /// descriptor of it in this process), so two databases of one
+    /// directory are not open at once. Missing directories are created.
+    ///
+    /// # Errors
+    ///
+    /// [`DataDirError::Refused`] when the path is a directory, the
+    /// directory is in use, the engine's lock is held by another process,
+    /// or a file with one of the database's names is not the engine's
+    /// (nothing is changed then); [`DataDirError::Io`] when the directory
+    /// cannot be created, read or locked, a file cannot be removed, or the
+    /// layout is not one file and its companions.
+    pub fn open_file(
+        store: &'static str,
+        layout: &DirLayout,
+        property: &'static str,
+        path: &Path,
+        origin: &str,
+        destroy: bool,
+    ) -> Result<DataDir, Box<DataDirError>> {
+        let setting = format!("{property}={} ({origin})", path.display());
+        let refuse = |reason: Refusal| {
+            Box::new(DataDirError::Refused {
+                store,
+                engine: layout.engine,
+                setting: setting.clone(),
+                property,
+                reason,
+            })
+        };
+        let io = |doing: &str, source: std::io::Error| {
+            Box::new(DataDirError::Io {
+                store,
+                setting: setting.clone(),
+                doing: doing.to_string(),
+                source,
+            })
+        };
+        let Some(base) = path.file_name().and_then(|n| n.to_str()) else {
+            return Err(refuse(Refusal::NotAFile));
+        };
+        let names = layout.named_after(base).ok_or_else(|| {
+            io(
+                "keep the database in one file",
+                std::io::Error::new(
+                    std::io::ErrorKind::Unsupported,
+                    format!(
+                        "{} keeps more than one file and its companions",
+                        layout.engine
+                    ),
+                ),
+            )
+        })?;
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => return Err(refuse(Refusal::NotAFile)),
+            _ => {}
+        }
+        let created = match std::fs::metadata(&dir) {
+            Ok(meta) if meta.is_dir() => Vec::new(),
+            Ok(_) => {
+                return Err(io(
+                    "use the directory",
+                    std::io::Error::from_raw_os_error(libc::ENOTDIR),
+                ))
+            }
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound
+                    || e.raw_os_error() == Some(libc::ENOTDIR) =>
+            {
+                create_dirs(&dir).map_err(|e| io("create the directory", e))?
+            }
+            Err(e) => return Err(io("read the directory", e)),
+        };
+        let checked = (|| {
+            let lock = File::open(&dir).map_err(|e| io("open the directory", e))?;
+            match lock.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(refuse(Refusal::DirectoryInUse {
+                        dir: dir.display().to_string(),
+                    }))
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(io("lock the directory", e));
+                }
+            }
+            let owned = survey_named(&dir, &names).map_err(|e| match e {
+                SurveyError::Refused(reason) => refuse(reason),
+                SurveyError::Io(doing, source) => io(&doing, source),
+            })?;
+            for lock_file in layout.locks {
+                let Some((name, _, _)) = names.iter().find(|(_, n, _)| *n == lock_file.file) else {
+                    continue;
+                };
+                if let Some(reason) = engine_lock_held(&dir.join(name), lock_file)
+                    .map_err(|e| io(&format!("check the lock of {name}"), e))?
+                {
+                    // Named as the file is here, not as in a data directory.
+                    let reason = match reason {
+                        Refusal::EngineLocked { pid, .. } => Refusal::EngineLocked {
+                            file: name.clone(),
+                            pid,
+                        },
+                        other => other,
+                    };
+                    return Err(refuse(reason));
+                }
+            }
+            if destroy {
+                for name in &owned {
+                    match std::fs::remove_file(dir.join(name)) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(e) => return Err(io(&format!("remove {name} to start empty"), e)),
+                    }
+                }
+            }
+            Ok(lock)
+        })();
+        match checked {
+            Ok(lock) => Ok(DataDir { path: dir, lock }),
+            Err(e) => {
+                for dir in created.iter().rev() {
+                    let _ = std::fs::remove_dir(dir);
+                }
+                Err(e)
+            }
+        }
+    }
+
     /// The directory.
     pub fn path(&self) -> &Path {
         &self.path
@@ -717,6 +918,65 @@ fn survey(layout: &DirLayout, path: &Path) -> Result<Survey, SurveyError> {
     Ok(survey)
 }
 
+/// Checks the files of a database kept in one file, named after it
+/// (`names`: each file's name, the layout's name, its declaration), in a
+/// directory whose other files are not looked at; returns the ones there.
+fn survey_named(
+    dir: &Path,
+    names: &[(String, &'static str, &EngineFile)],
+) -> Result<Vec<String>, SurveyError> {
+    let mut owned = Vec::new();
+    let (mut marker, mut needs_marker) = (false, None);
+    for (name, _, file) in names {
+        let entry = dir.join(name);
+        let meta = match std::fs::symlink_metadata(&entry) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(SurveyError::Io(format!("read {name}"), e)),
+        };
+        if !meta.is_file() {
+            let what = if meta.is_dir() {
+                "a directory"
+            } else {
+                "not a regular file"
+            };
+            return Err(SurveyError::Refused(Refusal::NotTheEngines {
+                file: name.clone(),
+                starts_with: format!("nothing: it is {what}"),
+            }));
+        }
+        if meta.len() > 0 {
+            let sample = read_sample(&entry, meta.len())
+                .map_err(|e| SurveyError::Io(format!("read {name}"), e))?;
+            if !file.content.accepts(&sample) {
+                return Err(SurveyError::Refused(Refusal::NotTheEngines {
+                    file: name.clone(),
+                    starts_with: describe_start(&sample),
+                }));
+            }
+            if file.marker && !file.content.is_unchecked() {
+                marker = true;
+            }
+        }
+        if file.content.is_unchecked() && needs_marker.is_none() {
+            needs_marker = Some(name.clone());
+        }
+        owned.push(name.clone());
+    }
+    if let (false, Some(file)) = (marker, needs_marker) {
+        return Err(SurveyError::Refused(Refusal::NoMarker {
+            file,
+            markers: names
+                .iter()
+                .filter(|(_, _, f)| f.marker)
+                .map(|(n, _, _)| n.clone())
+                .collect::<Vec<_>>()
+                .join(" or "),
+        }));
+    }
+    Ok(owned)
+}
+
 /// The first bytes of a file, and its last ones where they fit.
 fn read_sample(path: &Path, len: u64) -> std::io::Result<Vec<u8>> {
     let mut sample = Vec::with_capacity(SAMPLE_BYTES);
@@ -854,6 +1114,106 @@ mod tests {
 
     fn open(path: &Path, destroy: bool) -> Result<DataDir, Box<DataDirError>> {
         DataDir::open("test", &LAYOUT, "test.dir", path, "-p", destroy)
+    }
+
+    /// A database in one file with companions named after it, as SQLite's.
+    const ONE_FILE: DirLayout = DirLayout {
+        engine: "Test",
+        files: &[
+            EngineFile::marker(Name::Exact("db"), Content::Prefix(b"TESTDB")),
+            EngineFile::owned(Name::Exact("db-log"), Content::Prefix(b"log")),
+            EngineFile::owned(Name::Exact("db-shm"), Content::Unchecked),
+        ],
+        locks: &[EngineLock {
+            file: "db",
+            kind: LockKind::Record,
+        }],
+    };
+
+    fn open_file(path: &Path, destroy: bool) -> Result<DataDir, Box<DataDirError>> {
+        DataDir::open_file("test", &ONE_FILE, "test.path", path, "-p", destroy)
+    }
+
+    #[test]
+    fn a_database_file_is_checked_among_other_files_which_stay_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("notes.txt"), "mine").unwrap();
+        std::fs::write(d.join("x.db"), "TESTDB...").unwrap();
+        std::fs::write(d.join("x.db-log"), "log...").unwrap();
+        std::fs::write(d.join("x.db-shm"), "anything").unwrap();
+        // Another database's files beside it are not this one's.
+        std::fs::write(d.join("y.db-shm"), "anything").unwrap();
+        let guard = open_file(&d.join("x.db"), false).unwrap();
+        assert_eq!(guard.path(), d);
+        // A second database of the directory waits for the first.
+        let err = open_file(&d.join("y.db"), false).unwrap_err().to_string();
+        assert!(
+            err.contains("one database file of a directory is used at a time"),
+            "{err}"
+        );
+        drop(guard);
+        drop(open_file(&d.join("x.db"), true).unwrap());
+        assert_eq!(
+            listing(d),
+            ["notes.txt", "y.db-shm"],
+            "only x.db's files went"
+        );
+        // A database file in a missing directory: the directory is made.
+        let deep = d.join("a/b/new.db");
+        drop(open_file(&deep, false).unwrap());
+        assert!(d.join("a/b").is_dir());
+    }
+
+    #[test]
+    fn a_database_file_that_is_not_the_engine_s_is_refused_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("x.db"), "not a database").unwrap();
+        let refused = refusal(open_file(&d.join("x.db"), true));
+        assert!(
+            matches!(refused, Refusal::NotTheEngines { ref file, .. } if file == "x.db"),
+            "{refused:?}"
+        );
+        assert_eq!(std::fs::read(d.join("x.db")).unwrap(), b"not a database");
+        // An unchecked companion alone is not a database.
+        std::fs::write(d.join("z.db-shm"), "?").unwrap();
+        assert_eq!(
+            refusal(open_file(&d.join("z.db"), true)),
+            Refusal::NoMarker {
+                file: "z.db-shm".into(),
+                markers: "z.db".into()
+            }
+        );
+        assert!(d.join("z.db-shm").exists());
+        assert_eq!(refusal(open_file(d, false)), Refusal::NotAFile);
+        // A database file's name that is not the engine's file, below, and
+        // a directory with a file's name.
+        std::fs::create_dir(d.join("dir.db")).unwrap();
+        std::fs::create_dir(d.join("sub")).unwrap();
+        std::fs::write(d.join("sub/q.db"), "nope").unwrap();
+        assert!(matches!(
+            refusal(open_file(&d.join("sub/q.db"), false)),
+            Refusal::NotTheEngines { .. }
+        ));
+        assert_eq!(
+            refusal(open_file(&d.join("dir.db"), false)),
+            Refusal::NotAFile
+        );
+    }
+
+    #[test]
+    fn a_database_file_another_process_locks_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("x.db");
+        std::fs::write(&db, "TESTDB").unwrap();
+        let _holder = hold_record_lock_in_child(&db);
+        let refused = refusal(open_file(&db, true));
+        assert!(
+            matches!(refused, Refusal::EngineLocked { ref file, .. } if file == "x.db"),
+            "{refused:?}"
+        );
+        assert!(db.exists());
     }
 
     fn listing(path: &Path) -> Vec<String> {
@@ -1034,6 +1394,30 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("DB"), b"TESTDB").unwrap();
         std::fs::write(dir.path().join("LOCK"), b"lock").unwrap();
+        let mut child = hold_record_lock_in_child(&dir.path().join("LOCK"));
+        let r = refusal(open(dir.path(), true));
+        let _ = child.0.kill();
+        let _ = child.0.wait();
+        assert!(
+            matches!(&r, Refusal::EngineLocked { file, pid: Some(pid) } if file == "LOCK" && *pid == child.0.id() as i32),
+            "{r:?}"
+        );
+        assert_eq!(listing(dir.path()), ["DB", "LOCK"]);
+        open(dir.path(), true).unwrap();
+    }
+
+    /// A child process holding a POSIX record lock on `path` until
+    /// dropped.
+    struct LockHolder(std::process::Child);
+
+    impl Drop for LockHolder {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    fn hold_record_lock_in_child(path: &Path) -> LockHolder {
         // flock(1) would take a whole-file flock; a record lock needs a
         // process of its own: python's fcntl.lockf is POSIX's.
         let mut child = std::process::Command::new("python3")
@@ -1041,7 +1425,7 @@ mod tests {
                 "-c",
                 "import fcntl,sys,time\nf=open(sys.argv[1],'r+')\nfcntl.lockf(f,fcntl.LOCK_EX)\nprint('locked',flush=True)\ntime.sleep(30)",
             ])
-            .arg(dir.path().join("LOCK"))
+            .arg(path)
             .stdout(std::process::Stdio::piped())
             .spawn()
             .expect("python3");
@@ -1052,14 +1436,6 @@ mod tests {
         )
         .unwrap();
         assert_eq!(line.trim(), "locked");
-        let r = refusal(open(dir.path(), true));
-        let _ = child.kill();
-        let _ = child.wait();
-        assert!(
-            matches!(&r, Refusal::EngineLocked { file, pid: Some(pid) } if file == "LOCK" && *pid == child.id() as i32),
-            "{r:?}"
-        );
-        assert_eq!(listing(dir.path()), ["DB", "LOCK"]);
-        open(dir.path(), true).unwrap();
+        LockHolder(child)
     }
 }

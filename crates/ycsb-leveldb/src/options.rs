@@ -216,8 +216,10 @@ impl Config {
         if format == Format::Column {
             return Err(p.invalid(
                 FORMAT.decl(),
-                "the column format is not supported (YCSB-cpp implements neither read nor \
-                 scan for it); use single or row",
+                "the column format is not supported: YCSB-cpp's stores each field as its own \
+                 entry keyed <field>:<key> (inserts and updates write them, deletes remove \
+                 field0..fieldcount-1), but its reads and scans answer NOT_IMPLEMENTED, so a \
+                 workload with reads would measure nothing; use single or row",
             ));
         }
         let engine = EngineOptions {

@@ -184,14 +184,33 @@ pub const MAX_WRITE_BUFFER_NUMBER: Property<i64> = Property::new(
     "Options.max_write_buffer_number; 0 keeps RocksDB's default.",
 )
 .range(0, INT_MAX);
+ycsb_db::choice_property! {
+    /// `Options.compaction_pri` (`rocksdb.compaction_pri`): YCSB-cpp casts
+    /// the number to RocksDB's `CompactionPri`; its names are accepted too.
+    pub enum CompactionPri {
+        /// RocksDB's default (YCSB-cpp's -1: not set).
+        Default = "-1",
+        /// 0: the file whose compensated size is largest first.
+        ByCompensatedSize = "kByCompensatedSize" | "0",
+        /// 1: the file whose range was least recently updated first.
+        OldestLargestSeqFirst = "kOldestLargestSeqFirst" | "1",
+        /// 2: the file whose data is oldest first.
+        OldestSmallestSeqFirst = "kOldestSmallestSeqFirst" | "2",
+        /// 3: the file overlapping least with the next level first.
+        MinOverlappingRatio = "kMinOverlappingRatio" | "3",
+        /// 4: round-robin over each level's key range.
+        RoundRobin = "kRoundRobin" | "4",
+    }
+}
+
 /// `Options.compaction_pri`.
-pub const COMPACTION_PRI: Property<i64> = Property::new(
+pub const COMPACTION_PRI: Property<CompactionPri> = Property::new(
     "rocksdb.compaction_pri",
     "-1",
-    "Options.compaction_pri as a number (0 kByCompensatedSize .. 4 kRoundRobin); -1 keeps RocksDB's default. \
-     Other values need rocksdb.optionsfile: the rocksdb crate cannot set it.",
-)
-.range(-1, 4);
+    "Options.compaction_pri as YCSB-cpp reads it, a number (0 kByCompensatedSize, \
+     1 kOldestLargestSeqFirst, 2 kOldestSmallestSeqFirst, 3 kMinOverlappingRatio, 4 kRoundRobin) \
+     or the name; -1 keeps RocksDB's default.",
+);
 /// `Options.max_open_files`.
 pub const MAX_OPEN_FILES: Property<i64> = Property::new(
     "rocksdb.max_open_files",
@@ -333,6 +352,8 @@ pub struct Tuning {
     pub write_buffer_size: Option<usize>,
     /// `max_write_buffer_number`.
     pub max_write_buffer_number: Option<i32>,
+    /// `compaction_pri`; `None`: RocksDB's default.
+    pub compaction_pri: Option<CompactionPri>,
     /// `max_open_files` (-1: unlimited).
     pub max_open_files: Option<i32>,
     /// `level0_file_num_compaction_trigger`.
@@ -454,17 +475,10 @@ impl Tuning {
     /// [`PropertyError::Invalid`] naming the property, its value and origin
     /// when a value does not parse or is out of RocksDB's range.
     pub fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
-        let pri = props.get(&COMPACTION_PRI)?;
-        if pri != -1 {
-            // compaction_pri is an immutable column-family option that the
-            // rocksdb crate (0.20) has no setter for; silently ignoring it
-            // would benchmark something else than asked.
-            return Err(props.invalid(
-                COMPACTION_PRI.decl(),
-                "only -1 (RocksDB's default) can be set from properties; \
-                 put compaction_pri in an OPTIONS file given by rocksdb.optionsfile",
-            ));
-        }
+        let compaction_pri = match props.get(&COMPACTION_PRI)? {
+            CompactionPri::Default => None,
+            pri => Some(pri),
+        };
         let bloom_bits = match props.get(&BLOOM_BITS)? {
             0 => None,
             v => Some(
@@ -489,6 +503,7 @@ impl Tuning {
             max_bytes_for_level_base: nonzero_u64(props, &MAX_BYTES_FOR_LEVEL_BASE)?,
             write_buffer_size: nonzero_usize(props, &WRITE_BUFFER_SIZE)?,
             max_write_buffer_number: int_option(props, &MAX_WRITE_BUFFER_NUMBER, 0, 1)?,
+            compaction_pri,
             max_open_files,
             level0_file_num_compaction_trigger: int_option(props, &L0_COMPACTION_TRIGGER, 0, 1)?,
             level0_slowdown_writes_trigger: int_option(props, &L0_SLOWDOWN_TRIGGER, 0, 1)?,
@@ -521,6 +536,7 @@ impl RocksConfig {
         let format = props.get(&FORMAT)?;
         let path = props.require(&DBNAME)?;
         let merge_update = props.get(&MERGEUPDATE)?;
+        check_compaction_pri(props, merge_update)?;
         if format == Format::Raw && merge_update {
             // A merge operand is a set of fields; a raw value has no room
             // for the framing that would tell them apart.
@@ -702,6 +718,41 @@ pub(crate) fn check_options_text(text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// `rocksdb.compaction_pri` is set through an OPTIONS file of the tuning
+/// (the rocksdb crate has no setter for it), which holds neither a merge
+/// operator, nor a compressed block cache, nor what
+/// `OptimizeLevelStyleCompaction` sets: those are refused beside it rather
+/// than silently dropped. An OPTIONS file (`rocksdb.optionsfile`) names its
+/// own `compaction_pri` and db_bench's options take it as the others.
+fn check_compaction_pri(props: &Properties, merge_update: bool) -> Result<(), PropertyError> {
+    if props.get(&COMPACTION_PRI)? == CompactionPri::Default
+        || props.get_opt(&OPTIONSFILE)?.is_some()
+    {
+        return Ok(());
+    }
+    let conflict = if merge_update {
+        Some(MERGEUPDATE.decl())
+    } else if props.get(&OPTIMIZE_LEVEL_STYLE_COMPACTION)? {
+        Some(OPTIMIZE_LEVEL_STYLE_COMPACTION.decl())
+    } else if props.get(&COMPRESSED_CACHE_SIZE)? != 0 {
+        Some(COMPRESSED_CACHE_SIZE.decl())
+    } else {
+        None
+    };
+    match conflict {
+        None => Ok(()),
+        Some(other) => Err(PropertyError::Conflict {
+            message: format!(
+                "rocksdb.compaction_pri ({}) cannot be used with {} ({}): compaction_pri is set \
+                 through an OPTIONS file of the tuning, which cannot hold the other",
+                origin_of(props, COMPACTION_PRI.decl()),
+                other.name,
+                origin_of(props, other),
+            ),
+        }),
+    }
+}
+
 fn origin_of(props: &Properties, decl: &PropertyDecl) -> String {
     props
         .raw(decl)
@@ -793,11 +844,51 @@ mod tests {
         p.set("rocksdb.write_buffer_size", "64MB", Origin::Flag("-p"));
         let err = RocksConfig::from_properties(&p).unwrap_err().to_string();
         assert!(err.contains("rocksdb.write_buffer_size"), "{err}");
-        let p = base().with("rocksdb.compaction_pri", "3");
+        let p = base().with("rocksdb.compaction_pri", "5");
         let err = RocksConfig::from_properties(&p).unwrap_err().to_string();
         assert!(
-            err.contains("rocksdb.compaction_pri") && err.contains("optionsfile"),
+            err.starts_with("rocksdb.compaction_pri: invalid value '5'")
+                && err.contains("kMinOverlappingRatio"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn compaction_pri_refuses_what_an_options_file_cannot_hold() {
+        for (key, value) in [
+            ("rocksdb.mergeupdate", "true"),
+            ("rocksdb.optimize_level_style_compaction", "true"),
+            ("rocksdb.compressed_cache_size", "1048576"),
+        ] {
+            let p = base().with("rocksdb.compaction_pri", "1").with(key, value);
+            let err = RocksConfig::from_properties(&p).unwrap_err().to_string();
+            assert!(
+                err.contains("rocksdb.compaction_pri") && err.contains(key),
+                "{err}"
+            );
+            let default = base().with("rocksdb.compaction_pri", "-1").with(key, value);
+            RocksConfig::from_properties(&default).unwrap();
+        }
+    }
+
+    /// YCSB-cpp's numbers and RocksDB's names of `CompactionPri`.
+    #[test]
+    fn compaction_pri_reads_ycsb_cpp_s_numbers_and_the_names() {
+        let pri = |value: &str| {
+            let p = base().with("rocksdb.compaction_pri", value);
+            match RocksConfig::from_properties(&p).unwrap().engine {
+                EngineOptions::Properties(t) => t.compaction_pri,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(pri("-1"), None);
+        assert_eq!(pri("0"), Some(CompactionPri::ByCompensatedSize));
+        assert_eq!(pri("3"), Some(CompactionPri::MinOverlappingRatio));
+        assert_eq!(pri("kRoundRobin"), Some(CompactionPri::RoundRobin));
+        assert_eq!(pri("2"), Some(CompactionPri::OldestSmallestSeqFirst));
+        assert_eq!(
+            pri("kOldestLargestSeqFirst"),
+            Some(CompactionPri::OldestLargestSeqFirst)
         );
     }
 

@@ -12,7 +12,7 @@ use ycsb_db::{
     Name, Record, StoreError,
 };
 
-use crate::config::{Compression, EngineOptions, InfoLogLevel, RocksConfig, Tuning};
+use crate::config::{CompactionPri, Compression, EngineOptions, InfoLogLevel, RocksConfig, Tuning};
 
 /// The merge operator's name, as YCSB-cpp's, recorded by RocksDB in the
 /// OPTIONS file.
@@ -117,6 +117,9 @@ fn open_error(config: &RocksConfig, doing: &str, message: impl std::fmt::Display
 pub(crate) fn open(config: &RocksConfig, origin: &str) -> Result<Opened, StoreError> {
     let (mut options, families) = match &config.engine {
         EngineOptions::Properties(tuning) if config.dbbench_defaults => dbbench_options(tuning)?,
+        EngineOptions::Properties(tuning) if tuning.compaction_pri.is_some() => {
+            text_tuned_options(tuning)?
+        }
         EngineOptions::Properties(tuning) => (tuned_options(tuning)?, Vec::new()),
         EngineOptions::File(file) => load_options_file(file)?,
     };
@@ -134,7 +137,9 @@ pub(crate) fn open(config: &RocksConfig, origin: &str) -> Result<Opened, StoreEr
             InfoLogLevel::Header => rocksdb::LogLevel::Header,
         });
     }
-    if let (EngineOptions::Properties(_), false) = (&config.engine, config.dbbench_defaults) {
+    if let (EngineOptions::Properties(_), false, true) =
+        (&config.engine, config.dbbench_defaults, families.is_empty())
+    {
         // Installed whatever rocksdb.mergeupdate says, so that a database
         // loaded with merge updates stays readable without them.
         options.set_merge_operator_associative(MERGE_OPERATOR_NAME, merge_fields);
@@ -158,6 +163,18 @@ pub(crate) fn open(config: &RocksConfig, origin: &str) -> Result<Opened, StoreEr
 
 fn cache(size: usize) -> Result<Cache, StoreError> {
     Cache::new_lru_cache(size).map_err(|e| StoreError::Other(format!("rocksdb block cache: {e}")))
+}
+
+/// RocksDB's name of a compaction priority, as OPTIONS files spell it.
+fn compaction_pri_name(pri: CompactionPri) -> Option<&'static str> {
+    match pri {
+        CompactionPri::Default => None,
+        CompactionPri::ByCompensatedSize => Some("kByCompensatedSize"),
+        CompactionPri::OldestLargestSeqFirst => Some("kOldestLargestSeqFirst"),
+        CompactionPri::OldestSmallestSeqFirst => Some("kOldestSmallestSeqFirst"),
+        CompactionPri::MinOverlappingRatio => Some("kMinOverlappingRatio"),
+        CompactionPri::RoundRobin => Some("kRoundRobin"),
+    }
 }
 
 /// Options from the tuning properties, applied in YCSB-cpp's order.
@@ -274,21 +291,43 @@ fn dbbench_options(t: &Tuning) -> Result<(Options, Vec<ColumnFamilyDescriptor>),
     )
 }
 
+/// The tuning properties with `rocksdb.compaction_pri`, an immutable
+/// column-family option the rocksdb crate has no setter for: the whole
+/// tuning as an OPTIONS file, loaded with its column family (the setters
+/// of [`tuned_options`] would not reach a column family loaded so; the
+/// settings an OPTIONS file cannot hold are refused with it, config.rs).
+fn text_tuned_options(t: &Tuning) -> Result<(Options, Vec<ColumnFamilyDescriptor>), StoreError> {
+    let (mut options, families) = load_options_text(
+        options_text(t, false).as_bytes(),
+        "the rocksdb.* tuning properties",
+        t.cache_size.unwrap_or(DEFAULT_BLOCK_CACHE),
+    )?;
+    if t.increase_parallelism {
+        // A DB option: it reaches the database through these options.
+        options.increase_parallelism(PARALLELISM);
+    }
+    Ok((options, families))
+}
+
 /// The OPTIONS file of [`dbbench_options`]: every option not named keeps
 /// the library's default, as in any OPTIONS file RocksDB reads.
 pub(crate) fn dbbench_options_text(t: &Tuning) -> String {
-    let mut db: Vec<(&str, String)> = DBBENCH_DB_OPTIONS
-        .iter()
-        .map(|(k, v)| (*k, (*v).to_string()))
-        .collect();
-    let mut cf: Vec<(&str, String)> = DBBENCH_CF_OPTIONS
-        .iter()
-        .map(|(k, v)| (*k, (*v).to_string()))
-        .collect();
-    let mut table: Vec<(&str, String)> = DBBENCH_TABLE_OPTIONS
-        .iter()
-        .map(|(k, v)| (*k, (*v).to_string()))
-        .collect();
+    options_text(t, true)
+}
+
+/// The tuning as an OPTIONS file, on top of db_bench's defaults or of the
+/// library's.
+fn options_text(t: &Tuning, dbbench: bool) -> String {
+    let defaults = |list: &[(&'static str, &'static str)]| -> Vec<(&'static str, String)> {
+        if dbbench {
+            list.iter().map(|(k, v)| (*k, (*v).to_string())).collect()
+        } else {
+            Vec::new()
+        }
+    };
+    let mut db = defaults(DBBENCH_DB_OPTIONS);
+    let mut cf = defaults(DBBENCH_CF_OPTIONS);
+    let mut table = defaults(DBBENCH_TABLE_OPTIONS);
     let compression = match t.compression {
         Compression::No => "kNoCompression",
         Compression::Snappy => "kSnappyCompression",
@@ -299,6 +338,9 @@ pub(crate) fn dbbench_options_text(t: &Tuning) -> String {
         Compression::Zstd => "kZSTD",
     };
     cf.push(("compression", compression.to_string()));
+    if let Some(name) = t.compaction_pri.and_then(compaction_pri_name) {
+        cf.push(("compaction_pri", name.to_string()));
+    }
     let some = |to: &mut Vec<(&str, String)>, key, value: Option<String>| {
         if let Some(v) = value {
             to.push((key, v));
@@ -373,7 +415,12 @@ pub(crate) fn dbbench_options_text(t: &Tuning) -> String {
         text
     };
     format!(
-        "# db_bench's options (ycsb-rs rocksdb.dbbench_defaults)\n\n{}{}{}{}",
+        "# {} (ycsb-rs)\n\n{}{}{}{}",
+        if dbbench {
+            "db_bench's options, rocksdb.dbbench_defaults"
+        } else {
+            "the rocksdb.* tuning properties"
+        },
         section(
             "Version",
             &[

@@ -42,7 +42,9 @@ use ycsb_db::{
     StoreThread, ThreadContext,
 };
 
-pub use config::{Compression, EngineOptions, Format, RocksConfig, Tuning, PROPERTIES};
+pub use config::{
+    CompactionPri, Compression, EngineOptions, Format, RocksConfig, Tuning, PROPERTIES,
+};
 
 /// How the command line finds this store.
 pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(

@@ -125,6 +125,54 @@ fn options_file_is_loaded_and_applied() {
     assert!(options.contains("write_buffer_size=7654321"), "{options}");
 }
 
+/// YCSB-cpp's `rocksdb.compaction_pri` (a number cast to `CompactionPri`)
+/// reaches the engine, with the other tuning properties beside it: the
+/// OPTIONS file RocksDB writes says so.
+#[test]
+fn compaction_pri_is_applied_as_ycsb_cpp_sets_it() {
+    for (value, name, also) in [
+        ("3", "kMinOverlappingRatio", &[][..]),
+        ("kRoundRobin", "kRoundRobin", &[][..]),
+        (
+            "1",
+            "kOldestLargestSeqFirst",
+            &[("rocksdb.write_buffer_size", "12345678")][..],
+        ),
+        (
+            "0",
+            "kByCompensatedSize",
+            &[("rocksdb.dbbench_defaults", "true")][..],
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut props = vec![("rocksdb.compaction_pri", value)];
+        props.extend_from_slice(also);
+        let store = open(&dir.path().join("db"), &props).unwrap();
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        assert_eq!(t.insert("t", "k", &record(&[("f", "v")])), Status::Ok);
+        drop(t);
+        let reports = store.final_reports();
+        let options = &reports
+            .iter()
+            .find(|r| r.name == "rocksdb.OPTIONS")
+            .unwrap()
+            .text;
+        assert!(
+            options.contains(&format!("compaction_pri={name}")),
+            "{value}: {options}"
+        );
+        for (_, size) in also
+            .iter()
+            .filter(|(k, _)| *k == "rocksdb.write_buffer_size")
+        {
+            assert!(
+                options.contains(&format!("write_buffer_size={size}")),
+                "{options}"
+            );
+        }
+    }
+}
+
 #[test]
 fn property_errors_surface_from_open() {
     let dir = tempfile::tempdir().unwrap();

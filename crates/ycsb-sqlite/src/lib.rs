@@ -4,11 +4,13 @@
 //! One database is opened per invocation ([`SqliteStore::open`]); each
 //! client thread opens its own connection to it (WAL mode by default, so
 //! readers never wait for the writer). A workload's table is a SQLite
-//! table `(<primary_key> TEXT PRIMARY KEY, fields BLOB)`, as YCSB-cpp's
-//! (a rowid table and its key index), one row per record, the fields encoded
-//! with [`ycsb_db::codec`] as in every embedded binding. Updates read,
-//! merge and write back in one `BEGIN IMMEDIATE` transaction; scans are
-//! `WHERE key >= ? ORDER BY key LIMIT ?`.
+//! rowid table keyed by `<primary_key> TEXT PRIMARY KEY`, as YCSB-cpp's,
+//! one row per record: by default (`sqlite.schema=blob`) the fields in one
+//! column encoded with [`ycsb_db::codec`] as in every embedded binding,
+//! updates read, merge and write back in one `BEGIN IMMEDIATE`
+//! transaction; with `sqlite.schema=columns`, YCSB-cpp's and Java's JDBC
+//! layout, a `TEXT` column per field and updates of their columns only.
+//! Scans are `WHERE key >= ? ORDER BY key LIMIT ?`.
 //!
 //! Properties use YCSB-cpp's names, so its `sqlite/sqlite.properties`
 //! works unchanged; see [`PROPERTIES`] and `docs/engines-sqlite.md`.
@@ -39,10 +41,11 @@
     )
 )]
 
+mod columns;
 pub mod options;
 mod store;
 
-pub use options::{JournalMode, Synchronous, PROPERTIES};
+pub use options::{JournalMode, Schema, Synchronous, PROPERTIES};
 pub use store::SqliteStore;
 
 use ycsb_db::{Store, StoreContext, StoreDescriptor, StoreError};

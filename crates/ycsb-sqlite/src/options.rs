@@ -1,6 +1,6 @@
 //! The store's properties, with YCSB-cpp's names and meanings.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ycsb_db::{DirSetting, Properties, Property, PropertyDecl, PropertyError};
 
@@ -37,11 +37,26 @@ ycsb_db::choice_property! {
     }
 }
 
+ycsb_db::choice_property! {
+    /// How a record is laid out in its table (`sqlite.schema`).
+    pub enum Schema {
+        /// One encoded column for all fields (every embedded binding's
+        /// record encoding).
+        Blob = "blob",
+        /// A `TEXT` column per field, as YCSB-cpp's and Java's JDBC
+        /// binding's tables.
+        Columns = "columns",
+    }
+}
+
 /// `sqlite.dbpath`.
 pub const DBPATH: Property<PathBuf> = Property::optional(
     "sqlite.dbpath",
-    "The directory holding the database (ycsb.sqlite and its -wal and -shm files), created \
-     if missing. Required. (YCSB-cpp names the database file itself.)",
+    "The database: a directory holding ycsb.sqlite (and its -wal and -shm files), created if \
+     missing; or, as YCSB-cpp names it, the database file itself: a path that is an existing \
+     file, or a missing one whose last part has an extension (/tmp/ycsb-sqlite.db), is the \
+     file, beside which only its own -wal, -shm and -journal files are looked at (and, with \
+     sqlite.destroy, removed). Required.",
 );
 
 /// `sqlite.cache_size`.
@@ -93,6 +108,18 @@ pub const PRIMARY_KEY: Property<String> = Property::new(
     "The name of the key column (YCSB-cpp's).",
 );
 
+/// `sqlite.schema` (not in YCSB-cpp).
+pub const SCHEMA: Property<Schema> = Property::new(
+    "sqlite.schema",
+    "blob",
+    "The table's layout. blob: the key and one column holding all fields encoded, as every \
+     embedded binding keeps a record (an update reads, merges and writes it back). columns: \
+     YCSB-cpp's and Java's JDBC binding's table, a TEXT column per field beside the key \
+     column (sqlite.primary_key: YCSB-cpp's user_id, Java's YCSB_KEY), a column added the \
+     first time a field appears; a read of some fields reads their columns, an update writes \
+     only its columns in one UPDATE. Tables of the two layouts cannot be read by the other.",
+);
+
 /// `sqlite.destroy` (not in YCSB-cpp).
 pub const DESTROY: Property<bool> = Property::new(
     "sqlite.destroy",
@@ -119,6 +146,7 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     SYNCHRONOUS.decl(),
     CREATE_TABLE.decl(),
     PRIMARY_KEY.decl(),
+    SCHEMA.decl(),
     DESTROY.decl(),
     BUSY_TIMEOUT.decl(),
 ];
@@ -126,14 +154,18 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
 /// Everything the store is opened with, read and checked from properties.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Config {
-    /// The directory (`DBPATH`) and `destroy`.
+    /// The directory or database file (`DBPATH`) and `destroy`.
     pub dir: DirSetting,
+    /// Whether `dir` names the database file itself (YCSB-cpp's meaning)
+    /// rather than a directory holding [`DB_FILE`](crate::store::DB_FILE).
+    pub single_file: bool,
     pub cache_size: i64,
     pub page_size: u32,
     pub journal_mode: JournalMode,
     pub synchronous: Synchronous,
     pub create_table: bool,
     pub primary_key: String,
+    pub schema: Schema,
     pub busy_timeout_ms: u64,
 }
 
@@ -147,9 +179,24 @@ pub(crate) fn is_plain_identifier(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// Whether `sqlite.dbpath` names the database file, as YCSB-cpp's does
+/// (`/tmp/ycsb-sqlite.db`), rather than a directory: a path that exists and
+/// is not a directory, or a missing one whose last part has an extension
+/// and no trailing `/`. A directory keeps its meaning, and a missing path
+/// without an extension is made a directory, as before.
+pub(crate) fn names_a_file(path: &Path) -> bool {
+    match std::fs::metadata(path) {
+        Ok(meta) => !meta.is_dir(),
+        Err(_) => {
+            !path.as_os_str().as_encoded_bytes().ends_with(b"/") && path.extension().is_some()
+        }
+    }
+}
+
 impl Config {
     pub fn from_properties(p: &Properties) -> Result<Config, PropertyError> {
         let dir = DirSetting::from_properties(p, &DBPATH, &DESTROY)?;
+        let single_file = names_a_file(&dir.path);
         let page_size = p.get_checked(&PAGE_SIZE, |&s| {
             if s.is_power_of_two() {
                 Ok(())
@@ -166,20 +213,31 @@ impl Config {
         })?;
         Ok(Config {
             dir,
+            single_file,
             cache_size: p.get(&CACHE_SIZE)?,
             page_size,
             journal_mode: p.get(&JOURNAL_MODE)?,
             synchronous: p.get(&SYNCHRONOUS)?,
             create_table: p.get(&CREATE_TABLE)?,
             primary_key,
+            schema: p.get(&SCHEMA)?,
             busy_timeout_ms: p.get(&BUSY_TIMEOUT)?,
         })
+    }
+
+    /// The database file.
+    pub fn database_file(&self) -> PathBuf {
+        if self.single_file {
+            self.dir.path.clone()
+        } else {
+            self.dir.path.join(crate::store::DB_FILE)
+        }
     }
 
     /// The effective settings as `name=value` lines, for the results.
     pub fn describe(&self) -> String {
         format!(
-            "{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n",
+            "{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n{}={}\n",
             DBPATH.name(),
             self.dir.path.display(),
             CACHE_SIZE.name(),
@@ -194,6 +252,8 @@ impl Config {
             self.create_table,
             PRIMARY_KEY.name(),
             self.primary_key,
+            SCHEMA.name(),
+            self.schema.name(),
             DESTROY.name(),
             self.dir.destroy,
             BUSY_TIMEOUT.name(),
@@ -278,6 +338,36 @@ mod tests {
             err.to_string().starts_with("sqlite.dbpath: required"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_path_with_an_extension_or_an_existing_file_is_the_database_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("existing");
+        std::fs::write(&file, "").unwrap();
+        let db_dir = dir.path().join("dir.d");
+        std::fs::create_dir(&db_dir).unwrap();
+        for (path, is_file) in [
+            (PathBuf::from("/tmp/ycsb-sqlite.db"), true),
+            (dir.path().join("missing.sqlite3"), true),
+            (file, true),
+            (PathBuf::from("/tmp/ycsb-sqlite"), false),
+            (dir.path().join("missing"), false),
+            (db_dir, false),
+            (PathBuf::from("/nowhere/x.db/"), false),
+        ] {
+            assert_eq!(names_a_file(&path), is_file, "{}", path.display());
+            let c =
+                Config::from_properties(&props(&[("sqlite.dbpath", &path.display().to_string())]))
+                    .unwrap();
+            assert_eq!(c.single_file, is_file);
+            let expected = if is_file {
+                path.clone()
+            } else {
+                path.join("ycsb.sqlite")
+            };
+            assert_eq!(c.database_file(), expected);
+        }
     }
 
     #[test]

@@ -15,7 +15,8 @@ use ycsb_db::{
     Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
-use crate::options::{Config, JournalMode};
+use crate::columns::{self, ColumnTable};
+use crate::options::{Config, JournalMode, Schema};
 
 /// The store's name, as users type it.
 const NAME: &str = "sqlite";
@@ -175,9 +176,9 @@ fn on_read_only_file_system(file: &Path) -> bool {
 }
 
 impl SqliteStore {
-    /// Opens (creating if missing) the database in the directory that
-    /// `properties` name (`sqlite.dbpath` and the other
-    /// [`PROPERTIES`](crate::PROPERTIES)).
+    /// Opens (creating if missing) the database in the directory, or the
+    /// database file, that `properties` name (`sqlite.dbpath` and the
+    /// other [`PROPERTIES`](crate::PROPERTIES)).
     ///
     /// # Errors
     ///
@@ -191,8 +192,12 @@ impl SqliteStore {
     pub fn open(properties: &Properties) -> Result<SqliteStore, StoreError> {
         let config = Config::from_properties(properties)?;
         let fail = |message: String| config.dir.open_error(NAME, message);
-        let dir = config.dir.open(NAME, &LAYOUT)?;
-        let file = config.dir.path.join(DB_FILE);
+        let dir = if config.single_file {
+            config.dir.open_file(NAME, &LAYOUT)?
+        } else {
+            config.dir.open(NAME, &LAYOUT)?
+        };
+        let file = config.database_file();
         let monitor = open_connection(&file, &config).map_err(&fail)?;
         let setup = || -> rusqlite::Result<String> {
             // Only takes effect while the database is empty (or on VACUUM).
@@ -326,6 +331,8 @@ fn open_connection(file: &Path, config: &Config) -> Result<Connection, String> {
     })?;
     let settings = || -> rusqlite::Result<()> {
         conn.busy_timeout(Duration::from_millis(config.busy_timeout_ms))?;
+        // A column per field makes a statement per field selection.
+        conn.set_prepared_statement_cache_capacity(64);
         conn.pragma_update(None, "cache_size", config.cache_size)?;
         conn.pragma_update(None, "synchronous", config.synchronous.name())?;
         Ok(())
@@ -368,6 +375,7 @@ impl Store for SqliteStore {
             conn: Conn { conn, _busy: busy },
             config: &self.config,
             sql: None,
+            columns: None,
             value: Vec::new(),
             counters,
             until_publish: PUBLISH_EVERY,
@@ -390,7 +398,8 @@ impl Store for SqliteStore {
                 pages as f64 * f64::from(self.config.page_size),
             ));
         }
-        let wal = self.config.dir.path.join(format!("{DB_FILE}-wal"));
+        let mut wal = self.file.clone().into_os_string();
+        wal.push("-wal");
         let wal_bytes = std::fs::metadata(wal).map_or(0, |m| m.len());
         out.push(Gauge::bytes("sqlite.wal-bytes", wal_bytes as f64));
         let (mut current, mut high) = (0i64, 0i64);
@@ -521,6 +530,9 @@ struct SqliteThread<'a> {
     conn: Conn,
     config: &'a Config,
     sql: Option<TableSql>,
+    /// With `sqlite.schema=columns`: the statements and columns of the
+    /// table last used.
+    columns: Option<ColumnTable>,
     value: Vec<u8>,
     counters: Arc<CacheCounters>,
     until_publish: u32,
@@ -568,6 +580,47 @@ impl SqliteThread<'_> {
                 Status::Error
             }
         }
+    }
+
+    /// Runs `body` on `table` laid out a column per field
+    /// (`sqlite.schema=columns`), as [`Self::op`] does for the blob
+    /// layout; `body` is told whether it may add columns.
+    fn op_columns(
+        &mut self,
+        table: &str,
+        body: impl FnOnce(&Connection, &mut ColumnTable, bool) -> OpResult,
+    ) -> Status {
+        self.until_publish -= 1;
+        if self.until_publish == 0 {
+            self.publish_counters();
+        }
+        let conn = &self.conn.conn;
+        let create = self.config.create_table;
+        let result = (|| {
+            if self.columns.as_ref().is_none_or(|t| t.table != table) {
+                self.columns = Some(ColumnTable::open(
+                    conn,
+                    table,
+                    &self.config.primary_key,
+                    create,
+                )?);
+            }
+            match self.columns.as_mut() {
+                Some(t) => body(conn, t, create),
+                None => Ok(Status::Error),
+            }
+        })();
+        match result {
+            Ok(status) => status,
+            Err(e) => {
+                self.last_error = Some(describe(&e, &self.conn.conn));
+                Status::Error
+            }
+        }
+    }
+
+    fn columns(&self) -> bool {
+        self.config.schema == Schema::Columns
     }
 
     /// Copies this connection's page cache counters where the gauges read
@@ -620,6 +673,9 @@ fn first_blob<T>(
 
 impl StoreThread for SqliteThread<'_> {
     fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+        if self.columns() {
+            return self.op_columns(table, |conn, t, _| columns::read(conn, t, key, fields, out));
+        }
         self.op(table, |conn, sql, _| {
             let mut stmt = conn.prepare_cached(&sql.read)?;
             let mut rows = stmt.query([key])?;
@@ -634,9 +690,17 @@ impl StoreThread for SqliteThread<'_> {
         table: &str,
         key: &str,
         fields: Fields<'_>,
-        _scratch: &mut Record,
+        scratch: &mut Record,
         visit: &mut dyn FnMut(RecordView<'_>),
     ) -> Status {
+        if self.columns() {
+            // Column values are read one by one; copying them is the read.
+            let status = self.read(table, key, fields, scratch);
+            if status.is_ok() {
+                visit(RecordView::from(&*scratch));
+            }
+            return status;
+        }
         self.op(table, |conn, sql, _| {
             let mut stmt = conn.prepare_cached(&sql.read)?;
             let mut rows = stmt.query([key])?;
@@ -655,6 +719,11 @@ impl StoreThread for SqliteThread<'_> {
         fields: Fields<'_>,
         out: &mut ScanResult,
     ) -> Status {
+        if self.columns() {
+            return self.op_columns(table, |conn, t, _| {
+                columns::scan(conn, t, start_key, count, fields, out)
+            });
+        }
         let limit = i64::try_from(count).unwrap_or(i64::MAX);
         self.op(table, |conn, sql, _| {
             let mut stmt = conn.prepare_cached(&sql.scan)?;
@@ -681,6 +750,11 @@ impl StoreThread for SqliteThread<'_> {
     /// Read-modify-write in one immediate transaction: SQLite has no merge
     /// of its own, and the write lock taken first makes the merge atomic.
     fn update(&mut self, table: &str, key: &str, values: &Record) -> Status {
+        if self.columns() {
+            return self.op_columns(table, |conn, t, create| {
+                columns::update(conn, t, key, values, create)
+            });
+        }
         self.op(table, |conn, sql, buf| {
             conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
             let mut body = || -> OpResult {
@@ -712,6 +786,11 @@ impl StoreThread for SqliteThread<'_> {
     }
 
     fn insert(&mut self, table: &str, key: &str, values: &Record) -> Status {
+        if self.columns() {
+            return self.op_columns(table, |conn, t, create| {
+                columns::insert(conn, t, key, values, create)
+            });
+        }
         self.op(table, |conn, sql, buf| {
             buf.clear();
             codec::encode(values, buf);
@@ -722,6 +801,9 @@ impl StoreThread for SqliteThread<'_> {
     }
 
     fn delete(&mut self, table: &str, key: &str) -> Status {
+        if self.columns() {
+            return self.op_columns(table, |conn, t, _| columns::delete(conn, t, key));
+        }
         self.op(table, |conn, sql, _| {
             let deleted = conn.prepare_cached(&sql.delete)?.execute([key])?;
             Ok(if deleted == 0 {

@@ -24,7 +24,7 @@ fn open(dir: &Path, extra: &[(&str, &str)]) -> SqliteStore {
 }
 
 /// SQLite is an ordered store with exact deletes: the default contract,
-/// in WAL mode (YCSB-cpp's) and with a rollback journal.
+/// in WAL mode (YCSB-cpp's) and with a rollback journal, in both layouts.
 #[test]
 fn keeps_the_store_contract() {
     for flags in [
@@ -32,6 +32,12 @@ fn keeps_the_store_contract() {
         &[
             ("sqlite.journal_mode", "DELETE"),
             ("sqlite.synchronous", "OFF"),
+        ][..],
+        &[("sqlite.schema", "columns")][..],
+        &[
+            ("sqlite.schema", "columns"),
+            ("sqlite.journal_mode", "DELETE"),
+            ("sqlite.primary_key", "YCSB_KEY"),
         ][..],
     ] {
         let dir = tempfile::tempdir().unwrap();
@@ -100,6 +106,105 @@ fn the_schema_is_one_table_keyed_by_the_primary_key_property() {
         .query_row("PRAGMA page_size", [], |r| r.get(0))
         .unwrap();
     assert_eq!(page_size, 4096);
+}
+
+/// `sqlite.schema=columns`: YCSB-cpp's table (`sqlite/schema.sql`: the key,
+/// then `field0 TEXT` ... ), an update that writes only its column in one
+/// statement, and a table YCSB-cpp (or Java's JDBC binding) made read as
+/// it is.
+#[test]
+fn the_column_schema_is_ycsb_cpp_s_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), &[("sqlite.schema", "columns")]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let fields: Vec<(String, String)> = (0..10)
+        .map(|i| (format!("field{i}"), format!("value{i}")))
+        .collect();
+    let pairs: Vec<(&str, &str)> = fields
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(t.insert(TABLE, "user1", &record(&pairs)), Status::Ok);
+    assert_eq!(
+        t.update(TABLE, "user1", &record(&[("field3", "new")])),
+        Status::Ok
+    );
+    assert_eq!(
+        t.update(TABLE, "user2", &record(&[("field3", "x")])),
+        Status::NotFound
+    );
+    let mut out = Record::new();
+    let only = vec!["field3".to_string(), "field9".to_string()];
+    assert_eq!(
+        t.read(TABLE, "user1", Fields::Only(&only), &mut out),
+        Status::Ok
+    );
+    let got: Vec<(String, Vec<u8>)> = out
+        .iter()
+        .map(|f| (f.name.to_string(), f.value.to_vec()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("field3".into(), b"new".to_vec()),
+            ("field9".into(), b"value9".to_vec())
+        ]
+    );
+    drop(t);
+    drop(store);
+    let conn = rusqlite::Connection::open(dir.path().join("ycsb.sqlite")).unwrap();
+    let columns: Vec<(String, String)> = conn
+        .prepare("PRAGMA table_info(usertable)")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut expected = vec![("user_id".to_string(), "TEXT".to_string())];
+    expected.extend((0..10).map(|i| (format!("field{i}"), "TEXT".to_string())));
+    assert_eq!(columns, expected);
+    let (f3, f4): (String, String) = conn
+        .query_row(
+            "SELECT field3, field4 FROM usertable WHERE user_id = 'user1'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((f3.as_str(), f4.as_str()), ("new", "value4"));
+    // Java's JDBC binding's table, made beforehand: read and updated as is,
+    // with sqlite.create_table=false (no column is added).
+    conn.execute_batch(
+        "CREATE TABLE jdbc (YCSB_KEY VARCHAR(255) PRIMARY KEY, FIELD0 TEXT, FIELD1 TEXT);
+         INSERT INTO jdbc VALUES ('user7', 'a', 'b');",
+    )
+    .unwrap();
+    drop(conn);
+    let store = open(
+        dir.path(),
+        &[
+            ("sqlite.schema", "columns"),
+            ("sqlite.primary_key", "YCSB_KEY"),
+            ("sqlite.create_table", "false"),
+        ],
+    );
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    assert_eq!(
+        t.update("jdbc", "user7", &record(&[("field1", "c")])),
+        Status::Ok
+    );
+    let mut out = Record::new();
+    assert_eq!(t.read("jdbc", "user7", Fields::All, &mut out), Status::Ok);
+    assert_eq!(out.get("FIELD0"), Some(&b"a"[..]));
+    assert_eq!(out.get("FIELD1"), Some(&b"c"[..]));
+    assert_eq!(
+        t.update("jdbc", "user7", &record(&[("field2", "d")])),
+        Status::Error
+    );
+    assert!(
+        t.last_error().unwrap().contains("no such column: field2"),
+        "{:?}",
+        t.last_error()
+    );
 }
 
 #[test]
@@ -182,12 +287,18 @@ fn foreign_directories_files_and_locked_databases_are_refused() {
         std::fs::read(dir.path().join("ycsb.sqlite")).unwrap(),
         vec![7u8; 16384]
     );
-    // YCSB-cpp's layout, a database file where the directory should be.
+    // Named as the database file itself (YCSB-cpp's sqlite.dbpath), the
+    // same file is refused by its content too, and kept.
     let file = dir.path().join("ycsb.sqlite");
-    let message = SqliteStore::open(&props(&file, &[]))
+    let message = SqliteStore::open(&props(&file, &[("sqlite.destroy", "true")]))
         .unwrap_err()
         .to_string();
-    assert!(message.contains("is not a directory"), "{message}");
+    assert!(
+        message
+            .contains("\"ycsb.sqlite\", which has the name of a SQLite file but not its content"),
+        "{message}"
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), vec![7u8; 16384]);
     // A database another connection holds exclusively: "locked" once the
     // busy timeout has passed, at open or at the first write.
     let dir = tempfile::tempdir().unwrap();
@@ -207,6 +318,76 @@ fn foreign_directories_files_and_locked_databases_are_refused() {
         }
     };
     assert!(message.contains("database is locked"), "{message}");
+}
+
+/// YCSB-cpp's `sqlite.dbpath` names the database file
+/// (`/tmp/ycsb-sqlite.db`): the file is the database, in a directory
+/// shared with other files, which the store neither refuses nor touches.
+#[test]
+fn a_database_file_path_as_ycsb_cpp_s_is_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("notes.txt"), "mine").unwrap();
+    let file = d.join("ycsb-sqlite.db");
+    {
+        let store = open(&file, &[]);
+        assert_eq!(store.path(), file);
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        assert_eq!(
+            t.insert(TABLE, "user1", &record(&[("field0", "a")])),
+            Status::Ok
+        );
+        drop(t);
+        // A second database of the same directory waits for this one.
+        let other = SqliteStore::open(&props(&d.join("other.db"), &[]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            other.contains("one database file of a directory is used at a time"),
+            "{other}"
+        );
+        store.close().unwrap();
+    }
+    // The database is an ordinary SQLite file.
+    let conn = rusqlite::Connection::open(&file).unwrap();
+    let n: i64 = conn
+        .query_row("SELECT count(*) FROM usertable", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 1);
+    drop(conn);
+    // Reopened, the record is there; sqlite.destroy removes the database's
+    // files and nothing else.
+    let store = open(&file, &[]);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut out = Record::new();
+    assert_eq!(t.read(TABLE, "user1", Fields::All, &mut out), Status::Ok);
+    drop(t);
+    drop(store);
+    std::fs::write(d.join("ycsb-sqlite.db-journal"), "").unwrap();
+    drop(open(&file, &[("sqlite.destroy", "true")]));
+    let mut names: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["notes.txt", "ycsb-sqlite.db"],
+        "the rest was left alone"
+    );
+    let conn = rusqlite::Connection::open(&file).unwrap();
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(tables, 0, "destroy started an empty database");
+    // Another engine's file under the name is refused and kept.
+    let impostor = d.join("impostor.db");
+    std::fs::write(&impostor, "SQLite? no").unwrap();
+    let message = SqliteStore::open(&props(&impostor, &[("sqlite.destroy", "true")]))
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("sqlite.dbpath="), "{message}");
+    assert_eq!(std::fs::read(&impostor).unwrap(), b"SQLite? no");
 }
 
 #[test]

@@ -247,8 +247,15 @@ fn usage(
 /// The sum of the sizes of the files under `dir` (recursively, symbolic
 /// links not followed); `None` when `dir` cannot be read. Files that
 /// vanish during the walk (an LSM engine deleting compacted tables) are
-/// skipped.
+/// skipped. A database kept in one file (YCSB-cpp's `sqlite.dbpath`) is
+/// sized with the files beside it named after it (`<file>-wal`,
+/// `<file>-journal`), not with the rest of its directory.
 pub fn dir_size(dir: &Path) -> Option<u64> {
+    if let Ok(meta) = dir.metadata() {
+        if meta.is_file() {
+            return Some(meta.len() + companions_size(dir));
+        }
+    }
     let mut total = 0u64;
     let mut pending = vec![dir.to_path_buf()];
     let mut first = true;
@@ -273,9 +280,48 @@ pub fn dir_size(dir: &Path) -> Option<u64> {
     Some(total)
 }
 
+/// The sizes of the regular files beside `file` whose names are its name,
+/// `-` and more.
+fn companions_size(file: &Path) -> u64 {
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
+        return 0;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let mut prefix = name.to_os_string();
+    prefix.push("-");
+    let prefix = prefix.as_encoded_bytes();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().as_encoded_bytes().starts_with(prefix))
+        .filter_map(|e| e.path().symlink_metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_database_file_is_sized_with_its_companions_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("x.db"), [0u8; 100]).unwrap();
+        std::fs::write(d.join("x.db-wal"), [0u8; 20]).unwrap();
+        std::fs::write(d.join("x.db.bak"), [0u8; 7]).unwrap();
+        std::fs::write(d.join("notes"), [0u8; 1000]).unwrap();
+        assert_eq!(dir_size(&d.join("x.db")), Some(120));
+        assert_eq!(dir_size(d), Some(1127));
+        assert_eq!(dir_size(&d.join("missing")), None);
+    }
 
     // Captured from a real `ycsb` process on Linux 6.x.
     const STATUS: &str = "Name:\tycsb\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t48211\nNgid:\t0\nPid:\t48211\nPPid:\t48190\nTracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nFDSize:\t64\nGroups:\t0 \nVmPeak:\t  245836 kB\nVmSize:\t  245828 kB\nVmLck:\t       0 kB\nVmPin:\t       0 kB\nVmHWM:\t   14388 kB\nVmRSS:\t   12048 kB\nRssAnon:\t    6200 kB\nRssFile:\t    5848 kB\nRssShmem:\t       0 kB\nVmData:\t   75112 kB\nVmStk:\t     132 kB\nVmExe:\t    3276 kB\nVmLib:\t    4692 kB\nVmPTE:\t     108 kB\nVmSwap:\t       0 kB\nThreads:\t3\nvoluntary_ctxt_switches:\t1274\nnonvoluntary_ctxt_switches:\t38\n";

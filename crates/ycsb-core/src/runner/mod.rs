@@ -27,6 +27,7 @@ use ycsb_results::WarmupSummary;
 
 mod budget;
 pub(crate) mod interrupt;
+mod rate_limit;
 mod start;
 mod status;
 mod worker;
@@ -34,6 +35,7 @@ use budget::ErrorBudget;
 use status::{completed, status_loop, StatusLoop};
 use worker::Worker;
 
+pub use rate_limit::{RateFileError, RateLimit, RateStep, LIMIT_FILE, LIMIT_OPS};
 pub(crate) use start::wait_until;
 pub use start::{parse_start_at, StartHold, MAX_START_DELAY, START_AT};
 
@@ -86,6 +88,8 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     ERROR_BUDGET.decl(),
     START_AT.decl(),
     STOP_GRACE.decl(),
+    LIMIT_OPS.decl(),
+    LIMIT_FILE.decl(),
 ];
 
 /// Which phase to run.
@@ -114,6 +118,9 @@ pub struct RunnerSettings {
     pub threads: usize,
     /// Target operations per second over all threads, if throttled.
     pub target: Option<f64>,
+    /// YCSB-cpp's rate limit of the run phase (`limit.ops`, `limit.file`),
+    /// if any; never set together with `target`.
+    pub rate_limit: Option<RateLimit>,
     /// Time limit of a phase.
     pub max_execution_time: Option<Duration>,
     /// The seed of every random stream.
@@ -159,6 +166,23 @@ impl RunnerSettings {
                 Err("expected a non-negative rate".into())
             }
         })?;
+        let rate_limit = RateLimit::from_properties(props)?;
+        if target > 0.0 && rate_limit.is_some() {
+            let limit = if props.is_set(LIMIT_OPS.decl()) {
+                LIMIT_OPS.decl()
+            } else {
+                LIMIT_FILE.decl()
+            };
+            return Err(PropertyError::Conflict {
+                message: format!(
+                    "{} and {} are two rate limits: target schedules operations at fixed \
+                     intervals (measuring latency from each one's intended start too), \
+                     YCSB-cpp's limit a token bucket per thread; set one of them",
+                    props.describe(TARGET.decl()),
+                    props.describe(limit)
+                ),
+            });
+        }
         let max = props.get_checked(&MAX_EXECUTION_TIME, |s| {
             if *s <= MAX_SECONDS {
                 Ok(())
@@ -189,6 +213,7 @@ impl RunnerSettings {
         Ok(Self {
             threads,
             target: (target > 0.0).then_some(target),
+            rate_limit,
             max_execution_time: (max > 0).then(|| Duration::from_secs(max)),
             seed,
             seed_is_random,
@@ -479,6 +504,12 @@ pub fn run_phase(
                     Phase::Run => total_operations == 0,
                 },
                 tick,
+                rate_limit: match phase {
+                    // As YCSB-cpp: the load phase is never limited.
+                    Phase::Load => None,
+                    Phase::Run => settings.rate_limit.as_ref(),
+                },
+                start,
                 state,
                 store,
                 stop: stop_for_workers,

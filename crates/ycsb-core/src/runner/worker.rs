@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use ycsb_db::{Status, Store, StoreThread, ThreadContext};
 
 use super::budget::ErrorBudget;
+use super::rate_limit::{RateLimit, TokenBucket};
 use super::{interrupt, lock, Phase, Progress, RunError, StopSignal};
 use crate::measurement::{Measurements, Recorder};
 use crate::workload::{InsertOutcome, WorkloadThread};
@@ -35,6 +36,10 @@ pub(super) struct Worker<'a> {
     pub(super) unbounded: bool,
     /// The time between this thread's operations under a target rate.
     pub(super) tick: Option<Duration>,
+    /// YCSB-cpp's rate limit (`limit.ops`, `limit.file`), run phase only.
+    pub(super) rate_limit: Option<&'a RateLimit>,
+    /// When the phase started: the rate limit's times count from it.
+    pub(super) start: Instant,
     pub(super) state: WorkloadThread<'a>,
     pub(super) store: &'a dyn Store,
     pub(super) stop: &'a StopSignal,
@@ -123,6 +128,9 @@ impl<'a> Worker<'a> {
         let mut schedule = self
             .tick
             .map(|tick| Schedule::new(tick, self.thread, self.threads));
+        let mut bucket = self
+            .rate_limit
+            .map(|limit| TokenBucket::new(limit, self.threads, self.start));
         let state = &mut self.state;
         let mut done: u64 = 0;
         let mut insert_notices = InsertNotices::default();
@@ -130,6 +138,12 @@ impl<'a> Worker<'a> {
         let retry_limit = state.workload().insertion_retry_limit();
         while (unbounded || done < count) && !stop.is_stopped() {
             let intended = schedule.as_mut().map(Schedule::wait_next);
+            if let Some(bucket) = bucket.as_mut() {
+                bucket.acquire();
+                if stop.is_stopped() {
+                    break;
+                }
+            }
             match phase {
                 Phase::Load => {
                     let thread = self.thread;
