@@ -685,30 +685,10 @@ impl DataDir {
                 ),
             )
         })?;
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        match std::fs::metadata(path) {
-            Ok(meta) if meta.is_dir() => return Err(refuse(Refusal::NotAFile)),
-            _ => {}
+        if std::fs::metadata(path).is_ok_and(|meta| meta.is_dir()) {
+            return Err(refuse(Refusal::NotAFile));
         }
-        let created = match std::fs::metadata(&dir) {
-            Ok(meta) if meta.is_dir() => Vec::new(),
-            Ok(_) => {
-                return Err(io(
-                    "use the directory",
-                    std::io::Error::from_raw_os_error(libc::ENOTDIR),
-                ))
-            }
-            Err(e)
-                if e.kind() == std::io::ErrorKind::NotFound
-                    || e.raw_os_error() == Some(libc::ENOTDIR) =>
-            {
-                create_dirs(&dir).map_err(|e| io("create the directory", e))?
-            }
-            Err(e) => return Err(io("read the directory", e)),
-        };
+        let (dir, created) = file_directory(path).map_err(|(doing, e)| io(doing, e))?;
         let checked = (|| {
             let lock = File::open(&dir).map_err(|e| io("open the directory", e))?;
             match lock.try_lock() {
@@ -1092,6 +1072,33 @@ fn record_lock_holder(file: &File) -> std::io::Result<Option<i32>> {
         return Err(std::io::Error::last_os_error());
     }
     Ok((query.l_type != libc::F_UNLCK as libc::c_short).then_some(query.l_pid))
+}
+
+/// The directory holding the database file `path` (`.` for a bare file
+/// name), created when missing, with the directories this made (removed
+/// again if the open is refused); or what failed, and doing what.
+fn file_directory(path: &Path) -> Result<(PathBuf, Vec<PathBuf>), (&'static str, std::io::Error)> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let created = match std::fs::metadata(&dir) {
+        Ok(meta) if meta.is_dir() => Vec::new(),
+        Ok(_) => {
+            return Err((
+                "use the directory",
+                std::io::Error::from_raw_os_error(libc::ENOTDIR),
+            ))
+        }
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                || e.raw_os_error() == Some(libc::ENOTDIR) =>
+        {
+            create_dirs(&dir).map_err(|e| ("create the directory", e))?
+        }
+        Err(e) => return Err(("read the directory", e)),
+    };
+    Ok((dir, created))
 }
 
 #[cfg(test)]
