@@ -348,10 +348,10 @@ mod tests {
         let db_dir = dir.path().join("dir.d");
         std::fs::create_dir(&db_dir).unwrap();
         for (path, is_file) in [
-            (PathBuf::from("/tmp/ycsb-sqlite.db"), true),
+            (PathBuf::from("/nowhere/a-database.db"), true),
             (dir.path().join("missing.sqlite3"), true),
             (file, true),
-            (PathBuf::from("/tmp/ycsb-sqlite"), false),
+            (PathBuf::from("/nowhere/a-directory"), false),
             (dir.path().join("missing"), false),
             (db_dir, false),
             (PathBuf::from("/nowhere/x.db/"), false),
