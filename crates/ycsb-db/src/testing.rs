@@ -59,7 +59,7 @@ pub use embedded::{
     second_open_error, unusable_location_errors,
 };
 pub use options::{assert_declared_once, assert_invalid_values};
-pub use server::{free_port, ServerProcess, ServerSpec};
+pub use server::{continue_process, free_port, stop_process, ServerProcess, ServerSpec};
 pub use tmpfs::Tmpfs;
 
 /// A record of text fields, in the given order: `record(&[("field0", "v")])`.

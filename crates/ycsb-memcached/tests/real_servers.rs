@@ -255,46 +255,15 @@ fn a_stalled_server_times_out_then_recovers() {
     let store = open(&props(&[&server]).with("memcached.opTimeoutMillis", "200"));
     let mut t = thread(&store);
     assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
-    let pid = server.pid().to_string();
-    let signal = |s: &str| {
-        assert!(std::process::Command::new("kill")
-            .args([s, &pid])
-            .status()
-            .unwrap()
-            .success());
-    };
-    signal("-STOP");
-    // kill(1) returns once the signal is sent, not once every thread of
-    // the server has stopped: one still running could answer the read.
-    wait_until_stopped(&pid);
+    ycsb_db::testing::stop_process(server.pid());
     let started = Instant::now();
     assert_eq!(read(&mut *t, "k").0, Status::ServiceUnavailable);
     assert!(started.elapsed() < Duration::from_secs(5));
-    signal("-CONT");
+    ycsb_db::testing::continue_process(server.pid());
     let deadline = Instant::now() + Duration::from_secs(5);
     while read(&mut *t, "k").0 != Status::Ok {
         assert!(Instant::now() < deadline, "no recovery after SIGCONT");
         std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Waits until every thread of process `pid` is stopped (state `T` in
-/// `/proc/<pid>/task/*/stat`).
-fn wait_until_stopped(pid: &str) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
-        let all_stopped = tasks.flatten().all(|task| {
-            std::fs::read_to_string(task.path().join("stat")).is_ok_and(|stat| {
-                stat.rsplit_once(')')
-                    .is_some_and(|(_, rest)| rest.trim_start().starts_with('T'))
-            })
-        });
-        if all_stopped {
-            return;
-        }
-        assert!(Instant::now() < deadline, "process {pid} did not stop");
-        std::thread::sleep(Duration::from_millis(5));
     }
 }
 

@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::RedisCluster;
@@ -238,14 +237,7 @@ fn a_frozen_master_stalls_probes_not_every_thread() {
         assert_eq!(loader.insert(TABLE, &key(i), &record(i)), Status::Ok);
     }
     let frozen = &cluster.nodes[1];
-    let signal = |sig: &str| {
-        let status = Command::new("kill")
-            .args([sig, &frozen.pid().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    };
-    signal("-STOP");
+    ycsb_db::testing::stop_process(frozen.pid());
     let threads = 8;
     let started = Instant::now();
     let slow: Vec<u64> = std::thread::scope(|s| {
@@ -271,7 +263,7 @@ fn a_frozen_master_stalls_probes_not_every_thread() {
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    signal("-CONT");
+    ycsb_db::testing::continue_process(frozen.pid());
     let elapsed = started.elapsed();
     let slow: u64 = slow.iter().sum();
     eprintln!(

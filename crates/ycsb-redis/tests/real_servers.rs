@@ -525,22 +525,13 @@ fn stalled_server_times_out_then_recovers() {
     let store = open(&props(&server).with("redis.timeout", "200"));
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     assert_eq!(t.insert(TABLE, "k", &record(0)), Status::Ok);
-    let pid = server.pid().to_string();
-    assert!(std::process::Command::new("kill")
-        .args(["-STOP", &pid])
-        .status()
-        .unwrap()
-        .success());
+    ycsb_db::testing::stop_process(server.pid());
     let mut out = Record::new();
     assert_eq!(
         t.read(TABLE, "k", Fields::All, &mut out),
         Status::ServiceUnavailable
     );
-    assert!(std::process::Command::new("kill")
-        .args(["-CONT", &pid])
-        .status()
-        .unwrap()
-        .success());
+    ycsb_db::testing::continue_process(server.pid());
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         out.clear();

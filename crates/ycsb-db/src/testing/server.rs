@@ -147,6 +147,50 @@ impl ServerProcess {
     }
 }
 
+/// Stops process `pid` (SIGSTOP, as a hung server) and returns once every
+/// one of its threads is stopped: `kill` returns when the signal is sent,
+/// and a thread still running could answer one more request.
+///
+/// # Panics
+///
+/// When the signal cannot be sent or the process does not stop within 5
+/// seconds.
+pub fn stop_process(pid: u32) {
+    let sent = Command::new("kill")
+        .args(["-STOP", &pid.to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(sent, "cannot stop process {pid}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("the process's tasks");
+        let all_stopped = tasks.flatten().all(|task| {
+            std::fs::read_to_string(task.path().join("stat")).is_ok_and(|stat| {
+                stat.rsplit_once(')')
+                    .is_some_and(|(_, rest)| rest.trim_start().starts_with('T'))
+            })
+        });
+        if all_stopped {
+            return;
+        }
+        assert!(Instant::now() < deadline, "process {pid} did not stop");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Lets a process stopped by [`stop_process`] run again.
+///
+/// # Panics
+///
+/// When the signal cannot be sent.
+pub fn continue_process(pid: u32) {
+    let sent = Command::new("kill")
+        .args(["-CONT", &pid.to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(sent, "cannot continue process {pid}");
+}
+
 impl Drop for ServerProcess {
     fn drop(&mut self) {
         self.kill();
