@@ -638,20 +638,15 @@ mod tests {
     use ycsb_results::{java_percentile, Operation};
 
     #[test]
-    fn encoded_histograms_decode_to_the_same_counts() {
+    fn the_log_reader_decodes_with_the_results_codec_and_names_the_place() {
+        // The codec itself is tested in ycsb-results; this is the wrapper
+        // the interval logs read with.
         let mut h = Histogram::<u64>::new(3).unwrap();
-        for v in [1_000u64, 2_500, 2_500, 1_000_000, 7_000_000_000] {
-            h.record(v).unwrap();
-        }
-        let text = encode_histogram(&h);
-        assert!(text.starts_with("HISTF"), "V2 compressed cookie: {text}");
-        let back = decode_histogram(&text, "test").unwrap();
-        assert_eq!(back.len(), 5);
-        for p in [50.0, 99.0, 100.0] {
-            assert_eq!(java_percentile(&back, p), java_percentile(&h, p));
-        }
-        let err = decode_histogram("not base64!", "x.json: phases[0]").unwrap_err();
-        assert!(err.to_string().starts_with("x.json: phases[0]: "), "{err}");
+        h.record(2_500).unwrap();
+        let back = decode_histogram(&encode_histogram(&h), "log").unwrap();
+        assert_eq!(back.max(), h.max());
+        let err = decode_histogram("not base64!", "a.hdr:3").unwrap_err();
+        assert!(err.to_string().starts_with("a.hdr:3: "), "{err}");
     }
 
     #[test]
