@@ -543,24 +543,14 @@ impl DataDir {
         origin: &str,
         destroy: bool,
     ) -> Result<DataDir, Box<DataDirError>> {
-        let setting = format!("{property}={} ({origin})", path.display());
-        let refuse = |reason: Refusal| {
-            Box::new(DataDirError::Refused {
-                store,
-                engine: layout.engine,
-                setting: setting.clone(),
-                property,
-                reason,
-            })
+        let errors = Errors {
+            store,
+            engine: layout.engine,
+            property,
+            setting: format!("{property}={} ({origin})", path.display()),
         };
-        let io = |doing: &str, source: std::io::Error| {
-            Box::new(DataDirError::Io {
-                store,
-                setting: setting.clone(),
-                doing: doing.to_string(),
-                source,
-            })
-        };
+        let refuse = |reason: Refusal| errors.refuse(reason);
+        let io = |doing: &str, source: std::io::Error| errors.io(doing, source);
         let created = match std::fs::metadata(path) {
             Ok(meta) if meta.is_dir() => Vec::new(),
             Ok(_) => return Err(refuse(Refusal::NotADirectory)),
@@ -652,24 +642,14 @@ impl DataDir {
         origin: &str,
         destroy: bool,
     ) -> Result<DataDir, Box<DataDirError>> {
-        let setting = format!("{property}={} ({origin})", path.display());
-        let refuse = |reason: Refusal| {
-            Box::new(DataDirError::Refused {
-                store,
-                engine: layout.engine,
-                setting: setting.clone(),
-                property,
-                reason,
-            })
+        let errors = Errors {
+            store,
+            engine: layout.engine,
+            property,
+            setting: format!("{property}={} ({origin})", path.display()),
         };
-        let io = |doing: &str, source: std::io::Error| {
-            Box::new(DataDirError::Io {
-                store,
-                setting: setting.clone(),
-                doing: doing.to_string(),
-                source,
-            })
-        };
+        let refuse = |reason: Refusal| errors.refuse(reason);
+        let io = |doing: &str, source: std::io::Error| errors.io(doing, source);
         let Some(base) = path.file_name().and_then(|n| n.to_str()) else {
             return Err(refuse(Refusal::NotAFile));
         };
@@ -1072,6 +1052,36 @@ fn record_lock_holder(file: &File) -> std::io::Result<Option<i32>> {
         return Err(std::io::Error::last_os_error());
     }
     Ok((query.l_type != libc::F_UNLCK as libc::c_short).then_some(query.l_pid))
+}
+
+/// How the guard's errors name the store and the setting it was given.
+struct Errors {
+    store: &'static str,
+    engine: &'static str,
+    property: &'static str,
+    /// `property=path (origin)`.
+    setting: String,
+}
+
+impl Errors {
+    fn refuse(&self, reason: Refusal) -> Box<DataDirError> {
+        Box::new(DataDirError::Refused {
+            store: self.store,
+            engine: self.engine,
+            setting: self.setting.clone(),
+            property: self.property,
+            reason,
+        })
+    }
+
+    fn io(&self, doing: &str, source: std::io::Error) -> Box<DataDirError> {
+        Box::new(DataDirError::Io {
+            store: self.store,
+            setting: self.setting.clone(),
+            doing: doing.to_string(),
+            source,
+        })
+    }
 }
 
 /// The directory holding the database file `path` (`.` for a bare file
