@@ -8,6 +8,7 @@ mod bench;
 mod dbbench;
 mod engine_bench;
 mod engines;
+mod instructions;
 mod machine;
 mod nextest;
 mod overhead;
@@ -64,6 +65,9 @@ const DEBIAN_PACKAGES: &[&str] = &[
     // ip(8): the multi-host test puts clients and a server in network
     // namespaces joined by veth pairs (crates/ycsb-cli/tests/multihost.rs).
     "iproute2",
+    // The instruction-count guard of the hot paths (`cargo xtask
+    // instructions`) and the benchmarks' `--instructions` run cachegrind.
+    "valgrind",
 ];
 
 const USAGE: &str = "usage: cargo xtask <command>
@@ -92,6 +96,10 @@ commands:
           RocksDB and LevelDB, workloads A and C; --help for options
   redis-bench  the redis store through ycsb against redis-benchmark (SET/GET and
           HMSET/HGETALL) on a private redis-server, pipeline depths 1, 8, 32; --help
+  instructions [--accept]  instructions per operation of the client's hot paths
+          (cachegrind, release build of xtask/hot-paths) against the figures in
+          xtask/hot-paths/instructions.json: a rise beyond 3 % fails (`test` runs it);
+          --accept records the figures measured now
 ";
 
 fn usage() -> String {
@@ -115,6 +123,7 @@ fn main() -> ExitCode {
         Some("overhead") => overhead::main(&project_root(), &args[1..]),
         Some("redis-bench") => deps().and_then(|()| redis_bench::main(&project_root(), &args[1..])),
         Some("bench") => bench::main(&project_root(), &args[1..]),
+        Some("instructions") => instructions::main(&project_root(), &args[1..]),
         Some("dbbench-compare") => deps().and_then(|()| dbbench::compare(&args[1..])),
         Some("-h" | "--help" | "help") | None => {
             print!("{}", usage());
@@ -294,6 +303,8 @@ fn test(extra: &[String]) -> Result<()> {
         .args(["doc", "--workspace", "--no-deps", "--quiet"])
         .env("RUSTDOCFLAGS", "-D warnings"))?;
     package()?;
+    eprintln!("xtask: instructions per operation of the hot paths");
+    instructions::main(&root, &[])?;
     engines::test_release(&root)?;
     for example in ["own_store", "embedded_workload"] {
         eprintln!("xtask: example {example}");
