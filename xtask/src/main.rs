@@ -10,6 +10,7 @@ mod engine_bench;
 mod engines;
 mod instructions;
 mod machine;
+mod memcached_bench;
 mod nextest;
 mod overhead;
 mod redis_bench;
@@ -96,6 +97,8 @@ commands:
           RocksDB and LevelDB, workloads A and C; --help for options
   redis-bench  the redis store through ycsb against redis-benchmark (SET/GET and
           HMSET/HGETALL) on a private redis-server, pipeline depths 1, 8, 32; --help
+  memcached-bench  the memcached store through ycsb against memaslap (memcaslap) on a
+          private memcached: operations per client CPU-second; --help for options
   instructions [--accept]  instructions per operation of the client's hot paths
           (cachegrind, release build of xtask/hot-paths) against the figures in
           xtask/hot-paths/instructions.json: a rise beyond 3 % fails (`test` runs it);
@@ -123,6 +126,9 @@ fn main() -> ExitCode {
         Some("overhead") => overhead::main(&project_root(), &args[1..]),
         Some("redis-bench") => deps().and_then(|()| redis_bench::main(&project_root(), &args[1..])),
         Some("bench") => bench::main(&project_root(), &args[1..]),
+        Some("memcached-bench") => {
+            deps().and_then(|()| memcached_bench::main(&project_root(), &args[1..]))
+        }
         Some("instructions") => instructions::main(&project_root(), &args[1..]),
         Some("dbbench-compare") => deps().and_then(|()| dbbench::compare(&args[1..])),
         Some("-h" | "--help" | "help") | None => {

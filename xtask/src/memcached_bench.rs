@@ -1,0 +1,333 @@
+//! `cargo xtask memcached-bench`: the memcached store against memaslap,
+//! the load tool of Debian's libmemcached-tools (`memcaslap`).
+//!
+//! Starts a private memcached (one worker thread, 1 GiB, no UDP) on a free
+//! loopback port, pinned to one core while the clients run on another, and
+//! alternates, round by round, one connection each:
+//! - `memcaslap -T 1 -c 1 -x 2N` with a configuration of 33-byte keys (as
+//!   long as the binding's `usertable-user` + 19 digits), values of the size ycsb's record
+//!   takes in memcached (Java's binding stores a record as a JSON object:
+//!   one 100-byte field is about 115 bytes) and sets and gets half and
+//!   half;
+//! - `ycsb -load -run -db memcached`: N inserts (sets), then N reads (gets)
+//!   of one 100-byte field, uniform over the loaded keys.
+//!
+//! Both did 2N operations, half writes and half reads; what is compared is
+//! the operations per CPU-second of the client (user + system, from
+//! `getrusage` of the waited child), the "client is not the bottleneck"
+//! criterion of docs/performance.md, and, for information, the rate.
+
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+use crate::machine::{children_cpu_seconds, load_average, Placement};
+
+const USAGE: &str = "usage: cargo xtask memcached-bench [--requests N] [--rounds N] [--no-pin]
+  N sets and N gets per client and round (default 50000), rounds alternate the
+  clients (default 3); memcached runs on one core and the clients on another
+  unless --no-pin.";
+
+/// The size ycsb's record of one 100-byte field takes as a memcached
+/// value: Java's JSON object `{"field0":"…"}` with the value escaped as
+/// Java's Jackson writes it (15 bytes of framing, a few more where the
+/// random value has characters to escape; 115 measured on the first key).
+const VALUE_BYTES: usize = 115;
+
+/// The binding's memcached key: `usertable-user` and a 64-bit hash of 19
+/// or 20 digits.
+const KEY_BYTES: usize = 33;
+
+struct Options {
+    requests: u64,
+    rounds: usize,
+    pin: bool,
+}
+
+fn parse(args: &[String]) -> Result<Options> {
+    let mut o = Options {
+        requests: 50_000,
+        rounds: 3,
+        pin: true,
+    };
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        if flag == "--no-pin" {
+            o.pin = false;
+            continue;
+        }
+        let value = it
+            .next()
+            .with_context(|| format!("{flag} needs a value\n{USAGE}"))?;
+        let number = || -> Result<u64> {
+            value
+                .parse::<u64>()
+                .ok()
+                .filter(|n| *n > 0)
+                .with_context(|| format!("{flag}: '{value}' is not a positive whole number"))
+        };
+        match flag.as_str() {
+            "--requests" => o.requests = number()?,
+            "--rounds" => o.rounds = number()? as usize,
+            _ => bail!("memcached-bench: unknown option {flag}\n{USAGE}"),
+        }
+    }
+    Ok(o)
+}
+
+/// A private memcached, stopped when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start(core: Option<usize>) -> Result<Server> {
+        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .and_then(|l| l.local_addr())
+            .context("finding a free loopback port")?
+            .port();
+        let mut command = Command::new("memcached");
+        if let Some(core) = core {
+            crate::machine::pin(&mut command, core);
+        }
+        command.args(["-p", &port.to_string(), "-l", "127.0.0.1", "-U", "0"]);
+        command.args(["-t", "1", "-m", "1024"]);
+        if crate::is_root() {
+            // memcached refuses to run as root without a user to become.
+            command.args(["-u", "nobody"]);
+        }
+        let child = command
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("starting memcached (cargo xtask deps installs it)")?;
+        let server = Server { child, port };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+            if Instant::now() > deadline {
+                bail!("memcached on port {port} did not accept connections within 10 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(server)
+    }
+
+    /// Empties the cache between clients, so that each starts alike.
+    fn flush(&self) -> Result<()> {
+        use std::io::{Read, Write};
+        let mut s = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port))?;
+        s.set_read_timeout(Some(Duration::from_secs(5)))?;
+        s.write_all(b"flush_all\r\n")?;
+        let mut reply = [0u8; 16];
+        let n = s.read(&mut reply)?;
+        if !reply[..n].starts_with(b"OK") {
+            bail!(
+                "flush_all answered {}",
+                String::from_utf8_lossy(&reply[..n])
+            );
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One client's run: its wall seconds and CPU seconds for 2N operations.
+#[derive(Clone, Copy)]
+struct Run {
+    wall: f64,
+    cpu: f64,
+}
+
+fn timed(mut command: Command, what: &str) -> Result<(Run, String)> {
+    let cpu_before = children_cpu_seconds();
+    let start = Instant::now();
+    let out = command
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("starting {what}"))?;
+    let wall = start.elapsed().as_secs_f64();
+    let cpu = children_cpu_seconds() - cpu_before;
+    if !out.status.success() {
+        bail!(
+            "{what} failed with {}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok((
+        Run { wall, cpu },
+        String::from_utf8_lossy(&out.stdout).into(),
+    ))
+}
+
+fn memaslap(config: &Path, port: u16, o: &Options, core: Option<usize>) -> Result<Run> {
+    let mut command = Command::new("memcaslap");
+    if let Some(core) = core {
+        crate::machine::pin(&mut command, core);
+    }
+    command
+        .args(["-s", &format!("127.0.0.1:{port}"), "-T", "1", "-c", "1"])
+        .args(["-x", &(2 * o.requests).to_string(), "-F"])
+        .arg(config);
+    let (run, stdout) = timed(command, "memcaslap (package libmemcached-tools)")?;
+    // Every get must have found its key for the figure to mean the same
+    // work as ycsb's reads.
+    let misses = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("get_misses:"))
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    match misses {
+        Some(0) => Ok(run),
+        Some(n) => bail!("memcaslap: {n} gets missed"),
+        None => bail!("memcaslap printed no get_misses line:\n{stdout}"),
+    }
+}
+
+fn ycsb(bin: &Path, port: u16, o: &Options, core: Option<usize>) -> Result<Run> {
+    let mut command = Command::new(bin);
+    if let Some(core) = core {
+        crate::machine::pin(&mut command, core);
+    }
+    command
+        .args(["-load", "-run", "-db", "memcached", "-threads", "1"])
+        .args(["-p", &format!("memcached.hosts=127.0.0.1:{port}")])
+        .args(["-p", "fieldcount=1", "-p", "fieldlength=100"])
+        .args(["-p", &format!("recordcount={}", o.requests)])
+        .args(["-p", &format!("operationcount={}", o.requests)])
+        .args(["-p", "readproportion=1", "-p", "updateproportion=0"])
+        .args(["-p", "requestdistribution=uniform"]);
+    let (run, stdout) = timed(command, "ycsb")?;
+    if let Some(line) = stdout.lines().find(|l| l.contains("-FAILED], Operations")) {
+        bail!("ycsb: failed operations: {line}");
+    }
+    Ok(run)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+fn build_ycsb(root: &Path) -> Result<PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    eprintln!("memcached-bench: building ycsb (release)");
+    crate::run(Command::new(&cargo).current_dir(root).args([
+        "build",
+        "--release",
+        "-p",
+        "ycsb-cli",
+        "--bin",
+        "ycsb",
+    ]))?;
+    Ok(crate::target::target_dir(root).join("release").join("ycsb"))
+}
+
+/// Runs the comparison and prints its table.
+///
+/// # Errors
+/// Bad options, a client or server that cannot start, a failed operation.
+pub fn main(root: &Path, args: &[String]) -> Result<()> {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return Ok(());
+    }
+    let o = parse(args)?;
+    let bin = build_ycsb(root)?;
+    let placement = if o.pin {
+        Placement::separate_cores()
+    } else {
+        None
+    };
+    let client_core = placement.map(|p| p.client);
+    let server = Server::start(placement.map(|p| p.server))?;
+    let work = crate::target::target_dir(root).join("memcached-bench");
+    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
+    let config = work.join("memaslap.cnf");
+    // memaslap's configuration: key sizes, value sizes (from, to,
+    // proportion), then commands (0 = set, 1 = get) and their shares.
+    std::fs::write(
+        &config,
+        format!("key\n{KEY_BYTES} {KEY_BYTES} 1\nvalue\n{VALUE_BYTES} {VALUE_BYTES} 1\ncmd\n0 0.5\n1 0.5\n"),
+    )?;
+    let load_before = load_average();
+    let pinning = match placement {
+        Some(p) => format!(
+            "memcached on core {}, clients on core {}",
+            p.server, p.client
+        ),
+        None => "not pinned".into(),
+    };
+    eprintln!(
+        "memcached-bench: port {}; {pinning}; {} sets and {} gets per client, {} round(s); load average {load_before}",
+        server.port, o.requests, o.requests, o.rounds
+    );
+    let (mut peer, mut ours) = (Vec::new(), Vec::new());
+    for round in 0..o.rounds {
+        for client in if round % 2 == 0 { [0, 1] } else { [1, 0] } {
+            server.flush()?;
+            if client == 0 {
+                peer.push(memaslap(&config, server.port, &o, client_core)?);
+            } else {
+                ours.push(ycsb(&bin, server.port, &o, client_core)?);
+            }
+        }
+        eprintln!(
+            "memcached-bench: round {} done; load average {}",
+            round + 1,
+            load_average()
+        );
+    }
+    drop(server);
+    let operations = (2 * o.requests) as f64;
+    let per_cpu = |runs: &[Run]| median(runs.iter().map(|r| operations / r.cpu).collect());
+    let rate = |runs: &[Run]| median(runs.iter().map(|r| operations / r.wall).collect());
+    let cpu_us = |runs: &[Run]| median(runs.iter().map(|r| r.cpu * 1e6 / operations).collect());
+    println!("\n| client | ops/s | client CPU µs/op | ops per client CPU-second |");
+    println!("|---|---:|---:|---:|");
+    for (name, runs) in [("memaslap", &peer), ("ycsb memcached", &ours)] {
+        println!(
+            "| {name} | {:.0} | {:.1} | {:.0} |",
+            rate(runs),
+            cpu_us(runs),
+            per_cpu(runs)
+        );
+    }
+    println!(
+        "\nycsb / memaslap per client CPU-second: {:.3} (rate: {:.3}); medians of {} round(s); {pinning}; load average before {load_before}, after {}",
+        per_cpu(&ours) / per_cpu(&peer),
+        rate(&ours) / rate(&peer),
+        o.rounds,
+        load_average()
+    );
+    println!("memaslap: -T 1 -c 1, {KEY_BYTES}-byte keys, {VALUE_BYTES}-byte values, sets and gets half and half at random; ycsb: {} inserts then {} reads of one 100-byte field (Java's JSON record, about {VALUE_BYTES} bytes, {KEY_BYTES}-byte keys), uniform, one thread; both one connection, every get a hit", o.requests, o.requests);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_read_and_bad_ones_named() {
+        let o = parse(&["--requests".into(), "10".into(), "--no-pin".into()]).unwrap();
+        assert_eq!((o.requests, o.rounds, o.pin), (10, 3, false));
+        let e = parse(&["--rounds".into(), "0".into()]).err().unwrap();
+        assert!(e.to_string().contains("--rounds: '0'"), "{e}");
+        let e = parse(&["--bogus".into(), "1".into()]).err().unwrap();
+        assert!(e.to_string().contains("unknown option --bogus"), "{e}");
+    }
+}
