@@ -203,41 +203,6 @@ fn engine_version_library_and_reports_are_saved_with_the_results() {
 }
 
 #[test]
-fn a_load_that_fills_the_disk_ends_with_a_clear_error() {
-    for (db, property, _, _) in ENGINES {
-        let fs = Tmpfs::mount("8m");
-        let out_dir = tempfile::tempdir().unwrap();
-        let export = out_dir.path().join("load.json");
-        let mut extra = dir_property(property, &fs.path().join("db"));
-        extra.extend(["-p".into(), format!("exportfile={}", export.display())]);
-        // 50 000 records of 1 KB cannot fit in 8 MB.
-        let o = ycsb_args(
-            &format!(
-                "load {db} -P workloads/workloada -p recordcount=50000 -threads 2 -p exporter=json"
-            ),
-            &extra,
-        );
-        let err = stderr(&o);
-        assert!(!err.contains("panicked"), "{db}: {err}");
-        assert_eq!(o.status.code(), Some(1), "{db}: {err}");
-        assert!(
-            err.lines().any(|l| l.starts_with("ycsb: error: ")
-                && l.contains("load phase incomplete")
-                && l.contains("of 50000 records inserted")),
-            "{db}: {err}"
-        );
-        assert!(
-            err.contains("(the store said: ") && err.contains("No space left on device"),
-            "{db}: {err}"
-        );
-        let json = read_json(&export);
-        let load = &json["phases"][0];
-        assert!(returns(load, "INSERT", "ERROR") >= 1, "{db}: {load}");
-        assert!(returns(load, "INSERT", "OK") < 50000, "{db}: {load}");
-    }
-}
-
-#[test]
 fn a_read_only_directory_is_one_clear_error() {
     for (db, property, _, _) in ENGINES {
         // Read-only for root too: a read-only mount.

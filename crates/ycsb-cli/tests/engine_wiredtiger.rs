@@ -299,11 +299,11 @@ fn serve_holds_the_database_and_reopens_it() {
 
 #[test]
 fn other_engines_directories_are_refused_untouched_both_ways() {
-    let engines: Vec<(&str, &str)> = embedded_engines()
+    for engine in embedded_engines()
         .into_iter()
-        .map(|e| (e, if e == "leveldb" { "LevelDB" } else { "RocksDB" }))
-        .collect();
-    for (other, said) in engines {
+        .filter(|e| e.name != "wiredtiger")
+    {
+        let (other, said) = (engine.name, engine.display);
         // Their database, opened as WiredTiger's.
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("db");
@@ -315,9 +315,8 @@ fn other_engines_directories_are_refused_untouched_both_ways() {
                 "workloads/workloada",
                 "-p",
                 "recordcount=100",
-                "-p",
             ])
-            .arg(format!("{other}.dbname={}", db.display()))
+            .args(engine.at(&db))
             .output()
             .unwrap();
         assert!(o.status.success(), "{other}: {}", stderr(&o));
@@ -336,7 +335,8 @@ fn other_engines_directories_are_refused_untouched_both_ways() {
             );
             let line = error_line(&o);
             assert!(
-                line.contains(&format!("holds a {said} database"))
+                line.contains(&format!(" {said} "))
+                    && line.contains("nothing was changed")
                     && line.contains(&db.display().to_string()),
                 "{line}"
             );
@@ -359,9 +359,8 @@ fn other_engines_directories_are_refused_untouched_both_ways() {
                 "workloads/workloada",
                 "-p",
                 "recordcount=100",
-                "-p",
             ])
-            .arg(format!("{other}.dbname={}", wt.display()))
+            .args(engine.at(&wt))
             .output()
             .unwrap();
         assert_eq!(o.status.code(), Some(2), "{other}: {}", stderr(&o));
@@ -432,46 +431,46 @@ fn a_read_only_file_system_is_a_clear_open_error() {
     }
 }
 
+/// With the log on (the default, without a log, is every embedded
+/// engine's case in faults.rs, where the full disk is met by eviction and
+/// WiredTiger panics, every later call saying so): the full disk is met by
+/// the log writes of the inserts. One client thread: when WiredTiger
+/// 3.2.1's log write fails with ENOSPC while another thread is joining a
+/// log slot, that thread spins in `__wt_log_slot_join` for ever (seen once
+/// in seven CI runs, stack in docs/engines-wiredtiger.md, "Known engine
+/// faults").
 #[test]
-fn a_load_that_fills_the_disk_ends_with_a_clear_error() {
-    // Both durability settings: without a log the full disk is met by
-    // eviction (WiredTiger then panics, and every later call says so),
-    // with one by the log writes of the inserts. With the log, one client
-    // thread: when WiredTiger 3.2.1's log write fails with ENOSPC while
-    // another thread is joining a log slot, that thread spins in
-    // `__wt_log_slot_join` for ever (seen once in seven CI runs, stack in
-    // docs/engines-wiredtiger.md, "Known engine faults").
-    for (threads, extra) in [("2", &[][..]), ("1", &["-p", "wiredtiger.log=true"][..])] {
-        let fs = Tmpfs::mount("8m");
-        let out_dir = tempfile::tempdir().unwrap();
-        let export = out_dir.path().join("load.json");
-        let o = ycsb_at(
-            "load wiredtiger -P workloads/workloada -p recordcount=50000 -p exporter=json",
-            &fs.path().join("db"),
+fn a_load_that_fills_the_disk_with_the_log_on_ends_with_a_clear_error() {
+    let (threads, extra) = ("1", &["-p", "wiredtiger.log=true"][..]);
+    let fs = Tmpfs::mount("8m");
+    let out_dir = tempfile::tempdir().unwrap();
+    let export = out_dir.path().join("load.json");
+    let o = ycsb_at(
+        "load wiredtiger -P workloads/workloada -p recordcount=50000 -p exporter=json",
+        &fs.path().join("db"),
+        &[
             &[
-                &[
-                    "-threads",
-                    threads,
-                    "-p",
-                    &format!("exportfile={}", export.display()),
-                ],
-                extra,
-            ]
-            .concat(),
-        );
-        let err = stderr(&o);
-        assert!(!err.contains("panicked"), "{extra:?}: {err}");
-        assert_eq!(o.status.code(), Some(1), "{extra:?}: {err}");
-        assert!(
-            err.lines()
-                .any(|l| l.starts_with("ycsb: error: load phase incomplete")
-                    && l.contains("of 50000 records inserted")),
-            "{extra:?}: {err}"
-        );
-        // The engine's own reason reaches the user.
-        assert!(err.contains("No space left on device"), "{extra:?}: {err}");
-        let json = read_json(&export);
-        let load = &json["phases"][0];
-        assert!(returns(load, "INSERT", "OK") < 50000, "{load}");
-    }
+                "-threads",
+                threads,
+                "-p",
+                &format!("exportfile={}", export.display()),
+            ],
+            extra,
+        ]
+        .concat(),
+    );
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{extra:?}: {err}");
+    assert_eq!(o.status.code(), Some(1), "{extra:?}: {err}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("ycsb: error: load phase incomplete")
+                && l.contains("of 50000 records inserted")),
+        "{extra:?}: {err}"
+    );
+    // The engine's own reason reaches the user.
+    assert!(err.contains("No space left on device"), "{extra:?}: {err}");
+    let json = read_json(&export);
+    let load = &json["phases"][0];
+    assert!(returns(load, "INSERT", "OK") < 50000, "{load}");
 }

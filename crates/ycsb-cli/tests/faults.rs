@@ -204,7 +204,7 @@ fn sigterm_stops_cleanly_with_a_partial_report_and_valid_export() {
 #[test]
 fn a_load_that_fills_the_disk_ends_with_a_clear_error() {
     for engine in embedded_engines() {
-        fill_the_disk(engine, None);
+        fill_the_disk(&engine, None);
     }
 }
 
@@ -215,21 +215,21 @@ fn a_load_that_fills_the_disk_ends_with_a_clear_error() {
 /// run ends with the report and the export, whatever the LOG level.
 #[test]
 fn a_rocksdb_load_that_fills_the_disk_ends_cleanly_with_the_shipped_options() {
-    if !embedded_engines().contains(&"rocksdb") {
+    let Some(rocksdb) = embedded_engines().into_iter().find(|e| e.name == "rocksdb") else {
         return;
-    }
-    fill_the_disk("rocksdb", Some("rocksdb/rocksdb.properties"));
+    };
+    fill_the_disk(&rocksdb, Some("rocksdb/rocksdb.properties"));
 }
 
 /// Loads 50 000 1 KB records into an 8 MB tmpfs: exit 1, the engine's
 /// reason, the report and the JSON export of what ran.
-fn fill_the_disk(engine: &str, property_file: Option<&str>) {
+fn fill_the_disk(engine: &Embedded, property_file: Option<&str>) {
     let fs = Tmpfs::mount("8m");
     let db = fs.path().join("db");
     let out_dir = tempfile::tempdir().unwrap();
     let export = out_dir.path().join("load.json");
     let mut command = ycsb();
-    command.args(["load", engine, "-P", "workloads/workloada"]);
+    command.args(["load", engine.name, "-P", "workloads/workloada"]);
     if let Some(file) = property_file {
         command.args(["-P", file]);
     }
@@ -237,13 +237,12 @@ fn fill_the_disk(engine: &str, property_file: Option<&str>) {
         // 1 KB records: 50 000 of them cannot fit in 8 MB (the write-
         // ahead log alone outgrows it).
         .args(["-p", "recordcount=50000", "-threads", "2"])
-        .arg("-p")
-        .arg(format!("{engine}.dbname={}", db.display()))
+        .args(engine.at(&db))
         .args(["-p", "exporter=json", "-p"])
         .arg(format!("exportfile={}", export.display()));
     let o = command.output().unwrap();
     let err = stderr(&o);
-    let engine = format!("{engine} {property_file:?}");
+    let engine = format!("{} {property_file:?}", engine.name);
     assert!(!err.contains("panicked"), "{engine}: {err}");
     assert_eq!(o.status.code(), Some(1), "{engine}: {err}");
     let errors: Vec<&str> = err
@@ -384,7 +383,7 @@ fn a_second_sigint_before_the_export_says_it_was_not_written() {
 /// (130) or a line saying it was not (3).
 #[test]
 fn two_sigints_on_rocksdb_end_cleanly_and_say_what_was_written() {
-    if !embedded_engines().contains(&"rocksdb") {
+    if !embedded_engines().iter().any(|e| e.name == "rocksdb") {
         return;
     }
     for pause_ms in [0, 50] {

@@ -93,10 +93,8 @@ fn verify_across_processes(db: &str, store_props: &[String]) -> u64 {
 fn data_integrity_holds_across_processes_on_embedded_engines() {
     for engine in embedded_engines() {
         let dir = tempfile::tempdir().unwrap();
-        let props = vec![
-            "-p".to_string(),
-            format!("{engine}.dbname={}", dir.path().join("db").display()),
-        ];
+        let props = engine.at(&dir.path().join("db")).to_vec();
+        let engine = engine.name;
         let verified = verify_across_processes(engine, &props);
         assert!(verified > 2000, "{engine}: {verified}");
         eprintln!("{engine}: {verified} reads verified across 3 processes, none wrong");
@@ -143,10 +141,8 @@ fn data_integrity_sees_missing_and_extra_fields_on_embedded_engines() {
     for engine in embedded_engines() {
         for (loaded, read) in [(4, 3), (3, 4)] {
             let dir = tempfile::tempdir().unwrap();
-            let props = vec![
-                "-p".to_string(),
-                format!("{engine}.dbname={}", dir.path().join("db").display()),
-            ];
+            let props = engine.at(&dir.path().join("db")).to_vec();
+            let engine = engine.name;
             let verify = verify_with_fields(engine, &props, loaded, read);
             assert_eq!(
                 verify, "[VERIFY], Return=UNEXPECTED_STATE, 100",
@@ -184,35 +180,14 @@ fn status_operations(line: &str) -> Option<u64> {
     rest.split(' ').next()?.parse().ok()
 }
 
-/// A synced load's settings for each embedded engine that promises
-/// durability (fjall and redb: `rust_engines.rs`): the property naming
-/// its data directory and the properties that make every acknowledged
-/// insert durable.
-fn synced_engines() -> Vec<(&'static str, &'static str, &'static [&'static str])> {
-    let mut engines: Vec<(&str, &str, &[&str])> = embedded_engines()
+/// A synced load's settings for each embedded engine: the property naming
+/// its data directory and the setting its descriptor declares makes every
+/// acknowledged write durable.
+fn synced_engines() -> Vec<(&'static str, &'static str, Vec<String>)> {
+    embedded_engines()
         .into_iter()
-        .map(|engine| match engine {
-            "rocksdb" => ("rocksdb", "rocksdb.dbname", &["rocksdb.sync=true"][..]),
-            _ => ("leveldb", "leveldb.dbname", &["leveldb.sync=true"][..]),
-        })
-        .collect();
-    engines.extend([
-        // MDB_NOSYNC off: every commit is fsynced before it returns.
-        ("lmdb", "lmdb.dbpath", &["lmdb.nosync=false"][..]),
-        // WAL with synchronous=FULL: every commit syncs the log.
-        (
-            "sqlite",
-            "sqlite.dbpath",
-            &["sqlite.journal_mode=WAL", "sqlite.synchronous=FULL"][..],
-        ),
-        // Without a log WiredTiger only keeps what a checkpoint saved.
-        (
-            "wiredtiger",
-            "wiredtiger.home",
-            &["wiredtiger.log=true", "wiredtiger.sync=true"][..],
-        ),
-    ]);
-    engines
+        .filter_map(|e| Some((e.name, e.dir_property, vec![e.synced?])))
+        .collect()
 }
 
 /// Why this check is sound: a single load thread inserts key numbers 0,
@@ -245,7 +220,7 @@ fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
             "-threads",
             "1",
         ]);
-        for property in synced {
+        for property in &synced {
             command.args(["-p", property]);
         }
         let mut child = command
@@ -275,7 +250,7 @@ fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
         // (WiredTiger recovers its log only when logging is on).
         let mut command = ycsb();
         command.args(["run", engine, "-p", &at]);
-        for property in synced {
+        for property in &synced {
             command.args(["-p", property]);
         }
         let o = command

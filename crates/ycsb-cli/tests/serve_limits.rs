@@ -334,14 +334,14 @@ fn connections_are_capped_and_idle_ones_closed() {
 #[test]
 fn sigterm_stops_a_server_whose_client_never_reads() {
     for engine in embedded_engines() {
-        sigterm_with_an_unread_client(engine);
+        sigterm_with_an_unread_client(&engine);
     }
 }
 
-fn sigterm_with_an_unread_client(engine: &str) {
+fn sigterm_with_an_unread_client(engine: &Embedded) {
     let dir = tempfile::tempdir().unwrap();
-    let dbname = format!("{engine}.dbname={}", dir.path().join("db").display());
-    let served = Served::start(engine, "RESP", &["-p", &dbname]);
+    let [flag, dbname] = engine.at(&dir.path().join("db"));
+    let served = Served::start(engine.name, "RESP", &[&flag, &dbname]);
     // Acknowledged writes: each reply read.
     let mut acked = served.connect();
     let value = vec![b'v'; 1 << 20];
@@ -366,13 +366,16 @@ fn sigterm_with_an_unread_client(engine: &str) {
     let _ = hog.write_all(&gets);
     std::thread::sleep(Duration::from_millis(500));
     let (status, took, err) = served.stop(Duration::from_secs(20));
-    eprintln!("{engine}: SIGTERM with an unread client: exited in {took:?}");
+    eprintln!(
+        "{}: SIGTERM with an unread client: exited in {took:?}",
+        engine.name
+    );
     assert!(status.success(), "{err}");
     assert!(took < Duration::from_secs(5), "took {took:?}");
     drop(hog);
     drop(acked);
     // The database reopens with every acknowledged record.
-    let served = Served::start(engine, "RESP", &["-p", &dbname]);
+    let served = Served::start(engine.name, "RESP", &[&flag, &dbname]);
     let mut s = served.connect();
     for i in 0..100 {
         let key = format!("key{i}");

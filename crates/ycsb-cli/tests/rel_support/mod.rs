@@ -266,17 +266,55 @@ pub fn registered_stores() -> Vec<String> {
         .collect()
 }
 
-/// The embedded engines the binary links: leveldb always, rocksdb once
-/// it is registered (the reliability checks then cover it too).
-pub fn embedded_engines() -> Vec<&'static str> {
-    let stores = registered_stores();
-    assert!(stores.iter().any(|s| s == "leveldb"), "{stores:?}");
-    let mut engines = vec!["leveldb"];
-    if stores.iter().any(|s| s == "rocksdb") {
-        engines.push("rocksdb");
-    } else {
-        eprintln!("note: rocksdb is not registered in the ycsb binary yet; checking leveldb only");
+/// An embedded engine of this build, as the store registry describes it.
+#[derive(Clone, Debug)]
+pub struct Embedded {
+    /// The store's name (`rocksdb`).
+    pub name: &'static str,
+    /// The property naming its data directory (`rocksdb.dbname`).
+    pub dir_property: &'static str,
+    /// The engine's name in messages (`RocksDB`).
+    pub display: &'static str,
+    /// The setting that makes every acknowledged write durable
+    /// (`rocksdb.sync=true`), where the store has one.
+    pub synced: Option<String>,
+}
+
+impl Embedded {
+    /// `-p` and the setting that puts the engine's data at `path`.
+    pub fn at(&self, path: &Path) -> [String; 2] {
+        [
+            "-p".into(),
+            format!("{}={}", self.dir_property, path.display()),
+        ]
     }
+}
+
+/// Every embedded engine this build registers: the stores whose
+/// descriptor names a data directory (so a new engine is covered by the
+/// reliability checks without a line here).
+pub fn embedded_engines() -> Vec<Embedded> {
+    let engines: Vec<Embedded> = ycsb_stores::STORES
+        .iter()
+        .filter_map(|d| {
+            Some(Embedded {
+                name: d.name,
+                dir_property: d.data_dir?.name,
+                display: d.dir_layout?.engine,
+                synced: d
+                    .durability
+                    .map(|u| format!("{}={}", u.property, u.durable[0])),
+            })
+        })
+        .collect();
+    let registered = registered_stores();
+    for engine in &engines {
+        assert!(
+            registered.iter().any(|s| s == engine.name),
+            "{registered:?}"
+        );
+    }
+    assert!(!engines.is_empty(), "no embedded engine in this build");
     engines
 }
 
