@@ -12,6 +12,17 @@ pub fn load_average() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
+/// A loopback port nothing listens on now, for a server a bench starts.
+///
+/// # Errors
+/// When no socket can be bound on loopback.
+pub fn free_loopback_port() -> anyhow::Result<u16> {
+    use anyhow::Context;
+    let listener = std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
+        .context("finding a free loopback port")?;
+    Ok(listener.local_addr()?.port())
+}
+
 /// CPU time, split as the kernel accounts it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CpuTime {

@@ -17,7 +17,7 @@
 //! `getrusage` of the waited child), the "client is not the bottleneck"
 //! criterion of docs/performance.md, and, for information, the rate.
 
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -48,32 +48,18 @@ struct Options {
 }
 
 fn parse(args: &[String]) -> Result<Options> {
-    let mut o = Options {
-        requests: 50_000,
-        rounds: 3,
-        pin: true,
+    for flag in args.iter().filter(|a| a.starts_with("--")) {
+        if !["--requests", "--rounds", "--no-pin"].contains(&flag.as_str()) {
+            bail!("memcached-bench: unknown option {flag}\n{USAGE}");
+        }
+    }
+    let o = Options {
+        requests: crate::flag_value(args, "--requests", 50_000)?,
+        rounds: crate::flag_value(args, "--rounds", 3)? as usize,
+        pin: !args.iter().any(|a| a == "--no-pin"),
     };
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        if flag == "--no-pin" {
-            o.pin = false;
-            continue;
-        }
-        let value = it
-            .next()
-            .with_context(|| format!("{flag} needs a value\n{USAGE}"))?;
-        let number = || -> Result<u64> {
-            value
-                .parse::<u64>()
-                .ok()
-                .filter(|n| *n > 0)
-                .with_context(|| format!("{flag}: '{value}' is not a positive whole number"))
-        };
-        match flag.as_str() {
-            "--requests" => o.requests = number()?,
-            "--rounds" => o.rounds = number()? as usize,
-            _ => bail!("memcached-bench: unknown option {flag}\n{USAGE}"),
-        }
+    if o.requests == 0 || o.rounds == 0 {
+        bail!("memcached-bench: --requests and --rounds must be at least 1");
     }
     Ok(o)
 }
@@ -86,10 +72,7 @@ struct Server {
 
 impl Server {
     fn start(core: Option<usize>) -> Result<Server> {
-        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .and_then(|l| l.local_addr())
-            .context("finding a free loopback port")?
-            .port();
+        let port = crate::machine::free_loopback_port()?;
         let mut command = Command::new("memcached");
         if let Some(core) = core {
             crate::machine::pin(&mut command, core);
@@ -326,7 +309,7 @@ mod tests {
         let o = parse(&["--requests".into(), "10".into(), "--no-pin".into()]).unwrap();
         assert_eq!((o.requests, o.rounds, o.pin), (10, 3, false));
         let e = parse(&["--rounds".into(), "0".into()]).err().unwrap();
-        assert!(e.to_string().contains("--rounds: '0'"), "{e}");
+        assert!(e.to_string().contains("must be at least 1"), "{e}");
         let e = parse(&["--bogus".into(), "1".into()]).err().unwrap();
         assert!(e.to_string().contains("unknown option --bogus"), "{e}");
     }

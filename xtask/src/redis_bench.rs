@@ -31,7 +31,7 @@
 //! (`baseline`), against the same pinned server.
 
 use std::io::{Read, Write};
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -105,10 +105,7 @@ struct Server {
 impl Server {
     /// Starts the server, on `core` alone when one is given.
     fn start(core: Option<usize>) -> Result<Server> {
-        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .and_then(|l| l.local_addr())
-            .context("finding a free loopback port")?
-            .port();
+        let port = crate::machine::free_loopback_port()?;
         let mut command = Command::new("redis-server");
         if let Some(core) = core {
             crate::machine::pin(&mut command, core);
