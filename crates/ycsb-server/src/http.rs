@@ -75,10 +75,10 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpStream};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::auth::{require_password, Password};
+use crate::auth::Password;
 use crate::limits::{linger, timed_out, Budget, Charge, Timed};
 pub use crate::listener::ServeError;
-use crate::listener::{Admission, ServerHandle};
+use crate::listener::{start_protocol, CommonSettings, Protocol, ServerHandle};
 use ycsb_db::{
     Fields, Properties, Property, PropertyDecl, PropertyError, Record, ScanResult, Status, Store,
     StoreThread, ThreadContext,
@@ -182,25 +182,12 @@ impl HttpServerConfig {
     ///
     /// A [`PropertyError`] naming an invalid value and its origin.
     pub fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
-        let table = props.get_checked(&TABLE, |t| {
-            if t.is_empty() {
-                Err("expected a table name".into())
-            } else {
-                Ok(())
-            }
-        })?;
-        let positive = |n: &usize| {
-            if *n == 0 {
-                Err("expected a positive number".to_string())
-            } else {
-                Ok(())
-            }
-        };
+        let common = CommonSettings::read(props, &TABLE, &MAX_BUFFERED, &MAX_CONNECTIONS)?;
         Ok(Self {
-            table,
+            table: common.table,
             max_body: props.get(&MAX_BODY)?,
-            max_buffered: props.get_checked(&MAX_BUFFERED, positive)?,
-            max_connections: props.get_checked(&MAX_CONNECTIONS, positive)?,
+            max_buffered: common.max_buffered,
+            max_connections: common.max_connections,
             timeout: props.get(&TIMEOUT)?,
             password: None,
         })
@@ -231,17 +218,22 @@ pub fn serve_http(
     addr: SocketAddr,
     config: HttpServerConfig,
 ) -> Result<HttpServerHandle, ServeError> {
-    require_password("HTTP", addr, config.password.as_ref())?;
-    let admission = Admission {
-        max_connections: config.max_connections,
+    let protocol = Protocol {
+        name: "HTTP",
         refusal: REFUSAL,
+        serve: serve_connection,
     };
-    let budget = Budget::new(config.max_buffered);
-    let config = Arc::new(config);
-    let handler = move |stream: TcpStream, id: usize| {
-        serve_connection(&*store, stream, id, &config, &budget);
-    };
-    ServerHandle::start("HTTP", addr, Arc::new(handler), admission)
+    let (max_connections, max_buffered) = (config.max_connections, config.max_buffered);
+    let password = config.password.clone();
+    start_protocol(
+        protocol,
+        store,
+        addr,
+        config,
+        password.as_ref(),
+        max_connections,
+        max_buffered,
+    )
 }
 
 /// An answer being built.

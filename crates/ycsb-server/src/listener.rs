@@ -8,6 +8,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use ycsb_db::{Properties, Property, PropertyError, Store};
+
+use crate::auth::{require_password, Password};
+use crate::limits::Budget;
+
 /// How long [`ServerHandle::stop`] lets connections finish what they
 /// have received before it shuts their sockets down entirely (which
 /// ends a write blocked on a client that does not read).
@@ -58,6 +63,87 @@ pub(crate) struct Admission {
     /// Written to a connection refused for being over the cap, before it
     /// is closed.
     pub(crate) refusal: &'static [u8],
+}
+
+/// What both protocols read alike from their properties: the table and
+/// the connection limits.
+pub(crate) struct CommonSettings {
+    /// The table records live in.
+    pub(crate) table: String,
+    /// The most message bytes all connections may hold together.
+    pub(crate) max_buffered: usize,
+    /// The most connections served at once.
+    pub(crate) max_connections: usize,
+}
+
+impl CommonSettings {
+    /// Reads the protocol's own declarations of the shared settings: a
+    /// table name that is not empty, and limits that are positive.
+    pub(crate) fn read(
+        props: &Properties,
+        table: &Property<String>,
+        max_buffered: &Property<usize>,
+        max_connections: &Property<usize>,
+    ) -> Result<Self, PropertyError> {
+        let table = props.get_checked(table, |t| {
+            if t.is_empty() {
+                Err("expected a table name".into())
+            } else {
+                Ok(())
+            }
+        })?;
+        let positive = |n: &usize| {
+            if *n == 0 {
+                Err("expected a positive number".to_string())
+            } else {
+                Ok(())
+            }
+        };
+        Ok(Self {
+            table,
+            max_buffered: props.get_checked(max_buffered, positive)?,
+            max_connections: props.get_checked(max_connections, positive)?,
+        })
+    }
+}
+
+/// Serves one connection of a protocol with its configuration and the
+/// budget all its connections share.
+pub(crate) type ServeConnection<C> = fn(&dyn Store, TcpStream, usize, &C, &Budget);
+
+/// A protocol as [`start_protocol`] starts it.
+pub(crate) struct Protocol<C> {
+    /// `RESP` or `HTTP`.
+    pub(crate) name: &'static str,
+    /// Written to a connection over the cap before it is closed.
+    pub(crate) refusal: &'static [u8],
+    /// Serves one connection.
+    pub(crate) serve: ServeConnection<C>,
+}
+
+/// Starts serving `store` over `protocol` on `addr`: the password rule,
+/// the connection cap, one budget for the bytes all connections hold.
+pub(crate) fn start_protocol<C: Send + Sync + 'static>(
+    protocol: Protocol<C>,
+    store: Arc<dyn Store>,
+    addr: SocketAddr,
+    config: C,
+    password: Option<&Password>,
+    max_connections: usize,
+    max_buffered: usize,
+) -> Result<ServerHandle, ServeError> {
+    require_password(protocol.name, addr, password)?;
+    let admission = Admission {
+        max_connections,
+        refusal: protocol.refusal,
+    };
+    let budget = Budget::new(max_buffered);
+    let config = Arc::new(config);
+    let serve = protocol.serve;
+    let handler = move |stream: TcpStream, id: usize| {
+        serve(&*store, stream, id, &config, &budget);
+    };
+    ServerHandle::start(protocol.name, addr, Arc::new(handler), admission)
 }
 
 /// What the accept loop and the handle share.
