@@ -125,6 +125,11 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "\"redis",
         "compares the redis store with redis-benchmark",
     ),
+    (
+        "xtask/src/memcached_bench.rs",
+        "\"memcached",
+        "compares the memcached store with memaslap on a memcached it starts",
+    ),
 ];
 
 /// The file's code before its test module, without comment lines; `None`
