@@ -1,0 +1,182 @@
+//! A batch: the records (or keys alone) one store call carries, go-ycsb's
+//! `batch.size`.
+
+use crate::record::Record;
+use crate::status::Status;
+
+/// The keys of one batched store call, each with a record for inserts and
+/// updates (reads and deletes use the keys alone).
+///
+/// A batch is a reusable buffer: the workload keeps one per thread and
+/// refills it for every call, so that once its buffers have grown a batch
+/// allocates nothing. Keys are kept back to back in one string; records
+/// are kept in slots that keep their capacity across [`Batch::clear`].
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    /// Every key, back to back.
+    keys: String,
+    /// Where each key ends in `keys`.
+    ends: Vec<usize>,
+    /// A record per key (slots beyond `ends.len()` are spare buffers).
+    records: Vec<Record>,
+}
+
+impl Batch {
+    /// An empty batch.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Empties the batch, keeping its buffers.
+    pub fn clear(&mut self) {
+        self.keys.clear();
+        self.ends.clear();
+    }
+
+    /// The number of keys in the batch.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether the batch holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Adds `key` and returns its record, empty, to be filled (left empty
+    /// for a read or a delete).
+    pub fn push(&mut self, key: &str) -> &mut Record {
+        self.keys.push_str(key);
+        self.ends.push(self.keys.len());
+        let index = self.ends.len() - 1;
+        if self.records.len() <= index {
+            self.records.push(Record::new());
+        }
+        let record = &mut self.records[index];
+        record.clear();
+        record
+    }
+
+    /// Adds `key` with `record`, which is swapped in (so no value is
+    /// copied); `record` comes back holding a spare buffer of the batch.
+    pub fn push_swap(&mut self, key: &str, record: &mut Record) {
+        std::mem::swap(self.push(key), record);
+    }
+
+    /// The key at `index`.
+    ///
+    /// # Panics
+    ///
+    /// When `index` is not below [`Batch::len`].
+    pub fn key(&self, index: usize) -> &str {
+        let start = if index == 0 { 0 } else { self.ends[index - 1] };
+        &self.keys[start..self.ends[index]]
+    }
+
+    /// The record at `index` (empty for reads and deletes).
+    ///
+    /// # Panics
+    ///
+    /// When `index` is not below [`Batch::len`].
+    pub fn record(&self, index: usize) -> &Record {
+        assert!(index < self.len(), "batch index {index} out of range");
+        &self.records[index]
+    }
+
+    /// Every key with its record, in the order they were added.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Record)> + '_ {
+        (0..self.len()).map(move |i| (self.key(i), &self.records[i]))
+    }
+
+    /// Keeps only the entries whose status in `statuses` (one per entry,
+    /// in order) is not OK, in their order: what a retry of a batch sends
+    /// again. Records are swapped in place; keys move within the key
+    /// buffer (a retry's path, not the per-operation one).
+    ///
+    /// # Panics
+    ///
+    /// When `statuses` is shorter than the batch.
+    pub fn retain_failed(&mut self, statuses: &[Status]) {
+        assert!(statuses.len() >= self.len(), "a status per batch entry");
+        let mut kept = 0;
+        let mut write_end = 0;
+        for index in 0..self.len() {
+            if statuses[index].is_ok() {
+                continue;
+            }
+            let start = if index == 0 { 0 } else { self.ends[index - 1] };
+            let end = self.ends[index];
+            let bytes = move_key(&mut self.keys, start..end, write_end);
+            write_end += bytes;
+            self.ends[kept] = write_end;
+            self.records.swap(kept, index);
+            kept += 1;
+        }
+        self.ends.truncate(kept);
+        self.keys.truncate(write_end);
+    }
+}
+
+/// Moves the bytes of `range` of `keys` to `to` (at or before its start)
+/// and returns how many moved; whole keys only, so the string stays UTF-8.
+fn move_key(keys: &mut String, range: std::ops::Range<usize>, to: usize) -> usize {
+    let len = range.len();
+    if range.start != to {
+        let moved = keys[range].to_string();
+        keys.replace_range(to..to + len, &moved);
+    }
+    len
+}
+
+/// The status of a whole batch from its records' statuses: OK when every
+/// record's is, else the first record's that is not (what go-ycsb's
+/// `BATCH_*` measurement counts).
+pub fn batch_status(statuses: &[Status]) -> Status {
+    statuses
+        .iter()
+        .copied()
+        .find(|s| !s.is_ok())
+        .unwrap_or(Status::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(batch: &Batch) -> Vec<&str> {
+        batch.iter().map(|(k, _)| k).collect()
+    }
+
+    #[test]
+    fn a_batch_keeps_keys_and_records_in_order_and_reuses_its_buffers() {
+        let mut batch = Batch::new();
+        let mut values = Record::new();
+        values.push("f", b"1");
+        batch.push_swap("user1", &mut values);
+        batch.push("user22").push("g", b"2");
+        assert_eq!(keys(&batch), ["user1", "user22"]);
+        assert_eq!(batch.record(0).get("f"), Some(&b"1"[..]));
+        assert_eq!(batch.record(1).get("g"), Some(&b"2"[..]));
+        batch.clear();
+        assert!(batch.is_empty());
+        assert!(batch.push("k").is_empty(), "a reused slot arrives empty");
+        assert_eq!(keys(&batch), ["k"]);
+    }
+
+    #[test]
+    fn retain_failed_keeps_the_failed_entries_in_order() {
+        let mut batch = Batch::new();
+        for (i, key) in ["a", "bb", "ccc", "dddd"].iter().enumerate() {
+            batch.push(key).push("n", i.to_string().as_bytes());
+        }
+        batch.retain_failed(&[Status::Ok, Status::Error, Status::Ok, Status::NotFound]);
+        assert_eq!(keys(&batch), ["bb", "dddd"]);
+        assert_eq!(batch.record(0).get("n"), Some(&b"1"[..]));
+        assert_eq!(batch.record(1).get("n"), Some(&b"3"[..]));
+        assert_eq!(
+            batch_status(&[Status::Ok, Status::NotFound, Status::Error]),
+            Status::NotFound
+        );
+        assert_eq!(batch_status(&[Status::Ok, Status::BatchedOk]), Status::Ok);
+    }
+}
