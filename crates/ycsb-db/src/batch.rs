@@ -128,6 +128,84 @@ fn move_key(keys: &mut String, range: std::ops::Range<usize>, to: usize) -> usiz
     len
 }
 
+/// A batch of updates as one write batch of an embedded engine (RocksDB's,
+/// LevelDB's), whose writes cannot be read before they are written: each
+/// key's updates merged in their order into one value, so that two
+/// updates of one key in a batch both apply. Keeps its buffers.
+#[derive(Clone, Debug, Default)]
+pub struct UpdateMerger {
+    /// The batch's entries ordered by key, equal keys in batch order.
+    order: Vec<usize>,
+    /// The value being merged into.
+    value: Vec<u8>,
+    /// The value merged so far, while the next update merges into `value`.
+    scratch: Vec<u8>,
+}
+
+impl UpdateMerger {
+    /// An empty merger.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Merges the updates of `batch`: for the first update of each key,
+    /// `first(key, changes, out)` reads the stored record and merges
+    /// `changes` into `out` (answering `NOT_FOUND` for a missing key, an
+    /// error otherwise); the key's later updates are merged into that
+    /// with [`codec::merge`](crate::codec::merge); then `write(key, value)`
+    /// adds the key's final value to the write batch. Each entry's status
+    /// goes into `statuses` (its key's first update's, or the merge's
+    /// error): `OK` means written once the write batch is.
+    ///
+    /// # Panics
+    ///
+    /// When `statuses` is shorter than the batch.
+    pub fn merge(
+        &mut self,
+        batch: &Batch,
+        statuses: &mut [Status],
+        mut first: impl FnMut(&str, &Record, &mut Vec<u8>) -> Status,
+        mut write: impl FnMut(&str, &[u8]),
+    ) {
+        let n = batch.len();
+        self.order.clear();
+        self.order.extend(0..n);
+        // Unstable with the index as a tie-break: stable without the merge
+        // sort's buffer.
+        self.order
+            .sort_unstable_by(|&a, &b| batch.key(a).cmp(batch.key(b)).then(a.cmp(&b)));
+        let mut start = 0;
+        while start < n {
+            let key = batch.key(self.order[start]);
+            let mut end = start + 1;
+            while end < n && batch.key(self.order[end]) == key {
+                end += 1;
+            }
+            self.value.clear();
+            let mut status = first(key, batch.record(self.order[start]), &mut self.value);
+            for &index in &self.order[start + 1..end] {
+                if !status.is_ok() {
+                    break;
+                }
+                std::mem::swap(&mut self.value, &mut self.scratch);
+                self.value.clear();
+                if let Err(e) =
+                    crate::codec::merge(&self.scratch, batch.record(index), &mut self.value)
+                {
+                    status = e.into();
+                }
+            }
+            if status.is_ok() {
+                write(key, &self.value);
+            }
+            for &index in &self.order[start..end] {
+                statuses[index] = status;
+            }
+            start = end;
+        }
+    }
+}
+
 /// The status of a whole batch from its records' statuses: OK when every
 /// record's is, else the first record's that is not (what go-ycsb's
 /// `BATCH_*` measurement counts).
@@ -161,6 +239,41 @@ mod tests {
         assert!(batch.is_empty());
         assert!(batch.push("k").is_empty(), "a reused slot arrives empty");
         assert_eq!(keys(&batch), ["k"]);
+    }
+
+    #[test]
+    fn updates_of_one_key_in_a_batch_merge_in_order() {
+        let mut stored = std::collections::BTreeMap::new();
+        let mut a = Record::new();
+        a.push("f", b"0");
+        a.push("g", b"0");
+        stored.insert("a".to_string(), crate::codec::encoded(&a).to_vec());
+        let mut batch = Batch::new();
+        batch.push("a").push("f", b"1");
+        batch.push("missing").push("f", b"1");
+        batch.push("a").push("g", b"2");
+        let mut statuses = [Status::Error; 3];
+        let mut written = Vec::new();
+        UpdateMerger::new().merge(
+            &batch,
+            &mut statuses,
+            |key, changes, out| match stored.get(key) {
+                Some(value) => match crate::codec::merge(value, changes, out) {
+                    Ok(()) => Status::Ok,
+                    Err(e) => e.into(),
+                },
+                None => Status::NotFound,
+            },
+            |key, value| written.push((key.to_string(), value.to_vec())),
+        );
+        assert_eq!(statuses, [Status::Ok, Status::NotFound, Status::Ok]);
+        let mut expected = Record::new();
+        expected.push("f", b"1");
+        expected.push("g", b"2");
+        assert_eq!(
+            written,
+            [("a".to_string(), crate::codec::encoded(&expected).to_vec())]
+        );
     }
 
     #[test]

@@ -72,7 +72,7 @@ mod wire;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
-pub use batch::{batch_status, Batch};
+pub use batch::{batch_status, Batch, UpdateMerger};
 pub use datadir::{
     is_dated_log, is_log_record, Content, DataDir, DataDirError, DirLayout, DirSetting, EngineFile,
     EngineLock, LockKind, Name, Refusal,
