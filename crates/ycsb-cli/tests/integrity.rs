@@ -103,6 +103,38 @@ fn data_integrity_holds_across_processes_on_embedded_engines() {
     }
 }
 
+/// The same with `batch.size=25` in every process: batched loads, batched
+/// reads and updates of workload A (two updates of one key in a batch
+/// included), all verified.
+#[test]
+fn data_integrity_holds_across_processes_with_batches() {
+    let mut engines: Vec<(&str, &str)> = embedded_engines()
+        .into_iter()
+        .map(|engine| match engine {
+            "rocksdb" => ("rocksdb", "rocksdb.dbname"),
+            _ => ("leveldb", "leveldb.dbname"),
+        })
+        .collect();
+    engines.extend([
+        ("lmdb", "lmdb.dbpath"),
+        ("sqlite", "sqlite.dbpath"),
+        ("redb", "redb.path"),
+        ("fjall", "fjall.dir"),
+    ]);
+    for (engine, location) in engines {
+        let dir = tempfile::tempdir().unwrap();
+        let props = vec![
+            "-p".to_string(),
+            format!("{location}={}", dir.path().join("db").display()),
+            "-p".to_string(),
+            "batch.size=25".to_string(),
+        ];
+        let verified = verify_across_processes(engine, &props);
+        assert!(verified > 2000, "{engine}: {verified}");
+        eprintln!("{engine}: {verified} batched reads verified across 3 processes, none wrong");
+    }
+}
+
 /// VERIFY's Return= lines of a run reading records of `read_fields`
 /// fields from a store loaded with `loaded_fields` fields.
 fn verify_with_fields(db: &str, props: &[String], loaded_fields: u32, read_fields: u32) -> String {
@@ -225,6 +257,19 @@ fn synced_engines() -> Vec<(&'static str, &'static str, &'static [&'static str])
 /// every one must be there, intact.
 #[test]
 fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
+    sigkill_during_a_synced_load(1);
+}
+
+/// The same with batches of 10 (`batch.size`): the runner counts a batch's
+/// records once the store acknowledged the whole batch, each batch synced
+/// once, so the records a status line counts survive.
+#[test]
+fn sigkill_during_a_synced_batched_load_loses_no_acknowledged_batch() {
+    sigkill_during_a_synced_load(10);
+}
+
+fn sigkill_during_a_synced_load(batch_size: u32) {
+    let batch = format!("batch.size={batch_size}");
     for (engine, location, synced) in synced_engines() {
         let dir = tempfile::tempdir().unwrap();
         let at = format!("{location}={}", dir.path().join("db").display());
@@ -244,6 +289,8 @@ fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
             "recordcount=100000000",
             "-threads",
             "1",
+            "-p",
+            &batch,
         ]);
         for property in synced {
             command.args(["-p", property]);
