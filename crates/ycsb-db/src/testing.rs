@@ -682,7 +682,12 @@ impl Kit<'_, '_> {
         let (first, missing, other) = (self.key(20), self.key(97), self.key(21));
         let changes = [
             (first.clone(), record(&[("field1", "batched one")])),
-            (missing.clone(), record(&[("field1", "batched missing")])),
+            // Two fields: a record the update creates (UpdateMissing::Creates)
+            // is read back by field subsets of distinct names.
+            (
+                missing.clone(),
+                record(&[("field1", "batched missing"), ("field2", "too")]),
+            ),
             (other.clone(), record(&[("field0", "batched other")])),
             (first.clone(), record(&[("field4", "batched two")])),
         ];
