@@ -116,6 +116,7 @@ fn data_integrity_holds_across_processes_with_batches() {
         })
         .collect();
     engines.extend([
+        ("wiredtiger", "wiredtiger.home"),
         ("lmdb", "lmdb.dbpath"),
         ("sqlite", "sqlite.dbpath"),
         ("redb", "redb.path"),
