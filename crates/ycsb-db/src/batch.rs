@@ -100,8 +100,8 @@ impl Batch {
         assert!(statuses.len() >= self.len(), "a status per batch entry");
         let mut kept = 0;
         let mut write_end = 0;
-        for index in 0..self.len() {
-            if statuses[index].is_ok() {
+        for (index, status) in statuses.iter().enumerate().take(self.len()) {
+            if status.is_ok() {
                 continue;
             }
             let start = if index == 0 { 0 } else { self.ends[index - 1] };
