@@ -347,6 +347,43 @@ fn sigkill_during_a_synced_load(batch_size: u32) {
             "{engine}: {out}"
         );
         eprintln!("{engine}: {acknowledged} acknowledged records survived SIGKILL");
+        let atomic = ycsb_stores::find(engine).is_ok_and(|d| d.batching.is_atomic());
+        if batch_size > 1 && atomic {
+            // An atomic batch is on disk whole or not at all: the records
+            // past the acknowledged ones (batches written but not yet
+            // counted when the kill came) are whole batches too, so the
+            // records found are a whole number of batches.
+            // Far past what the load wrote between its status line and
+            // the kill (milliseconds), so that the last batch written shows.
+            let span = acknowledged + 50_000;
+            let mut command = ycsb();
+            command.args(["run", engine, "-p", &at]);
+            for property in synced {
+                command.args(["-p", property]);
+            }
+            let o = command
+                .args(shape)
+                .args(["-p", &format!("recordcount={span}")])
+                .args(["-p", &format!("operationcount={span}")])
+                .args(["-p", "readproportion=1", "-p", "updateproportion=0"])
+                .args(["-p", "requestdistribution=sequential", "-threads", "1"])
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{engine}: {}", stderr(&o));
+            let out = stdout(&o);
+            let found = figure(&out, "READ", "Return=OK");
+            assert!(found >= acknowledged, "{engine}: {out}");
+            assert!(
+                found < span,
+                "{engine}: every record up to {span} was found: widen the span"
+            );
+            assert_eq!(
+                found % u64::from(batch_size),
+                0,
+                "{engine}: {found} records found after SIGKILL, not whole batches of {batch_size}"
+            );
+            eprintln!("{engine}: {found} records after SIGKILL, whole batches of {batch_size}");
+        }
     }
 }
 
