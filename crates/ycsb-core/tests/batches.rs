@@ -281,3 +281,29 @@ fn batch_size_zero_is_refused_naming_the_property() {
     let error = Benchmark::from_properties(&props(0)).err().unwrap();
     assert!(error.to_string().contains("batch.size"), "{error}");
 }
+
+/// A target rate counts records: a batch of N records takes N ticks of
+/// the schedule, so batches do not multiply the rate asked for.
+#[test]
+fn a_target_rate_counts_the_records_of_batches() {
+    let store = ycsb_memory::MemoryStore::new();
+    let props = Properties::new()
+        .with("recordcount", 100)
+        .with("operationcount", 400)
+        .with("readproportion", 1.0)
+        .with("updateproportion", 0.0)
+        .with("threadcount", 1)
+        .with("target", 2000)
+        .with("batch.size", 20);
+    let bench = Benchmark::from_properties(&props).unwrap();
+    bench.load(&store).unwrap();
+    let run = bench.run(&store).unwrap();
+    assert_eq!(run.operations, 400);
+    // 400 records at 2000 per second: 0.2 s (the first batch starts at
+    // once, the last is due at 380 ticks of 0.5 ms).
+    assert!(
+        run.runtime >= std::time::Duration::from_millis(180),
+        "{:?}",
+        run.runtime
+    );
+}
