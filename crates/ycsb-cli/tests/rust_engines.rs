@@ -505,6 +505,19 @@ fn status_operations(line: &str) -> Option<u64> {
 /// order; after SIGKILL, a new process reads and verifies every one.
 #[test]
 fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
+    sigkill_during_a_synced_load(1);
+}
+
+/// The same with batches of 10 (`batch.size`, each one atomic write synced
+/// once): no acknowledged batch lost, and what survived past them is
+/// whole batches.
+#[test]
+fn sigkill_during_a_synced_batched_load_loses_no_acknowledged_batch() {
+    sigkill_during_a_synced_load(10);
+}
+
+fn sigkill_during_a_synced_load(batch_size: u64) {
+    let batch = format!("batch.size={batch_size}");
     for e in ENGINES {
         let dir = tempfile::tempdir().unwrap();
         let at = e.at(&dir.path().join("db"));
@@ -523,7 +536,7 @@ fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
             .args(&at)
             .args(shape)
             .args(["-p", "recordcount=100000000", "-threads", "1"])
-            .args(["-p", e.synced])
+            .args(["-p", e.synced, "-p", &batch])
             .args(["-s", "-p", "status.interval=1"])
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -573,6 +586,33 @@ fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
             "{}: {acknowledged} acknowledged records survived SIGKILL",
             e.name
         );
+        if batch_size > 1 {
+            // Far past what the load wrote between its status line and the
+            // kill: the records found are a whole number of batches.
+            let span = acknowledged + 50_000;
+            let out = ycsb_ok(
+                &[
+                    "run",
+                    e.name,
+                    "-p",
+                    &format!("recordcount={span}"),
+                    "-p",
+                    &format!("operationcount={span}"),
+                    "-p",
+                    "readproportion=1",
+                    "-p",
+                    "updateproportion=0",
+                    "-p",
+                    "requestdistribution=sequential",
+                    "-threads",
+                    "1",
+                ],
+                &[&at, &strings(&shape)],
+            );
+            let found = figure(&out, "READ", "Return=OK");
+            assert!(found >= acknowledged && found < span, "{}: {out}", e.name);
+            assert_eq!(found % batch_size, 0, "{}: {found} records", e.name);
+        }
     }
 }
 
