@@ -61,6 +61,7 @@ const CASES: &[Case] = &[
     Case { args: "load basic extra", file: None, expect: &["unexpected argument 'extra'"] },
     Case { args: "load leveldb", file: None, expect: &["leveldb.dbname"] },
     Case { args: "load basic -p zeropadding=100", file: None, expect: &["zeropadding"] },
+    Case { args: "load basic -p batch.size=0", file: None, expect: &["batch.size", "expected 1 to 1000000"] },
     // Issue 9 (reliability): the error budget, `ycsb serve`, store
     // properties, data files, export targets checked before running.
     Case { args: "run basic -p errorbudget=-1", file: None, expect: &["errorbudget", "'-1'", "-p flag"] },

@@ -101,6 +101,22 @@ fn data_integrity_holds_across_processes_on_embedded_engines() {
     }
 }
 
+/// The same with `batch.size=25` in every process: batched loads, batched
+/// reads and updates of workload A (two updates of one key in a batch
+/// included), all verified.
+#[test]
+fn data_integrity_holds_across_processes_with_batches() {
+    for engine in embedded_engines() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut props = engine.at(&dir.path().join("db")).to_vec();
+        props.extend(["-p".to_string(), "batch.size=25".to_string()]);
+        let engine = engine.name;
+        let verified = verify_across_processes(engine, &props);
+        assert!(verified > 2000, "{engine}: {verified}");
+        eprintln!("{engine}: {verified} batched reads verified across 3 processes, none wrong");
+    }
+}
+
 /// VERIFY's Return= lines of a run reading records of `read_fields`
 /// fields from a store loaded with `loaded_fields` fields.
 fn verify_with_fields(db: &str, props: &[String], loaded_fields: u32, read_fields: u32) -> String {
@@ -200,6 +216,19 @@ fn synced_engines() -> Vec<(&'static str, &'static str, Vec<String>)> {
 /// every one must be there, intact.
 #[test]
 fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
+    sigkill_during_a_synced_load(1);
+}
+
+/// The same with batches of 10 (`batch.size`): the runner counts a batch's
+/// records once the store acknowledged the whole batch, each batch synced
+/// once, so the records a status line counts survive.
+#[test]
+fn sigkill_during_a_synced_batched_load_loses_no_acknowledged_batch() {
+    sigkill_during_a_synced_load(10);
+}
+
+fn sigkill_during_a_synced_load(batch_size: u32) {
+    let batch = format!("batch.size={batch_size}");
     for (engine, location, synced) in synced_engines() {
         let dir = tempfile::tempdir().unwrap();
         let at = format!("{location}={}", dir.path().join("db").display());
@@ -219,6 +248,8 @@ fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
             "recordcount=100000000",
             "-threads",
             "1",
+            "-p",
+            &batch,
         ]);
         for property in &synced {
             command.args(["-p", property]);
@@ -274,6 +305,43 @@ fn sigkill_during_a_synced_load_loses_no_acknowledged_record() {
             "{engine}: {out}"
         );
         eprintln!("{engine}: {acknowledged} acknowledged records survived SIGKILL");
+        let atomic = ycsb_stores::find(engine).is_ok_and(|d| d.batching.is_atomic());
+        if batch_size > 1 && atomic {
+            // An atomic batch is on disk whole or not at all: the records
+            // past the acknowledged ones (batches written but not yet
+            // counted when the kill came) are whole batches too, so the
+            // records found are a whole number of batches.
+            // Far past what the load wrote between its status line and
+            // the kill (milliseconds), so that the last batch written shows.
+            let span = acknowledged + 50_000;
+            let mut command = ycsb();
+            command.args(["run", engine, "-p", &at]);
+            for property in &synced {
+                command.args(["-p", property]);
+            }
+            let o = command
+                .args(shape)
+                .args(["-p", &format!("recordcount={span}")])
+                .args(["-p", &format!("operationcount={span}")])
+                .args(["-p", "readproportion=1", "-p", "updateproportion=0"])
+                .args(["-p", "requestdistribution=sequential", "-threads", "1"])
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{engine}: {}", stderr(&o));
+            let out = stdout(&o);
+            let found = figure(&out, "READ", "Return=OK");
+            assert!(found >= acknowledged, "{engine}: {out}");
+            assert!(
+                found < span,
+                "{engine}: every record up to {span} was found: widen the span"
+            );
+            assert_eq!(
+                found % u64::from(batch_size),
+                0,
+                "{engine}: {found} records found after SIGKILL, not whole batches of {batch_size}"
+            );
+            eprintln!("{engine}: {found} records after SIGKILL, whole batches of {batch_size}");
+        }
     }
 }
 

@@ -54,6 +54,7 @@
     )
 )]
 
+mod batch;
 pub mod codec;
 mod datadir;
 mod decl;
@@ -71,6 +72,7 @@ mod wire;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
+pub use batch::{batch_status, Batch, UpdateMerger};
 pub use datadir::{
     is_dated_log, is_log_record, Content, DataDir, DataDirError, DirLayout, DirSetting, EngineFile,
     EngineLock, LockKind, Name, Refusal,
@@ -98,7 +100,7 @@ pub use record::{
 pub use secrets::{is_secret, redact_argument, redact_text, redact_value, REDACTED};
 pub use status::Status;
 pub use store::{
-    DebianPackages, Durability, DurabilitySetting, EngineInfo, EngineReport, Gauge, GaugeKind,
-    OutputSink, Protocol, ServerAddress, ServerClient, Store, StoreContext, StoreDescriptor,
-    StoreError, StoreThread, ThreadContext,
+    Batching, DebianPackages, Durability, DurabilitySetting, EngineInfo, EngineReport, Gauge,
+    GaugeKind, OutputSink, Protocol, ServerAddress, ServerClient, Store, StoreContext,
+    StoreDescriptor, StoreError, StoreThread, ThreadContext,
 };

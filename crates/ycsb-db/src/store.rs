@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
+use crate::batch::{batch_status, Batch};
 use crate::properties::{Properties, PropertyDecl, PropertyError};
 use crate::provenance::EngineBuild;
 use crate::record::{Fields, Record, RecordView, ScanResult};
@@ -267,6 +268,64 @@ pub trait StoreThread {
     /// Deletes the record at `key`.
     fn delete(&mut self, table: &str, key: &str) -> Status;
 
+    /// Inserts every record of `batch` in one call (go-ycsb's
+    /// `BatchInsert`, `batch.size` above 1), writing each record's status
+    /// into `statuses` (one per entry, in order) and returning the batch's
+    /// ([`batch_status`]: OK, or the first record's failure).
+    ///
+    /// The default inserts the records one by one, so every store works;
+    /// a store with a native batch (a write batch, one transaction, a
+    /// pipeline) overrides it and says so on its descriptor
+    /// ([`StoreDescriptor::batching`]). A synced store syncs a batch once.
+    fn insert_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        for (status, (key, values)) in statuses.iter_mut().zip(batch.iter()) {
+            *status = self.insert(table, key, values);
+        }
+        batch_status(&statuses[..batch.len().min(statuses.len())])
+    }
+
+    /// Updates every record of `batch` in one call (go-ycsb's
+    /// `BatchUpdate`), each as [`update`](Self::update) would; statuses as
+    /// [`insert_batch`](Self::insert_batch)'s. The default updates one by
+    /// one.
+    fn update_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        for (status, (key, values)) in statuses.iter_mut().zip(batch.iter()) {
+            *status = self.update(table, key, values);
+        }
+        batch_status(&statuses[..batch.len().min(statuses.len())])
+    }
+
+    /// Reads the record at every key of `batch` in one call (go-ycsb's
+    /// `BatchRead`), each into its slot of `out` (one per entry, each
+    /// arriving empty) as [`read`](Self::read) would, with its status in
+    /// `statuses`; returns the batch's. The default reads one by one.
+    fn read_batch(
+        &mut self,
+        table: &str,
+        batch: &Batch,
+        fields: Fields<'_>,
+        out: &mut [Record],
+        statuses: &mut [Status],
+    ) -> Status {
+        for ((status, record), (key, _)) in
+            statuses.iter_mut().zip(out.iter_mut()).zip(batch.iter())
+        {
+            *status = self.read(table, key, fields, record);
+        }
+        batch_status(&statuses[..batch.len().min(statuses.len())])
+    }
+
+    /// Deletes the record at every key of `batch` in one call (go-ycsb's
+    /// `BatchDelete`), each as [`delete`](Self::delete) would; statuses as
+    /// [`insert_batch`](Self::insert_batch)'s. The default deletes one by
+    /// one.
+    fn delete_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        for (status, (key, _)) in statuses.iter_mut().zip(batch.iter()) {
+            *status = self.delete(table, key);
+        }
+        batch_status(&statuses[..batch.len().min(statuses.len())])
+    }
+
     /// Releases the thread's resources (Java's per-thread `cleanup`); the
     /// runner measures it as the `CLEANUP` operation.
     ///
@@ -396,6 +455,45 @@ pub struct StoreDescriptor {
     /// install them (a test checks both against every descriptor).
     /// Default: none (a store in pure Rust).
     pub debian: DebianPackages,
+    /// What one batched call (`batch.size` above 1) is on this store:
+    /// records one by one, one request, or one atomic write. Default:
+    /// [`Batching::OneByOne`], the trait's default batch calls.
+    pub batching: Batching,
+}
+
+/// What a store's batch calls ([`StoreThread::insert_batch`] and the
+/// others) do with the records of one batch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Batching {
+    /// One call per record: the trait's default batch calls.
+    #[default]
+    OneByOne,
+    /// One request to the engine or server for the whole batch (a
+    /// pipeline, a multi-get), each record applied on its own: some may
+    /// fail while the others are written.
+    Native,
+    /// One atomic write (a write batch, a transaction): the records of a
+    /// batch of inserts, updates or deletes are written all together or,
+    /// when the store reports the batch failed, none of them.
+    Atomic,
+}
+
+impl Batching {
+    /// Whether the store's batch writes all records or none.
+    pub const fn is_atomic(self) -> bool {
+        matches!(self, Batching::Atomic)
+    }
+
+    /// A short phrase for docs and listings: `one by one`, `native`,
+    /// `atomic`.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Batching::OneByOne => "one by one",
+            Batching::Native => "native",
+            Batching::Atomic => "atomic",
+        }
+    }
 }
 
 /// The Debian packages a store needs, by when they are needed.
@@ -611,7 +709,15 @@ impl StoreDescriptor {
             dbbench_flags: &[],
             dbbench_properties: &[],
             debian: DebianPackages::new(&[], &[], &[]),
+            batching: Batching::OneByOne,
         }
+    }
+
+    /// What a batched call is on this store (its overrides of the batch
+    /// calls of [`StoreThread`]).
+    pub const fn with_batching(mut self, batching: Batching) -> Self {
+        self.batching = batching;
+        self
     }
 
     /// The Debian packages the store needs.

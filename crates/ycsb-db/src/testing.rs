@@ -47,6 +47,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 
+use crate::batch::Batch;
 use crate::record::{Fields, Record, RecordView, ScanResult};
 use crate::status::Status;
 use crate::store::{Gauge, GaugeKind, Store, StoreError, StoreThread, ThreadContext};
@@ -279,6 +280,20 @@ pub enum Rule {
     /// `Number`), the same kind in every sample: reports scale and label
     /// its chart by it.
     GaugeKinds,
+    /// A batch of inserts answers `OK` for the batch and each record.
+    BatchInsert,
+    /// Every record of a batch of inserts reads back exactly as written.
+    BatchReadYourWrites,
+    /// A batched read answers each key as a read of it would (status and
+    /// fields; `NOT_FOUND` and nothing for a missing key).
+    BatchRead,
+    /// A batch of updates applies each update in order (two of one key
+    /// both apply), and a missing key's update answers what the contract
+    /// says, its own status beside the others' `OK`.
+    BatchUpdate,
+    /// A batch of deletes removes each record and answers a missing key's
+    /// delete as the contract says.
+    BatchDelete,
 }
 
 impl Rule {
@@ -306,6 +321,15 @@ impl Rule {
             Rule::Threads => "threads of one store see each other's writes",
             Rule::GaugeNames => "every gauge sampled is listed, once, by Store::gauge_names",
             Rule::GaugeKinds => "every gauge declares its kind, the same in every sample",
+            Rule::BatchInsert => "a batch of inserts answers OK for the batch and each record",
+            Rule::BatchReadYourWrites => "every record of a batch reads back as written",
+            Rule::BatchRead => "a batched read answers each key as a read of it would",
+            Rule::BatchUpdate => {
+                "a batch of updates applies each in order, a missing key answered per record"
+            }
+            Rule::BatchDelete => {
+                "a batch of deletes removes each record, a missing key answered per record"
+            }
         }
     }
 }
@@ -559,7 +583,191 @@ impl Kit<'_, '_> {
         }
         self.updates()?;
         self.scans()?;
-        self.deletes()
+        self.deletes()?;
+        self.batches()
+    }
+
+    /// The batch rules: inserts, reads, updates and deletes of several
+    /// records in one call each (`batch.size`), with a missing key among
+    /// them where the store answers it per record.
+    fn batches(&mut self) -> Result<(), ContractViolation> {
+        let numbers = 20..25;
+        let mut batch = Batch::new();
+        for i in numbers.clone() {
+            let key = self.key(i);
+            batch.push_swap(&key, &mut self.value(i));
+            self.written.push(key);
+        }
+        let mut statuses = vec![Status::Error; batch.len()];
+        let status = self.thread.insert_batch(self.table, &batch, &mut statuses);
+        if status != Status::Ok || statuses.iter().any(|s| *s != Status::Ok) {
+            return Err(violation(
+                Rule::BatchInsert,
+                batch.key(0),
+                format!(
+                    "insert of {} records answered {status}, per record {statuses:?}",
+                    batch.len()
+                ),
+            ));
+        }
+        for (key, value) in batch.iter() {
+            self.model.insert(key.to_string(), value.clone());
+        }
+        for i in numbers {
+            self.reads(&self.key(i)).map_err(|mut v| {
+                v.rule = Rule::BatchReadYourWrites;
+                v
+            })?;
+        }
+        self.batch_reads(&[self.key(20), self.key(99), self.key(22)])?;
+        self.batch_updates()?;
+        self.batch_deletes()
+    }
+
+    /// One batched read of `keys` against the model, all fields and one.
+    fn batch_reads(&mut self, keys: &[String]) -> Result<(), ContractViolation> {
+        let mut batch = Batch::new();
+        for key in keys {
+            batch.push(key);
+        }
+        let field1 = vec!["field1".to_string()];
+        for fields in [Fields::All, Fields::Only(&field1)] {
+            let mut out = vec![Record::new(); keys.len()];
+            let mut statuses = vec![Status::Error; keys.len()];
+            let status =
+                self.thread
+                    .read_batch(self.table, &batch, fields, &mut out, &mut statuses);
+            let mut expected_statuses = Vec::new();
+            for ((key, got), got_status) in keys.iter().zip(&out).zip(&statuses) {
+                let (expected_status, expected) = match self.model.get(key) {
+                    Some(stored) => {
+                        let mut expected = stored.clone();
+                        expected.retain(fields);
+                        (Status::Ok, expected)
+                    }
+                    None => (Status::NotFound, Record::new()),
+                };
+                expected_statuses.push(expected_status);
+                if *got_status != expected_status || sorted_fields(got) != sorted_fields(&expected)
+                {
+                    return Err(violation(
+                        Rule::BatchRead,
+                        key,
+                        format!(
+                            "batched read of {keys:?} with {fields:?}: this key answered \
+                             {got_status} with {}, expected {expected_status} with {}",
+                            show_record(got),
+                            show_record(&expected)
+                        ),
+                    ));
+                }
+            }
+            let expected = crate::batch_status(&expected_statuses);
+            if status != expected {
+                return Err(violation(
+                    Rule::BatchRead,
+                    &keys[0],
+                    format!(
+                        "batched read of {keys:?} answered {status}, its records \
+                         {statuses:?}: expected {expected}"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A batch of updates: two of one key, a missing key between.
+    fn batch_updates(&mut self) -> Result<(), ContractViolation> {
+        let (first, missing, other) = (self.key(20), self.key(97), self.key(21));
+        let changes = [
+            (first.clone(), record(&[("field1", "batched one")])),
+            // Two fields: a record the update creates (UpdateMissing::Creates)
+            // is read back by field subsets of distinct names.
+            (
+                missing.clone(),
+                record(&[("field1", "batched missing"), ("field2", "too")]),
+            ),
+            (other.clone(), record(&[("field0", "batched other")])),
+            (first.clone(), record(&[("field4", "batched two")])),
+        ];
+        let mut batch = Batch::new();
+        for (key, change) in &changes {
+            batch.push(key).merge_from(change);
+        }
+        let mut statuses = vec![Status::Error; batch.len()];
+        let status = self.thread.update_batch(self.table, &batch, &mut statuses);
+        let missing_status = match self.contract.update_missing {
+            UpdateMissing::NotFound => Status::NotFound,
+            UpdateMissing::Creates => {
+                self.written.push(missing.clone());
+                Status::Ok
+            }
+        };
+        let expected = [Status::Ok, missing_status, Status::Ok, Status::Ok];
+        if statuses != expected || status != crate::batch_status(&expected) {
+            return Err(violation(
+                Rule::BatchUpdate,
+                &missing,
+                format!(
+                    "a batch of updates of {first}, {missing} (missing), {other}, {first} \
+                     answered {status}, per record {statuses:?}; expected {expected:?}"
+                ),
+            ));
+        }
+        for (key, change) in &changes {
+            match self.model.get_mut(key) {
+                Some(stored) => stored.merge_from(change),
+                None if missing_status == Status::Ok => {
+                    self.model.insert(key.clone(), change.clone());
+                }
+                None => {}
+            }
+        }
+        for key in [&first, &other, &missing] {
+            self.reads(key).map_err(|mut v| {
+                v.rule = Rule::BatchUpdate;
+                v
+            })?;
+        }
+        Ok(())
+    }
+
+    /// A batch of deletes: two stored records and a missing key.
+    fn batch_deletes(&mut self) -> Result<(), ContractViolation> {
+        let keys = [self.key(23), self.key(96), self.key(24)];
+        let mut batch = Batch::new();
+        for key in &keys {
+            batch.push(key);
+        }
+        let mut statuses = vec![Status::Error; batch.len()];
+        let status = self.thread.delete_batch(self.table, &batch, &mut statuses);
+        let expected = match self.contract.deletes {
+            Deletes::NotImplemented => [Status::NotImplemented; 3],
+            Deletes::MissingNotFound => [Status::Ok, Status::NotFound, Status::Ok],
+            Deletes::MissingOk => [Status::Ok; 3],
+        };
+        if statuses != expected || status != crate::batch_status(&expected) {
+            return Err(violation(
+                Rule::BatchDelete,
+                &keys[1],
+                format!(
+                    "a batch of deletes of {keys:?} (the second missing) answered {status}, \
+                     per record {statuses:?}; expected {expected:?}"
+                ),
+            ));
+        }
+        if self.contract.deletes != Deletes::NotImplemented {
+            self.model.remove(&keys[0]);
+            self.model.remove(&keys[2]);
+        }
+        for key in &keys {
+            self.reads(key).map_err(|mut v| {
+                v.rule = Rule::BatchDelete;
+                v
+            })?;
+        }
+        Ok(())
     }
 
     /// Reads `key` every way (all fields, subsets, in place) and compares
@@ -1222,6 +1430,16 @@ mod tests {
         GaugeListedTwice,
         GaugeWithoutKind,
         GaugeChangesKind,
+        /// A batch of inserts that loses its last record.
+        BatchInsertDropsLast,
+        /// A batched read answering OK for a missing key.
+        BatchReadMissingIsOk,
+        /// A batch of updates that reads every record before writing any
+        /// (a naive write batch: the second update of a key undoes the
+        /// first).
+        BatchUpdateReadsFirst,
+        /// A batch of deletes answering OK for every key.
+        BatchDeleteMissingIsOk,
     }
 
     /// The reference store with one bug.
@@ -1388,6 +1606,66 @@ mod tests {
                 (_, status) => status,
             }
         }
+
+        fn insert_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+            for (index, (key, values)) in batch.iter().enumerate() {
+                statuses[index] = Status::Ok;
+                if self.bug != Bug::BatchInsertDropsLast || index + 1 < batch.len() {
+                    statuses[index] = self.insert(table, key, values);
+                }
+            }
+            crate::batch_status(statuses)
+        }
+
+        fn read_batch(
+            &mut self,
+            table: &str,
+            batch: &Batch,
+            fields: Fields<'_>,
+            out: &mut [Record],
+            statuses: &mut [Status],
+        ) -> Status {
+            for (index, (key, _)) in batch.iter().enumerate() {
+                statuses[index] = match self.read(table, key, fields, &mut out[index]) {
+                    Status::NotFound if self.bug == Bug::BatchReadMissingIsOk => Status::Ok,
+                    status => status,
+                };
+            }
+            crate::batch_status(statuses)
+        }
+
+        fn update_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+            if self.bug != Bug::BatchUpdateReadsFirst {
+                for (index, (key, values)) in batch.iter().enumerate() {
+                    statuses[index] = self.update(table, key, values);
+                }
+                return crate::batch_status(statuses);
+            }
+            let mut merged = Vec::new();
+            for (index, (key, values)) in batch.iter().enumerate() {
+                let mut stored = Record::new();
+                statuses[index] = self.read(table, key, Fields::All, &mut stored);
+                stored.merge_from(values);
+                merged.push(stored);
+            }
+            for (index, (key, _)) in batch.iter().enumerate() {
+                if statuses[index].is_ok() {
+                    let _ = self.delete(table, key);
+                    statuses[index] = self.insert(table, key, &merged[index]);
+                }
+            }
+            crate::batch_status(statuses)
+        }
+
+        fn delete_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+            for (index, (key, _)) in batch.iter().enumerate() {
+                statuses[index] = match self.delete(table, key) {
+                    Status::NotFound if self.bug == Bug::BatchDeleteMissingIsOk => Status::Ok,
+                    status => status,
+                };
+            }
+            crate::batch_status(statuses)
+        }
     }
 
     impl BrokenThread<'_> {
@@ -1435,6 +1713,10 @@ mod tests {
             (Bug::GaugeListedTwice, Rule::GaugeNames),
             (Bug::GaugeWithoutKind, Rule::GaugeKinds),
             (Bug::GaugeChangesKind, Rule::GaugeKinds),
+            (Bug::BatchInsertDropsLast, Rule::BatchReadYourWrites),
+            (Bug::BatchReadMissingIsOk, Rule::BatchRead),
+            (Bug::BatchUpdateReadsFirst, Rule::BatchUpdate),
+            (Bug::BatchDeleteMissingIsOk, Rule::BatchDelete),
         ] {
             let v = broken(bug, &contract);
             assert_eq!(v.rule, rule, "{bug:?}: {v}");

@@ -80,6 +80,30 @@ pub(crate) fn put_if_unchanged(out: &mut Vec<u8>, key: &[u8], revision: &str, va
     out.extend_from_slice(b"}}]}");
 }
 
+/// Starts a `TxnRequest` of puts without comparisons in `out`.
+pub(crate) fn txn_puts_start(out: &mut Vec<u8>) {
+    out.clear();
+    out.extend_from_slice(b"{\"success\":[");
+}
+
+/// Adds a put of `value` at `key` to the `TxnRequest` in `out`; `first`
+/// for its first.
+pub(crate) fn txn_put(out: &mut Vec<u8>, first: bool, key: &[u8], value: &[u8]) {
+    if !first {
+        out.push(b',');
+    }
+    out.extend_from_slice(b"{\"request_put\":{");
+    push_bytes_field(out, "key", key);
+    out.push(b',');
+    push_bytes_field(out, "value", value);
+    out.extend_from_slice(b"}}");
+}
+
+/// Ends the `TxnRequest` in `out`.
+pub(crate) fn txn_end(out: &mut Vec<u8>) {
+    out.extend_from_slice(b"]}");
+}
+
 /// A `DeleteRangeRequest` for `key` into `out`.
 pub(crate) fn delete(out: &mut Vec<u8>, key: &[u8]) {
     out.clear();
@@ -223,6 +247,19 @@ mod tests {
 
     fn text(out: &[u8]) -> &str {
         std::str::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_batch_of_puts_is_one_txn_without_comparisons() {
+        let mut out = Vec::new();
+        txn_puts_start(&mut out);
+        txn_put(&mut out, true, b"t/k", b"v");
+        txn_put(&mut out, false, b"t/l", b"w");
+        txn_end(&mut out);
+        assert_eq!(
+            text(&out),
+            r#"{"success":[{"request_put":{"key":"dC9r","value":"dg=="}},{"request_put":{"key":"dC9s","value":"dw=="}}]}"#
+        );
     }
 
     #[test]

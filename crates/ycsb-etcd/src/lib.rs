@@ -165,7 +165,8 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     &["libssl-dev", "pkg-config"],
     &["libssl3"],
     &["etcd-server", "openssl"],
-));
+))
+.with_batching(ycsb_db::Batching::Native);
 
 fn open_store(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
     Ok(Box::new(EtcdStore::open(context.properties)?))

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use ycsb_db::{codec, Fields, Record, ScanResult, Status, StoreThread};
+use ycsb_db::{batch_status, codec, Batch, Fields, Record, ScanResult, Status, StoreThread};
 
 use crate::client::{Client, Failure};
 use crate::json;
@@ -11,6 +11,10 @@ use crate::EtcdConfig;
 /// How often an update's read-modify-write is retried when another client
 /// changed the record between the read and the write.
 const UPDATE_ATTEMPTS: u32 = 32;
+
+/// The most operations one `Txn` may hold: etcd's default
+/// `--max-txn-ops`. A larger batch of inserts is sent as several.
+const MAX_TXN_OPS: usize = 128;
 
 /// gRPC status codes the gateway reports.
 mod grpc {
@@ -298,6 +302,38 @@ impl StoreThread for EtcdThread<'_> {
             Ok(_) => Status::NotFound,
             Err(_) => self.malformed("deleterange"),
         }
+    }
+
+    /// One `Txn` of puts per 128 records (etcd's default
+    /// `--max-txn-ops`): a batch of up to 128 is one atomic request, a
+    /// larger one several. The keys of a batch of inserts are distinct (etcd
+    /// refuses a `Txn` that puts one key twice).
+    fn insert_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        let mut start = 0;
+        while start < batch.len() {
+            let end = (start + MAX_TXN_OPS).min(batch.len());
+            json::txn_puts_start(&mut self.request);
+            for index in start..end {
+                let (key, values) = (batch.key(index), batch.record(index));
+                self.set_key(table, key);
+                json::txn_put(
+                    &mut self.request,
+                    index == start,
+                    &self.key,
+                    codec::encoded(values),
+                );
+            }
+            json::txn_end(&mut self.request);
+            let status = match self.call("/v3/kv/txn") {
+                Outcome::Answered => Status::Ok,
+                Outcome::Failed(status) => status,
+            };
+            for slot in statuses.iter_mut().take(end).skip(start) {
+                *slot = status;
+            }
+            start = end;
+        }
+        batch_status(statuses)
     }
 
     fn last_error(&self) -> Option<&str> {

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use ycsb_db::testing::{assert_conforms, Contract};
-use ycsb_db::{Fields, Properties, Record, Status, Store, ThreadContext};
+use ycsb_db::{Batch, Fields, Properties, Record, Status, Store, ThreadContext};
 use ycsb_etcd::testing::EtcdCluster;
 use ycsb_etcd::EtcdStore;
 
@@ -46,6 +46,35 @@ fn a_three_member_cluster_conforms() {
     let reports = store.final_reports();
     assert_eq!(reports.len(), 1);
     assert_eq!(reports[0].text.lines().count(), 3, "{}", reports[0].text);
+}
+
+/// A batch of inserts larger than etcd's `--max-txn-ops` (128) goes as
+/// several `Txn`s: every record is acknowledged and reads back.
+#[test]
+fn a_batch_of_300_inserts_is_written_in_txns_of_at_most_128() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = cluster(&dir);
+    let store = EtcdStore::open(&props(&cluster)).unwrap();
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut batch = Batch::new();
+    for i in 0..300 {
+        batch
+            .push(&format!("batched{i:03}"))
+            .push("field0", format!("value {i}").as_bytes());
+    }
+    let mut statuses = vec![Status::Error; batch.len()];
+    assert_eq!(t.insert_batch(TABLE, &batch, &mut statuses), Status::Ok);
+    assert!(statuses.iter().all(|s| *s == Status::Ok), "{statuses:?}");
+    for i in [0, 127, 128, 255, 256, 299] {
+        let mut out = Record::new();
+        let key = format!("batched{i:03}");
+        assert_eq!(
+            t.read(TABLE, &key, Fields::All, &mut out),
+            Status::Ok,
+            "{key}"
+        );
+        assert_eq!(out.get("field0"), Some(format!("value {i}").as_bytes()));
+    }
 }
 
 /// Threads that each change their own field of one record, at once: an

@@ -269,6 +269,25 @@ fn shipped_matrices_are_valid() {
     assert!(n >= 3, "matrices/ has the examples");
 }
 
+/// The shipped batching matrix: every db at every batch size, each cell
+/// handing `batch.size` to ycsb as a property (an axis of any property
+/// name).
+#[test]
+fn the_batching_matrix_gives_each_cell_its_batch_size() {
+    let m = super::matrix::load(&dir().join("batching.toml")).unwrap();
+    let cells = cells::expand(&m);
+    assert_eq!(cells.len(), 8 * 4 * 2);
+    let mut sizes: Vec<String> = cells
+        .iter()
+        .filter(|c| c.repeat == 1 && c.label("db") == Some("rocksdb"))
+        .flat_map(|c| c.axis_properties())
+        .filter(|(name, _)| name == "batch.size")
+        .map(|(_, value)| value)
+        .collect();
+    sizes.sort_by_key(|v| v.parse::<u32>().unwrap());
+    assert_eq!(sizes, ["1", "10", "100", "1000"]);
+}
+
 /// A result as a cell would leave it, with the figures the summary reads.
 fn result(
     m: &super::matrix::Matrix,

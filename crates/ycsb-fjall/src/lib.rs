@@ -75,4 +75,5 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
         ("--sync", "fjall.fsync"),
     ],
     &[],
-);
+)
+.with_batching(ycsb_db::Batching::Atomic);

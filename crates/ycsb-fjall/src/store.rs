@@ -6,9 +6,9 @@ use std::path::Path;
 use fjall::{AbstractTree, Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 use ycsb_db::codec;
 use ycsb_db::{
-    Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo, EngineLock, EngineReport,
-    Fields, Gauge, LockKind, Name, Properties, Record, RecordView, ScanResult, Status, Store,
-    StoreError, StoreThread, ThreadContext,
+    batch_status, Batch, Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo,
+    EngineLock, EngineReport, Fields, Gauge, LockKind, Name, Properties, Record, RecordView,
+    ScanResult, Status, Store, StoreError, StoreThread, ThreadContext, UpdateMerger,
 };
 
 use crate::options::{Compression, Config};
@@ -165,6 +165,7 @@ impl Store for FjallStore {
             fsync: self.config.fsync,
             value: Vec::new(),
             last_error: None,
+            updates: UpdateMerger::new(),
         }))
     }
 
@@ -298,6 +299,8 @@ struct FjallThread<'a> {
     value: Vec<u8>,
     /// fjall's message for the last failed write.
     last_error: Option<String>,
+    /// Merges a batch's updates of one key (`batch.size`).
+    updates: UpdateMerger,
 }
 
 impl FjallThread<'_> {
@@ -328,6 +331,20 @@ impl FjallThread<'_> {
         }
     }
 
+    /// Commits `batch` (one journal write, one sync with `fjall.fsync`),
+    /// turning the OK statuses of the records it holds into ERROR when it
+    /// fails.
+    fn commit(&mut self, batch: fjall::OwnedWriteBatch, statuses: &mut [Status]) -> Status {
+        let durability = self.fsync.then_some(PersistMode::SyncData);
+        if let Err(e) = batch.durability(durability).commit() {
+            let failed = self.failed(&e);
+            for status in statuses.iter_mut().filter(|s| s.is_ok()) {
+                *status = failed;
+            }
+        }
+        batch_status(statuses)
+    }
+
     fn sync(&self) -> fjall::Result<()> {
         if self.fsync {
             self.db.persist(PersistMode::SyncData)
@@ -338,6 +355,48 @@ impl FjallThread<'_> {
 }
 
 impl StoreThread for FjallThread<'_> {
+    /// One atomic write batch.
+    fn insert_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        let mut writes = self.db.batch();
+        for (status, (key, values)) in statuses.iter_mut().zip(batch.iter()) {
+            writes.insert(self.keyspace, key.as_bytes(), codec::encoded(values));
+            *status = Status::Ok;
+        }
+        self.commit(writes, statuses)
+    }
+
+    /// One atomic write batch of the merged records (two updates of one
+    /// key both apply).
+    fn update_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        let keyspace = self.keyspace;
+        let mut writes = self.db.batch();
+        self.updates.merge(
+            batch,
+            statuses,
+            |key, changes, out| match keyspace.get(key.as_bytes()) {
+                Ok(Some(stored)) => match codec::merge(&stored, changes, out) {
+                    Ok(()) => Status::Ok,
+                    Err(e) => e.into(),
+                },
+                Ok(None) => Status::NotFound,
+                Err(_) => Status::Error,
+            },
+            |key, value| writes.insert(keyspace, key.as_bytes(), value),
+        );
+        self.commit(writes, statuses)
+    }
+
+    /// One atomic write batch of removals (fjall cannot tell a missing
+    /// key: OK).
+    fn delete_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        let mut writes = self.db.batch();
+        for (status, (key, _)) in statuses.iter_mut().zip(batch.iter()) {
+            writes.remove(self.keyspace, key.as_bytes());
+            *status = Status::Ok;
+        }
+        self.commit(writes, statuses)
+    }
+
     fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
         match self.keyspace.get(key.as_bytes()) {
             Ok(Some(value)) => codec::read_into(&value, fields, out),

@@ -64,6 +64,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
 .with_data_dir(options::DBNAME.decl(), &store::LAYOUT)
 .with_durability(ycsb_db::Durability::new("leveldb.sync", &["true"], "false"))
 .with_fresh(&[("leveldb.destroy", "true")])
+.with_batching(ycsb_db::Batching::Atomic)
 .with_dbbench(
     &[
         ("--db", "leveldb.dbname"),

@@ -2,9 +2,10 @@
 
 use ycsb_db::codec;
 use ycsb_db::{
-    Assertions, Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo, EngineLock,
-    EngineReport, Fields, Gauge, GaugeKind, LockKind, Name, Properties, Record, RecordView,
-    ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    batch_status, Assertions, Batch, Content, DataDir, DirLayout, EngineBuild, EngineFile,
+    EngineInfo, EngineLock, EngineReport, Fields, Gauge, GaugeKind, LockKind, Name, Properties,
+    Record, RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    UpdateMerger,
 };
 
 use crate::ffi::{self, Db, WriteBatch};
@@ -207,6 +208,7 @@ impl Store for LevelStore {
             key: Vec::new(),
             batch,
             last_error: None,
+            updates: UpdateMerger::new(),
         }))
     }
 
@@ -286,6 +288,8 @@ struct LevelThread<'a> {
     batch: WriteBatch,
     /// LevelDB's message for the last failed write.
     last_error: Option<String>,
+    /// Merges a batch's updates of one key (`batch.size`).
+    updates: UpdateMerger,
 }
 
 impl LevelThread<'_> {
@@ -467,6 +471,49 @@ impl LevelThread<'_> {
         }
     }
 
+    /// Writes `self.batch` (one `Write`: one log record, one sync with
+    /// `leveldb.sync`), turning the OK statuses of the records it holds
+    /// into ERROR when it fails.
+    fn write_batch(&mut self, statuses: &mut [Status]) -> Status {
+        if let Err(e) = self.db.write(&mut self.batch) {
+            let failed = self.failed(e);
+            for status in statuses.iter_mut().filter(|s| s.is_ok()) {
+                *status = failed;
+            }
+        }
+        batch_status(statuses)
+    }
+
+    /// Adds the row entries of `values` at `key` to `self.batch` (row
+    /// format); BAD_REQUEST for a key holding the separator.
+    fn batch_row(&mut self, key: &str, values: &Record) -> Status {
+        if key.as_bytes().contains(&ROW_SEPARATOR) {
+            return Status::BadRequest;
+        }
+        for field in values.iter() {
+            self.row_prefix(key);
+            self.key.extend_from_slice(field.name.as_bytes());
+            self.batch.put(&self.key, field.value);
+        }
+        Status::Ok
+    }
+
+    /// Inserts, or row-format updates (blind writes of the fields), of a
+    /// whole batch in one write batch.
+    fn put_batch(&mut self, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.batch.clear();
+        for (status, (key, values)) in statuses.iter_mut().zip(batch.iter()) {
+            *status = match self.format {
+                Format::Row => self.batch_row(key, values),
+                Format::Single | Format::Column => {
+                    self.batch.put(key.as_bytes(), codec::encoded(values));
+                    Status::Ok
+                }
+            };
+        }
+        self.write_batch(statuses)
+    }
+
     fn delete_row(&mut self, key: &str) -> Status {
         self.row_prefix(key);
         let Ok(mut it) = self.db.iter() else {
@@ -558,6 +605,64 @@ impl StoreThread for LevelThread<'_> {
                 Err(e) => self.failed(e),
             },
         }
+    }
+
+    /// One write batch.
+    fn insert_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.put_batch(batch, statuses)
+    }
+
+    /// One write batch: the row format's blind writes, or each record read
+    /// and merged as [`update`](StoreThread::update) does (two updates of
+    /// one key both apply).
+    fn update_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        if let Format::Row = self.format {
+            return self.put_batch(batch, statuses);
+        }
+        self.batch.clear();
+        let (db, writes) = (self.db, &mut self.batch);
+        self.updates.merge(
+            batch,
+            statuses,
+            |key, changes, out| match db.get(key.as_bytes()) {
+                Ok(Some(stored)) => match codec::merge(&stored, changes, out) {
+                    Ok(()) => Status::Ok,
+                    Err(e) => e.into(),
+                },
+                Ok(None) => Status::NotFound,
+                Err(_) => Status::Error,
+            },
+            |key, value| writes.put(key.as_bytes(), value),
+        );
+        self.write_batch(statuses)
+    }
+
+    /// One write batch of deletes (every entry of each record in the row
+    /// format); LevelDB cannot tell a missing key: OK.
+    fn delete_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.batch.clear();
+        for (status, (key, _)) in statuses.iter_mut().zip(batch.iter()) {
+            *status = Status::Ok;
+            match self.format {
+                Format::Single | Format::Column => self.batch.delete(key.as_bytes()),
+                Format::Row => {
+                    self.row_prefix(key);
+                    let Ok(mut it) = self.db.iter() else {
+                        *status = Status::Error;
+                        continue;
+                    };
+                    it.seek(&self.key);
+                    while it.valid() && it.key().starts_with(&self.key) {
+                        self.batch.delete(it.key());
+                        it.next();
+                    }
+                    if it.status().is_err() {
+                        *status = Status::Error;
+                    }
+                }
+            }
+        }
+        self.write_batch(statuses)
     }
 
     fn last_error(&self) -> Option<&str> {

@@ -72,4 +72,5 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     &["liblmdb-dev"],
     &["liblmdb0"],
     &[],
-));
+))
+.with_batching(ycsb_db::Batching::Atomic);

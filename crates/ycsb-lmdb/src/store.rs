@@ -4,9 +4,9 @@ use std::path::Path;
 
 use ycsb_db::codec;
 use ycsb_db::{
-    Assertions, Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo, EngineLock,
-    EngineReport, Fields, Gauge, LockKind, Name, Properties, Record, RecordView, ScanResult,
-    Status, Store, StoreError, StoreThread, ThreadContext,
+    batch_status, Assertions, Batch, Content, DataDir, DirLayout, EngineBuild, EngineFile,
+    EngineInfo, EngineLock, EngineReport, Fields, Gauge, LockKind, Name, Properties, Record,
+    RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::ffi::{self, Env, Reader};
@@ -257,6 +257,50 @@ impl LmdbThread<'_> {
     }
 }
 
+/// What a batched call does to one record in the batch's transaction.
+type BatchStep<'s> = dyn FnMut(&mut ffi::Writer<'_>, &mut Vec<u8>, &str, &Record) -> Result<Status, (&'static str, i32)>
+    + 's;
+
+impl LmdbThread<'_> {
+    /// Runs `step` for every record of `batch` in one write transaction
+    /// and commits it once (one sync unless `lmdb.nosync`): every record
+    /// written or, when a step or the commit fails, none.
+    fn batch_txn(
+        &mut self,
+        batch: &Batch,
+        statuses: &mut [Status],
+        step: &mut BatchStep<'_>,
+    ) -> Status {
+        let env = self.env;
+        let mut txn = match env.write() {
+            Ok(txn) => txn,
+            Err(rc) => {
+                let failed = self.failed("mdb_txn_begin", rc);
+                statuses.fill(failed);
+                return failed;
+            }
+        };
+        for (status, (key, values)) in statuses.iter_mut().zip(batch.iter()) {
+            match step(&mut txn, &mut self.value, key, values) {
+                Ok(done) => *status = done,
+                Err((what, rc)) => {
+                    // The drop aborts: nothing of the batch is written.
+                    drop(txn);
+                    let failed = self.failed(what, rc);
+                    statuses.fill(failed);
+                    return failed;
+                }
+            }
+        }
+        if let Err(rc) = txn.commit() {
+            let failed = self.failed("mdb_txn_commit", rc);
+            statuses.fill(failed);
+            return failed;
+        }
+        batch_status(statuses)
+    }
+}
+
 impl StoreThread for LmdbThread<'_> {
     fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
         let snapshot = match self.reader.snapshot() {
@@ -358,6 +402,47 @@ impl StoreThread for LmdbThread<'_> {
             Ok(false) => Ok(Status::NotFound),
             Err(rc) => Err(("mdb_del", rc)),
         })
+    }
+
+    /// One write transaction.
+    fn insert_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.batch_txn(batch, statuses, &mut |txn, _, key, values| {
+            txn.put(key.as_bytes(), codec::encoded(values))
+                .map_err(|rc| ("mdb_put", rc))?;
+            Ok(Status::Ok)
+        })
+    }
+
+    /// One write transaction; each update reads what the transaction
+    /// wrote before it.
+    fn update_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.batch_txn(batch, statuses, &mut |txn, buf, key, values| {
+            buf.clear();
+            match txn.get(key.as_bytes()) {
+                Ok(Some(stored)) => {
+                    if let Err(e) = codec::merge(stored, values, buf) {
+                        return Ok(e.into());
+                    }
+                }
+                Ok(None) => return Ok(Status::NotFound),
+                Err(rc) => return Err(("mdb_get", rc)),
+            }
+            txn.put(key.as_bytes(), buf).map_err(|rc| ("mdb_put", rc))?;
+            Ok(Status::Ok)
+        })
+    }
+
+    /// One write transaction.
+    fn delete_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.batch_txn(
+            batch,
+            statuses,
+            &mut |txn, _, key, _| match txn.delete(key.as_bytes()) {
+                Ok(true) => Ok(Status::Ok),
+                Ok(false) => Ok(Status::NotFound),
+                Err(rc) => Err(("mdb_del", rc)),
+            },
+        )
     }
 
     fn last_error(&self) -> Option<&str> {

@@ -226,7 +226,8 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
         port: "memcached.port",
     },
 ))
-.with_debian(DebianPackages::new(&[], &[], &["memcached"]));
+.with_debian(DebianPackages::new(&[], &[], &["memcached"]))
+.with_batching(ycsb_db::Batching::Native);
 
 fn open_store(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
     Ok(Box::new(MemcachedStore::open(context.properties)?))

@@ -5,10 +5,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ycsb_db::{Fields, Record, ScanResult, Status, StoreError, StoreThread};
+use ycsb_db::{batch_status, Batch, Fields, Record, ScanResult, Status, StoreError, StoreThread};
 
 use crate::json;
-use crate::wire::{Conn, Outcome, Storage, WireError};
+use crate::wire::{Conn, Item, Outcome, Storage, WireError};
 use crate::{FailureMode, MemcachedConfig, UpdateMode, STRING_FLAGS};
 
 /// How long a server that failed is left alone before the next attempt
@@ -51,6 +51,21 @@ pub(crate) struct MemcachedThread {
     /// Whether unanswered writes were sent since the last barrier.
     unanswered: bool,
     last_error: Option<String>,
+    /// A batched read's buffers, reused.
+    multi: MultiGet,
+}
+
+/// The buffers of a batched read (`batch.size`): which server each key
+/// goes to, one server's keys, and what came back.
+#[derive(Debug, Default)]
+struct MultiGet {
+    /// (server, entry) of each key that could be asked, sorted.
+    routes: Vec<(usize, usize)>,
+    /// One server's qualified keys, back to back, and where each ends.
+    keys: Vec<u8>,
+    ends: Vec<usize>,
+    items: Vec<Option<Item>>,
+    values: Vec<Vec<u8>>,
 }
 
 impl MemcachedThread {
@@ -77,6 +92,7 @@ impl MemcachedThread {
             scratch: json::Scratch::default(),
             unanswered: false,
             last_error: None,
+            multi: MultiGet::default(),
         };
         for i in 0..thread.nodes.len() {
             thread.connected(i);
@@ -301,7 +317,111 @@ impl MemcachedThread {
     }
 }
 
+impl MemcachedThread {
+    /// Asks the server of `group` (routes of entries of `batch`, all to
+    /// one server) for their keys in one text `get`, decoding each hit
+    /// into its `out` record.
+    fn get_group(
+        &mut self,
+        table: &str,
+        batch: &Batch,
+        group: std::ops::Range<usize>,
+        fields: Fields<'_>,
+        out: &mut [Record],
+        statuses: &mut [Status],
+    ) {
+        let mut multi = std::mem::take(&mut self.multi);
+        let server = multi.routes[group.start].0;
+        multi.keys.clear();
+        multi.ends.clear();
+        for &(_, entry) in &multi.routes[group.clone()] {
+            multi.keys.extend_from_slice(table.as_bytes());
+            multi.keys.push(b'-');
+            multi.keys.extend_from_slice(batch.key(entry).as_bytes());
+            multi.ends.push(multi.keys.len());
+        }
+        let n = multi.ends.len();
+        if multi.items.len() < n {
+            multi.items.resize(n, None);
+            multi.values.resize_with(n, Vec::new);
+        }
+        let got = self.conn(server).get_many(
+            &multi.keys,
+            &multi.ends,
+            &mut multi.items[..n],
+            &mut multi.values[..n],
+        );
+        match got {
+            Err(e) => {
+                let status = self.failed(server, e);
+                for &(_, entry) in &multi.routes[group] {
+                    statuses[entry] = status;
+                }
+            }
+            Ok(()) => {
+                for (slot, &(_, entry)) in multi.routes[group].iter().enumerate() {
+                    statuses[entry] = match multi.items[slot] {
+                        None => Status::NotFound,
+                        Some(item) if item.flags != STRING_FLAGS => Status::UnexpectedState,
+                        Some(_) => {
+                            std::mem::swap(&mut self.value, &mut multi.values[slot]);
+                            let status = self.decode_into(fields, &mut out[entry]);
+                            std::mem::swap(&mut self.value, &mut multi.values[slot]);
+                            status
+                        }
+                    };
+                }
+            }
+        }
+        self.multi = multi;
+    }
+}
+
 impl StoreThread for MemcachedThread {
+    /// Text protocol: one `get k1 k2 ...` per server for the batch's keys
+    /// on it (spymemcached's bulk get); the binary protocol reads key by
+    /// key.
+    fn read_batch(
+        &mut self,
+        table: &str,
+        batch: &Batch,
+        fields: Fields<'_>,
+        out: &mut [Record],
+        statuses: &mut [Status],
+    ) -> Status {
+        let mut routes = std::mem::take(&mut self.multi.routes);
+        routes.clear();
+        for (entry, (key, _)) in batch.iter().enumerate() {
+            let routed = self.qualify(table, key).and_then(|()| self.server());
+            match routed {
+                Ok(server)
+                    if self.nodes[server]
+                        .conn
+                        .as_ref()
+                        .is_some_and(Conn::has_multi_get) =>
+                {
+                    routes.push((server, entry));
+                }
+                Ok(_) => statuses[entry] = self.read(table, key, fields, &mut out[entry]),
+                Err(status) => statuses[entry] = status,
+            }
+        }
+        routes.sort_unstable();
+        self.multi.routes = routes;
+        let mut start = 0;
+        while start < self.multi.routes.len() {
+            let server = self.multi.routes[start].0;
+            let end = start
+                + self.multi.routes[start..]
+                    .iter()
+                    .take_while(|(s, _)| *s == server)
+                    .count();
+            self.get_group(table, batch, start..end, fields, out, statuses);
+            start = end;
+        }
+        batch_status(&statuses[..batch.len()])
+    }
+
     fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
         if let Err(status) = self.qualify(table, key) {
             return status;

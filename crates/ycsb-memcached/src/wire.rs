@@ -234,6 +234,68 @@ impl Conn {
         }
     }
 
+    /// Whether [`get_many`](Self::get_many) can ask for several keys in
+    /// one command (the text protocol's `get k1 k2 ...`).
+    pub(crate) fn has_multi_get(&self) -> bool {
+        self.protocol == WireProtocol::Text
+    }
+
+    /// Text protocol: the items at several keys with one `get k1 k2 ...`
+    /// (memcached answers the keys it holds in the order asked, then
+    /// `END`). `keys` holds them back to back, key `i` ending at
+    /// `ends[i]`; item `i` goes into `items[i]` (`None` when missing) and
+    /// its value into `values[i]` (cleared first).
+    ///
+    /// # Panics
+    ///
+    /// When `items` or `values` is shorter than `ends`.
+    pub(crate) fn get_many(
+        &mut self,
+        keys: &[u8],
+        ends: &[usize],
+        items: &mut [Option<Item>],
+        values: &mut [Vec<u8>],
+    ) -> Result<(), WireError> {
+        let key = |i: usize| &keys[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
+        self.request.clear();
+        self.request.extend_from_slice(b"get");
+        for i in 0..ends.len() {
+            self.request.push(b' ');
+            self.request.extend_from_slice(key(i));
+            items[i] = None;
+            values[i].clear();
+        }
+        self.request.extend_from_slice(b"\r\n");
+        self.send()?;
+        // The next key asked that an answer can be for: answers come in
+        // the order asked, missing keys skipped.
+        let mut next = 0;
+        loop {
+            self.read_line()?;
+            if self.line == b"END" {
+                return Ok(());
+            }
+            let named = self.line.split(|&b| b == b' ').nth(1).unwrap_or_default();
+            let Some(offset) = (next..ends.len()).position(|i| key(i) == named) else {
+                return Err(self.text_error());
+            };
+            let index = next + offset;
+            next = index + 1;
+            let (item, len) = self.value_header(key(index))?;
+            let value = &mut values[index];
+            value.resize(len, 0);
+            self.reader.read_exact(value)?;
+            let mut crlf = [0u8; 2];
+            self.reader.read_exact(&mut crlf)?;
+            if crlf != *b"\r\n" {
+                return Err(WireError::Protocol(format!(
+                    "a value of {len} bytes not followed by CRLF"
+                )));
+            }
+            items[index] = Some(item);
+        }
+    }
+
     /// `VALUE <key> <flags> <bytes> [<cas>]`: the item and its length.
     fn value_header(&self, key: &[u8]) -> Result<(Item, usize), WireError> {
         let bad = || {

@@ -69,6 +69,45 @@ fn keeps_the_store_contract_over_three_servers() {
     assert_conforms(&open(&p), &contract());
 }
 
+/// A batched read over three servers (one `get k1 k2 ...` per server in
+/// the text protocol): each key's own status and record, a missing key
+/// among them and a key asked twice; the same over the binary protocol.
+#[test]
+fn batched_reads_answer_each_key_over_three_servers() {
+    let servers = [Memcached::start(), Memcached::start(), Memcached::start()];
+    let all: Vec<&Memcached> = servers.iter().collect();
+    for protocol in ["text", "binary"] {
+        let store = open(&props(&all).with("memcached.protocol", protocol));
+        let mut t = thread(&store);
+        let stored: Vec<String> = (0..12).map(|i| format!("{protocol}-batched{i}")).collect();
+        for (i, key) in stored.iter().enumerate() {
+            let values = record(&[("field0", &format!("v{i}"))]);
+            assert!(t.insert(TABLE, key, &values).is_ok());
+        }
+        let mut batch = ycsb_db::Batch::new();
+        let asked = [0, 99, 3, 7, 0, 11, 5];
+        for i in asked {
+            batch.push(&format!("{protocol}-batched{i}"));
+        }
+        let mut out = vec![Record::new(); asked.len()];
+        let mut statuses = vec![Status::Error; asked.len()];
+        let status = t.read_batch(TABLE, &batch, Fields::All, &mut out, &mut statuses);
+        assert_eq!(status, Status::NotFound, "{protocol}: {statuses:?}");
+        for ((i, got), status) in asked.iter().zip(&out).zip(&statuses) {
+            if *i == 99 {
+                assert_eq!((*status, got.len()), (Status::NotFound, 0), "{protocol}");
+            } else {
+                assert_eq!(*status, Status::Ok, "{protocol}: {i}");
+                assert_eq!(
+                    got.get("field0"),
+                    Some(format!("v{i}").as_bytes()),
+                    "{protocol}: {i}"
+                );
+            }
+        }
+    }
+}
+
 /// What Java's binding stores: `usertable-<key>`, flags 0, the fields as a
 /// JSON object of strings; and what it would store is read back.
 #[test]

@@ -75,4 +75,5 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
 .with_dbbench(
     &[("--db", "redb.path"), ("--cache_size", "redb.cache_size")],
     &[],
-);
+)
+.with_batching(ycsb_db::Batching::Atomic);

@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use ycsb_db::codec;
 use ycsb_db::{
-    Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo, EngineLock, EngineReport,
-    Fields, Gauge, GaugeKind, LockKind, Name, Properties, Record, RecordView, ScanResult, Status,
-    Store, StoreError, StoreThread, ThreadContext,
+    batch_status, Batch, Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo,
+    EngineLock, EngineReport, Fields, Gauge, GaugeKind, LockKind, Name, Properties, Record,
+    RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::options::{Config, Durability};
@@ -372,6 +372,44 @@ impl RedbThread<'_> {
         }
     }
 
+    /// Runs `step` for every record of `batch` in one write transaction,
+    /// committed once (one sync with the durability in force): every
+    /// record written or, when redb fails, none.
+    fn write_batch(
+        &mut self,
+        batch: &Batch,
+        statuses: &mut [Status],
+        mut step: impl FnMut(
+            &mut redb::Table<'_, &'static [u8], &'static [u8]>,
+            &mut Vec<u8>,
+            &str,
+            &Record,
+        ) -> Result<Status, redb::Error>,
+    ) -> Status {
+        let mut value = std::mem::take(&mut self.value);
+        let result = (|| {
+            let mut txn = self.db.begin_write()?;
+            txn.set_durability(self.durability)?;
+            {
+                let mut table = txn.open_table(TABLE)?;
+                for (status, (key, values)) in statuses.iter_mut().zip(batch.iter()) {
+                    *status = step(&mut table, &mut value, key, values)?;
+                }
+            }
+            txn.commit()?;
+            Ok::<(), redb::Error>(())
+        })();
+        self.value = value;
+        match result {
+            Ok(()) => batch_status(statuses),
+            Err(e) => {
+                let failed = self.failed(&e);
+                statuses.fill(failed);
+                failed
+            }
+        }
+    }
+
     /// Shows the stored value of `key` to `visit`.
     fn with_value(&mut self, key: &str, visit: impl FnOnce(&[u8]) -> Status) -> Status {
         let result = (|| {
@@ -464,6 +502,74 @@ impl StoreThread for RedbThread<'_> {
 
     fn delete(&mut self, _table: &str, key: &str) -> Status {
         self.write(|table, _| {
+            Ok(match table.remove(key.as_bytes())? {
+                Some(_) => Status::Ok,
+                None => Status::NotFound,
+            })
+        })
+    }
+
+    /// Every key in one read transaction (one snapshot).
+    fn read_batch(
+        &mut self,
+        _table: &str,
+        batch: &Batch,
+        fields: Fields<'_>,
+        out: &mut [Record],
+        statuses: &mut [Status],
+    ) -> Status {
+        let result = (|| {
+            let txn = self.db.begin_read()?;
+            let table = txn.open_table(TABLE)?;
+            for ((status, record), (key, _)) in
+                statuses.iter_mut().zip(out.iter_mut()).zip(batch.iter())
+            {
+                *status = match table.get(key.as_bytes())? {
+                    Some(value) => codec::read_into(value.value(), fields, record),
+                    None => Status::NotFound,
+                };
+            }
+            Ok::<(), redb::Error>(())
+        })();
+        match result {
+            Ok(()) => batch_status(statuses),
+            Err(e) => {
+                let failed = self.failed(&e);
+                statuses.fill(failed);
+                failed
+            }
+        }
+    }
+
+    /// One write transaction.
+    fn insert_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.write_batch(batch, statuses, |table, _, key, values| {
+            table.insert(key.as_bytes(), codec::encoded(values))?;
+            Ok(Status::Ok)
+        })
+    }
+
+    /// One write transaction; each update reads what the transaction
+    /// wrote before it.
+    fn update_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.write_batch(batch, statuses, |table, value, key, values| {
+            value.clear();
+            {
+                let Some(stored) = table.get(key.as_bytes())? else {
+                    return Ok(Status::NotFound);
+                };
+                if let Err(e) = codec::merge(stored.value(), values, value) {
+                    return Ok(e.into());
+                }
+            }
+            table.insert(key.as_bytes(), value.as_slice())?;
+            Ok(Status::Ok)
+        })
+    }
+
+    /// One write transaction.
+    fn delete_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.write_batch(batch, statuses, |table, _, key, _| {
             Ok(match table.remove(key.as_bytes())? {
                 Some(_) => Status::Ok,
                 None => Status::NotFound,

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ycsb_db::{Fields, Record, ScanResult, Status, StoreError, StoreThread};
+use ycsb_db::{batch_status, Batch, Fields, Record, ScanResult, Status, StoreError, StoreThread};
 
 use crate::resp::{self, Token, Tokens};
 use crate::{IndexMode, RedisConfig};
@@ -744,6 +744,8 @@ pub(crate) struct Client {
     scan_spans: Vec<(i32, usize, usize)>,
     /// Sharded scan index: the merged keys.
     scan_merged: Vec<u8>,
+    /// A batched read's commands: (node, index) per key.
+    batch_cmds: Vec<(usize, usize)>,
 }
 
 impl Client {
@@ -775,6 +777,7 @@ impl Client {
             scan_cmds: Vec::new(),
             scan_spans: Vec::new(),
             scan_merged: Vec::new(),
+            batch_cmds: Vec::new(),
         };
         if let Some(table) = slots {
             client.slot_node = vec![u16::MAX; SLOTS];
@@ -1061,6 +1064,73 @@ impl Client {
         (self.ops.len() - 1) as u32
     }
 
+    /// Queues an insert: `HMSET`, and `ZADD` to the scan index.
+    fn queue_insert(&mut self, key: &str, values: &Record, op: u32) {
+        self.queue_write(key, values, op);
+        if self.config.index != IndexMode::None {
+            let mut digits = [0u8; 20];
+            let score = match self.config.index {
+                IndexMode::Hash => resp::decimal_bytes(i64::from(java_hash(key)), &mut digits),
+                _ => b"0",
+            };
+            let config = self.config.clone();
+            let index_key = index_key_of(&config.index_keys, key.as_bytes());
+            let node = self.route(index_key);
+            let n = &mut self.nodes[node];
+            let start = n.begin(4);
+            n.arg(b"ZADD");
+            n.arg(index_key);
+            n.arg(score);
+            n.arg(key.as_bytes());
+            n.end(start, op);
+        }
+    }
+
+    /// Queues a delete: `DEL`, and `ZREM` from the scan index.
+    fn queue_delete(&mut self, key: &str, op: u32) {
+        let node = self.route(key.as_bytes());
+        let n = &mut self.nodes[node];
+        let start = n.begin(2);
+        n.arg(b"DEL");
+        n.arg(key.as_bytes());
+        n.end(start, op);
+        if self.config.index != IndexMode::None {
+            let config = self.config.clone();
+            let index_key = index_key_of(&config.index_keys, key.as_bytes());
+            let node = self.route(index_key);
+            let n = &mut self.nodes[node];
+            let start = n.begin(3);
+            n.arg(b"ZREM");
+            n.arg(index_key);
+            n.arg(key.as_bytes());
+            n.end(start, op);
+        }
+    }
+
+    /// Sends a batch's queued writes (every node's commands in one
+    /// pipeline, each node's keys together) and reads their replies: each
+    /// write's outcome into `statuses`, the writes queued before the batch
+    /// (`redis.pipeline`) counted as their failures are.
+    fn batch_round(&mut self, first: usize, statuses: &mut [Status]) -> Status {
+        self.exchange();
+        self.settle();
+        for index in 0..first.min(self.ops.len()) {
+            let status = self.ops[index].outcome();
+            if !matches!(status, Status::Ok | Status::NotFound) {
+                self.failures += 1;
+                self.failure_status = status;
+            }
+        }
+        for (status, write) in statuses
+            .iter_mut()
+            .zip(&self.ops[first.min(self.ops.len())..])
+        {
+            *status = write.outcome();
+        }
+        self.finish();
+        batch_status(statuses)
+    }
+
     /// Sends the queued writes when the batch is full; the status of a
     /// write operation.
     fn complete_write(&mut self) -> Status {
@@ -1246,48 +1316,81 @@ impl StoreThread for Client {
     fn insert(&mut self, _table: &str, key: &str, values: &Record) -> Status {
         self.prepare();
         let op = self.new_op(false);
-        self.queue_write(key, values, op);
-        if self.config.index != IndexMode::None {
-            let mut digits = [0u8; 20];
-            let score = match self.config.index {
-                IndexMode::Hash => resp::decimal_bytes(i64::from(java_hash(key)), &mut digits),
-                _ => b"0",
-            };
-            let config = self.config.clone();
-            let index_key = index_key_of(&config.index_keys, key.as_bytes());
-            let node = self.route(index_key);
-            let n = &mut self.nodes[node];
-            let start = n.begin(4);
-            n.arg(b"ZADD");
-            n.arg(index_key);
-            n.arg(score);
-            n.arg(key.as_bytes());
-            n.end(start, op);
-        }
+        self.queue_insert(key, values, op);
         self.complete_write()
     }
 
     fn delete(&mut self, _table: &str, key: &str) -> Status {
         self.prepare();
         let op = self.new_op(true);
-        let node = self.route(key.as_bytes());
-        let n = &mut self.nodes[node];
-        let start = n.begin(2);
-        n.arg(b"DEL");
-        n.arg(key.as_bytes());
-        n.end(start, op);
-        if self.config.index != IndexMode::None {
-            let config = self.config.clone();
-            let index_key = index_key_of(&config.index_keys, key.as_bytes());
-            let node = self.route(index_key);
-            let n = &mut self.nodes[node];
-            let start = n.begin(3);
-            n.arg(b"ZREM");
-            n.arg(index_key);
-            n.arg(key.as_bytes());
-            n.end(start, op);
-        }
+        self.queue_delete(key, op);
         self.complete_write()
+    }
+
+    /// One pipeline per node (cluster: the keys grouped by the node that
+    /// serves their slot), one round trip each; not atomic.
+    fn insert_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.prepare();
+        let first = self.ops.len();
+        for (key, values) in batch.iter() {
+            let op = self.new_op(false);
+            self.queue_insert(key, values, op);
+        }
+        self.batch_round(first, statuses)
+    }
+
+    /// One pipeline per node, as [`insert_batch`](Self::insert_batch).
+    fn update_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.prepare();
+        let first = self.ops.len();
+        for (key, values) in batch.iter() {
+            let op = self.new_op(false);
+            self.queue_write(key, values, op);
+        }
+        self.batch_round(first, statuses)
+    }
+
+    /// One pipeline per node, as [`insert_batch`](Self::insert_batch).
+    fn delete_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.prepare();
+        let first = self.ops.len();
+        for (key, _) in batch.iter() {
+            let op = self.new_op(true);
+            self.queue_delete(key, op);
+        }
+        self.batch_round(first, statuses)
+    }
+
+    /// Every key's `HGETALL` or `HMGET` in one pipeline per node (replicas
+    /// with replica reads).
+    fn read_batch(
+        &mut self,
+        _table: &str,
+        batch: &Batch,
+        fields: Fields<'_>,
+        out: &mut [Record],
+        statuses: &mut [Status],
+    ) -> Status {
+        self.prepare();
+        let mut cmds = std::mem::take(&mut self.batch_cmds);
+        cmds.clear();
+        for (key, _) in batch.iter() {
+            let node = self.route_read(key.as_bytes());
+            cmds.push((node, self.queue_read(node, key.as_bytes(), fields)));
+        }
+        self.exchange();
+        self.settle();
+        self.count_failures();
+        for ((status, record), &(node, index)) in statuses.iter_mut().zip(out.iter_mut()).zip(&cmds)
+        {
+            *status = self
+                .reply(node, index)
+                .map(|(m, (s, e))| parse_record(&self.nodes[m].rbuf[s..e], fields, record))
+                .unwrap_or_else(|status| status);
+        }
+        self.finish();
+        self.batch_cmds = cmds;
+        batch_status(statuses)
     }
 
     fn cleanup(&mut self) -> Result<(), StoreError> {

@@ -227,7 +227,8 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     &[],
     &[],
     &["redis-server", "redis-tools"],
-));
+))
+.with_batching(ycsb_db::Batching::Native);
 
 fn open_store(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
     Ok(Box::new(RedisStore::open(context)?))

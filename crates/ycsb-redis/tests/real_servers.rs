@@ -448,6 +448,66 @@ fn pipelined_writes_are_batched_and_flushed() {
     assert!(stats.contains("cmdstat_zadd:calls=5"), "{stats}");
 }
 
+/// The server's `total_reads_processed`: how many times it read from a
+/// client socket (a pipeline arrives in one read, or a few).
+fn reads_processed(server: &RedisServer) -> u64 {
+    let stats = server.cli(&["info", "stats"]);
+    stats
+        .lines()
+        .find_map(|l| l.strip_prefix("total_reads_processed:"))
+        .unwrap_or_else(|| panic!("{stats}"))
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// A batch (`batch.size`) is one pipeline: 200 inserts and 200 reads in
+/// batches of 50 reach the server in a few socket reads per batch, where
+/// one by one they take one each; every record has its own status.
+#[test]
+fn a_batch_is_one_pipeline() {
+    let server = RedisServer::start(&[]);
+    let store = open(&props(&server));
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let before = reads_processed(&server);
+    for chunk in 0..4 {
+        let mut batch = ycsb_db::Batch::new();
+        for i in chunk * 50..chunk * 50 + 50 {
+            batch.push(&key(i)).merge_from(&record(i));
+        }
+        let mut statuses = vec![Status::Error; 50];
+        assert_eq!(t.insert_batch(TABLE, &batch, &mut statuses), Status::Ok);
+        assert!(statuses.iter().all(|s| *s == Status::Ok), "{statuses:?}");
+        let mut batch = ycsb_db::Batch::new();
+        for i in chunk * 50..chunk * 50 + 50 {
+            batch.push(&key(if i % 10 == 9 { 1000 + i } else { i }));
+        }
+        let mut out = vec![Record::new(); 50];
+        assert_eq!(
+            t.read_batch(TABLE, &batch, Fields::All, &mut out, &mut statuses),
+            Status::NotFound
+        );
+        for (i, status) in statuses.iter().enumerate() {
+            let expected = if i % 10 == 9 {
+                Status::NotFound
+            } else {
+                Status::Ok
+            };
+            assert_eq!(*status, expected, "{i}");
+        }
+        assert_eq!(out[0].get("field0"), record(chunk * 50).get("field0"));
+    }
+    // Eight batches, and the INFO calls' own reads.
+    let batched = reads_processed(&server) - before;
+    assert!(batched < 40, "{batched} socket reads for 8 batches of 50");
+    let before = reads_processed(&server);
+    for i in 0..50 {
+        assert_eq!(t.insert(TABLE, &key(i), &record(i)), Status::Ok);
+    }
+    let single = reads_processed(&server) - before;
+    assert!(single >= 50, "{single} socket reads for 50 single inserts");
+}
+
 #[test]
 fn lost_batched_writes_are_counted() {
     let mut server = RedisServer::start(&[]);

@@ -315,11 +315,20 @@ pub enum Operation {
     Verify,
     /// A thread's store cleanup at the end of a phase.
     Cleanup,
+    /// One batched read call (`batch.size` above 1: go-ycsb's
+    /// `BATCH_READ`); its records are also measured under `READ`.
+    BatchRead,
+    /// One batched update call (go-ycsb's `BATCH_UPDATE`).
+    BatchUpdate,
+    /// One batched insert call (go-ycsb's `BATCH_INSERT`).
+    BatchInsert,
+    /// One batched delete call (go-ycsb's `BATCH_DELETE`).
+    BatchDelete,
 }
 
 impl Operation {
     /// Every operation, in report order.
-    pub const ALL: [Operation; 9] = [
+    pub const ALL: [Operation; 13] = [
         Operation::Read,
         Operation::Update,
         Operation::Insert,
@@ -329,6 +338,10 @@ impl Operation {
         Operation::Delete,
         Operation::Verify,
         Operation::Cleanup,
+        Operation::BatchRead,
+        Operation::BatchUpdate,
+        Operation::BatchInsert,
+        Operation::BatchDelete,
     ];
 
     /// The number of operations (the length of [`Operation::ALL`]).
@@ -352,6 +365,10 @@ impl Operation {
             Operation::Delete => "DELETE",
             Operation::Verify => "VERIFY",
             Operation::Cleanup => "CLEANUP",
+            Operation::BatchRead => "BATCH_READ",
+            Operation::BatchUpdate => "BATCH_UPDATE",
+            Operation::BatchInsert => "BATCH_INSERT",
+            Operation::BatchDelete => "BATCH_DELETE",
         }
     }
 
@@ -367,7 +384,24 @@ impl Operation {
             Operation::Delete => "Intended-DELETE",
             Operation::Verify => "Intended-VERIFY",
             Operation::Cleanup => "Intended-CLEANUP",
+            Operation::BatchRead => "Intended-BATCH_READ",
+            Operation::BatchUpdate => "Intended-BATCH_UPDATE",
+            Operation::BatchInsert => "Intended-BATCH_INSERT",
+            Operation::BatchDelete => "Intended-BATCH_DELETE",
         }
+    }
+
+    /// Whether this is a whole batched call (`BATCH_INSERT`, ...), whose
+    /// records are counted in their own operation's section: no
+    /// operation of the phase's count of its own.
+    pub const fn is_batch(self) -> bool {
+        matches!(
+            self,
+            Operation::BatchRead
+                | Operation::BatchUpdate
+                | Operation::BatchInsert
+                | Operation::BatchDelete
+        )
     }
 
     /// The operation named `name` ([`Operation::name`]).

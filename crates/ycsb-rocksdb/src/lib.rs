@@ -57,6 +57,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
 .with_data_dir(config::DBNAME.decl(), &engine::LAYOUT)
 .with_durability(ycsb_db::Durability::new("rocksdb.sync", &["true"], "false"))
 .with_fresh(&[("rocksdb.destroy", "true")])
+.with_batching(ycsb_db::Batching::Atomic)
 .with_dbbench(
     &[
         ("--db", "rocksdb.dbname"),

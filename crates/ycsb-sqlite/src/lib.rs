@@ -78,4 +78,5 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     &["libsqlite3-dev", "pkg-config"],
     &["libsqlite3-0"],
     &[],
-));
+))
+.with_batching(ycsb_db::Batching::Atomic);

@@ -10,9 +10,9 @@ use rusqlite::types::ValueRef;
 use rusqlite::{ffi, Connection, OpenFlags};
 use ycsb_db::codec;
 use ycsb_db::{
-    Assertions, Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo, EngineLock,
-    EngineReport, Fields, Gauge, LockKind, Name, Properties, Record, RecordView, ScanResult,
-    Status, Store, StoreError, StoreThread, ThreadContext,
+    batch_status, Assertions, Batch, Content, DataDir, DirLayout, EngineBuild, EngineFile,
+    EngineInfo, EngineLock, EngineReport, Fields, Gauge, LockKind, Name, Properties, Record,
+    RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::columns::{self, ColumnTable};
@@ -380,6 +380,7 @@ impl Store for SqliteStore {
             counters,
             until_publish: PUBLISH_EVERY,
             last_error: None,
+            in_batch: false,
         }))
     }
 
@@ -537,6 +538,8 @@ struct SqliteThread<'a> {
     counters: Arc<CacheCounters>,
     until_publish: u32,
     last_error: Option<String>,
+    /// Inside a batch's transaction: an update opens none of its own.
+    in_batch: bool,
 }
 
 /// What an operation's body returns: a status, or SQLite's error.
@@ -644,6 +647,56 @@ impl SqliteThread<'_> {
             .store(read(ffi::SQLITE_DBSTATUS_CACHE_MISS), Ordering::Relaxed);
         c.writes
             .store(read(ffi::SQLITE_DBSTATUS_CACHE_WRITE), Ordering::Relaxed);
+    }
+}
+
+impl SqliteThread<'_> {
+    /// Runs `each` for every record of `batch` in one `BEGIN IMMEDIATE`
+    /// transaction, committed once (one sync of the journal): every record
+    /// written or, when one fails with an SQLite error (ERROR) or the
+    /// commit fails, none.
+    fn batch_txn(
+        &mut self,
+        batch: &Batch,
+        statuses: &mut [Status],
+        mut each: impl FnMut(&mut Self, &str, &Record) -> Status,
+    ) -> Status {
+        if let Err(e) = self
+            .conn
+            .conn
+            .prepare_cached("BEGIN IMMEDIATE")
+            .and_then(|mut s| s.execute([]))
+        {
+            self.last_error = Some(describe(&e, &self.conn.conn));
+            statuses.fill(Status::Error);
+            return Status::Error;
+        }
+        self.in_batch = true;
+        for (status, (key, values)) in statuses.iter_mut().zip(batch.iter()) {
+            *status = each(self, key, values);
+        }
+        self.in_batch = false;
+        let end = if statuses.contains(&Status::Error) {
+            "ROLLBACK"
+        } else {
+            "COMMIT"
+        };
+        let ended = self
+            .conn
+            .conn
+            .prepare_cached(end)
+            .and_then(|mut s| s.execute([]));
+        if let Err(e) = ended {
+            self.last_error = Some(describe(&e, &self.conn.conn));
+            let _ = self.conn.conn.execute_batch("ROLLBACK");
+            statuses.fill(Status::Error);
+            return Status::Error;
+        }
+        if end == "ROLLBACK" {
+            // Nothing of the batch was written.
+            statuses.fill(Status::Error);
+        }
+        batch_status(statuses)
     }
 }
 
@@ -755,8 +808,11 @@ impl StoreThread for SqliteThread<'_> {
                 columns::update(conn, t, key, values, create)
             });
         }
+        let in_batch = self.in_batch;
         self.op(table, |conn, sql, buf| {
-            conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
+            if !in_batch {
+                conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
+            }
             let mut body = || -> OpResult {
                 buf.clear();
                 let mut read = conn.prepare_cached(&sql.update_read)?;
@@ -773,6 +829,8 @@ impl StoreThread for SqliteThread<'_> {
                 Ok(Status::Ok)
             };
             match body() {
+                // The batch's transaction commits or rolls back.
+                result if in_batch => result,
                 Ok(Status::Ok) => {
                     conn.prepare_cached("COMMIT")?.execute([])?;
                     Ok(Status::Ok)
@@ -812,6 +870,26 @@ impl StoreThread for SqliteThread<'_> {
                 Status::Ok
             })
         })
+    }
+
+    /// One transaction.
+    fn insert_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.batch_txn(batch, statuses, |t, key, values| {
+            t.insert(table, key, values)
+        })
+    }
+
+    /// One transaction; each update reads what the transaction wrote
+    /// before it.
+    fn update_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.batch_txn(batch, statuses, |t, key, values| {
+            t.update(table, key, values)
+        })
+    }
+
+    /// One transaction.
+    fn delete_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.batch_txn(batch, statuses, |t, key, _| t.delete(table, key))
     }
 
     fn last_error(&self) -> Option<&str> {

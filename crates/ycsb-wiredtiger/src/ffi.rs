@@ -358,6 +358,24 @@ impl<'c> Session<'c> {
         self.check(ret)
     }
 
+    /// `WT_SESSION::begin_transaction`, `commit_transaction` or
+    /// `rollback_transaction` (as `op` picks it) with the default
+    /// configuration.
+    fn transaction(
+        &self,
+        op: fn(&crate::sys::WtSession) -> crate::sys::SessionConfigOp,
+    ) -> Result<(), WtError> {
+        let s = self.session.as_ptr();
+        // SAFETY: an open session on this thread; null config is allowed.
+        let ret = unsafe {
+            match op(&*s) {
+                Some(call) => call(s, ptr::null()),
+                None => libc::ENOTSUP,
+            }
+        };
+        self.check(ret)
+    }
+
     /// `WT_SESSION::checkpoint` with the default configuration.
     pub fn checkpoint(&self) -> Result<(), WtError> {
         let s = self.session.as_ptr();
@@ -516,6 +534,23 @@ impl Cursor<'_> {
         // cursor moves or is reset: no `&mut self` call can happen while
         // the returned slice borrows `self`.
         Ok(unsafe { std::slice::from_raw_parts(item.data.cast::<u8>(), item.size) })
+    }
+
+    /// Begins a transaction on the cursor's session: its writes until
+    /// [`commit_transaction`](Self::commit_transaction) are one.
+    pub fn begin_transaction(&mut self) -> Result<(), WtError> {
+        self._session.transaction(|s| s.begin_transaction)
+    }
+
+    /// Commits the session's transaction (one log sync with
+    /// `transaction_sync`); a failed commit has rolled it back.
+    pub fn commit_transaction(&mut self) -> Result<(), WtError> {
+        self._session.transaction(|s| s.commit_transaction)
+    }
+
+    /// Rolls the session's transaction back.
+    pub fn rollback_transaction(&mut self) -> Result<(), WtError> {
+        self._session.transaction(|s| s.rollback_transaction)
     }
 
     /// Releases the cursor's position (its page and snapshot).

@@ -81,4 +81,5 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     &["libwiredtiger-dev"],
     &["libwiredtiger0"],
     &[],
-));
+))
+.with_batching(ycsb_db::Batching::Atomic);

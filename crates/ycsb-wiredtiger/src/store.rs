@@ -3,9 +3,9 @@
 
 use ycsb_db::codec;
 use ycsb_db::{
-    Assertions, Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo, EngineLock,
-    EngineReport, Fields, Gauge, GaugeKind, LockKind, Name, Properties, Record, RecordView,
-    ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    batch_status, Assertions, Batch, Content, DataDir, DirLayout, EngineBuild, EngineFile,
+    EngineInfo, EngineLock, EngineReport, Fields, Gauge, GaugeKind, LockKind, Name, Properties,
+    Record, RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 
 use crate::ffi::{self, Connection, Cursor, WtError, WT_ROLLBACK};
@@ -439,7 +439,94 @@ impl WiredTigerThread<'_> {
     }
 }
 
+/// What a batched call does to one record in the batch's transaction.
+type BatchStep<'s> =
+    dyn FnMut(&mut Cursor<'_>, &mut Vec<u8>, &str, &Record) -> Result<Status, WtError> + 's;
+
+impl WiredTigerThread<'_> {
+    /// Runs `step` for every record of `batch` in one transaction,
+    /// committed once (one log sync with `wiredtiger.sync`): every record
+    /// written or none. A conflict with another thread's transaction rolls
+    /// the batch back and runs it again, as single writes retry.
+    fn in_transaction(
+        &mut self,
+        batch: &Batch,
+        statuses: &mut [Status],
+        step: &mut BatchStep<'_>,
+    ) -> Status {
+        for _ in 0..=ROLLBACK_RETRIES {
+            if let Err(e) = self.cursor.begin_transaction() {
+                let failed = self.failed(e);
+                statuses.fill(failed);
+                return failed;
+            }
+            let mut error = None;
+            for (status, (key, values)) in statuses.iter_mut().zip(batch.iter()) {
+                match step(&mut self.cursor, &mut self.value, key, values) {
+                    Ok(done) => *status = done,
+                    Err(e) => {
+                        error = Some(e);
+                        break;
+                    }
+                }
+            }
+            let error = match error {
+                None => match self.cursor.commit_transaction() {
+                    Ok(()) => return batch_status(statuses),
+                    Err(e) => e,
+                },
+                Some(e) => {
+                    let _ = self.cursor.rollback_transaction();
+                    e
+                }
+            };
+            if error.code != WT_ROLLBACK {
+                let failed = self.failed(error);
+                statuses.fill(failed);
+                return failed;
+            }
+        }
+        statuses.fill(Status::Error);
+        Status::Error
+    }
+}
+
 impl StoreThread for WiredTigerThread<'_> {
+    /// One transaction.
+    fn insert_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.in_transaction(batch, statuses, &mut |cursor, _, key, values| {
+            cursor.put(key.as_bytes(), codec::encoded(values))?;
+            Ok(Status::Ok)
+        })
+    }
+
+    /// One transaction; each update reads what the transaction wrote
+    /// before it.
+    fn update_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.in_transaction(batch, statuses, &mut |cursor, value, key, values| {
+            let merged = cursor.get(key.as_bytes(), |stored| {
+                value.clear();
+                codec::merge(stored, values, value)
+            })?;
+            match merged {
+                Some(Ok(())) => {}
+                Some(Err(e)) => return Ok(e.into()),
+                None => return Ok(Status::NotFound),
+            }
+            cursor.put(key.as_bytes(), value)?;
+            Ok(Status::Ok)
+        })
+    }
+
+    /// One transaction (WiredTiger's overwriting remove cannot tell a
+    /// missing key: OK, as a single delete).
+    fn delete_batch(&mut self, _table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        self.in_transaction(batch, statuses, &mut |cursor, _, key, _| {
+            cursor.remove(key.as_bytes())?;
+            Ok(Status::Ok)
+        })
+    }
+
     fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
         match self
             .cursor

@@ -184,7 +184,11 @@ fn go_rows(report: &PhaseReport) -> Vec<Vec<String>> {
     }) {
         let name = go_name(section);
         rows.entry(name).or_insert_with(GoRow::new).add(section);
-        if !section.failed && section.operation != Operation::ReadModifyWrite {
+        // A batched call's records are in their operations' rows already.
+        if !section.failed
+            && section.operation != Operation::ReadModifyWrite
+            && !section.operation.is_batch()
+        {
             rows.entry("TOTAL".to_string())
                 .or_insert_with(GoRow::new)
                 .add(section);

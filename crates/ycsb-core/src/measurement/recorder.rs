@@ -970,9 +970,14 @@ pub struct SectionHistogram {
 
 impl IntervalSnapshot {
     /// The operations completed in the interval: the sum of the status
-    /// counts (each operation reports exactly one status).
+    /// counts (each operation reports exactly one status), without the
+    /// batched calls (`BATCH_INSERT`, ...), whose records are counted.
     pub fn operations(&self) -> u64 {
-        self.sections.iter().flat_map(|s| s.returns.iter()).sum()
+        self.sections
+            .iter()
+            .filter(|s| !s.operation.is_batch())
+            .flat_map(|s| s.returns.iter())
+            .sum()
     }
 }
 

@@ -270,6 +270,7 @@ fn write_go_csv_rows(phase: &PhaseReport, out: &mut dyn std::io::Write) -> std::
         .filter(|s| {
             !s.failed
                 && s.intended == measured_intended
+                && !s.operation.is_batch()
                 && !matches!(
                     s.operation,
                     Operation::ReadModifyWrite

@@ -61,14 +61,18 @@ fn operations_are_in_report_order_with_java_names() {
             "READ-MODIFY-WRITE",
             "DELETE",
             "VERIFY",
-            "CLEANUP"
+            "CLEANUP",
+            "BATCH_READ",
+            "BATCH_UPDATE",
+            "BATCH_INSERT",
+            "BATCH_DELETE"
         ]
     );
     for (i, op) in Operation::ALL.iter().enumerate() {
         assert_eq!(op.index(), i);
         assert_eq!(op.intended_name(), format!("Intended-{}", op.name()));
     }
-    assert_eq!(Operation::COUNT, 9);
+    assert_eq!(Operation::COUNT, 13);
 }
 
 // ------------------------------------------------------------------ settings

@@ -126,7 +126,9 @@ impl Collector {
             let operations = s.operations();
             let errors = s.errors();
             // A scan's per-record latencies are no operations of their own.
+            // Nor are batched calls: their records are counted.
             if !s.intended
+                && !s.operation.is_batch()
                 && !matches!(
                     s.operation,
                     Operation::Cleanup | Operation::ScanLatencyPerRecord

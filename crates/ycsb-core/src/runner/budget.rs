@@ -25,7 +25,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use ycsb_db::{Fields, Record, RecordView, ScanResult, Status, StoreError, StoreThread};
+use ycsb_db::{Batch, Fields, Record, RecordView, ScanResult, Status, StoreError, StoreThread};
 
 use super::StopSignal;
 
@@ -116,6 +116,20 @@ impl Guarded<'_, '_> {
         status
     }
 
+    /// Counts each failed record of a batched call; the store's own batch
+    /// call ran (the wrapper must not turn it into single calls).
+    #[inline]
+    fn count_batch(&mut self, statuses: &[Status], status: Status) -> Status {
+        if is_failure(status) {
+            for &record in statuses {
+                if is_failure(record) {
+                    self.failed();
+                }
+            }
+        }
+        status
+    }
+
     #[cold]
     fn failed(&mut self) {
         self.failures += 1;
@@ -169,6 +183,33 @@ impl StoreThread for Guarded<'_, '_> {
     fn delete(&mut self, table: &str, key: &str) -> Status {
         let status = self.inner.delete(table, key);
         self.count(status)
+    }
+
+    fn insert_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        let status = self.inner.insert_batch(table, batch, statuses);
+        self.count_batch(statuses, status)
+    }
+
+    fn update_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        let status = self.inner.update_batch(table, batch, statuses);
+        self.count_batch(statuses, status)
+    }
+
+    fn read_batch(
+        &mut self,
+        table: &str,
+        batch: &Batch,
+        fields: Fields<'_>,
+        out: &mut [Record],
+        statuses: &mut [Status],
+    ) -> Status {
+        let status = self.inner.read_batch(table, batch, fields, out, statuses);
+        self.count_batch(statuses, status)
+    }
+
+    fn delete_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        let status = self.inner.delete_batch(table, batch, statuses);
+        self.count_batch(statuses, status)
     }
 
     fn cleanup(&mut self) -> Result<(), StoreError> {

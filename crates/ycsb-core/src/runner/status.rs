@@ -156,7 +156,11 @@ fn measured_operations(snapshot: &IntervalSnapshot) -> u64 {
     snapshot
         .sections
         .iter()
-        .filter(|s| !s.intended && !matches!(s.operation, Operation::Verify | Operation::Cleanup))
+        .filter(|s| {
+            !s.intended
+                && !s.operation.is_batch()
+                && !matches!(s.operation, Operation::Verify | Operation::Cleanup)
+        })
         .flat_map(|s| s.returns.iter())
         .sum()
 }

@@ -136,23 +136,44 @@ impl<'a> Worker<'a> {
         let mut insert_notices = InsertNotices::default();
         let keep_going = state.workload().keeps_going_on_error();
         let retry_limit = state.workload().insertion_retry_limit();
+        let batch_size = state.workload().batch_size() as u64;
         while (unbounded || done < count) && !stop.is_stopped() {
-            let intended = schedule.as_mut().map(Schedule::wait_next);
+            // Records of this call: a batch (`batch.size`) never goes past
+            // the thread's share.
+            let records = if unbounded {
+                batch_size
+            } else {
+                batch_size.min(count - done)
+            };
+            let intended = schedule
+                .as_mut()
+                .map(|schedule| schedule.wait_next(records));
             if let Some(bucket) = bucket.as_mut() {
-                bucket.acquire();
+                for _ in 0..records {
+                    bucket.acquire();
+                }
                 if stop.is_stopped() {
                     break;
                 }
             }
+            let mut performed = 1;
             match phase {
                 Phase::Load => {
                     let thread = self.thread;
                     let notices = &mut insert_notices;
-                    let outcome = state.do_insert(&mut *db, recorder, &mut |retry| {
+                    let mut retrying = |retry| {
                         notices.push(self.notices, thread, || {
                             format!("Retrying insertion, retry count: {retry}")
                         });
-                    });
+                    };
+                    let outcome = if batch_size > 1 {
+                        let (outcome, inserted) =
+                            state.do_insert_batch(&mut *db, recorder, &mut retrying, records);
+                        performed = inserted;
+                        outcome
+                    } else {
+                        state.do_insert(&mut *db, recorder, &mut retrying)
+                    };
                     match outcome {
                         InsertOutcome::Inserted => {}
                         // Retries that gave up because the phase stops are
@@ -174,11 +195,15 @@ impl<'a> Worker<'a> {
                         }
                     }
                 }
+                Phase::Run if batch_size > 1 => {
+                    (_, performed) =
+                        state.do_transaction_batch(&mut *db, recorder, intended, records);
+                }
                 Phase::Run => {
                     state.do_transaction(&mut *db, recorder, intended);
                 }
             }
-            done += 1;
+            done += performed;
             progress.0.store(done, Ordering::Relaxed);
             state.publish_if_due(recorder);
         }
@@ -283,10 +308,11 @@ impl Schedule {
     }
 
     /// Waits until the next operation is due and returns its intended
-    /// start.
-    fn wait_next(&mut self) -> Instant {
+    /// start; the next is due `operations` ticks later (a batch of that
+    /// many records takes their share of the rate).
+    fn wait_next(&mut self, operations: u64) -> Instant {
         let due = self.next;
-        self.next += self.tick;
+        self.next += self.tick * u32::try_from(operations).unwrap_or(u32::MAX);
         loop {
             let now = Instant::now();
             if now >= due {

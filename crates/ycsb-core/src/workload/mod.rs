@@ -26,7 +26,9 @@ use std::time::{Duration, Instant};
 
 use timing::Timing;
 
-use ycsb_db::{Fields, PropertyError, Record, RecordTemplate, ScanResult, Status, StoreThread};
+use ycsb_db::{
+    Batch, Fields, PropertyError, Record, RecordTemplate, ScanResult, Status, StoreThread,
+};
 
 use crate::clock::Clock;
 use crate::generator::{
@@ -160,6 +162,8 @@ pub struct CoreWorkload {
     retry_interval: Duration,
     /// `core_workload_insertion_keep_going_on_error`.
     keep_going_on_error: bool,
+    /// `batch.size`: records per store call (1: no batches).
+    batch_size: usize,
     inserts: Arc<AcknowledgedCounter>,
     clock: Clock,
     /// Records and keys from `datafile`/`keyfile`.
@@ -216,6 +220,12 @@ impl CoreWorkload {
     /// `doInsert` then reports success to its client thread.
     pub fn keeps_going_on_error(&self) -> bool {
         self.keep_going_on_error
+    }
+
+    /// `batch.size`: the records of one store call (1: every record in
+    /// its own call, the single-record path).
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
     }
 
     /// `core_workload_insertion_retry_limit`: how many times a failed load
@@ -359,6 +369,7 @@ impl CoreWorkload {
             scan: ScanResult::new(),
             expected: Vec::new(),
             pending_acks: Vec::new(),
+            batch: BatchBuffers::default(),
             rows: match &self.data {
                 Some(d) if d.has_rows() => Some(
                     d.reader(range.start)
@@ -506,8 +517,44 @@ pub struct WorkloadThread<'w> {
     scan: ScanResult,
     expected: Vec<u8>,
     pending_acks: Vec<u64>,
+    /// The buffers of batched calls (`batch.size` above 1), reused.
+    batch: BatchBuffers,
     /// This thread's reader of `datafile` rows, for the load phase.
     rows: Option<datafile::RowReader>,
+}
+
+/// A thread's reusable buffers for batched calls: grown to the batch size
+/// once, then refilled, so that a batch allocates nothing.
+#[derive(Default)]
+struct BatchBuffers {
+    /// The keys (and records) of the call.
+    entries: Batch,
+    /// Each entry's status, as the store reports it.
+    statuses: Vec<Status>,
+    /// Each entry's record read (batched reads).
+    reads: Vec<Record>,
+    /// The insert counter's number of each entry (run-phase inserts).
+    numbers: Vec<u64>,
+}
+
+impl BatchBuffers {
+    /// Empties the entries and readies `n` statuses.
+    fn start(&mut self, n: usize) {
+        self.entries.clear();
+        self.numbers.clear();
+        self.statuses.clear();
+        self.statuses.resize(n, Status::Ok);
+    }
+
+    /// Readies `n` empty records to read into.
+    fn ready_reads(&mut self, n: usize) {
+        if self.reads.len() < n {
+            self.reads.resize_with(n, Record::new);
+        }
+        for record in &mut self.reads[..n] {
+            record.clear();
+        }
+    }
 }
 
 /// Where the key [`WorkloadThread::draw_key`] drew is.
@@ -662,6 +709,228 @@ impl<'w> WorkloadThread<'w> {
             let jitter = 0.8 + 0.4 * rand::Rng::random::<f64>(&mut self.rng);
             crate::runner::interrupt::pause(self.workload.retry_interval.mul_f64(jitter));
         }
+    }
+
+    /// Loads the next `records` records of this thread's range in one
+    /// batched call (`batch.size`; at least one, at most what the range
+    /// has left), retrying the records that failed as
+    /// [`do_insert`](Self::do_insert) retries one. Returns the outcome and
+    /// the records the batch held: each counts as an operation, as go-ycsb
+    /// counts a batch's records.
+    pub fn do_insert_batch(
+        &mut self,
+        db: &mut dyn StoreThread,
+        recorder: &mut Recorder,
+        retrying: &mut dyn FnMut(u64),
+        records: u64,
+    ) -> (InsertOutcome, u64) {
+        self.make_local();
+        let n = records.min(self.load_remaining()).max(1);
+        self.batch.start(n as usize);
+        for _ in 0..n {
+            let number = self.next_load;
+            self.next_load += self.load_stride;
+            build_key_name(
+                number,
+                self.workload.key_order,
+                self.workload.zero_padding,
+                &mut self.key,
+            );
+            if let Some(rows) = &mut self.rows {
+                if rows.next_row(&mut self.key, &mut self.values).is_err() {
+                    return (InsertOutcome::DataFileChanged, 0);
+                }
+            } else {
+                self.build_values(true);
+            }
+            self.batch.entries.push_swap(&self.key, &mut self.values);
+        }
+        let mut attempts = 0;
+        loop {
+            let workload = self.workload;
+            let batch = &mut self.batch;
+            let len = batch.entries.len();
+            let (entries, statuses) = (&batch.entries, &mut batch.statuses[..len]);
+            let status = self.timing.measure_batch(
+                recorder,
+                (Operation::BatchInsert, Operation::Insert),
+                None,
+                statuses,
+                |statuses| db.insert_batch(&workload.table, entries, statuses),
+            );
+            attempts += 1;
+            if status.is_ok() {
+                return (InsertOutcome::Inserted, n);
+            }
+            if attempts > self.workload.retry_limit || crate::runner::interrupt::stopped() {
+                return (InsertOutcome::Failed { attempts }, n);
+            }
+            retrying(attempts);
+            // Only the records that failed are sent again.
+            batch.entries.retain_failed(&batch.statuses);
+            let jitter = 0.8 + 0.4 * rand::Rng::random::<f64>(&mut self.rng);
+            crate::runner::interrupt::pause(self.workload.retry_interval.mul_f64(jitter));
+        }
+    }
+
+    /// Performs `records` run-phase operations (at least one) of one kind
+    /// chosen by the operation mix, as go-ycsb's `DoBatchTransaction`:
+    /// reads, updates, inserts and deletes in one batched call each;
+    /// scans and read-modify-writes, which have no batch form, one by one
+    /// (go-ycsb refuses scans and skips read-modify-writes). Returns the
+    /// kind and the operations performed.
+    pub fn do_transaction_batch(
+        &mut self,
+        db: &mut dyn StoreThread,
+        recorder: &mut Recorder,
+        intended_start: Option<Instant>,
+        records: u64,
+    ) -> (TransactionKind, u64) {
+        self.make_local();
+        let n = records.max(1);
+        let kind = self.operations.next(&mut self.rng);
+        match kind {
+            TransactionKind::Read => self.batch_read(db, recorder, intended_start, n as usize),
+            TransactionKind::Update => self.batch_update(db, recorder, intended_start, n as usize),
+            TransactionKind::Insert => self.batch_insert(db, recorder, intended_start, n as usize),
+            TransactionKind::Delete => self.batch_delete(db, recorder, intended_start, n as usize),
+            TransactionKind::Scan => {
+                for _ in 0..n {
+                    self.transaction_scan(db, recorder, intended_start);
+                }
+            }
+            TransactionKind::ReadModifyWrite => {
+                for _ in 0..n {
+                    self.transaction_read_modify_write(db, recorder, intended_start);
+                }
+            }
+        }
+        (kind, n)
+    }
+
+    /// `n` reads in one call, each verified when values are.
+    fn batch_read(
+        &mut self,
+        db: &mut dyn StoreThread,
+        recorder: &mut Recorder,
+        intended: Option<Instant>,
+        n: usize,
+    ) {
+        let workload = self.workload;
+        let fields = self.read_selection();
+        self.batch.start(n);
+        for _ in 0..n {
+            self.next_key();
+            self.batch.entries.push(&self.key);
+        }
+        self.batch.ready_reads(n);
+        let batch = &mut self.batch;
+        let (entries, reads) = (&batch.entries, &mut batch.reads[..n]);
+        self.timing.measure_batch(
+            recorder,
+            (Operation::BatchRead, Operation::Read),
+            intended,
+            &mut batch.statuses[..n],
+            |statuses| db.read_batch(&workload.table, entries, fields, reads, statuses),
+        );
+        if workload.data_integrity {
+            for index in 0..n {
+                self.key.clear();
+                self.key.push_str(self.batch.entries.key(index));
+                std::mem::swap(&mut self.read, &mut self.batch.reads[index]);
+                self.verify(recorder, fields);
+                std::mem::swap(&mut self.read, &mut self.batch.reads[index]);
+            }
+        }
+    }
+
+    /// `n` updates in one call.
+    fn batch_update(
+        &mut self,
+        db: &mut dyn StoreThread,
+        recorder: &mut Recorder,
+        intended: Option<Instant>,
+        n: usize,
+    ) {
+        let workload = self.workload;
+        self.batch.start(n);
+        for _ in 0..n {
+            self.next_key();
+            self.build_values(workload.write_all_fields);
+            self.batch.entries.push_swap(&self.key, &mut self.values);
+        }
+        let batch = &mut self.batch;
+        let entries = &batch.entries;
+        self.timing.measure_batch(
+            recorder,
+            (Operation::BatchUpdate, Operation::Update),
+            intended,
+            &mut batch.statuses[..n],
+            |statuses| db.update_batch(&workload.table, entries, statuses),
+        );
+    }
+
+    /// `n` inserts of new records in one call, each acknowledged after it
+    /// (whatever its outcome, as one insert is).
+    fn batch_insert(
+        &mut self,
+        db: &mut dyn StoreThread,
+        recorder: &mut Recorder,
+        intended: Option<Instant>,
+        n: usize,
+    ) {
+        let workload = self.workload;
+        self.batch.start(n);
+        for _ in 0..n {
+            let number = workload.inserts.next();
+            build_key_name(
+                workload.clients.key_number(workload.record_count, number),
+                workload.key_order,
+                workload.zero_padding,
+                &mut self.key,
+            );
+            self.build_values(true);
+            self.batch.entries.push_swap(&self.key, &mut self.values);
+            self.batch.numbers.push(number);
+        }
+        let batch = &mut self.batch;
+        let entries = &batch.entries;
+        self.timing.measure_batch(
+            recorder,
+            (Operation::BatchInsert, Operation::Insert),
+            intended,
+            &mut batch.statuses[..n],
+            |statuses| db.insert_batch(&workload.table, entries, statuses),
+        );
+        for index in 0..n {
+            let number = self.batch.numbers[index];
+            self.acknowledge(number);
+        }
+    }
+
+    /// `n` deletes in one call.
+    fn batch_delete(
+        &mut self,
+        db: &mut dyn StoreThread,
+        recorder: &mut Recorder,
+        intended: Option<Instant>,
+        n: usize,
+    ) {
+        let workload = self.workload;
+        self.batch.start(n);
+        for _ in 0..n {
+            self.next_key();
+            self.batch.entries.push(&self.key);
+        }
+        let batch = &mut self.batch;
+        let entries = &batch.entries;
+        self.timing.measure_batch(
+            recorder,
+            (Operation::BatchDelete, Operation::Delete),
+            intended,
+            &mut batch.statuses[..n],
+            |statuses| db.delete_batch(&workload.table, entries, statuses),
+        );
     }
 
     /// Performs one run-phase operation chosen by the operation mix

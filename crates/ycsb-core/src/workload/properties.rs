@@ -318,6 +318,17 @@ pub const INSERTION_KEEP_GOING_ON_ERROR: Property<bool> = Property::new(
     "Whether a load thread goes on to its next record after an insert failed for good (after the retries), as Java's; false: the thread stops there and the load is incomplete (exit status 1). With true the failed inserts are counted under [INSERT], Return=ERROR, a notice says how many records are missing, and the phases go on.",
 );
 
+/// The most records one batched call carries.
+pub(crate) const MAX_BATCH_SIZE: i128 = 1_000_000;
+
+/// `batch.size` (go-ycsb): records per store call.
+pub const BATCH_SIZE: Property<u64> = Property::new(
+    "batch.size",
+    "1",
+    "Records per store call, as go-ycsb's batch.size: the load inserts this many records in one call (the store's batch: a write batch, a transaction, a pipeline; docs/engines-*.md say which), and the run phase draws one operation kind and performs this many of it (reads, updates, inserts or deletes) in one call; scans and read-modify-writes, which have no batch form, are performed this many times one by one. Each record is measured in its operation's section ([INSERT], Operations counts records, each with its batch's latency) and each call in its own, BATCH_INSERT, BATCH_READ, BATCH_UPDATE or BATCH_DELETE; the throughput counts records. 1: every record in its own call.",
+)
+.range(1, MAX_BATCH_SIZE);
+
 /// Every property the CoreWorkload reads.
 pub const PROPERTIES: &[&PropertyDecl] = &[
     WORKLOAD_CLASS.decl(),
@@ -361,5 +372,6 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
     INSERTION_RETRY_LIMIT.decl(),
     INSERTION_RETRY_INTERVAL.decl(),
     INSERTION_KEEP_GOING_ON_ERROR.decl(),
+    BATCH_SIZE.decl(),
     CLOCK.decl(),
 ];

@@ -78,6 +78,7 @@ impl CoreWorkload {
             retry_limit: props.get(&INSERTION_RETRY_LIMIT)?,
             retry_interval: Duration::from_secs(props.get(&INSERTION_RETRY_INTERVAL)?),
             keep_going_on_error: props.get(&INSERTION_KEEP_GOING_ON_ERROR)?,
+            batch_size: props.get(&BATCH_SIZE)? as usize,
             inserts: Arc::new(AcknowledgedCounter::new(counts.record_count)),
             clock: Clock::new(props.get(&CLOCK)?),
             data,

@@ -126,6 +126,42 @@ impl Timing {
         status
     }
 
+    /// Times one batched store call and records it: the call under its
+    /// batch operation (`BATCH_INSERT`) with the batch's status, and each
+    /// record under its own operation (`INSERT`) with its status from
+    /// `statuses` and the batch's latency (the time until it was
+    /// acknowledged); intended latencies likewise.
+    #[inline]
+    pub(super) fn measure_batch(
+        &mut self,
+        recorder: &mut Recorder,
+        (batch_operation, record_operation): (Operation, Operation),
+        intended_start: Option<Instant>,
+        statuses: &mut [Status],
+        call: impl FnOnce(&mut [Status]) -> Status,
+    ) -> Status {
+        let start = self.clock.now();
+        let status = call(statuses);
+        let end = self.clock.now();
+        let latency = self.clock.nanos_between(start, end);
+        let intended = match intended_start {
+            Some(intended) => self.intended_latency(intended, end),
+            None => latency,
+        };
+        recorder.record(batch_operation, status, latency);
+        recorder.record_intended(batch_operation, status, intended);
+        for &record_status in statuses.iter() {
+            recorder.record(record_operation, record_status, latency);
+            recorder.record_intended(record_operation, record_status, intended);
+        }
+        self.last_end = end;
+        self.last_latency = latency;
+        if !self.clock.is_timing() {
+            self.untimed_tick();
+        }
+        status
+    }
+
     /// Records the latency of a whole read-modify-write from `start` (a
     /// reading taken before its read) to the end of its update.
     pub(super) fn record_span(
