@@ -99,6 +99,31 @@ pub(crate) fn txn_put(out: &mut Vec<u8>, first: bool, key: &[u8], value: &[u8]) 
     out.extend_from_slice(b"}}");
 }
 
+/// Adds a range request for the one key `key` to the `TxnRequest` in
+/// `out` (started with [`txn_puts_start`]); `first` for its first.
+pub(crate) fn txn_range(out: &mut Vec<u8>, first: bool, key: &[u8], serializable: bool) {
+    if !first {
+        out.push(b',');
+    }
+    out.extend_from_slice(b"{\"request_range\":{");
+    push_bytes_field(out, "key", key);
+    if serializable {
+        out.extend_from_slice(b",\"serializable\":true");
+    }
+    out.extend_from_slice(b"}}");
+}
+
+/// Adds a delete of the one key `key` to the `TxnRequest` in `out`;
+/// `first` for its first.
+pub(crate) fn txn_delete(out: &mut Vec<u8>, first: bool, key: &[u8]) {
+    if !first {
+        out.push(b',');
+    }
+    out.extend_from_slice(b"{\"request_delete_range\":{");
+    push_bytes_field(out, "key", key);
+    out.extend_from_slice(b"}}");
+}
+
 /// Ends the `TxnRequest` in `out`.
 pub(crate) fn txn_end(out: &mut Vec<u8>) {
     out.extend_from_slice(b"]}");
@@ -140,6 +165,22 @@ pub(crate) struct RangeAnswer<'a> {
 pub(crate) struct TxnAnswer {
     #[serde(default)]
     pub(crate) succeeded: bool,
+}
+
+/// A `TxnResponse` with the answers of its requests, in their order.
+#[derive(Deserialize)]
+pub(crate) struct TxnResponses<'a> {
+    #[serde(borrow, default)]
+    pub(crate) responses: Vec<TxnResponse<'a>>,
+}
+
+/// One request's answer in a `TxnResponse`: a range's or a delete's.
+#[derive(Deserialize)]
+pub(crate) struct TxnResponse<'a> {
+    #[serde(borrow, default)]
+    pub(crate) response_range: Option<RangeAnswer<'a>>,
+    #[serde(default)]
+    pub(crate) response_delete_range: Option<DeleteAnswer>,
 }
 
 /// A `DeleteRangeResponse`.

@@ -336,7 +336,121 @@ impl StoreThread for EtcdThread<'_> {
         batch_status(statuses)
     }
 
+    /// One `Txn` of single-key ranges per 128 keys: each key is answered
+    /// as [`read`](StoreThread::read) answers it (a missing one NOT_FOUND),
+    /// from one revision of the store per `Txn`.
+    fn read_batch(
+        &mut self,
+        table: &str,
+        batch: &Batch,
+        fields: Fields<'_>,
+        out: &mut [Record],
+        statuses: &mut [Status],
+    ) -> Status {
+        let mut start = 0;
+        while start < batch.len() {
+            let end = (start + MAX_TXN_OPS).min(batch.len());
+            json::txn_puts_start(&mut self.request);
+            for index in start..end {
+                self.set_key(table, batch.key(index));
+                json::txn_range(
+                    &mut self.request,
+                    index == start,
+                    &self.key,
+                    self.config.serializable_reads,
+                );
+            }
+            json::txn_end(&mut self.request);
+            let answered = self.txn_answers(start..end, statuses, |thread, index, answer| {
+                let Some(range) = &answer.response_range else {
+                    return Status::Error;
+                };
+                let Some(kv) = range.kvs.first() else {
+                    return Status::NotFound;
+                };
+                thread.value.clear();
+                if json::decode_b64(&kv.value, &mut thread.value).is_err() {
+                    return Status::UnexpectedState;
+                }
+                codec::read_into(&thread.value, fields, &mut out[index])
+            });
+            if !answered {
+                break;
+            }
+            start = end;
+        }
+        batch_status(&statuses[..batch.len()])
+    }
+
+    /// One `Txn` of single-key deletes per 128 keys (atomic within each),
+    /// each key answered as [`delete`](StoreThread::delete) answers it.
+    fn delete_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        let mut start = 0;
+        while start < batch.len() {
+            let end = (start + MAX_TXN_OPS).min(batch.len());
+            json::txn_puts_start(&mut self.request);
+            for index in start..end {
+                self.set_key(table, batch.key(index));
+                json::txn_delete(&mut self.request, index == start, &self.key);
+            }
+            json::txn_end(&mut self.request);
+            let answered = self.txn_answers(start..end, statuses, |_, _, answer| {
+                match &answer.response_delete_range {
+                    Some(deleted) if deleted.deleted > 0 => Status::Ok,
+                    Some(_) => Status::NotFound,
+                    None => Status::Error,
+                }
+            });
+            if !answered {
+                break;
+            }
+            start = end;
+        }
+        batch_status(&statuses[..batch.len()])
+    }
+
     fn last_error(&self) -> Option<&str> {
         self.last_error.as_deref()
+    }
+}
+
+impl EtcdThread<'_> {
+    /// Posts the `Txn` rendered in the request for the entries `range` of
+    /// a batch and files each entry's status from its answer (`answer`
+    /// gets the thread, the entry's index and its response). A failed
+    /// request fails every entry of the batch from `range.start` on, and
+    /// returns false: the rest of the batch is not sent.
+    fn txn_answers(
+        &mut self,
+        range: std::ops::Range<usize>,
+        statuses: &mut [Status],
+        mut answer: impl FnMut(&mut Self, usize, &json::TxnResponse<'_>) -> Status,
+    ) -> bool {
+        let failure = match self.call("/v3/kv/txn") {
+            Outcome::Failed(status) => status,
+            Outcome::Answered => {
+                let body = std::mem::take(&mut self.client.body);
+                let parsed = serde_json::from_slice::<json::TxnResponses<'_>>(&body);
+                let filed = match &parsed {
+                    Ok(answers) if answers.responses.len() == range.len() => {
+                        for (index, response) in range.clone().zip(&answers.responses) {
+                            statuses[index] = answer(self, index, response);
+                        }
+                        true
+                    }
+                    _ => false,
+                };
+                drop(parsed);
+                self.client.body = body;
+                if filed {
+                    return true;
+                }
+                self.malformed("txn")
+            }
+        };
+        for status in &mut statuses[range.start..] {
+            *status = failure;
+        }
+        false
     }
 }

@@ -48,10 +48,12 @@ fn a_three_member_cluster_conforms() {
     assert_eq!(reports[0].text.lines().count(), 3, "{}", reports[0].text);
 }
 
-/// A batch of inserts larger than etcd's `--max-txn-ops` (128) goes as
-/// several `Txn`s: every record is acknowledged and reads back.
+/// A batch larger than etcd's `--max-txn-ops` (128) goes as several
+/// `Txn`s: every record of 300 inserts is acknowledged and reads back, by
+/// single reads and by one batched read (with two missing keys answered
+/// NOT_FOUND in their places), and one batched delete removes them all.
 #[test]
-fn a_batch_of_300_inserts_is_written_in_txns_of_at_most_128() {
+fn batches_of_300_go_in_txns_of_at_most_128() {
     let dir = tempfile::tempdir().unwrap();
     let cluster = cluster(&dir);
     let store = EtcdStore::open(&props(&cluster)).unwrap();
@@ -75,6 +77,39 @@ fn a_batch_of_300_inserts_is_written_in_txns_of_at_most_128() {
         );
         assert_eq!(out.get("field0"), Some(format!("value {i}").as_bytes()));
     }
+    let mut keys = Batch::new();
+    for i in 0..302 {
+        keys.push(&format!("batched{i:03}"));
+    }
+    let mut reads = vec![Record::new(); keys.len()];
+    let mut statuses = vec![Status::Error; keys.len()];
+    assert_eq!(
+        t.read_batch(TABLE, &keys, Fields::All, &mut reads, &mut statuses),
+        Status::NotFound
+    );
+    for (i, (status, record)) in statuses.iter().zip(&reads).enumerate() {
+        if i < 300 {
+            assert_eq!(*status, Status::Ok, "batched{i:03}");
+            assert_eq!(record.get("field0"), Some(format!("value {i}").as_bytes()));
+        } else {
+            assert_eq!(*status, Status::NotFound, "batched{i:03}");
+        }
+    }
+    let mut statuses = vec![Status::Error; keys.len()];
+    assert_eq!(
+        t.delete_batch(TABLE, &keys, &mut statuses),
+        Status::NotFound
+    );
+    assert!(
+        statuses[..300].iter().all(|s| *s == Status::Ok),
+        "{statuses:?}"
+    );
+    assert_eq!(statuses[300..], [Status::NotFound, Status::NotFound]);
+    let mut out = Record::new();
+    assert_eq!(
+        t.read(TABLE, "batched200", Fields::All, &mut out),
+        Status::NotFound
+    );
 }
 
 /// Threads that each change their own field of one record, at once: an
