@@ -9,7 +9,7 @@ mod common;
 mod rel_support;
 
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::Duration;
 
 use common::*;
@@ -298,14 +298,11 @@ fn ycsb_serve_embeds_the_engine_and_its_data_survives() {
     for (db, property, _, _) in ENGINES {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("db");
-        let mut child = ycsb()
-            .args(["serve", db, "--resp", "127.0.0.1:0", "--http", "off"])
-            .args(dir_property(property, &data))
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = StderrLines::new(child.stderr.take().unwrap());
+        let (mut child, mut lines) = spawn_watched(
+            ycsb()
+                .args(["serve", db, "--resp", "127.0.0.1:0", "--http", "off"])
+                .args(dir_property(property, &data)),
+        );
         let line = lines
             .wait_for(Duration::from_secs(30), |l| l.contains(" over RESP at "))
             .unwrap_or_else(|| panic!("{db}: no RESP address line: {:?}", lines.seen));

@@ -8,7 +8,7 @@ mod common;
 mod rel_support;
 
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::Duration;
 
 use common::*;
@@ -60,15 +60,12 @@ fn a_second_ycsb_never_destroys_a_live_database() {
         let tmp = tempfile::tempdir().unwrap();
         let db = tmp.path().join("db");
         let at = dir_property(store, &db);
-        let mut holder = ycsb()
-            .args(["load", store.name, "-P", "workloads/workloada"])
-            .args(["-p", "recordcount=100000000", "-p", "dataintegrity=true"])
-            .args(["-s", "-p", "status.interval=1", "-p", &at])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = StderrLines::new(holder.stderr.take().unwrap());
+        let (mut holder, mut lines) = spawn_watched(
+            ycsb()
+                .args(["load", store.name, "-P", "workloads/workloada"])
+                .args(["-p", "recordcount=100000000", "-p", "dataintegrity=true"])
+                .args(["-s", "-p", "status.interval=1", "-p", &at]),
+        );
         // The first 100 records, read back at the end, are in.
         lines
             .wait_for(Duration::from_secs(60), |l| {

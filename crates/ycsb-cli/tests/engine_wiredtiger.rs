@@ -10,7 +10,7 @@ mod common;
 mod rel_support;
 
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::Duration;
 
 use common::*;
@@ -214,21 +214,18 @@ fn serve_holds_the_database_and_reopens_it() {
     let dir = tempfile::tempdir().unwrap();
     let home = format!("wiredtiger.home={}", dir.path().join("db").display());
     let serve = || {
-        let mut child = ycsb()
-            .args([
-                "serve",
-                "wiredtiger",
-                "--resp",
-                "127.0.0.1:0",
-                "--http",
-                "off",
-            ])
-            .args(["-p", &home])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = StderrLines::new(child.stderr.take().unwrap());
+        let (child, mut lines) = spawn_watched(
+            ycsb()
+                .args([
+                    "serve",
+                    "wiredtiger",
+                    "--resp",
+                    "127.0.0.1:0",
+                    "--http",
+                    "off",
+                ])
+                .args(["-p", &home]),
+        );
         let line = lines
             .wait_for(Duration::from_secs(30), |l| l.contains(" over RESP at "))
             .unwrap_or_else(|| panic!("no RESP address: {:?}", lines.seen));

@@ -5,7 +5,6 @@
 mod common;
 mod rel_support;
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use common::*;
@@ -80,18 +79,15 @@ fn a_member_killed_mid_run_is_survived() {
     assert!(load.status.success(), "{}", stderr(&load));
 
     let export = dir.path().join("run.json");
-    let mut child = ycsb()
-        .args(["run", "etcd", "-P", "workloads/workloada", "-p", &endpoints])
-        .args(["-p", "recordcount=200", "-p", "operationcount=0"])
-        .args(["-p", "maxexecutiontime=6", "-threads", "3"])
-        .args(["-p", "exporter=json", "-s", "-p", "status.interval=1"])
-        .arg("-p")
-        .arg(format!("exportfile={}", export.display()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    let (mut child, mut lines) = spawn_watched(
+        ycsb()
+            .args(["run", "etcd", "-P", "workloads/workloada", "-p", &endpoints])
+            .args(["-p", "recordcount=200", "-p", "operationcount=0"])
+            .args(["-p", "maxexecutiontime=6", "-threads", "3"])
+            .args(["-p", "exporter=json", "-s", "-p", "status.interval=1"])
+            .arg("-p")
+            .arg(format!("exportfile={}", export.display())),
+    );
     lines
         .wait_for(Duration::from_secs(30), status_with_operations)
         .expect("a status line");

@@ -151,30 +151,27 @@ fn error_budget_is_not_spent_by_not_found_or_success() {
 fn sigterm_stops_cleanly_with_a_partial_report_and_valid_export() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("partial.json");
-    let mut child = ycsb()
-        .args([
-            "-load",
-            "-run",
-            "-db",
-            "memory",
-            "-P",
-            "workloads/workloada",
-        ])
-        .args([
-            "-p",
-            "recordcount=100",
-            "-p",
-            "operationcount=0",
-            "-threads",
-            "2",
-        ])
-        .args(["-p", "exporter=json", "-s", "-p", "status.interval=1", "-p"])
-        .arg(format!("exportfile={}", path.display()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    let (mut child, mut lines) = spawn_watched(
+        ycsb()
+            .args([
+                "-load",
+                "-run",
+                "-db",
+                "memory",
+                "-P",
+                "workloads/workloada",
+            ])
+            .args([
+                "-p",
+                "recordcount=100",
+                "-p",
+                "operationcount=0",
+                "-threads",
+                "2",
+            ])
+            .args(["-p", "exporter=json", "-s", "-p", "status.interval=1", "-p"])
+            .arg(format!("exportfile={}", path.display())),
+    );
     // The load phase ends with a status line too: wait for the run phase.
     lines
         .wait_for(Duration::from_secs(30), |l| l.starts_with("run phase:"))

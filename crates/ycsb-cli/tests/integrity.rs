@@ -7,7 +7,6 @@
 mod common;
 mod rel_support;
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use common::*;
@@ -254,13 +253,7 @@ fn sigkill_during_a_synced_load(batch_size: u32) {
         for property in &synced {
             command.args(["-p", property]);
         }
-        let mut child = command
-            .args(["-s", "-p", "status.interval=1"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = StderrLines::new(child.stderr.take().unwrap());
+        let (mut child, mut lines) = spawn_watched(command.args(["-s", "-p", "status.interval=1"]));
         let mut acknowledged = 0;
         // Two status lines: the load is well under way and the kill lands
         // in the middle of an insert stream.

@@ -6,7 +6,7 @@ mod common;
 mod rel_support;
 
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::Duration;
 
 use common::*;
@@ -366,16 +366,13 @@ fn a_database_held_by_another_process_is_refused() {
     for e in ENGINES {
         let dir = tempfile::tempdir().unwrap();
         let at = e.at(&dir.path().join("db"));
-        let mut holder = ycsb()
-            .args(["load", e.name, "-p", "recordcount=100000000"])
-            .args(["-s", "-p", "status.interval=1"])
-            .args(&at)
-            .args(e.fast)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = StderrLines::new(holder.stderr.take().unwrap());
+        let (mut holder, mut lines) = spawn_watched(
+            ycsb()
+                .args(["load", e.name, "-p", "recordcount=100000000"])
+                .args(["-s", "-p", "status.interval=1"])
+                .args(&at)
+                .args(e.fast),
+        );
         lines
             .wait_for(Duration::from_secs(60), |l| l.contains(" sec: "))
             .unwrap_or_else(|| panic!("{}: no status line: {:?}", e.name, lines.seen));
@@ -529,15 +526,12 @@ fn bench_fills_then_reads_the_existing_database() {
 fn serve_embeds_the_engine_for_the_redis_store() {
     for e in ENGINES {
         let dir = tempfile::tempdir().unwrap();
-        let mut server = ycsb()
-            .args(["serve", e.name, "--resp", "0", "--http", "off"])
-            .args(e.at(&dir.path().join("db")))
-            .args(e.fast)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = StderrLines::new(server.stderr.take().unwrap());
+        let (mut server, mut lines) = spawn_watched(
+            ycsb()
+                .args(["serve", e.name, "--resp", "0", "--http", "off"])
+                .args(e.at(&dir.path().join("db")))
+                .args(e.fast),
+        );
         let line = lines
             .wait_for(Duration::from_secs(30), |l| l.contains(" over RESP at "))
             .unwrap_or_else(|| panic!("{}: no address: {:?}", e.name, lines.seen));

@@ -9,7 +9,6 @@ mod rel_support;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
 use common::*;
@@ -25,13 +24,8 @@ fn listening(line: &str, protocol: &str) -> Option<(SocketAddr, String)> {
 
 #[test]
 fn serve_binds_loopback_for_bare_ports_and_says_where() {
-    let mut child = ycsb()
-        .args(["serve", "memory", "--resp", "0", "--http", "0"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    let (mut child, mut lines) =
+        spawn_watched(ycsb().args(["serve", "memory", "--resp", "0", "--http", "0"]));
     let mut found = Vec::new();
     for protocol in ["RESP", "HTTP"] {
         let line = lines
@@ -66,13 +60,7 @@ fn serve_defaults_to_loopback_addresses() {
     // 127.0.0.1:8080 and says so, or those ports are taken and its one
     // error line names the loopback address it tried. Either proves the
     // default is loopback.
-    let mut child = ycsb()
-        .args(["serve", "memory"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    let (mut child, mut lines) = spawn_watched(ycsb().args(["serve", "memory"]));
     let first = lines
         .wait_for(Duration::from_secs(30), |l| {
             listening(l, "RESP").is_some() || l.starts_with("ycsb: error: ")

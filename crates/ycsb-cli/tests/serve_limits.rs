@@ -12,7 +12,7 @@ mod rel_support;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -36,14 +36,11 @@ impl Served {
         } else {
             ("off", "127.0.0.1:0")
         };
-        let mut child = ycsb()
-            .args(["serve", store, "--resp", resp, "--http", http])
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = StderrLines::new(child.stderr.take().unwrap());
+        let (child, mut lines) = spawn_watched(
+            ycsb()
+                .args(["serve", store, "--resp", resp, "--http", http])
+                .args(args),
+        );
         let marker = format!(" over {protocol} at ");
         let line = lines
             .wait_for(Duration::from_secs(30), |l| l.contains(&marker))

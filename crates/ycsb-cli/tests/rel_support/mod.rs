@@ -183,6 +183,18 @@ pub struct StderrLines {
     pub seen: Vec<String>,
 }
 
+/// Starts `command` with its standard output discarded and its standard
+/// error read line by line as it runs.
+pub fn spawn_watched(command: &mut Command) -> (Child, StderrLines) {
+    let mut child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = StderrLines::new(child.stderr.take().unwrap());
+    (child, lines)
+}
+
 impl StderrLines {
     pub fn new(stderr: ChildStderr) -> Self {
         let (tx, rx) = channel();
