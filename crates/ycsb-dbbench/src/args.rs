@@ -657,9 +657,19 @@ Benchmark flags (db_bench's names and defaults):
   --key_size=16                key digits (zero-padded decimal key numbers)
   --value_size=100             value bytes
   --compression_ratio=0.5      values compress to this fraction (db_bench's generator)
-  --batch_size=1               writes per timed operation (separate writes: the store
-                               contract has no atomic batch)
+  --batch_size=1               writes per timed operation of the fills and deletes
+                               (separate writes: the store contract has no atomic
+                               batch); fillbatch always writes 1000 per batch
   --seek_nexts=0               records read after each seek (seekrandom)
+  --duration=0                 seconds for the random benchmarks instead of their count
+                               (checked every 1000 operations; not fillseq, fillbatch,
+                               readseq, readreverse, the deletes)
+  --benchmark_write_rate_limit=0
+                               bytes/s of key and value for all writers of a benchmark
+                               (readwhilewriting's writer: its own limiter)
+  --readwritepercent=90        readrandomwriterandom: reads in each 100 operations
+  --statistics                 after the run, the engine's statistics (STATISTICS:);
+                               on stores without them, warned about and ignored
   --histogram                  print latency histograms
   --stats_interval_seconds=0   per-thread progress lines on standard error
   --report_interval_seconds=0  every N seconds, the operations of all threads over the
@@ -669,8 +679,25 @@ Benchmark flags (db_bench's names and defaults):
   --seed=0                     base seed (0: from the clock)
   --use_existing_db            keep the database; fill benchmarks are skipped
 
+mixgraph (db_bench's names and defaults; RocksDB wiki, \"RocksDB Trace, Replay,
+Analyzer, and Workload Generation\"):
+  --mix_get_ratio=1 --mix_put_ratio=0 --mix_seek_ratio=0   the query mix
+  --mix_max_value_size=1024 --mix_max_scan_len=10000
+  --key_dist_a=0 --key_dist_b=0                            key hotness a*x^b (0: uniform)
+  --keyrange_dist_a/b/c/d=0 --keyrange_num=1               key-range hotness
+                                                           a*exp(b*x)+c*exp(d*x)
+  --value_theta=0 --value_k=0.2615 --value_sigma=25.45     value sizes (Pareto)
+  --iter_theta=0 --iter_k=2.517 --iter_sigma=14.236        scan lengths (Pareto)
+  --sine_a=1 --sine_b=1 --sine_c=0 --sine_d=1              QPS A*sin(B*x+C)+D
+  --sine_mix_rate --sine_mix_rate_interval_milliseconds=10000 --sine_mix_rate_noise=0
+  --sine_write_rate --sine_write_rate_interval_milliseconds=10000
+                                                           the fills' write limit
+
 Engine flags (set the store's properties; warned about and ignored elsewhere):
 {engine_flags}
+  --db defaults to the temporary directory's ycsb-dbbench-<store> ({tmp}/ycsb-dbbench-rocksdb
+  for rocksdb; db_bench's is /tmp/rocksdbtest-<uid>/dbbench); each benchmark prints
+  its \"DB path: [...]\" line.
   --compression_type defaults to snappy, as in db_bench; LevelDB's db_bench
   --compression=1|0 means --compression_type=snappy|none.
 
@@ -689,6 +716,7 @@ with the nearest one) or a store that cannot be used, one line, nothing run;
             .collect::<Vec<_>>()
             .join(", "),
         engine_flags = engine_flags.join("\n"),
+        tmp = std::env::temp_dir().display(),
     )
 }
 

@@ -197,6 +197,12 @@ impl BenchmarkKind {
         )
     }
 
+    /// Whether it runs operations and reports a result line (`stats` and
+    /// `levelstats` print text).
+    pub fn measures(self) -> bool {
+        !matches!(self, BenchmarkKind::Stats | BenchmarkKind::LevelStats)
+    }
+
     /// Whether it writes values (readwhilewriting's writer does).
     fn writes(self) -> bool {
         matches!(
