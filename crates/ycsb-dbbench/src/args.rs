@@ -663,7 +663,7 @@ Benchmark flags (db_bench's names and defaults):
   --seek_nexts=0               records read after each seek (seekrandom)
   --duration=0                 seconds for the random benchmarks instead of their count
                                (checked every 1000 operations; not fillseq, fillbatch,
-                               readseq, readreverse, the deletes)
+                               readseq, readreverse, deleteseq)
   --benchmark_write_rate_limit=0
                                bytes/s of key and value for all writers of a benchmark
                                (readwhilewriting's writer: its own limiter)

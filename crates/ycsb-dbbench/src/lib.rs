@@ -1382,11 +1382,18 @@ impl<'a> Worker<'a> {
         Ok(())
     }
 
+    /// db_bench's `DoDelete`: whole batches while they fit in the count;
+    /// `--duration` for `deleterandom` only.
     fn deletes(&mut self, count: u64, sequential: bool) -> Result<(), BenchError> {
         let batch = self.settings.batch_size;
+        let mut budget = if sequential {
+            Budget::new(count, None)
+        } else {
+            self.budget(count)
+        };
         let mut i = 0;
-        while i < count {
-            let n = batch.min(count - i);
+        while !budget.done(batch) {
+            let n = batch;
             // db_bench chooses the database per batch, sequential or not.
             self.skip_database_choice();
             for j in 0..n {

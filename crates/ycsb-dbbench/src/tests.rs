@@ -681,3 +681,26 @@ fn write_rate_limit_paces_the_fills() {
     assert_eq!(r.operations, 2000);
     assert!(r.elapsed >= Duration::from_millis(300), "{:?}", r.elapsed);
 }
+
+#[test]
+fn deletes_run_whole_batches_and_deleterandom_honours_duration() {
+    let store = MemoryStore::new();
+    let s = Settings {
+        batch_size: 7,
+        ..settings(100)
+    };
+    measured(&store, BenchmarkKind::FillSeq, &settings(100));
+    // 14 batches of 7 fit in 100 (db_bench's DoDelete): keys 98 and 99 stay.
+    let r = measured(&store, BenchmarkKind::DeleteSeq, &s);
+    assert_eq!(r.operations, 98);
+    assert_eq!(records_in(&store), 2);
+    let s = Settings {
+        deletes: Some(u64::MAX / 2),
+        duration: Some(Duration::from_secs(1)),
+        ..settings(100)
+    };
+    let started = std::time::Instant::now();
+    let r = measured(&store, BenchmarkKind::DeleteRandom, &s);
+    assert!(started.elapsed() >= Duration::from_secs(1));
+    assert_eq!(r.operations % 1000, 999);
+}
