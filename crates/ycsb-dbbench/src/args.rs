@@ -689,15 +689,16 @@ Analyzer, and Workload Generation\"):
   --value_theta=0 --value_k=0.2615 --value_sigma=25.45     value sizes (Pareto)
   --iter_theta=0 --iter_k=2.517 --iter_sigma=14.236        scan lengths (Pareto)
   --sine_a=1 --sine_b=1 --sine_c=0 --sine_d=1              QPS A*sin(B*x+C)+D
-  --sine_mix_rate --sine_mix_rate_interval_milliseconds=10000 --sine_mix_rate_noise=0
+  --sine_mix_rate --sine_mix_rate_interval_milliseconds=10000
+  --sine_mix_rate_noise=0                                  mixgraph's QPS follows the sine
   --sine_write_rate --sine_write_rate_interval_milliseconds=10000
-                                                           the fills' write limit
+                                                           the fills' write limit follows it
 
 Engine flags (set the store's properties; warned about and ignored elsewhere):
 {engine_flags}
-  --db defaults to the temporary directory's ycsb-dbbench-<store> ({tmp}/ycsb-dbbench-rocksdb
-  for rocksdb; db_bench's is /tmp/rocksdbtest-<uid>/dbbench); each benchmark prints
-  its \"DB path: [...]\" line.
+  --db defaults to ycsb-dbbench-<store> in the temporary directory
+  ({tmp}/ycsb-dbbench-rocksdb for rocksdb; db_bench's default is
+  /tmp/rocksdbtest-<uid>/dbbench); each benchmark prints its \"DB path: [...]\" line.
   --compression_type defaults to snappy, as in db_bench; LevelDB's db_bench
   --compression=1|0 means --compression_type=snappy|none.
 
