@@ -101,8 +101,8 @@ fn c_average(total: f64, count: u64) -> String {
 pub enum BenchmarkKind {
     /// Write `num` values in key order into a fresh database.
     FillSeq,
-    /// Write `num` values in key order into a fresh database, 1000 per
-    /// batch.
+    /// Write `writes` (default `num`) values in key order into a fresh
+    /// database, 1000 per batch.
     FillBatch,
     /// Write `num` values in random key order into a fresh database.
     FillRandom,
@@ -1272,7 +1272,9 @@ impl<'a> Worker<'a> {
         let result = match kind {
             // db_bench runs its sequential fills by count only.
             BenchmarkKind::FillSeq => self.writes(Budget::new(writes, None), s.batch_size, true),
-            BenchmarkKind::FillBatch => self.writes(Budget::new(s.num, None), FILLBATCH_SIZE, true),
+            BenchmarkKind::FillBatch => {
+                self.writes(Budget::new(writes, None), FILLBATCH_SIZE, true)
+            }
             BenchmarkKind::FillRandom | BenchmarkKind::Overwrite => {
                 self.writes(self.budget(writes), s.batch_size, false)
             }

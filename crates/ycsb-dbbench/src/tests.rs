@@ -514,6 +514,16 @@ fn fillbatch_writes_num_keys_in_batches_of_a_thousand() {
     let r = measured(&store, BenchmarkKind::FillBatch, &settings(2500));
     assert_eq!(r.operations, 2000);
     assert_eq!(records_in(&store), 2000);
+    // --writes counts as for fillseq (db_bench's writes_ in DoWrite).
+    let store = MemoryStore::new();
+    let s = Settings {
+        writes: Some(1000),
+        ..settings(5000)
+    };
+    assert_eq!(
+        measured(&store, BenchmarkKind::FillBatch, &s).operations,
+        1000
+    );
 }
 
 #[test]
@@ -703,4 +713,23 @@ fn deletes_run_whole_batches_and_deleterandom_honours_duration() {
     let r = measured(&store, BenchmarkKind::DeleteRandom, &s);
     assert!(started.elapsed() >= Duration::from_secs(1));
     assert_eq!(r.operations % 1000, 999);
+}
+
+#[test]
+fn sine_write_rate_replaces_the_write_limit_with_the_sine() {
+    let store = MemoryStore::new();
+    // A flat sine of 100,000 bytes/s (A = 0): 10,000 bytes per 100 ms
+    // refill; 300 writes of 116 bytes = 34,800 bytes need the first
+    // refill's worth and three more, 300 ms after the limiter was made
+    // (200 ms leaves room for the threads' start; without a limit this
+    // takes about a millisecond).
+    let mut s = settings(300);
+    s.mixgraph.sine_write_rate = true;
+    s.mixgraph.sine = [0.0, 1.0, 0.0, 100_000.0];
+    assert_eq!(s.effective_write_rate_limit(), 100_000);
+    let r = measured(&store, BenchmarkKind::FillRandom, &s);
+    assert!(r.elapsed >= Duration::from_millis(200), "{:?}", r.elapsed);
+    // A sine at or below zero at 0 s means no limit, as db_bench's 0.
+    s.mixgraph.sine = [1.0, 1.0, 0.0, -5.0];
+    assert_eq!(s.effective_write_rate_limit(), 0);
 }
