@@ -191,6 +191,21 @@ fn header(args: &Args, descriptor: &StoreDescriptor, store: &dyn Store, props: &
     println!("------------------------------------------------");
 }
 
+/// db_bench's `--statistics` block after the last benchmark: `STATISTICS:`
+/// and the engine's statistics text (RocksDB's `Statistics::ToString`),
+/// which a store reports as its `<store>.statistics` final report. A store
+/// without one has had `--statistics` warned about as a flag it has no
+/// setting for; nothing is printed for it.
+fn print_statistics(store: &dyn Store) {
+    if let Some(report) = store
+        .final_reports()
+        .into_iter()
+        .find(|r| r.name.ends_with(".statistics"))
+    {
+        print!("STATISTICS:\n{}\n", report.text);
+    }
+}
+
 /// A codec as db_bench names it (`Snappy`, `NoCompression`).
 fn db_bench_codec(codec: &str) -> String {
     match codec.to_ascii_lowercase().as_str() {
@@ -262,6 +277,13 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
             }
         }
         untouched = false;
+        // db_bench's line before each benchmark it runs; a store that
+        // keeps no files of its own (a server, memory) has no path to show.
+        if kind.measures() {
+            if let Some(dir) = descriptor.data_dir_in(&props) {
+                println!("DB path: [{}]", dir.display());
+            }
+        }
         let outcome =
             dbbench::run(store.as_ref(), kind, &args.settings, &progress).map_err(|e| match e {
                 BenchError::Invalid { .. } | BenchError::UnknownBenchmark { .. } => usage(e),
@@ -281,6 +303,9 @@ pub fn run(args: Vec<String>) -> Result<u8, Failure> {
     }
     if let Some(reporter) = reporter {
         reporter.finish(&args.report_file)?;
+    }
+    if args.statistics() {
+        print_statistics(store.as_ref());
     }
     store.close().map_err(Failure::runtime)?;
     Ok(0)

@@ -227,6 +227,15 @@ const CASES: &[Case] = &[
     Case { args: "load redb -p redb.path={dir}/db -p redb.cache_size=1GB", file: None, expect: &["redb.cache_size", "'1GB'"] },
     Case { args: "bench --db-engine fjall --db={dir}/db --compression_type=zstd", file: None, expect: &["fjall.compression", "'zstd'", "--compression_type flag"] },
     Case { args: "bench --db-engine redb --db={dir}/db --cache_size=big", file: None, expect: &["redb.cache_size", "'big'", "--cache_size flag"] },
+    // Issue 35 item 6: db_bench's run-control and mixgraph flags.
+    Case { args: "bench --db-engine memory --duration=soon", file: None, expect: &["--duration", "'soon'"] },
+    Case { args: "bench --db-engine memory --benchmark_write_rate_limit=-1", file: None, expect: &["--benchmark_write_rate_limit", "'-1'"] },
+    Case { args: "bench --db-engine memory --readwritepercent=150", file: None, expect: &["--readwritepercent", "0..=100"] },
+    Case { args: "bench --db-engine memory --benchmarks=mixgraph --mix_get_ratio=0", file: None, expect: &["--mix_get_ratio", "must not all be 0"] },
+    Case { args: "bench --db-engine memory --keyrange_num=0", file: None, expect: &["--keyrange_num", "at least 1"] },
+    Case { args: "bench --db-engine memory --sine_mix_rate_noise=3", file: None, expect: &["--sine_mix_rate_noise", "0..=1"] },
+    Case { args: "bench --db-engine memory --value_sigma=wide", file: None, expect: &["--value_sigma", "'wide'"] },
+    Case { args: "bench --db-engine memory --batch_size=0", file: None, expect: &["--batch_size", "at least 1"] },
     // Issue 33 item 3: settings that silently break the data are refused.
     Case { args: "load wiredtiger -p wiredtiger.home={dir}/wt -p wiredtiger.table_config=key_format=S", file: None, expect: &["wiredtiger.table_config", "'key_format=S'", "-p flag", "sets key_format"] },
     Case { args: "load wiredtiger -p wiredtiger.home={dir}/wt -p wiredtiger.log=true -p wiredtiger.config=log=(file_max=1GB)", file: None, expect: &["wiredtiger.config", "-p flag", "wiredtiger.log"] },

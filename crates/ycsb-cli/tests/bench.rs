@@ -349,3 +349,256 @@ fn every_benchmark_on_the_b_tree_engines_then_existing_data() {
         assert_eq!(find(&lines, "readrandom").found, Some((0, 500)), "{engine}");
     }
 }
+
+/// db_bench's message after a result line's `;` (and MB/s), as printed.
+fn message_of<'a>(out: &'a str, name: &str) -> &'a str {
+    let line = out
+        .lines()
+        .find(|l| l.split(" : ").next().map(str::trim) == Some(name))
+        .unwrap_or_else(|| panic!("no {name} line: {out}"));
+    let rest = line.split_once("operations;").unwrap().1;
+    let at = rest.find('(').unwrap_or(rest.len());
+    &rest[at..]
+}
+
+/// One benchmark of issues #35 item 6 and #38 item 4 on a real engine:
+/// the flags, and what its output must show.
+struct NewBenchmark {
+    flags: &'static [&'static str],
+    check: fn(&[Line], &str),
+}
+
+const NEW_BENCHMARKS: &[NewBenchmark] = &[
+    // fillbatch writes --num keys, 1000 per batch; readseq finds them all.
+    NewBenchmark {
+        flags: &[
+            "--benchmarks=fillbatch,readseq",
+            "--num=3000",
+            "--histogram",
+        ],
+        check: |lines, out| {
+            assert_eq!(find(lines, "fillbatch").operations, 3000, "{out}");
+            assert_eq!(find(lines, "readseq").operations, 3000, "{out}");
+            // One latency sample per batch of 1000.
+            assert!(out.contains("Microseconds per write:\nCount: 3 "), "{out}");
+        },
+    },
+    // --batch_size groups fillrandom's writes; a batch that would pass
+    // --num is not written (db_bench's Done(entries_per_batch_)).
+    NewBenchmark {
+        flags: &["--benchmarks=fillrandom", "--num=1050", "--batch_size=100"],
+        check: |lines, out| assert_eq!(find(lines, "fillrandom").operations, 1000, "{out}"),
+    },
+    NewBenchmark {
+        flags: &[
+            "--benchmarks=fillseq,readrandomwriterandom",
+            "--num=2000",
+            "--readwritepercent=80",
+        ],
+        check: |lines, out| {
+            assert_eq!(find(lines, "readrandomwriterandom").operations, 2000);
+            assert_eq!(
+                message_of(out, "readrandomwriterandom"),
+                "( reads:1600 writes:400 total:2000 found:1600)",
+                "{out}"
+            );
+        },
+    },
+    NewBenchmark {
+        flags: &[
+            "--benchmarks=fillseq,updaterandom",
+            "--num=1000",
+            "--histogram",
+        ],
+        check: |lines, out| {
+            assert_eq!(find(lines, "updaterandom").operations, 1000);
+            assert_eq!(
+                message_of(out, "updaterandom"),
+                "( updates:1000 found:1000)"
+            );
+            assert!(out.contains(" MB/s ( updates:1000 found:1000)"), "{out}");
+            assert!(out.contains("Microseconds per update:\n"), "{out}");
+        },
+    },
+    // The writer thread is not in the figures (db_bench excludes it from
+    // the merge): the line counts the reader's reads only, all found.
+    NewBenchmark {
+        flags: &[
+            "--benchmarks=fillseq,readwhilewriting",
+            "--num=2000",
+            "--benchmark_write_rate_limit=200000",
+        ],
+        check: |lines, out| {
+            assert_eq!(
+                find(lines, "readwhilewriting").found,
+                Some((2000, 2000)),
+                "{out}"
+            );
+        },
+    },
+    NewBenchmark {
+        flags: &[
+            "--benchmarks=fillseq,mixgraph",
+            "--num=3000",
+            "--reads=4000",
+            "--mix_get_ratio=0.83",
+            "--mix_put_ratio=0.14",
+            "--mix_seek_ratio=0.03",
+            "--keyrange_dist_a=14.18",
+            "--keyrange_dist_b=-2.917",
+            "--keyrange_dist_c=0.0164",
+            "--keyrange_dist_d=-0.08082",
+            "--keyrange_num=30",
+            "--key_dist_a=0.002312",
+            "--key_dist_b=0.3467",
+            "--value_k=0.2615",
+            "--value_sigma=25.45",
+            "--iter_k=2.517",
+            "--iter_sigma=14.236",
+            "--mix_max_scan_len=50",
+            "--sine_mix_rate",
+            "--sine_a=1000",
+            "--sine_b=0.000073",
+            "--sine_d=400000",
+            "--sine_mix_rate_interval_milliseconds=100",
+            "--histogram",
+        ],
+        check: |lines, out| {
+            assert_eq!(find(lines, "mixgraph").operations, 4000, "{out}");
+            let message = message_of(out, "mixgraph");
+            let numbers: Vec<f64> = message
+                .split([' ', ',', ':', '(', ')'])
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            // Gets, Puts, Seek, reads found, reads, avg value, avg scan.
+            assert_eq!(numbers.len(), 7, "{message}");
+            assert_eq!(numbers[0] + numbers[1] + numbers[2], 4000.0, "{message}");
+            assert_eq!(numbers[4], numbers[0] + numbers[2], "{message}");
+            assert!(numbers[1] > 0.0 && numbers[2] > 0.0, "{message}");
+            // Put sizes are at least 10 bytes, at most 1024.
+            assert!((10.0..=1024.0).contains(&numbers[5]), "{message}");
+            assert!(message.starts_with("( Gets:"), "{message}");
+            // db_bench's message ends in a newline of its own.
+            assert!(out.contains(" scan)\n\n"), "{out}");
+            for op in ["read", "write", "seek"] {
+                assert!(
+                    out.contains(&format!("Microseconds per {op}:\n")),
+                    "{op}: {out}"
+                );
+            }
+        },
+    },
+];
+
+#[test]
+fn new_benchmarks_on_rocksdb_and_leveldb() {
+    for engine in ["rocksdb", "leveldb"] {
+        for case in NEW_BENCHMARKS {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("db");
+            let mut args = vec![
+                format!("--db-engine={engine}"),
+                format!("--db={}", path.display()),
+                "--seed=5".to_string(),
+            ];
+            args.extend(case.flags.iter().map(|f| f.to_string()));
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (lines, out) = bench(&args);
+            (case.check)(&lines, &out);
+            // db_bench's line before each benchmark.
+            let db_path = format!("DB path: [{}]", path.display());
+            assert_eq!(
+                out.lines().filter(|l| *l == db_path).count(),
+                lines.len(),
+                "{engine} {:?}: {out}",
+                case.flags
+            );
+        }
+    }
+}
+
+#[test]
+fn duration_stops_the_random_benchmarks_on_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("--db={}", dir.path().join("db").display());
+    let started = std::time::Instant::now();
+    let (lines, out) = bench(&[
+        "--db-engine=leveldb",
+        &db,
+        "--benchmarks=fillseq,readrandom",
+        "--num=1000",
+        "--reads=2000000000",
+        "--duration=2",
+    ]);
+    let took = started.elapsed();
+    // fillseq runs by count; readrandom until 2 whole seconds have passed,
+    // checked as each 1000th read is about to start (so one short of a
+    // multiple of 1000). Two billion reads would take hours: the bound
+    // of 30 s leaves a loaded machine room and still fails if the
+    // duration were ignored.
+    assert_eq!(find(&lines, "fillseq").operations, 1000);
+    let reads = find(&lines, "readrandom");
+    assert_eq!(reads.operations % 1000, 999, "{out}");
+    assert!(took >= std::time::Duration::from_secs(2), "{took:?}");
+    assert!(took < std::time::Duration::from_secs(30), "{took:?}");
+}
+
+#[test]
+fn statistics_block_on_rocksdb_and_a_warning_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("--db={}", dir.path().join("db").display());
+    let (_, out) = bench(&[
+        "--db-engine=rocksdb",
+        &db,
+        "--benchmarks=fillseq,readrandom",
+        "--num=500",
+        "--statistics",
+    ]);
+    // After the last result line, RocksDB's Statistics::ToString.
+    let at = out
+        .find("\nSTATISTICS:\n")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(out[..at].contains("readrandom   : "), "{out}");
+    assert!(
+        out[at..].contains("\nrocksdb.block.cache.miss COUNT : "),
+        "{out}"
+    );
+    assert!(
+        out[at..].contains("\nrocksdb.db.get.micros P50 : "),
+        "{out}"
+    );
+
+    let o = ycsb()
+        .args(["bench", "--db-engine=leveldb"])
+        .arg(format!("--db={}", dir.path().join("ldb").display()))
+        .args(["--benchmarks=fillseq", "--num=100", "--statistics"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("STATISTICS:"), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("--statistics has no meaning for store 'leveldb'; ignored"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn help_names_the_new_flags_and_the_default_db_path() {
+    let o = run("bench --help");
+    let out = stdout(&o);
+    for word in [
+        "fillbatch",
+        "readrandomwriterandom",
+        "updaterandom",
+        "mixgraph",
+        "--duration",
+        "--benchmark_write_rate_limit",
+        "--readwritepercent",
+        "--keyrange_dist_a/b/c/d",
+        "--sine_mix_rate",
+        "ycsb-dbbench-rocksdb",
+    ] {
+        assert!(out.contains(word), "{word}: {out}");
+    }
+}

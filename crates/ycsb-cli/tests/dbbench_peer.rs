@@ -213,3 +213,97 @@ fn several_benchmarks_in_one_process_draw_db_bench_s_keys() {
         assert_eq!(found(&ours, "readrandom"), (n, m), "--seed={seed}");
     }
 }
+
+/// What follows `operations;` and the MB/s on `benchmark`'s result line:
+/// db_bench's message (`( reads:... )`), or an empty string.
+fn message(output: &Output, benchmark: &str) -> String {
+    let text = stdout(output);
+    let line = text
+        .lines()
+        .find(|l| l.split(" : ").next().map(str::trim) == Some(benchmark))
+        .unwrap_or_else(|| panic!("no {benchmark} line in:\n{text}"));
+    let rest = line.split_once("operations;").unwrap().1;
+    rest.find('(')
+        .map_or(String::new(), |at| rest[at..].to_string())
+}
+
+/// Issue 35 item 6: readrandomwriterandom, updaterandom, fillbatch and
+/// mixgraph (with its key-range, key, value and scan models) make
+/// db_bench's choices: with the same flags and seed, their messages, which
+/// count gets, puts, seeks, keys found, the average value size and scan
+/// length, are db_bench's to the digit, and each benchmark is preceded by
+/// db_bench's `DB path:` line.
+#[test]
+fn new_benchmarks_make_db_bench_s_choices() {
+    let tmp = tempfile::tempdir().unwrap();
+    let benchmarks = [
+        "readrandomwriterandom",
+        "updaterandom",
+        "fillbatch",
+        "mixgraph",
+    ];
+    for (seed, mixgraph) in [
+        (
+            "5",
+            &[
+                "--mix_get_ratio=0.6",
+                "--mix_put_ratio=0.3",
+                "--mix_seek_ratio=0.1",
+            ][..],
+        ),
+        (
+            "9",
+            &[
+                "--mix_get_ratio=0.83",
+                "--mix_put_ratio=0.14",
+                "--mix_seek_ratio=0.03",
+                "--keyrange_dist_a=14.18",
+                "--keyrange_dist_b=-2.917",
+                "--keyrange_dist_c=0.0164",
+                "--keyrange_dist_d=-0.08082",
+                "--keyrange_num=30",
+                "--key_dist_a=0.002312",
+                "--key_dist_b=0.3467",
+                "--value_sigma=30",
+                "--iter_sigma=20",
+            ][..],
+        ),
+    ] {
+        let args = |name: &str| -> Vec<String> {
+            let mut args: Vec<String> = vec![
+                format!(
+                    "--benchmarks=fillseq,{},fillseq,mixgraph",
+                    benchmarks.join(",")
+                ),
+                "--num=4000".into(),
+                "--reads=3000".into(),
+                "--readwritepercent=70".into(),
+                format!("--seed={seed}"),
+                format!(
+                    "--db={}",
+                    tmp.path().join(format!("{name}{seed}")).display()
+                ),
+            ];
+            args.extend(mixgraph.iter().map(|f| f.to_string()));
+            args
+        };
+        let Some(ours) = ycsb_bench(&args("ycsb")) else {
+            return;
+        };
+        let theirs = db_bench(&args("db_bench"));
+        for benchmark in benchmarks {
+            let want = message(&theirs, benchmark);
+            if benchmark != "fillbatch" {
+                assert!(!want.is_empty(), "{benchmark}: {}", stdout(&theirs));
+            }
+            assert_eq!(message(&ours, benchmark), want, "{benchmark} --seed={seed}");
+        }
+        let paths = |o: &Output| {
+            stdout(o)
+                .lines()
+                .filter(|l| l.starts_with("DB path: ["))
+                .count()
+        };
+        assert_eq!(paths(&ours), paths(&theirs), "{}", stdout(&ours));
+    }
+}

@@ -85,6 +85,8 @@ const BOOL_FLAGS: &[&str] = &[
     "--mmap_read",
     "--mmap_write",
     "--use_direct_reads",
+    "--sine_mix_rate",
+    "--sine_write_rate",
 ];
 
 /// The flags that are not engine flags (they take a value unless boolean).
@@ -100,6 +102,36 @@ const SETTING_FLAGS: &[&str] = &[
     "--compression_ratio",
     "--batch_size",
     "--seek_nexts",
+    "--duration",
+    "--benchmark_write_rate_limit",
+    "--readwritepercent",
+    "--mix_get_ratio",
+    "--mix_put_ratio",
+    "--mix_seek_ratio",
+    "--mix_max_scan_len",
+    "--mix_max_value_size",
+    "--keyrange_dist_a",
+    "--keyrange_dist_b",
+    "--keyrange_dist_c",
+    "--keyrange_dist_d",
+    "--keyrange_num",
+    "--key_dist_a",
+    "--key_dist_b",
+    "--value_theta",
+    "--value_k",
+    "--value_sigma",
+    "--iter_theta",
+    "--iter_k",
+    "--iter_sigma",
+    "--sine_a",
+    "--sine_b",
+    "--sine_c",
+    "--sine_d",
+    "--sine_mix_rate",
+    "--sine_mix_rate_interval_milliseconds",
+    "--sine_mix_rate_noise",
+    "--sine_write_rate",
+    "--sine_write_rate_interval_milliseconds",
     "--stats_interval_seconds",
     "--report_interval_seconds",
     "--report_file",
@@ -243,6 +275,16 @@ fn count_or_default(flag: &str, value: &str) -> Result<Option<u64>, ArgsError> {
     Ok(u64::try_from(v).ok())
 }
 
+/// A finite floating-point number (gflags' `DEFINE_double`).
+fn real(flag: &str, value: &str) -> Result<f64, ArgsError> {
+    let v: f64 = number(flag, value, "a number")?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(invalid(flag, value, "a finite number"))
+    }
+}
+
 fn boolean(flag: &str, value: &str) -> Result<bool, ArgsError> {
     match value.trim().to_ascii_lowercase().as_str() {
         "true" | "1" | "yes" => Ok(true),
@@ -329,6 +371,10 @@ impl Args {
             };
             out.apply(bool_flag.unwrap_or(dashed.as_str()), &value)?;
         }
+        // Checked once all flags are in: some limits involve several flags
+        // (the mix ratios, --keyrange_num against --num), whatever their
+        // order.
+        out.settings.validate()?;
         Ok(Some(out))
     }
 
@@ -347,6 +393,55 @@ impl Args {
             "--batch_size" => s.batch_size = number(flag, value, "an unsigned integer")?,
             "--seek_nexts" => s.seek_nexts = number(flag, value, "an unsigned integer")?,
             "--seed" => s.seed = number(flag, value, "an unsigned integer")?,
+            "--duration" => {
+                // db_bench's int32: 0 (and a negative) means by count.
+                let secs: i32 = number(flag, value, "an integer")?;
+                s.duration = (secs > 0).then(|| Duration::from_secs(secs.unsigned_abs().into()));
+            }
+            "--benchmark_write_rate_limit" => {
+                s.write_rate_limit = number(flag, value, "an unsigned integer")?;
+            }
+            "--readwritepercent" => {
+                s.readwritepercent = number(flag, value, "an integer 0..=100")?;
+            }
+            "--mix_get_ratio" => s.mixgraph.get_ratio = real(flag, value)?,
+            "--mix_put_ratio" => s.mixgraph.put_ratio = real(flag, value)?,
+            "--mix_seek_ratio" => s.mixgraph.seek_ratio = real(flag, value)?,
+            "--mix_max_scan_len" => {
+                s.mixgraph.max_scan_len = number(flag, value, "an unsigned integer")?;
+            }
+            "--mix_max_value_size" => {
+                s.mixgraph.max_value_size = number(flag, value, "an unsigned integer")?;
+            }
+            "--keyrange_dist_a" => s.mixgraph.keyrange_dist[0] = real(flag, value)?,
+            "--keyrange_dist_b" => s.mixgraph.keyrange_dist[1] = real(flag, value)?,
+            "--keyrange_dist_c" => s.mixgraph.keyrange_dist[2] = real(flag, value)?,
+            "--keyrange_dist_d" => s.mixgraph.keyrange_dist[3] = real(flag, value)?,
+            "--keyrange_num" => {
+                s.mixgraph.keyrange_num = number(flag, value, "an unsigned integer")?;
+            }
+            "--key_dist_a" => s.mixgraph.key_dist[0] = real(flag, value)?,
+            "--key_dist_b" => s.mixgraph.key_dist[1] = real(flag, value)?,
+            "--value_theta" => s.mixgraph.value_pareto.theta = real(flag, value)?,
+            "--value_k" => s.mixgraph.value_pareto.k = real(flag, value)?,
+            "--value_sigma" => s.mixgraph.value_pareto.sigma = real(flag, value)?,
+            "--iter_theta" => s.mixgraph.iter_pareto.theta = real(flag, value)?,
+            "--iter_k" => s.mixgraph.iter_pareto.k = real(flag, value)?,
+            "--iter_sigma" => s.mixgraph.iter_pareto.sigma = real(flag, value)?,
+            "--sine_a" => s.mixgraph.sine[0] = real(flag, value)?,
+            "--sine_b" => s.mixgraph.sine[1] = real(flag, value)?,
+            "--sine_c" => s.mixgraph.sine[2] = real(flag, value)?,
+            "--sine_d" => s.mixgraph.sine[3] = real(flag, value)?,
+            "--sine_mix_rate" => s.mixgraph.sine_mix_rate = boolean(flag, value)?,
+            "--sine_mix_rate_interval_milliseconds" => {
+                s.mixgraph.sine_mix_rate_interval_ms = number(flag, value, "an unsigned integer")?;
+            }
+            "--sine_mix_rate_noise" => s.mixgraph.sine_mix_rate_noise = real(flag, value)?,
+            "--sine_write_rate" => s.mixgraph.sine_write_rate = boolean(flag, value)?,
+            "--sine_write_rate_interval_milliseconds" => {
+                s.mixgraph.sine_write_rate_interval_ms =
+                    number(flag, value, "an unsigned integer")?;
+            }
             "--stats_interval_seconds" => {
                 let secs: u64 = number(flag, value, "an unsigned integer")?;
                 s.stats_interval = (secs > 0).then(|| Duration::from_secs(secs));
@@ -393,7 +488,17 @@ impl Args {
                 }
             },
         }
-        Ok(self.settings.validate()?)
+        Ok(())
+    }
+
+    /// Whether `--statistics` was given true: the caller prints the
+    /// store's statistics after the run (db_bench's `STATISTICS:` block).
+    pub fn statistics(&self) -> bool {
+        self.engine_flags
+            .iter()
+            .rev()
+            .find(|(flag, _)| *flag == "--statistics")
+            .is_some_and(|(_, value)| value == "true")
     }
 
     /// db_bench's `--seed=0`: replaces a zero seed with one from the clock
@@ -552,9 +657,19 @@ Benchmark flags (db_bench's names and defaults):
   --key_size=16                key digits (zero-padded decimal key numbers)
   --value_size=100             value bytes
   --compression_ratio=0.5      values compress to this fraction (db_bench's generator)
-  --batch_size=1               writes per timed operation (separate writes: the store
-                               contract has no atomic batch)
+  --batch_size=1               writes per timed operation of the fills and deletes
+                               (separate writes: the store contract has no atomic
+                               batch); fillbatch always writes 1000 per batch
   --seek_nexts=0               records read after each seek (seekrandom)
+  --duration=0                 seconds for the random benchmarks instead of their count
+                               (checked every 1000 operations; not fillseq, fillbatch,
+                               readseq, readreverse, deleteseq)
+  --benchmark_write_rate_limit=0
+                               bytes/s of key and value for all writers of a benchmark
+                               (readwhilewriting's writer: its own limiter)
+  --readwritepercent=90        readrandomwriterandom: reads in each 100 operations
+  --statistics                 after the run, the engine's statistics (STATISTICS:);
+                               on stores without them, warned about and ignored
   --histogram                  print latency histograms
   --stats_interval_seconds=0   per-thread progress lines on standard error
   --report_interval_seconds=0  every N seconds, the operations of all threads over the
@@ -564,8 +679,26 @@ Benchmark flags (db_bench's names and defaults):
   --seed=0                     base seed (0: from the clock)
   --use_existing_db            keep the database; fill benchmarks are skipped
 
+mixgraph (db_bench's names and defaults; RocksDB wiki, \"RocksDB Trace, Replay,
+Analyzer, and Workload Generation\"):
+  --mix_get_ratio=1 --mix_put_ratio=0 --mix_seek_ratio=0   the query mix
+  --mix_max_value_size=1024 --mix_max_scan_len=10000
+  --key_dist_a=0 --key_dist_b=0                            key hotness a*x^b (0: uniform)
+  --keyrange_dist_a/b/c/d=0 --keyrange_num=1               key-range hotness
+                                                           a*exp(b*x)+c*exp(d*x)
+  --value_theta=0 --value_k=0.2615 --value_sigma=25.45     value sizes (Pareto)
+  --iter_theta=0 --iter_k=2.517 --iter_sigma=14.236        scan lengths (Pareto)
+  --sine_a=1 --sine_b=1 --sine_c=0 --sine_d=1              QPS A*sin(B*x+C)+D
+  --sine_mix_rate --sine_mix_rate_interval_milliseconds=10000
+  --sine_mix_rate_noise=0                                  mixgraph's QPS follows the sine
+  --sine_write_rate --sine_write_rate_interval_milliseconds=10000
+                                                           the fills' write limit follows it
+
 Engine flags (set the store's properties; warned about and ignored elsewhere):
 {engine_flags}
+  --db defaults to ycsb-dbbench-<store> in the temporary directory
+  ({tmp}/ycsb-dbbench-rocksdb for rocksdb; db_bench's default is
+  /tmp/rocksdbtest-<uid>/dbbench); each benchmark prints its \"DB path: [...]\" line.
   --compression_type defaults to snappy, as in db_bench; LevelDB's db_bench
   --compression=1|0 means --compression_type=snappy|none.
 
@@ -584,6 +717,7 @@ with the nearest one) or a store that cannot be used, one line, nothing run;
             .collect::<Vec<_>>()
             .join(", "),
         engine_flags = engine_flags.join("\n"),
+        tmp = std::env::temp_dir().display(),
     )
 }
 
@@ -670,10 +804,74 @@ mod tests {
             ("stray", "unexpected argument 'stray'"),
             ("-p novalue", "-p 'novalue'"),
             ("-P", "flag -P needs a value"),
+            ("--duration=soon", "--duration: invalid value 'soon'"),
+            ("--duration=99999999999", "--duration: invalid value"),
+            (
+                "--benchmark_write_rate_limit=-5",
+                "--benchmark_write_rate_limit: invalid value '-5'",
+            ),
+            ("--readwritepercent=101", "--readwritepercent: must be 0..=100"),
+            ("--mix_put_ratio=-1", "--mix_put_ratio: must be a finite number"),
+            ("--mix_seek_ratio=inf", "--mix_seek_ratio: invalid value 'inf'"),
+            (
+                "--mix_get_ratio=0",
+                "--mix_get_ratio: --mix_get_ratio, --mix_put_ratio and --mix_seek_ratio must not all be 0",
+            ),
+            ("--keyrange_num=0", "--keyrange_num: must be at least 1"),
+            (
+                "--num=10 --keyrange_num=20 --keyrange_dist_a=1",
+                "--keyrange_num: must be at most --num",
+            ),
+            (
+                "--keyrange_dist_a=1e-20 --keyrange_num=5",
+                "--keyrange_dist_a: --keyrange_dist_a/b/c/d give no key range",
+            ),
+            ("--mix_max_scan_len=0", "--mix_max_scan_len: must be at least 1"),
+            ("--sine_mix_rate_noise=2", "--sine_mix_rate_noise: must be 0..=1"),
+            ("--sine_mix_rate=perhaps", "--sine_mix_rate: invalid value"),
+            ("--value_k=x", "--value_k: invalid value 'x'"),
         ] {
             let err = parsed(line).expect_err(line);
             assert!(err.contains(expected), "{line}: {err}");
         }
+    }
+
+    #[test]
+    fn run_control_and_mixgraph_flags() {
+        let a = parsed(
+            "--duration=5 --benchmark_write_rate_limit=1048576 --readwritepercent=70 \
+             --mix_get_ratio=0.83 --mix_put_ratio=0.14 --mix_seek_ratio=0.03 \
+             --keyrange_dist_a=14.18 --keyrange_dist_b=-2.917 --keyrange_dist_c=0.0164 \
+             --keyrange_dist_d=-0.08082 --keyrange_num=30 --key_dist_a=0.002312 \
+             --key_dist_b=0.3467 --value_theta=0 --value_k=0.2615 --value_sigma=25.45 \
+             --iter_theta=0 --iter_k=2.517 --iter_sigma=14.236 --sine_a=1000 --sine_b=0.000073 \
+             --sine_c=0 --sine_d=4500 --sine_mix_rate --sine_mix_rate_interval_milliseconds=5000 \
+             --sine_mix_rate_noise=0.5 --nosine_write_rate --mix_max_scan_len=100 \
+             --mix_max_value_size=512 --statistics",
+        )
+        .unwrap();
+        let s = &a.settings;
+        assert_eq!(s.duration, Some(Duration::from_secs(5)));
+        assert_eq!(s.write_rate_limit, 1_048_576);
+        assert_eq!(s.readwritepercent, 70);
+        let m = &s.mixgraph;
+        assert_eq!((m.get_ratio, m.put_ratio, m.seek_ratio), (0.83, 0.14, 0.03));
+        assert_eq!(m.keyrange_dist, [14.18, -2.917, 0.0164, -0.08082]);
+        assert_eq!(m.keyrange_num, 30);
+        assert_eq!(m.key_dist, [0.002312, 0.3467]);
+        assert_eq!(m.iter_pareto.sigma, 14.236);
+        assert_eq!(m.sine, [1000.0, 0.000073, 0.0, 4500.0]);
+        assert!(m.sine_mix_rate && !m.sine_write_rate);
+        assert_eq!(m.sine_mix_rate_interval_ms, 5000);
+        assert_eq!((m.max_scan_len, m.max_value_size), (100, 512));
+        assert!(a.statistics());
+        // db_bench's 0 (or negative) duration means "by count".
+        assert_eq!(parsed("--duration=0").unwrap().settings.duration, None);
+        assert_eq!(parsed("--duration=-3").unwrap().settings.duration, None);
+        assert!(!parsed("--statistics=false").unwrap().statistics());
+        // Flags checked together are order-independent.
+        assert!(parsed("--mix_get_ratio=0 --mix_put_ratio=1").is_ok());
+        assert!(parsed("--keyrange_num=20 --keyrange_dist_a=1 --num=100").is_ok());
     }
 
     #[test]

@@ -51,12 +51,15 @@
 mod args;
 mod histogram;
 mod keys;
+mod mixgraph;
+mod pacing;
 mod random;
 
 pub use args::{
     check_existing_db, fresh_properties, help_text, Args, ArgsError, PropertySource, Warning,
 };
 pub use histogram::Histogram;
+pub use mixgraph::{MixGraphSettings, Pareto};
 pub use random::ValueGenerator;
 
 use std::fmt::{self, Write as _};
@@ -67,6 +70,8 @@ use std::time::{Duration, Instant};
 use ycsb_db::{Fields, Record, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext};
 
 use crate::keys::make_key;
+use crate::mixgraph::{KeyRanges, Query, QueryDecider};
+use crate::pacing::{Budget, RateLimiter};
 use crate::random::Mt64;
 
 /// The name of the one field that holds a benchmark value.
@@ -75,12 +80,30 @@ pub const VALUE_FIELD: &str = "v";
 /// Rows per scan of `readseq` and `readreverse`.
 pub const SCAN_CHUNK: u64 = 1000;
 
+/// Writes per batch of `fillbatch`, whatever `--batch_size` says (db_bench
+/// sets its `entries_per_batch_` so).
+pub const FILLBATCH_SIZE: u64 = 1000;
+
+/// `total / count` as C's `printf("%.1f")` prints it: mixgraph divides by
+/// zero when it made no put (or no seek), which glibc prints as `-nan` on
+/// x86-64 (0.0/0.0 is the negative default NaN there).
+fn c_average(total: f64, count: u64) -> String {
+    if count == 0 {
+        "-nan".to_string()
+    } else {
+        format!("{:.1}", total / count as f64)
+    }
+}
+
 /// One of db_bench's benchmarks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum BenchmarkKind {
     /// Write `num` values in key order into a fresh database.
     FillSeq,
+    /// Write `writes` (default `num`) values in key order into a fresh
+    /// database, 1000 per batch.
+    FillBatch,
     /// Write `num` values in random key order into a fresh database.
     FillRandom,
     /// Overwrite `num` values in random key order.
@@ -101,6 +124,14 @@ pub enum BenchmarkKind {
     ReadWhileWriting,
     /// Seek to `reads` random keys and read `seek_nexts` more records.
     SeekRandom,
+    /// Read or write random keys, `readwritepercent` reads in each 100.
+    ReadRandomWriteRandom,
+    /// Read a random key, then write it (read-modify-write).
+    UpdateRandom,
+    /// db_bench's social-graph model: gets, puts and seeks on keys, value
+    /// sizes and scan lengths from the `--mix_*`, `--keyrange_*`,
+    /// `--key_dist_*`, `--value_*`, `--iter_*` and `--sine_*` flags.
+    MixGraph,
     /// Delete `deletes` keys in key order.
     DeleteSeq,
     /// Delete `deletes` random keys.
@@ -114,6 +145,7 @@ pub enum BenchmarkKind {
 
 const NAMES: &[(&str, BenchmarkKind)] = &[
     ("fillseq", BenchmarkKind::FillSeq),
+    ("fillbatch", BenchmarkKind::FillBatch),
     ("fillrandom", BenchmarkKind::FillRandom),
     ("overwrite", BenchmarkKind::Overwrite),
     ("fill100K", BenchmarkKind::Fill100K),
@@ -123,6 +155,12 @@ const NAMES: &[(&str, BenchmarkKind)] = &[
     ("readreverse", BenchmarkKind::ReadReverse),
     ("readwhilewriting", BenchmarkKind::ReadWhileWriting),
     ("seekrandom", BenchmarkKind::SeekRandom),
+    (
+        "readrandomwriterandom",
+        BenchmarkKind::ReadRandomWriteRandom,
+    ),
+    ("updaterandom", BenchmarkKind::UpdateRandom),
+    ("mixgraph", BenchmarkKind::MixGraph),
     ("deleteseq", BenchmarkKind::DeleteSeq),
     ("deleterandom", BenchmarkKind::DeleteRandom),
     ("stats", BenchmarkKind::Stats),
@@ -152,8 +190,17 @@ impl BenchmarkKind {
     pub fn needs_fresh_db(self) -> bool {
         matches!(
             self,
-            BenchmarkKind::FillSeq | BenchmarkKind::FillRandom | BenchmarkKind::Fill100K
+            BenchmarkKind::FillSeq
+                | BenchmarkKind::FillBatch
+                | BenchmarkKind::FillRandom
+                | BenchmarkKind::Fill100K
         )
+    }
+
+    /// Whether it runs operations and reports a result line (`stats` and
+    /// `levelstats` print text).
+    pub fn measures(self) -> bool {
+        !matches!(self, BenchmarkKind::Stats | BenchmarkKind::LevelStats)
     }
 
     /// Whether it writes values (readwhilewriting's writer does).
@@ -161,24 +208,59 @@ impl BenchmarkKind {
         matches!(
             self,
             BenchmarkKind::FillSeq
+                | BenchmarkKind::FillBatch
                 | BenchmarkKind::FillRandom
                 | BenchmarkKind::Overwrite
                 | BenchmarkKind::Fill100K
                 | BenchmarkKind::ReadWhileWriting
+                | BenchmarkKind::ReadRandomWriteRandom
+                | BenchmarkKind::UpdateRandom
+                | BenchmarkKind::MixGraph
         )
     }
 
-    /// The operation its histogram is titled with (`Microseconds per
-    /// write:`).
-    fn operation(self) -> &'static str {
+    /// The operation its histogram counts when it does one kind.
+    fn operation(self) -> Operation {
         match self {
             BenchmarkKind::FillSeq
+            | BenchmarkKind::FillBatch
             | BenchmarkKind::FillRandom
             | BenchmarkKind::Overwrite
-            | BenchmarkKind::Fill100K => "write",
-            BenchmarkKind::SeekRandom => "seek",
-            BenchmarkKind::DeleteSeq | BenchmarkKind::DeleteRandom => "delete",
-            _ => "read",
+            | BenchmarkKind::Fill100K => Operation::Write,
+            BenchmarkKind::SeekRandom => Operation::Seek,
+            BenchmarkKind::DeleteSeq | BenchmarkKind::DeleteRandom => Operation::Delete,
+            BenchmarkKind::UpdateRandom => Operation::Update,
+            _ => Operation::Read,
+        }
+    }
+}
+
+/// The kinds of operation db_bench keeps a histogram for, in its order
+/// (`OperationType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Operation {
+    /// A get.
+    Read,
+    /// A put (a batch of them with `--batch_size`).
+    Write,
+    /// A delete.
+    Delete,
+    /// A seek and its scan.
+    Seek,
+    /// A read-modify-write.
+    Update,
+}
+
+impl Operation {
+    /// db_bench's word, as in `Microseconds per write:`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Operation::Read => "read",
+            Operation::Write => "write",
+            Operation::Delete => "delete",
+            Operation::Seek => "seek",
+            Operation::Update => "update",
         }
     }
 }
@@ -224,8 +306,21 @@ pub struct Settings {
     pub value_size: usize,
     /// `--compression_ratio` (0.5).
     pub compression_ratio: f64,
-    /// `--batch_size` (1): writes per timed operation.
+    /// `--batch_size` (1): writes per timed operation of the fills,
+    /// `overwrite` and the deletes (`fillbatch` always 1000).
     pub batch_size: u64,
+    /// `--duration`: run the random benchmarks this long instead of their
+    /// operation count (whole seconds; checked every 1000 operations);
+    /// `None` (db_bench's 0) for the count.
+    pub duration: Option<Duration>,
+    /// `--benchmark_write_rate_limit`: bytes per second of key and value
+    /// for all writing threads of a benchmark together; 0 for none.
+    pub write_rate_limit: u64,
+    /// `--readwritepercent` (90): reads in each 100 operations of
+    /// `readrandomwriterandom`.
+    pub readwritepercent: u32,
+    /// mixgraph's flags and the sine rate model.
+    pub mixgraph: MixGraphSettings,
     /// `--seek_nexts` (0): records read after each seek of `seekrandom`.
     pub seek_nexts: u64,
     /// `--histogram`: record latencies.
@@ -264,6 +359,10 @@ impl Default for Settings {
             value_size: 100,
             compression_ratio: 0.5,
             batch_size: 1,
+            duration: None,
+            write_rate_limit: 0,
+            readwritepercent: 90,
+            mixgraph: MixGraphSettings::default(),
             seek_nexts: 0,
             histogram: false,
             stats_interval: None,
@@ -317,6 +416,19 @@ impl Settings {
         if self.batch_size == 0 {
             return invalid("--batch_size", "must be at least 1");
         }
+        if self
+            .duration
+            .is_some_and(|d| d.as_secs() > ycsb_db::MAX_SECONDS)
+        {
+            return invalid(
+                "--duration",
+                &format!("must be at most {}", ycsb_db::MAX_SECONDS),
+            );
+        }
+        if self.readwritepercent > 100 {
+            return invalid("--readwritepercent", "must be 0..=100");
+        }
+        self.validate_mixgraph()?;
         if self.stats_interval == Some(Duration::ZERO) {
             return invalid("--stats_interval_seconds", "must be above 0");
         }
@@ -330,6 +442,97 @@ impl Settings {
             );
         }
         Ok(())
+    }
+
+    fn validate_mixgraph(&self) -> Result<(), BenchError> {
+        let invalid = |setting: &'static str, reason: &str| {
+            Err(BenchError::Invalid {
+                setting,
+                reason: reason.to_string(),
+            })
+        };
+        let m = &self.mixgraph;
+        for (flag, ratio) in [
+            ("--mix_get_ratio", m.get_ratio),
+            ("--mix_put_ratio", m.put_ratio),
+            ("--mix_seek_ratio", m.seek_ratio),
+        ] {
+            if !(ratio >= 0.0 && ratio.is_finite()) {
+                return invalid(flag, "must be a finite number of at least 0");
+            }
+        }
+        if QueryDecider::new([m.get_ratio, m.put_ratio, m.seek_ratio]).is_none() {
+            return invalid(
+                "--mix_get_ratio",
+                "--mix_get_ratio, --mix_put_ratio and --mix_seek_ratio must not all be 0",
+            );
+        }
+        if m.max_scan_len == 0 {
+            return invalid("--mix_max_scan_len", "must be at least 1");
+        }
+        if m.max_value_size == 0 {
+            return invalid("--mix_max_value_size", "must be at least 1");
+        }
+        if m.keyrange_num == 0 {
+            return invalid("--keyrange_num", "must be at least 1");
+        }
+        if m.keyrange_dist.iter().any(|x| *x != 0.0) {
+            if m.keyrange_num > self.num {
+                return invalid("--keyrange_num", "must be at most --num");
+            }
+            if !KeyRanges::new(self.num, m.keyrange_num, m.keyrange_dist).usable() {
+                return invalid(
+                    "--keyrange_dist_a",
+                    "--keyrange_dist_a/b/c/d give no key range a probability above 1e-16",
+                );
+            }
+        }
+        if !(0.0..=1.0).contains(&m.sine_mix_rate_noise) {
+            return invalid("--sine_mix_rate_noise", "must be 0..=1");
+        }
+        for (flag, ms) in [
+            (
+                "--sine_mix_rate_interval_milliseconds",
+                m.sine_mix_rate_interval_ms,
+            ),
+            (
+                "--sine_write_rate_interval_milliseconds",
+                m.sine_write_rate_interval_ms,
+            ),
+        ] {
+            if ms / 1000 > ycsb_db::MAX_SECONDS {
+                return invalid(
+                    flag,
+                    &format!("must be at most {}000", ycsb_db::MAX_SECONDS),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// db_bench's `readwrites_`: the larger of `--reads` and `--writes`,
+    /// `num` when neither is given.
+    fn readwrites(&self) -> u64 {
+        match (self.reads, self.writes) {
+            (None, None) => self.num,
+            (r, w) => r.unwrap_or(0).max(w.unwrap_or(0)),
+        }
+    }
+
+    /// The write rate limit in force: `--benchmark_write_rate_limit`, or
+    /// with `--sine_write_rate` the sine at 0 seconds (db_bench replaces
+    /// the flag with it when it opens the database).
+    fn effective_write_rate_limit(&self) -> u64 {
+        if self.mixgraph.sine_write_rate {
+            let rate = self.mixgraph.sine_rate(0.0);
+            if rate > 0.0 {
+                rate as u64
+            } else {
+                0
+            }
+        } else {
+            self.write_rate_limit
+        }
     }
 }
 
@@ -476,8 +679,12 @@ pub struct BenchReport {
     /// Reads that found their key and reads attempted, for the benchmarks
     /// that report `(N of M found)`.
     pub found: Option<(u64, u64)>,
-    /// The latencies, with `--histogram`.
-    pub histogram: Option<Histogram>,
+    /// The latencies per kind of operation, in db_bench's order, with
+    /// `--histogram`.
+    pub histograms: Vec<(Operation, Histogram)>,
+    /// db_bench's message after the figures (`( reads:9 writes:1 total:10
+    /// found:9)`): the first measured thread's, as db_bench keeps one.
+    pub message: Option<String>,
 }
 
 impl BenchReport {
@@ -503,6 +710,12 @@ impl BenchReport {
             }
             let _ = write!(extra, "({found} of {of} found)");
         }
+        if let Some(message) = &self.message {
+            if !extra.is_empty() {
+                extra.push(' ');
+            }
+            extra.push_str(message);
+        }
         format!(
             "{:<12} : {:11.3} micros/op {} ops/sec {:.3} seconds {} operations;{}{}",
             self.benchmark.name(),
@@ -515,12 +728,18 @@ impl BenchReport {
         )
     }
 
-    /// db_bench's histogram block (`Microseconds per read:` and the
-    /// histogram), with `--histogram`.
+    /// db_bench's histogram blocks (`Microseconds per read:` and the
+    /// histogram, for each kind of operation), with `--histogram`.
     pub fn histogram_text(&self) -> Option<String> {
-        self.histogram
-            .as_ref()
-            .map(|h| format!("Microseconds per {}:\n{h}", self.benchmark.operation()))
+        if self.histograms.is_empty() {
+            return None;
+        }
+        let blocks: Vec<String> = self
+            .histograms
+            .iter()
+            .map(|(op, h)| format!("Microseconds per {}:\n{h}", op.name()))
+            .collect();
+        Some(blocks.join("\n"))
     }
 
     /// Operations per second of wall time.
@@ -600,6 +819,8 @@ pub fn run(
     let total = readers + usize::from(writer);
     let barrier = Barrier::new(total);
     let readers_left = AtomicUsize::new(readers);
+    let limiters = Limiters::new(kind, settings);
+    let limiters = &limiters;
     let results: Vec<Result<ThreadStats, BenchError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..total)
             .map(|id| {
@@ -611,7 +832,7 @@ pub fn run(
                     } else {
                         Role::BackgroundWriter
                     };
-                    let worker = Worker::open(store, kind, settings, id, total, progress);
+                    let worker = Worker::open(store, kind, settings, id, total, progress, limiters);
                     barrier.wait();
                     match role {
                         Role::Measured => {
@@ -670,8 +891,38 @@ pub fn run(
         thread_time: m.thread_time,
         bytes: m.bytes,
         found: reports_found.then_some((m.found, m.done)),
-        histogram: m.histogram,
+        histograms: m.histograms.unwrap_or_default(),
+        message: m.message,
     }))
+}
+
+/// The rate limiters of one benchmark, shared by its threads (db_bench's
+/// `SharedState`): the write limiter of `--benchmark_write_rate_limit`
+/// (or `--sine_write_rate`), and mixgraph's read and write limiters of
+/// `--sine_mix_rate`, which replace it there.
+struct Limiters {
+    write: Option<RateLimiter>,
+    read: Option<RateLimiter>,
+}
+
+/// mixgraph's limiters start at 1,000,000 queries per second (a byte per
+/// query) until the sine sets them.
+const MIXGRAPH_INITIAL_RATE: u64 = 1_000_000;
+
+impl Limiters {
+    fn new(kind: BenchmarkKind, settings: &Settings) -> Self {
+        if kind == BenchmarkKind::MixGraph && settings.mixgraph.sine_mix_rate {
+            return Self {
+                write: Some(RateLimiter::new(MIXGRAPH_INITIAL_RATE)),
+                read: Some(RateLimiter::new(MIXGRAPH_INITIAL_RATE)),
+            };
+        }
+        let rate = settings.effective_write_rate_limit();
+        Self {
+            write: (rate > 0).then(|| RateLimiter::new(rate)),
+            read: None,
+        }
+    }
 }
 
 /// The `stats` benchmark's text: the store's engine, its gauges and its
@@ -754,7 +1005,12 @@ struct ThreadStats {
     finish: Instant,
     thread_time: Duration,
     last_op: Instant,
-    histogram: Option<Histogram>,
+    /// With `--histogram`: one per kind of operation seen, in db_bench's
+    /// order.
+    histograms: Option<Vec<(Operation, Histogram)>>,
+    /// The kind of operation of [`finished`](Self::finished).
+    operation: Operation,
+    message: Option<String>,
     interval: Option<Duration>,
     next_check: u64,
     last_report: Instant,
@@ -770,7 +1026,7 @@ struct ThreadStats {
 const REPORT_CHECK_EVERY: u64 = 256;
 
 impl ThreadStats {
-    fn new(id: usize, settings: &Settings) -> Self {
+    fn new(id: usize, settings: &Settings, operation: Operation) -> Self {
         let now = Instant::now();
         Self {
             id,
@@ -781,7 +1037,9 @@ impl ThreadStats {
             finish: now,
             thread_time: Duration::ZERO,
             last_op: now,
-            histogram: settings.histogram.then(Histogram::new),
+            histograms: settings.histogram.then(Vec::new),
+            operation,
+            message: None,
             interval: settings.stats_interval,
             next_check: REPORT_CHECK_EVERY,
             last_report: now,
@@ -812,13 +1070,34 @@ impl ThreadStats {
         }
     }
 
-    /// db_bench's `FinishedOps`: one histogram sample per call.
+    /// db_bench's `ResetLastOpTime`: the time a rate limiter made the
+    /// thread wait is not an operation's latency.
+    fn reset_last_op_time(&mut self) {
+        self.last_op = Instant::now();
+    }
+
+    /// db_bench's `FinishedOps` of the benchmark's one kind of operation.
     fn finished(&mut self, ops: u64, progress: &dyn Progress) {
+        self.finished_as(self.operation, ops, progress);
+    }
+
+    /// db_bench's `FinishedOps`: one histogram sample per call, in the
+    /// histogram of `operation`.
+    fn finished_as(&mut self, operation: Operation, ops: u64, progress: &dyn Progress) {
         self.done += ops;
-        if let Some(h) = &mut self.histogram {
+        if let Some(histograms) = &mut self.histograms {
             let now = Instant::now();
-            h.add(now.saturating_duration_since(self.last_op).as_micros() as u64);
+            let micros = now.saturating_duration_since(self.last_op).as_micros() as u64;
             self.last_op = now;
+            match histograms.iter_mut().find(|(op, _)| *op == operation) {
+                Some((_, h)) => h.add(micros),
+                None => {
+                    let mut h = Histogram::new();
+                    h.add(micros);
+                    histograms.push((operation, h));
+                    histograms.sort_by_key(|(op, _)| *op);
+                }
+            }
         }
         if self.done < self.next_check {
             return;
@@ -850,8 +1129,18 @@ impl ThreadStats {
         self.start = self.start.min(other.start);
         self.finish = self.finish.max(other.finish);
         self.thread_time += other.thread_time;
-        if let (Some(a), Some(b)) = (&mut self.histogram, &other.histogram) {
-            a.merge(b);
+        if let (Some(ours), Some(theirs)) = (&mut self.histograms, &other.histograms) {
+            for (op, h) in theirs {
+                match ours.iter_mut().find(|(o, _)| o == op) {
+                    Some((_, mine)) => mine.merge(h),
+                    None => ours.push((*op, h.clone())),
+                }
+            }
+            ours.sort_by_key(|(op, _)| *op);
+        }
+        // db_bench keeps one thread's message.
+        if self.message.is_none() {
+            self.message.clone_from(&other.message);
         }
     }
 }
@@ -861,6 +1150,7 @@ struct Worker<'a> {
     thread: Box<dyn StoreThread + 'a>,
     settings: &'a Settings,
     progress: &'a dyn Progress,
+    limiters: &'a Limiters,
     kind: BenchmarkKind,
     key: String,
     scan_start: String,
@@ -874,6 +1164,14 @@ struct Worker<'a> {
     stats: ThreadStats,
 }
 
+/// mixgraph's largest value: db_bench's 1 MiB buffer, or less with
+/// `--mix_max_value_size`.
+fn mixgraph_value_max(settings: &Settings) -> usize {
+    usize::try_from(settings.mixgraph.max_value_size)
+        .unwrap_or(usize::MAX)
+        .min(1 << 20)
+}
+
 impl<'a> Worker<'a> {
     fn open(
         store: &'a dyn Store,
@@ -882,6 +1180,7 @@ impl<'a> Worker<'a> {
         id: usize,
         total: usize,
         progress: &'a dyn Progress,
+        limiters: &'a Limiters,
     ) -> Result<Self, BenchError> {
         let thread = store
             .thread(ThreadContext::new(id, total))
@@ -890,10 +1189,10 @@ impl<'a> Worker<'a> {
                 thread: id,
                 source: Box::new(source),
             })?;
-        let value_size = if kind == BenchmarkKind::Fill100K {
-            100_000
-        } else {
-            settings.value_size
+        let value_size = match kind {
+            BenchmarkKind::Fill100K => 100_000,
+            BenchmarkKind::MixGraph => mixgraph_value_max(settings).max(settings.value_size),
+            _ => settings.value_size,
         };
         let key_size = if kind == BenchmarkKind::ReadMissing {
             settings.key_size + 1
@@ -914,6 +1213,7 @@ impl<'a> Worker<'a> {
             thread,
             settings,
             progress,
+            limiters,
             kind,
             key: String::with_capacity(key_size.max(24)),
             scan_start: String::with_capacity(key_size + 1),
@@ -932,7 +1232,7 @@ impl<'a> Worker<'a> {
             value_size,
             key_size,
             rng: Mt64::new(thread_seed(kind, settings, id)),
-            stats: ThreadStats::new(id, settings),
+            stats: ThreadStats::new(id, settings, kind.operation()),
         })
     }
 
@@ -958,21 +1258,38 @@ impl<'a> Worker<'a> {
         self.rng.next_u64();
     }
 
+    /// The budget of a benchmark that `--duration` limits.
+    fn budget(&self, count: u64) -> Budget {
+        Budget::new(count, self.settings.duration)
+    }
+
     fn run(&mut self, kind: BenchmarkKind) -> Result<(), BenchError> {
         let s = self.settings;
+        // db_bench's writes_: --writes, with 0 (as a negative) meaning num.
+        let writes = s.writes.filter(|w| *w > 0).unwrap_or(s.num);
+        let reads = s.reads.unwrap_or(s.num);
         self.stats.begin();
         let result = match kind {
-            BenchmarkKind::FillSeq => self.writes(s.writes.unwrap_or(s.num), true),
-            BenchmarkKind::FillRandom | BenchmarkKind::Overwrite => {
-                self.writes(s.writes.unwrap_or(s.num), false)
+            // db_bench runs its sequential fills by count only.
+            BenchmarkKind::FillSeq => self.writes(Budget::new(writes, None), s.batch_size, true),
+            BenchmarkKind::FillBatch => {
+                self.writes(Budget::new(writes, None), FILLBATCH_SIZE, true)
             }
-            BenchmarkKind::Fill100K => self.writes(s.writes.unwrap_or(s.num) / 1000, false),
+            BenchmarkKind::FillRandom | BenchmarkKind::Overwrite => {
+                self.writes(self.budget(writes), s.batch_size, false)
+            }
+            BenchmarkKind::Fill100K => self.writes(self.budget(writes / 1000), s.batch_size, false),
             BenchmarkKind::ReadRandom
             | BenchmarkKind::ReadMissing
-            | BenchmarkKind::ReadWhileWriting => self.random_reads(s.reads.unwrap_or(s.num)),
-            BenchmarkKind::ReadSeq => self.read_seq(s.reads.unwrap_or(s.num)),
-            BenchmarkKind::ReadReverse => self.read_reverse(s.reads.unwrap_or(s.num)),
-            BenchmarkKind::SeekRandom => self.seek_random(s.reads.unwrap_or(s.num)),
+            | BenchmarkKind::ReadWhileWriting => self.random_reads(self.budget(reads)),
+            BenchmarkKind::ReadSeq => self.read_seq(reads),
+            BenchmarkKind::ReadReverse => self.read_reverse(reads),
+            BenchmarkKind::SeekRandom => self.seek_random(self.budget(reads)),
+            BenchmarkKind::ReadRandomWriteRandom => {
+                self.read_random_write_random(self.budget(s.readwrites()))
+            }
+            BenchmarkKind::UpdateRandom => self.update_random(self.budget(s.readwrites())),
+            BenchmarkKind::MixGraph => self.mix_graph(self.budget(reads)),
             BenchmarkKind::DeleteSeq => self.deletes(s.deletes.unwrap_or(s.num), true),
             BenchmarkKind::DeleteRandom => self.deletes(s.deletes.unwrap_or(s.num), false),
             BenchmarkKind::Stats | BenchmarkKind::LevelStats => Ok(()),
@@ -981,50 +1298,104 @@ impl<'a> Worker<'a> {
         result
     }
 
-    fn write_one(&mut self, n: u64) -> Result<(), BenchError> {
+    /// Writes a value of `len` bytes at key number `n`; returns the key
+    /// and value bytes.
+    fn put(&mut self, n: u64, len: usize) -> Result<u64, BenchError> {
         make_key(&mut self.key, n, self.key_size);
         self.record.clear();
-        self.record
-            .push(VALUE_FIELD, self.values.generate(self.value_size));
+        self.record.push(VALUE_FIELD, self.values.generate(len));
         match self
             .thread
             .insert(&self.settings.table, &self.key, &self.record)
         {
-            Status::Ok => {
-                self.stats.bytes += (self.key.len() + self.value_size) as u64;
-                Ok(())
-            }
+            Status::Ok => Ok((self.key.len() + len) as u64),
             status => Err(self.fail("insert", status)),
         }
     }
 
-    fn writes(&mut self, count: u64, sequential: bool) -> Result<(), BenchError> {
-        let batch = self.settings.batch_size;
-        let mut i = 0;
-        while i < count {
-            let n = batch.min(count - i);
+    fn write_one(&mut self, n: u64) -> Result<(), BenchError> {
+        let bytes = self.put(n, self.value_size)?;
+        self.stats.bytes += bytes;
+        Ok(())
+    }
+
+    /// Reads key number `n` in place; returns the value's bytes when found.
+    fn get(&mut self, n: u64) -> Result<Option<usize>, BenchError> {
+        make_key(&mut self.key, n, self.key_size);
+        self.out.clear();
+        // db_bench reads into a pinned slice and counts its size; the
+        // value is looked at in place here too.
+        let mut value_bytes = 0;
+        match self.thread.read_in_place(
+            &self.settings.table,
+            &self.key,
+            Fields::All,
+            &mut self.out,
+            &mut |record| value_bytes = record.value_bytes(),
+        ) {
+            Status::Ok => Ok(Some(value_bytes)),
+            Status::NotFound => Ok(None),
+            status => Err(self.fail("read", status)),
+        }
+    }
+
+    /// db_bench's `DoWrite`: batches of `batch` writes while the budget
+    /// lasts, each batch's bytes asked of the write rate limiter first
+    /// (and that wait kept out of the histogram); with `--sine_write_rate`
+    /// the limiter's rate follows the sine, recomputed every
+    /// `--sine_write_rate_interval_milliseconds`.
+    fn writes(
+        &mut self,
+        mut budget: Budget,
+        batch: u64,
+        sequential: bool,
+    ) -> Result<(), BenchError> {
+        let sine = &self.settings.mixgraph;
+        let sine_interval = Duration::from_millis(sine.sine_write_rate_interval_ms);
+        let mut last_sine = Instant::now();
+        let mut next = 0;
+        while !budget.done(batch) {
             if !sequential {
                 self.skip_database_choice();
             }
-            for j in 0..n {
+            if let Some(limiter) = &self.limiters.write {
+                limiter.request(batch * (self.key_size + self.value_size) as u64);
+                self.stats.reset_last_op_time();
+            }
+            for _ in 0..batch {
                 let key = if sequential {
-                    i + j
+                    next
                 } else {
                     self.random_key_number()
                 };
+                next += 1;
                 self.write_one(key)?;
             }
-            i += n;
-            self.stats.finished(n, self.progress);
+            self.stats.finished(batch, self.progress);
+            if sine.sine_write_rate && last_sine.elapsed() > sine_interval {
+                last_sine = Instant::now();
+                let seconds = last_sine.saturating_duration_since(self.stats.start);
+                let rate = sine.sine_rate(seconds.as_secs_f64());
+                if let (Some(limiter), true) = (&self.limiters.write, rate >= 1.0) {
+                    limiter.set_bytes_per_second(rate as u64);
+                }
+            }
         }
         Ok(())
     }
 
+    /// db_bench's `DoDelete`: whole batches while they fit in the count;
+    /// `--duration` for `deleterandom` only.
     fn deletes(&mut self, count: u64, sequential: bool) -> Result<(), BenchError> {
         let batch = self.settings.batch_size;
+        let mut budget = if sequential {
+            Budget::new(count, None)
+        } else {
+            self.budget(count)
+        };
         let mut i = 0;
-        while i < count {
-            let n = batch.min(count - i);
+        while !budget.done(batch) {
+            let n = batch;
             // db_bench chooses the database per batch, sequential or not.
             self.skip_database_choice();
             for j in 0..n {
@@ -1047,31 +1418,188 @@ impl<'a> Worker<'a> {
         Ok(())
     }
 
-    fn random_reads(&mut self, count: u64) -> Result<(), BenchError> {
-        for _ in 0..count {
+    fn random_reads(&mut self, mut budget: Budget) -> Result<(), BenchError> {
+        while !budget.done(1) {
             self.skip_database_choice();
             let n = self.random_key_number();
-            make_key(&mut self.key, n, self.key_size);
-            self.out.clear();
-            // db_bench reads into a pinned slice and counts its size; the
-            // value is looked at in place here too.
-            let mut value_bytes = 0;
-            match self.thread.read_in_place(
-                &self.settings.table,
-                &self.key,
-                Fields::All,
-                &mut self.out,
-                &mut |record| value_bytes = record.value_bytes(),
-            ) {
-                Status::Ok => {
-                    self.stats.found += 1;
-                    self.stats.bytes += (self.key.len() + value_bytes) as u64;
-                }
-                Status::NotFound => {}
-                status => return Err(self.fail("read", status)),
+            if let Some(value_bytes) = self.get(n)? {
+                self.stats.found += 1;
+                self.stats.bytes += (self.key.len() + value_bytes) as u64;
             }
             self.stats.finished(1, self.progress);
         }
+        Ok(())
+    }
+
+    /// db_bench's `ReadRandomWriteRandom`: in each round of 100,
+    /// `readwritepercent` gets first, then the puts; no bytes counted.
+    fn read_random_write_random(&mut self, mut budget: Budget) -> Result<(), BenchError> {
+        let (mut get_weight, mut put_weight) = (0u32, 0u32);
+        let (mut reads, mut writes, mut found) = (0u64, 0u64, 0u64);
+        while !budget.done(1) {
+            self.skip_database_choice();
+            let n = self.random_key_number();
+            if get_weight == 0 && put_weight == 0 {
+                get_weight = self.settings.readwritepercent;
+                put_weight = 100 - get_weight;
+            }
+            if get_weight > 0 {
+                if self.get(n)?.is_some() {
+                    found += 1;
+                }
+                get_weight -= 1;
+                reads += 1;
+                self.stats.finished_as(Operation::Read, 1, self.progress);
+            } else if put_weight > 0 {
+                self.put(n, self.value_size)?;
+                put_weight -= 1;
+                writes += 1;
+                self.stats.finished_as(Operation::Write, 1, self.progress);
+            }
+        }
+        self.stats.message = Some(format!(
+            "( reads:{reads} writes:{writes} total:{} found:{found})",
+            self.settings.readwrites()
+        ));
+        Ok(())
+    }
+
+    /// db_bench's `UpdateRandom`: get a random key, ask the write limiter
+    /// for the bytes read, put a new value.
+    fn update_random(&mut self, mut budget: Budget) -> Result<(), BenchError> {
+        let mut found = 0u64;
+        while !budget.done(1) {
+            self.skip_database_choice();
+            let n = self.random_key_number();
+            let read = self.get(n)?;
+            if let Some(value_bytes) = read {
+                found += 1;
+                self.stats.bytes += (self.key.len() + value_bytes) as u64;
+            }
+            if let Some(limiter) = &self.limiters.write {
+                limiter.request((self.key.len() + read.unwrap_or(0)) as u64);
+            }
+            self.stats.bytes += self.put(n, self.value_size)?;
+            self.stats.finished(1, self.progress);
+        }
+        self.stats.message = Some(format!(
+            "( updates:{} found:{found})",
+            self.settings.readwrites()
+        ));
+        Ok(())
+    }
+
+    /// db_bench's `MixGraph`.
+    fn mix_graph(&mut self, mut budget: Budget) -> Result<(), BenchError> {
+        let s = self.settings;
+        let m = &s.mixgraph;
+        let value_max = mixgraph_value_max(s) as i64;
+        let scan_len_max = i64::try_from(m.max_scan_len).unwrap_or(i64::MAX);
+        let queries = QueryDecider::new([m.get_ratio, m.put_ratio, m.seek_ratio]).ok_or(
+            BenchError::Invalid {
+                setting: "--mix_get_ratio",
+                reason: "the mix ratios must not all be 0".into(),
+            },
+        )?;
+        let ranges = m
+            .keyrange_dist
+            .iter()
+            .any(|x| *x != 0.0)
+            .then(|| KeyRanges::new(s.num, m.keyrange_num, m.keyrange_dist));
+        let num = s.num as i64;
+        // The noise of --sine_mix_rate_noise: C's rand() in db_bench, a
+        // generator of ours here, seeded from the thread's seed.
+        let mut noise = Mt64::new(thread_seed(self.kind, s, self.stats.id) ^ 0x5eed);
+        let sine_interval = Duration::from_millis(m.sine_mix_rate_interval_ms);
+        let mut last_sine = Instant::now();
+        let (mut gets, mut puts, mut seeks) = (0u64, 0u64, 0u64);
+        let (mut get_found, mut seek_found) = (0u64, 0u64);
+        let (mut total_value_size, mut total_scan_length) = (0.0f64, 0.0f64);
+        while !budget.done(1) {
+            self.skip_database_choice();
+            let ini_rand = self.random_key_number() as i64;
+            let rand_v = ini_rand % num;
+            let u = rand_v as f64 / num as f64;
+            let key = mixgraph::key_number(ini_rand, s.num, m.key_dist, ranges.as_ref());
+            let query = queries.query(rand_v);
+            if m.sine_mix_rate && last_sine.elapsed() > sine_interval {
+                last_sine = Instant::now();
+                let seconds = last_sine.saturating_duration_since(self.stats.start);
+                let mut rate = m.sine_rate(seconds.as_secs_f64());
+                let band = m.sine[0] as i64;
+                if m.sine_mix_rate_noise > 0.0 && band > 0 {
+                    let delta = ((noise.next_u64() % band as u64) as i64 - band / 2) as f64
+                        * m.sine_mix_rate_noise;
+                    if rate + delta >= 0.0 {
+                        rate += delta;
+                    }
+                }
+                let read_rate = rate * (queries.ratios[0] + queries.ratios[2]);
+                let write_rate = rate * queries.ratios[1];
+                if let (Some(limiter), true) = (&self.limiters.read, read_rate >= 1.0) {
+                    limiter.set_bytes_per_second(read_rate as u64);
+                }
+                if let (Some(limiter), true) = (&self.limiters.write, write_rate >= 1.0) {
+                    limiter.set_bytes_per_second(write_rate as u64);
+                }
+            }
+            match query {
+                Query::Get => {
+                    gets += 1;
+                    if let Some(value_bytes) = self.get(key)? {
+                        get_found += 1;
+                        self.stats.bytes += (self.key.len() + value_bytes) as u64;
+                    }
+                    // A byte per query, asked every 100 reads.
+                    if let (Some(limiter), 0) = (&self.limiters.read, (gets + seeks) % 100) {
+                        limiter.request(100);
+                    }
+                    self.stats.finished_as(Operation::Read, 1, self.progress);
+                }
+                Query::Put => {
+                    puts += 1;
+                    let mut size = m.value_pareto.inverse(u);
+                    if size < 10 {
+                        size = 10;
+                    } else if size > value_max {
+                        size %= value_max;
+                    }
+                    total_value_size += size as f64;
+                    self.stats.bytes += self.put(key, size as usize)?;
+                    if let (Some(limiter), 0) = (&self.limiters.write, puts % 100) {
+                        limiter.request(100);
+                    }
+                    self.stats.finished_as(Operation::Write, 1, self.progress);
+                }
+                Query::Seek => {
+                    seeks += 1;
+                    let length = (m.iter_pareto.inverse(u) % scan_len_max).max(0) as u64;
+                    make_key(&mut self.key, key, self.key_size);
+                    // One row at least, to see whether the seek landed on
+                    // the key; only `length` of them are read.
+                    self.scan_rows(length.max(1))?;
+                    let mut first = true;
+                    for (row, (k, record)) in self.scan.iter().enumerate() {
+                        if first && k == self.key {
+                            seek_found += 1;
+                        }
+                        first = false;
+                        if (row as u64) < length {
+                            self.stats.bytes += (k.len() + record.value_bytes()) as u64;
+                            total_scan_length += 1.0;
+                        }
+                    }
+                    self.stats.finished_as(Operation::Seek, 1, self.progress);
+                }
+            }
+        }
+        self.stats.message = Some(format!(
+            "( Gets:{gets} Puts:{puts} Seek:{seeks}, reads {} in {} found, avg size: {} value, {} scan)\n",
+            get_found + seek_found,
+            gets + seeks,
+            c_average(total_value_size, puts),
+            c_average(total_scan_length, seeks),
+        ));
         Ok(())
     }
 
@@ -1153,9 +1681,9 @@ impl<'a> Worker<'a> {
         Ok(())
     }
 
-    fn seek_random(&mut self, count: u64) -> Result<(), BenchError> {
+    fn seek_random(&mut self, mut budget: Budget) -> Result<(), BenchError> {
         let rows = 1 + self.settings.seek_nexts;
-        for _ in 0..count {
+        while !budget.done(1) {
             let n = self.random_key_number();
             make_key(&mut self.key, n, self.key_size);
             self.scan_rows(rows)?;
@@ -1172,14 +1700,21 @@ impl<'a> Worker<'a> {
         Ok(())
     }
 
-    /// readwhilewriting's extra thread: random overwrites until every
-    /// reader has finished; not part of the reported figures.
+    /// readwhilewriting's extra thread (db_bench's `BGWriter`): random
+    /// overwrites until every reader has finished, with a rate limiter of
+    /// its own for `--benchmark_write_rate_limit`, asked after each write;
+    /// not part of the reported figures.
     fn background_writes(&mut self, readers_left: &AtomicUsize) -> Result<(), BenchError> {
+        let rate = self.settings.effective_write_rate_limit();
+        let limiter = (rate > 0).then(|| RateLimiter::new(rate));
         self.stats.begin();
         while readers_left.load(Ordering::Acquire) > 0 {
             self.skip_database_choice();
             let n = self.random_key_number();
             self.write_one(n)?;
+            if let Some(limiter) = &limiter {
+                limiter.request((self.key.len() + self.value_size) as u64);
+            }
         }
         self.stats.end(self.progress);
         Ok(())

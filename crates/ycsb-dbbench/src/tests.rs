@@ -179,12 +179,16 @@ fn every_thread_does_the_whole_count_in_batches() {
         ..settings(100)
     };
     let r = measured(&store, BenchmarkKind::FillRandom, &s);
-    assert_eq!(r.operations, 300);
-    // One histogram sample per batch: ceil(100 / 7) = 15 per thread.
-    assert_eq!(r.histogram.as_ref().unwrap().count(), 45);
+    // db_bench writes whole batches while they fit in the count
+    // (`Duration::Done(entries_per_batch_)` before each): 14 batches of 7
+    // are 98 writes of the 100, per thread.
+    assert_eq!(r.operations, 294);
+    // One histogram sample per batch.
+    assert_eq!(r.histograms.len(), 1);
+    assert_eq!(r.histograms[0].1.count(), 42);
     let text = r.histogram_text().unwrap();
     assert!(
-        text.starts_with("Microseconds per write:\nCount: 45 "),
+        text.starts_with("Microseconds per write:\nCount: 42 "),
         "{text}"
     );
 }
@@ -287,7 +291,8 @@ fn result_line_is_db_bench_format() {
         thread_time: Duration::from_micros(1_811_000),
         bytes: 500_000 * 116,
         found: None,
-        histogram: None,
+        histograms: Vec::new(),
+        message: None,
     };
     assert_eq!(
         r.line(),
@@ -301,6 +306,18 @@ fn result_line_is_db_bench_format() {
     assert!(r
         .line()
         .ends_with("500000 operations;   30.5 MB/s (315873 of 500000 found)"));
+    // db_bench's readrandomwriterandom: no bytes, its message after `;`.
+    let r = BenchReport {
+        benchmark: BenchmarkKind::ReadRandomWriteRandom,
+        bytes: 0,
+        found: None,
+        message: Some("( reads:450000 writes:50000 total:500000 found:0)".into()),
+        ..r
+    };
+    assert_eq!(
+        r.line(),
+        "readrandomwriterandom :       3.622 micros/op 276090 ops/sec 1.811 seconds 500000 operations; ( reads:450000 writes:50000 total:500000 found:0)"
+    );
 }
 
 #[test]
@@ -462,4 +479,257 @@ fn random_writes_and_reads_draw_two_numbers_per_operation() {
     // The same stream reads exactly those keys: all found.
     let report = measured(&store, BenchmarkKind::ReadRandom, &s);
     assert_eq!(report.found, Some((3, 3)));
+}
+
+/// How many records `store` holds, by one scan.
+fn records_in(store: &dyn Store) -> usize {
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut rows = ycsb_db::ScanResult::new();
+    assert_eq!(
+        t.scan("usertable", "", usize::MAX, Fields::All, &mut rows),
+        Status::Ok
+    );
+    rows.len()
+}
+
+#[test]
+fn fillbatch_writes_num_keys_in_batches_of_a_thousand() {
+    let store = MemoryStore::new();
+    let s = Settings {
+        histogram: true,
+        // Ignored by fillbatch, which db_bench fixes at 1000.
+        batch_size: 7,
+        ..settings(3000)
+    };
+    let r = measured(&store, BenchmarkKind::FillBatch, &s);
+    assert_eq!(r.operations, 3000);
+    assert_eq!(r.bytes, 3000 * 116);
+    assert_eq!(records_in(&store), 3000);
+    // One histogram sample per batch.
+    assert_eq!(r.histograms[0].0, Operation::Write);
+    assert_eq!(r.histograms[0].1.count(), 3);
+    assert!(BenchmarkKind::FillBatch.needs_fresh_db());
+    // As db_bench: only whole batches that fit in --num (2 of 2500).
+    let store = MemoryStore::new();
+    let r = measured(&store, BenchmarkKind::FillBatch, &settings(2500));
+    assert_eq!(r.operations, 2000);
+    assert_eq!(records_in(&store), 2000);
+    // --writes counts as for fillseq (db_bench's writes_ in DoWrite).
+    let store = MemoryStore::new();
+    let s = Settings {
+        writes: Some(1000),
+        ..settings(5000)
+    };
+    assert_eq!(
+        measured(&store, BenchmarkKind::FillBatch, &s).operations,
+        1000
+    );
+}
+
+#[test]
+fn readrandomwriterandom_does_readwritepercent_reads_in_each_hundred() {
+    let store = MemoryStore::new();
+    let s = Settings {
+        histogram: true,
+        readwritepercent: 70,
+        ..settings(1000)
+    };
+    measured(&store, BenchmarkKind::FillSeq, &s);
+    let r = measured(&store, BenchmarkKind::ReadRandomWriteRandom, &s);
+    assert_eq!(r.operations, 1000);
+    // Every key exists, so every read finds; db_bench counts no bytes.
+    assert_eq!(
+        r.message.as_deref(),
+        Some("( reads:700 writes:300 total:1000 found:700)")
+    );
+    assert_eq!(r.bytes, 0);
+    let ops: Vec<(Operation, u64)> = r.histograms.iter().map(|(o, h)| (*o, h.count())).collect();
+    assert_eq!(ops, vec![(Operation::Read, 700), (Operation::Write, 300)]);
+    let text = r.histogram_text().unwrap();
+    assert!(text.starts_with("Microseconds per read:\n"), "{text}");
+    assert!(text.contains("\nMicroseconds per write:\n"), "{text}");
+    // --reads/--writes: the larger of the two, db_bench's readwrites_.
+    let s = Settings {
+        reads: Some(50),
+        writes: Some(120),
+        readwritepercent: 0,
+        ..s
+    };
+    let r = measured(&store, BenchmarkKind::ReadRandomWriteRandom, &s);
+    assert_eq!(
+        r.message.as_deref(),
+        Some("( reads:0 writes:120 total:120 found:0)")
+    );
+}
+
+#[test]
+fn updaterandom_reads_then_writes_each_key() {
+    let store = MemoryStore::new();
+    let s = Settings {
+        histogram: true,
+        ..settings(500)
+    };
+    measured(&store, BenchmarkKind::FillSeq, &s);
+    let r = measured(&store, BenchmarkKind::UpdateRandom, &s);
+    assert_eq!(r.operations, 500);
+    assert_eq!(r.message.as_deref(), Some("( updates:500 found:500)"));
+    // The bytes read and the bytes written.
+    assert_eq!(r.bytes, 2 * 500 * 116);
+    assert_eq!(r.histograms[0].0, Operation::Update);
+    assert!(
+        r.line().contains(" MB/s ( updates:500 found:500)"),
+        "{}",
+        r.line()
+    );
+}
+
+#[test]
+fn mixgraph_mixes_gets_puts_and_seeks_as_its_ratios() {
+    let store = MemoryStore::new();
+    let mut s = settings(2000);
+    measured(&store, BenchmarkKind::FillSeq, &s);
+    s.reads = Some(10_000);
+    s.histogram = true;
+    s.mixgraph.get_ratio = 0.6;
+    s.mixgraph.put_ratio = 0.3;
+    s.mixgraph.seek_ratio = 0.1;
+    s.mixgraph.max_scan_len = 20;
+    let r = measured(&store, BenchmarkKind::MixGraph, &s);
+    assert_eq!(r.operations, 10_000);
+    let message = r.message.clone().unwrap();
+    let counts: Vec<u64> = message
+        .trim_start_matches("( Gets:")
+        .split([' ', ',', ':'])
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let (gets, puts, seeks) = (counts[0], counts[1], counts[2]);
+    assert_eq!(gets + puts + seeks, 10_000, "{message}");
+    // The query type is rand % 1000 slots of 600/300/100 with uniform keys:
+    // binomial sigma at n = 1e4 is at most 50, the bounds are 4 sigma.
+    assert!(
+        gets.abs_diff(6000) < 200 && puts.abs_diff(3000) < 200,
+        "{message}"
+    );
+    // Uniform keys below num that all exist: every get and seek finds.
+    assert!(
+        message.contains(&format!(
+            ", reads {} in {} found, avg size: ",
+            gets + seeks,
+            gets + seeks
+        )),
+        "{message}"
+    );
+    assert!(message.ends_with(" scan)\n"), "{message:?}");
+    let ops: Vec<Operation> = r.histograms.iter().map(|(o, _)| *o).collect();
+    assert_eq!(
+        ops,
+        vec![Operation::Read, Operation::Write, Operation::Seek]
+    );
+    // Put sizes follow the value Pareto, at least 10 bytes and at most
+    // --mix_max_value_size.
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut rows = ycsb_db::ScanResult::new();
+    t.scan("usertable", "", usize::MAX, Fields::All, &mut rows);
+    let sizes: Vec<usize> = rows.iter().map(|(_, r)| r.value_bytes()).collect();
+    assert_eq!(sizes.len(), 2000);
+    assert!(sizes.iter().all(|n| (10..=1024).contains(n) || *n == 100));
+    assert!(sizes.iter().any(|n| *n != 100), "puts rewrote values");
+}
+
+#[test]
+fn mixgraph_without_puts_prints_c_s_nan_average() {
+    let store = MemoryStore::new();
+    let s = Settings {
+        reads: Some(100),
+        ..settings(100)
+    };
+    let r = measured(&store, BenchmarkKind::MixGraph, &s);
+    assert_eq!(
+        r.message.as_deref(),
+        Some("( Gets:100 Puts:0 Seek:0, reads 0 in 100 found, avg size: -nan value, -nan scan)\n")
+    );
+}
+
+#[test]
+fn duration_overrides_the_count() {
+    let store = MemoryStore::new();
+    let s = Settings {
+        reads: Some(u64::MAX / 2),
+        duration: Some(Duration::from_secs(1)),
+        ..settings(100)
+    };
+    let start = std::time::Instant::now();
+    let r = measured(&store, BenchmarkKind::ReadRandom, &s);
+    let took = start.elapsed();
+    // Whole seconds, checked every 1000 reads: at least 1 s, and a memory
+    // store's 1000 reads take far less than the 4 s of slack.
+    assert!(took >= Duration::from_secs(1), "{took:?}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    // The check runs as the count reaches a multiple of 1000, before that
+    // read: the reads done are one short of it, as in db_bench.
+    assert_eq!(r.operations % 1000, 999, "stops on a check boundary");
+    // fillseq is by count only, as db_bench's sequential fills.
+    let r = measured(&store, BenchmarkKind::FillSeq, &s);
+    assert_eq!(r.operations, 100);
+}
+
+#[test]
+fn write_rate_limit_paces_the_fills() {
+    let store = MemoryStore::new();
+    // 2000 writes of 116 bytes = 232,000 bytes at 500,000 bytes/s, 50,000
+    // per 100 ms refill: the first refill's worth at once, the rest after
+    // four more refills, 400 ms after the limiter was made. It is made
+    // before the threads open their store threads and start their clocks,
+    // so the measured time can be that much shorter: 300 ms leaves 100 ms
+    // for it (the limiter never grants early; a loaded machine only adds),
+    // and without the limit the 2000 writes take a few milliseconds.
+    let s = Settings {
+        write_rate_limit: 500_000,
+        ..settings(2000)
+    };
+    let r = measured(&store, BenchmarkKind::FillRandom, &s);
+    assert_eq!(r.operations, 2000);
+    assert!(r.elapsed >= Duration::from_millis(300), "{:?}", r.elapsed);
+}
+
+#[test]
+fn deletes_run_whole_batches_and_deleterandom_honours_duration() {
+    let store = MemoryStore::new();
+    let s = Settings {
+        batch_size: 7,
+        ..settings(100)
+    };
+    measured(&store, BenchmarkKind::FillSeq, &settings(100));
+    // 14 batches of 7 fit in 100 (db_bench's DoDelete): keys 98 and 99 stay.
+    let r = measured(&store, BenchmarkKind::DeleteSeq, &s);
+    assert_eq!(r.operations, 98);
+    assert_eq!(records_in(&store), 2);
+    let s = Settings {
+        deletes: Some(u64::MAX / 2),
+        duration: Some(Duration::from_secs(1)),
+        ..settings(100)
+    };
+    let started = std::time::Instant::now();
+    let r = measured(&store, BenchmarkKind::DeleteRandom, &s);
+    assert!(started.elapsed() >= Duration::from_secs(1));
+    assert_eq!(r.operations % 1000, 999);
+}
+
+#[test]
+fn sine_write_rate_replaces_the_write_limit_with_the_sine() {
+    let store = MemoryStore::new();
+    // A flat sine of 100,000 bytes/s (A = 0): 10,000 bytes per 100 ms
+    // refill; 300 writes of 116 bytes = 34,800 bytes need the first
+    // refill's worth and three more, 300 ms after the limiter was made
+    // (200 ms leaves room for the threads' start; without a limit this
+    // takes about a millisecond).
+    let mut s = settings(300);
+    s.mixgraph.sine_write_rate = true;
+    s.mixgraph.sine = [0.0, 1.0, 0.0, 100_000.0];
+    assert_eq!(s.effective_write_rate_limit(), 100_000);
+    let r = measured(&store, BenchmarkKind::FillRandom, &s);
+    assert!(r.elapsed >= Duration::from_millis(200), "{:?}", r.elapsed);
+    // A sine at or below zero at 0 s means no limit, as db_bench's 0.
+    s.mixgraph.sine = [1.0, 1.0, 0.0, -5.0];
+    assert_eq!(s.effective_write_rate_limit(), 0);
 }
