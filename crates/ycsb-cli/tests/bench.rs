@@ -583,6 +583,42 @@ fn statistics_block_on_rocksdb_and_a_warning_elsewhere() {
     );
 }
 
+/// A batch is one write of the engine: RocksDB's own counters say
+/// `fillbatch` (1000 puts a batch) and `--batch_size=50` deletes wrote
+/// their keys in one write call per batch.
+#[test]
+fn batches_are_one_engine_write_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("--db={}", dir.path().join("db").display());
+    let counter = |out: &str, name: &str| -> u64 {
+        out.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name} COUNT : ")))
+            .unwrap_or_else(|| panic!("no {name} in {out}"))
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let (_, out) = bench(&[
+        "--db-engine=rocksdb",
+        &db,
+        "--benchmarks=fillbatch",
+        "--num=5000",
+        "--statistics",
+    ]);
+    assert_eq!(counter(&out, "rocksdb.number.keys.written"), 5000, "{out}");
+    assert_eq!(counter(&out, "rocksdb.write.self"), 5, "{out}");
+    let (_, out) = bench(&[
+        "--db-engine=rocksdb",
+        &db,
+        "--use_existing_db=1",
+        "--benchmarks=deleteseq",
+        "--num=5000",
+        "--batch_size=50",
+        "--statistics",
+    ]);
+    assert_eq!(counter(&out, "rocksdb.write.self"), 100, "{out}");
+}
+
 #[test]
 fn help_names_the_new_flags_and_the_default_db_path() {
     let o = run("bench --help");

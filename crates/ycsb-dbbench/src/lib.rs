@@ -67,7 +67,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use ycsb_db::{Fields, Record, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext};
+use ycsb_db::{
+    Batch, Fields, Record, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+};
 
 use crate::keys::make_key;
 use crate::mixgraph::{KeyRanges, Query, QueryDecider};
@@ -1157,6 +1159,10 @@ struct Worker<'a> {
     record: Record,
     out: Record,
     scan: ScanResult,
+    /// The entries of a `--batch_size` write batch, reused batch to batch.
+    batch: Batch,
+    /// Each batched write's status.
+    statuses: Vec<Status>,
     values: ValueGenerator,
     value_size: usize,
     key_size: usize,
@@ -1220,6 +1226,8 @@ impl<'a> Worker<'a> {
             record: Record::try_with_capacity(1, value_size).map_err(too_large)?,
             out: Record::try_with_capacity(1, value_size + 16).map_err(too_large)?,
             scan: ScanResult::new(),
+            batch: Batch::new(),
+            statuses: Vec::new(),
             // Building the 1 MiB of values costs about 18 M instructions:
             // only the benchmarks that write pay it (db_bench builds its
             // generator in the write loops too).
@@ -1313,6 +1321,19 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// Writes the entries of `self.batch` in one store call.
+    fn write_batch(&mut self) -> Result<(), BenchError> {
+        self.statuses.clear();
+        self.statuses.resize(self.batch.len(), Status::Error);
+        match self
+            .thread
+            .insert_batch(&self.settings.table, &self.batch, &mut self.statuses)
+        {
+            Status::Ok => Ok(()),
+            status => Err(self.fail("insert", status)),
+        }
+    }
+
     fn write_one(&mut self, n: u64) -> Result<(), BenchError> {
         let bytes = self.put(n, self.value_size)?;
         self.stats.bytes += bytes;
@@ -1362,7 +1383,7 @@ impl<'a> Worker<'a> {
                 limiter.request(batch * (self.key_size + self.value_size) as u64);
                 self.stats.reset_last_op_time();
             }
-            for _ in 0..batch {
+            if batch == 1 {
                 let key = if sequential {
                     next
                 } else {
@@ -1370,6 +1391,24 @@ impl<'a> Worker<'a> {
                 };
                 next += 1;
                 self.write_one(key)?;
+            } else {
+                // db_bench's WriteBatch: the batch's puts in one store
+                // call (a write batch or one transaction where the store
+                // has one; its descriptor's `batching` says).
+                self.batch.clear();
+                for _ in 0..batch {
+                    let key = if sequential {
+                        next
+                    } else {
+                        self.random_key_number()
+                    };
+                    next += 1;
+                    make_key(&mut self.key, key, self.key_size);
+                    let value = self.values.generate(self.value_size);
+                    self.batch.push(&self.key).push(VALUE_FIELD, value);
+                    self.stats.bytes += (self.key.len() + self.value_size) as u64;
+                }
+                self.write_batch()?;
             }
             self.stats.finished(batch, self.progress);
             if sine.sine_write_rate && last_sine.elapsed() > sine_interval {
@@ -1398,6 +1437,7 @@ impl<'a> Worker<'a> {
             let n = batch;
             // db_bench chooses the database per batch, sequential or not.
             self.skip_database_choice();
+            self.batch.clear();
             for j in 0..n {
                 let key = if sequential {
                     i + j
@@ -1405,12 +1445,28 @@ impl<'a> Worker<'a> {
                     self.random_key_number()
                 };
                 make_key(&mut self.key, key, self.key_size);
-                match self.thread.delete(&self.settings.table, &self.key) {
-                    // Deleting a missing key succeeds in LevelDB and
-                    // RocksDB; stores that say so are not failing.
-                    Status::Ok | Status::NotFound => {}
-                    status => return Err(self.fail("delete", status)),
-                }
+                self.batch.push(&self.key);
+            }
+            // One key: the single delete; more: db_bench's WriteBatch of
+            // deletes, one store call.
+            let status = if n == 1 {
+                self.thread.delete(&self.settings.table, self.batch.key(0))
+            } else {
+                self.statuses.clear();
+                self.statuses.resize(self.batch.len(), Status::Error);
+                self.thread
+                    .delete_batch(&self.settings.table, &self.batch, &mut self.statuses);
+                // Deleting a missing key succeeds in LevelDB and RocksDB;
+                // stores that say so are not failing.
+                self.statuses
+                    .iter()
+                    .copied()
+                    .find(|s| !matches!(s, Status::Ok | Status::NotFound))
+                    .unwrap_or(Status::Ok)
+            };
+            match status {
+                Status::Ok | Status::NotFound => {}
+                status => return Err(self.fail("delete", status)),
             }
             i += n;
             self.stats.finished(n, self.progress);
