@@ -59,6 +59,14 @@ impl KeyName {
             KeyOrder::Hashed => fnvhash64(number),
             KeyOrder::Ordered => number,
         };
+        self.set_digits(number, zero_padding);
+    }
+
+    /// Replaces this name with `user` and the decimal digits of `digits`
+    /// (the key number already hashed when the order says so), padded to
+    /// `zero_padding` digits (at most 20 count).
+    #[inline(always)]
+    pub(crate) fn set_digits(&mut self, number: u64, zero_padding: usize) {
         // All 20 digit places are written, and the prefix just before the
         // first one used, so nothing of the previous name shows through.
         let digits: &mut [u8; 20] = (&mut self.bytes[KEY_PREFIX.len()..])
@@ -86,10 +94,14 @@ impl KeyName {
     /// The name.
     #[inline]
     pub(crate) fn as_str(&self) -> &str {
-        // SAFETY: `bytes` holds only ASCII: the prefix and digits written
-        // from `PAIRS`. (Checking would cost a tenth of an operation
-        // against the `basic` store.)
-        unsafe { std::str::from_utf8_unchecked(&self.bytes[self.start as usize..]) }
+        // SAFETY: `start` is at most 20 (`set_digits` sets it to 20 minus
+        // at least one digit, `new` to 0), inside `bytes`; and `bytes`
+        // holds only ASCII: the prefix and digits written from `PAIRS`.
+        // (Checking either, every operation, would cost a tenth of an
+        // operation against the `basic` store.)
+        unsafe {
+            std::str::from_utf8_unchecked(self.bytes.get_unchecked(self.start as usize..))
+        }
     }
 }
 

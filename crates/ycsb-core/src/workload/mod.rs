@@ -970,7 +970,7 @@ impl<'w> WorkloadThread<'w> {
     /// where it is not already.
     fn keep_key(&mut self, drawn: DrawnKey<'w>) {
         let name = match drawn {
-            DrawnKey::Ahead => self.keys.last_name(),
+            DrawnKey::Ahead => Some(self.keys.last_name()),
             DrawnKey::Data(key) => Some(key),
             DrawnKey::Built => None,
         };
@@ -1008,7 +1008,7 @@ impl<'w> WorkloadThread<'w> {
     #[inline]
     fn current_key<'s>(keys: &'s KeyChooser, drawn: DrawnKey<'s>, built: &'s str) -> &'s str {
         match drawn {
-            DrawnKey::Ahead => keys.last_name().unwrap_or(built),
+            DrawnKey::Ahead => keys.last_name(),
             DrawnKey::Data(key) => key,
             DrawnKey::Built => built,
         }
