@@ -1061,7 +1061,7 @@ impl<'w> WorkloadThread<'w> {
         } else {
             let rng = &mut self.value_rng;
             self.values
-                .push_with(name, length, |value| rng.fill_values(value, length));
+                .push_with(name, length, |value| rng.fill_value(value));
         }
     }
 
