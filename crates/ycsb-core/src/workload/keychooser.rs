@@ -20,8 +20,8 @@
 use super::clients::ClientPartition;
 use super::keys::{KeyName, KeyOrder};
 use crate::generator::{
-    fnvhash64, Exponential, Hotspot, NumberGenerator, Rng64, ScrambledZipfian, Sequential, SkewedLatest,
-    Uniform,
+    fnvhash64, Exponential, Hotspot, NumberGenerator, Rng64, ScrambledZipfian, Sequential,
+    SkewedLatest, Uniform,
 };
 
 /// How many key numbers are drawn ahead at a time: enough independent work
