@@ -144,6 +144,21 @@ impl KeyChooser {
         }
     }
 
+    /// [`next`](Self::next) for a chooser that
+    /// [`has_names`](Self::has_names), whose every number comes from the
+    /// numbers drawn ahead: without testing the distribution's kind, as
+    /// the caller's test of `has_names` already settled it.
+    #[inline]
+    pub(crate) fn next_named(&mut self, limit: u64) -> u64 {
+        debug_assert!(self.has_names());
+        loop {
+            let number = self.take();
+            if number <= limit {
+                return number;
+            }
+        }
+    }
+
     #[inline]
     fn take(&mut self) -> u64 {
         if self.next == BATCH {
@@ -290,6 +305,19 @@ mod tests {
                 chooser.last_name(),
                 key_name(number, KeyOrder::Hashed, 1).as_str()
             );
+        }
+        // A chooser with names draws the same numbers through either door.
+        let zipfian = || {
+            KeyChooser::new(
+                Distribution::Zipfian(ScrambledZipfian::new(0, 999).unwrap()),
+                seeded_rng(5, 3),
+            )
+            .with_names(naming)
+        };
+        let (mut plain, mut named) = (zipfian(), zipfian());
+        for _ in 0..5 * BATCH {
+            assert_eq!(plain.next(700), named.next_named(700));
+            assert_eq!(plain.last_name(), named.last_name());
         }
         // Batches with and without key numbers of more than 32 bits.
         let mut wide = KeyChooser::new(

@@ -1077,7 +1077,7 @@ impl<'w> WorkloadThread<'w> {
             // name formatted ahead, and the values read are not kept.
             // Going through `draw_key`'s cases cost a few percent of a
             // read against the `basic` store.
-            self.keys.next(workload.inserts.limit().unwrap_or(0));
+            self.keys.next_named(workload.inserts.limit().unwrap_or(0));
             let fields = self.read_selection();
             self.read.clear();
             let (key, read) = (self.keys.last_name(), &mut self.read);
