@@ -1181,6 +1181,18 @@ impl<'w> WorkloadThread<'w> {
         intended: Option<Instant>,
     ) {
         let workload = self.workload;
+        if self.keys.has_names() && !workload.data_integrity {
+            // The usual case, as in `transaction_read`: the key is the
+            // name formatted ahead, and the values do not depend on it.
+            self.keys.next_named(workload.inserts.limit().unwrap_or(0));
+            self.build_values(workload.write_all_fields);
+            let (key, values) = (self.keys.last_name(), &self.values);
+            self.timing
+                .measure(recorder, Operation::Update, intended, || {
+                    db.update(&workload.table, key, values)
+                });
+            return;
+        }
         let drawn = self.draw_key();
         if workload.data_integrity {
             // Deterministic values are built from `self.key`.
