@@ -20,8 +20,8 @@
 use super::clients::ClientPartition;
 use super::keys::{KeyName, KeyOrder};
 use crate::generator::{
-    Exponential, Hotspot, NumberGenerator, Rng64, ScrambledZipfian, Sequential, SkewedLatest,
-    Uniform,
+    fnvhash64, fnvhash64_low_bytes, Exponential, Hotspot, NumberGenerator, Rng64, ScrambledZipfian,
+    Sequential, SkewedLatest, Uniform,
 };
 
 /// How many key numbers are drawn ahead at a time: enough independent work
@@ -66,9 +66,16 @@ pub(crate) struct KeyChooser {
     ahead: [u64; BATCH],
     /// Index of the next unused entry of `ahead`; `BATCH` when none is left.
     next: usize,
-    /// The names of `ahead`, when they are formatted ahead (only for
+    /// How the names of `ahead` are formatted, when they are (only for
     /// distributions whose every number comes from `ahead`).
-    names: Option<(Naming, Box<[KeyName; BATCH]>)>,
+    naming: Option<Naming>,
+    /// The names of `ahead`, with `naming`; blank without.
+    ///
+    /// Kept apart from `naming`, always allocated, so that reading the
+    /// last name checks nothing but the index: taking it out of an
+    /// `Option` and a checked index cost a few percent of a read against
+    /// the `basic` store.
+    names: Box<[KeyName; BATCH]>,
 }
 
 impl KeyChooser {
@@ -79,7 +86,8 @@ impl KeyChooser {
             rng,
             ahead: [0; BATCH],
             next: BATCH,
-            names: None,
+            naming: None,
+            names: Box::new([KeyName::new(0, KeyOrder::Ordered, 0); BATCH]),
         }
     }
 
@@ -95,8 +103,7 @@ impl KeyChooser {
         ) {
             return self;
         }
-        let blank = KeyName::new(0, naming.order, naming.zero_padding);
-        self.names = Some((naming, Box::new([blank; BATCH])));
+        self.naming = Some(naming);
         self
     }
 
@@ -104,15 +111,16 @@ impl KeyChooser {
     /// is the name of every number [`next`](Self::next) returned.
     #[inline]
     pub(crate) fn has_names(&self) -> bool {
-        self.names.is_some()
+        self.naming.is_some()
     }
 
-    /// The name of the number [`next`](Self::next) returned last, when it
-    /// was formatted ahead.
+    /// The name of the number [`next`](Self::next) returned last, when
+    /// [`has_names`](Self::has_names); otherwise a blank name.
     #[inline]
-    pub(crate) fn last_name(&self) -> Option<&str> {
-        let (_, names) = self.names.as_ref()?;
-        Some(names[self.next.checked_sub(1)?].as_str())
+    pub(crate) fn last_name(&self) -> &str {
+        // After a draw `next` is 1..=BATCH: the mask is the identity on
+        // the index, and keeps it in bounds without a check.
+        self.names[self.next.wrapping_sub(1) % BATCH].as_str()
     }
 
     /// The next key number, never above `limit` (the last acknowledged
@@ -136,12 +144,29 @@ impl KeyChooser {
         }
     }
 
+    /// [`next`](Self::next) for a chooser that
+    /// [`has_names`](Self::has_names), whose every number comes from the
+    /// numbers drawn ahead: without testing the distribution's kind, as
+    /// the caller's test of `has_names` already settled it.
+    #[inline]
+    pub(crate) fn next_named(&mut self, limit: u64) -> u64 {
+        debug_assert!(self.has_names());
+        loop {
+            let number = self.take();
+            if number <= limit {
+                return number;
+            }
+        }
+    }
+
     #[inline]
     fn take(&mut self) -> u64 {
         if self.next == BATCH {
             self.refill();
         }
-        let value = self.ahead[self.next];
+        // `next` is below BATCH here: the mask keeps the index in bounds
+        // without a check.
+        let value = self.ahead[self.next % BATCH];
         self.next += 1;
         value
     }
@@ -157,13 +182,53 @@ impl KeyChooser {
             Distribution::Exponential(g) => fill(g, rng, ahead),
             Distribution::Latest(g) => fill(g, rng, ahead),
         }
-        if let Some((naming, names)) = &mut self.names {
-            for (name, &number) in names.iter_mut().zip(ahead.iter()) {
-                let number = naming.clients.key_number(naming.record_count, number);
-                name.set(number, naming.order, naming.zero_padding);
-            }
+        if let Some(naming) = &self.naming {
+            name_all(naming, ahead, &mut self.names);
         }
         self.next = 0;
+    }
+}
+
+/// Formats the names of `ahead` into `names`, with one loop for each
+/// case of the settings, decided once per batch rather than per key.
+#[inline(always)]
+fn name_all(naming: &Naming, ahead: &[u64; BATCH], names: &mut [KeyName; BATCH]) {
+    let padding = naming.zero_padding;
+    if naming.clients.count == 1 {
+        // One client: a key number is the workload's number.
+        match naming.order {
+            // Key numbers below 2^32 (all of them unless the data set has
+            // over four billion records) hash in the shorter way, decided
+            // once for the batch: per key, the test and the preparation of
+            // both ways cost ten instructions.
+            KeyOrder::Hashed if ahead.iter().fold(0, |all, &n| all | n) >> 32 == 0 => {
+                name_each(ahead, names, padding, fnvhash64_low_bytes::<4>);
+            }
+            KeyOrder::Hashed => name_each(ahead, names, padding, fnvhash64),
+            KeyOrder::Ordered => name_each(ahead, names, padding, |n| n),
+        }
+    } else {
+        let (clients, records) = (naming.clients, naming.record_count);
+        match naming.order {
+            KeyOrder::Hashed => name_each(ahead, names, padding, |n| {
+                fnvhash64(clients.key_number(records, n))
+            }),
+            KeyOrder::Ordered => {
+                name_each(ahead, names, padding, |n| clients.key_number(records, n));
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn name_each(
+    ahead: &[u64; BATCH],
+    names: &mut [KeyName; BATCH],
+    padding: usize,
+    digits_of: impl Fn(u64) -> u64,
+) {
+    for (name, &number) in names.iter_mut().zip(ahead) {
+        name.set_digits(digits_of(number), padding);
     }
 }
 
@@ -238,7 +303,33 @@ mod tests {
             assert!(number <= 600);
             assert_eq!(
                 chooser.last_name(),
-                Some(key_name(number, KeyOrder::Hashed, 1).as_str())
+                key_name(number, KeyOrder::Hashed, 1).as_str()
+            );
+        }
+        // A chooser with names draws the same numbers through either door.
+        let zipfian = || {
+            KeyChooser::new(
+                Distribution::Zipfian(ScrambledZipfian::new(0, 999).unwrap()),
+                seeded_rng(5, 3),
+            )
+            .with_names(naming)
+        };
+        let (mut plain, mut named) = (zipfian(), zipfian());
+        for _ in 0..5 * BATCH {
+            assert_eq!(plain.next(700), named.next_named(700));
+            assert_eq!(plain.last_name(), named.last_name());
+        }
+        // Batches with and without key numbers of more than 32 bits.
+        let mut wide = KeyChooser::new(
+            Distribution::Uniform(Uniform::new((1 << 32) - 40, (1 << 32) + 2).unwrap()),
+            seeded_rng(5, 2),
+        )
+        .with_names(naming);
+        for _ in 0..50 * BATCH {
+            let number = wide.next(u64::MAX);
+            assert_eq!(
+                wide.last_name(),
+                key_name(number, KeyOrder::Hashed, 1).as_str()
             );
         }
         let mut exponential = KeyChooser::new(
@@ -247,7 +338,7 @@ mod tests {
         )
         .with_names(naming);
         exponential.next(500);
-        assert_eq!(exponential.last_name(), None);
+        assert!(!exponential.has_names());
     }
 
     #[test]

@@ -280,6 +280,16 @@ impl ValueRng {
         self.fill(out, values);
     }
 
+    /// Fills `out` with one field value of `out.len()` bytes:
+    /// [`fill_values`](Self::fill_values) with the value's own length,
+    /// without working out where further values would start (an update's
+    /// one value paid a tenth of its generation for that).
+    #[inline]
+    pub fn fill_value(&mut self, out: &mut [u8]) {
+        let len = out.len();
+        self.fill(out, std::iter::once((0, len)));
+    }
+
     /// Writes values of `len` bytes, each laid out as
     /// [`fill_values`](Self::fill_values) lays out each, into `area` at
     /// `starts` (increasing, each value inside `area`), and may write
@@ -685,6 +695,19 @@ mod tests {
             0 | 3 => (32..64).contains(&byte),
             1 | 4 => (32..96).contains(&byte),
             _ => (32..64).contains(&byte) || (96..128).contains(&byte),
+        }
+    }
+
+    /// One value filled alone is the value `fill_values` writes for its
+    /// length, from the same stream.
+    #[test]
+    fn one_value_is_the_value_fill_values_writes() {
+        let (mut one, mut many) = (ValueRng::new(11), ValueRng::new(11));
+        for len in (0..=40).chain([99, 100, 101, 1000, 4096]) {
+            let (mut a, mut b) = (vec![0u8; len], vec![0u8; len]);
+            one.fill_value(&mut a);
+            many.fill_values(&mut b, len);
+            assert_eq!(a, b, "len {len}");
         }
     }
 
