@@ -46,6 +46,9 @@ const DEBIAN_PACKAGES: &[&str] = &[
     // the load tool its speed is compared with (docs/engines-memcached.md).
     "memcached",
     "libmemcached-tools",
+    // The jdbc store's tests make PostgreSQL clusters with initdb and start
+    // them (docs/engines-jdbc.md).
+    "postgresql",
     "rocksdb-tools",
     "nginx-light",
     // The etcd store's tests start etcd clusters; its TLS test makes
@@ -232,7 +235,7 @@ fn deps() -> Result<()> {
         .env("DEBIAN_FRONTEND", "noninteractive"))?;
     // The Debian packages start their services; the tests start their own
     // servers on free loopback ports, so stop the system ones.
-    for service in ["redis-server", "nginx", "etcd", "memcached"] {
+    for service in ["redis-server", "nginx", "etcd", "memcached", "postgresql"] {
         let _ = Command::new("service").args([service, "stop"]).status();
     }
     Ok(())

@@ -541,6 +541,9 @@ pub enum Protocol {
     /// memcached's text or binary protocol (`memcached`); `ycsb serve`
     /// does not speak it.
     Memcached,
+    /// PostgreSQL's frontend/backend protocol (`postgres`); `ycsb serve`
+    /// does not speak it.
+    Postgres,
 }
 
 impl Protocol {

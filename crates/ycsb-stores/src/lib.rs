@@ -64,6 +64,7 @@ registry! {
         "lmdb" => ycsb_lmdb::DESCRIPTOR,
         "sqlite" => ycsb_sqlite::DESCRIPTOR,
         "memcached" => ycsb_memcached::DESCRIPTOR,
+        "jdbc" => ycsb_jdbc::DESCRIPTOR,
     ],
 }
 
