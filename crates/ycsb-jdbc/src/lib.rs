@@ -51,6 +51,8 @@
 )]
 
 mod pg;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod url;
 
 use std::sync::{Arc, Mutex};

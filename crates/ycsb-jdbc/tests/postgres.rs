@@ -3,15 +3,13 @@
 //! transactions, a server killed and restarted, refused logins and
 //! unreachable servers, and the server's figures as gauges.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{Postgres, PASSWORD};
 use ycsb_db::testing::{assert_conforms, record, Contract};
 use ycsb_db::{
     Fields, GaugeKind, Properties, Record, ScanResult, Status, Store, StoreThread, ThreadContext,
 };
+use ycsb_jdbc::testing::{Postgres, PASSWORD};
 use ycsb_jdbc::{shard_of, JdbcStore};
 
 const TABLE: &str = "usertable";

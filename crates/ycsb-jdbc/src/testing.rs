@@ -1,9 +1,12 @@
-//! A real PostgreSQL server for tests: a cluster made by `initdb` in a
-//! temporary directory, its postmaster on a free loopback port with its
-//! socket in that directory, run as `nobody` when the tests run as root
-//! (PostgreSQL refuses root), killed when dropped.
+//! A real PostgreSQL server for tests (this crate's and ycsb-cli's): a
+//! cluster made by `initdb` in a temporary directory, its postmaster on a
+//! free loopback port with its socket in that directory, run as `nobody`
+//! when the tests run as root (PostgreSQL refuses root), killed when
+//! dropped.
+//!
+//! Test code: it panics when the server cannot be made or started.
 
-#![allow(dead_code)]
+#![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -69,6 +72,7 @@ fn as_server_user(program: &Path, args: &[String]) -> (String, Vec<String>) {
 /// A PostgreSQL cluster of a test.
 pub struct Postgres {
     server: ServerProcess,
+    /// The port it listens on (127.0.0.1).
     pub port: u16,
     data: PathBuf,
     _dir: tempfile::TempDir,
@@ -78,7 +82,7 @@ impl Postgres {
     /// Makes a cluster (C locale, password authentication over TCP) and
     /// starts it on a free port.
     pub fn start() -> Self {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("a temporary directory");
         if is_root() {
             // nobody owns the cluster.
             std::os::unix::fs::chown(dir.path(), Some(65534), Some(65534)).unwrap();
@@ -205,6 +209,7 @@ impl Postgres {
         config.connect(postgres::NoTls).unwrap()
     }
 
+    /// The postmaster's process id.
     pub fn pid(&self) -> u32 {
         self.server.child().id()
     }
