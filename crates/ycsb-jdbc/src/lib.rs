@@ -50,6 +50,7 @@
     )
 )]
 
+mod my;
 mod pg;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -85,39 +86,47 @@ pub const URL: Property<String> = Property::optional(
      unset, the URL is built from jdbc.host, jdbc.port and jdbc.database.",
 );
 
-/// `jdbc.host`: the host when `db.url` is not given (go-ycsb's `pg.host`).
+/// `db.driver`: which server, when `db.url` does not say.
+pub const DRIVER: Property<String> = Property::optional(
+    "db.driver",
+    "Which server when db.url is not given: postgresql, mysql (MariaDB too), or Java's driver \
+     class (org.postgresql.Driver, com.mysql.cj.jdbc.Driver, org.mariadb.jdbc.Driver). Unset: \
+     mysql when a mysql.* name was used, else postgresql. A db.url's scheme decides otherwise.",
+);
+
+/// `jdbc.host`: the host when `db.url` is not given (go-ycsb's `pg.host`,
+/// `mysql.host`).
 pub const HOST: Property<String> = Property::new(
     "jdbc.host",
     "127.0.0.1",
     "The server's host when db.url is not given.",
 )
-.aliases(&["pg.host"]);
+.aliases(&["pg.host", "mysql.host"]);
 
-/// `jdbc.port`: the port when `db.url` is not given (go-ycsb's `pg.port`).
-pub const PORT: Property<u32> = Property::new(
+/// `jdbc.port`: the port when `db.url` is not given.
+pub const PORT: Property<u32> = Property::optional(
     "jdbc.port",
-    "5432",
-    "The server's TCP port when db.url is not given.",
+    "The server's TCP port when db.url is not given (default: 5432 for PostgreSQL, 3306 for \
+     MySQL).",
 )
-.aliases(&["pg.port"])
+.aliases(&["pg.port", "mysql.port"])
 .range(1, 65535);
 
-/// `jdbc.database`: the database when `db.url` is not given (go-ycsb's
-/// `pg.db`).
+/// `jdbc.database`: the database when `db.url` is not given.
 pub const DATABASE: Property<String> = Property::new(
     "jdbc.database",
     "test",
     "The database when db.url is not given (go-ycsb's default, test).",
 )
-.aliases(&["pg.db"]);
+.aliases(&["pg.db", "mysql.db"]);
 
 /// `db.user`: who logs in.
-pub const USER: Property<String> = Property::new(
+pub const USER: Property<String> = Property::optional(
     "db.user",
-    "postgres",
-    "The user to log in as (a user= parameter of db.url takes precedence).",
+    "The user to log in as (a user= parameter of db.url takes precedence; default: postgres \
+     for PostgreSQL, root for MySQL).",
 )
-.aliases(&["pg.user"]);
+.aliases(&["pg.user", "mysql.user"]);
 
 /// `db.passwd`: the password (secret).
 pub const PASSWORD: Property<String> = Property::optional(
@@ -125,7 +134,7 @@ pub const PASSWORD: Property<String> = Property::optional(
     "The password (never printed, logged or exported; a password= parameter of db.url takes \
      precedence).",
 )
-.aliases(&["pg.password"])
+.aliases(&["pg.password", "mysql.password"])
 .secret();
 
 /// `db.batchsize`: inserts per batch or per commit.
@@ -200,6 +209,7 @@ pub const CONNECT_TIMEOUT: Property<u64> = Property::new(
 /// Every property the jdbc store reads.
 pub const PROPERTIES: &[&PropertyDecl] = &[
     URL.decl(),
+    DRIVER.decl(),
     HOST.decl(),
     PORT.decl(),
     DATABASE.decl(),
@@ -218,11 +228,17 @@ pub const PROPERTIES: &[&PropertyDecl] = &[
 /// How the command line finds the jdbc store.
 pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     "jdbc",
-    "PostgreSQL through Java YCSB's JDBC table (YCSB_KEY, FIELD0..); pg.* names as go-ycsb",
+    "PostgreSQL, MySQL or MariaDB through Java YCSB's JDBC table (YCSB_KEY, FIELD0..); pg.* and mysql.* names as go-ycsb",
     PROPERTIES,
     open_store,
 )
-.with_aliases(&["postgresql", "pg", "site.ycsb.db.JdbcDBClient"])
+.with_aliases(&[
+    "postgresql",
+    "pg",
+    "mysql",
+    "mariadb",
+    "site.ycsb.db.JdbcDBClient",
+])
 .with_server(ServerClient::new(
     Protocol::Postgres,
     ServerAddress::HostPort {
@@ -235,7 +251,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     &["on", "remote_write", "remote_apply", "local"],
     "off",
 ))
-.with_debian(DebianPackages::new(&[], &[], &["postgresql"]));
+.with_debian(DebianPackages::new(&[], &[], &["postgresql", "mariadb-server"]));
 
 fn open_store(context: &StoreContext<'_>) -> Result<Box<dyn Store>, StoreError> {
     Ok(Box::new(JdbcStore::open(context.properties)?))
@@ -274,6 +290,8 @@ pub struct Shard {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct JdbcConfig {
+    /// The server kind of every shard.
+    pub dialect: Dialect,
     /// The shards, in `db.url`'s order.
     pub shards: Vec<Shard>,
     /// Where they came from (`db.url=... (-p flag)`), for messages.
@@ -306,10 +324,10 @@ impl JdbcConfig {
     /// [`PropertyError`] naming the property, its value and origin for a
     /// bad URL, a number out of range or an unknown setting.
     pub fn from_properties(properties: &Properties) -> Result<Self, PropertyError> {
-        let user = properties.get(&USER)?;
         let password = properties.get_opt(&PASSWORD)?.map(Secret);
-        let mut shards = Vec::new();
+        let mut shards: Vec<Shard> = Vec::new();
         let origin;
+        let dialect;
         match properties.get_opt(&URL)? {
             Some(urls) => {
                 origin = properties.describe(URL.decl());
@@ -317,17 +335,20 @@ impl JdbcConfig {
                     let parsed = url::parse(&text).map_err(|why| {
                         properties.invalid(URL.decl(), format!("'{}': {why}", redact_url(&text)))
                     })?;
-                    if parsed.dialect != Dialect::Postgres {
-                        return Err(properties.invalid(
-                            URL.decl(),
-                            format!(
-                                "'{}': this build speaks to PostgreSQL only (jdbc:postgresql://)",
-                                redact_url(&text)
-                            ),
-                        ));
+                    if let Some(first) = shards.first() {
+                        if first.url.dialect != parsed.dialect {
+                            return Err(properties.invalid(
+                                URL.decl(),
+                                "every shard must be the same kind of server",
+                            ));
+                        }
                     }
+                    let user = match properties.get_opt(&USER)? {
+                        Some(user) => user,
+                        None => default_user(parsed.dialect).to_string(),
+                    };
                     shards.push(Shard {
-                        user: parsed.user.clone().unwrap_or_else(|| user.clone()),
+                        user: parsed.user.clone().unwrap_or(user),
                         password: parsed.password.clone().map(Secret).or(password.clone()),
                         url: ShardUrl {
                             user: None,
@@ -336,11 +357,13 @@ impl JdbcConfig {
                         },
                     });
                 }
-                if shards.is_empty() {
+                let Some(first) = shards.first() else {
                     return Err(properties.invalid(URL.decl(), "expected at least one JDBC URL"));
-                }
+                };
+                dialect = first.url.dialect;
             }
             None => {
+                dialect = dialect_without_url(properties)?;
                 origin = format!(
                     "{}, {}",
                     properties.describe(HOST.decl()),
@@ -352,16 +375,23 @@ impl JdbcConfig {
                     .and_then(|h| h.strip_suffix(']'))
                     .unwrap_or(&host)
                     .to_string();
+                let port = match properties.get_opt(&PORT)? {
+                    Some(port) => port as u16,
+                    None => dialect.default_port(),
+                };
                 shards.push(Shard {
                     url: ShardUrl {
-                        dialect: Dialect::Postgres,
+                        dialect,
                         host,
-                        port: properties.get(&PORT)? as u16,
+                        port,
                         database: properties.get(&DATABASE)?,
                         user: None,
                         password: None,
                     },
-                    user,
+                    user: match properties.get_opt(&USER)? {
+                        Some(user) => user,
+                        None => default_user(dialect).to_string(),
+                    },
                     password,
                 });
             }
@@ -390,6 +420,7 @@ impl JdbcConfig {
             .flatten()
             .unwrap_or(10);
         Ok(Self {
+            dialect,
             shards,
             origin,
             batch_size,
@@ -411,19 +442,59 @@ impl JdbcConfig {
 
 /// A URL as it may be shown: its `password=` parameter redacted.
 fn redact_url(url: &str) -> String {
-    let Some((head, query)) = url.split_once('?') else {
-        return url.to_string();
-    };
-    let query: Vec<String> = query
-        .split('&')
-        .map(|pair| match pair.split_once('=') {
-            Some((name, _)) if name.eq_ignore_ascii_case("password") => {
-                format!("{name}={}", ycsb_db::REDACTED)
-            }
-            _ => pair.to_string(),
-        })
-        .collect();
-    format!("{head}?{}", query.join("&"))
+    ycsb_db::redact_text(url).into_owned()
+}
+
+/// Each server's superuser, the user when none is given.
+fn default_user(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Postgres => "postgres",
+        Dialect::MySql => "root",
+    }
+}
+
+/// The server kind when no `db.url` says it: `db.driver`, else `mysql`
+/// when a `mysql.*` name was used, else PostgreSQL.
+fn dialect_without_url(properties: &Properties) -> Result<Dialect, PropertyError> {
+    if let Some(driver) = properties.get_opt(&DRIVER)? {
+        let lower = driver.trim().to_ascii_lowercase();
+        return if lower.contains("postgres") {
+            Ok(Dialect::Postgres)
+        } else if lower.contains("mysql") || lower.contains("mariadb") {
+            Ok(Dialect::MySql)
+        } else {
+            Err(properties.invalid(
+                DRIVER.decl(),
+                "expected postgresql, mysql, mariadb or a driver class naming one",
+            ))
+        };
+    }
+    let named_mysql = [
+        HOST.decl(),
+        PORT.decl(),
+        DATABASE.decl(),
+        USER.decl(),
+        PASSWORD.decl(),
+    ]
+    .iter()
+    .filter_map(|d| properties.raw(d))
+    .any(|raw| raw.key.starts_with("mysql."));
+    Ok(if named_mysql {
+        Dialect::MySql
+    } else {
+        Dialect::Postgres
+    })
+}
+
+/// Whether `name` may be put in SQL unquoted, as Java puts table and field
+/// names.
+pub(crate) fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.len() <= 63
 }
 
 /// Java's `String.hashCode()` of `key`.
@@ -439,8 +510,8 @@ pub fn shard_of(key: &str, shards: usize) -> usize {
     (i64::from(java_hash(key)).unsigned_abs() % shards as u64) as usize
 }
 
-/// The gauges, in the time series' column order.
-const GAUGES: [&str; 5] = [
+/// PostgreSQL's gauges, in the time series' column order.
+const PG_GAUGES: [&str; 5] = [
     "pg.xact_commit",
     "pg.blks_hit",
     "pg.blks_read",
@@ -448,13 +519,29 @@ const GAUGES: [&str; 5] = [
     "pg.table_bytes",
 ];
 
+/// MySQL's gauges, in the time series' column order.
+const MYSQL_GAUGES: [&str; 5] = [
+    "mysql.buffer_pool_read_requests",
+    "mysql.buffer_pool_reads",
+    "mysql.buffer_pool_hit_ratio",
+    "mysql.rows_read",
+    "mysql.rows_written",
+];
+
+/// The status thread's connection to the first shard.
+#[derive(Debug)]
+enum StatsConnection {
+    Postgres(Option<pg::Connection>),
+    MySql(Option<my::Connection>),
+}
+
 /// The jdbc store: settings shared by the threads (each opens its own
 /// connections) and the status thread's connection to the first shard.
 #[derive(Debug)]
 pub struct JdbcStore {
     config: Arc<JdbcConfig>,
     info: EngineInfo,
-    stats: Mutex<Option<pg::Connection>>,
+    stats: Mutex<StatsConnection>,
 }
 
 impl JdbcStore {
@@ -478,7 +565,11 @@ impl JdbcStore {
     /// As [`JdbcStore::open`].
     pub fn with_config(config: JdbcConfig) -> Result<Self, StoreError> {
         let mut versions: Vec<String> = Vec::new();
-        let mut first = None;
+        let mut name = String::from("PostgreSQL");
+        let mut stats = match config.dialect {
+            Dialect::Postgres => StatsConnection::Postgres(None),
+            Dialect::MySql => StatsConnection::MySql(None),
+        };
         for shard in &config.shards {
             let open_error = |message: String| {
                 StoreError::Other(format!(
@@ -486,26 +577,40 @@ impl JdbcStore {
                     shard.url, config.origin
                 ))
             };
-            let mut conn = pg::Connection::connect(shard, &config).map_err(open_error)?;
-            if config.create_table {
-                conn.create_table(&config.table, config.field_count, config.field_type)
-                    .map_err(open_error)?;
-            }
-            let version = conn.describe_server().map_err(open_error)?;
+            let version = match &mut stats {
+                StatsConnection::Postgres(first) => {
+                    let mut conn = pg::Connection::connect(shard, &config).map_err(open_error)?;
+                    if config.create_table {
+                        conn.create_table(&config.table, config.field_count, config.field_type)
+                            .map_err(open_error)?;
+                    }
+                    let version = conn.describe_server().map_err(open_error)?;
+                    first.get_or_insert(conn);
+                    version
+                }
+                StatsConnection::MySql(first) => {
+                    let mut conn = my::Connection::connect(shard, &config).map_err(open_error)?;
+                    if config.create_table {
+                        conn.create_table(&config.table, config.field_count, config.field_type)
+                            .map_err(open_error)?;
+                    }
+                    let (server, version) = conn.describe_server().map_err(open_error)?;
+                    name = server;
+                    first.get_or_insert(conn);
+                    version
+                }
+            };
             if !versions.contains(&version) {
                 versions.push(version);
-            }
-            if first.is_none() {
-                first = Some(conn);
             }
         }
         Ok(Self {
             config: Arc::new(config),
             info: EngineInfo {
-                name: "PostgreSQL".into(),
+                name,
                 version: versions.join("; "),
             },
-            stats: Mutex::new(first),
+            stats: Mutex::new(stats),
         })
     }
 
@@ -517,38 +622,69 @@ impl JdbcStore {
 
 impl Store for JdbcStore {
     fn thread(&self, _: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
-        Ok(Box::new(pg::PgThread::new(self.config.clone())))
+        Ok(match self.config.dialect {
+            Dialect::Postgres => Box::new(pg::PgThread::new(self.config.clone())),
+            Dialect::MySql => Box::new(my::MyThread::new(self.config.clone())),
+        })
     }
 
-    /// The first shard's `pg_stat_database` row for its database (commits,
-    /// blocks found in shared buffers and read, the share found since the
-    /// previous sample) and the table's size with its indexes.
+    /// On the first shard. PostgreSQL: its database's `pg_stat_database`
+    /// row (commits, blocks found in shared buffers and read, the share
+    /// found since the previous sample) and the table's size with its
+    /// indexes. MySQL: InnoDB's buffer pool requests and reads (the share
+    /// served from the pool since the previous sample) and rows read and
+    /// written.
     fn gauges(&self, out: &mut Vec<Gauge>) {
         let Ok(mut state) = self.stats.lock() else {
             return;
         };
-        if state.as_ref().is_none_or(|c| c.is_closed()) {
-            *state = pg::Connection::connect(&self.config.shards[0], &self.config).ok();
-        }
-        let Some(conn) = state.as_mut() else { return };
-        match conn.stats(&self.config.table) {
-            Ok(stats) => {
-                out.push(Gauge::count(GAUGES[0], stats.xact_commit as f64));
-                out.push(Gauge::count(GAUGES[1], stats.blks_hit as f64));
-                out.push(Gauge::count(GAUGES[2], stats.blks_read as f64));
+        let shard = &self.config.shards[0];
+        match &mut *state {
+            StatsConnection::Postgres(slot) => {
+                if slot.as_ref().is_none_or(|c| c.is_closed()) {
+                    *slot = pg::Connection::connect(shard, &self.config).ok();
+                }
+                let Some(conn) = slot.as_mut() else { return };
+                let Ok(stats) = conn.stats(&self.config.table) else {
+                    *slot = None;
+                    return;
+                };
+                out.push(Gauge::count(PG_GAUGES[0], stats.xact_commit as f64));
+                out.push(Gauge::count(PG_GAUGES[1], stats.blks_hit as f64));
+                out.push(Gauge::count(PG_GAUGES[2], stats.blks_read as f64));
                 if let Some(ratio) = stats.hit_ratio_since_last {
-                    out.push(Gauge::ratio(GAUGES[3], ratio));
+                    out.push(Gauge::ratio(PG_GAUGES[3], ratio));
                 }
                 if let Some(bytes) = stats.table_bytes {
-                    out.push(Gauge::bytes(GAUGES[4], bytes as f64));
+                    out.push(Gauge::bytes(PG_GAUGES[4], bytes as f64));
                 }
             }
-            Err(_) => *state = None,
+            StatsConnection::MySql(slot) => {
+                if slot.is_none() {
+                    *slot = my::Connection::connect(shard, &self.config).ok();
+                }
+                let Some(conn) = slot.as_mut() else { return };
+                let Ok(stats) = conn.stats() else {
+                    *slot = None;
+                    return;
+                };
+                out.push(Gauge::count(MYSQL_GAUGES[0], stats.read_requests as f64));
+                out.push(Gauge::count(MYSQL_GAUGES[1], stats.reads as f64));
+                if let Some(ratio) = stats.hit_ratio_since_last {
+                    out.push(Gauge::ratio(MYSQL_GAUGES[2], ratio));
+                }
+                out.push(Gauge::count(MYSQL_GAUGES[3], stats.rows_read as f64));
+                out.push(Gauge::count(MYSQL_GAUGES[4], stats.rows_written as f64));
+            }
         }
     }
 
     fn gauge_names(&self) -> Vec<String> {
-        GAUGES.iter().map(|g| g.to_string()).collect()
+        let names = match self.config.dialect {
+            Dialect::Postgres => PG_GAUGES,
+            Dialect::MySql => MYSQL_GAUGES,
+        };
+        names.iter().map(|g| g.to_string()).collect()
     }
 
     fn engine_build(&self) -> ycsb_db::EngineBuild {
@@ -566,6 +702,18 @@ impl Store for JdbcStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_plain_names_go_into_sql() {
+        assert!(is_identifier("usertable"));
+        assert!(is_identifier("FIELD0"));
+        assert!(is_identifier("_x9"));
+        assert!(!is_identifier(""));
+        assert!(!is_identifier("0field"));
+        assert!(!is_identifier("a b"));
+        assert!(!is_identifier("t; DROP TABLE x"));
+        assert!(!is_identifier(&"a".repeat(64)));
+    }
 
     #[test]
     fn keys_are_sharded_as_java_shards_them() {
@@ -621,7 +769,10 @@ mod tests {
                 "jdbc:postgresql://h:0/d?password=S3cr3t",
                 "'0' is not a port",
             ),
-            ("jdbc:mysql://h/d?password=S3cr3t", "PostgreSQL only"),
+            (
+                "jdbc:postgresql://h/d;jdbc:mysql://h/d?password=S3cr3t",
+                "same kind of server",
+            ),
             ("http://h/d?password=S3cr3t", "starts with jdbc:"),
             (" ; ", "at least one JDBC URL"),
         ] {

@@ -12,7 +12,7 @@ use postgres::types::{to_sql_checked, FromSql, IsNull, ToSql, Type};
 use postgres::{Client, NoTls, Row, Statement};
 use ycsb_db::{Fields, Record, ScanResult, Status, StoreError, StoreThread};
 
-use crate::{shard_of, FieldType, JdbcConfig, Shard};
+use crate::{is_identifier, shard_of, FieldType, JdbcConfig, Shard};
 
 /// How long a shard that failed is left alone before the next attempt to
 /// reconnect: doubling from the first to the last.
@@ -79,17 +79,6 @@ impl<'a> FromSql<'a> for Raw<'a> {
     fn accepts(ty: &Type) -> bool {
         holds_a_field(ty)
     }
-}
-
-/// Whether `name` may be put in SQL unquoted, as Java puts table and field
-/// names.
-fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && name.len() <= 63
 }
 
 /// What the server's statistics say, for the gauges.
@@ -722,22 +711,5 @@ impl StoreThread for PgThread {
 
     fn last_error(&self) -> Option<&str> {
         self.last_error.as_deref()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_plain_names_go_into_sql() {
-        assert!(is_identifier("usertable"));
-        assert!(is_identifier("FIELD0"));
-        assert!(is_identifier("_x9"));
-        assert!(!is_identifier(""));
-        assert!(!is_identifier("0field"));
-        assert!(!is_identifier("a b"));
-        assert!(!is_identifier("t; DROP TABLE x"));
-        assert!(!is_identifier(&"a".repeat(64)));
     }
 }
