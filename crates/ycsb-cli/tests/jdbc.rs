@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use common::*;
 use rel_support::*;
-use ycsb_jdbc::testing::{Postgres, PASSWORD};
+use ycsb_jdbc::testing::{MariaDb, Postgres, MARIADB_PASSWORD, PASSWORD};
 
 fn count(report: &str, section: &str, name: &str) -> u64 {
     report_value(report, section, name).map_or(0, |v| v.trim().parse().unwrap())
@@ -222,5 +222,77 @@ fn a_wrong_password_or_a_closed_port_is_one_line_and_exit_status_2() {
         err.contains(&format!("jdbc:postgresql://127.0.0.1:{closed}/test"))
             && err.contains("pg.port="),
         "{err}"
+    );
+}
+
+/// MariaDB through the same store: Java's table made by the load,
+/// workload A verified, the server's name and durability in the export.
+#[test]
+fn workload_a_keeps_its_data_on_mariadb() {
+    let server = MariaDb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("run.json");
+    let args: Vec<String> = [
+        format!("db.url={}", server.url()),
+        "db.user=ycsb".to_string(),
+        format!("db.passwd={MARIADB_PASSWORD}"),
+        "jdbc.createtable=true".to_string(),
+    ]
+    .into_iter()
+    .flat_map(|p| ["-p".to_string(), p])
+    .collect();
+    let common_args = [
+        "-P",
+        "workloads/workloada",
+        "-p",
+        "recordcount=300",
+        "-p",
+        "dataintegrity=true",
+        "-threads",
+        "4",
+    ];
+    let load = ycsb()
+        .args(["load", "mariadb"])
+        .args(&args)
+        .args(common_args)
+        .output()
+        .unwrap();
+    assert!(load.status.success(), "{}", stderr(&load));
+    assert_eq!(count(&stdout(&load), "INSERT", "Return=OK"), 300);
+    let run = ycsb()
+        .args(["run", "mysql"])
+        .args(&args)
+        .args(common_args)
+        .args(["-p", "operationcount=1500"])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    let out = stdout(&run);
+    let verified = count(&out, "VERIFY", "Return=OK");
+    assert_eq!(verified, count(&out, "READ", "Return=OK"), "{out}");
+    assert!(verified > 300, "{out}");
+    for bad in ["UNEXPECTED_STATE", "ERROR", "NOT_FOUND"] {
+        assert!(!out.contains(&format!("Return={bad}")), "{out}");
+    }
+    let run = ycsb()
+        .args(["run", "jdbc"])
+        .args(&args)
+        .args(common_args)
+        .args(["-p", "operationcount=300", "-p", "exporter=json"])
+        .arg("-p")
+        .arg(format!("exportfile={}", export.display()))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    let report = std::fs::read_to_string(&export).unwrap();
+    assert!(
+        !report.contains(MARIADB_PASSWORD),
+        "the password is in the export"
+    );
+    let json: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(
+        json["metadata"]["engine"], "MariaDB",
+        "{}",
+        json["metadata"]
     );
 }

@@ -1,6 +1,6 @@
-//! The `jdbc` store: YCSB records in PostgreSQL tables laid out as Java
-//! YCSB's JDBC binding (`site.ycsb.db.JdbcDBClient`) lays them out, so
-//! that Java's client and this one read each other's rows.
+//! The `jdbc` store: YCSB records in PostgreSQL, MySQL or MariaDB tables
+//! laid out as Java YCSB's JDBC binding (`site.ycsb.db.JdbcDBClient`) lays
+//! them out, so that Java's client and this one read each other's rows.
 //!
 //! # Layout (Java's)
 //!
@@ -13,7 +13,8 @@
 //!   carries; a delete is by key; a scan is Java's range query,
 //!   `SELECT * FROM t WHERE YCSB_KEY >= ? ORDER BY YCSB_KEY LIMIT ?`.
 //!   Table and field names are put in the SQL unquoted, as Java does (so
-//!   PostgreSQL folds them to lower case).
+//!   PostgreSQL folds them to lower case); fields read are named in lower
+//!   case on both servers.
 //! - Several URLs in `db.url` are shards: a key lives on shard
 //!   `|String.hashCode(key)| mod shards`, as in Java.
 //!
@@ -23,10 +24,12 @@
 //!   none); a NULL column is a field the record does not have.
 //! - An update or delete of a missing key is `NOT_FOUND` (Java's:
 //!   `UNEXPECTED_STATE`), as every store of this workbench answers.
-//! - The key column is created with the C collation, so that PostgreSQL
-//!   orders keys bytewise, as every ordered store here does (a Java client
-//!   reads such a table all the same).
-//! - `jdbc.fieldtype=binary` makes the field columns `BYTEA`, which hold
+//! - The key column is created with the C collation (PostgreSQL) or
+//!   `utf8mb4_bin` (MySQL), so that keys are ordered bytewise, as every
+//!   ordered store here orders them (a Java client reads such a table all
+//!   the same).
+//! - `jdbc.fieldtype=binary` makes the field columns `BYTEA` (`LONGBLOB`
+//!   on MySQL), which hold
 //!   any bytes; Java's `TEXT` holds UTF-8 text without NUL, and a value
 //!   that is not fails with `ERROR`, naming why.
 //!

@@ -154,7 +154,8 @@ impl Connection {
             .query(
                 "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_buffer_pool_read_requests', \
                  'Innodb_buffer_pool_reads', 'Innodb_rows_read', 'Innodb_rows_inserted', \
-                 'Innodb_rows_updated', 'Innodb_rows_deleted')",
+                 'Innodb_rows_updated', 'Innodb_rows_deleted', 'Rows_read', 'Handler_write', \
+                 'Handler_update', 'Handler_delete')",
             )
             .map_err(|e| describe(&e))?;
         let value = |name: &str| {
@@ -179,10 +180,16 @@ impl Connection {
             read_requests,
             reads,
             hit_ratio_since_last,
-            rows_read: value("Innodb_rows_read"),
-            rows_written: value("Innodb_rows_inserted")
+            // MySQL counts InnoDB's rows; MariaDB 10.6 and later keep
+            // only the server's own counters.
+            rows_read: value("Innodb_rows_read").max(value("Rows_read")),
+            rows_written: match value("Innodb_rows_inserted")
                 + value("Innodb_rows_updated")
-                + value("Innodb_rows_deleted"),
+                + value("Innodb_rows_deleted")
+            {
+                0 => value("Handler_write") + value("Handler_update") + value("Handler_delete"),
+                innodb => innodb,
+            },
         })
     }
 }
@@ -369,8 +376,11 @@ impl MyThread {
             if name.eq_ignore_ascii_case("ycsb_key") {
                 continue;
             }
+            // MySQL keeps the created columns' case (FIELD0); the fields
+            // are named as PostgreSQL and the workloads name them.
+            let lower = name.to_ascii_lowercase();
             let shown: &str = match fields {
-                Fields::All => &name,
+                Fields::All => &lower,
                 Fields::Only(names) => match names.iter().find(|n| n.eq_ignore_ascii_case(&name)) {
                     Some(n) => n.as_str(),
                     None => continue,

@@ -250,3 +250,149 @@ impl Drop for Postgres {
         self.server.kill();
     }
 }
+
+/// The password of the `ycsb` user of every test MariaDB server.
+pub const MARIADB_PASSWORD: &str = "S3cr3t-my-pw";
+
+/// A MariaDB server of a test: `mariadb-install-db` in a temporary
+/// directory, `mariadbd` on a free loopback port with its socket there, a
+/// `ycsb` user with a password allowed from 127.0.0.1 and a database
+/// `test`; killed when dropped.
+pub struct MariaDb {
+    server: ServerProcess,
+    /// The port it listens on (127.0.0.1).
+    pub port: u16,
+    _dir: tempfile::TempDir,
+}
+
+/// mariadbd greets every connection first: any answer means it listens.
+const MARIADBD_PROBE: &[u8] = b"";
+
+impl MariaDb {
+    /// Installs a data directory and starts the server on a free port.
+    pub fn start() -> Self {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let data = dir.path().join("data");
+        let socket = dir.path().join("sock");
+        let user: &[&str] = if is_root() { &["--user=root"] } else { &[] };
+        let out = Command::new("mariadb-install-db")
+            .arg("--no-defaults")
+            .arg(format!("--datadir={}", data.display()))
+            .args(user)
+            .args(["--skip-test-db", "--auth-root-authentication-method=socket"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "mariadb-install-db cannot be started ({e}): these tests need the Debian \
+                     package mariadb-server, which .ci/run installs"
+                )
+            });
+        assert!(
+            out.status.success(),
+            "mariadb-install-db failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let port = free_port();
+        let mut args: Vec<String> = vec![
+            "--no-defaults".into(),
+            format!("--datadir={}", data.display()),
+            format!("--socket={}", socket.display()),
+            format!("--port={port}"),
+            "--bind-address=127.0.0.1".into(),
+            format!("--pid-file={}", dir.path().join("pid").display()),
+            format!("--log-error={}", dir.path().join("err.log").display()),
+            "--skip-name-resolve".into(),
+            "--skip-log-bin".into(),
+            "--innodb-buffer-pool-size=32M".into(),
+            "--innodb-log-file-size=16M".into(),
+            "--max-connections=100".into(),
+        ];
+        args.extend(user.iter().map(|s| s.to_string()));
+        let spec = ServerSpec {
+            program: "mariadbd",
+            package: "mariadb-server",
+            probe: MARIADBD_PROBE,
+            ready: b"",
+        };
+        let server = ServerProcess::start(spec, port, args);
+        let sql = format!(
+            "CREATE USER 'ycsb'@'127.0.0.1' IDENTIFIED BY '{MARIADB_PASSWORD}'; \
+             GRANT ALL ON *.* TO 'ycsb'@'127.0.0.1'; CREATE DATABASE test;"
+        );
+        let out = Command::new("mariadb")
+            .arg("--no-defaults")
+            .arg(format!("--socket={}", socket.display()))
+            .args(["-uroot", "-e", &sql])
+            .output()
+            .expect("the mariadb client runs");
+        assert!(
+            out.status.success(),
+            "cannot create the test user: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let db = Self {
+            server,
+            port,
+            _dir: dir,
+        };
+        db.wait_accepting();
+        db
+    }
+
+    /// Until the `ycsb` user can log in (after a restart, InnoDB recovers
+    /// first).
+    fn wait_accepting(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            match mysql::Conn::new(self.opts()) {
+                Ok(_) => return,
+                Err(e) => assert!(
+                    Instant::now() < deadline,
+                    "MariaDB on {} does not let sessions in: {e}",
+                    self.port
+                ),
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn opts(&self) -> mysql::OptsBuilder {
+        mysql::OptsBuilder::new()
+            .ip_or_hostname(Some("127.0.0.1"))
+            .tcp_port(self.port)
+            .prefer_socket(false)
+            .user(Some("ycsb"))
+            .pass(Some(MARIADB_PASSWORD))
+            .db_name(Some("test"))
+    }
+
+    /// `jdbc:mysql://127.0.0.1:port/test`.
+    pub fn url(&self) -> String {
+        format!("jdbc:mysql://127.0.0.1:{}/test", self.port)
+    }
+
+    /// The store's properties for this server.
+    pub fn properties(&self) -> Properties {
+        Properties::new()
+            .with("db.url", self.url())
+            .with("db.user", "ycsb")
+            .with("db.passwd", MARIADB_PASSWORD)
+    }
+
+    /// A client of the server's own, for checks behind the store's back.
+    pub fn client(&self) -> mysql::Conn {
+        mysql::Conn::new(self.opts()).unwrap()
+    }
+
+    /// Kills the server, as a crash would.
+    pub fn kill(&mut self) {
+        self.server.kill();
+    }
+
+    /// Starts it again on the same port and data directory.
+    pub fn restart(&mut self) {
+        self.server.restart();
+        self.wait_accepting();
+    }
+}
