@@ -534,8 +534,8 @@ const MYSQL_GAUGES: [&str; 5] = [
 /// The status thread's connection to the first shard.
 #[derive(Debug)]
 enum StatsConnection {
-    Postgres(Option<pg::Connection>),
-    MySql(Option<my::Connection>),
+    Postgres(Option<Box<pg::Connection>>),
+    MySql(Option<Box<my::Connection>>),
 }
 
 /// The jdbc store: settings shared by the threads (each opens its own
@@ -588,7 +588,7 @@ impl JdbcStore {
                             .map_err(open_error)?;
                     }
                     let version = conn.describe_server().map_err(open_error)?;
-                    first.get_or_insert(conn);
+                    first.get_or_insert(Box::new(conn));
                     version
                 }
                 StatsConnection::MySql(first) => {
@@ -599,7 +599,7 @@ impl JdbcStore {
                     }
                     let (server, version) = conn.describe_server().map_err(open_error)?;
                     name = server;
-                    first.get_or_insert(conn);
+                    first.get_or_insert(Box::new(conn));
                     version
                 }
             };
@@ -645,7 +645,9 @@ impl Store for JdbcStore {
         match &mut *state {
             StatsConnection::Postgres(slot) => {
                 if slot.as_ref().is_none_or(|c| c.is_closed()) {
-                    *slot = pg::Connection::connect(shard, &self.config).ok();
+                    *slot = pg::Connection::connect(shard, &self.config)
+                        .ok()
+                        .map(Box::new);
                 }
                 let Some(conn) = slot.as_mut() else { return };
                 let Ok(stats) = conn.stats(&self.config.table) else {
@@ -664,7 +666,9 @@ impl Store for JdbcStore {
             }
             StatsConnection::MySql(slot) => {
                 if slot.is_none() {
-                    *slot = my::Connection::connect(shard, &self.config).ok();
+                    *slot = my::Connection::connect(shard, &self.config)
+                        .ok()
+                        .map(Box::new);
                 }
                 let Some(conn) = slot.as_mut() else { return };
                 let Ok(stats) = conn.stats() else {
