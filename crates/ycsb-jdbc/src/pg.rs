@@ -94,6 +94,8 @@ pub(crate) struct Stats {
 /// One connection and its prepared statements.
 pub(crate) struct Connection {
     client: Client,
+    /// Whether a transaction is kept open (no autocommit).
+    in_transaction: bool,
     statements: HashMap<String, Statement>,
     /// Blocks hit and read at the previous statistics sample.
     last_blocks: Option<(i64, i64)>,
@@ -145,6 +147,7 @@ impl Connection {
         }
         Ok(Self {
             client,
+            in_transaction: !config.autocommit,
             statements: HashMap::new(),
             last_blocks: None,
         })
@@ -192,20 +195,12 @@ impl Connection {
         self.client
             .batch_execute(&sql)
             .map_err(|e| format!("cannot create table {table}: {}", describe(&e)))?;
-        if self.in_transaction() {
+        if self.in_transaction {
             self.client
                 .batch_execute("COMMIT; BEGIN")
                 .map_err(|e| describe(&e))?;
         }
         Ok(())
-    }
-
-    fn in_transaction(&mut self) -> bool {
-        self.client
-            .query_one("SELECT now() <> statement_timestamp()", &[])
-            .ok()
-            .and_then(|row| row.try_get::<_, bool>(0).ok())
-            .unwrap_or(false)
     }
 
     /// `15.8 (Debian 15.8-1); synchronous_commit=on, fsync=on`.
