@@ -242,13 +242,37 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
     "mariadb",
     "site.ycsb.db.JdbcDBClient",
 ])
-.with_server(ServerClient::new(
-    Protocol::Postgres,
-    ServerAddress::HostPort {
-        host: "jdbc.host",
-        port: "jdbc.port",
-    },
-))
+.with_server(
+    ServerClient::new(
+        Protocol::Postgres,
+        ServerAddress::HostPort {
+            host: "jdbc.host",
+            port: "jdbc.port",
+        },
+    )
+    // What the experiment runner's private servers need: PostgreSQL's
+    // cluster trusts loopback logins, MariaDB runs without grant tables.
+    .with_servers(&[
+        (
+            "postgres",
+            &[
+                ("db.driver", "postgresql"),
+                ("jdbc.database", "postgres"),
+                ("db.user", "postgres"),
+                ("jdbc.createtable", "true"),
+            ],
+        ),
+        (
+            "mariadb",
+            &[
+                ("db.driver", "mysql"),
+                ("jdbc.database", "test"),
+                ("db.user", "root"),
+                ("jdbc.createtable", "true"),
+            ],
+        ),
+    ]),
+)
 .with_durability(Durability::new(
     "pg.synchronous_commit",
     &["on", "remote_write", "remote_apply", "local"],
