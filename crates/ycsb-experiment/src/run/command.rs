@@ -278,8 +278,7 @@ pub(crate) fn server_init(server: &Server, db_dir: &Path) -> Option<(PathBuf, Ve
     }
 }
 
-/// PostgreSQL's postmaster on loopback `port`, its cluster and socket in
-/// `db_dir`.
+/// PostgreSQL's postmaster on loopback `port`, its cluster in `db_dir`.
 fn postgres_server(port: u16, db_dir: &Path) -> Vec<String> {
     as_nobody_when_root(vec![
         postgres_program("postgres"),
@@ -289,8 +288,10 @@ fn postgres_server(port: u16, db_dir: &Path) -> Vec<String> {
         port.to_string(),
         "-c".into(),
         "listen_addresses=127.0.0.1".into(),
+        // TCP only: the client connects over loopback, and the cell's
+        // directory names hold commas, which this list setting splits on.
         "-c".into(),
-        format!("unix_socket_directories={}", db_dir.display()),
+        "unix_socket_directories=".into(),
     ])
 }
 
