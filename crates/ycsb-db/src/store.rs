@@ -566,9 +566,10 @@ pub enum Protocol {
     /// memcached's text or binary protocol (`memcached`); `ycsb serve`
     /// does not speak it.
     Memcached,
-    /// PostgreSQL's frontend/backend protocol (`postgres`); `ycsb serve`
-    /// does not speak it.
-    Postgres,
+    /// SQL servers' own protocols, PostgreSQL's or MySQL's, the client's
+    /// properties saying which (`postgres`, `mariadbd`); `ycsb serve`
+    /// speaks neither.
+    Sql,
 }
 
 impl Protocol {

@@ -244,7 +244,7 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
 ])
 .with_server(
     ServerClient::new(
-        Protocol::Postgres,
+        Protocol::Sql,
         ServerAddress::HostPort {
             host: "jdbc.host",
             port: "jdbc.port",
