@@ -275,24 +275,32 @@ impl MariaDb {
         let data = dir.path().join("data");
         let socket = dir.path().join("sock");
         let user: &[&str] = if is_root() { &["--user=root"] } else { &[] };
-        let out = Command::new("mariadb-install-db")
-            .arg("--no-defaults")
-            .arg(format!("--datadir={}", data.display()))
-            .args(user)
-            .args(["--skip-test-db", "--auth-root-authentication-method=socket"])
-            .current_dir(dir.path())
-            .output()
-            .unwrap_or_else(|e| {
-                panic!(
-                    "mariadb-install-db cannot be started ({e}): these tests need the Debian \
-                     package mariadb-server, which .ci/run installs"
-                )
-            });
-        assert!(
-            out.status.success(),
-            "mariadb-install-db failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        // mariadbd's bootstrap, run by mariadb-install-db, now and then
+        // dies of a signal when several start at once (a server bug it
+        // reports itself): a fresh directory is tried again.
+        let mut failure = String::new();
+        for _ in 0..3 {
+            let out = Command::new("mariadb-install-db")
+                .arg("--no-defaults")
+                .arg(format!("--datadir={}", data.display()))
+                .args(user)
+                .args(["--skip-test-db", "--auth-root-authentication-method=socket"])
+                .current_dir(dir.path())
+                .output()
+                .unwrap_or_else(|e| {
+                    panic!(
+                        "mariadb-install-db cannot be started ({e}): these tests need the \
+                         Debian package mariadb-server, which .ci/run installs"
+                    )
+                });
+            if out.status.success() {
+                failure.clear();
+                break;
+            }
+            failure = String::from_utf8_lossy(&out.stderr).into_owned();
+            let _ = std::fs::remove_dir_all(&data);
+        }
+        assert!(failure.is_empty(), "mariadb-install-db failed: {failure}");
         let port = free_port();
         let mut args: Vec<String> = vec![
             "--no-defaults".into(),

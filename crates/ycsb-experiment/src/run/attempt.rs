@@ -398,20 +398,23 @@ pub(crate) fn init_server_data(server: &Server, db_dir: &std::path::Path) -> Res
         std::os::unix::fs::chown(db_dir, Some(65534), Some(65534))
             .map_err(|e| format!("cannot give {} to nobody: {e}", db_dir.display()))?;
     }
-    let out = std::process::Command::new(&argv[0])
-        .args(&argv[1..])
-        .current_dir(db_dir)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", argv[0]))?;
-    if out.status.success() {
-        return Ok(());
+    // MariaDB's bootstrap now and then dies of a signal (a server bug it
+    // reports itself): a fresh directory is tried again.
+    let mut last = String::new();
+    for _ in 0..3 {
+        let out = std::process::Command::new(&argv[0])
+            .args(&argv[1..])
+            .current_dir(db_dir)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", argv[0]))?;
+        if out.status.success() {
+            return Ok(());
+        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        last = stderr.lines().last().unwrap_or("").trim().to_string();
+        let _ = std::fs::remove_dir_all(&data);
     }
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    Err(format!(
-        "{} failed: {}",
-        argv[0],
-        stderr.lines().last().unwrap_or("").trim()
-    ))
+    Err(format!("{} failed: {last}", argv[0]))
 }
 
 /// The running server's version: `redis-server --version`,
