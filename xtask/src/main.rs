@@ -48,6 +48,11 @@ const DEBIAN_PACKAGES: &[&str] = &[
     // the load tool its speed is compared with (docs/engines-memcached.md).
     "memcached",
     "libmemcached-tools",
+    // The jdbc store's tests make PostgreSQL clusters with initdb and
+    // MariaDB data directories with mariadb-install-db, and start them
+    // (docs/engines-jdbc.md).
+    "postgresql",
+    "mariadb-server",
     "rocksdb-tools",
     "nginx-light",
     // The etcd store's tests start etcd clusters; its TLS test makes
@@ -247,7 +252,14 @@ fn deps() -> Result<()> {
         .env("DEBIAN_FRONTEND", "noninteractive"))?;
     // The Debian packages start their services; the tests start their own
     // servers on free loopback ports, so stop the system ones.
-    for service in ["redis-server", "nginx", "etcd", "memcached"] {
+    for service in [
+        "redis-server",
+        "nginx",
+        "etcd",
+        "memcached",
+        "postgresql",
+        "mariadb",
+    ] {
         let _ = Command::new("service").args([service, "stop"]).status();
     }
     Ok(())

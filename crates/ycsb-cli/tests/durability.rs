@@ -13,7 +13,9 @@ use rel_support::*;
 fn the_export_says_whether_writes_were_synced() {
     let stores: Vec<_> = ycsb_stores::STORES
         .iter()
-        .filter(|d| d.durability.is_some())
+        // A client of a server needs its server: its own end-to-end test
+        // checks the export (jdbc.rs).
+        .filter(|d| d.durability.is_some() && d.data_dir.is_some())
         .collect();
     assert!(stores.len() >= 7, "{}", stores.len());
     for store in stores {

@@ -101,6 +101,6 @@ pub use secrets::{is_secret, redact_argument, redact_text, redact_value, REDACTE
 pub use status::Status;
 pub use store::{
     Batching, DebianPackages, Durability, DurabilitySetting, EngineInfo, EngineReport, Gauge,
-    GaugeKind, OutputSink, Protocol, ServerAddress, ServerClient, Store, StoreContext,
+    GaugeKind, OutputSink, Protocol, ServerAddress, ServerClient, ServerFor, Store, StoreContext,
     StoreDescriptor, StoreError, StoreThread, ThreadContext,
 };

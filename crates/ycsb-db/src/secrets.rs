@@ -77,10 +77,44 @@ pub fn redact_value<'a>(key: &str, value: &'a str, known: &[&PropertyDecl]) -> C
 /// property errors show their messages through it, so that a store
 /// echoing the address it was given cannot print a password.
 pub fn redact_text(text: &str) -> Cow<'_, str> {
-    match redact_urls(text) {
+    let text = match redact_urls(text) {
         Cow::Borrowed(_) => redact_bare_userinfo(text),
         Cow::Owned(urls) => Cow::Owned(redact_bare_userinfo(&urls).into_owned()),
+    };
+    match redact_query_passwords(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(redacted) => Cow::Owned(redacted),
     }
+}
+
+/// Every `password=` parameter of a URL's query (`?password=pw` or
+/// `&password=pw`, as a JDBC URL carries it) with its value replaced by
+/// [`REDACTED`].
+fn redact_query_passwords(text: &str) -> Cow<'_, str> {
+    const PARAMETER: &str = "password=";
+    let lower = text.to_ascii_lowercase();
+    let mut out = String::new();
+    let mut done = 0;
+    for (at, _) in lower.match_indices(PARAMETER) {
+        let starts_parameter = at > 0 && matches!(lower.as_bytes()[at - 1], b'?' | b'&');
+        if !starts_parameter || at < done {
+            continue;
+        }
+        let value_start = at + PARAMETER.len();
+        let value_end = text[value_start..]
+            .find(|c: char| {
+                matches!(c, '&' | ';' | ',' | '#' | '"' | '\'' | ')') || c.is_whitespace()
+            })
+            .map_or(text.len(), |i| value_start + i);
+        out.push_str(&text[done..value_start]);
+        out.push_str(REDACTED);
+        done = value_end;
+    }
+    if done == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[done..]);
+    Cow::Owned(out)
 }
 
 /// A command-line argument as it may be shown: a `key=value` (or
@@ -269,6 +303,21 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
+
+    /// A JDBC URL carries its password as a query parameter.
+    #[test]
+    fn query_passwords_are_redacted() {
+        assert_eq!(
+            redact_text("jdbc:postgresql://h:1/d?user=u&password=S3cr3t;jdbc:postgresql://g/d?password=x&ssl=1"),
+            "jdbc:postgresql://h:1/d?user=u&password=<redacted>;jdbc:postgresql://g/d?password=<redacted>&ssl=1"
+        );
+        assert_eq!(redact_text("no password=here"), "no password=here");
+        assert_eq!(
+            redact_value("db.url", "jdbc:mysql://h/d?PASSWORD=pw", &[]),
+            "jdbc:mysql://h/d?PASSWORD=<redacted>"
+        );
+    }
+
     use super::*;
     use crate::properties::Property;
 

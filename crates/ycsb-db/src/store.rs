@@ -579,7 +579,15 @@ pub struct ServerClient {
     /// Properties the store needs to talk to `ycsb serve` rather than the
     /// original server (the redis store's scan index in key order).
     pub for_ycsb_serve: &'static [(&'static str, &'static str)],
+    /// Servers the experiment runner starts for this client by name
+    /// (`postgres`, `mariadb`), each with the properties the client needs
+    /// against it (which server kind, database and user).
+    pub for_servers: &'static [ServerFor],
 }
+
+/// A server the experiment runner can start for a client store: its name
+/// in a matrix (`server = "postgres"`) and the client's properties for it.
+pub type ServerFor = (&'static str, &'static [(&'static str, &'static str)]);
 
 /// The properties naming a client store's server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -603,7 +611,24 @@ impl ServerClient {
             protocol,
             address,
             for_ycsb_serve: &[],
+            for_servers: &[],
         }
+    }
+
+    /// The servers the experiment runner may start for this client, with
+    /// the properties the client needs against each.
+    pub const fn with_servers(mut self, servers: &'static [ServerFor]) -> Self {
+        self.for_servers = servers;
+        self
+    }
+
+    /// The client's properties against the runner's server `name`, if
+    /// the runner can start it for this client.
+    pub fn properties_for(&self, name: &str) -> Option<&'static [(&'static str, &'static str)]> {
+        self.for_servers
+            .iter()
+            .find(|(server, _)| *server == name)
+            .map(|(_, properties)| *properties)
     }
 
     /// The properties the store needs against `ycsb serve`.
@@ -639,6 +664,10 @@ pub enum Protocol {
     /// memcached's text or binary protocol (`memcached`); `ycsb serve`
     /// does not speak it.
     Memcached,
+    /// SQL servers' own protocols, PostgreSQL's or MySQL's, the client's
+    /// properties saying which (`postgres`, `mariadbd`); `ycsb serve`
+    /// speaks neither.
+    Sql,
 }
 
 impl Protocol {

@@ -201,6 +201,18 @@ fn preflight(m: &Matrix, ycsb: &Path) -> Result<()> {
     if m.dbs.values().any(|d| d.server == Some(Server::Memcached)) {
         tool("memcached", "a db with server = \"memcached\"")?;
     }
+    if m.dbs.values().any(|d| d.server == Some(Server::Postgres)) {
+        tool(
+            &run::command::postgres_program("postgres"),
+            "a db with server = \"postgres\" (Debian's postgresql)",
+        )?;
+    }
+    if m.dbs.values().any(|d| d.server == Some(Server::MariaDb)) {
+        tool(
+            "mariadbd",
+            "a db with server = \"mariadb\" (Debian's mariadb-server)",
+        )?;
+    }
     if m.cpus.is_some() || m.server_cpus.is_some() {
         tool("taskset", "experiment.cpus")?;
     }

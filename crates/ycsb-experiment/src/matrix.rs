@@ -106,6 +106,12 @@ pub enum Server {
     /// The `memcached` program on loopback, TCP only (memcached keeps
     /// nothing on disk).
     Memcached,
+    /// A PostgreSQL cluster made by `initdb` in the cell's directory (as
+    /// `nobody` when the runner is root), its postmaster on loopback.
+    Postgres,
+    /// A MariaDB data directory made by `mariadb-install-db` in the cell's
+    /// directory, `mariadbd` on loopback without grant tables.
+    MariaDb,
     /// `ycsb serve <engine>` over the client store's protocol, its data in
     /// the cell's DB directory.
     YcsbServe {
@@ -141,7 +147,7 @@ impl Db {
             Some(Server::YcsbServe { engine, .. }) => {
                 dir_property(engine).map(|p| (engine.as_str(), p))
             }
-            Some(Server::Redis | Server::Memcached) => None,
+            Some(Server::Redis | Server::Memcached | Server::Postgres | Server::MariaDb) => None,
             None => dir_property(&self.store).map(|p| (self.store.as_str(), p)),
         }
     }

@@ -293,6 +293,9 @@ fn answers(port: u16, protocol: Option<ycsb_db::Protocol>) -> bool {
             b"HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
         }
         Some(ycsb_db::Protocol::Memcached) => b"version\r\n",
+        // PostgreSQL's SSLRequest, answered by one byte (N or S); a MySQL
+        // server greets first, which is an answer too.
+        Some(ycsb_db::Protocol::Sql) => &[0, 0, 0, 8, 4, 0xd2, 0x16, 0x2f],
         _ => return true,
     };
     let mut reply = [0u8; 16];

@@ -1,8 +1,8 @@
 //! Running cells: one `ycsb` process per cell (and a server when the db
 //! needs one), provenance beside the results, write-then-rename, resume.
 
-mod attempt;
-mod command;
+pub(crate) mod attempt;
+pub(crate) mod command;
 mod provenance;
 
 use std::path::{Path, PathBuf};

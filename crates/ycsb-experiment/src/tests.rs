@@ -106,7 +106,7 @@ const BAD: &[(&str, &str, &str)] = &[
     ("[experiment]\n[axes]\ndb = [\"memory\"]\nthreadcount = [[1]]\n", "test.toml:4:", "expected a string, number or boolean"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nproperties = {}\n", "test.toml:4:", "set store"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"mongodb\"\n", "test.toml:5:", "unknown store 'mongodb'"),
-    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"mongod\"\n", "test.toml:6:", "unknown server 'mongod' (redis-server, memcached or ycsb-serve)"),
+    ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"mongod\"\n", "test.toml:6:", "unknown server 'mongod' (redis-server, memcached, postgres, mariadb or ycsb-serve)"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"ycsb-serve\"\n", "test.toml:6:", "needs engine"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"leveldb\"\nserver = \"redis-server\"\n", "test.toml:6:", "must be a client of a server"),
     ("[experiment]\n[axes]\ndb = [\"x\"]\n[db.x]\nstore = \"redis\"\nserver = \"ycsb-serve\"\nengine = \"redis\"\n", "test.toml:7:", "ycsb serve embeds"),
@@ -786,6 +786,71 @@ mod capabilities {
                 e.contains("test.toml:6:") && e.contains("memcached speaks its own protocol"),
                 "{e}"
             );
+        }
+    }
+
+    /// `server = "postgres"` / `"mariadb"` start the server on the cell's
+    /// port with its data in the cell's directory, for a client whose
+    /// descriptor says what it needs against it; others are refused.
+    #[test]
+    fn sql_servers_are_started_for_their_clients_only() {
+        for (name, program) in [("postgres", "postgres"), ("mariadb", "mariadbd")] {
+            let clients = stores(|s| s.server.is_some_and(|c| c.properties_for(name).is_some()));
+            assert!(!clients.is_empty(), "the registry has a client of {name}");
+            for client in clients {
+                let m = check(&one_db(&format!(
+                    "store = \"{}\"\nserver = \"{name}\"\n",
+                    client.name
+                )))
+                .unwrap();
+                let (_, argv, server) = commands(&m, 4242);
+                let c = client.server.unwrap();
+                for (k, v) in c.address_properties("127.0.0.1:4242".parse().unwrap()) {
+                    assert!(argv.contains(&format!("{k}={v}")), "{k}: {argv:?}");
+                }
+                for (k, v) in c.properties_for(name).unwrap() {
+                    assert!(argv.contains(&format!("{k}={v}")), "{k}: {argv:?}");
+                }
+                assert!(server.iter().any(|a| a.ends_with(program)), "{server:?}");
+                assert!(
+                    server.iter().any(|a| a.contains("/d/cell/db")),
+                    "{server:?}"
+                );
+                assert!(server.iter().any(|a| a.contains("4242")), "{server:?}");
+                assert!(server.iter().any(|a| a.contains("127.0.0.1")), "{server:?}");
+                assert!(!m.dbs["x"].data_is_reusable());
+            }
+            for other in stores(|s| s.server.is_some_and(|c| c.properties_for(name).is_none())) {
+                let e = check(&one_db(&format!(
+                    "store = \"{}\"\nserver = \"{name}\"\n",
+                    other.name
+                )))
+                .unwrap_err();
+                assert!(
+                    e.contains("test.toml:6:") && e.contains("the runner cannot point"),
+                    "{e}"
+                );
+            }
+        }
+    }
+
+    /// The data directories the SQL servers need are made by their own
+    /// tools (real initdb and mariadb-install-db), once: a second attempt
+    /// finds them.
+    #[test]
+    fn sql_servers_data_directories_are_made_once() {
+        use crate::matrix::Server;
+        use crate::run::attempt::init_server_data;
+        for (server, made) in [
+            (Server::Postgres, "pgdata/PG_VERSION"),
+            (Server::MariaDb, "mariadb/mysql"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let db = dir.path().join("db");
+            std::fs::create_dir_all(&db).unwrap();
+            init_server_data(&server, &db).unwrap_or_else(|e| panic!("{server:?}: {e}"));
+            assert!(db.join(made).exists(), "{server:?}");
+            init_server_data(&server, &db).unwrap();
         }
     }
 

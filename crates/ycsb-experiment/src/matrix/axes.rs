@@ -384,6 +384,28 @@ impl Ctx<'_> {
                 }
                 Ok(Some(Server::Memcached))
             }
+            name @ ("postgres" | "mariadb") => {
+                if client.server.and_then(|c| c.properties_for(name)).is_none() {
+                    return self.err(
+                        s.span(),
+                        format!(
+                            "db.{label}.server: the runner cannot point '{store}' at {name} (its clients: {})",
+                            store_names(|s| s.server.is_some_and(|c| c.properties_for(name).is_some()))
+                        ),
+                    );
+                }
+                if let Some(e) = &d.engine {
+                    return self.err(
+                        e.span(),
+                        format!("db.{label}.engine is only for server = \"ycsb-serve\""),
+                    );
+                }
+                Ok(Some(if name == "postgres" {
+                    Server::Postgres
+                } else {
+                    Server::MariaDb
+                }))
+            }
             "ycsb-serve" => {
                 if !protocol.served_by_ycsb_serve() {
                     return self.err(
@@ -397,7 +419,7 @@ impl Ctx<'_> {
                 self.served_engine(label, d, s.span()).map(Some)
             }
             other => {
-                let known = "redis-server, memcached or ycsb-serve";
+                let known = "redis-server, memcached, postgres, mariadb or ycsb-serve";
                 self.err(
                     s.span(),
                     format!("db.{label}.server: unknown server '{other}' ({known})"),

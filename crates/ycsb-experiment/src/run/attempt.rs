@@ -343,6 +343,11 @@ fn start_server(
         return Ok(ControlFlow::Continue(None));
     }
     std::fs::create_dir_all(a.db_dir).ok();
+    if let Some(server) = &a.cell.db.server {
+        if let Err(why) = init_server_data(server, a.db_dir) {
+            return Ok(ControlFlow::Break(Outcome::Failed(why)));
+        }
+    }
     let log_path = a.partial.join("server.log");
     let log =
         std::fs::File::create(&log_path).context(|| format!("creating {}", log_path.display()))?;
@@ -374,11 +379,56 @@ fn start_server(
     Ok(ControlFlow::Continue(Some(child)))
 }
 
+/// Makes the server's data directory in `db_dir` when it has none (a
+/// PostgreSQL cluster, MariaDB's system tables), owned by `nobody` for
+/// PostgreSQL when the runner is root.
+///
+/// # Errors
+///
+/// What the command said when it failed, as the attempt's failure.
+pub(crate) fn init_server_data(server: &Server, db_dir: &std::path::Path) -> Result<(), String> {
+    let Some((data, argv)) = super::command::server_init(server, db_dir) else {
+        return Ok(());
+    };
+    if data.exists() {
+        return Ok(());
+    }
+    if matches!(server, Server::Postgres) && super::command::is_root() {
+        // initdb, run as nobody, makes its directory inside this one.
+        std::os::unix::fs::chown(db_dir, Some(65534), Some(65534))
+            .map_err(|e| format!("cannot give {} to nobody: {e}", db_dir.display()))?;
+    }
+    // MariaDB's bootstrap now and then dies of a signal (a server bug it
+    // reports itself): a fresh directory is tried again.
+    let mut last = String::new();
+    for _ in 0..3 {
+        let out = std::process::Command::new(&argv[0])
+            .args(&argv[1..])
+            .current_dir(db_dir)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", argv[0]))?;
+        if out.status.success() {
+            return Ok(());
+        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        last = stderr.lines().last().unwrap_or("").trim().to_string();
+        let _ = std::fs::remove_dir_all(&data);
+    }
+    Err(format!("{} failed: {last}", argv[0]))
+}
+
 /// The running server's version: `redis-server --version`,
-/// `memcached --version`, or what `ycsb serve` says it serves.
+/// `memcached --version`, `postgres --version`, `mariadbd --version`, or
+/// what `ycsb serve` says it serves.
 fn server_version(a: &Attempt<'_>) -> Option<String> {
-    if matches!(a.cell.db.server, Some(Server::Redis | Server::Memcached)) {
-        return std::process::Command::new(&a.server_argv[0])
+    let program = match a.cell.db.server {
+        Some(Server::Postgres) => Some(super::command::postgres_program("postgres")),
+        Some(Server::MariaDb) => Some("mariadbd".to_string()),
+        Some(Server::Redis | Server::Memcached) => Some(a.server_argv[0].clone()),
+        _ => None,
+    };
+    if let Some(program) = program {
+        return std::process::Command::new(program)
             .arg("--version")
             .output()
             .ok()

@@ -37,6 +37,15 @@ impl Runner {
                 match server {
                     Server::Redis => redis_server(port, db_dir),
                     Server::Memcached => memcached_server(port),
+                    Server::Postgres | Server::MariaDb => {
+                        let name = server_name(server);
+                        props.extend(for_server(m, cell, client, name));
+                        if matches!(server, Server::Postgres) {
+                            postgres_server(port, db_dir)
+                        } else {
+                            mariadb_server(port, db_dir)
+                        }
+                    }
                     Server::YcsbServe {
                         engine,
                         property_files,
@@ -155,6 +164,156 @@ fn ycsb_serve_defaults(m: &Matrix, cell: &Cell, client: ServerClient) -> Vec<(St
         .filter(|(k, _)| !user_set(k))
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
+}
+
+/// A server's name in a matrix (`server = "postgres"`).
+pub(crate) fn server_name(server: &Server) -> &'static str {
+    match server {
+        Server::Redis => "redis-server",
+        Server::Memcached => "memcached",
+        Server::Postgres => "postgres",
+        Server::MariaDb => "mariadb",
+        Server::YcsbServe { .. } => "ycsb-serve",
+    }
+}
+
+/// What the client store needs against the runner's server `name`, as its
+/// descriptor says, unless the matrix chose otherwise.
+fn for_server(m: &Matrix, cell: &Cell, client: ServerClient, name: &str) -> Vec<(String, String)> {
+    let axis_properties = cell.axis_properties();
+    let user_set = |k: &str| {
+        m.properties
+            .iter()
+            .chain(&cell.db.properties)
+            .chain(&axis_properties)
+            .any(|(u, _)| u == k)
+    };
+    client
+        .properties_for(name)
+        .unwrap_or_default()
+        .iter()
+        .filter(|(k, _)| !user_set(k))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// Whether the runner runs as root (PostgreSQL refuses to, MariaDB needs
+/// `--user=root`).
+pub(crate) fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The directory of PostgreSQL's programs: Debian keeps them per major
+/// version, off the PATH (the newest installed).
+pub(crate) fn postgres_bin_dir() -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .flatten()
+        .map(|e| e.path().join("bin"))
+        .filter(|bin| bin.join("postgres").exists())
+        .collect();
+    dirs.sort();
+    dirs.pop()
+}
+
+/// `program` of PostgreSQL's, by its full path when installed.
+pub(crate) fn postgres_program(program: &str) -> String {
+    postgres_bin_dir()
+        .map(|bin| bin.join(program).display().to_string())
+        .unwrap_or_else(|| program.to_string())
+}
+
+/// `argv` as user `nobody` when the runner is root.
+fn as_nobody_when_root(argv: Vec<String>) -> Vec<String> {
+    if !is_root() {
+        return argv;
+    }
+    let mut all: Vec<String> = [
+        "setpriv",
+        "--reuid=nobody",
+        "--regid=nogroup",
+        "--clear-groups",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    all.extend(argv);
+    all
+}
+
+/// The commands that make the server's data directory in `db_dir` when
+/// it has none yet: PostgreSQL's cluster (trusting loopback logins: the
+/// server is the cell's own) or MariaDB's system tables.
+pub(crate) fn server_init(server: &Server, db_dir: &Path) -> Option<(PathBuf, Vec<String>)> {
+    match server {
+        Server::Postgres => {
+            let data = db_dir.join("pgdata");
+            let argv = vec![
+                postgres_program("initdb"),
+                "-D".into(),
+                data.display().to_string(),
+                "-U".into(),
+                "postgres".into(),
+                "--auth=trust".into(),
+                "--locale=C".into(),
+                "-E".into(),
+                "UTF8".into(),
+            ];
+            Some((data, as_nobody_when_root(argv)))
+        }
+        Server::MariaDb => {
+            let data = db_dir.join("mariadb");
+            let mut argv = vec![
+                "mariadb-install-db".to_string(),
+                "--no-defaults".into(),
+                format!("--datadir={}", data.display()),
+            ];
+            if is_root() {
+                argv.push("--user=root".into());
+            }
+            Some((data, argv))
+        }
+        _ => None,
+    }
+}
+
+/// PostgreSQL's postmaster on loopback `port`, its cluster in `db_dir`.
+fn postgres_server(port: u16, db_dir: &Path) -> Vec<String> {
+    as_nobody_when_root(vec![
+        postgres_program("postgres"),
+        "-D".into(),
+        db_dir.join("pgdata").display().to_string(),
+        "-p".into(),
+        port.to_string(),
+        "-c".into(),
+        "listen_addresses=127.0.0.1".into(),
+        // TCP only: the client connects over loopback, and the cell's
+        // directory names hold commas, which this list setting splits on.
+        "-c".into(),
+        "unix_socket_directories=".into(),
+    ])
+}
+
+/// `mariadbd` on loopback `port`, its data and socket in `db_dir`, without
+/// grant tables (the cell's own server, on loopback only) or binary log.
+fn mariadb_server(port: u16, db_dir: &Path) -> Vec<String> {
+    let mut argv = vec![
+        "mariadbd".to_string(),
+        "--no-defaults".into(),
+        format!("--datadir={}", db_dir.join("mariadb").display()),
+        format!("--socket={}", db_dir.join("mariadb.sock").display()),
+        format!("--pid-file={}", db_dir.join("mariadb.pid").display()),
+        format!("--port={port}"),
+        "--bind-address=127.0.0.1".into(),
+        "--skip-grant-tables".into(),
+        "--skip-name-resolve".into(),
+        "--skip-log-bin".into(),
+    ];
+    if is_root() {
+        argv.push("--user=root".into());
+    }
+    argv
 }
 
 /// `redis-server` on loopback `port`, without persistence, its directory

@@ -1,0 +1,298 @@
+//! `ycsb load/run jdbc` against real PostgreSQL clusters started here:
+//! Java's table created by `jdbc.createtable`, workload A with verified
+//! data, workload E's scans, the server's figures and durability in the
+//! export; a server killed and restarted mid-run; a wrong password and an
+//! unreachable server as one line and exit status 2.
+
+mod common;
+mod rel_support;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::*;
+use rel_support::*;
+use ycsb_jdbc::testing::{MariaDb, Postgres, MARIADB_PASSWORD, PASSWORD};
+
+fn count(report: &str, section: &str, name: &str) -> u64 {
+    report_value(report, section, name).map_or(0, |v| v.trim().parse().unwrap())
+}
+
+/// `-p` arguments pointing the store at `server`, with the table created.
+fn server_args(server: &Postgres) -> Vec<String> {
+    [
+        format!("db.url={}", server.url()),
+        "db.user=postgres".to_string(),
+        format!("db.passwd={PASSWORD}"),
+        "jdbc.createtable=true".to_string(),
+    ]
+    .into_iter()
+    .flat_map(|p| ["-p".to_string(), p])
+    .collect()
+}
+
+#[test]
+fn workload_a_keeps_its_data_and_the_export_has_the_servers_figures() {
+    let server = Postgres::start();
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("run.json");
+    let args = server_args(&server);
+    let common_args = [
+        "-P",
+        "workloads/workloada",
+        "-p",
+        "recordcount=300",
+        "-p",
+        "dataintegrity=true",
+        "-threads",
+        "4",
+    ];
+    let load = ycsb()
+        .args(["load", "postgresql"])
+        .args(&args)
+        .args(common_args)
+        .output()
+        .unwrap();
+    assert!(load.status.success(), "{}", stderr(&load));
+    assert_eq!(count(&stdout(&load), "INSERT", "Return=OK"), 300);
+    let rows: i64 = server
+        .client()
+        .query_one("SELECT count(*) FROM usertable", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(rows, 300);
+
+    let run = ycsb()
+        .args(["run", "jdbc"])
+        .args(&args)
+        .args(common_args)
+        .args(["-p", "operationcount=1500"])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    let out = stdout(&run);
+    let verified = count(&out, "VERIFY", "Return=OK");
+    assert_eq!(verified, count(&out, "READ", "Return=OK"), "{out}");
+    assert!(verified > 300, "{out}");
+    for bad in ["UNEXPECTED_STATE", "ERROR", "NOT_FOUND"] {
+        assert!(!out.contains(&format!("Return={bad}")), "{out}");
+    }
+    let run = ycsb()
+        .args(["run", "jdbc"])
+        .args(&args)
+        .args(common_args)
+        .args(["-p", "operationcount=1500", "-p", "status.interval=1"])
+        .args(["-p", "exporter=json"])
+        .arg("-p")
+        .arg(format!("exportfile={}", export.display()))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    let report = std::fs::read_to_string(&export).unwrap();
+    assert!(!report.contains(PASSWORD), "the password is in the export");
+    assert!(
+        !stderr(&run).contains(PASSWORD),
+        "the password is on stderr"
+    );
+    let json: serde_json::Value = serde_json::from_str(&report).unwrap();
+    let metadata = &json["metadata"];
+    assert_eq!(metadata["engine"], "PostgreSQL", "{metadata}");
+    let durability = &metadata["durability"];
+    assert_eq!(
+        durability["property"], "pg.synchronous_commit",
+        "{metadata}"
+    );
+    assert_eq!(durability["value"], "on", "{metadata}");
+    assert_eq!(durability["durable"], true, "{metadata}");
+    let series = json["phases"][0]["observation"]["series"]
+        .as_array()
+        .unwrap();
+    let last = &series.last().unwrap()["gauges"];
+    assert!(last["pg.table_bytes"].as_f64().unwrap() > 8192.0, "{last}");
+    assert!(last["pg.xact_commit"].as_f64().unwrap() > 0.0, "{last}");
+}
+
+/// Workload E: scans answered by Java's range query (their order is
+/// checked by the store's tests), inserts beside them.
+#[test]
+fn workload_e_scans() {
+    let server = Postgres::start();
+    let args = server_args(&server);
+    let common_args = ["-P", "workloads/workloade", "-p", "recordcount=300"];
+    let load = ycsb()
+        .args(["load", "jdbc"])
+        .args(&args)
+        .args(common_args)
+        .output()
+        .unwrap();
+    assert!(load.status.success(), "{}", stderr(&load));
+    let run = ycsb()
+        .args(["run", "jdbc"])
+        .args(&args)
+        .args(common_args)
+        .args(["-p", "operationcount=300", "-threads", "2"])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    let out = stdout(&run);
+    assert!(count(&out, "SCAN", "Return=OK") > 200, "{out}");
+    for bad in ["UNEXPECTED_STATE", "ERROR", "NOT_IMPLEMENTED"] {
+        assert!(!out.contains(&format!("Return={bad}")), "{out}");
+    }
+}
+
+/// The server is killed once the run is under way and started again a
+/// moment later: operations fail with SERVICE_UNAVAILABLE, counted apart,
+/// the threads reconnect, the run goes on and ends on time, and the
+/// records are still there (PostgreSQL recovers them).
+#[test]
+fn a_server_killed_and_restarted_mid_run_is_reconnected() {
+    let mut server = Postgres::start();
+    let args = server_args(&server);
+    let load = ycsb()
+        .args(["load", "jdbc"])
+        .args(&args)
+        .args(["-p", "recordcount=200"])
+        .output()
+        .unwrap();
+    assert!(load.status.success(), "{}", stderr(&load));
+    let mut child = ycsb()
+        .args(["run", "jdbc", "-P", "workloads/workloada"])
+        .args(&args)
+        .args(["-p", "recordcount=200", "-p", "operationcount=0"])
+        .args(["-p", "maxexecutiontime=5", "-threads", "2"])
+        .args(["-s", "-p", "status.interval=1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    lines
+        .wait_for(Duration::from_secs(30), status_with_operations)
+        .expect("a status line");
+    server.kill();
+    std::thread::sleep(Duration::from_millis(300));
+    server.restart();
+    let status = wait_bounded(&mut child, Duration::from_secs(60), "the run");
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    let err = lines.rest();
+    assert!(status.success(), "{err}");
+    let unavailable = count(&out, "READ", "Return=SERVICE_UNAVAILABLE")
+        + count(&out, "UPDATE", "Return=SERVICE_UNAVAILABLE");
+    assert!(unavailable > 0, "{out}");
+    assert!(!out.contains("Return=NOT_FOUND"), "{out}");
+    assert!(count(&out, "READ", "Return=OK") > 0, "{out}");
+    assert!(!err.contains(PASSWORD), "{err}");
+}
+
+#[test]
+fn a_wrong_password_or_a_closed_port_is_one_line_and_exit_status_2() {
+    let server = Postgres::start();
+    let o = ycsb()
+        .args(["load", "jdbc", "-p"])
+        .arg(format!("db.url={}", server.url()))
+        .args(["-p", "db.passwd=Wr0ngPassw0rd"])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let line = err
+        .lines()
+        .find(|l| l.contains("cannot open jdbc"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        line.contains(&server.url()) && line.contains("password authentication failed"),
+        "{line}"
+    );
+    assert!(!err.contains("Wr0ngPassw0rd"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let o = ycsb()
+        .args(["load", "postgresql", "-p"])
+        .arg(format!("pg.port={closed}"))
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("jdbc:postgresql://127.0.0.1:{closed}/test"))
+            && err.contains("pg.port="),
+        "{err}"
+    );
+}
+
+/// MariaDB through the same store: Java's table made by the load,
+/// workload A verified, the server's name and durability in the export.
+#[test]
+fn workload_a_keeps_its_data_on_mariadb() {
+    let server = MariaDb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("run.json");
+    let args: Vec<String> = [
+        format!("db.url={}", server.url()),
+        "db.user=ycsb".to_string(),
+        format!("db.passwd={MARIADB_PASSWORD}"),
+        "jdbc.createtable=true".to_string(),
+    ]
+    .into_iter()
+    .flat_map(|p| ["-p".to_string(), p])
+    .collect();
+    let common_args = [
+        "-P",
+        "workloads/workloada",
+        "-p",
+        "recordcount=300",
+        "-p",
+        "dataintegrity=true",
+        "-threads",
+        "4",
+    ];
+    let load = ycsb()
+        .args(["load", "mariadb"])
+        .args(&args)
+        .args(common_args)
+        .output()
+        .unwrap();
+    assert!(load.status.success(), "{}", stderr(&load));
+    assert_eq!(count(&stdout(&load), "INSERT", "Return=OK"), 300);
+    let run = ycsb()
+        .args(["run", "mysql"])
+        .args(&args)
+        .args(common_args)
+        .args(["-p", "operationcount=1500"])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    let out = stdout(&run);
+    let verified = count(&out, "VERIFY", "Return=OK");
+    assert_eq!(verified, count(&out, "READ", "Return=OK"), "{out}");
+    assert!(verified > 300, "{out}");
+    for bad in ["UNEXPECTED_STATE", "ERROR", "NOT_FOUND"] {
+        assert!(!out.contains(&format!("Return={bad}")), "{out}");
+    }
+    let run = ycsb()
+        .args(["run", "jdbc"])
+        .args(&args)
+        .args(common_args)
+        .args(["-p", "operationcount=300", "-p", "exporter=json"])
+        .arg("-p")
+        .arg(format!("exportfile={}", export.display()))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    let report = std::fs::read_to_string(&export).unwrap();
+    assert!(
+        !report.contains(MARIADB_PASSWORD),
+        "the password is in the export"
+    );
+    let json: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(
+        json["metadata"]["engine"], "MariaDB",
+        "{}",
+        json["metadata"]
+    );
+}
