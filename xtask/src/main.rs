@@ -24,6 +24,8 @@ use anyhow::{bail, Context, Result};
 
 #[cfg(feature = "engines")]
 mod experiment;
+#[cfg(feature = "engines")]
+mod pg_bench;
 
 /// Debian packages the build and the tests need: the engines' libraries
 /// (linked, not built from source, to keep a cold CI build short), clang
@@ -102,6 +104,8 @@ commands:
           RocksDB and LevelDB, workloads A and C; --help for options
   redis-bench  the redis store through ycsb against redis-benchmark (SET/GET and
           HMSET/HGETALL) on a private redis-server, pipeline depths 1, 8, 32; --help
+  pg-bench  the jdbc store's single-row reads against pgbench's (prepared SELECT of one
+          row of Java's table) on a private PostgreSQL: reads per client CPU-second
   memcached-bench  the memcached store through ycsb against memaslap (memcaslap) on a
           private memcached: operations per client CPU-second; --help for options
   instructions [--accept]  instructions per operation of the client's hot paths
@@ -124,7 +128,9 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("deps") => deps(),
         Some("test") => deps().and_then(|()| test(&args[1..])),
-        Some(command @ ("demo" | "experiment" | "engine-bench")) => with_engines(command, &args),
+        Some(command @ ("demo" | "experiment" | "engine-bench" | "pg-bench")) => {
+            with_engines(command, &args)
+        }
         Some("package") => package(),
         Some("stores") => stores::main(&project_root(), &args[1..]),
         Some("engines") => deps().and_then(|()| engines::main(&project_root(), &args[1..])),
@@ -166,6 +172,7 @@ fn with_engines(command: &str, args: &[String]) -> Result<()> {
         "demo" => deps().and_then(|()| demo(&args[1..])),
         "experiment" => experiment::main(&project_root(), &args[1..]),
         "engine-bench" => deps().and_then(|()| engine_bench::main(&project_root(), &args[1..])),
+        "pg-bench" => deps().and_then(|()| pg_bench::main(&project_root(), &args[1..])),
         other => unreachable!("{other} is not a command of the engines feature"),
     }
 }

@@ -126,6 +126,16 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "compares the redis store with redis-benchmark",
     ),
     (
+        "xtask/src/pg_bench.rs",
+        "\"jdbc",
+        "compares the jdbc store with pgbench on a PostgreSQL it starts",
+    ),
+    (
+        "xtask/src/pg_bench.rs",
+        "\"db.",
+        "points the jdbc store at the PostgreSQL it starts",
+    ),
+    (
         "xtask/src/memcached_bench.rs",
         "\"memcached",
         "compares the memcached store with memaslap on a memcached it starts",

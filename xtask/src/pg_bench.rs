@@ -1,0 +1,270 @@
+//! `cargo xtask pg-bench`: the jdbc store's single-row reads against
+//! pgbench's, on a private PostgreSQL.
+//!
+//! Starts a PostgreSQL cluster of its own (`ycsb_jdbc::testing::Postgres`:
+//! initdb in a temporary directory, a free loopback port), loads N records
+//! into Java's table with `ycsb load jdbc` (`insertorder=ordered`, so the
+//! keys are `user0` … `user<N-1>`), then alternates, round by round, one
+//! connection each:
+//! - `pgbench -n -M prepared -c 1 -j 1 -t N` with a script of one prepared
+//!   `SELECT * FROM usertable WHERE ycsb_key = 'user' || :id` over a
+//!   uniform `:id` (pgbench -S's single-row read, on YCSB's table);
+//! - `ycsb run jdbc` with `readproportion=1`, uniform over the same keys:
+//!   the same prepared `SELECT *` per read, and its check of the record.
+//!
+//! What is compared is the reads per CPU-second of the client (user +
+//! system, from `getrusage` of the waited child; the server's work is the
+//! same for both), and, for information, the rate.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use ycsb_jdbc::testing::{Postgres, PASSWORD};
+
+use crate::machine::{children_cpu_seconds, load_average, Placement};
+
+const USAGE: &str = "usage: cargo xtask pg-bench [--requests N] [--rounds N] [--no-pin]
+  N single-row reads per client and round (default 50000) over N records
+  loaded by ycsb; rounds alternate pgbench and ycsb (default 3); the clients
+  run on one core unless --no-pin.";
+
+struct Options {
+    requests: u64,
+    rounds: usize,
+    pin: bool,
+}
+
+fn parse(args: &[String]) -> Result<Options> {
+    for flag in args.iter().filter(|a| a.starts_with("--")) {
+        if !["--requests", "--rounds", "--no-pin"].contains(&flag.as_str()) {
+            bail!("pg-bench: unknown option {flag}\n{USAGE}");
+        }
+    }
+    let o = Options {
+        requests: crate::flag_value(args, "--requests", 50_000)?,
+        rounds: crate::flag_value(args, "--rounds", 3)? as usize,
+        pin: !args.iter().any(|a| a == "--no-pin"),
+    };
+    if o.requests == 0 || o.rounds == 0 {
+        bail!("pg-bench: --requests and --rounds must be at least 1");
+    }
+    Ok(o)
+}
+
+/// One client's run: wall and CPU seconds for N reads.
+#[derive(Clone, Copy)]
+struct Run {
+    wall: f64,
+    cpu: f64,
+}
+
+fn timed(command: &mut Command, what: &str) -> Result<(Run, String)> {
+    let cpu_before = children_cpu_seconds();
+    let start = Instant::now();
+    let out = command
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("starting {what}"))?;
+    let wall = start.elapsed().as_secs_f64();
+    let cpu = children_cpu_seconds() - cpu_before;
+    if !out.status.success() {
+        bail!(
+            "{what} failed with {}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok((
+        Run { wall, cpu },
+        String::from_utf8_lossy(&out.stdout).into(),
+    ))
+}
+
+/// `ycsb` with the jdbc store's properties for `pg`.
+fn ycsb(bin: &Path, pg: &Postgres, phase: &str, o: &Options, core: Option<usize>) -> Command {
+    let mut command = Command::new(bin);
+    if let Some(core) = core {
+        crate::machine::pin(&mut command, core);
+    }
+    command
+        .args([phase, "jdbc", "-P", "workloads/workloadc", "-threads", "1"])
+        .args(["-p", &format!("db.url={}", pg.url())])
+        .args(["-p", "db.user=postgres", "-p"])
+        .arg(format!("db.passwd={PASSWORD}"))
+        .args(["-p", "insertorder=ordered"])
+        .args(["-p", &format!("recordcount={}", o.requests)])
+        .args(["-p", &format!("operationcount={}", o.requests)])
+        .args(["-p", "requestdistribution=uniform"]);
+    command
+}
+
+fn pgbench(script: &Path, pg: &Postgres, o: &Options, core: Option<usize>) -> Result<Run> {
+    let mut command = Command::new("pgbench");
+    if let Some(core) = core {
+        crate::machine::pin(&mut command, core);
+    }
+    command
+        .env("PGPASSWORD", PASSWORD)
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &pg.port.to_string(),
+            "-U",
+            "postgres",
+        ])
+        .args(["-n", "-M", "prepared", "-c", "1", "-j", "1"])
+        .args(["-t", &o.requests.to_string(), "-f"])
+        .arg(script)
+        .arg("postgres");
+    let (run, stdout) = timed(&mut command, "pgbench (package postgresql)")?;
+    let processed = stdout
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("number of transactions actually processed: ")
+        })
+        .and_then(|v| v.split('/').next())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if processed != Some(o.requests) {
+        bail!("pgbench did not process {} reads:\n{stdout}", o.requests);
+    }
+    Ok(run)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+fn build_ycsb(root: &Path) -> Result<PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    eprintln!("pg-bench: building ycsb (release)");
+    crate::run(Command::new(&cargo).current_dir(root).args([
+        "build",
+        "--release",
+        "-p",
+        "ycsb-cli",
+        "--bin",
+        "ycsb",
+    ]))?;
+    Ok(crate::target::target_dir(root).join("release").join("ycsb"))
+}
+
+/// Runs the comparison and prints its table.
+///
+/// # Errors
+/// Bad options, a client that cannot start or fails, a load that did not
+/// write every record.
+pub fn main(root: &Path, args: &[String]) -> Result<()> {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return Ok(());
+    }
+    let o = parse(args)?;
+    let bin = build_ycsb(root)?;
+    let core = if o.pin {
+        Placement::separate_cores().map(|p| p.client)
+    } else {
+        None
+    };
+    eprintln!("pg-bench: starting PostgreSQL (initdb)");
+    let pg = Postgres::start();
+    let work = crate::target::target_dir(root).join("pg-bench");
+    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
+    let script = work.join("read.sql");
+    std::fs::write(
+        &script,
+        format!(
+            "\\set id random(0, {})\nSELECT * FROM usertable WHERE ycsb_key = 'user' || :id;\n",
+            o.requests - 1
+        ),
+    )?;
+    let mut load = ycsb(&bin, &pg, "load", &o, core);
+    load.current_dir(root).args(["-p", "jdbc.createtable=true"]);
+    timed(&mut load, "ycsb load jdbc")?;
+    let rows: i64 = pg
+        .client()
+        .query_one("SELECT count(*) FROM usertable", &[])
+        .context("counting the loaded rows")?
+        .get(0);
+    if rows != o.requests as i64 {
+        bail!("ycsb load wrote {rows} rows, not {}", o.requests);
+    }
+    let load_before = load_average();
+    eprintln!(
+        "pg-bench: port {}; clients {}; {} reads per client, {} round(s); load average {load_before}",
+        pg.port,
+        core.map_or("not pinned".to_string(), |c| format!("on core {c}")),
+        o.requests,
+        o.rounds
+    );
+    let (mut peer, mut ours) = (Vec::new(), Vec::new());
+    for round in 0..o.rounds {
+        for client in if round % 2 == 0 { [0, 1] } else { [1, 0] } {
+            if client == 0 {
+                peer.push(pgbench(&script, &pg, &o, core)?);
+            } else {
+                let mut run = ycsb(&bin, &pg, "run", &o, core);
+                run.current_dir(root);
+                let (r, stdout) = timed(&mut run, "ycsb run jdbc")?;
+                let read_ok = format!("[READ], Return=OK, {}", o.requests);
+                if !stdout.lines().any(|l| l == read_ok) {
+                    bail!("ycsb run did not read every record:\n{stdout}");
+                }
+                ours.push(r);
+            }
+        }
+        eprintln!(
+            "pg-bench: round {} done; load average {}",
+            round + 1,
+            load_average()
+        );
+    }
+    let reads = o.requests as f64;
+    let per_cpu = |runs: &[Run]| median(runs.iter().map(|r| reads / r.cpu).collect());
+    let rate = |runs: &[Run]| median(runs.iter().map(|r| reads / r.wall).collect());
+    let cpu_us = |runs: &[Run]| median(runs.iter().map(|r| r.cpu * 1e6 / reads).collect());
+    println!("\n| client | reads/s | client CPU µs/read | reads per client CPU-second |");
+    println!("|---|---:|---:|---:|");
+    for (name, runs) in [("pgbench -M prepared", &peer), ("ycsb jdbc", &ours)] {
+        println!(
+            "| {name} | {:.0} | {:.1} | {:.0} |",
+            rate(runs),
+            cpu_us(runs),
+            per_cpu(runs)
+        );
+    }
+    println!(
+        "\nycsb / pgbench per client CPU-second: {:.3} (rate: {:.3}); medians of {} round(s); load average before {load_before}, after {}",
+        per_cpu(&ours) / per_cpu(&peer),
+        rate(&ours) / rate(&peer),
+        o.rounds,
+        load_average()
+    );
+    println!(
+        "both: one connection, prepared SELECT * of one row of Java's usertable (10 fields of 100 bytes) by a uniform key, every key present; ycsb's process includes its start-up and its check of each record"
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_read_and_bad_ones_named() {
+        let o = parse(&["--requests".into(), "10".into(), "--no-pin".into()]).unwrap();
+        assert_eq!((o.requests, o.rounds, o.pin), (10, 3, false));
+        let e = parse(&["--rounds".into(), "0".into()]).err().unwrap();
+        assert!(e.to_string().contains("must be at least 1"), "{e}");
+        let e = parse(&["--bogus".into()]).err().unwrap();
+        assert!(e.to_string().contains("unknown option --bogus"), "{e}");
+    }
+}
