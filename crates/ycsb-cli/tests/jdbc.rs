@@ -296,3 +296,56 @@ fn workload_a_keeps_its_data_on_mariadb() {
         json["metadata"]
     );
 }
+
+/// `batch.size=50`: the load sends each thread's records 50 to a
+/// transaction (BATCH_INSERT counts the calls: 75 records a thread are a
+/// batch of 50 and one of 25), and a run of batched reads and updates
+/// verifies every record.
+#[test]
+fn batched_loads_and_runs_keep_their_data() {
+    let server = Postgres::start();
+    let args = server_args(&server);
+    let common_args = [
+        "-P",
+        "workloads/workloada",
+        "-p",
+        "recordcount=300",
+        "-p",
+        "dataintegrity=true",
+        "-p",
+        "batch.size=50",
+        "-threads",
+        "4",
+    ];
+    let load = ycsb()
+        .args(["load", "jdbc"])
+        .args(&args)
+        .args(common_args)
+        .output()
+        .unwrap();
+    assert!(load.status.success(), "{}", stderr(&load));
+    let out = stdout(&load);
+    assert_eq!(count(&out, "INSERT", "Return=OK"), 300, "{out}");
+    assert_eq!(count(&out, "BATCH_INSERT", "Operations"), 8, "{out}");
+    let rows: i64 = server
+        .client()
+        .query_one("SELECT count(*) FROM usertable", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(rows, 300);
+    let run = ycsb()
+        .args(["run", "jdbc"])
+        .args(&args)
+        .args(common_args)
+        .args(["-p", "operationcount=1000"])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    let out = stdout(&run);
+    let verified = count(&out, "VERIFY", "Return=OK");
+    assert_eq!(verified, count(&out, "READ", "Return=OK"), "{out}");
+    assert!(verified > 300, "{out}");
+    for bad in ["UNEXPECTED_STATE", "ERROR", "NOT_FOUND"] {
+        assert!(!out.contains(&format!("Return={bad}")), "{out}");
+    }
+}

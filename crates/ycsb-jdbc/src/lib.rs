@@ -273,6 +273,9 @@ pub const DESCRIPTOR: StoreDescriptor = StoreDescriptor::new(
         ),
     ]),
 )
+// A batch of inserts is one transaction per shard (one commit): native, and
+// atomic only on one server, so not declared atomic.
+.with_batching(ycsb_db::Batching::Native)
 .with_durability(Durability::new(
     "pg.synchronous_commit",
     &["on", "remote_write", "remote_apply", "local"],

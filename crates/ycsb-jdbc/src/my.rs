@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use mysql::consts::CapabilityFlags;
 use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder, Params, Row, Statement, Value};
-use ycsb_db::{Fields, Record, ScanResult, Status, StoreError, StoreThread};
+use ycsb_db::{batch_status, Batch, Fields, Record, ScanResult, Status, StoreError, StoreThread};
 
 use crate::{is_identifier, shard_of, FieldType, JdbcConfig, Shard};
 
@@ -442,7 +442,60 @@ fn send_batch(
     conn.conn.query_drop("COMMIT")
 }
 
+impl MyThread {
+    /// `INSERT INTO <table> (YCSB_KEY, <fields>) VALUES(?, ...)` into `sql`.
+    fn build_insert(&mut self, table: &str, values: &Record) {
+        self.sql.clear();
+        let _ = write!(self.sql, "INSERT INTO {table} (YCSB_KEY");
+        for field in values.iter() {
+            let _ = write!(self.sql, ",{}", field.name);
+        }
+        self.sql.push_str(") VALUES(?");
+        for _ in 0..values.len() {
+            self.sql.push_str(",?");
+        }
+        self.sql.push(')');
+    }
+}
+
 impl StoreThread for MyThread {
+    /// A batch of inserts (`batch.size`): each shard's records in one
+    /// transaction, as `db.batchsize` sends Java's batches (one statement
+    /// per record, one commit); inserts `db.batchsize` still holds go first.
+    /// A failure fails the records of the call.
+    fn insert_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        let mut status = if self.queued.is_empty() {
+            Status::Ok
+        } else {
+            self.flush()
+        };
+        if status.is_ok() {
+            for (key, values) in batch.iter() {
+                if let Err(s) = self.check_names(table, values.iter().map(|f| f.name)) {
+                    status = s;
+                    break;
+                }
+                let shard = shard_of(key, self.nodes.len());
+                self.build_insert(table, values);
+                let params = params_of(Some(key), values.iter().map(|f| f.value), None);
+                self.queued.push(Queued {
+                    shard,
+                    sql: self.sql.clone(),
+                    params,
+                });
+            }
+        }
+        status = if status.is_ok() {
+            self.flush()
+        } else {
+            self.queued.clear();
+            status
+        };
+        let statuses = &mut statuses[..batch.len()];
+        statuses.fill(status);
+        batch_status(statuses)
+    }
+
     fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
         out.clear();
         if let Err(status) = self.check_names(table, std::iter::empty()) {
@@ -535,16 +588,7 @@ impl StoreThread for MyThread {
             return status;
         }
         let shard = shard_of(key, self.nodes.len());
-        self.sql.clear();
-        let _ = write!(self.sql, "INSERT INTO {table} (YCSB_KEY");
-        for field in values.iter() {
-            let _ = write!(self.sql, ",{}", field.name);
-        }
-        self.sql.push_str(") VALUES(?");
-        for _ in 0..values.len() {
-            self.sql.push_str(",?");
-        }
-        self.sql.push(')');
+        self.build_insert(table, values);
         let params = params_of(Some(key), values.iter().map(|f| f.value), None);
         match (self.config.batch_updates, self.config.batch_size) {
             (true, Some(size)) => {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use bytes::BytesMut;
 use postgres::types::{to_sql_checked, FromSql, IsNull, ToSql, Type};
 use postgres::{Client, NoTls, Row, Statement};
-use ycsb_db::{Fields, Record, ScanResult, Status, StoreError, StoreThread};
+use ycsb_db::{batch_status, Batch, Fields, Record, ScanResult, Status, StoreError, StoreThread};
 
 use crate::{is_identifier, shard_of, FieldType, JdbcConfig, Shard};
 
@@ -547,6 +547,43 @@ fn send_batch(
 }
 
 impl StoreThread for PgThread {
+    /// A batch of inserts (`batch.size`): each shard's records in one
+    /// transaction, as `db.batchsize` sends Java's batches (one statement
+    /// per record, one commit); inserts `db.batchsize` still holds go first.
+    /// A failure fails the records of the call.
+    fn insert_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
+        let mut status = if self.queued.is_empty() {
+            Status::Ok
+        } else {
+            self.flush()
+        };
+        if status.is_ok() {
+            for (key, values) in batch.iter() {
+                if let Err(s) = self.check_names(table, values.iter().map(|f| f.name)) {
+                    status = s;
+                    break;
+                }
+                let shard = shard_of(key, self.nodes.len());
+                self.build_insert(table, values);
+                self.queued.push(Queued {
+                    shard,
+                    sql: self.sql.clone(),
+                    key: key.to_string(),
+                    values: values.clone(),
+                });
+            }
+        }
+        status = if status.is_ok() {
+            self.flush()
+        } else {
+            self.queued.clear();
+            status
+        };
+        let statuses = &mut statuses[..batch.len()];
+        statuses.fill(status);
+        batch_status(statuses)
+    }
+
     fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
         out.clear();
         if let Err(status) = self.check_names(table, std::iter::empty()) {
