@@ -152,11 +152,18 @@ pub(crate) fn open(config: &RocksConfig, origin: &str) -> Result<Opened, StoreEr
         origin,
         config.destroy,
     )?;
-    let db = if families.is_empty() {
-        DB::open(&options, &config.path)
+    // The default column family is opened by name (as a plain open does
+    // without naming it) so that its handle is there for the batched
+    // multi-get of `batch.size` reads.
+    let families = if families.is_empty() {
+        vec![ColumnFamilyDescriptor::new(
+            rocksdb::DEFAULT_COLUMN_FAMILY_NAME,
+            options.clone(),
+        )]
     } else {
-        DB::open_cf_descriptors(&options, &config.path, families)
-    }
+        families
+    };
+    let db = DB::open_cf_descriptors(&options, &config.path, families)
     .map_err(|e| open_error(config, "opening", e))?;
     Ok(Opened { db, options, dir })
 }

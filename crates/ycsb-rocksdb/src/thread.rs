@@ -180,6 +180,48 @@ impl<'a> RocksThread<'a> {
 }
 
 impl StoreThread for RocksThread<'_> {
+    /// RocksDB's batched MultiGet of the batch's keys (one call into the
+    /// engine, values pinned as a single read's are), each decoded as
+    /// [`read`](StoreThread::read) decodes it.
+    fn read_batch(
+        &mut self,
+        _table: &str,
+        batch: &Batch,
+        fields: Fields<'_>,
+        out: &mut [Record],
+        statuses: &mut [Status],
+    ) -> Status {
+        let Some(family) = self.db.cf_handle(rocksdb::DEFAULT_COLUMN_FAMILY_NAME) else {
+            // Not opened by name (cannot happen: the store always does).
+            for ((status, record), (key, _)) in
+                statuses.iter_mut().zip(out.iter_mut()).zip(batch.iter())
+            {
+                *status = self.read("", key, fields, record);
+            }
+            return batch_status(&statuses[..batch.len()]);
+        };
+        let keys = batch.iter().map(|(key, _)| key.as_bytes());
+        let values = self
+            .db
+            .batched_multi_get_cf_opt(family, keys, false, &self.read_options);
+        for ((status, record), value) in statuses.iter_mut().zip(out.iter_mut()).zip(values) {
+            *status = match value {
+                Ok(Some(value)) => match &self.raw_field {
+                    Some(name) => {
+                        if fields.contains(name) {
+                            record.push(name, &value);
+                        }
+                        Status::Ok
+                    }
+                    None => codec::read_into(&value, fields, record),
+                },
+                Ok(None) => Status::NotFound,
+                Err(_) => Status::Error,
+            };
+        }
+        batch_status(&statuses[..batch.len()])
+    }
+
     fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
         match self.db.get_pinned_opt(key, &self.read_options) {
             Ok(Some(value)) => match &self.raw_field {
