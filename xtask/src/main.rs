@@ -13,6 +13,7 @@ mod machine;
 mod memcached_bench;
 mod nextest;
 mod overhead;
+mod peer;
 mod redis_bench;
 mod stores;
 mod target;

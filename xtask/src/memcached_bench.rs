@@ -18,13 +18,17 @@
 //! criterion of docs/performance.md, and, for information, the rate.
 
 use std::net::{Ipv4Addr, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use crate::machine::{children_cpu_seconds, load_average, Placement};
+use crate::machine::{load_average, Placement};
+use crate::peer::{median, timed, Run};
+
+/// The bench's name in its messages.
+const BENCH: &str = "memcached-bench";
 
 const USAGE: &str = "usage: cargo xtask memcached-bench [--requests N] [--rounds N] [--no-pin]
   N sets and N gets per client and round (default 50000), rounds alternate the
@@ -124,35 +128,6 @@ impl Drop for Server {
     }
 }
 
-/// One client's run: its wall seconds and CPU seconds for 2N operations.
-#[derive(Clone, Copy)]
-struct Run {
-    wall: f64,
-    cpu: f64,
-}
-
-fn timed(mut command: Command, what: &str) -> Result<(Run, String)> {
-    let cpu_before = children_cpu_seconds();
-    let start = Instant::now();
-    let out = command
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("starting {what}"))?;
-    let wall = start.elapsed().as_secs_f64();
-    let cpu = children_cpu_seconds() - cpu_before;
-    if !out.status.success() {
-        bail!(
-            "{what} failed with {}: {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    Ok((
-        Run { wall, cpu },
-        String::from_utf8_lossy(&out.stdout).into(),
-    ))
-}
-
 fn memaslap(config: &Path, port: u16, o: &Options, core: Option<usize>) -> Result<Run> {
     let mut command = Command::new("memcaslap");
     if let Some(core) = core {
@@ -162,7 +137,7 @@ fn memaslap(config: &Path, port: u16, o: &Options, core: Option<usize>) -> Resul
         .args(["-s", &format!("127.0.0.1:{port}"), "-T", "1", "-c", "1"])
         .args(["-x", &(2 * o.requests).to_string(), "-F"])
         .arg(config);
-    let (run, stdout) = timed(command, "memcaslap (package libmemcached-tools)")?;
+    let (run, stdout) = timed(&mut command, "memcaslap (package libmemcached-tools)")?;
     // Every get must have found its key for the figure to mean the same
     // work as ycsb's reads.
     let misses = stdout
@@ -189,34 +164,11 @@ fn ycsb(bin: &Path, port: u16, o: &Options, core: Option<usize>) -> Result<Run> 
         .args(["-p", &format!("operationcount={}", o.requests)])
         .args(["-p", "readproportion=1", "-p", "updateproportion=0"])
         .args(["-p", "requestdistribution=uniform"]);
-    let (run, stdout) = timed(command, "ycsb")?;
+    let (run, stdout) = timed(&mut command, "ycsb")?;
     if let Some(line) = stdout.lines().find(|l| l.contains("-FAILED], Operations")) {
         bail!("ycsb: failed operations: {line}");
     }
     Ok(run)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
-
-fn build_ycsb(root: &Path) -> Result<PathBuf> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    eprintln!("memcached-bench: building ycsb (release)");
-    crate::run(Command::new(&cargo).current_dir(root).args([
-        "build",
-        "--release",
-        "-p",
-        "ycsb-cli",
-        "--bin",
-        "ycsb",
-    ]))?;
-    Ok(crate::target::target_dir(root).join("release").join("ycsb"))
 }
 
 /// Runs the comparison and prints its table.
@@ -229,7 +181,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         return Ok(());
     }
     let o = parse(args)?;
-    let bin = build_ycsb(root)?;
+    let bin = crate::peer::build_ycsb(root, BENCH)?;
     let placement = if o.pin {
         Placement::separate_cores()
     } else {

@@ -16,14 +16,17 @@
 //! system, from `getrusage` of the waited child; the server's work is the
 //! same for both), and, for information, the rate.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::path::Path;
+use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use ycsb_jdbc::testing::{Postgres, PASSWORD};
 
-use crate::machine::{children_cpu_seconds, load_average, Placement};
+use crate::machine::{load_average, Placement};
+use crate::peer::{median, timed, Run};
+
+/// The bench's name in its messages.
+const BENCH: &str = "pg-bench";
 
 const USAGE: &str = "usage: cargo xtask pg-bench [--requests N] [--rounds N] [--no-pin]
   N single-row reads per client and round (default 50000) over N records
@@ -51,35 +54,6 @@ fn parse(args: &[String]) -> Result<Options> {
         bail!("pg-bench: --requests and --rounds must be at least 1");
     }
     Ok(o)
-}
-
-/// One client's run: wall and CPU seconds for N reads.
-#[derive(Clone, Copy)]
-struct Run {
-    wall: f64,
-    cpu: f64,
-}
-
-fn timed(command: &mut Command, what: &str) -> Result<(Run, String)> {
-    let cpu_before = children_cpu_seconds();
-    let start = Instant::now();
-    let out = command
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("starting {what}"))?;
-    let wall = start.elapsed().as_secs_f64();
-    let cpu = children_cpu_seconds() - cpu_before;
-    if !out.status.success() {
-        bail!(
-            "{what} failed with {}: {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    Ok((
-        Run { wall, cpu },
-        String::from_utf8_lossy(&out.stdout).into(),
-    ))
 }
 
 /// `ycsb` with the jdbc store's properties for `pg`.
@@ -134,29 +108,6 @@ fn pgbench(script: &Path, pg: &Postgres, o: &Options, core: Option<usize>) -> Re
     Ok(run)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
-
-fn build_ycsb(root: &Path) -> Result<PathBuf> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    eprintln!("pg-bench: building ycsb (release)");
-    crate::run(Command::new(&cargo).current_dir(root).args([
-        "build",
-        "--release",
-        "-p",
-        "ycsb-cli",
-        "--bin",
-        "ycsb",
-    ]))?;
-    Ok(crate::target::target_dir(root).join("release").join("ycsb"))
-}
-
 /// Runs the comparison and prints its table.
 ///
 /// # Errors
@@ -168,7 +119,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         return Ok(());
     }
     let o = parse(args)?;
-    let bin = build_ycsb(root)?;
+    let bin = crate::peer::build_ycsb(root, BENCH)?;
     let core = if o.pin {
         Placement::separate_cores().map(|p| p.client)
     } else {

@@ -39,6 +39,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use crate::machine::{children_cpu_seconds, load_average};
+use crate::peer::median;
 
 const USAGE: &str = "usage: cargo xtask redis-bench [--requests N] [--size BYTES] [--depths 1,8,32]
        [--rounds N] [--no-pin] [--baseline REV [--pairs N]]
@@ -356,15 +357,6 @@ fn ycsb(
     Ok(figures)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
-
 /// The clients compared, in the tables' order.
 const CLIENTS: [&str; 4] = [
     "SET/GET -r N",
@@ -429,22 +421,6 @@ fn measure<'a>(
     Ok(())
 }
 
-/// Builds the current tree's ycsb (release) and returns the cargo target
-/// directory it is in.
-fn build_current(root: &Path) -> Result<PathBuf> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    eprintln!("redis-bench: building ycsb (release)");
-    crate::run(Command::new(&cargo).current_dir(root).args([
-        "build",
-        "--release",
-        "-p",
-        "ycsb-cli",
-        "--bin",
-        "ycsb",
-    ]))?;
-    Ok(crate::target::target_dir(root))
-}
-
 /// Where the server and the clients run, and how to say so.
 fn placement(o: &Options) -> (Option<crate::machine::Placement>, String) {
     let placement = if o.pin {
@@ -481,8 +457,8 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     if let Some(rev) = &o.baseline.rev {
         return compare(root, rev, &o);
     }
-    let target = build_current(root)?;
-    let bin = target.join("release").join("ycsb");
+    let bin = crate::peer::build_ycsb(root, "redis-bench")?;
+    let target = crate::target::target_dir(root);
     let work = target.join("redis-bench");
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     let (placement, pinning) = placement(&o);
@@ -637,7 +613,8 @@ fn print_tables(table: &[(u64, Cells)]) {
 fn compare(root: &Path, rev: &str, o: &Options) -> Result<()> {
     use crate::baseline::{self, Side};
     let commit = baseline::resolve(root, rev)?;
-    let target = build_current(root)?;
+    crate::peer::build_ycsb(root, "redis-bench")?;
+    let target = crate::target::target_dir(root);
     let base = baseline::prepare(root, &target, &commit, |source, out| {
         baseline::cargo_build(source, out, &["-p", "ycsb-cli", "--bin", "ycsb"])
     })?;

@@ -164,7 +164,7 @@ pub(crate) fn open(config: &RocksConfig, origin: &str) -> Result<Opened, StoreEr
         families
     };
     let db = DB::open_cf_descriptors(&options, &config.path, families)
-    .map_err(|e| open_error(config, "opening", e))?;
+        .map_err(|e| open_error(config, "opening", e))?;
     Ok(Opened { db, options, dir })
 }
 
