@@ -399,7 +399,9 @@ pub(crate) fn init_server_data(server: &Server, db_dir: &std::path::Path) -> Res
             .map_err(|e| format!("cannot give {} to nobody: {e}", db_dir.display()))?;
     }
     // MariaDB's bootstrap now and then dies of a signal (a server bug it
-    // reports itself): a fresh directory is tried again.
+    // reports itself): a fresh directory is tried again. `data` did not
+    // exist before this attempt (checked above), so what is removed is
+    // only what the failed bootstrap just made in the cell's own directory.
     let mut last = String::new();
     for _ in 0..3 {
         let out = std::process::Command::new(&argv[0])
