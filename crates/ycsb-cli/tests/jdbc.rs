@@ -342,9 +342,16 @@ fn batched_loads_and_runs_keep_their_data() {
         .unwrap();
     assert!(run.status.success(), "{}", stderr(&run));
     let out = stdout(&run);
-    let verified = count(&out, "VERIFY", "Return=OK");
-    assert_eq!(verified, count(&out, "READ", "Return=OK"), "{out}");
-    assert!(verified > 300, "{out}");
+    // Each batch of 50 is one kind, drawn as workload A draws an
+    // operation: 20 batches, so the split between reads and updates
+    // varies from run to run; every record read is verified.
+    let (reads, updates) = (
+        count(&out, "READ", "Return=OK"),
+        count(&out, "UPDATE", "Return=OK"),
+    );
+    assert_eq!(reads + updates, 1000, "{out}");
+    assert_eq!(count(&out, "VERIFY", "Return=OK"), reads, "{out}");
+    assert!(reads > 0, "{out}");
     for bad in ["UNEXPECTED_STATE", "ERROR", "NOT_FOUND"] {
         assert!(!out.contains(&format!("Return={bad}")), "{out}");
     }
