@@ -295,6 +295,15 @@ fn workload_a_keeps_its_data_on_mariadb() {
         "{}",
         json["metadata"]
     );
+    // The durability recorded is the server's own setting (MariaDB's
+    // default flushes the log at every commit), not PostgreSQL's property.
+    let durability = &json["metadata"]["durability"];
+    assert_eq!(
+        durability["property"], "innodb_flush_log_at_trx_commit",
+        "{durability}"
+    );
+    assert_eq!(durability["value"], "1", "{durability}");
+    assert_eq!(durability["durable"], true, "{durability}");
 }
 
 /// `batch.size=50`: the load sends each thread's records 50 to a

@@ -615,6 +615,13 @@ impl Session {
     ) -> RunReport {
         let engine = store.engine_info();
         let mut metadata = self.metadata.clone();
+        if let Some(d) = store.durability() {
+            metadata.durability = Some(ycsb_results::DurabilityEntry {
+                property: d.property.to_string(),
+                value: d.value,
+                durable: d.durable,
+            });
+        }
         if !engine.name.is_empty() {
             metadata.engine = Some(engine.name);
             metadata.engine_version = Some(engine.version);

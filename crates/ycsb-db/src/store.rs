@@ -183,6 +183,16 @@ pub trait Store: Send + Sync {
         EngineInfo::default()
     }
 
+    /// The durability in force, when the store learns it once open from
+    /// what its descriptor's [`Durability`] property cannot say (a
+    /// server's own setting, such as MySQL's
+    /// `innodb_flush_log_at_trx_commit`): it then replaces the descriptor's
+    /// in the results. The default: `None`, the descriptor's stands.
+    /// Called once per session.
+    fn durability(&self) -> Option<DurabilitySetting> {
+        None
+    }
+
     /// How the engine was built: the library file its code runs from and
     /// whether it was compiled with assertions, recorded with every result
     /// and warned about when assertions are on. An embedded engine reports
@@ -565,6 +575,17 @@ pub struct DurabilitySetting {
     pub value: String,
     /// Whether acknowledged writes are synced to disk.
     pub durable: bool,
+}
+
+impl DurabilitySetting {
+    /// `property` at `value`, durable or not.
+    pub fn new(property: &'static str, value: impl Into<String>, durable: bool) -> Self {
+        Self {
+            property,
+            value: value.into(),
+            durable,
+        }
+    }
 }
 
 /// How a client store reaches its server: what the experiment runner and

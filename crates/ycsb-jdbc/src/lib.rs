@@ -63,9 +63,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ycsb_db::{
-    DebianPackages, Durability, EngineInfo, Gauge, Properties, Property, PropertyDecl,
-    PropertyError, Protocol, ServerAddress, ServerClient, Store, StoreContext, StoreDescriptor,
-    StoreError, StoreThread, ThreadContext,
+    DebianPackages, Durability, DurabilitySetting, EngineInfo, Gauge, Properties, Property,
+    PropertyDecl, PropertyError, Protocol, ServerAddress, ServerClient, Store, StoreContext,
+    StoreDescriptor, StoreError, StoreThread, ThreadContext,
 };
 
 pub use url::{Dialect, ShardUrl};
@@ -571,6 +571,10 @@ enum StatsConnection {
 pub struct JdbcStore {
     config: Arc<JdbcConfig>,
     info: EngineInfo,
+    /// On MySQL and MariaDB, the servers' `innodb_flush_log_at_trx_commit`
+    /// (a server setting: the descriptor's `pg.synchronous_commit` does
+    /// not apply there).
+    durability: Option<DurabilitySetting>,
     stats: Mutex<StatsConnection>,
 }
 
@@ -595,6 +599,7 @@ impl JdbcStore {
     /// As [`JdbcStore::open`].
     pub fn with_config(config: JdbcConfig) -> Result<Self, StoreError> {
         let mut versions: Vec<String> = Vec::new();
+        let mut flushes: Vec<String> = Vec::new();
         let mut name = String::from("PostgreSQL");
         let mut stats = match config.dialect {
             Dialect::Postgres => StatsConnection::Postgres(None),
@@ -624,8 +629,9 @@ impl JdbcStore {
                         conn.create_table(&config.table, config.field_count, config.field_type)
                             .map_err(open_error)?;
                     }
-                    let (server, version) = conn.describe_server().map_err(open_error)?;
+                    let (server, version, flush) = conn.describe_server().map_err(open_error)?;
                     name = server;
+                    flushes.push(flush);
                     first.get_or_insert(Box::new(conn));
                     version
                 }
@@ -634,8 +640,18 @@ impl JdbcStore {
                 versions.push(version);
             }
         }
+        // InnoDB makes a commit durable only at 1 (2 writes the log at
+        // commit and flushes it once a second; 0 neither), on every shard.
+        let durability = (!flushes.is_empty()).then(|| {
+            DurabilitySetting::new(
+                "innodb_flush_log_at_trx_commit",
+                flushes.join(","),
+                flushes.iter().all(|f| f.trim() == "1"),
+            )
+        });
         Ok(Self {
             config: Arc::new(config),
+            durability,
             info: EngineInfo {
                 name,
                 version: versions.join("; "),
@@ -730,6 +746,10 @@ impl Store for JdbcStore {
     /// version and what its commits promise, as the server reports them.
     fn engine_info(&self) -> EngineInfo {
         self.info.clone()
+    }
+
+    fn durability(&self) -> Option<DurabilitySetting> {
+        self.durability.clone()
     }
 }
 

@@ -126,8 +126,9 @@ impl Connection {
             .map_err(|e| format!("cannot create table {table}: {}", describe(&e)))
     }
 
-    /// `MariaDB 10.11.6; innodb_flush_log_at_trx_commit=1, sync_binlog=0`.
-    pub(crate) fn describe_server(&mut self) -> Result<(String, String), String> {
+    /// The server's name, `MariaDB 10.11.6; innodb_flush_log_at_trx_commit=1,
+    /// sync_binlog=0`, and `innodb_flush_log_at_trx_commit` alone.
+    pub(crate) fn describe_server(&mut self) -> Result<(String, String, String), String> {
         let row: Option<(String, String, String, String)> = self
             .conn
             .query_first(
@@ -144,6 +145,7 @@ impl Connection {
         Ok((
             name.to_string(),
             format!("{version}; innodb_flush_log_at_trx_commit={flush}, sync_binlog={sync}"),
+            flush,
         ))
     }
 
