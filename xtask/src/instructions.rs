@@ -261,11 +261,14 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
 /// A scratch directory for cachegrind's files, removed when dropped.
 fn tempfile_dir() -> Result<ScratchDir> {
     let base = std::env::temp_dir().join(format!("ycsb-xtask-instructions-{}", std::process::id()));
-    std::fs::create_dir_all(&base).with_context(|| format!("creating {}", base.display()))?;
+    // `create_dir`, not `create_dir_all`: a directory that is already there
+    // is not this run's, and dropping the scratch directory removes it.
+    std::fs::create_dir(&base).with_context(|| format!("creating {}", base.display()))?;
     Ok(ScratchDir(base))
 }
 
-/// A directory this command created, removed when it goes out of scope.
+/// A directory this command created (never one it found), removed when it
+/// goes out of scope.
 struct ScratchDir(PathBuf);
 
 impl ScratchDir {

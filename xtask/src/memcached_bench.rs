@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use crate::machine::{load_average, Placement};
-use crate::peer::{median, timed, Run};
+use crate::peer::{median, timed, Options, Run};
 
 /// The bench's name in its messages.
 const BENCH: &str = "memcached-bench";
@@ -45,27 +45,8 @@ const VALUE_BYTES: usize = 115;
 /// or 20 digits.
 const KEY_BYTES: usize = 33;
 
-struct Options {
-    requests: u64,
-    rounds: usize,
-    pin: bool,
-}
-
 fn parse(args: &[String]) -> Result<Options> {
-    for flag in args.iter().filter(|a| a.starts_with("--")) {
-        if !["--requests", "--rounds", "--no-pin"].contains(&flag.as_str()) {
-            bail!("memcached-bench: unknown option {flag}\n{USAGE}");
-        }
-    }
-    let o = Options {
-        requests: crate::flag_value(args, "--requests", 50_000)?,
-        rounds: crate::flag_value(args, "--rounds", 3)? as usize,
-        pin: !args.iter().any(|a| a == "--no-pin"),
-    };
-    if o.requests == 0 || o.rounds == 0 {
-        bail!("memcached-bench: --requests and --rounds must be at least 1");
-    }
-    Ok(o)
+    Options::parse(args, BENCH, USAGE)
 }
 
 /// A private memcached, stopped when dropped.
@@ -250,19 +231,4 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     );
     println!("memaslap: -T 1 -c 1, {KEY_BYTES}-byte keys, {VALUE_BYTES}-byte values, sets and gets half and half at random; ycsb: {} inserts then {} reads of one 100-byte field (Java's JSON record, about {VALUE_BYTES} bytes, {KEY_BYTES}-byte keys), uniform, one thread; both one connection, every get a hit", o.requests, o.requests);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn options_are_read_and_bad_ones_named() {
-        let o = parse(&["--requests".into(), "10".into(), "--no-pin".into()]).unwrap();
-        assert_eq!((o.requests, o.rounds, o.pin), (10, 3, false));
-        let e = parse(&["--rounds".into(), "0".into()]).err().unwrap();
-        assert!(e.to_string().contains("must be at least 1"), "{e}");
-        let e = parse(&["--bogus".into(), "1".into()]).err().unwrap();
-        assert!(e.to_string().contains("unknown option --bogus"), "{e}");
-    }
 }

@@ -10,6 +10,41 @@ use anyhow::{bail, Context, Result};
 
 use crate::machine::children_cpu_seconds;
 
+/// The options every peer bench reads: `--requests N`, `--rounds N`,
+/// `--no-pin`.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Operations per client and round.
+    pub requests: u64,
+    /// Rounds, alternating the clients.
+    pub rounds: usize,
+    /// Server and clients on separate cores.
+    pub pin: bool,
+}
+
+impl Options {
+    /// Reads the options of `bench`, whose `usage` an unknown one prints.
+    ///
+    /// # Errors
+    /// An unknown option, a value that is not a whole number, or zero.
+    pub fn parse(args: &[String], bench: &str, usage: &str) -> Result<Options> {
+        for flag in args.iter().filter(|a| a.starts_with("--")) {
+            if !["--requests", "--rounds", "--no-pin"].contains(&flag.as_str()) {
+                bail!("{bench}: unknown option {flag}\n{usage}");
+            }
+        }
+        let o = Options {
+            requests: crate::flag_value(args, "--requests", 50_000)?,
+            rounds: crate::flag_value(args, "--rounds", 3)? as usize,
+            pin: !args.iter().any(|a| a == "--no-pin"),
+        };
+        if o.requests == 0 || o.rounds == 0 {
+            bail!("{bench}: --requests and --rounds must be at least 1");
+        }
+        Ok(o)
+    }
+}
+
 /// One client process's run: its wall time and its CPU time (user +
 /// system, from `getrusage` of the waited child), in seconds.
 #[derive(Clone, Copy, Debug)]
@@ -78,6 +113,23 @@ pub fn build_ycsb(root: &Path, bench: &str) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn options_are_read_and_bad_ones_named() {
+        let parse = |args: &[&str]| {
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            Options::parse(&args, "x-bench", "usage")
+        };
+        let o = parse(&["--requests", "10", "--no-pin"]).unwrap();
+        assert_eq!((o.requests, o.rounds, o.pin), (10, 3, false));
+        let e = parse(&["--rounds", "0"]).err().unwrap();
+        assert!(e.to_string().contains("must be at least 1"), "{e}");
+        let e = parse(&["--bogus"]).err().unwrap();
+        assert!(
+            e.to_string().contains("x-bench: unknown option --bogus"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn the_median_of_odd_even_and_no_values() {

@@ -23,7 +23,7 @@ use anyhow::{bail, Context, Result};
 use ycsb_jdbc::testing::{Postgres, PASSWORD};
 
 use crate::machine::{load_average, Placement};
-use crate::peer::{median, timed, Run};
+use crate::peer::{median, timed, Options, Run};
 
 /// The bench's name in its messages.
 const BENCH: &str = "pg-bench";
@@ -33,27 +33,8 @@ const USAGE: &str = "usage: cargo xtask pg-bench [--requests N] [--rounds N] [--
   loaded by ycsb; rounds alternate pgbench and ycsb (default 3); the clients
   run on one core unless --no-pin.";
 
-struct Options {
-    requests: u64,
-    rounds: usize,
-    pin: bool,
-}
-
 fn parse(args: &[String]) -> Result<Options> {
-    for flag in args.iter().filter(|a| a.starts_with("--")) {
-        if !["--requests", "--rounds", "--no-pin"].contains(&flag.as_str()) {
-            bail!("pg-bench: unknown option {flag}\n{USAGE}");
-        }
-    }
-    let o = Options {
-        requests: crate::flag_value(args, "--requests", 50_000)?,
-        rounds: crate::flag_value(args, "--rounds", 3)? as usize,
-        pin: !args.iter().any(|a| a == "--no-pin"),
-    };
-    if o.requests == 0 || o.rounds == 0 {
-        bail!("pg-bench: --requests and --rounds must be at least 1");
-    }
-    Ok(o)
+    Options::parse(args, BENCH, USAGE)
 }
 
 /// `ycsb` with the jdbc store's properties for `pg`.
@@ -203,19 +184,4 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         "both: one connection, prepared SELECT * of one row of Java's usertable (10 fields of 100 bytes) by a uniform key, every key present; ycsb's process includes its start-up and its check of each record"
     );
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn options_are_read_and_bad_ones_named() {
-        let o = parse(&["--requests".into(), "10".into(), "--no-pin".into()]).unwrap();
-        assert_eq!((o.requests, o.rounds, o.pin), (10, 3, false));
-        let e = parse(&["--rounds".into(), "0".into()]).err().unwrap();
-        assert!(e.to_string().contains("must be at least 1"), "{e}");
-        let e = parse(&["--bogus".into()]).err().unwrap();
-        assert!(e.to_string().contains("unknown option --bogus"), "{e}");
-    }
 }
