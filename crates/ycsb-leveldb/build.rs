@@ -12,4 +12,17 @@ fn main() {
         _ => "unknown",
     };
     println!("cargo:rustc-env=YCSB_LEVELDB_STATIC_ASSERTIONS={assertions}");
+    // The repository's link override (.cargo/config.toml) says `shared`:
+    // Debian's libleveldb, bound when a store opens, not at program start
+    // (ycsb-lazylink). A build of one's own (build-leveldb.sh's config
+    // records `assertions`) or leveldb-sys's bundled source is linked as
+    // usual, so that its code, not the system's, runs.
+    println!("cargo:rerun-if-env-changed=DEP_LEVELDB_SHARED");
+    let shared = std::env::var_os("DEP_LEVELDB_SHARED").is_some()
+        && std::env::var_os("DEP_LEVELDB_ASSERTIONS").is_none();
+    let library = shared
+        .then(|| ycsb_lazylink::build::SharedLibrary::find("leveldb", None))
+        .flatten();
+    ycsb_lazylink::build::generate("leveldb", library.as_ref(), &["leveldb_"])
+        .expect("write the lazy-binding module into OUT_DIR");
 }

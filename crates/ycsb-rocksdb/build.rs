@@ -3,6 +3,10 @@
 //! sources librocksdb-sys compiles are built with `NDEBUG`; a static
 //! library named by `ROCKSDB_LIB_DIR` is asked with `nm` whether it calls
 //! `__assert_fail`.
+//!
+//! A shared librocksdb is bound when a store first opens, not at program
+//! start (`ycsb-lazylink`): its C API functions are defined in the program
+//! as jumps through a table filled by `dlopen` (issue 37's start-up cost).
 
 use std::env;
 use std::path::Path;
@@ -25,6 +29,14 @@ fn main() {
         _ => "unknown",
     };
     println!("cargo:rustc-env=YCSB_ROCKSDB_STATIC_ASSERTIONS={assertions}");
+    let shared = match (&lib_dir, compile) {
+        (Some(dir), false) if env::var_os("ROCKSDB_STATIC").is_none() => {
+            ycsb_lazylink::build::SharedLibrary::in_dir(Path::new(dir), "rocksdb")
+        }
+        _ => None,
+    };
+    ycsb_lazylink::build::generate("rocksdb", shared.as_ref(), &["rocksdb_"])
+        .expect("write the lazy-binding module into OUT_DIR");
 }
 
 /// `enabled` when an object of the archive calls `__assert_fail`,

@@ -16,4 +16,14 @@ fn main() {
     } else {
         println!("cargo:rustc-link-lib=dylib=wiredtiger");
     }
+    // A shared library is bound when a store opens, not at program start
+    // (ycsb-lazylink): with its functions defined in the program, the
+    // linker drops the link above (rustc links with --as-needed).
+    let shared = std::env::var("WIREDTIGER_STATIC").map_or(true, |v| v != "1");
+    let dir = std::env::var_os("WIREDTIGER_LIB_DIR").map(std::path::PathBuf::from);
+    let library = shared
+        .then(|| ycsb_lazylink::build::SharedLibrary::find("wiredtiger", dir.as_deref()))
+        .flatten();
+    ycsb_lazylink::build::generate("wiredtiger", library.as_ref(), &["wiredtiger_"])
+        .expect("write the lazy-binding module into OUT_DIR");
 }

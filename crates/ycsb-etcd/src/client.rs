@@ -133,6 +133,12 @@ impl Transport {
             store: "etcd".into(),
             message: format!("{path}: {e}"),
         };
+        for load in [crate::lazy_crypto::load, crate::lazy_ssl::load] {
+            load().map_err(|e| StoreError::Open {
+                store: "etcd".into(),
+                message: e.to_string(),
+            })?;
+        }
         let mut builder = native_tls::TlsConnector::builder();
         if let Some(path) = cacert {
             let cert = native_tls::Certificate::from_pem(&read(crate::CACERT_FILE.name(), path)?)

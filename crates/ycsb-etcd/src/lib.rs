@@ -47,7 +47,9 @@
 //! of any `Debug` or `Display` output or error of this crate.
 
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+// The one exception: the generated OpenSSL bindings (`lazy_ssl`,
+// `lazy_crypto`), whose trampolines are assembly.
+#![deny(unsafe_code)]
 // Only the programs print or exit; a library reports through its return
 // values, and a bug is a typed error, not a panic (tests may do both).
 #![cfg_attr(
@@ -61,6 +63,17 @@
 )]
 
 mod client;
+
+/// OpenSSL's libssl and libcrypto, bound at the first TLS connection
+/// (`ycsb-lazylink`, build.rs).
+#[allow(unsafe_code)]
+mod lazy_ssl {
+    include!(concat!(env!("OUT_DIR"), "/lazylink_ssl.rs"));
+}
+#[allow(unsafe_code)]
+mod lazy_crypto {
+    include!(concat!(env!("OUT_DIR"), "/lazylink_crypto.rs"));
+}
 mod json;
 #[cfg(feature = "testing")]
 pub mod testing;

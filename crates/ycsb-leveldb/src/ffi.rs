@@ -365,14 +365,15 @@ pub(crate) fn linked_version() -> (i32, i32) {
 /// The address of a LevelDB function, which says which loaded file holds
 /// LevelDB's code.
 pub(crate) fn version_function() -> *const () {
-    sys::leveldb_major_version as *const ()
+    crate::lazy::address(c"leveldb_major_version")
+        .unwrap_or(sys::leveldb_major_version as *const ())
 }
 
 /// The file the LevelDB code was loaded from: the shared library's path,
 /// or this program's when LevelDB is linked statically.
 pub(crate) fn linked_library() -> Option<String> {
     let mut info = std::mem::MaybeUninit::<libc::Dl_info>::zeroed();
-    let symbol = sys::leveldb_major_version as *const c_void;
+    let symbol = version_function().cast::<c_void>();
     // SAFETY: `symbol` is the address of a function in the loaded image and
     // `info` is a valid out-pointer; dladdr only fills it in.
     let found = unsafe { libc::dladdr(symbol, info.as_mut_ptr()) };

@@ -103,6 +103,10 @@ impl LevelStore {
     /// open the database (a directory that cannot be created or written,
     /// a database locked by another process, corruption).
     pub fn open(properties: &Properties) -> Result<LevelStore, StoreError> {
+        crate::lazy::load().map_err(|e| StoreError::Open {
+            store: NAME.to_string(),
+            message: e.to_string(),
+        })?;
         let config = Config::from_properties(properties)?;
         let dir = config.dir.open(NAME, &LAYOUT)?;
         let fail = |message: String| config.dir.open_error(NAME, message);

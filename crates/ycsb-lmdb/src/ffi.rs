@@ -566,5 +566,5 @@ fn free_bytes(path: &std::path::Path) -> Option<u128> {
 /// file it was loaded from (`EngineBuild::of_code`); never called through
 /// this pointer.
 pub(crate) fn library_code() -> *const () {
-    mdb_version as *const ()
+    crate::lazy::address(c"mdb_version").unwrap_or(mdb_version as *const ())
 }

@@ -43,6 +43,12 @@ mod ffi;
 pub mod options;
 mod store;
 
+/// LMDB's C API, bound when a store first opens (`ycsb-lazylink`,
+/// build.rs), so that a program that never opens one does not load it.
+mod lazy {
+    include!(concat!(env!("OUT_DIR"), "/lazylink_lmdb.rs"));
+}
+
 pub use options::PROPERTIES;
 pub use store::LmdbStore;
 

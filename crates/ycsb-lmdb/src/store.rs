@@ -68,6 +68,10 @@ impl LmdbStore {
     /// when it cannot open the environment (a directory that cannot be
     /// created or written, a `data.mdb` that is not LMDB's).
     pub fn open(properties: &Properties) -> Result<LmdbStore, StoreError> {
+        crate::lazy::load().map_err(|e| StoreError::Open {
+            store: NAME.to_string(),
+            message: e.to_string(),
+        })?;
         let config = Config::from_properties(properties)?;
         let fail = |message: String| config.dir.open_error(NAME, message);
         let dir = config.dir.open(NAME, &LAYOUT)?;

@@ -33,6 +33,23 @@ mod engine;
 mod log_reserve;
 mod thread;
 
+/// librocksdb's C API, bound on first use (`ycsb-lazylink`, build.rs).
+mod lazy {
+    include!(concat!(env!("OUT_DIR"), "/lazylink_rocksdb.rs"));
+}
+
+/// Loads librocksdb if it is bound lazily and not loaded yet.
+///
+/// # Errors
+///
+/// [`StoreError::Open`] naming the library when it cannot be loaded.
+pub fn load_engine() -> Result<(), StoreError> {
+    lazy::load().map_err(|e| StoreError::Open {
+        store: "rocksdb".to_string(),
+        message: e.to_string(),
+    })
+}
+
 use std::path::Path;
 
 use rocksdb::DB;
@@ -176,6 +193,7 @@ impl RocksStore {
     /// open the database (directory not writable, locked by another
     /// process, corrupt OPTIONS file).
     pub fn open(context: &StoreContext<'_>) -> Result<Self, StoreError> {
+        load_engine()?;
         let config = RocksConfig::from_properties(context.properties)?;
         let origin = context
             .properties
@@ -195,6 +213,7 @@ impl RocksStore {
     }
 
     fn open_at(config: RocksConfig, origin: &str) -> Result<Self, StoreError> {
+        load_engine()?;
         let opened = engine::open(&config, origin)?;
         let engine = EngineInfo {
             name: "RocksDB".to_string(),
@@ -244,7 +263,9 @@ pub fn linked_build() -> EngineBuild {
         "disabled" => Assertions::Disabled,
         _ => Assertions::Unknown,
     };
-    EngineBuild::of_code(rocksdb_options_create as *const (), static_assertions)
+    let code =
+        lazy::address(c"rocksdb_options_create").unwrap_or(rocksdb_options_create as *const ());
+    EngineBuild::of_code(code, static_assertions)
 }
 
 impl Store for RocksStore {

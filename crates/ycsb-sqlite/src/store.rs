@@ -190,6 +190,10 @@ impl SqliteStore {
     /// database, a database another process keeps locked longer than
     /// `sqlite.busy_timeout`, a directory that cannot be written).
     pub fn open(properties: &Properties) -> Result<SqliteStore, StoreError> {
+        crate::lazy::load().map_err(|e| StoreError::Open {
+            store: NAME.to_string(),
+            message: e.to_string(),
+        })?;
         let config = Config::from_properties(properties)?;
         let fail = |message: String| config.dir.open_error(NAME, message);
         let dir = if config.single_file {
@@ -421,10 +425,9 @@ impl Store for SqliteStore {
     fn engine_build(&self) -> EngineBuild {
         // Any function of the linked libsqlite3 finds its file; it is
         // never called through this pointer.
-        EngineBuild::of_code(
-            rusqlite::ffi::sqlite3_libversion as *const (),
-            Assertions::Unknown,
-        )
+        let code = crate::lazy::address(c"sqlite3_libversion")
+            .unwrap_or(rusqlite::ffi::sqlite3_libversion as *const ());
+        EngineBuild::of_code(code, Assertions::Unknown)
     }
 
     fn engine_info(&self) -> EngineInfo {

@@ -719,7 +719,7 @@ impl Drop for Cursor<'_> {
 /// which file it was loaded from (`EngineBuild::of_code`); never called
 /// through this pointer.
 pub(crate) fn library_code() -> *const () {
-    wiredtiger_version as *const ()
+    crate::lazy::address(c"wiredtiger_version").unwrap_or(wiredtiger_version as *const ())
 }
 
 #[cfg(test)]

@@ -43,6 +43,12 @@
 mod ffi;
 pub mod options;
 mod store;
+
+/// WiredTiger's C API, bound when a store first opens (`ycsb-lazylink`,
+/// build.rs), so that a program that never opens one does not load it.
+mod lazy {
+    include!(concat!(env!("OUT_DIR"), "/lazylink_wiredtiger.rs"));
+}
 mod sys;
 
 pub use options::{Bytes, Compressor, Format, Statistics, TableType, PROPERTIES};

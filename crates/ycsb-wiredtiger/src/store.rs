@@ -235,6 +235,10 @@ impl WiredTigerStore {
     /// written, a database held by another process, another engine's
     /// files, a compressor whose extension is missing).
     pub fn open(properties: &Properties) -> Result<WiredTigerStore, StoreError> {
+        crate::lazy::load().map_err(|e| StoreError::Open {
+            store: NAME.to_string(),
+            message: e.to_string(),
+        })?;
         let config = Config::from_properties(properties)?;
         let open_error = |message: String| config.dir.open_error(NAME, message);
         let dir = config.dir.open(NAME, &LAYOUT)?;
