@@ -39,7 +39,7 @@ pub fn is_secret(key: &str, known: &[&PropertyDecl]) -> bool {
         .any(|segment| {
             CREDENTIAL_WORDS
                 .iter()
-                .filter(|w| w.len() >= 6)
+                .filter(|w| w.len() >= 6 && w.len().abs_diff(segment.len()) <= 1)
                 .any(|w| edit_distance(segment, w) <= 1)
         });
     // A misspelled declared secret: up to two edits from its name.
@@ -48,7 +48,13 @@ pub fn is_secret(key: &str, known: &[&PropertyDecl]) -> bool {
             .iter()
             .filter(|d| d.secret)
             .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()))
-            .any(|name| name.len() >= 8 && edit_distance(&lower, &name.to_ascii_lowercase()) <= 2)
+            // Lengths that differ by more than two are more than two edits
+            // apart: skip the distance (every property passes here).
+            .any(|name| {
+                name.len() >= 8
+                    && name.len().abs_diff(lower.len()) <= 2
+                    && edit_distance(&lower, &name.to_ascii_lowercase()) <= 2
+            })
 }
 
 /// The form of property `key`'s `value` that may be shown: [`REDACTED`]

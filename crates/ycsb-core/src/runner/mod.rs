@@ -517,6 +517,7 @@ pub fn run_phase(
                 progress: &shared.progress[thread],
                 tid: &shared.tids[thread],
                 finished: &shared.finished,
+                watcher: std::thread::current(),
                 errors: &shared.errors,
                 notices: &shared.notices,
                 budget: shared.budget.as_ref(),

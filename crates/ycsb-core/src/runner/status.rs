@@ -259,12 +259,13 @@ pub(super) fn status_loop(mut s: StatusLoop<'_>) -> (PhaseEnding, Option<(Durati
         .into_iter()
         .flatten()
         .fold(next_status, Instant::min);
-        // Short naps keep the reaction to finished workers and stop
-        // requests quick without busy-waiting.
+        // A worker that ends wakes this thread (`Worker::watcher`); short
+        // naps keep the reaction to stop requests quick without
+        // busy-waiting.
         let nap = wake
             .saturating_duration_since(Instant::now())
             .min(Duration::from_millis(20));
-        std::thread::sleep(nap);
+        std::thread::park_timeout(nap);
     }
     let now = Instant::now();
     if ticks.granularity.is_some() && now > ticks.last_time {

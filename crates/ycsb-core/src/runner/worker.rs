@@ -49,6 +49,9 @@ pub(super) struct Worker<'a> {
     pub(super) tid: &'a std::sync::atomic::AtomicI32,
     /// Counts the threads that ended, for the status loop.
     pub(super) finished: &'a AtomicU64,
+    /// The status loop's thread, woken when this one ends so that a phase
+    /// ends when its last thread does, not at the loop's next nap's end.
+    pub(super) watcher: std::thread::Thread,
     pub(super) errors: &'a Mutex<Vec<RunError>>,
     pub(super) notices: &'a Mutex<Vec<String>>,
     pub(super) budget: Option<&'a ErrorBudget>,
@@ -95,6 +98,7 @@ impl<'a> Worker<'a> {
                     source,
                 });
                 self.finished.fetch_add(1, Ordering::Relaxed);
+                self.watcher.unpark();
                 return Instant::now();
             }
         };
@@ -115,6 +119,7 @@ impl<'a> Worker<'a> {
         drop(db_box);
         let end = Instant::now();
         self.finished.fetch_add(1, Ordering::Release);
+        self.watcher.unpark();
         end
     }
 
