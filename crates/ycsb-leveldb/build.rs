@@ -18,7 +18,7 @@ fn main() {
     // records `assertions`) or leveldb-sys's bundled source is linked as
     // usual, so that its code, not the system's, runs.
     println!("cargo:rerun-if-env-changed=DEP_LEVELDB_SHARED");
-    let shared = std::env::var_os("DEP_LEVELDB_SHARED").is_some()
+    let shared = std::env::var("DEP_LEVELDB_SHARED").is_ok_and(|v| v == "yes")
         && std::env::var_os("DEP_LEVELDB_ASSERTIONS").is_none();
     let library = shared
         .then(|| ycsb_lazylink::build::SharedLibrary::find("leveldb", None))
