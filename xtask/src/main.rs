@@ -350,8 +350,9 @@ fn test(extra: &[String]) -> Result<()> {
 }
 
 /// The library crates `cargo xtask test` packages.
-const PACKAGED: [&str; 5] = [
+const PACKAGED: [&str; 6] = [
     "ycsb-results",
+    "ycsb-lazylink",
     "ycsb-db",
     "ycsb-basic",
     "ycsb-memory",
