@@ -55,6 +55,7 @@
 
 mod my;
 mod pg;
+mod pgwire;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod url;
