@@ -56,6 +56,7 @@
 mod my;
 mod pg;
 mod pgwire;
+mod shards;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod url;

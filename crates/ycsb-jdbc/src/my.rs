@@ -5,19 +5,14 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use mysql::consts::CapabilityFlags;
 use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder, Params, Row, Statement, Value};
 use ycsb_db::{batch_status, Batch, Fields, Record, ScanResult, Status, StoreError, StoreThread};
 
-use crate::{is_identifier, shard_of, FieldType, JdbcConfig, Shard};
-
-/// How long a shard that failed is left alone before the next attempt to
-/// reconnect: doubling from the first to the last.
-const FIRST_BACKOFF: Duration = Duration::from_millis(50);
-const LAST_BACKOFF: Duration = Duration::from_secs(1);
+use crate::shards::{check_names, ShardConnection, Shards};
+use crate::{is_identifier, FieldType, JdbcConfig, Shard};
 
 /// An error of the client as a line: the server's message for a refused
 /// statement, the cause for a connection failure.
@@ -196,12 +191,10 @@ impl Connection {
     }
 }
 
-/// One shard as a thread sees it.
-struct Node {
-    conn: Option<Connection>,
-    retry_at: Instant,
-    backoff: Duration,
-    uncommitted: u64,
+impl ShardConnection for Connection {
+    fn connect(shard: &Shard, config: &JdbcConfig) -> Result<Self, String> {
+        Connection::connect(shard, config)
+    }
 }
 
 /// An insert waiting for its batch (`jdbc.batchupdateapi`).
@@ -214,7 +207,7 @@ struct Queued {
 /// A client thread of the jdbc store on MySQL or MariaDB.
 pub(crate) struct MyThread {
     config: Arc<JdbcConfig>,
-    nodes: Vec<Node>,
+    shards: Shards<Connection>,
     sql: String,
     queued: Vec<Queued>,
     last_error: Option<String>,
@@ -236,20 +229,9 @@ fn params_of<'a>(
 impl MyThread {
     /// A thread; each shard is connected when first used.
     pub(crate) fn new(config: Arc<JdbcConfig>) -> Self {
-        let now = Instant::now();
-        let nodes = config
-            .shards
-            .iter()
-            .map(|_| Node {
-                conn: None,
-                retry_at: now,
-                backoff: FIRST_BACKOFF,
-                uncommitted: 0,
-            })
-            .collect();
         Self {
+            shards: Shards::new(config.clone()),
             config,
-            nodes,
             sql: String::with_capacity(256),
             queued: Vec::new(),
             last_error: None,
@@ -257,29 +239,19 @@ impl MyThread {
     }
 
     fn connected(&mut self, i: usize) -> Result<&mut Connection, Status> {
-        let node = &mut self.nodes[i];
-        if node.conn.is_none() {
-            if Instant::now() < node.retry_at {
-                return Err(Status::ServiceUnavailable);
-            }
-            match Connection::connect(&self.config.shards[i], &self.config) {
-                Ok(conn) => {
-                    node.conn = Some(conn);
-                    node.backoff = FIRST_BACKOFF;
-                    node.uncommitted = 0;
-                }
-                Err(e) => {
-                    node.retry_at = Instant::now() + node.backoff;
-                    node.backoff = (node.backoff * 2).min(LAST_BACKOFF);
-                    self.last_error = Some(format!(
-                        "cannot connect to {}: {e}",
-                        self.config.shards[i].url
-                    ));
-                    return Err(Status::ServiceUnavailable);
-                }
-            }
-        }
-        Ok(node.conn.as_mut().expect("connected above"))
+        self.shards.connected(i, &mut self.last_error)
+    }
+
+    /// Checks the names that go into SQL unquoted (a refusal is `ERROR`).
+    fn check_names<'a>(
+        &mut self,
+        table: &str,
+        fields: impl Iterator<Item = &'a str>,
+    ) -> Result<(), Status> {
+        check_names(table, fields).map_err(|why| {
+            self.last_error = Some(why);
+            Status::Error
+        })
     }
 
     /// As the PostgreSQL thread's: a lost connection is
@@ -291,18 +263,16 @@ impl MyThread {
             self.config.shards[shard].url,
             describe(error)
         ));
-        let node = &mut self.nodes[shard];
         if is_lost(error) {
-            node.conn = None;
-            node.retry_at = Instant::now() + node.backoff;
-            node.backoff = (node.backoff * 2).min(LAST_BACKOFF);
+            self.shards.lose(shard);
             return Status::ServiceUnavailable;
         }
         if !self.config.autocommit {
-            if let Some(conn) = node.conn.as_mut() {
-                node.uncommitted = 0;
-                if conn.conn.query_drop("ROLLBACK").is_err() {
-                    node.conn = None;
+            if let Some(conn) = self.shards.conn(shard) {
+                let rolled_back = conn.conn.query_drop("ROLLBACK").is_ok();
+                self.shards.forget_writes(shard);
+                if !rolled_back {
+                    self.shards.lose(shard);
                 }
             }
         }
@@ -329,45 +299,15 @@ impl MyThread {
     }
 
     fn wrote(&mut self, shard: usize) -> Status {
-        if self.config.autocommit {
+        if !self.shards.count_write(shard) {
             return Status::Ok;
         }
-        let every = self.config.batch_size.unwrap_or(1);
-        let node = &mut self.nodes[shard];
-        node.uncommitted += 1;
-        if node.uncommitted < every {
-            return Status::Ok;
-        }
-        node.uncommitted = 0;
-        let Some(conn) = node.conn.as_mut() else {
+        let Some(conn) = self.shards.conn(shard) else {
             return Status::ServiceUnavailable;
         };
         match conn.conn.query_drop("COMMIT") {
             Ok(()) => Status::Ok,
             Err(e) => self.failed(shard, &e),
-        }
-    }
-
-    fn check_names<'a>(
-        &mut self,
-        table: &str,
-        mut fields: impl Iterator<Item = &'a str>,
-    ) -> Result<(), Status> {
-        let bad = if !is_identifier(table) {
-            Some(format!("the table name '{table}'"))
-        } else {
-            fields
-                .find(|f| !is_identifier(f))
-                .map(|f| format!("the field name '{f}'"))
-        };
-        match bad {
-            Some(what) => {
-                self.last_error = Some(format!(
-                    "{what} cannot be put in SQL unquoted (letters, digits and _)"
-                ));
-                Err(Status::Error)
-            }
-            None => Ok(()),
         }
     }
 
@@ -407,7 +347,7 @@ impl MyThread {
         let queued = std::mem::take(&mut self.queued);
         let mut status = Status::Ok;
         let autocommit = self.config.autocommit;
-        for shard in 0..self.nodes.len() {
+        for shard in 0..self.shards.len() {
             let mine: Vec<&Queued> = queued.iter().filter(|q| q.shard == shard).collect();
             if mine.is_empty() {
                 continue;
@@ -477,7 +417,7 @@ impl StoreThread for MyThread {
                     status = s;
                     break;
                 }
-                let shard = shard_of(key, self.nodes.len());
+                let shard = self.shards.of(key);
                 self.build_insert(table, values);
                 let params = params_of(Some(key), values.iter().map(|f| f.value), None);
                 self.queued.push(Queued {
@@ -503,7 +443,7 @@ impl StoreThread for MyThread {
         if let Err(status) = self.check_names(table, std::iter::empty()) {
             return status;
         }
-        let shard = shard_of(key, self.nodes.len());
+        let shard = self.shards.of(key);
         self.sql.clear();
         let _ = write!(self.sql, "SELECT * FROM {table} WHERE YCSB_KEY = ?");
         match self.execute(shard, |conn, statement| {
@@ -527,7 +467,7 @@ impl StoreThread for MyThread {
         if let Err(status) = self.check_names(table, std::iter::empty()) {
             return status;
         }
-        let shard = shard_of(start, self.nodes.len());
+        let shard = self.shards.of(start);
         self.sql.clear();
         let _ = write!(
             self.sql,
@@ -565,7 +505,7 @@ impl StoreThread for MyThread {
         if values.is_empty() {
             return Status::Ok;
         }
-        let shard = shard_of(key, self.nodes.len());
+        let shard = self.shards.of(key);
         self.sql.clear();
         let _ = write!(self.sql, "UPDATE {table} SET ");
         for (i, field) in values.iter().enumerate() {
@@ -589,7 +529,7 @@ impl StoreThread for MyThread {
         if let Err(status) = self.check_names(table, values.iter().map(|f| f.name)) {
             return status;
         }
-        let shard = shard_of(key, self.nodes.len());
+        let shard = self.shards.of(key);
         self.build_insert(table, values);
         let params = params_of(Some(key), values.iter().map(|f| f.value), None);
         match (self.config.batch_updates, self.config.batch_size) {
@@ -618,7 +558,7 @@ impl StoreThread for MyThread {
         if let Err(status) = self.check_names(table, std::iter::empty()) {
             return status;
         }
-        let shard = shard_of(key, self.nodes.len());
+        let shard = self.shards.of(key);
         self.sql.clear();
         let _ = write!(self.sql, "DELETE FROM {table} WHERE YCSB_KEY = ?");
         match self.execute(shard, |conn, statement| {
@@ -637,12 +577,9 @@ impl StoreThread for MyThread {
             failures.push(self.last_error.clone().unwrap_or_default());
         }
         if !self.config.autocommit {
-            for (i, node) in self.nodes.iter_mut().enumerate() {
-                if let Some(conn) = node.conn.as_mut() {
-                    if let Err(e) = conn.conn.query_drop("COMMIT") {
-                        failures.push(format!("{}: {}", self.config.shards[i].url, describe(&e)));
-                    }
-                    node.conn = None;
+            for (i, mut conn) in self.shards.take_all() {
+                if let Err(e) = conn.conn.query_drop("COMMIT") {
+                    failures.push(format!("{}: {}", self.config.shards[i].url, describe(&e)));
                 }
             }
         }

@@ -3,17 +3,12 @@
 
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use ycsb_db::{batch_status, Batch, Fields, Record, ScanResult, Status, StoreError, StoreThread};
 
 use crate::pgwire::{self, oid, Column, Login, Param, Row, Session, WireError};
-use crate::{is_identifier, shard_of, FieldType, JdbcConfig, Shard};
-
-/// How long a shard that failed is left alone before the next attempt to
-/// reconnect: doubling from the first to the last.
-const FIRST_BACKOFF: Duration = Duration::from_millis(50);
-const LAST_BACKOFF: Duration = Duration::from_secs(1);
+use crate::shards::{check_names, ShardConnection, Shards};
+use crate::{is_identifier, FieldType, JdbcConfig, Shard};
 
 /// Whether a column of type `ty` holds a field: text or bytes (the binary
 /// form of both is the bytes themselves).
@@ -233,14 +228,10 @@ fn fill(
     Ok(())
 }
 
-/// One shard as a thread sees it.
-struct Node {
-    conn: Option<Connection>,
-    /// When the next reconnect may be tried (while `conn` is `None`).
-    retry_at: Instant,
-    backoff: Duration,
-    /// Writes done since the last commit (without autocommit).
-    uncommitted: u64,
+impl ShardConnection for Connection {
+    fn connect(shard: &Shard, config: &JdbcConfig) -> Result<Self, String> {
+        Connection::connect(shard, config)
+    }
 }
 
 /// An insert waiting for its batch (`jdbc.batchupdateapi`).
@@ -254,7 +245,7 @@ struct Queued {
 /// A client thread of the jdbc store on PostgreSQL.
 pub(crate) struct PgThread {
     config: Arc<JdbcConfig>,
-    nodes: Vec<Node>,
+    shards: Shards<Connection>,
     sql: String,
     queued: Vec<Queued>,
     last_error: Option<String>,
@@ -263,20 +254,9 @@ pub(crate) struct PgThread {
 impl PgThread {
     /// A thread; each shard is connected when first used.
     pub(crate) fn new(config: Arc<JdbcConfig>) -> Self {
-        let now = Instant::now();
-        let nodes = config
-            .shards
-            .iter()
-            .map(|_| Node {
-                conn: None,
-                retry_at: now,
-                backoff: FIRST_BACKOFF,
-                uncommitted: 0,
-            })
-            .collect();
         Self {
+            shards: Shards::new(config.clone()),
             config,
-            nodes,
             sql: String::with_capacity(256),
             queued: Vec::new(),
             last_error: None,
@@ -285,29 +265,19 @@ impl PgThread {
 
     /// Shard `i`'s connection, made if its backoff has passed.
     fn connected(&mut self, i: usize) -> Result<&mut Connection, Status> {
-        let node = &mut self.nodes[i];
-        if node.conn.is_none() {
-            if Instant::now() < node.retry_at {
-                return Err(Status::ServiceUnavailable);
-            }
-            match Connection::connect(&self.config.shards[i], &self.config) {
-                Ok(conn) => {
-                    node.conn = Some(conn);
-                    node.backoff = FIRST_BACKOFF;
-                    node.uncommitted = 0;
-                }
-                Err(e) => {
-                    node.retry_at = Instant::now() + node.backoff;
-                    node.backoff = (node.backoff * 2).min(LAST_BACKOFF);
-                    self.last_error = Some(format!(
-                        "cannot connect to {}: {e}",
-                        self.config.shards[i].url
-                    ));
-                    return Err(Status::ServiceUnavailable);
-                }
-            }
-        }
-        Ok(node.conn.as_mut().expect("connected above"))
+        self.shards.connected(i, &mut self.last_error)
+    }
+
+    /// Checks the names that go into SQL unquoted (a refusal is `ERROR`).
+    fn check_names<'a>(
+        &mut self,
+        table: &str,
+        fields: impl Iterator<Item = &'a str>,
+    ) -> Result<(), Status> {
+        check_names(table, fields).map_err(|why| {
+            self.last_error = Some(why);
+            Status::Error
+        })
     }
 
     /// What a failed statement costs: a lost connection is dropped (and
@@ -318,21 +288,19 @@ impl PgThread {
     /// and begun again.
     fn failed(&mut self, shard: usize, error: &WireError) -> Status {
         self.last_error = Some(format!("{}: {error}", self.config.shards[shard].url));
-        let node = &mut self.nodes[shard];
         let lost = matches!(error, WireError::Lost(_))
-            || node.conn.as_ref().is_none_or(Connection::is_closed);
+            || self.shards.conn(shard).is_none_or(|c| c.is_closed());
         if lost {
-            node.conn = None;
-            node.retry_at = Instant::now() + node.backoff;
-            node.backoff = (node.backoff * 2).min(LAST_BACKOFF);
+            self.shards.lose(shard);
             return Status::ServiceUnavailable;
         }
         if !self.config.autocommit {
-            if let Some(conn) = node.conn.as_mut() {
+            if let Some(conn) = self.shards.conn(shard) {
                 if conn.session.transaction_status() == b'E' {
-                    node.uncommitted = 0;
-                    if conn.session.batch_execute("ROLLBACK; BEGIN").is_err() {
-                        node.conn = None;
+                    let rolled_back = conn.session.batch_execute("ROLLBACK; BEGIN").is_ok();
+                    self.shards.forget_writes(shard);
+                    if !rolled_back {
+                        self.shards.lose(shard);
                     }
                 }
             }
@@ -369,47 +337,15 @@ impl PgThread {
     /// Without autocommit: commits shard `shard` after a write, or every
     /// `db.batchsize` writes.
     fn wrote(&mut self, shard: usize) -> Status {
-        if self.config.autocommit {
+        if !self.shards.count_write(shard) {
             return Status::Ok;
         }
-        let every = self.config.batch_size.unwrap_or(1);
-        let node = &mut self.nodes[shard];
-        node.uncommitted += 1;
-        if node.uncommitted < every {
-            return Status::Ok;
-        }
-        node.uncommitted = 0;
-        let Some(conn) = node.conn.as_mut() else {
+        let Some(conn) = self.shards.conn(shard) else {
             return Status::ServiceUnavailable;
         };
         match conn.session.batch_execute("COMMIT; BEGIN") {
             Ok(()) => Status::Ok,
             Err(e) => self.failed(shard, &e),
-        }
-    }
-
-    /// Checks the table's and the fields' names, which go into SQL
-    /// unquoted.
-    fn check_names<'a>(
-        &mut self,
-        table: &str,
-        mut fields: impl Iterator<Item = &'a str>,
-    ) -> Result<(), Status> {
-        let bad = if !is_identifier(table) {
-            Some(format!("the table name '{table}'"))
-        } else {
-            fields
-                .find(|f| !is_identifier(f))
-                .map(|f| format!("the field name '{f}'"))
-        };
-        match bad {
-            Some(what) => {
-                self.last_error = Some(format!(
-                    "{what} cannot be put in SQL unquoted (letters, digits and _)"
-                ));
-                Err(Status::Error)
-            }
-            None => Ok(()),
         }
     }
 
@@ -439,7 +375,7 @@ impl PgThread {
         let queued = std::mem::take(&mut self.queued);
         let mut status = Status::Ok;
         let autocommit = self.config.autocommit;
-        for shard in 0..self.nodes.len() {
+        for shard in 0..self.shards.len() {
             let mine: Vec<&Queued> = queued.iter().filter(|q| q.shard == shard).collect();
             if mine.is_empty() {
                 continue;
@@ -510,7 +446,7 @@ impl StoreThread for PgThread {
                     status = s;
                     break;
                 }
-                let shard = shard_of(key, self.nodes.len());
+                let shard = self.shards.of(key);
                 self.build_insert(table, values);
                 self.queued.push(Queued {
                     shard,
@@ -536,7 +472,7 @@ impl StoreThread for PgThread {
         if let Err(status) = self.check_names(table, std::iter::empty()) {
             return status;
         }
-        let shard = shard_of(key, self.nodes.len());
+        let shard = self.shards.of(key);
         self.sql.clear();
         let _ = write!(self.sql, "SELECT * FROM {table} WHERE YCSB_KEY = $1");
         let mut found = false;
@@ -570,7 +506,7 @@ impl StoreThread for PgThread {
         if let Err(status) = self.check_names(table, std::iter::empty()) {
             return status;
         }
-        let shard = shard_of(start, self.nodes.len());
+        let shard = self.shards.of(start);
         self.sql.clear();
         let _ = write!(
             self.sql,
@@ -603,7 +539,7 @@ impl StoreThread for PgThread {
         if values.is_empty() {
             return Status::Ok;
         }
-        let shard = shard_of(key, self.nodes.len());
+        let shard = self.shards.of(key);
         self.sql.clear();
         let _ = write!(self.sql, "UPDATE {table} SET ");
         for (i, field) in values.iter().enumerate() {
@@ -625,7 +561,7 @@ impl StoreThread for PgThread {
         if let Err(status) = self.check_names(table, values.iter().map(|f| f.name)) {
             return status;
         }
-        let shard = shard_of(key, self.nodes.len());
+        let shard = self.shards.of(key);
         self.build_insert(table, values);
         match (self.config.batch_updates, self.config.batch_size) {
             (true, Some(size)) => {
@@ -649,7 +585,7 @@ impl StoreThread for PgThread {
         if let Err(status) = self.check_names(table, std::iter::empty()) {
             return status;
         }
-        let shard = shard_of(key, self.nodes.len());
+        let shard = self.shards.of(key);
         self.sql.clear();
         let _ = write!(self.sql, "DELETE FROM {table} WHERE YCSB_KEY = $1");
         match self.execute(shard, &[Param::Text(key)], |_, _| Ok(())) {
@@ -667,12 +603,9 @@ impl StoreThread for PgThread {
             failures.push(self.last_error.clone().unwrap_or_default());
         }
         if !self.config.autocommit {
-            for (i, node) in self.nodes.iter_mut().enumerate() {
-                if let Some(conn) = node.conn.as_mut() {
-                    if let Err(e) = conn.session.batch_execute("COMMIT") {
-                        failures.push(format!("{}: {e}", self.config.shards[i].url));
-                    }
-                    node.conn = None;
+            for (i, mut conn) in self.shards.take_all() {
+                if let Err(e) = conn.session.batch_execute("COMMIT") {
+                    failures.push(format!("{}: {e}", self.config.shards[i].url));
                 }
             }
         }
