@@ -568,7 +568,7 @@ impl Session {
         loop {
             if let Some(header) = backend::Header::parse(&self.input).map_err(|e| self.lose(e))? {
                 let length = header.len() as u32 as usize;
-                if length < 4 || length > MAX_MESSAGE {
+                if !(4..=MAX_MESSAGE).contains(&length) {
                     return Err(self.lose(format!(
                         "a message of tag {} claims {length} bytes",
                         header.tag()
