@@ -360,7 +360,7 @@ fn every_login_method_is_answered() {
 }
 
 /// A statement the server refuses is an ERROR with the server's message
-/// (its SQLSTATE read, the connection kept); a refused transaction
+/// (the connection kept); a refused transaction
 /// without autocommit is rolled back and the next statement runs.
 #[test]
 fn a_refused_statement_is_an_error_and_the_connection_goes_on() {
@@ -388,6 +388,32 @@ fn a_refused_statement_is_an_error_and_the_connection_goes_on() {
         assert_eq!(out.get("field0"), Some(&b"x"[..]));
         assert_eq!(t.delete(TABLE, "a"), Status::Ok);
         t.cleanup().unwrap();
+    }
+}
+
+/// Values larger than one read of the socket (a megabyte of bytes, which
+/// arrives in many pieces) go and come back whole, and a read after them
+/// still finds its own row.
+#[test]
+fn large_values_arrive_whole() {
+    let server = Postgres::start();
+    let store = open(&created(&server, "binary"));
+    let mut t = thread(&store);
+    let big: Vec<u8> = (0..1 << 20).map(|i: u32| (i * 7 % 251) as u8).collect();
+    let r = ycsb_db::testing::record_bytes(&[("field0", &big), ("field1", b"small")]);
+    assert_eq!(t.insert(TABLE, "big", &r), Status::Ok);
+    assert_eq!(
+        t.insert(TABLE, "small", &record(&[("field0", "s")])),
+        Status::Ok
+    );
+    for _ in 0..3 {
+        let (status, got) = read(&mut *t, "big");
+        assert_eq!(status, Status::Ok);
+        assert_eq!(got.get("field0"), Some(&big[..]));
+        assert_eq!(got.get("field1"), Some(&b"small"[..]));
+        let (status, got) = read(&mut *t, "small");
+        assert_eq!(status, Status::Ok);
+        assert_eq!(got.get("field0"), Some(&b"s"[..]));
     }
 }
 
