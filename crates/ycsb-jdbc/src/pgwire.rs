@@ -634,16 +634,14 @@ impl Session {
                 | Message::EmptyQueryResponse => {}
                 Message::DataRow(body) => {
                     if failure.is_none() {
-                        if let Err(e) = self.row(&body, &mut on_row) {
-                            failure = Some(e);
+                        match self.row(&body, &mut on_row) {
+                            Err(lost @ WireError::Lost(_)) => return Err(lost),
+                            Err(e) => failure = Some(e),
+                            Ok(()) => {}
                         }
                     }
                 }
-                Message::ErrorResponse(body) => {
-                    let error =
-                        ServerError::from_fields(body.fields()).map_err(|e| self.lose(e))?;
-                    failure.get_or_insert(WireError::Server(error));
-                }
+                Message::ErrorResponse(body) => self.refused(&body, &mut failure)?,
                 Message::ReadyForQuery(body) => {
                     self.transaction = body.status();
                     return failure.map_or(Ok(()), Err);
@@ -663,6 +661,18 @@ impl Session {
     /// As [`Session::simple_query`].
     pub(crate) fn batch_execute(&mut self, sql: &str) -> Result<(), WireError> {
         self.simple_query(sql, |_| Ok(()))
+    }
+
+    /// Keeps the server's refusal as the reply's failure unless one came
+    /// first (the reply goes on to its `ReadyForQuery`).
+    fn refused(
+        &mut self,
+        body: &backend::ErrorResponseBody,
+        failure: &mut Option<WireError>,
+    ) -> Result<(), WireError> {
+        let error = ServerError::from_fields(body.fields()).map_err(|e| self.lose(e))?;
+        failure.get_or_insert(WireError::Server(error));
+        Ok(())
     }
 
     /// Hands a data row to `on_row`, its values split into the reused
@@ -724,11 +734,7 @@ impl Session {
                         });
                     }
                 }
-                Message::ErrorResponse(body) => {
-                    let error =
-                        ServerError::from_fields(body.fields()).map_err(|e| self.lose(e))?;
-                    failure.get_or_insert(WireError::Server(error));
-                }
+                Message::ErrorResponse(body) => self.refused(&body, &mut failure)?,
                 Message::ReadyForQuery(body) => {
                     self.transaction = body.status();
                     break;
@@ -825,11 +831,7 @@ impl Session {
                     let tag = body.tag().map_err(|e| self.lose(e))?;
                     affected = rows_of(tag);
                 }
-                Message::ErrorResponse(body) => {
-                    let error =
-                        ServerError::from_fields(body.fields()).map_err(|e| self.lose(e))?;
-                    failure.get_or_insert(WireError::Server(error));
-                }
+                Message::ErrorResponse(body) => self.refused(&body, &mut failure)?,
                 Message::ReadyForQuery(body) => {
                     self.transaction = body.status();
                     return failure.map_or(Ok(affected), Err);
