@@ -671,8 +671,12 @@ impl JdbcStore {
 impl Store for JdbcStore {
     fn thread(&self, _: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
         Ok(match self.config.dialect {
-            Dialect::Postgres => Box::new(pg::PgThread::new(self.config.clone())),
-            Dialect::MySql => Box::new(my::MyThread::new(self.config.clone())),
+            Dialect::Postgres => Box::new(shards::JdbcThread::<pg::Connection>::new(
+                self.config.clone(),
+            )),
+            Dialect::MySql => Box::new(shards::JdbcThread::<my::Connection>::new(
+                self.config.clone(),
+            )),
         })
     }
 

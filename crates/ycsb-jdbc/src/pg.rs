@@ -1,13 +1,13 @@
-//! PostgreSQL: one connection per shard per client thread, its prepared
-//! statements cached by their SQL text, reconnected after a failure.
+//! PostgreSQL: a thread's connection to a shard (this crate's client,
+//! pgwire.rs), its prepared statements cached by their SQL text; the
+//! gauges' statistics and the server's description.
 
 use std::fmt::Write as _;
-use std::sync::Arc;
 
-use ycsb_db::{batch_status, Batch, Fields, Record, ScanResult, Status, StoreError, StoreThread};
+use ycsb_db::{Fields, Record, ScanResult};
 
 use crate::pgwire::{self, oid, Column, Login, Param, Row, Session, WireError};
-use crate::shards::{check_names, ShardConnection, Shards};
+use crate::shards::{Failure, Queued, Server};
 use crate::{is_identifier, FieldType, JdbcConfig, Shard};
 
 /// Whether a column of type `ty` holds a field: text or bytes (the binary
@@ -228,293 +228,82 @@ fn fill(
     Ok(())
 }
 
-impl ShardConnection for Connection {
+/// A failure of the client as the thread counts it.
+fn failure(error: WireError) -> Failure {
+    match error {
+        WireError::Lost(why) => Failure::Lost(why),
+        WireError::Row(why) => Failure::NotARecord(why),
+        e @ (WireError::Server(_) | WireError::Value(_)) => Failure::Refused(e.to_string()),
+    }
+}
+
+impl Connection {
+    /// Runs `sql`, prepared once, with `params`, `on_row` seeing its rows.
+    fn run(
+        &mut self,
+        sql: &str,
+        params: &[Param<'_>],
+        on_row: impl FnMut(&[Column], &Row<'_>) -> Result<(), String>,
+    ) -> Result<u64, Failure> {
+        let statement = self.session.prepare(sql).map_err(failure)?;
+        self.session
+            .execute(statement, params, on_row)
+            .map_err(failure)
+    }
+
+    /// `sql` run for its effect (simple query protocol).
+    fn simple(&mut self, sql: &str) -> Result<(), Failure> {
+        self.session.batch_execute(sql).map_err(failure)
+    }
+}
+
+/// Values as parameters (a text parameter takes only UTF-8 without NUL).
+fn params_of<'a>(values: &[&'a [u8]]) -> Vec<Param<'a>> {
+    values.iter().map(|v| Param::Bytes(v)).collect()
+}
+
+impl Server for Connection {
     fn connect(shard: &Shard, config: &JdbcConfig) -> Result<Self, String> {
         Connection::connect(shard, config)
     }
-}
 
-/// An insert waiting for its batch (`jdbc.batchupdateapi`).
-struct Queued {
-    shard: usize,
-    sql: String,
-    key: String,
-    values: Record,
-}
-
-/// A client thread of the jdbc store on PostgreSQL.
-pub(crate) struct PgThread {
-    config: Arc<JdbcConfig>,
-    shards: Shards<Connection>,
-    sql: String,
-    queued: Vec<Queued>,
-    last_error: Option<String>,
-}
-
-impl PgThread {
-    /// A thread; each shard is connected when first used.
-    pub(crate) fn new(config: Arc<JdbcConfig>) -> Self {
-        Self {
-            shards: Shards::new(config.clone()),
-            config,
-            sql: String::with_capacity(256),
-            queued: Vec::new(),
-            last_error: None,
-        }
+    fn placeholder(sql: &mut String, n: usize) {
+        let _ = write!(sql, "${n}");
     }
 
-    /// Shard `i`'s connection, made if its backoff has passed.
-    fn connected(&mut self, i: usize) -> Result<&mut Connection, Status> {
-        self.shards.connected(i, &mut self.last_error)
+    fn write(&mut self, sql: &str, params: &[&[u8]]) -> Result<u64, Failure> {
+        self.run(sql, &params_of(params), |_, _| Ok(()))
     }
 
-    /// Checks the names that go into SQL unquoted (a refusal is `ERROR`).
-    fn check_names<'a>(
+    fn read(
         &mut self,
-        table: &str,
-        fields: impl Iterator<Item = &'a str>,
-    ) -> Result<(), Status> {
-        check_names(table, fields).map_err(|why| {
-            self.last_error = Some(why);
-            Status::Error
-        })
-    }
-
-    /// What a failed statement costs: a lost connection is dropped (and
-    /// retried after the backoff) and reported `SERVICE_UNAVAILABLE`; a
-    /// statement the server refused (or a value it could not be sent) is
-    /// an `ERROR`, and a row that is not a record `UNEXPECTED_STATE`;
-    /// without autocommit a transaction the refusal failed is rolled back
-    /// and begun again.
-    fn failed(&mut self, shard: usize, error: &WireError) -> Status {
-        self.last_error = Some(format!("{}: {error}", self.config.shards[shard].url));
-        let lost = matches!(error, WireError::Lost(_))
-            || self.shards.conn(shard).is_none_or(|c| c.is_closed());
-        if lost {
-            self.shards.lose(shard);
-            return Status::ServiceUnavailable;
-        }
-        if !self.config.autocommit {
-            if let Some(conn) = self.shards.conn(shard) {
-                if conn.session.transaction_status() == b'E' {
-                    let rolled_back = conn.session.batch_execute("ROLLBACK; BEGIN").is_ok();
-                    self.shards.forget_writes(shard);
-                    if !rolled_back {
-                        self.shards.lose(shard);
-                    }
-                }
-            }
-        }
-        match error {
-            WireError::Row(_) => Status::UnexpectedState,
-            _ => Status::Error,
-        }
-    }
-
-    /// Runs the statement in `self.sql` with `params` on `shard`, `on_row`
-    /// seeing its rows; the rows it affected.
-    fn execute(
-        &mut self,
-        shard: usize,
-        params: &[Param<'_>],
-        on_row: impl FnMut(&[Column], &Row<'_>) -> Result<(), String>,
-    ) -> Result<u64, Status> {
-        let sql = std::mem::take(&mut self.sql);
-        let result = match self.connected(shard) {
-            Ok(conn) => conn
-                .session
-                .prepare(&sql)
-                .and_then(|statement| conn.session.execute(statement, params, on_row)),
-            Err(status) => {
-                self.sql = sql;
-                return Err(status);
-            }
-        };
-        self.sql = sql;
-        result.map_err(|e| self.failed(shard, &e))
-    }
-
-    /// Without autocommit: commits shard `shard` after a write, or every
-    /// `db.batchsize` writes.
-    fn wrote(&mut self, shard: usize) -> Status {
-        if !self.shards.count_write(shard) {
-            return Status::Ok;
-        }
-        let Some(conn) = self.shards.conn(shard) else {
-            return Status::ServiceUnavailable;
-        };
-        match conn.session.batch_execute("COMMIT; BEGIN") {
-            Ok(()) => Status::Ok,
-            Err(e) => self.failed(shard, &e),
-        }
-    }
-
-    fn build_insert(&mut self, table: &str, values: &Record) {
-        self.sql.clear();
-        let _ = write!(self.sql, "INSERT INTO {table} (YCSB_KEY");
-        for field in values.iter() {
-            let _ = write!(self.sql, ",{}", field.name);
-        }
-        self.sql.push_str(") VALUES($1");
-        for i in 0..values.len() {
-            let _ = write!(self.sql, ",${}", i + 2);
-        }
-        self.sql.push(')');
-    }
-
-    fn insert_now(&mut self, shard: usize, key: &str, values: &Record) -> Status {
-        let params = insert_params(key, values);
-        match self.execute(shard, &params, |_, _| Ok(())) {
-            Ok(_) => self.wrote(shard),
-            Err(status) => status,
-        }
-    }
-
-    /// Sends the queued inserts, each shard's in one transaction.
-    fn flush(&mut self) -> Status {
-        let queued = std::mem::take(&mut self.queued);
-        let mut status = Status::Ok;
-        let autocommit = self.config.autocommit;
-        for shard in 0..self.shards.len() {
-            let mine: Vec<&Queued> = queued.iter().filter(|q| q.shard == shard).collect();
-            if mine.is_empty() {
-                continue;
-            }
-            let result = match self.connected(shard) {
-                Ok(conn) => send_batch(conn, &mine, autocommit),
-                Err(s) => {
-                    status = s;
-                    continue;
-                }
-            };
-            if let Err(e) = result {
-                status = self.failed(shard, &e);
-            }
-        }
-        status
-    }
-}
-
-/// An insert's parameters: the key, then the record's values.
-fn insert_params<'a>(key: &'a str, values: &'a Record) -> Vec<Param<'a>> {
-    let mut params = Vec::with_capacity(values.len() + 1);
-    params.push(Param::Text(key));
-    params.extend(values.iter().map(|f| Param::Bytes(f.value)));
-    params
-}
-
-/// Inserts `batch` in one transaction (the one open, without autocommit).
-fn send_batch(conn: &mut Connection, batch: &[&Queued], autocommit: bool) -> Result<(), WireError> {
-    if autocommit {
-        conn.session.batch_execute("BEGIN")?;
-    }
-    let sent = batch.iter().try_for_each(|q| {
-        let statement = conn.session.prepare(&q.sql)?;
-        let params = insert_params(&q.key, &q.values);
-        conn.session
-            .execute(statement, &params, |_, _| Ok(()))
-            .map(|_| ())
-    });
-    if let Err(e) = sent {
-        // The transaction begun here ends here, refused or not.
-        if autocommit && !conn.session.is_closed() {
-            let _ = conn.session.batch_execute("ROLLBACK");
-        }
-        return Err(e);
-    }
-    conn.session.batch_execute(if autocommit {
-        "COMMIT"
-    } else {
-        "COMMIT; BEGIN"
-    })
-}
-
-impl StoreThread for PgThread {
-    /// A batch of inserts (`batch.size`): each shard's records in one
-    /// transaction, as `db.batchsize` sends Java's batches (one statement
-    /// per record, one commit); inserts `db.batchsize` still holds go first.
-    /// A failure fails the records of the call.
-    fn insert_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
-        let mut status = if self.queued.is_empty() {
-            Status::Ok
-        } else {
-            self.flush()
-        };
-        if status.is_ok() {
-            for (key, values) in batch.iter() {
-                if let Err(s) = self.check_names(table, values.iter().map(|f| f.name)) {
-                    status = s;
-                    break;
-                }
-                let shard = self.shards.of(key);
-                self.build_insert(table, values);
-                self.queued.push(Queued {
-                    shard,
-                    sql: self.sql.clone(),
-                    key: key.to_string(),
-                    values: values.clone(),
-                });
-            }
-        }
-        status = if status.is_ok() {
-            self.flush()
-        } else {
-            self.queued.clear();
-            status
-        };
-        let statuses = &mut statuses[..batch.len()];
-        statuses.fill(status);
-        batch_status(statuses)
-    }
-
-    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-        out.clear();
-        if let Err(status) = self.check_names(table, std::iter::empty()) {
-            return status;
-        }
-        let shard = self.shards.of(key);
-        self.sql.clear();
-        let _ = write!(self.sql, "SELECT * FROM {table} WHERE YCSB_KEY = $1");
+        sql: &str,
+        key: &str,
+        fields: Fields<'_>,
+        out: &mut Record,
+    ) -> Result<bool, Failure> {
         let mut found = false;
-        let read = self.execute(shard, &[Param::Text(key)], |columns, row| {
+        self.run(sql, &[Param::Text(key)], |columns, row| {
             if found {
                 return Err("more than one row has the key".into());
             }
             found = true;
             fill(columns, row, fields, out)
-        });
-        match read {
-            Ok(_) if found => Status::Ok,
-            Ok(_) => Status::NotFound,
-            Err(status) => {
-                out.clear();
-                status
-            }
-        }
+        })?;
+        Ok(found)
     }
 
-    /// Java's range query on the start key's shard.
     fn scan(
         &mut self,
-        table: &str,
+        sql: &str,
         start: &str,
-        count: usize,
+        limit: usize,
         fields: Fields<'_>,
         out: &mut ScanResult,
-    ) -> Status {
-        out.clear();
-        if let Err(status) = self.check_names(table, std::iter::empty()) {
-            return status;
-        }
-        let shard = self.shards.of(start);
-        self.sql.clear();
-        let _ = write!(
-            self.sql,
-            "SELECT * FROM {table} WHERE YCSB_KEY >= $1 ORDER BY YCSB_KEY LIMIT $2"
-        );
-        let limit = i64::try_from(count).unwrap_or(i64::MAX);
+    ) -> Result<(), Failure> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let params = [Param::Text(start), Param::Int(limit)];
-        let scanned = self.execute(shard, &params, |columns, row| {
+        self.run(sql, &params, |columns, row| {
             let key = columns
                 .first()
                 .filter(|c| pgwire::is_text(c.ty))
@@ -522,104 +311,50 @@ impl StoreThread for PgThread {
                 .and_then(|k| std::str::from_utf8(k).ok())
                 .ok_or("the first column is not YCSB_KEY (text)")?;
             fill(columns, row, fields, out.push_row(key))
+        })
+        .map(|_| ())
+    }
+
+    fn insert_batch(&mut self, batch: &[&Queued], autocommit: bool) -> Result<(), Failure> {
+        if autocommit {
+            self.simple("BEGIN")?;
+        }
+        let sent = batch.iter().try_for_each(|q| {
+            self.run(&q.sql, &params_of(&q.params()), |_, _| Ok(()))
+                .map(|_| ())
         });
-        match scanned {
-            Ok(_) => Status::Ok,
-            Err(status) => {
-                out.clear();
-                status
+        if let Err(e) = sent {
+            // The transaction begun here ends here, refused or not.
+            if autocommit && !self.is_closed() {
+                let _ = self.simple("ROLLBACK");
             }
+            return Err(e);
         }
-    }
-
-    fn update(&mut self, table: &str, key: &str, values: &Record) -> Status {
-        if let Err(status) = self.check_names(table, values.iter().map(|f| f.name)) {
-            return status;
-        }
-        if values.is_empty() {
-            return Status::Ok;
-        }
-        let shard = self.shards.of(key);
-        self.sql.clear();
-        let _ = write!(self.sql, "UPDATE {table} SET ");
-        for (i, field) in values.iter().enumerate() {
-            let comma = if i == 0 { "" } else { ", " };
-            let _ = write!(self.sql, "{comma}{}=${}", field.name, i + 1);
-        }
-        let _ = write!(self.sql, " WHERE YCSB_KEY = ${}", values.len() + 1);
-        let mut params: Vec<Param<'_>> = Vec::with_capacity(values.len() + 1);
-        params.extend(values.iter().map(|f| Param::Bytes(f.value)));
-        params.push(Param::Text(key));
-        match self.execute(shard, &params, |_, _| Ok(())) {
-            Ok(0) => Status::NotFound,
-            Ok(_) => self.wrote(shard),
-            Err(status) => status,
-        }
-    }
-
-    fn insert(&mut self, table: &str, key: &str, values: &Record) -> Status {
-        if let Err(status) = self.check_names(table, values.iter().map(|f| f.name)) {
-            return status;
-        }
-        let shard = self.shards.of(key);
-        self.build_insert(table, values);
-        match (self.config.batch_updates, self.config.batch_size) {
-            (true, Some(size)) => {
-                self.queued.push(Queued {
-                    shard,
-                    sql: self.sql.clone(),
-                    key: key.to_string(),
-                    values: values.clone(),
-                });
-                if (self.queued.len() as u64) < size {
-                    Status::BatchedOk
-                } else {
-                    self.flush()
-                }
-            }
-            _ => self.insert_now(shard, key, values),
-        }
-    }
-
-    fn delete(&mut self, table: &str, key: &str) -> Status {
-        if let Err(status) = self.check_names(table, std::iter::empty()) {
-            return status;
-        }
-        let shard = self.shards.of(key);
-        self.sql.clear();
-        let _ = write!(self.sql, "DELETE FROM {table} WHERE YCSB_KEY = $1");
-        match self.execute(shard, &[Param::Text(key)], |_, _| Ok(())) {
-            Ok(0) => Status::NotFound,
-            Ok(_) => self.wrote(shard),
-            Err(status) => status,
-        }
-    }
-
-    /// Sends the inserts still queued and, without autocommit, commits
-    /// every shard.
-    fn cleanup(&mut self) -> Result<(), StoreError> {
-        let mut failures = Vec::new();
-        if !self.queued.is_empty() && self.flush() != Status::Ok {
-            failures.push(self.last_error.clone().unwrap_or_default());
-        }
-        if !self.config.autocommit {
-            for (i, mut conn) in self.shards.take_all() {
-                if let Err(e) = conn.session.batch_execute("COMMIT") {
-                    failures.push(format!("{}: {e}", self.config.shards[i].url));
-                }
-            }
-        }
-        if failures.is_empty() {
-            Ok(())
+        self.simple(if autocommit {
+            "COMMIT"
         } else {
-            Err(StoreError::Other(format!(
-                "jdbc: writes not committed ({})",
-                failures.join("; ")
-            )))
-        }
+            "COMMIT; BEGIN"
+        })
     }
 
-    fn last_error(&self) -> Option<&str> {
-        self.last_error.as_deref()
+    fn commit(&mut self) -> Result<(), Failure> {
+        self.simple("COMMIT; BEGIN")
+    }
+
+    fn finish(&mut self) -> Result<(), Failure> {
+        self.simple("COMMIT")
+    }
+
+    /// A refused statement spoils PostgreSQL's transaction (every later
+    /// statement would be refused); a value that was never sent does not.
+    fn recover(&mut self) -> Result<bool, Failure> {
+        if self.session.transaction_status() != b'E' {
+            return Ok(false);
+        }
+        self.simple("ROLLBACK; BEGIN").map(|()| true)
+    }
+
+    fn is_closed(&self) -> bool {
+        self.session.is_closed()
     }
 }

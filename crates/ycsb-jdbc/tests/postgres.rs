@@ -360,8 +360,9 @@ fn every_login_method_is_answered() {
 }
 
 /// A statement the server refuses is an ERROR with the server's message
-/// (the connection kept); a refused transaction
-/// without autocommit is rolled back and the next statement runs.
+/// (the connection kept); a refused transaction without autocommit is
+/// rolled back and the next statement runs; a batch of inserts that
+/// fails leaves nothing of itself.
 #[test]
 fn a_refused_statement_is_an_error_and_the_connection_goes_on() {
     let server = Postgres::start();
@@ -386,6 +387,15 @@ fn a_refused_statement_is_an_error_and_the_connection_goes_on() {
             "{autocommit}"
         );
         assert_eq!(out.get("field0"), Some(&b"x"[..]));
+        // The second insert of the batch repeats a key: none is kept, and
+        // the connection is out of the failed transaction.
+        let mut batch = ycsb_db::Batch::new();
+        batch.push("b1").push("field0", b"1");
+        batch.push("a").push("field0", b"dup");
+        let mut statuses = [Status::Ok; 2];
+        assert_eq!(t.insert_batch(TABLE, &batch, &mut statuses), Status::Error);
+        assert_eq!(read(&mut *t, "b1").0, Status::NotFound, "{autocommit}");
+        assert_eq!(read(&mut *t, "a").1.get("field0"), Some(&b"x"[..]));
         assert_eq!(t.delete(TABLE, "a"), Status::Ok);
         t.cleanup().unwrap();
     }
