@@ -56,9 +56,9 @@
 mod my;
 mod pg;
 mod pgwire;
-mod shards;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod thread;
 pub mod url;
 
 use std::sync::{Arc, Mutex};
@@ -671,10 +671,10 @@ impl JdbcStore {
 impl Store for JdbcStore {
     fn thread(&self, _: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
         Ok(match self.config.dialect {
-            Dialect::Postgres => Box::new(shards::JdbcThread::<pg::Connection>::new(
+            Dialect::Postgres => Box::new(thread::JdbcThread::<pg::Connection>::new(
                 self.config.clone(),
             )),
-            Dialect::MySql => Box::new(shards::JdbcThread::<my::Connection>::new(
+            Dialect::MySql => Box::new(thread::JdbcThread::<my::Connection>::new(
                 self.config.clone(),
             )),
         })

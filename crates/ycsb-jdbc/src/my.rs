@@ -10,7 +10,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder, Params, Row, Statement, Value};
 use ycsb_db::{Fields, Record, ScanResult};
 
-use crate::shards::{Failure, Queued, Server};
+use crate::thread::{Failure, Queued, Server};
 use crate::{is_identifier, FieldType, JdbcConfig, Shard};
 
 /// An error of the client as a line: the server's message for a refused

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use ycsb_db::{Fields, Record, ScanResult};
 
 use crate::pgwire::{self, oid, Column, Login, Param, Row, Session, WireError};
-use crate::shards::{Failure, Queued, Server};
+use crate::thread::{Failure, Queued, Server};
 use crate::{is_identifier, FieldType, JdbcConfig, Shard};
 
 /// Whether a column of type `ty` holds a field: text or bytes (the binary
