@@ -3,7 +3,6 @@
 //! failure.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 
 use mysql::consts::CapabilityFlags;
 use mysql::prelude::Queryable;
@@ -11,7 +10,7 @@ use mysql::{Conn, OptsBuilder, Params, Row, Statement, Value};
 use ycsb_db::{Fields, Record, ScanResult};
 
 use crate::thread::{Failure, Queued, Server};
-use crate::{is_identifier, FieldType, JdbcConfig, Shard};
+use crate::{create_table_sql, FieldType, JdbcConfig, Shard, TableSpelling};
 
 /// An error of the client as a line: the server's message for a refused
 /// statement, the cause for a connection failure.
@@ -98,23 +97,13 @@ impl Connection {
         fields: u64,
         field_type: FieldType,
     ) -> Result<(), String> {
-        if !is_identifier(table) {
-            return Err(format!(
-                "the table name '{table}' cannot be put in SQL unquoted"
-            ));
-        }
-        let column = match field_type {
-            FieldType::Text => "TEXT",
-            FieldType::Binary => "LONGBLOB",
+        let spelling = TableSpelling {
+            key: "VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+            text: "TEXT",
+            binary: "LONGBLOB",
+            options: " CHARACTER SET utf8mb4",
         };
-        let mut sql = format!(
-            "CREATE TABLE IF NOT EXISTS {table} (YCSB_KEY VARCHAR(255) CHARACTER SET utf8mb4 \
-             COLLATE utf8mb4_bin PRIMARY KEY"
-        );
-        for i in 0..fields {
-            let _ = write!(sql, ", FIELD{i} {column}");
-        }
-        sql.push_str(") CHARACTER SET utf8mb4");
+        let sql = create_table_sql(table, fields, field_type, &spelling)?;
         self.conn
             .query_drop(&sql)
             .map_err(|e| format!("cannot create table {table}: {}", describe(&e)))

@@ -8,7 +8,7 @@ use ycsb_db::{Fields, Record, ScanResult};
 
 use crate::pgwire::{self, oid, Column, Login, Param, Row, Session, WireError};
 use crate::thread::{Failure, Queued, Server};
-use crate::{is_identifier, FieldType, JdbcConfig, Shard};
+use crate::{create_table_sql, FieldType, JdbcConfig, Shard, TableSpelling};
 
 /// Whether a column of type `ty` holds a field: text or bytes (the binary
 /// form of both is the bytes themselves).
@@ -86,22 +86,14 @@ impl Connection {
         fields: u64,
         field_type: FieldType,
     ) -> Result<(), String> {
-        if !is_identifier(table) {
-            return Err(format!(
-                "the table name '{table}' cannot be put in SQL unquoted"
-            ));
-        }
-        let column = match field_type {
-            FieldType::Text => "TEXT",
-            FieldType::Binary => "BYTEA",
+        // The C collation orders keys bytewise.
+        let spelling = TableSpelling {
+            key: "VARCHAR(255) COLLATE \"C\"",
+            text: "TEXT",
+            binary: "BYTEA",
+            options: "",
         };
-        let mut sql = format!(
-            "CREATE TABLE IF NOT EXISTS {table} (YCSB_KEY VARCHAR(255) COLLATE \"C\" PRIMARY KEY"
-        );
-        for i in 0..fields {
-            let _ = write!(sql, ", FIELD{i} {column}");
-        }
-        sql.push(')');
+        let sql = create_table_sql(table, fields, field_type, &spelling)?;
         self.session
             .batch_execute(&sql)
             .map_err(|e| format!("cannot create table {table}: {e}"))?;
