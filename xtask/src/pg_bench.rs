@@ -123,9 +123,9 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     timed(&mut load, "ycsb load jdbc")?;
     let rows: i64 = pg
         .client()
-        .query_one("SELECT count(*) FROM usertable", &[])
-        .context("counting the loaded rows")?
-        .get(0);
+        .count("SELECT count(*) FROM usertable")
+        .map_err(anyhow::Error::msg)
+        .context("counting the loaded rows")?;
     if rows != o.requests as i64 {
         bail!("ycsb load wrote {rows} rows, not {}", o.requests);
     }

@@ -57,9 +57,8 @@ fn workload_a_keeps_its_data_and_the_export_has_the_servers_figures() {
     assert_eq!(count(&stdout(&load), "INSERT", "Return=OK"), 300);
     let rows: i64 = server
         .client()
-        .query_one("SELECT count(*) FROM usertable", &[])
-        .unwrap()
-        .get(0);
+        .count("SELECT count(*) FROM usertable")
+        .unwrap();
     assert_eq!(rows, 300);
 
     let run = ycsb()
@@ -338,9 +337,8 @@ fn batched_loads_and_runs_keep_their_data() {
     assert_eq!(count(&out, "BATCH_INSERT", "Operations"), 8, "{out}");
     let rows: i64 = server
         .client()
-        .query_one("SELECT count(*) FROM usertable", &[])
-        .unwrap()
-        .get(0);
+        .count("SELECT count(*) FROM usertable")
+        .unwrap();
     assert_eq!(rows, 300);
     let run = ycsb()
         .args(["run", "jdbc"])

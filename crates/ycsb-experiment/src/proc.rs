@@ -235,6 +235,63 @@ pub fn sample(pid: u32) -> Option<(f64, u64)> {
     ))
 }
 
+/// A server's CPU seconds (user + system) with its descendants' (live
+/// ones, and those that ended and were waited for), and the server
+/// process's own resident bytes: a server that works in processes it
+/// forks (PostgreSQL's backends) is counted whole. The resident bytes are
+/// the first process's alone, since its children share its pages.
+pub fn sample_tree(pid: u32) -> Option<(f64, u64)> {
+    sample_tree_in(Path::new("/proc"), pid)
+}
+
+fn sample_tree_in(proc_root: &Path, pid: u32) -> Option<(f64, u64)> {
+    let read = |pid: u32| {
+        let text = std::fs::read_to_string(proc_root.join(pid.to_string()).join("stat")).ok()?;
+        ycsb_results::ProcStat::parse(&text)
+    };
+    let root = read(pid)?;
+    // Every process's parent, to find the tree under `pid`.
+    let mut parents: Vec<(u32, u32)> = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(proc_root) {
+        for entry in entries.flatten() {
+            let Some(child) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if child != pid {
+                if let Some(stat) = read(child) {
+                    parents.push((child, stat.ppid));
+                }
+            }
+        }
+    }
+    let mut ticks = root.cpu_ticks() + root.children_ticks;
+    let mut frontier = vec![pid];
+    while let Some(parent) = frontier.pop() {
+        for &(child, _) in parents.iter().filter(|(_, p)| *p == parent) {
+            // A process that ended since the scan is left out.
+            if let Some(stat) = read(child) {
+                ticks += stat.cpu_ticks() + stat.children_ticks;
+                frontier.push(child);
+            }
+        }
+    }
+    // SAFETY: sysconf has no preconditions.
+    let (tick, page) = unsafe {
+        (
+            libc::sysconf(libc::_SC_CLK_TCK),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    Some((
+        ticks as f64 / tick.max(1) as f64,
+        root.rss_pages * page.max(1) as u64,
+    ))
+}
+
 /// A free loopback port (bound, read, released).
 ///
 /// # Errors
@@ -369,5 +426,57 @@ mod wait_tests {
         );
         // The server answered the wait's own request and ended.
         server.join().unwrap();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether a live process has `pid` as its parent.
+    fn has_children(pid: u32) -> bool {
+        std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+            std::fs::read_to_string(e.path().join("stat"))
+                .ok()
+                .and_then(|s| ycsb_results::ProcStat::parse(&s))
+                .is_some_and(|s| s.ppid == pid)
+        })
+    }
+
+    /// A server that does its work in a child it forks (as PostgreSQL's
+    /// backends do) is counted with that child, while it runs and after
+    /// it ended and was waited for; the server process alone is not.
+    #[test]
+    fn a_server_s_forked_children_are_counted() {
+        // The busy child stops by itself; the parent waits for it, then
+        // idles in a builtin (no other child) until it is killed.
+        let mut server = Command::new("sh")
+            .args([
+                "-c",
+                "sh -c 'i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done'; read line",
+            ])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = server.id();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut counted = 0.0;
+        while counted < 0.3 {
+            assert!(Instant::now() < deadline, "the busy child is not counted");
+            std::thread::sleep(Duration::from_millis(50));
+            counted = sample_tree(pid).unwrap().0;
+        }
+        assert!(sample(pid).unwrap().0 < 0.1, "the shell itself idles");
+        while has_children(pid) {
+            assert!(Instant::now() < deadline, "the busy child does not end");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let after = sample_tree(pid).unwrap().0;
+        assert!(
+            after >= counted,
+            "{after} < {counted}: the ended child is lost"
+        );
+        server.kill().unwrap();
+        server.wait().unwrap();
     }
 }

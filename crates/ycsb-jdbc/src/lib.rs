@@ -55,10 +55,13 @@
 
 mod my;
 mod pg;
+mod pgwire;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod thread;
 pub mod url;
 
+use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -527,6 +530,51 @@ pub(crate) fn is_identifier(name: &str) -> bool {
         && name.len() <= 63
 }
 
+/// How a server spells Java's table (`JdbcDBCreateTable`'s).
+pub(crate) struct TableSpelling {
+    /// The key column's type, with the collation that orders keys bytewise.
+    pub(crate) key: &'static str,
+    /// A field column's type for text (`jdbc.fieldtype=text`).
+    pub(crate) text: &'static str,
+    /// A field column's type for bytes (`jdbc.fieldtype=binary`).
+    pub(crate) binary: &'static str,
+    /// What follows the column list.
+    pub(crate) options: &'static str,
+}
+
+/// Java's `JdbcDBCreateTable` as SQL: `table` with `YCSB_KEY` (primary
+/// key) and `FIELD0..FIELD<fields-1>`, unless it exists.
+///
+/// # Errors
+///
+/// A table name that cannot go into SQL unquoted.
+pub(crate) fn create_table_sql(
+    table: &str,
+    fields: u64,
+    field_type: FieldType,
+    spelling: &TableSpelling,
+) -> Result<String, String> {
+    if !is_identifier(table) {
+        return Err(format!(
+            "the table name '{table}' cannot be put in SQL unquoted"
+        ));
+    }
+    let column = match field_type {
+        FieldType::Text => spelling.text,
+        FieldType::Binary => spelling.binary,
+    };
+    let mut sql = format!(
+        "CREATE TABLE IF NOT EXISTS {table} (YCSB_KEY {} PRIMARY KEY",
+        spelling.key
+    );
+    for i in 0..fields {
+        let _ = write!(sql, ", FIELD{i} {column}");
+    }
+    sql.push(')');
+    sql.push_str(spelling.options);
+    Ok(sql)
+}
+
 /// Java's `String.hashCode()` of `key`.
 pub fn java_hash(key: &str) -> i32 {
     key.encode_utf16().fold(0i32, |h, unit| {
@@ -669,8 +717,12 @@ impl JdbcStore {
 impl Store for JdbcStore {
     fn thread(&self, _: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
         Ok(match self.config.dialect {
-            Dialect::Postgres => Box::new(pg::PgThread::new(self.config.clone())),
-            Dialect::MySql => Box::new(my::MyThread::new(self.config.clone())),
+            Dialect::Postgres => Box::new(thread::JdbcThread::<pg::Connection>::new(
+                self.config.clone(),
+            )),
+            Dialect::MySql => Box::new(thread::JdbcThread::<my::Connection>::new(
+                self.config.clone(),
+            )),
         })
     }
 
@@ -767,6 +819,23 @@ mod tests {
         assert!(!is_identifier("a b"));
         assert!(!is_identifier("t; DROP TABLE x"));
         assert!(!is_identifier(&"a".repeat(64)));
+    }
+
+    #[test]
+    fn javas_table_is_spelled_per_server() {
+        let spelling = TableSpelling {
+            key: "VARCHAR(255) COLLATE \"C\"",
+            text: "TEXT",
+            binary: "BYTEA",
+            options: " WITH (fillfactor=100)",
+        };
+        assert_eq!(
+            create_table_sql("usertable", 2, FieldType::Binary, &spelling).unwrap(),
+            "CREATE TABLE IF NOT EXISTS usertable (YCSB_KEY VARCHAR(255) COLLATE \"C\" \
+             PRIMARY KEY, FIELD0 BYTEA, FIELD1 BYTEA) WITH (fillfactor=100)"
+        );
+        let e = create_table_sql("t; DROP", 1, FieldType::Text, &spelling).unwrap_err();
+        assert!(e.contains("cannot be put in SQL unquoted"), "{e}");
     }
 
     #[test]

@@ -3,21 +3,14 @@
 //! failure.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use mysql::consts::CapabilityFlags;
 use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder, Params, Row, Statement, Value};
-use ycsb_db::{batch_status, Batch, Fields, Record, ScanResult, Status, StoreError, StoreThread};
+use ycsb_db::{Fields, Record, ScanResult};
 
-use crate::{is_identifier, shard_of, FieldType, JdbcConfig, Shard};
-
-/// How long a shard that failed is left alone before the next attempt to
-/// reconnect: doubling from the first to the last.
-const FIRST_BACKOFF: Duration = Duration::from_millis(50);
-const LAST_BACKOFF: Duration = Duration::from_secs(1);
+use crate::thread::{Failure, Queued, Server};
+use crate::{create_table_sql, FieldType, JdbcConfig, Shard, TableSpelling};
 
 /// An error of the client as a line: the server's message for a refused
 /// statement, the cause for a connection failure.
@@ -104,23 +97,13 @@ impl Connection {
         fields: u64,
         field_type: FieldType,
     ) -> Result<(), String> {
-        if !is_identifier(table) {
-            return Err(format!(
-                "the table name '{table}' cannot be put in SQL unquoted"
-            ));
-        }
-        let column = match field_type {
-            FieldType::Text => "TEXT",
-            FieldType::Binary => "LONGBLOB",
+        let spelling = TableSpelling {
+            key: "VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+            text: "TEXT",
+            binary: "LONGBLOB",
+            options: " CHARACTER SET utf8mb4",
         };
-        let mut sql = format!(
-            "CREATE TABLE IF NOT EXISTS {table} (YCSB_KEY VARCHAR(255) CHARACTER SET utf8mb4 \
-             COLLATE utf8mb4_bin PRIMARY KEY"
-        );
-        for i in 0..fields {
-            let _ = write!(sql, ", FIELD{i} {column}");
-        }
-        sql.push_str(") CHARACTER SET utf8mb4");
+        let sql = create_table_sql(table, fields, field_type, &spelling)?;
         self.conn
             .query_drop(&sql)
             .map_err(|e| format!("cannot create table {table}: {}", describe(&e)))
@@ -196,467 +179,149 @@ impl Connection {
     }
 }
 
-/// One shard as a thread sees it.
-struct Node {
-    conn: Option<Connection>,
-    retry_at: Instant,
-    backoff: Duration,
-    uncommitted: u64,
-}
-
-/// An insert waiting for its batch (`jdbc.batchupdateapi`).
-struct Queued {
-    shard: usize,
-    sql: String,
-    params: Vec<Value>,
-}
-
-/// A client thread of the jdbc store on MySQL or MariaDB.
-pub(crate) struct MyThread {
-    config: Arc<JdbcConfig>,
-    nodes: Vec<Node>,
-    sql: String,
-    queued: Vec<Queued>,
-    last_error: Option<String>,
-}
-
-/// The parameters `key` and `values` (in order), as bytes.
-fn params_of<'a>(
-    key: Option<&str>,
-    values: impl Iterator<Item = &'a [u8]>,
-    key_last: Option<&str>,
-) -> Vec<Value> {
-    key.map(|k| Value::Bytes(k.as_bytes().to_vec()))
-        .into_iter()
-        .chain(values.map(|v| Value::Bytes(v.to_vec())))
-        .chain(key_last.map(|k| Value::Bytes(k.as_bytes().to_vec())))
-        .collect()
-}
-
-impl MyThread {
-    /// A thread; each shard is connected when first used.
-    pub(crate) fn new(config: Arc<JdbcConfig>) -> Self {
-        let now = Instant::now();
-        let nodes = config
-            .shards
-            .iter()
-            .map(|_| Node {
-                conn: None,
-                retry_at: now,
-                backoff: FIRST_BACKOFF,
-                uncommitted: 0,
-            })
-            .collect();
-        Self {
-            config,
-            nodes,
-            sql: String::with_capacity(256),
-            queued: Vec::new(),
-            last_error: None,
-        }
+/// A failure of the client as the thread counts it.
+fn failure(error: &mysql::Error) -> Failure {
+    if is_lost(error) {
+        Failure::Lost(describe(error))
+    } else {
+        Failure::Refused(describe(error))
     }
+}
 
-    fn connected(&mut self, i: usize) -> Result<&mut Connection, Status> {
-        let node = &mut self.nodes[i];
-        if node.conn.is_none() {
-            if Instant::now() < node.retry_at {
-                return Err(Status::ServiceUnavailable);
-            }
-            match Connection::connect(&self.config.shards[i], &self.config) {
-                Ok(conn) => {
-                    node.conn = Some(conn);
-                    node.backoff = FIRST_BACKOFF;
-                    node.uncommitted = 0;
-                }
-                Err(e) => {
-                    node.retry_at = Instant::now() + node.backoff;
-                    node.backoff = (node.backoff * 2).min(LAST_BACKOFF);
-                    self.last_error = Some(format!(
-                        "cannot connect to {}: {e}",
-                        self.config.shards[i].url
-                    ));
-                    return Err(Status::ServiceUnavailable);
-                }
+/// Values as the client's parameters.
+fn params_of(values: &[&[u8]]) -> Params {
+    Params::Positional(values.iter().map(|v| Value::Bytes(v.to_vec())).collect())
+}
+
+/// Copies the fields of `row` selected by `fields` into `out`.
+fn fill(row: &Row, fields: Fields<'_>, out: &mut Record) -> Result<(), Failure> {
+    for (i, column) in row.columns_ref().iter().enumerate() {
+        let name = column.name_str();
+        if name.eq_ignore_ascii_case("ycsb_key") {
+            continue;
+        }
+        // MySQL keeps the created columns' case (FIELD0); the fields
+        // are named as PostgreSQL and the workloads name them.
+        let lower = name.to_ascii_lowercase();
+        let shown: &str = match fields {
+            Fields::All => &lower,
+            Fields::Only(names) => match names.iter().find(|n| n.eq_ignore_ascii_case(&name)) {
+                Some(n) => n.as_str(),
+                None => continue,
+            },
+        };
+        match row.as_ref(i) {
+            Some(Value::Bytes(value)) => out.push(shown, value),
+            Some(Value::NULL) | None => {}
+            Some(other) => {
+                return Err(Failure::NotARecord(format!(
+                    "column {name} holds {other:?}, not a field's text or bytes"
+                )))
             }
         }
-        Ok(node.conn.as_mut().expect("connected above"))
+    }
+    Ok(())
+}
+
+impl Server for Connection {
+    fn connect(shard: &Shard, config: &JdbcConfig) -> Result<Self, String> {
+        Connection::connect(shard, config)
     }
 
-    /// As the PostgreSQL thread's: a lost connection is
-    /// `SERVICE_UNAVAILABLE` and reconnected later; a refused statement is
-    /// an `ERROR` (rolling back the open transaction without autocommit).
-    fn failed(&mut self, shard: usize, error: &mysql::Error) -> Status {
-        self.last_error = Some(format!(
-            "{}: {}",
-            self.config.shards[shard].url,
-            describe(error)
-        ));
-        let node = &mut self.nodes[shard];
-        if is_lost(error) {
-            node.conn = None;
-            node.retry_at = Instant::now() + node.backoff;
-            node.backoff = (node.backoff * 2).min(LAST_BACKOFF);
-            return Status::ServiceUnavailable;
-        }
-        if !self.config.autocommit {
-            if let Some(conn) = node.conn.as_mut() {
-                node.uncommitted = 0;
-                if conn.conn.query_drop("ROLLBACK").is_err() {
-                    node.conn = None;
-                }
-            }
-        }
-        Status::Error
+    fn placeholder(sql: &mut String, _: usize) {
+        sql.push('?');
     }
 
-    fn execute<R>(
+    fn write(&mut self, sql: &str, params: &[&[u8]]) -> Result<u64, Failure> {
+        let statement = self.statement(sql).map_err(|e| failure(&e))?;
+        self.conn
+            .exec_drop(&statement, params_of(params))
+            .map_err(|e| failure(&e))?;
+        Ok(self.conn.affected_rows())
+    }
+
+    fn read(
         &mut self,
-        shard: usize,
-        run: impl FnOnce(&mut Conn, &Statement) -> Result<R, mysql::Error>,
-    ) -> Result<R, Status> {
-        let sql = std::mem::take(&mut self.sql);
-        let result = match self.connected(shard) {
-            Ok(conn) => conn
-                .statement(&sql)
-                .and_then(|statement| run(&mut conn.conn, &statement)),
-            Err(status) => {
-                self.sql = sql;
-                return Err(status);
-            }
-        };
-        self.sql = sql;
-        result.map_err(|e| self.failed(shard, &e))
-    }
-
-    fn wrote(&mut self, shard: usize) -> Status {
-        if self.config.autocommit {
-            return Status::Ok;
-        }
-        let every = self.config.batch_size.unwrap_or(1);
-        let node = &mut self.nodes[shard];
-        node.uncommitted += 1;
-        if node.uncommitted < every {
-            return Status::Ok;
-        }
-        node.uncommitted = 0;
-        let Some(conn) = node.conn.as_mut() else {
-            return Status::ServiceUnavailable;
-        };
-        match conn.conn.query_drop("COMMIT") {
-            Ok(()) => Status::Ok,
-            Err(e) => self.failed(shard, &e),
-        }
-    }
-
-    fn check_names<'a>(
-        &mut self,
-        table: &str,
-        mut fields: impl Iterator<Item = &'a str>,
-    ) -> Result<(), Status> {
-        let bad = if !is_identifier(table) {
-            Some(format!("the table name '{table}'"))
-        } else {
-            fields
-                .find(|f| !is_identifier(f))
-                .map(|f| format!("the field name '{f}'"))
-        };
-        match bad {
-            Some(what) => {
-                self.last_error = Some(format!(
-                    "{what} cannot be put in SQL unquoted (letters, digits and _)"
-                ));
-                Err(Status::Error)
-            }
-            None => Ok(()),
-        }
-    }
-
-    /// Copies the fields of `row` selected by `fields` into `out`.
-    fn fill(&mut self, row: &Row, fields: Fields<'_>, out: &mut Record) -> Status {
-        for (i, column) in row.columns_ref().iter().enumerate() {
-            let name = column.name_str();
-            if name.eq_ignore_ascii_case("ycsb_key") {
-                continue;
-            }
-            // MySQL keeps the created columns' case (FIELD0); the fields
-            // are named as PostgreSQL and the workloads name them.
-            let lower = name.to_ascii_lowercase();
-            let shown: &str = match fields {
-                Fields::All => &lower,
-                Fields::Only(names) => match names.iter().find(|n| n.eq_ignore_ascii_case(&name)) {
-                    Some(n) => n.as_str(),
-                    None => continue,
-                },
-            };
-            match row.as_ref(i) {
-                Some(Value::Bytes(value)) => out.push(shown, value),
-                Some(Value::NULL) | None => {}
-                Some(other) => {
-                    out.clear();
-                    self.last_error = Some(format!(
-                        "column {name} holds {other:?}, not a field's text or bytes"
-                    ));
-                    return Status::UnexpectedState;
-                }
-            }
-        }
-        Status::Ok
-    }
-
-    fn flush(&mut self) -> Status {
-        let queued = std::mem::take(&mut self.queued);
-        let mut status = Status::Ok;
-        let autocommit = self.config.autocommit;
-        for shard in 0..self.nodes.len() {
-            let mine: Vec<&Queued> = queued.iter().filter(|q| q.shard == shard).collect();
-            if mine.is_empty() {
-                continue;
-            }
-            let result = match self.connected(shard) {
-                Ok(conn) => send_batch(conn, &mine, autocommit),
-                Err(s) => {
-                    status = s;
-                    continue;
-                }
-            };
-            if let Err(e) = result {
-                status = self.failed(shard, &e);
-            }
-        }
-        status
-    }
-}
-
-/// Inserts `batch` in one transaction.
-fn send_batch(
-    conn: &mut Connection,
-    batch: &[&Queued],
-    autocommit: bool,
-) -> Result<(), mysql::Error> {
-    if autocommit {
-        conn.conn.query_drop("BEGIN")?;
-    }
-    for q in batch {
-        let statement = conn.statement(&q.sql)?;
-        conn.conn
-            .exec_drop(&statement, Params::Positional(q.params.clone()))?;
-    }
-    conn.conn.query_drop("COMMIT")
-}
-
-impl MyThread {
-    /// `INSERT INTO <table> (YCSB_KEY, <fields>) VALUES(?, ...)` into `sql`.
-    fn build_insert(&mut self, table: &str, values: &Record) {
-        self.sql.clear();
-        let _ = write!(self.sql, "INSERT INTO {table} (YCSB_KEY");
-        for field in values.iter() {
-            let _ = write!(self.sql, ",{}", field.name);
-        }
-        self.sql.push_str(") VALUES(?");
-        for _ in 0..values.len() {
-            self.sql.push_str(",?");
-        }
-        self.sql.push(')');
-    }
-}
-
-impl StoreThread for MyThread {
-    /// A batch of inserts (`batch.size`): each shard's records in one
-    /// transaction, as `db.batchsize` sends Java's batches (one statement
-    /// per record, one commit); inserts `db.batchsize` still holds go first.
-    /// A failure fails the records of the call.
-    fn insert_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
-        let mut status = if self.queued.is_empty() {
-            Status::Ok
-        } else {
-            self.flush()
-        };
-        if status.is_ok() {
-            for (key, values) in batch.iter() {
-                if let Err(s) = self.check_names(table, values.iter().map(|f| f.name)) {
-                    status = s;
-                    break;
-                }
-                let shard = shard_of(key, self.nodes.len());
-                self.build_insert(table, values);
-                let params = params_of(Some(key), values.iter().map(|f| f.value), None);
-                self.queued.push(Queued {
-                    shard,
-                    sql: self.sql.clone(),
-                    params,
-                });
-            }
-        }
-        status = if status.is_ok() {
-            self.flush()
-        } else {
-            self.queued.clear();
-            status
-        };
-        let statuses = &mut statuses[..batch.len()];
-        statuses.fill(status);
-        batch_status(statuses)
-    }
-
-    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-        out.clear();
-        if let Err(status) = self.check_names(table, std::iter::empty()) {
-            return status;
-        }
-        let shard = shard_of(key, self.nodes.len());
-        self.sql.clear();
-        let _ = write!(self.sql, "SELECT * FROM {table} WHERE YCSB_KEY = ?");
-        match self.execute(shard, |conn, statement| {
-            conn.exec_first::<Row, _, _>(statement, (key,))
-        }) {
-            Ok(Some(row)) => self.fill(&row, fields, out),
-            Ok(None) => Status::NotFound,
-            Err(status) => status,
+        sql: &str,
+        key: &str,
+        fields: Fields<'_>,
+        out: &mut Record,
+    ) -> Result<bool, Failure> {
+        let statement = self.statement(sql).map_err(|e| failure(&e))?;
+        match self.conn.exec_first::<Row, _, _>(&statement, (key,)) {
+            Ok(Some(row)) => fill(&row, fields, out).map(|()| true),
+            Ok(None) => Ok(false),
+            Err(e) => Err(failure(&e)),
         }
     }
 
     fn scan(
         &mut self,
-        table: &str,
+        sql: &str,
         start: &str,
-        count: usize,
+        limit: usize,
         fields: Fields<'_>,
         out: &mut ScanResult,
-    ) -> Status {
-        out.clear();
-        if let Err(status) = self.check_names(table, std::iter::empty()) {
-            return status;
-        }
-        let shard = shard_of(start, self.nodes.len());
-        self.sql.clear();
-        let _ = write!(
-            self.sql,
-            "SELECT * FROM {table} WHERE YCSB_KEY >= ? ORDER BY YCSB_KEY LIMIT ?"
-        );
-        let limit = u64::try_from(count).unwrap_or(u64::MAX);
-        let rows = match self.execute(shard, |conn, statement| {
-            conn.exec::<Row, _, _>(statement, (start, limit))
-        }) {
-            Ok(rows) => rows,
-            Err(status) => return status,
-        };
+    ) -> Result<(), Failure> {
+        let statement = self.statement(sql).map_err(|e| failure(&e))?;
+        let limit = u64::try_from(limit).unwrap_or(u64::MAX);
+        let rows = self
+            .conn
+            .exec::<Row, _, _>(&statement, (start, limit))
+            .map_err(|e| failure(&e))?;
         for row in &rows {
             let key = match row.as_ref(0) {
                 Some(Value::Bytes(key)) => String::from_utf8_lossy(key).into_owned(),
                 other => {
-                    self.last_error = Some(format!("the first column is not YCSB_KEY: {other:?}"));
-                    out.clear();
-                    return Status::UnexpectedState;
+                    return Err(Failure::NotARecord(format!(
+                        "the first column is not YCSB_KEY: {other:?}"
+                    )))
                 }
             };
-            let status = self.fill(row, fields, out.push_row(&key));
-            if status != Status::Ok {
-                out.clear();
-                return status;
+            fill(row, fields, out.push_row(&key))?;
+        }
+        Ok(())
+    }
+
+    fn insert_batch(&mut self, batch: &[&Queued], autocommit: bool) -> Result<(), Failure> {
+        let sent = (|| {
+            if autocommit {
+                self.conn.query_drop("BEGIN")?;
             }
-        }
-        Status::Ok
-    }
-
-    fn update(&mut self, table: &str, key: &str, values: &Record) -> Status {
-        if let Err(status) = self.check_names(table, values.iter().map(|f| f.name)) {
-            return status;
-        }
-        if values.is_empty() {
-            return Status::Ok;
-        }
-        let shard = shard_of(key, self.nodes.len());
-        self.sql.clear();
-        let _ = write!(self.sql, "UPDATE {table} SET ");
-        for (i, field) in values.iter().enumerate() {
-            let comma = if i == 0 { "" } else { ", " };
-            let _ = write!(self.sql, "{comma}{}=?", field.name);
-        }
-        self.sql.push_str(" WHERE YCSB_KEY = ?");
-        let params = params_of(None, values.iter().map(|f| f.value), Some(key));
-        let updated = self.execute(shard, |conn, statement| {
-            conn.exec_drop(statement, Params::Positional(params))
-                .map(|()| conn.affected_rows())
-        });
-        match updated {
-            Ok(0) => Status::NotFound,
-            Ok(_) => self.wrote(shard),
-            Err(status) => status,
-        }
-    }
-
-    fn insert(&mut self, table: &str, key: &str, values: &Record) -> Status {
-        if let Err(status) = self.check_names(table, values.iter().map(|f| f.name)) {
-            return status;
-        }
-        let shard = shard_of(key, self.nodes.len());
-        self.build_insert(table, values);
-        let params = params_of(Some(key), values.iter().map(|f| f.value), None);
-        match (self.config.batch_updates, self.config.batch_size) {
-            (true, Some(size)) => {
-                self.queued.push(Queued {
-                    shard,
-                    sql: self.sql.clone(),
-                    params,
-                });
-                if (self.queued.len() as u64) < size {
-                    Status::BatchedOk
-                } else {
-                    self.flush()
-                }
+            for q in batch {
+                let statement = self.statement(&q.sql)?;
+                self.conn.exec_drop(&statement, params_of(&q.params()))?;
             }
-            _ => match self.execute(shard, |conn, statement| {
-                conn.exec_drop(statement, Params::Positional(params))
-            }) {
-                Ok(()) => self.wrote(shard),
-                Err(status) => status,
-            },
-        }
-    }
-
-    fn delete(&mut self, table: &str, key: &str) -> Status {
-        if let Err(status) = self.check_names(table, std::iter::empty()) {
-            return status;
-        }
-        let shard = shard_of(key, self.nodes.len());
-        self.sql.clear();
-        let _ = write!(self.sql, "DELETE FROM {table} WHERE YCSB_KEY = ?");
-        match self.execute(shard, |conn, statement| {
-            conn.exec_drop(statement, (key,))
-                .map(|()| conn.affected_rows())
-        }) {
-            Ok(0) => Status::NotFound,
-            Ok(_) => self.wrote(shard),
-            Err(status) => status,
-        }
-    }
-
-    fn cleanup(&mut self) -> Result<(), StoreError> {
-        let mut failures = Vec::new();
-        if !self.queued.is_empty() && self.flush() != Status::Ok {
-            failures.push(self.last_error.clone().unwrap_or_default());
-        }
-        if !self.config.autocommit {
-            for (i, node) in self.nodes.iter_mut().enumerate() {
-                if let Some(conn) = node.conn.as_mut() {
-                    if let Err(e) = conn.conn.query_drop("COMMIT") {
-                        failures.push(format!("{}: {}", self.config.shards[i].url, describe(&e)));
-                    }
-                    node.conn = None;
-                }
+            self.conn.query_drop("COMMIT")
+        })();
+        sent.map_err(|e| {
+            // The transaction begun here ends here, refused or not.
+            if autocommit && !is_lost(&e) {
+                let _ = self.conn.query_drop("ROLLBACK");
             }
-        }
-        if failures.is_empty() {
-            Ok(())
-        } else {
-            Err(StoreError::Other(format!(
-                "jdbc: writes not committed ({})",
-                failures.join("; ")
-            )))
-        }
+            failure(&e)
+        })
     }
 
-    fn last_error(&self) -> Option<&str> {
-        self.last_error.as_deref()
+    fn commit(&mut self) -> Result<(), Failure> {
+        self.conn.query_drop("COMMIT").map_err(|e| failure(&e))
+    }
+
+    fn finish(&mut self) -> Result<(), Failure> {
+        self.commit()
+    }
+
+    /// Without autocommit, a refused statement rolls the transaction
+    /// back, as the thread did before it shared its code with PostgreSQL's.
+    fn recover(&mut self) -> Result<bool, Failure> {
+        self.conn
+            .query_drop("ROLLBACK")
+            .map(|()| true)
+            .map_err(|e| failure(&e))
+    }
+
+    fn is_closed(&self) -> bool {
+        // The client says so by the failures it returns (is_lost).
+        false
     }
 }

@@ -165,14 +165,7 @@ impl Postgres {
     fn wait_accepting(&self) {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
-            let mut config = postgres::Config::new();
-            config
-                .host("127.0.0.1")
-                .port(self.port)
-                .user("postgres")
-                .password(PASSWORD)
-                .dbname("postgres");
-            match config.connect(postgres::NoTls) {
+            match PgClient::connect(self.port, "postgres", Some(PASSWORD)) {
                 Ok(_) => return,
                 Err(e) => assert!(
                     Instant::now() < deadline,
@@ -197,16 +190,33 @@ impl Postgres {
         format!("jdbc:postgresql://127.0.0.1:{}/postgres", self.port)
     }
 
-    /// A client of the server's own, for checks behind the store's back.
-    pub fn client(&self) -> postgres::Client {
-        let mut config = postgres::Config::new();
-        config
-            .host("127.0.0.1")
-            .port(self.port)
-            .user("postgres")
-            .password(PASSWORD)
-            .dbname("postgres");
-        config.connect(postgres::NoTls).unwrap()
+    /// A client of its own (the superuser, database `postgres`), for
+    /// checks behind the store's back.
+    pub fn client(&self) -> PgClient {
+        PgClient::connect(self.port, "postgres", Some(PASSWORD)).unwrap()
+    }
+
+    /// A client logged in as `user` with `password` (database `postgres`).
+    ///
+    /// # Errors
+    ///
+    /// The server's refusal or why it cannot be reached, as a line.
+    pub fn client_as(&self, user: &str, password: Option<&str>) -> Result<PgClient, String> {
+        PgClient::connect(self.port, user, password)
+    }
+
+    /// Puts `rules` (pg_hba.conf lines, `host all alice 127.0.0.1/32
+    /// md5`) before the cluster's own and has the server read them again;
+    /// returns once a login under the first rule's user is answered by
+    /// them (the reload is asynchronous).
+    pub fn add_hba_rules(&self, rules: &[&str]) {
+        let file = self.data.join("pg_hba.conf");
+        let old = std::fs::read_to_string(&file).unwrap();
+        std::fs::write(&file, format!("{}\n{old}", rules.join("\n"))).unwrap();
+        self.client().execute("SELECT pg_reload_conf()").unwrap();
+        // The postmaster reloads on its signal; a new backend then uses the
+        // new rules, which pg_hba_file_rules cannot tell: wait a little.
+        std::thread::sleep(Duration::from_millis(300));
     }
 
     /// The postmaster's process id.
@@ -242,6 +252,76 @@ impl Postgres {
         procs
             .flatten()
             .any(|p| std::fs::read_link(p.path().join("cwd")).is_ok_and(|cwd| cwd == self.data))
+    }
+}
+
+/// A connection to a test's PostgreSQL, for checks behind the store's
+/// back: statements in SQL text, results as text (the simple query
+/// protocol).
+pub struct PgClient {
+    session: crate::pgwire::Session,
+}
+
+impl PgClient {
+    fn connect(port: u16, user: &str, password: Option<&str>) -> Result<Self, String> {
+        let login = crate::pgwire::Login {
+            host: "127.0.0.1",
+            port,
+            user,
+            password,
+            database: "postgres",
+            parameters: &[("application_name", "ycsb-rs tests")],
+            timeout: Duration::from_secs(10),
+        };
+        crate::pgwire::Session::connect(&login)
+            .map(|session| Self { session })
+            .map_err(|e| e.to_string())
+    }
+
+    /// The rows of `sql` (one or more statements), each value as text
+    /// (`None` for NULL).
+    ///
+    /// # Errors
+    ///
+    /// The server's refusal or a lost connection, as a line.
+    pub fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, String> {
+        let mut rows = Vec::new();
+        self.session
+            .simple_query(sql, |row| {
+                rows.push(
+                    (0..row.len())
+                        .map(|i| row.get(i).map(|v| String::from_utf8_lossy(v).into_owned()))
+                        .collect(),
+                );
+                Ok(())
+            })
+            .map_err(|e| e.to_string())?;
+        Ok(rows)
+    }
+
+    /// The one value `sql` returns, as an integer.
+    ///
+    /// # Errors
+    ///
+    /// As [`PgClient::query`], or when the result is not one integer.
+    pub fn count(&mut self, sql: &str) -> Result<i64, String> {
+        let rows = self.query(sql)?;
+        match rows.as_slice() {
+            [row] => match row.as_slice() {
+                [Some(n)] => n.parse().map_err(|e| format!("{sql}: '{n}': {e}")),
+                _ => Err(format!("{sql}: not one value")),
+            },
+            _ => Err(format!("{sql}: {} rows, not one", rows.len())),
+        }
+    }
+
+    /// Runs `sql` for its effect.
+    ///
+    /// # Errors
+    ///
+    /// As [`PgClient::query`].
+    pub fn execute(&mut self, sql: &str) -> Result<(), String> {
+        self.session.batch_execute(sql).map_err(|e| e.to_string())
     }
 }
 

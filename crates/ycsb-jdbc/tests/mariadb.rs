@@ -183,3 +183,39 @@ fn gauges_and_engine_info_show_innodb() {
         assert_eq!(g.kind, expected, "{}", g.name);
     }
 }
+
+/// A statement the server refuses is an ERROR with the server's message
+/// and the connection goes on; without autocommit the refused
+/// transaction is rolled back, and a batch of inserts that fails leaves
+/// nothing of itself.
+#[test]
+fn a_refused_statement_is_an_error_and_the_connection_goes_on() {
+    let server = MariaDb::start();
+    for autocommit in ["true", "false"] {
+        let store = open(&created(&server, "text").with("jdbc.autocommit", autocommit));
+        let mut t = thread(&store);
+        assert_eq!(
+            t.insert(TABLE, "a", &record(&[("field0", "x")])),
+            Status::Ok
+        );
+        assert_eq!(
+            t.update(TABLE, "a", &record(&[("nosuchfield", "y")])),
+            Status::Error
+        );
+        let e = t.last_error().unwrap();
+        assert!(e.contains("nosuchfield"), "{e}");
+        let (status, got) = read(&mut *t, "a");
+        assert_eq!(status, Status::Ok, "{autocommit}");
+        assert_eq!(got.get("field0"), Some(&b"x"[..]));
+        // The second insert of the batch repeats a key: none is kept.
+        let mut batch = ycsb_db::Batch::new();
+        batch.push("b1").push("field0", b"1");
+        batch.push("a").push("field0", b"dup");
+        let mut statuses = [Status::Ok; 2];
+        assert_eq!(t.insert_batch(TABLE, &batch, &mut statuses), Status::Error);
+        assert_eq!(read(&mut *t, "b1").0, Status::NotFound, "{autocommit}");
+        assert_eq!(read(&mut *t, "a").1.get("field0"), Some(&b"x"[..]));
+        assert_eq!(t.delete(TABLE, "a"), Status::Ok);
+        t.cleanup().unwrap();
+    }
+}

@@ -39,13 +39,10 @@ fn created(server: &Postgres, field_type: &str) -> Properties {
 fn rows(server: &Postgres) -> Vec<(String, Option<String>, Option<String>)> {
     server
         .client()
-        .query(
-            "SELECT YCSB_KEY, FIELD0, FIELD1 FROM usertable ORDER BY YCSB_KEY",
-            &[],
-        )
+        .query("SELECT YCSB_KEY, FIELD0, FIELD1 FROM usertable ORDER BY YCSB_KEY")
         .unwrap()
-        .iter()
-        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .into_iter()
+        .map(|r| (r[0].clone().unwrap(), r[1].clone(), r[2].clone()))
         .collect()
 }
 
@@ -75,11 +72,10 @@ fn javas_table_is_read_and_written_both_ways() {
         .query(
             "SELECT column_name::text, data_type::text FROM information_schema.columns \
              WHERE table_name = 'usertable' ORDER BY ordinal_position",
-            &[],
         )
         .unwrap()
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
+        .into_iter()
+        .map(|r| (r[0].clone().unwrap(), r[1].clone().unwrap()))
         .collect();
     let expected: Vec<(String, String)> = [
         ("ycsb_key", "character varying"),
@@ -110,10 +106,7 @@ fn javas_table_is_read_and_written_both_ways() {
     // As Java's client inserts a row.
     server
         .client()
-        .execute(
-            "INSERT INTO usertable (YCSB_KEY,field2,field0) VALUES($1,$2,$3)",
-            &[&"user2", &"two", &"nul"],
-        )
+        .execute("INSERT INTO usertable (YCSB_KEY,field2,field0) VALUES('user2','two','nul')")
         .unwrap();
     let (status, got) = read(&mut *t, "user2");
     assert_eq!(status, Status::Ok);
@@ -293,6 +286,145 @@ fn a_killed_server_fails_operations_then_is_reconnected() {
     // What was committed survived the crash.
     assert_eq!(read(&mut *t, "k0").0, Status::Ok);
     assert_eq!(read(&mut *t, "k1").0, Status::Ok);
+}
+
+/// The client answers every login the server may ask for: trust (no
+/// password), cleartext password, MD5 and SCRAM-SHA-256 (the cluster's
+/// default over TCP); a wrong password or a missing one is refused as a
+/// line naming the server.
+#[test]
+fn every_login_method_is_answered() {
+    let server = Postgres::start();
+    server
+        .client()
+        .execute(
+            "CREATE USER trusted; CREATE USER clear PASSWORD 'clear-pw'; \
+             CREATE USER scram PASSWORD 'scram-pw'; SET password_encryption = 'md5'; \
+             CREATE USER md5user PASSWORD 'md5-pw'; \
+             GRANT ALL ON SCHEMA public TO trusted, clear, scram, md5user",
+        )
+        .unwrap();
+    server.add_hba_rules(&[
+        "host all trusted 127.0.0.1/32 trust",
+        "host all clear 127.0.0.1/32 password",
+        "host all md5user 127.0.0.1/32 md5",
+    ]);
+    let login = |user: &str, password: Option<&str>| {
+        let mut p = Properties::new()
+            .with("db.url", server.url())
+            .with("db.user", user)
+            .with("jdbc.createtable", "true")
+            .with("table", format!("t_{user}"));
+        if let Some(password) = password {
+            p = p.with("db.passwd", password);
+        }
+        JdbcStore::open(&p).map(|store| {
+            let mut t = thread(&store);
+            let table = format!("t_{user}");
+            assert_eq!(
+                t.insert(&table, "k", &record(&[("field0", "v")])),
+                Status::Ok
+            );
+            let mut out = Record::new();
+            assert_eq!(t.read(&table, "k", Fields::All, &mut out), Status::Ok);
+            assert_eq!(out.get("field0"), Some(&b"v"[..]));
+        })
+    };
+    for (user, password) in [
+        ("trusted", None),
+        ("clear", Some("clear-pw")),
+        ("md5user", Some("md5-pw")),
+        ("scram", Some("scram-pw")),
+    ] {
+        if let Err(e) = login(user, password) {
+            panic!("{user} does not log in: {e}");
+        }
+    }
+    for user in ["clear", "md5user", "scram"] {
+        let e = login(user, Some("wrong")).unwrap_err().to_string();
+        assert!(e.contains("password authentication failed"), "{user}: {e}");
+        assert!(e.contains(&server.url()), "{user}: {e}");
+        let e = login(user, None).unwrap_err().to_string();
+        assert!(
+            e.contains("asks for a password and none is given"),
+            "{user}: {e}"
+        );
+    }
+    // The harness's own client logs in by SCRAM too, and a refusal says why.
+    let e = server.client_as("scram", Some("wrong")).err().unwrap();
+    assert!(
+        e.starts_with("FATAL: password authentication failed"),
+        "{e}"
+    );
+    assert!(server.client_as("scram", Some("scram-pw")).is_ok());
+}
+
+/// A statement the server refuses is an ERROR with the server's message
+/// (the connection kept); a refused transaction without autocommit is
+/// rolled back and the next statement runs; a batch of inserts that
+/// fails leaves nothing of itself.
+#[test]
+fn a_refused_statement_is_an_error_and_the_connection_goes_on() {
+    let server = Postgres::start();
+    for autocommit in ["true", "false"] {
+        let store = open(&created(&server, "text").with("jdbc.autocommit", autocommit));
+        let mut t = thread(&store);
+        assert_eq!(
+            t.insert(TABLE, "a", &record(&[("field0", "x")])),
+            Status::Ok
+        );
+        let mut out = Record::new();
+        // No such column: the server refuses the statement.
+        assert_eq!(
+            t.update(TABLE, "a", &record(&[("nosuchfield", "y")])),
+            Status::Error
+        );
+        let e = t.last_error().unwrap();
+        assert!(e.contains("ERROR: column \"nosuchfield\""), "{e}");
+        assert_eq!(
+            t.read(TABLE, "a", Fields::All, &mut out),
+            Status::Ok,
+            "{autocommit}"
+        );
+        assert_eq!(out.get("field0"), Some(&b"x"[..]));
+        // The second insert of the batch repeats a key: none is kept, and
+        // the connection is out of the failed transaction.
+        let mut batch = ycsb_db::Batch::new();
+        batch.push("b1").push("field0", b"1");
+        batch.push("a").push("field0", b"dup");
+        let mut statuses = [Status::Ok; 2];
+        assert_eq!(t.insert_batch(TABLE, &batch, &mut statuses), Status::Error);
+        assert_eq!(read(&mut *t, "b1").0, Status::NotFound, "{autocommit}");
+        assert_eq!(read(&mut *t, "a").1.get("field0"), Some(&b"x"[..]));
+        assert_eq!(t.delete(TABLE, "a"), Status::Ok);
+        t.cleanup().unwrap();
+    }
+}
+
+/// Values larger than one read of the socket (a megabyte of bytes, which
+/// arrives in many pieces) go and come back whole, and a read after them
+/// still finds its own row.
+#[test]
+fn large_values_arrive_whole() {
+    let server = Postgres::start();
+    let store = open(&created(&server, "binary"));
+    let mut t = thread(&store);
+    let big: Vec<u8> = (0..1 << 20).map(|i: u32| (i * 7 % 251) as u8).collect();
+    let r = ycsb_db::testing::record_bytes(&[("field0", &big), ("field1", b"small")]);
+    assert_eq!(t.insert(TABLE, "big", &r), Status::Ok);
+    assert_eq!(
+        t.insert(TABLE, "small", &record(&[("field0", "s")])),
+        Status::Ok
+    );
+    for _ in 0..3 {
+        let (status, got) = read(&mut *t, "big");
+        assert_eq!(status, Status::Ok);
+        assert_eq!(got.get("field0"), Some(&big[..]));
+        assert_eq!(got.get("field1"), Some(&b"small"[..]));
+        let (status, got) = read(&mut *t, "small");
+        assert_eq!(status, Status::Ok);
+        assert_eq!(got.get("field0"), Some(&b"s"[..]));
+    }
 }
 
 #[test]

@@ -234,7 +234,7 @@ impl Runner {
             }
             if children.iter().all(Option::is_none) {
                 // The last point: every client's exact CPU time.
-                let srv = server.as_ref().and_then(|s| proc::sample(s.id()));
+                let srv = server.as_ref().and_then(|s| proc::sample_tree(s.id()));
                 let t = started.elapsed().as_secs_f64();
                 clients.samples.push((t, clients.cpu_done, last_rss, srv));
                 return Ok(None);
@@ -294,7 +294,7 @@ impl Clients {
         }
         let cpu = self.cpu_done + live.iter().map(|s| s.0).sum::<f64>();
         let rss = live.iter().map(|s| s.1).sum();
-        let srv = server.and_then(|s| proc::sample(s.id()));
+        let srv = server.and_then(|s| proc::sample_tree(s.id()));
         self.samples.push((t, cpu, rss, srv));
         Some(rss)
     }
