@@ -87,9 +87,11 @@ commands:
   test    install what is missing, then run the whole test suite (what CI runs)
   stores  check that the lists cargo needs (ycsb-stores' dependencies and features,
           ycsb-cli's features) are what the store registry gives; --write rewrites them
-  package check that the library crates (ycsb-results, ycsb-db, ycsb-basic, ycsb-memory,
-          ycsb-core)
-          package and build from their tarballs, as `test` does at its end
+  package check that the library crates (ycsb-results, ycsb-lazylink, ycsb-db, ycsb-basic,
+          ycsb-memory, ycsb-core) package and build from their tarballs, and that the
+          store crates package, as `test` does at its end; --verify-stores builds the
+          store crates from their tarballs too (what `cargo publish --dry-run` checks;
+          several minutes, so not in `test`)
   demo    install what is missing, build ycsb in release mode, run workloads A and C
           on every embedded engine (load + run) at equal durability (none syncs),
           print a comparison table and write an HTML report with the charts of every run;
@@ -132,7 +134,7 @@ fn main() -> ExitCode {
         Some(command @ ("demo" | "experiment" | "engine-bench" | "pg-bench")) => {
             with_engines(command, &args)
         }
-        Some("package") => package(),
+        Some("package") => package(&args[1..]),
         Some("stores") => stores::main(&project_root(), &args[1..]),
         Some("engines") => deps().and_then(|()| engines::main(&project_root(), &args[1..])),
         Some("overhead") => overhead::main(&project_root(), &args[1..]),
@@ -328,7 +330,7 @@ fn test(extra: &[String]) -> Result<()> {
         .current_dir(&root)
         .args(["doc", "--workspace", "--no-deps", "--quiet"])
         .env("RUSTDOCFLAGS", "-D warnings"))?;
-    package()?;
+    package(&[])?;
     eprintln!("xtask: instructions per operation of the hot paths");
     instructions::main(&root, &[])?;
     engines::test_release(&root)?;
@@ -361,8 +363,20 @@ const PACKAGED: [&str; 6] = [
 
 /// Packages the library crates together and builds each from its tarball
 /// (each one's unpublished dependencies come from the others), so that
-/// they stay publishable.
-fn package() -> Result<()> {
+/// they stay publishable; `--verify-stores` builds the store crates from
+/// theirs too.
+fn package(args: &[String]) -> Result<()> {
+    let verify_stores = match args {
+        [] => false,
+        [flag] if flag == "--verify-stores" => true,
+        _ => {
+            return Err(baseline::BadInput(format!(
+                "package takes no argument but --verify-stores (got {})",
+                args.join(" ")
+            ))
+            .into())
+        }
+    };
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let root = project_root();
     eprintln!("xtask: cargo package (library crates)");
@@ -374,21 +388,23 @@ fn package() -> Result<()> {
         .arg(&verify_dir)
         .args(PACKAGED.iter().flat_map(|krate| ["-p", krate])))?;
     // The store crates package too (metadata, files, dependency versions:
-    // what `cargo publish --dry-run` checks before building). They are not
-    // built from their tarballs here: that would compile every engine's
+    // what `cargo publish --dry-run` checks before building). `test` does
+    // not build them from their tarballs: that compiles every engine's
     // dependencies a second time, minutes of CI for what the workspace
-    // build already compiles.
+    // build already compiles; `--verify-stores` does.
     let stores = stores::store_crates(&root)?;
-    eprintln!("xtask: cargo package --no-verify (the store crates)");
-    run(Command::new(&cargo)
+    let mut command = Command::new(&cargo);
+    command
         .current_dir(&root)
-        .args([
-            "package",
-            "--quiet",
-            "--allow-dirty",
-            "--no-verify",
-            "--target-dir",
-        ])
+        .args(["package", "--quiet", "--allow-dirty"]);
+    if verify_stores {
+        eprintln!("xtask: cargo package (the store crates, built from their tarballs)");
+    } else {
+        eprintln!("xtask: cargo package --no-verify (the store crates)");
+        command.arg("--no-verify");
+    }
+    run(command
+        .arg("--target-dir")
         .arg(&verify_dir)
         .args(
             PACKAGED
