@@ -16,13 +16,14 @@
 //! errors=<n> notfound=<n>` line per phase.
 
 use std::ffi::{c_char, c_void, CStr, CString};
-use std::hint::black_box;
 use std::ptr;
 
 use leveldb_sys as sys;
 
 #[path = "../../ycsb-core/examples/support/direct_loop.rs"]
 mod harness;
+
+use ycsb_db::testing::direct_loop::{copy_or_keep, create_dir_or_exit, opened_or_exit};
 
 /// LevelDB's C objects: the database and the options it was opened with.
 struct Db {
@@ -120,15 +121,7 @@ impl Db {
                 return Ok(false);
             }
             let bytes = std::slice::from_raw_parts(value.cast::<u8>(), len);
-            match copy_to {
-                Some(out) => {
-                    out.clear();
-                    out.extend_from_slice(bytes);
-                }
-                None => {
-                    black_box(bytes);
-                }
-            }
+            copy_or_keep(bytes, copy_to);
             sys::leveldb_free(value.cast::<c_void>());
             Ok(true)
         }
@@ -187,16 +180,7 @@ impl harness::DirectEngine for Db {
 
 fn main() {
     let s = harness::settings();
-    if let Err(e) = std::fs::create_dir_all(&s.dir) {
-        eprintln!("direct_loop: creating {}: {e}", s.dir.display());
-        std::process::exit(1);
-    }
-    let db = match Db::open(&s.dir) {
-        Ok(db) => db,
-        Err(e) => {
-            eprintln!("direct_loop: opening {}: {e}", s.dir.display());
-            std::process::exit(1);
-        }
-    };
+    create_dir_or_exit(&s.dir);
+    let db = opened_or_exit(&s.dir, Db::open(&s.dir));
     harness::drive(&db, &s);
 }
