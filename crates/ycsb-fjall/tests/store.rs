@@ -1,15 +1,15 @@
 //! The `fjall` store through the ycsb-db traits, on real databases in
 //! temporary directories.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ycsb_db::testing::{
-    assert_conforms, assert_guards_its_directory, assert_opens_in,
-    assert_refuses_foreign_directory, assert_survives_reopen, gauge, load_property_file,
-    locked_version, read_both_ways, record, second_open_error, unusable_location_errors, Contract,
-    Deletes,
+    assert_conforms, assert_guards_its_directory, assert_refuses_foreign_directory,
+    assert_reports_locked_version, assert_second_open_refused, assert_shipped_file_opens,
+    assert_survives_reopen, assert_unusable_locations_refused, gauge, read_both_ways, record,
+    shipped_property_file, Contract, Deletes,
 };
-use ycsb_db::{Fields, Properties, Status, Store, StoreError, StoreThread, ThreadContext};
+use ycsb_db::{Fields, Properties, Status, Store, StoreThread, ThreadContext};
 use ycsb_fjall::FjallStore;
 
 const TABLE: &str = "usertable";
@@ -104,27 +104,28 @@ fn gauges_and_reports_show_the_tree() {
 /// The version the results name is the one Cargo built.
 #[test]
 fn engine_version_is_the_locked_one() {
-    let locked = locked_version(Path::new(env!("CARGO_MANIFEST_DIR")), "fjall");
-    assert_eq!(ycsb_fjall::ENGINE_VERSION, locked);
     let dir = tempfile::tempdir().unwrap();
-    let info = open(dir.path(), &[]).engine_info();
-    assert_eq!(
-        (info.name.as_str(), info.version.as_str()),
-        ("fjall", locked.as_str())
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let version = ycsb_fjall::ENGINE_VERSION;
+    assert_reports_locked_version(
+        &ycsb_fjall::DESCRIPTOR,
+        manifest_dir,
+        "fjall",
+        version,
+        dir.path(),
     );
-}
-
-fn shipped_properties() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fjall/fjall.properties")
 }
 
 #[test]
 fn shipped_properties_file_opens() {
-    let p = load_property_file(&shipped_properties());
-    assert!(p.unknown(ycsb_fjall::PROPERTIES.iter().copied()).is_empty());
-    assert_eq!(p.get_str("fjall.dir"), Some("/tmp/ycsb-fjall"));
+    let file = shipped_property_file(Path::new(env!("CARGO_MANIFEST_DIR")), "fjall");
     let dir = tempfile::tempdir().unwrap();
-    assert_opens_in(&ycsb_fjall::DESCRIPTOR, &p, dir.path());
+    assert_shipped_file_opens(
+        &ycsb_fjall::DESCRIPTOR,
+        &file,
+        "/tmp/ycsb-fjall",
+        dir.path(),
+    );
 }
 
 #[test]
@@ -151,28 +152,13 @@ fn values_that_are_not_records_are_unexpected_state() {
 fn locations_that_cannot_be_used_are_errors_naming_them() {
     // Below a regular file and in procfs: refused even to root.
     let dir = tempfile::tempdir().unwrap();
-    let [below_a_file, _] =
-        unusable_location_errors(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
-    assert!(
-        matches!(below_a_file, StoreError::DataDir(_)),
-        "{below_a_file:?}"
-    );
-    let text = below_a_file.to_string();
-    assert!(
-        text.starts_with("cannot open fjall: fjall.dir=")
-            && text.contains("cannot create the directory"),
-        "{text}"
-    );
+    assert_unusable_locations_refused(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
 }
 
 #[test]
 fn a_second_open_of_the_same_directory_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let err = second_open_error(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
-    assert!(matches!(err, StoreError::DataDir(_)), "{err:?}");
-    let text = err.to_string();
-    assert!(text.contains("is in use"), "{text}");
-    assert!(text.contains(&dir.path().display().to_string()), "{text}");
+    assert_second_open_refused(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
 }
 
 #[test]
