@@ -65,9 +65,9 @@ pub use embedded::{
     second_open_error, unusable_location_errors,
 };
 pub use engine_checks::{
-    assert_operations_in_key_order, assert_reports_locked_version, assert_second_open_refused,
-    assert_shipped_file_opens, assert_threads_share_one_store, assert_unusable_locations_refused,
-    shipped_property_file,
+    assert_directory_is_guarded, assert_operations_in_key_order, assert_reports_locked_version,
+    assert_second_open_refused, assert_shipped_file_opens, assert_threads_share_one_store,
+    assert_unusable_locations_refused, shipped_property_file,
 };
 pub use options::{assert_declared_once, assert_invalid_values};
 pub use server::{continue_process, free_port, stop_process, ServerProcess, ServerSpec};

@@ -4,10 +4,9 @@
 use std::path::Path;
 
 use ycsb_db::testing::{
-    assert_conforms, assert_guards_its_directory, assert_refuses_foreign_directory,
-    assert_reports_locked_version, assert_second_open_refused, assert_shipped_file_opens,
-    assert_survives_reopen, assert_unusable_locations_refused, gauge, read_both_ways, record,
-    shipped_property_file, Contract, Deletes,
+    assert_conforms, assert_directory_is_guarded, assert_refuses_foreign_directory,
+    assert_reports_locked_version, assert_shipped_file_opens, assert_survives_reopen, gauge,
+    read_both_ways, record, shipped_property_file, Contract, Deletes,
 };
 use ycsb_db::{Fields, Properties, Status, Store, StoreThread, ThreadContext};
 use ycsb_fjall::FjallStore;
@@ -149,19 +148,6 @@ fn values_that_are_not_records_are_unexpected_state() {
 }
 
 #[test]
-fn locations_that_cannot_be_used_are_errors_naming_them() {
-    // Below a regular file and in procfs: refused even to root.
-    let dir = tempfile::tempdir().unwrap();
-    assert_unusable_locations_refused(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
-}
-
-#[test]
-fn a_second_open_of_the_same_directory_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    assert_second_open_refused(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
-}
-
-#[test]
 fn a_foreign_directory_is_refused_untouched() {
     let dir = tempfile::tempdir().unwrap();
     assert_refuses_foreign_directory(
@@ -173,10 +159,10 @@ fn a_foreign_directory_is_refused_untouched() {
     );
 }
 
+/// Unusable locations and a second open are refused, and the guard holds.
 #[test]
-fn the_directory_guard_holds() {
-    let dir = tempfile::tempdir().unwrap();
-    assert_guards_its_directory(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
+fn the_directory_is_guarded() {
+    assert_directory_is_guarded(&ycsb_fjall::DESCRIPTOR, &Properties::new());
 }
 
 #[test]

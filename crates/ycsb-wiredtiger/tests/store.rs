@@ -4,11 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use ycsb_db::testing::{
-    assert_conforms, assert_guards_its_directory, assert_operations_in_key_order,
-    assert_refuses_foreign_directory, assert_second_open_refused, assert_shipped_file_opens,
-    assert_survives_reopen, assert_threads_share_one_store, assert_unusable_locations_refused,
-    gauge, load_property_file, read_both_ways, record, shipped_property_file, Contract, Deletes,
-    UpdateMissing,
+    assert_conforms, assert_directory_is_guarded, assert_operations_in_key_order,
+    assert_refuses_foreign_directory, assert_shipped_file_opens, assert_survives_reopen,
+    assert_threads_share_one_store, gauge, load_property_file, read_both_ways, record,
+    shipped_property_file, Contract, Deletes, UpdateMissing,
 };
 use ycsb_db::{
     Fields, Origin, Properties, Record, Status, Store, StoreError, StoreThread, ThreadContext,
@@ -356,30 +355,12 @@ fn registered_as_wiredtiger() {
     let d = ycsb_wiredtiger::DESCRIPTOR;
     assert!(d.matches("wiredtiger") && d.matches("WiredTiger"));
     assert_eq!(d.properties.len(), ycsb_wiredtiger::PROPERTIES.len());
-    let dir = tempfile::tempdir().unwrap();
-    let p = props(dir.path(), &[]);
-    let store = (d.open)(&ycsb_db::StoreContext::new(&p)).unwrap();
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
 }
 
+/// Unusable locations and a second open are refused, and the guard holds.
 #[test]
-fn unwritable_locations_are_open_errors() {
-    // Below a regular file and in procfs: refused even to root.
-    let dir = tempfile::tempdir().unwrap();
-    assert_unusable_locations_refused(&ycsb_wiredtiger::DESCRIPTOR, &Properties::new(), dir.path());
-}
-
-#[test]
-fn a_second_open_in_the_same_process_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    assert_second_open_refused(&ycsb_wiredtiger::DESCRIPTOR, &Properties::new(), dir.path());
-}
-
-#[test]
-fn the_directory_guard_holds() {
-    let dir = tempfile::tempdir().unwrap();
-    assert_guards_its_directory(&ycsb_wiredtiger::DESCRIPTOR, &Properties::new(), dir.path());
+fn the_directory_is_guarded() {
+    assert_directory_is_guarded(&ycsb_wiredtiger::DESCRIPTOR, &Properties::new());
 }
 
 #[test]

@@ -12,8 +12,9 @@ use crate::status::Status;
 use crate::store::{Store, StoreContext, StoreDescriptor, StoreError, StoreThread, ThreadContext};
 
 use super::{
-    assert_opens_in, load_property_file, locked_version, read_both_ways, record, scan_keys,
-    second_open_error, text_fields, unusable_location_errors, UpdateMissing,
+    assert_guards_its_directory, assert_opens_in, load_property_file, locked_version,
+    read_both_ways, record, scan_keys, second_open_error, text_fields, unusable_location_errors,
+    UpdateMissing,
 };
 
 /// The table the checks name; embedded engines ignore it, and the first
@@ -133,6 +134,24 @@ pub fn assert_second_open_refused(
     let text = err.to_string();
     assert!(text.contains("is in use"), "{text}");
     assert!(text.contains(&dir.display().to_string()), "{text}");
+}
+
+/// Asserts what the directory guard promises an embedded store's users,
+/// each in a temporary directory of its own: a data directory no one can
+/// make is refused ([`assert_unusable_locations_refused`]), so is a second
+/// open of a directory in use ([`assert_second_open_refused`]), and the
+/// guard holds for the layout on the descriptor
+/// ([`assert_guards_its_directory`]).
+///
+/// # Panics
+///
+/// As the three checks.
+#[track_caller]
+pub fn assert_directory_is_guarded(descriptor: &StoreDescriptor, properties: &Properties) {
+    let temporary = || tempfile::tempdir().expect("a temporary directory");
+    assert_unusable_locations_refused(descriptor, properties, temporary().path());
+    assert_second_open_refused(descriptor, properties, temporary().path());
+    assert_guards_its_directory(descriptor, properties, temporary().path());
 }
 
 /// Asserts the single-thread operations on five records inserted out of
