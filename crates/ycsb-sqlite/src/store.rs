@@ -1,6 +1,6 @@
 //! The `sqlite` store: one database, one connection per client thread.
 
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::{c_int, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -241,24 +241,7 @@ impl SqliteStore {
     /// The file SQLite was loaded from: the shared library, or this
     /// program when SQLite is linked statically.
     pub fn linked_library() -> Option<String> {
-        let mut info = std::mem::MaybeUninit::<libc::Dl_info>::zeroed();
-        let symbol = ffi::sqlite3_libversion as *const c_void;
-        // SAFETY: `symbol` is the address of a function in the loaded image
-        // and `info` a valid out-pointer; dladdr only fills it in.
-        if unsafe { libc::dladdr(symbol, info.as_mut_ptr()) } == 0 {
-            return None;
-        }
-        // SAFETY: dladdr succeeded, so `info` is initialised.
-        let info = unsafe { info.assume_init() };
-        if info.dli_fname.is_null() {
-            return None;
-        }
-        // SAFETY: a non-null dli_fname is a NUL-terminated path owned by
-        // the dynamic loader, valid while the image is loaded.
-        let path = unsafe { CStr::from_ptr(info.dli_fname) }
-            .to_string_lossy()
-            .into_owned();
-        Some(std::fs::canonicalize(&path).map_or(path, |p| p.display().to_string()))
+        ycsb_db::loaded_from(ffi::sqlite3_libversion as *const ())
     }
 
     /// `PRAGMA page_count` and `freelist_count`, read by the monitor
