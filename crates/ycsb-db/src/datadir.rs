@@ -543,12 +543,7 @@ impl DataDir {
         origin: &str,
         destroy: bool,
     ) -> Result<DataDir, Box<DataDirError>> {
-        let errors = Errors {
-            store,
-            engine: layout.engine,
-            property,
-            setting: format!("{property}={} ({origin})", path.display()),
-        };
+        let errors = Errors::new(store, layout, property, path, origin);
         let refuse = |reason: Refusal| errors.refuse(reason);
         let io = |doing: &str, source: std::io::Error| errors.io(doing, source);
         let created = match std::fs::metadata(path) {
@@ -564,14 +559,7 @@ impl DataDir {
             Err(e) => return Err(io("read the directory", e)),
         };
         let checked = (|| {
-            let lock = File::open(path).map_err(|e| io("open the directory", e))?;
-            match lock.try_lock() {
-                Ok(()) => {}
-                Err(std::fs::TryLockError::WouldBlock) => return Err(refuse(Refusal::InUse)),
-                Err(std::fs::TryLockError::Error(e)) => {
-                    return Err(io("lock the directory", e));
-                }
-            }
+            let lock = errors.lock(path, || Refusal::InUse)?;
             let survey = survey(layout, path).map_err(|e| match e {
                 SurveyError::Refused(reason) => refuse(reason),
                 SurveyError::Io(doing, source) => io(&doing, source),
@@ -600,19 +588,7 @@ impl DataDir {
             }
             Ok(lock)
         })();
-        match checked {
-            Ok(lock) => Ok(DataDir {
-                path: path.to_path_buf(),
-                lock,
-            }),
-            Err(e) => {
-                // Leave nothing behind: the directories made for the check.
-                for dir in created.iter().rev() {
-                    let _ = std::fs::remove_dir(dir);
-                }
-                Err(e)
-            }
-        }
+        DataDir::kept_or_undone(checked, path.to_path_buf(), &created)
     }
 
     /// Checks and locks a database kept in the one file `path` (the value
@@ -642,12 +618,7 @@ impl DataDir {
         origin: &str,
         destroy: bool,
     ) -> Result<DataDir, Box<DataDirError>> {
-        let errors = Errors {
-            store,
-            engine: layout.engine,
-            property,
-            setting: format!("{property}={} ({origin})", path.display()),
-        };
+        let errors = Errors::new(store, layout, property, path, origin);
         let refuse = |reason: Refusal| errors.refuse(reason);
         let io = |doing: &str, source: std::io::Error| errors.io(doing, source);
         let Some(base) = path.file_name().and_then(|n| n.to_str()) else {
@@ -670,18 +641,9 @@ impl DataDir {
         }
         let (dir, created) = file_directory(path).map_err(|(doing, e)| io(doing, e))?;
         let checked = (|| {
-            let lock = File::open(&dir).map_err(|e| io("open the directory", e))?;
-            match lock.try_lock() {
-                Ok(()) => {}
-                Err(std::fs::TryLockError::WouldBlock) => {
-                    return Err(refuse(Refusal::DirectoryInUse {
-                        dir: dir.display().to_string(),
-                    }))
-                }
-                Err(std::fs::TryLockError::Error(e)) => {
-                    return Err(io("lock the directory", e));
-                }
-            }
+            let lock = errors.lock(&dir, || Refusal::DirectoryInUse {
+                dir: dir.display().to_string(),
+            })?;
             let owned = survey_named(&dir, &names).map_err(|e| match e {
                 SurveyError::Refused(reason) => refuse(reason),
                 SurveyError::Io(doing, source) => io(&doing, source),
@@ -715,8 +677,19 @@ impl DataDir {
             }
             Ok(lock)
         })();
+        DataDir::kept_or_undone(checked, dir, &created)
+    }
+
+    /// The guard of `path` holding `lock` when the checks passed; when they
+    /// failed, their error, and nothing left behind: the directories made
+    /// for the check (`created`, outermost first) are removed again.
+    fn kept_or_undone(
+        checked: Result<File, Box<DataDirError>>,
+        path: PathBuf,
+        created: &[PathBuf],
+    ) -> Result<DataDir, Box<DataDirError>> {
         match checked {
-            Ok(lock) => Ok(DataDir { path: dir, lock }),
+            Ok(lock) => Ok(DataDir { path, lock }),
             Err(e) => {
                 for dir in created.iter().rev() {
                     let _ = std::fs::remove_dir(dir);
@@ -1064,6 +1037,39 @@ struct Errors {
 }
 
 impl Errors {
+    /// The errors of opening `path`, the value of `property` set at
+    /// `origin`, for the store `store` whose engine keeps `layout`.
+    fn new(
+        store: &'static str,
+        layout: &DirLayout,
+        property: &'static str,
+        path: &Path,
+        origin: &str,
+    ) -> Errors {
+        Errors {
+            store,
+            engine: layout.engine,
+            property,
+            setting: format!("{property}={} ({origin})", path.display()),
+        }
+    }
+
+    /// The directory `dir`, opened and locked exclusively (`flock`, which
+    /// goes with the open file); a lock held elsewhere is the refusal
+    /// `in_use` makes.
+    fn lock(
+        &self,
+        dir: &Path,
+        in_use: impl FnOnce() -> Refusal,
+    ) -> Result<File, Box<DataDirError>> {
+        let lock = File::open(dir).map_err(|e| self.io("open the directory", e))?;
+        match lock.try_lock() {
+            Ok(()) => Ok(lock),
+            Err(std::fs::TryLockError::WouldBlock) => Err(self.refuse(in_use())),
+            Err(std::fs::TryLockError::Error(e)) => Err(self.io("lock the directory", e)),
+        }
+    }
+
     fn refuse(&self, reason: Refusal) -> Box<DataDirError> {
         Box::new(DataDirError::Refused {
             store: self.store,
