@@ -381,15 +381,12 @@ impl Store for WiredTigerStore {
                 text,
             });
         }
-        let mut options = self.config.describe();
-        options.push_str(&format!("version={}\n", Self::linked_version()));
-        if let Some(lib) = Self::linked_library() {
-            options.push_str(&format!("library={lib}\n"));
-        }
-        reports.push(EngineReport {
-            name: "wiredtiger.options".to_string(),
-            text: options,
-        });
+        reports.push(EngineReport::linked_options(
+            NAME,
+            self.config.describe(),
+            &Self::linked_version(),
+            Self::linked_library(),
+        ));
         reports
     }
 
