@@ -88,6 +88,29 @@ impl DirSetting {
         )
     }
 
+    /// Opens the directory through the guard ([`DirSetting::open`]), then
+    /// the engine in it: `open` is given the directory and answers the
+    /// engine or the engine's message, which becomes the store's open error
+    /// naming the directory ([`DirSetting::open_error`]). The guard comes
+    /// back with the engine: keep it beside the engine, declared after it,
+    /// so that the directory stays locked until the engine has closed.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::DataDir`] when the guard refuses the directory or
+    /// cannot prepare it (nothing is changed then); [`StoreError::Open`]
+    /// with the engine's message when `open` fails.
+    pub fn open_engine<E>(
+        &self,
+        store: &'static str,
+        layout: &DirLayout,
+        open: impl FnOnce(&Path) -> Result<E, String>,
+    ) -> Result<(E, DataDir), StoreError> {
+        let dir = self.open(store, layout)?;
+        let engine = open(&self.path).map_err(|message| self.open_error(store, message))?;
+        Ok((engine, dir))
+    }
+
     /// Opens a database kept in the one file the property names, through
     /// the guard ([`DataDir::open_file`]).
     ///

@@ -92,24 +92,24 @@ impl std::fmt::Debug for LevelStore {
 }
 
 impl LevelStore {
-    /// Opens the database that `properties` describe (`leveldb.dbname` and
-    /// the other [`PROPERTIES`](crate::PROPERTIES)), creating it if missing.
+    /// Opens the LevelDB database in `leveldb.dbname`, created if
+    /// missing, with the other [`PROPERTIES`](crate::PROPERTIES).
     ///
     /// # Errors
     ///
     /// [`StoreError::Property`] for a missing `leveldb.dbname` or an
-    /// invalid value, naming the property and where it was set;
-    /// [`StoreError::Open`] with LevelDB's message when the engine cannot
-    /// open the database (a directory that cannot be created or written,
-    /// a database locked by another process, corruption).
+    /// invalid value; otherwise as [`DirSetting::open_engine`](ycsb_db::DirSetting::open_engine): the guard's
+    /// refusals, or [`StoreError::Open`] with LevelDB's message (corruption,
+    /// a row-format database whose entries are not this layout's).
     pub fn open(properties: &Properties) -> Result<LevelStore, StoreError> {
         let config = Config::from_properties(properties)?;
-        let dir = config.dir.open(NAME, &LAYOUT)?;
-        let fail = |message: String| config.dir.open_error(NAME, message);
-        let db = Db::open(&config.dir.path, &config.engine).map_err(fail)?;
-        if config.format == Format::Row {
-            check_row_layout(&db).map_err(fail)?;
-        }
+        let (db, dir) = config.dir.open_engine(NAME, &LAYOUT, |path| {
+            let db = Db::open(path, &config.engine)?;
+            if config.format == Format::Row {
+                check_row_layout(&db)?;
+            }
+            Ok(db)
+        })?;
         Ok(LevelStore {
             db,
             config,

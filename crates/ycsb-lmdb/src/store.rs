@@ -55,23 +55,20 @@ impl std::fmt::Debug for LmdbStore {
 }
 
 impl LmdbStore {
-    /// Opens the environment that `properties` describe (`lmdb.dbpath` and
-    /// the other [`PROPERTIES`](crate::PROPERTIES)), creating it if
-    /// missing.
+    /// Opens the LMDB environment in `lmdb.dbpath`, created if missing,
+    /// with the other [`PROPERTIES`](crate::PROPERTIES).
     ///
     /// # Errors
     ///
     /// [`StoreError::Property`] for a missing `lmdb.dbpath` or an invalid
-    /// value, naming the property and where it was set;
-    /// [`StoreError::Open`] for a directory holding something else than an
-    /// LMDB environment (nothing is changed then), or with LMDB's message
-    /// when it cannot open the environment (a directory that cannot be
-    /// created or written, a `data.mdb` that is not LMDB's).
+    /// value; otherwise as [`DirSetting::open_engine`](ycsb_db::DirSetting::open_engine): the guard's
+    /// refusals, or [`StoreError::Open`] with LMDB's message when LMDB
+    /// cannot open the environment.
     pub fn open(properties: &Properties) -> Result<LmdbStore, StoreError> {
         let config = Config::from_properties(properties)?;
-        let fail = |message: String| config.dir.open_error(NAME, message);
-        let dir = config.dir.open(NAME, &LAYOUT)?;
-        let env = Env::open(&config.dir.path, &config.env).map_err(fail)?;
+        let (env, dir) = config
+            .dir
+            .open_engine(NAME, &LAYOUT, |path| Env::open(path, &config.env))?;
         Ok(LmdbStore {
             env,
             config,
