@@ -89,6 +89,16 @@ pub struct EngineInfo {
     pub version: String,
 }
 
+impl EngineInfo {
+    /// The engine `name` in `version`.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> EngineInfo {
+        EngineInfo {
+            name: name.into(),
+            version: version.into(),
+        }
+    }
+}
+
 /// A named text the store produces at the end of a run (for example the
 /// output of `rocksdb.stats`), saved beside the results.
 #[derive(Clone, Debug, PartialEq, Eq)]

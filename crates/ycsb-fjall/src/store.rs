@@ -229,10 +229,7 @@ impl Store for FjallStore {
     }
 
     fn engine_info(&self) -> EngineInfo {
-        EngineInfo {
-            name: "fjall".to_string(),
-            version: ENGINE_VERSION.to_string(),
-        }
+        EngineInfo::new("fjall", ENGINE_VERSION)
     }
 
     /// `fjall.stats` (the tree's shape, journals, compactions) and

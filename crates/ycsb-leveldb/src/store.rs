@@ -240,10 +240,7 @@ impl Store for LevelStore {
     }
 
     fn engine_info(&self) -> EngineInfo {
-        EngineInfo {
-            name: "LevelDB".to_string(),
-            version: Self::linked_version(),
-        }
+        EngineInfo::new("LevelDB", Self::linked_version())
     }
 
     fn engine_build(&self) -> EngineBuild {
@@ -263,12 +260,9 @@ impl Store for LevelStore {
                 });
             }
         }
-        reports.push(EngineReport::linked_options(
-            NAME,
-            self.config.describe(),
-            &Self::linked_version(),
-            Self::linked_library(),
-        ));
+        let (version, library) = (Self::linked_version(), Self::linked_library());
+        let options = EngineReport::linked_options(NAME, self.config.describe(), &version, library);
+        reports.push(options);
         reports
     }
 }

@@ -153,10 +153,7 @@ impl Store for LmdbStore {
     }
 
     fn engine_info(&self) -> EngineInfo {
-        EngineInfo {
-            name: "LMDB".to_string(),
-            version: Self::linked_version(),
-        }
+        EngineInfo::new("LMDB", Self::linked_version())
     }
 
     /// `lmdb.stat` (the B-tree and the map, as `mdb_stat -e` shows them)
@@ -186,12 +183,9 @@ impl Store for LmdbStore {
                 ),
             });
         }
-        reports.push(EngineReport::linked_options(
-            NAME,
-            self.config.describe(),
-            &Self::linked_version(),
-            Self::linked_library(),
-        ));
+        let (version, library) = (Self::linked_version(), Self::linked_library());
+        let options = EngineReport::linked_options(NAME, self.config.describe(), &version, library);
+        reports.push(options);
         reports
     }
 

@@ -252,10 +252,7 @@ impl Store for RedbStore {
     }
 
     fn engine_info(&self) -> EngineInfo {
-        EngineInfo {
-            name: "redb".to_string(),
-            version: ENGINE_VERSION.to_string(),
-        }
+        EngineInfo::new("redb", ENGINE_VERSION)
     }
 
     /// `redb.stats` (the tree's shape and the file's size) and

@@ -411,10 +411,7 @@ impl Store for SqliteStore {
     }
 
     fn engine_info(&self) -> EngineInfo {
-        EngineInfo {
-            name: "SQLite".to_string(),
-            version: Self::linked_version(),
-        }
+        EngineInfo::new("SQLite", Self::linked_version())
     }
 
     /// `sqlite.stats` (pages, free pages, the client connections' page
@@ -433,12 +430,9 @@ impl Store for SqliteStore {
                 ),
             });
         }
-        reports.push(EngineReport::linked_options(
-            NAME,
-            self.config.describe(),
-            &Self::linked_version(),
-            Self::linked_library(),
-        ));
+        let (version, library) = (Self::linked_version(), Self::linked_library());
+        let options = EngineReport::linked_options(NAME, self.config.describe(), &version, library);
+        reports.push(options);
         reports
     }
 

@@ -350,10 +350,7 @@ impl Store for WiredTigerStore {
     }
 
     fn engine_info(&self) -> EngineInfo {
-        EngineInfo {
-            name: "WiredTiger".to_string(),
-            version: Self::linked_version(),
-        }
+        EngineInfo::new("WiredTiger", Self::linked_version())
     }
 
     /// `wiredtiger.stats` (every connection statistic, `description:
@@ -379,12 +376,9 @@ impl Store for WiredTigerStore {
                 text,
             });
         }
-        reports.push(EngineReport::linked_options(
-            NAME,
-            self.config.describe(),
-            &Self::linked_version(),
-            Self::linked_library(),
-        ));
+        let (version, library) = (Self::linked_version(), Self::linked_library());
+        let options = EngineReport::linked_options(NAME, self.config.describe(), &version, library);
+        reports.push(options);
         reports
     }
 
