@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use ycsb_db::testing::{
     assert_conforms, assert_directory_is_guarded, assert_operations_in_key_order,
     assert_shipped_file_opens, assert_survives_reopen, assert_threads_share_one_store, gauge,
-    load_property_file, read_both_ways, record, shipped_property_file, text_fields, Contract,
-    Deletes, UpdateMissing,
+    load_property_file, read_both_ways, record, report, shipped_property_file, text_fields,
+    Contract, Deletes, UpdateMissing,
 };
 use ycsb_db::{
     Fields, Origin, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
@@ -257,11 +257,7 @@ fn shipped_ycsb_cpp_properties_file_works_unchanged() {
         dir.path(),
     );
     let reports = store.final_reports();
-    let options = &reports
-        .iter()
-        .find(|r| r.name == "leveldb.options")
-        .expect("options report")
-        .text;
+    let options = report(&reports, "leveldb.options");
     for line in [
         "leveldb.format=single",
         "leveldb.write_buffer_size=67108864",
@@ -384,17 +380,9 @@ fn gauges_show_levels_after_compaction() {
     assert!(gauge(&after, "leveldb.compaction-write-mb") >= 2.0);
 
     let reports = store.final_reports();
-    let stats = &reports
-        .iter()
-        .find(|r| r.name == "leveldb.stats")
-        .unwrap()
-        .text;
+    let stats = report(&reports, "leveldb.stats");
     assert!(stats.contains("Compactions"), "{stats}");
-    let sstables = &reports
-        .iter()
-        .find(|r| r.name == "leveldb.sstables")
-        .unwrap()
-        .text;
+    let sstables = report(&reports, "leveldb.sstables");
     assert!(sstables.contains("--- level 1 ---"), "{sstables}");
 }
 
@@ -467,11 +455,7 @@ fn engine_info_names_the_linked_version() {
         );
     }
     let options = store.final_reports();
-    let options = &options
-        .iter()
-        .find(|r| r.name == "leveldb.options")
-        .unwrap()
-        .text;
+    let options = report(&options, "leveldb.options");
     assert!(options.contains(&format!("version={}\n", info.version)));
     assert!(options.contains(&format!("library={library}\n")));
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use ycsb_db::testing::{
     assert_conforms, assert_directory_is_guarded, assert_operations_in_key_order,
     assert_refuses_foreign_directory, assert_shipped_file_opens, assert_survives_reopen,
-    assert_threads_share_one_store, gauge, load_property_file, read_both_ways, record,
+    assert_threads_share_one_store, gauge, load_property_file, read_both_ways, record, report,
     shipped_property_file, Contract, Deletes, UpdateMissing,
 };
 use ycsb_db::{
@@ -155,11 +155,7 @@ fn shipped_ycsb_cpp_properties_file_works_unchanged() {
         dir.path(),
     );
     let reports = store.final_reports();
-    let options = &reports
-        .iter()
-        .find(|r| r.name == "wiredtiger.options")
-        .expect("options report")
-        .text;
+    let options = report(&reports, "wiredtiger.options");
     for part in [
         "cache_size=67108864,",
         "direct_io=[],",
@@ -262,11 +258,7 @@ fn gauges_show_the_cache_and_the_files() {
     assert!((3e6..1e7).contains(&file), "{gauges:?}");
 
     let reports = store.final_reports();
-    let stats = &reports
-        .iter()
-        .find(|r| r.name == "wiredtiger.stats")
-        .unwrap()
-        .text;
+    let stats = report(&reports, "wiredtiger.stats");
     assert!(
         stats.contains("cache: bytes currently in the cache: "),
         "{stats}"
@@ -341,11 +333,7 @@ fn engine_info_names_the_linked_version() {
         );
     }
     let reports = store.final_reports();
-    let options = &reports
-        .iter()
-        .find(|r| r.name == "wiredtiger.options")
-        .unwrap()
-        .text;
+    let options = report(&reports, "wiredtiger.options");
     assert!(options.contains(&format!("version={}\n", info.version)));
     assert!(options.contains(&format!("library={library}\n")));
 }

@@ -14,7 +14,8 @@ use crate::properties::{Origin, Properties};
 use crate::record::{Fields, Record, ScanResult};
 use crate::status::Status;
 use crate::store::{
-    Gauge, Store, StoreContext, StoreDescriptor, StoreError, StoreThread, ThreadContext,
+    EngineReport, Gauge, Store, StoreContext, StoreDescriptor, StoreError, StoreThread,
+    ThreadContext,
 };
 
 use super::{record, text_fields};
@@ -89,6 +90,22 @@ pub fn gauge(gauges: &[Gauge], name: &str) -> f64 {
         .find(|g| g.name == name)
         .unwrap_or_else(|| panic!("no gauge {name} in {gauges:?}"))
         .value
+}
+
+/// The text of the report called `name`.
+///
+/// # Panics
+///
+/// When `reports` has no report of that name.
+#[track_caller]
+pub fn report<'a>(reports: &'a [EngineReport], name: &str) -> &'a str {
+    let names: Vec<&str> = reports.iter().map(|r| r.name.as_str()).collect();
+    reports
+        .iter()
+        .find(|r| r.name == name)
+        .unwrap_or_else(|| panic!("no report {name} in {names:?}"))
+        .text
+        .as_str()
 }
 
 /// Reads a `key=value` property file the simple way the shipped files
@@ -728,6 +745,17 @@ mod tests {
             (Status::NotFound, vec![])
         );
         assert_eq!(scan_keys(t.as_mut(), TABLE, "", 5), ["k"]);
+    }
+
+    #[test]
+    #[should_panic(expected = "no report b in [\"a\"]")]
+    fn a_missing_report_is_named() {
+        let reports = [EngineReport {
+            name: "a".into(),
+            text: "text".into(),
+        }];
+        assert_eq!(report(&reports, "a"), "text");
+        report(&reports, "b");
     }
 
     #[test]
