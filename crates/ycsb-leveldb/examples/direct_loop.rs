@@ -98,7 +98,24 @@ impl Db {
             })
         }
     }
+}
 
+impl Drop for Db {
+    fn drop(&mut self) {
+        // SAFETY: every object was created in `open` and is freed once, the
+        // database first since it refers to the others.
+        unsafe {
+            sys::leveldb_close(self.db);
+            sys::leveldb_readoptions_destroy(self.read);
+            sys::leveldb_writeoptions_destroy(self.write);
+            sys::leveldb_options_destroy(self.options);
+            sys::leveldb_cache_destroy(self.cache);
+            sys::leveldb_filterpolicy_destroy(self.filter);
+        }
+    }
+}
+
+impl harness::DirectEngine for Db {
     /// Reads `key`; `Ok(true)` when it exists; the value is copied to
     /// `copy_to` when given.
     fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
@@ -143,31 +160,6 @@ impl Db {
             );
         }
         check(err)
-    }
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        // SAFETY: every object was created in `open` and is freed once, the
-        // database first since it refers to the others.
-        unsafe {
-            sys::leveldb_close(self.db);
-            sys::leveldb_readoptions_destroy(self.read);
-            sys::leveldb_writeoptions_destroy(self.write);
-            sys::leveldb_options_destroy(self.options);
-            sys::leveldb_cache_destroy(self.cache);
-            sys::leveldb_filterpolicy_destroy(self.filter);
-        }
-    }
-}
-
-impl harness::DirectEngine for Db {
-    fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
-        Db::get(self, key, copy_to)
-    }
-
-    fn put(&self, key: &[u8], value: &[u8]) -> Result<(), String> {
-        Db::put(self, key, value)
     }
 
     fn compact(&self) -> Result<(), String> {

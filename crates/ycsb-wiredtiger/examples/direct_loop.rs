@@ -144,7 +144,21 @@ impl Db {
             Ok(c.get())
         })
     }
+}
 
+impl Drop for Db {
+    fn drop(&mut self) {
+        // SAFETY: closes every session and cursor, then the connection
+        // (the loop threads have ended).
+        unsafe {
+            if let Some(close) = (*self.conn).close {
+                close(self.conn, ptr::null());
+            }
+        }
+    }
+}
+
+impl harness::DirectEngine for Db {
     fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
         let c = self.cursor()?;
         let k = item(key);
@@ -184,28 +198,6 @@ impl Db {
                 return check(ret, "insert");
             }
         }
-    }
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        // SAFETY: closes every session and cursor, then the connection
-        // (the loop threads have ended).
-        unsafe {
-            if let Some(close) = (*self.conn).close {
-                close(self.conn, ptr::null());
-            }
-        }
-    }
-}
-
-impl harness::DirectEngine for Db {
-    fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
-        Db::get(self, key, copy_to)
-    }
-
-    fn put(&self, key: &[u8], value: &[u8]) -> Result<(), String> {
-        Db::put(self, key, value)
     }
 
     fn compact(&self) -> Result<(), String> {
