@@ -62,6 +62,24 @@ impl DirSetting {
         })
     }
 
+    /// The directory `path`, the value of the property `property` set at
+    /// `origin` (`-p flag`, `file:line`), and whether the engine's files
+    /// are removed before the store opens: for a store that reads its
+    /// directory property itself.
+    pub fn new(
+        property: &'static str,
+        path: impl Into<PathBuf>,
+        origin: impl Into<String>,
+        destroy: bool,
+    ) -> DirSetting {
+        DirSetting {
+            path: path.into(),
+            destroy,
+            property,
+            origin: origin.into(),
+        }
+    }
+
     /// Where the directory property was set (`-p flag`, `file:line`).
     pub fn origin(&self) -> &str {
         &self.origin
@@ -78,14 +96,7 @@ impl DirSetting {
         store: &'static str,
         layout: &DirLayout,
     ) -> Result<DataDir, Box<DataDirError>> {
-        DataDir::open(
-            store,
-            layout,
-            self.property,
-            &self.path,
-            &self.origin,
-            self.destroy,
-        )
+        DataDir::open(store, layout, self)
     }
 
     /// Opens the directory through the guard ([`DirSetting::open`]), then
@@ -122,14 +133,7 @@ impl DirSetting {
         store: &'static str,
         layout: &DirLayout,
     ) -> Result<DataDir, Box<DataDirError>> {
-        DataDir::open_file(
-            store,
-            layout,
-            self.property,
-            &self.path,
-            &self.origin,
-            self.destroy,
-        )
+        DataDir::open_file(store, layout, self)
     }
 
     /// The store's "cannot open" error with the engine's `message`, naming
@@ -546,10 +550,9 @@ struct Survey {
 }
 
 impl DataDir {
-    /// Checks the directory `path` (the value of `property`, set at
-    /// `origin`) for the store `store` whose engine keeps `layout`, creates
-    /// it if missing, locks it, and with `destroy` removes the engine's
-    /// files from it.
+    /// Checks the directory `setting` names for the store `store` whose
+    /// engine keeps `layout`, creates it if missing, locks it, and with the
+    /// setting's `destroy` removes the engine's files from it.
     ///
     /// # Errors
     ///
@@ -561,12 +564,10 @@ impl DataDir {
     pub fn open(
         store: &'static str,
         layout: &DirLayout,
-        property: &'static str,
-        path: &Path,
-        origin: &str,
-        destroy: bool,
+        setting: &DirSetting,
     ) -> Result<DataDir, Box<DataDirError>> {
-        let errors = Errors::new(store, layout, property, path, origin);
+        let (path, destroy) = (setting.path.as_path(), setting.destroy);
+        let errors = Errors::new(store, layout, setting);
         let refuse = |reason: Refusal| errors.refuse(reason);
         let io = |doing: &str, source: std::io::Error| errors.io(doing, source);
         let created = match std::fs::metadata(path) {
@@ -614,8 +615,8 @@ impl DataDir {
         DataDir::kept_or_undone(checked, path.to_path_buf(), &created)
     }
 
-    /// Checks and locks a database kept in the one file `path` (the value
-    /// of `property`, set at `origin`): YCSB-cpp's `sqlite.dbpath`. The
+    /// Checks and locks a database kept in the one file `setting` names:
+    /// YCSB-cpp's `sqlite.dbpath`. The
     /// directory holding it is shared with other files, so only the
     /// database file and its companions (the layout's files, named after
     /// it) are looked at, checked by content as in a data directory, and
@@ -636,12 +637,10 @@ impl DataDir {
     pub fn open_file(
         store: &'static str,
         layout: &DirLayout,
-        property: &'static str,
-        path: &Path,
-        origin: &str,
-        destroy: bool,
+        setting: &DirSetting,
     ) -> Result<DataDir, Box<DataDirError>> {
-        let errors = Errors::new(store, layout, property, path, origin);
+        let (path, destroy) = (setting.path.as_path(), setting.destroy);
+        let errors = Errors::new(store, layout, setting);
         let refuse = |reason: Refusal| errors.refuse(reason);
         let io = |doing: &str, source: std::io::Error| errors.io(doing, source);
         let Some(base) = path.file_name().and_then(|n| n.to_str()) else {
@@ -1060,20 +1059,19 @@ struct Errors {
 }
 
 impl Errors {
-    /// The errors of opening `path`, the value of `property` set at
-    /// `origin`, for the store `store` whose engine keeps `layout`.
-    fn new(
-        store: &'static str,
-        layout: &DirLayout,
-        property: &'static str,
-        path: &Path,
-        origin: &str,
-    ) -> Errors {
+    /// The errors of opening what `setting` names for the store `store`,
+    /// whose engine keeps `layout`.
+    fn new(store: &'static str, layout: &DirLayout, setting: &DirSetting) -> Errors {
         Errors {
             store,
             engine: layout.engine,
-            property,
-            setting: format!("{property}={} ({origin})", path.display()),
+            property: setting.property,
+            setting: format!(
+                "{}={} ({})",
+                setting.property,
+                setting.path.display(),
+                setting.origin
+            ),
         }
     }
 
@@ -1159,7 +1157,11 @@ mod tests {
     };
 
     fn open(path: &Path, destroy: bool) -> Result<DataDir, Box<DataDirError>> {
-        DataDir::open("test", &LAYOUT, "test.dir", path, "-p", destroy)
+        DataDir::open(
+            "test",
+            &LAYOUT,
+            &DirSetting::new("test.dir", path, "-p", destroy),
+        )
     }
 
     /// A database in one file with companions named after it, as SQLite's.
@@ -1177,7 +1179,8 @@ mod tests {
     };
 
     fn open_file(path: &Path, destroy: bool) -> Result<DataDir, Box<DataDirError>> {
-        DataDir::open_file("test", &ONE_FILE, "test.path", path, "-p", destroy)
+        let setting = DirSetting::new("test.path", path, "-p", destroy);
+        DataDir::open_file("test", &ONE_FILE, &setting)
     }
 
     #[test]
