@@ -62,7 +62,7 @@ mod engine_checks;
 pub use embedded::{
     assert_guards_its_directory, assert_opens_in, assert_refuses_foreign_directory,
     assert_survives_reopen, gauge, load_property_file, locked_version, read_both_ways, report,
-    scan_keys, second_open_error, unusable_location_errors,
+    scan_keys, scan_rows, second_open_error, unusable_location_errors,
 };
 pub use engine_checks::{
     assert_directory_is_guarded, assert_operations_in_key_order, assert_reports_locked_version,

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use ycsb_db::testing::{
     assert_conforms, assert_directory_is_guarded, assert_operations_in_key_order,
     assert_shipped_file_opens, assert_survives_reopen, assert_threads_share_one_store, gauge,
-    load_property_file, read_both_ways, record, report, shipped_property_file, text_fields,
-    Contract, Deletes, UpdateMissing,
+    load_property_file, read_both_ways, record, report, scan_rows, shipped_property_file,
+    text_fields, Contract, Deletes, UpdateMissing,
 };
 use ycsb_db::{
     Fields, Origin, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
@@ -100,14 +100,8 @@ fn row_format_scans_are_in_key_order_when_a_key_prefixes_another() {
     assert_eq!(scan_keys(t, "user10", 2), ["user10", "user100"]);
     assert_eq!(scan_keys(t, "user1000", 5), ["user2"]);
     assert_eq!(scan_keys(t, "", 1), ["user1"]);
-    let mut out = ScanResult::new();
-    assert_eq!(t.scan(TABLE, "user1", 2, Fields::All, &mut out), Status::Ok);
-    let rows: Vec<_> = out
-        .iter()
-        .map(|(k, r)| (k.to_string(), text_fields(r)))
-        .collect();
     assert_eq!(
-        rows,
+        scan_rows(t, TABLE, "user1", 2, Fields::All),
         ["user1", "user10"].map(|k| (
             k.to_string(),
             text_fields(&record(&[

@@ -78,6 +78,28 @@ pub fn scan_keys(
     rows.iter().map(|(key, _)| key.to_string()).collect()
 }
 
+/// The rows a scan of `count` records from `start` returns, each key with
+/// its `fields` as text, asserting that it succeeds.
+///
+/// # Panics
+///
+/// When the scan's status is not [`Status::Ok`].
+#[track_caller]
+pub fn scan_rows(
+    thread: &mut dyn StoreThread,
+    table: &str,
+    start: &str,
+    count: usize,
+    fields: Fields<'_>,
+) -> Vec<(String, Vec<(String, String)>)> {
+    let mut rows = ScanResult::new();
+    let status = thread.scan(table, start, count, fields, &mut rows);
+    assert_eq!(status, Status::Ok, "scan of {count} from {start:?}");
+    rows.iter()
+        .map(|(key, record)| (key.to_string(), text_fields(record)))
+        .collect()
+}
+
 /// The value of the gauge called `name`.
 ///
 /// # Panics

@@ -7,14 +7,14 @@
 use std::path::{Path, PathBuf};
 
 use crate::properties::{Origin, Properties};
-use crate::record::{Fields, ScanResult};
+use crate::record::Fields;
 use crate::status::Status;
 use crate::store::{Store, StoreContext, StoreDescriptor, StoreError, StoreThread, ThreadContext};
 
 use super::{
     assert_guards_its_directory, assert_opens_in, load_property_file, locked_version,
-    read_both_ways, record, scan_keys, second_open_error, text_fields, unusable_location_errors,
-    UpdateMissing,
+    read_both_ways, record, scan_keys, scan_rows, second_open_error, text_fields,
+    unusable_location_errors, UpdateMissing,
 };
 
 /// The table the checks name; embedded engines ignore it, and the first
@@ -227,17 +227,8 @@ pub fn assert_operations_in_key_order(
     assert_eq!(scan(t, "", 1), ["user1"]);
     assert!(scan(t, "user6", 10).is_empty());
     assert!(scan(t, "user1", 0).is_empty());
-    let mut out = ScanResult::new();
     assert_eq!(
-        t.scan(TABLE, "user1", 2, Fields::Only(&only), &mut out),
-        Status::Ok
-    );
-    let rows: Vec<_> = out
-        .iter()
-        .map(|(k, r)| (k.to_string(), text_fields(r)))
-        .collect();
-    assert_eq!(
-        rows,
+        scan_rows(t, TABLE, "user1", 2, Fields::Only(&only)),
         vec![
             (
                 "user1".to_string(),
