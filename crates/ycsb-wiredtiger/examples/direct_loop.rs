@@ -72,16 +72,6 @@ fn check(ret: c_int, what: &str) -> Result<(), String> {
     Err(format!("{what}: {}", text.to_string_lossy()))
 }
 
-fn item(bytes: &[u8]) -> WtItem {
-    WtItem {
-        data: bytes.as_ptr().cast(),
-        size: bytes.len(),
-        mem: ptr::null_mut(),
-        memsize: 0,
-        flags: 0,
-    }
-}
-
 impl Db {
     fn open(dir: &std::path::Path) -> Result<Db, String> {
         let home = CString::new(dir.display().to_string()).map_err(|e| e.to_string())?;
@@ -161,8 +151,8 @@ impl Drop for Db {
 impl harness::DirectEngine for Db {
     fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
         let c = self.cursor()?;
-        let k = item(key);
-        let mut v = item(&[]);
+        let k = WtItem::of(key);
+        let mut v = WtItem::of(&[]);
         // SAFETY: this thread's open cursor; `k` outlives the search; the
         // value is read before the reset that releases it.
         unsafe {
@@ -185,7 +175,7 @@ impl harness::DirectEngine for Db {
 
     fn put(&self, key: &[u8], value: &[u8]) -> Result<(), String> {
         let c = self.cursor()?;
-        let (k, v) = (item(key), item(value));
+        let (k, v) = (WtItem::of(key), WtItem::of(value));
         loop {
             // SAFETY: this thread's open cursor; `k` and `v` outlive the
             // insert.

@@ -27,16 +27,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 impl WtItem {
-    fn of(bytes: &[u8]) -> WtItem {
-        WtItem {
-            data: bytes.as_ptr().cast(),
-            size: bytes.len(),
-            mem: ptr::null_mut(),
-            memsize: 0,
-            flags: 0,
-        }
-    }
-
     fn empty() -> WtItem {
         WtItem::of(&[])
     }

@@ -32,6 +32,19 @@ pub struct WtItem {
     pub flags: u32,
 }
 
+impl WtItem {
+    /// The item of `bytes`, which must outlive every use of it.
+    pub fn of(bytes: &[u8]) -> WtItem {
+        WtItem {
+            data: bytes.as_ptr().cast(),
+            size: bytes.len(),
+            mem: std::ptr::null_mut(),
+            memsize: 0,
+            flags: 0,
+        }
+    }
+}
+
 pub type CursorOp = Option<unsafe extern "C" fn(*mut WtCursor) -> c_int>;
 
 /// The leading fields of `WT_CURSOR`, up to `reopen`.
