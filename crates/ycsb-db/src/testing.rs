@@ -33,14 +33,10 @@
 //! can run against a server other tests share, and deletes what it wrote
 //! (when the store deletes).
 //!
-//! [`direct_loop`] holds what the embedded engines' direct loops (their
-//! `examples/direct_loop.rs`) share besides ycsb-core's harness.
-//!
 //! [`durability`] holds both sides of the SIGKILL durability and lock tests
 //! of embedded stores: the child that prints each acknowledged insert, and
 //! the checks that a killed writer lost none of them.
 
-pub mod direct_loop;
 pub mod durability;
 mod options;
 mod server;

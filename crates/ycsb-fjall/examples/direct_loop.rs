@@ -20,7 +20,10 @@ use fjall::{Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 #[path = "../../ycsb-core/examples/support/direct_loop.rs"]
 mod harness;
 
-use ycsb_db::testing::direct_loop::{copy_or_touch, opened_or_exit};
+#[path = "../../ycsb-db/examples/support/engine_loop.rs"]
+mod engine_loop;
+
+use engine_loop::{copy_or_touch, opened_or_exit};
 
 struct Fjall {
     db: Database,

@@ -23,7 +23,10 @@ use leveldb_sys as sys;
 #[path = "../../ycsb-core/examples/support/direct_loop.rs"]
 mod harness;
 
-use ycsb_db::testing::direct_loop::{copy_or_keep, create_dir_or_exit, opened_or_exit};
+#[path = "../../ycsb-db/examples/support/engine_loop.rs"]
+mod engine_loop;
+
+use engine_loop::{copy_or_keep, create_dir_or_exit, opened_or_exit};
 
 /// LevelDB's C objects: the database and the options it was opened with.
 struct Db {

@@ -21,7 +21,10 @@ use std::ptr;
 #[path = "../../ycsb-core/examples/support/direct_loop.rs"]
 mod harness;
 
-use ycsb_db::testing::direct_loop::{copy_or_touch, create_dir_or_exit, opened_or_exit};
+#[path = "../../ycsb-db/examples/support/engine_loop.rs"]
+mod engine_loop;
+
+use engine_loop::{copy_or_touch, create_dir_or_exit, opened_or_exit};
 
 #[repr(C)]
 struct MdbVal {

@@ -22,7 +22,10 @@ use redb::{Database, ReadableDatabase, TableDefinition};
 #[path = "../../ycsb-core/examples/support/direct_loop.rs"]
 mod harness;
 
-use ycsb_db::testing::direct_loop::{copy_or_touch, opened_or_exit};
+#[path = "../../ycsb-db/examples/support/engine_loop.rs"]
+mod engine_loop;
+
+use engine_loop::{copy_or_touch, opened_or_exit};
 
 const TABLE: TableDefinition<'static, &'static [u8], &'static [u8]> = TableDefinition::new("ycsb");
 

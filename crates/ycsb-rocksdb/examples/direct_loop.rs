@@ -20,7 +20,10 @@ use rocksdb::{BlockBasedOptions, Cache, DBCompressionType, Options, WriteOptions
 #[path = "../../ycsb-core/examples/support/direct_loop.rs"]
 mod harness;
 
-use ycsb_db::testing::direct_loop::{copy_or_keep, opened_or_exit};
+#[path = "../../ycsb-db/examples/support/engine_loop.rs"]
+mod engine_loop;
+
+use engine_loop::{copy_or_keep, opened_or_exit};
 
 /// `rocksdb/rocksdb.properties`, as the binding applies it.
 fn options() -> Result<Options, rocksdb::Error> {

@@ -22,7 +22,10 @@ use rusqlite::{Connection, OpenFlags};
 #[path = "../../ycsb-core/examples/support/direct_loop.rs"]
 mod harness;
 
-use ycsb_db::testing::direct_loop::{copy_or_touch, create_dir_or_exit, opened_or_exit};
+#[path = "../../ycsb-db/examples/support/engine_loop.rs"]
+mod engine_loop;
+
+use engine_loop::{copy_or_touch, create_dir_or_exit, opened_or_exit};
 
 const READ: &str = "SELECT fields FROM usertable WHERE user_id = ?1";
 /// An upsert: a new key is inserted, an existing row updated in place

@@ -277,7 +277,7 @@ pub fn assert_threads_share_one_store(store: &dyn Store) {
     std::thread::scope(|s| {
         for id in 0..4 {
             s.spawn(move || {
-                let mut t = store.thread(ThreadContext::new(id, 4)).unwrap();
+                let mut t = store.thread(ThreadContext::new(id, 4)).expect("a thread");
                 for i in 0..500 {
                     let key = key(id, i);
                     assert_eq!(
@@ -288,7 +288,7 @@ pub fn assert_threads_share_one_store(store: &dyn Store) {
             });
         }
     });
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let mut t = store.thread(ThreadContext::new(0, 1)).expect("a thread");
     for id in 0..4 {
         for i in 0..500 {
             let key = key(id, i);
