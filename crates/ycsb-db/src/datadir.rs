@@ -62,6 +62,24 @@ impl DirSetting {
         })
     }
 
+    /// The directory `path`, the value of the property `property` set at
+    /// `origin` (`-p flag`, `file:line`), and whether the engine's files
+    /// are removed before the store opens: for a store that reads its
+    /// directory property itself.
+    pub fn new(
+        property: &'static str,
+        path: impl Into<PathBuf>,
+        origin: impl Into<String>,
+        destroy: bool,
+    ) -> DirSetting {
+        DirSetting {
+            path: path.into(),
+            destroy,
+            property,
+            origin: origin.into(),
+        }
+    }
+
     /// Where the directory property was set (`-p flag`, `file:line`).
     pub fn origin(&self) -> &str {
         &self.origin
@@ -78,14 +96,30 @@ impl DirSetting {
         store: &'static str,
         layout: &DirLayout,
     ) -> Result<DataDir, Box<DataDirError>> {
-        DataDir::open(
-            store,
-            layout,
-            self.property,
-            &self.path,
-            &self.origin,
-            self.destroy,
-        )
+        DataDir::open(store, layout, self)
+    }
+
+    /// Opens the directory through the guard ([`DirSetting::open`]), then
+    /// the engine in it: `open` is given the directory and answers the
+    /// engine or the engine's message, which becomes the store's open error
+    /// naming the directory ([`DirSetting::open_error`]). The guard comes
+    /// back with the engine: keep it beside the engine, declared after it,
+    /// so that the directory stays locked until the engine has closed.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::DataDir`] when the guard refuses the directory or
+    /// cannot prepare it (nothing is changed then); [`StoreError::Open`]
+    /// with the engine's message when `open` fails.
+    pub fn open_engine<E>(
+        &self,
+        store: &'static str,
+        layout: &DirLayout,
+        open: impl FnOnce(&Path) -> Result<E, String>,
+    ) -> Result<(E, DataDir), StoreError> {
+        let dir = self.open(store, layout)?;
+        let engine = open(&self.path).map_err(|message| self.open_error(store, message))?;
+        Ok((engine, dir))
     }
 
     /// Opens a database kept in the one file the property names, through
@@ -99,14 +133,7 @@ impl DirSetting {
         store: &'static str,
         layout: &DirLayout,
     ) -> Result<DataDir, Box<DataDirError>> {
-        DataDir::open_file(
-            store,
-            layout,
-            self.property,
-            &self.path,
-            &self.origin,
-            self.destroy,
-        )
+        DataDir::open_file(store, layout, self)
     }
 
     /// The store's "cannot open" error with the engine's `message`, naming
@@ -523,10 +550,9 @@ struct Survey {
 }
 
 impl DataDir {
-    /// Checks the directory `path` (the value of `property`, set at
-    /// `origin`) for the store `store` whose engine keeps `layout`, creates
-    /// it if missing, locks it, and with `destroy` removes the engine's
-    /// files from it.
+    /// Checks the directory `setting` names for the store `store` whose
+    /// engine keeps `layout`, creates it if missing, locks it, and with the
+    /// setting's `destroy` removes the engine's files from it.
     ///
     /// # Errors
     ///
@@ -538,17 +564,10 @@ impl DataDir {
     pub fn open(
         store: &'static str,
         layout: &DirLayout,
-        property: &'static str,
-        path: &Path,
-        origin: &str,
-        destroy: bool,
+        setting: &DirSetting,
     ) -> Result<DataDir, Box<DataDirError>> {
-        let errors = Errors {
-            store,
-            engine: layout.engine,
-            property,
-            setting: format!("{property}={} ({origin})", path.display()),
-        };
+        let (path, destroy) = (setting.path.as_path(), setting.destroy);
+        let errors = Errors::new(store, layout, setting);
         let refuse = |reason: Refusal| errors.refuse(reason);
         let io = |doing: &str, source: std::io::Error| errors.io(doing, source);
         let created = match std::fs::metadata(path) {
@@ -564,14 +583,7 @@ impl DataDir {
             Err(e) => return Err(io("read the directory", e)),
         };
         let checked = (|| {
-            let lock = File::open(path).map_err(|e| io("open the directory", e))?;
-            match lock.try_lock() {
-                Ok(()) => {}
-                Err(std::fs::TryLockError::WouldBlock) => return Err(refuse(Refusal::InUse)),
-                Err(std::fs::TryLockError::Error(e)) => {
-                    return Err(io("lock the directory", e));
-                }
-            }
+            let lock = errors.lock(path, || Refusal::InUse)?;
             let survey = survey(layout, path).map_err(|e| match e {
                 SurveyError::Refused(reason) => refuse(reason),
                 SurveyError::Io(doing, source) => io(&doing, source),
@@ -600,23 +612,11 @@ impl DataDir {
             }
             Ok(lock)
         })();
-        match checked {
-            Ok(lock) => Ok(DataDir {
-                path: path.to_path_buf(),
-                lock,
-            }),
-            Err(e) => {
-                // Leave nothing behind: the directories made for the check.
-                for dir in created.iter().rev() {
-                    let _ = std::fs::remove_dir(dir);
-                }
-                Err(e)
-            }
-        }
+        DataDir::kept_or_undone(checked, path.to_path_buf(), &created)
     }
 
-    /// Checks and locks a database kept in the one file `path` (the value
-    /// of `property`, set at `origin`): YCSB-cpp's `sqlite.dbpath`. The
+    /// Checks and locks a database kept in the one file `setting` names:
+    /// YCSB-cpp's `sqlite.dbpath`. The
     /// directory holding it is shared with other files, so only the
     /// database file and its companions (the layout's files, named after
     /// it) are looked at, checked by content as in a data directory, and
@@ -637,17 +637,10 @@ impl DataDir {
     pub fn open_file(
         store: &'static str,
         layout: &DirLayout,
-        property: &'static str,
-        path: &Path,
-        origin: &str,
-        destroy: bool,
+        setting: &DirSetting,
     ) -> Result<DataDir, Box<DataDirError>> {
-        let errors = Errors {
-            store,
-            engine: layout.engine,
-            property,
-            setting: format!("{property}={} ({origin})", path.display()),
-        };
+        let (path, destroy) = (setting.path.as_path(), setting.destroy);
+        let errors = Errors::new(store, layout, setting);
         let refuse = |reason: Refusal| errors.refuse(reason);
         let io = |doing: &str, source: std::io::Error| errors.io(doing, source);
         let Some(base) = path.file_name().and_then(|n| n.to_str()) else {
@@ -670,18 +663,9 @@ impl DataDir {
         }
         let (dir, created) = file_directory(path).map_err(|(doing, e)| io(doing, e))?;
         let checked = (|| {
-            let lock = File::open(&dir).map_err(|e| io("open the directory", e))?;
-            match lock.try_lock() {
-                Ok(()) => {}
-                Err(std::fs::TryLockError::WouldBlock) => {
-                    return Err(refuse(Refusal::DirectoryInUse {
-                        dir: dir.display().to_string(),
-                    }))
-                }
-                Err(std::fs::TryLockError::Error(e)) => {
-                    return Err(io("lock the directory", e));
-                }
-            }
+            let lock = errors.lock(&dir, || Refusal::DirectoryInUse {
+                dir: dir.display().to_string(),
+            })?;
             let owned = survey_named(&dir, &names).map_err(|e| match e {
                 SurveyError::Refused(reason) => refuse(reason),
                 SurveyError::Io(doing, source) => io(&doing, source),
@@ -715,8 +699,19 @@ impl DataDir {
             }
             Ok(lock)
         })();
+        DataDir::kept_or_undone(checked, dir, &created)
+    }
+
+    /// The guard of `path` holding `lock` when the checks passed; when they
+    /// failed, their error, and nothing left behind: the directories made
+    /// for the check (`created`, outermost first) are removed again.
+    fn kept_or_undone(
+        checked: Result<File, Box<DataDirError>>,
+        path: PathBuf,
+        created: &[PathBuf],
+    ) -> Result<DataDir, Box<DataDirError>> {
         match checked {
-            Ok(lock) => Ok(DataDir { path: dir, lock }),
+            Ok(lock) => Ok(DataDir { path, lock }),
             Err(e) => {
                 for dir in created.iter().rev() {
                     let _ = std::fs::remove_dir(dir);
@@ -1064,6 +1059,38 @@ struct Errors {
 }
 
 impl Errors {
+    /// The errors of opening what `setting` names for the store `store`,
+    /// whose engine keeps `layout`.
+    fn new(store: &'static str, layout: &DirLayout, setting: &DirSetting) -> Errors {
+        Errors {
+            store,
+            engine: layout.engine,
+            property: setting.property,
+            setting: format!(
+                "{}={} ({})",
+                setting.property,
+                setting.path.display(),
+                setting.origin
+            ),
+        }
+    }
+
+    /// The directory `dir`, opened and locked exclusively (`flock`, which
+    /// goes with the open file); a lock held elsewhere is the refusal
+    /// `in_use` makes.
+    fn lock(
+        &self,
+        dir: &Path,
+        in_use: impl FnOnce() -> Refusal,
+    ) -> Result<File, Box<DataDirError>> {
+        let lock = File::open(dir).map_err(|e| self.io("open the directory", e))?;
+        match lock.try_lock() {
+            Ok(()) => Ok(lock),
+            Err(std::fs::TryLockError::WouldBlock) => Err(self.refuse(in_use())),
+            Err(std::fs::TryLockError::Error(e)) => Err(self.io("lock the directory", e)),
+        }
+    }
+
     fn refuse(&self, reason: Refusal) -> Box<DataDirError> {
         Box::new(DataDirError::Refused {
             store: self.store,
@@ -1130,7 +1157,11 @@ mod tests {
     };
 
     fn open(path: &Path, destroy: bool) -> Result<DataDir, Box<DataDirError>> {
-        DataDir::open("test", &LAYOUT, "test.dir", path, "-p", destroy)
+        DataDir::open(
+            "test",
+            &LAYOUT,
+            &DirSetting::new("test.dir", path, "-p", destroy),
+        )
     }
 
     /// A database in one file with companions named after it, as SQLite's.
@@ -1148,7 +1179,8 @@ mod tests {
     };
 
     fn open_file(path: &Path, destroy: bool) -> Result<DataDir, Box<DataDirError>> {
-        DataDir::open_file("test", &ONE_FILE, "test.path", path, "-p", destroy)
+        let setting = DirSetting::new("test.path", path, "-p", destroy);
+        DataDir::open_file("test", &ONE_FILE, &setting)
     }
 
     #[test]

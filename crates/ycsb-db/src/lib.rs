@@ -91,7 +91,7 @@ pub use properties::{
 /// store may size per-thread state by it.
 pub const MAX_CLIENT_THREADS: usize = 4096;
 pub use provenance::{
-    assertions_of_library, imports_symbol, Assertions, EngineBuild, EngineLibrary,
+    assertions_of_library, imports_symbol, loaded_from, Assertions, EngineBuild, EngineLibrary,
     ASSERTIONS_WARNING, ASSERT_SYMBOL,
 };
 pub use record::{

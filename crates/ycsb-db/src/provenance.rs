@@ -209,6 +209,33 @@ impl fmt::Display for EngineBuild {
     }
 }
 
+/// The file the code at `code` was loaded from, as the dynamic loader
+/// names it (`dladdr`), canonicalised when it can be: an engine's shared
+/// library, or this program when the engine is linked statically. `code`
+/// is the address of any function of the engine's library (for example
+/// `mdb_version as *const ()`); it is never dereferenced. `None` when the
+/// loader knows no file there.
+pub fn loaded_from(code: *const ()) -> Option<String> {
+    let mut info = std::mem::MaybeUninit::<libc::Dl_info>::zeroed();
+    // SAFETY: `code` is only looked up among the loaded images, and `info`
+    // is a valid out-pointer; dladdr only fills it in.
+    if unsafe { libc::dladdr(code.cast(), info.as_mut_ptr()) } == 0 {
+        return None;
+    }
+    // SAFETY: dladdr succeeded, so `info` is initialised.
+    let info = unsafe { info.assume_init() };
+    if info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: a non-null dli_fname is a NUL-terminated path owned by the
+    // dynamic loader, valid while the image is loaded.
+    let path = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) }
+        .to_string_lossy()
+        .into_owned();
+    // A relative name means "the executable itself" for some loaders.
+    Some(std::fs::canonicalize(&path).map_or(path, |p| p.display().to_string()))
+}
+
 /// Whether the shared library at `path` was built with assertions, and
 /// why that is the answer.
 pub fn assertions_of_library(path: &Path) -> (Assertions, String) {
@@ -312,6 +339,20 @@ fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
 mod tests {
     use super::*;
     use std::process::Command;
+
+    #[test]
+    fn code_is_loaded_from_its_library_or_this_program() {
+        extern "C" {
+            fn strlen(s: *const std::ffi::c_char) -> usize;
+        }
+        let libc_file = loaded_from(strlen as *const ()).expect("strlen's library");
+        assert!(libc_file.contains("libc"), "{libc_file}");
+        let program = std::env::current_exe().unwrap().canonicalize().unwrap();
+        assert_eq!(
+            loaded_from(mapped_file as *const ()),
+            Some(program.display().to_string())
+        );
+    }
 
     /// Compiles a shared library calling `assert`, with or without
     /// `-DNDEBUG`, as an engine would be built.

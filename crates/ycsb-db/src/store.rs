@@ -89,6 +89,16 @@ pub struct EngineInfo {
     pub version: String,
 }
 
+impl EngineInfo {
+    /// The engine `name` in `version`.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> EngineInfo {
+        EngineInfo {
+            name: name.into(),
+            version: version.into(),
+        }
+    }
+}
+
 /// A named text the store produces at the end of a run (for example the
 /// output of `rocksdb.stats`), saved beside the results.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,6 +107,29 @@ pub struct EngineReport {
     pub name: String,
     /// The report's text.
     pub text: String,
+}
+
+impl EngineReport {
+    /// `<store>.options`, the report of a store linking an engine library:
+    /// the effective settings as the store describes them (`settings`, a
+    /// `key=value` line each), then `version=` the linked engine's version
+    /// and `library=` the file it was loaded from, when known.
+    pub fn linked_options(
+        store: &str,
+        settings: String,
+        version: &str,
+        library: Option<String>,
+    ) -> EngineReport {
+        let mut text = settings;
+        text.push_str(&format!("version={version}\n"));
+        if let Some(library) = library {
+            text.push_str(&format!("library={library}\n"));
+        }
+        EngineReport {
+            name: format!("{store}.options"),
+            text,
+        }
+    }
 }
 
 /// An error opening a store or a store thread. Per-operation failures are
@@ -878,6 +911,16 @@ impl StoreDescriptor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_linked_engine_s_options_end_with_its_version_and_library() {
+        let report =
+            EngineReport::linked_options("x", "x.a=1\n".into(), "1.2", Some("/lib/x.so".into()));
+        assert_eq!(report.name, "x.options");
+        assert_eq!(report.text, "x.a=1\nversion=1.2\nlibrary=/lib/x.so\n");
+        let report = EngineReport::linked_options("x", String::new(), "1.2", None);
+        assert_eq!(report.text, "version=1.2\n");
+    }
 
     /// Issue 33 item 9: whatever a store puts in its error, the text shown
     /// to users holds no password from an address (etcd's endpoints, a

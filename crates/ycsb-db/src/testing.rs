@@ -53,11 +53,17 @@ use crate::status::Status;
 use crate::store::{Gauge, GaugeKind, Store, StoreError, StoreThread, ThreadContext};
 
 mod embedded;
+mod engine_checks;
 
 pub use embedded::{
     assert_guards_its_directory, assert_opens_in, assert_refuses_foreign_directory,
-    assert_survives_reopen, gauge, load_property_file, locked_version, read_both_ways, scan_keys,
-    second_open_error, unusable_location_errors,
+    assert_survives_reopen, gauge, load_property_file, locked_version, read_both_ways, report,
+    scan_keys, scan_rows, second_open_error, unusable_location_errors,
+};
+pub use engine_checks::{
+    assert_directory_is_guarded, assert_operations_in_key_order, assert_reports_locked_version,
+    assert_second_open_refused, assert_shipped_file_opens, assert_threads_share_one_store,
+    assert_unusable_locations_refused, shipped_property_file,
 };
 pub use options::{assert_declared_once, assert_invalid_values};
 pub use server::{continue_process, free_port, stop_process, ServerProcess, ServerSpec};

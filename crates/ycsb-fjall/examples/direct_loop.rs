@@ -15,12 +15,15 @@
 //! Prints one `phase=<load|run> operations=<n> seconds=<s> throughput=<ops/s>
 //! errors=<n> notfound=<n>` line per phase.
 
-use std::hint::black_box;
-
 use fjall::{Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 
 #[path = "../../ycsb-core/examples/support/direct_loop.rs"]
 mod harness;
+
+#[path = "../../ycsb-db/examples/support/engine_loop.rs"]
+mod engine_loop;
+
+use engine_loop::{copy_or_touch, opened_or_exit};
 
 struct Fjall {
     db: Database,
@@ -31,15 +34,7 @@ impl harness::DirectEngine for Fjall {
     fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
         match self.keyspace.get(key) {
             Ok(Some(v)) => {
-                match copy_to {
-                    Some(out) => {
-                        out.clear();
-                        out.extend_from_slice(&v);
-                    }
-                    None => {
-                        read_value(&v);
-                    }
-                }
+                copy_or_touch(&v, copy_to);
                 Ok(true)
             }
             Ok(None) => Ok(false),
@@ -62,35 +57,13 @@ impl harness::DirectEngine for Fjall {
     }
 }
 
-/// Reads a value as any reader of it would touch it: one load from each
-/// 64-byte cache line. `black_box` of the slice alone never reads its
-/// bytes, and an engine that hands out its own memory (LMDB's map, a
-/// cached page) need not have read them either; the loop's reads then cost
-/// no memory traffic for the value where ycsb's, which check every field's
-/// framing, miss the cache on each line (LMDB C: 1.4 more last-level misses
-/// a read under cachegrind's simulation). The per-field work itself stays
-/// ycsb's own.
-fn read_value(bytes: &[u8]) {
-    let mut seen = 0u8;
-    for line in bytes.chunks(64) {
-        seen ^= line[0];
-    }
-    black_box(seen);
-}
-
 fn main() {
     let s = harness::settings();
     let opened = Database::builder(&s.dir).open().and_then(|db| {
         let keyspace = db.keyspace("ycsb", KeyspaceCreateOptions::default)?;
         Ok(Fjall { db, keyspace })
     });
-    let engine = match opened {
-        Ok(engine) => engine,
-        Err(e) => {
-            eprintln!("direct_loop: opening {}: {e:?}", s.dir.display());
-            std::process::exit(1);
-        }
-    };
+    let engine = opened_or_exit(&s.dir, opened.map_err(|e| format!("{e:?}")));
     harness::drive(&engine, &s);
     // As the store's close: everything acknowledged reaches the disk.
     if let Err(e) = engine.db.persist(PersistMode::SyncAll) {

@@ -61,32 +61,31 @@ impl std::fmt::Debug for FjallStore {
 }
 
 impl FjallStore {
-    /// Opens the database that `properties` describe (`fjall.dir` and the
-    /// other [`PROPERTIES`](crate::PROPERTIES)), creating it if missing.
+    /// Opens the fjall database in `fjall.dir`, created if missing, with
+    /// the other [`PROPERTIES`](crate::PROPERTIES).
     ///
     /// # Errors
     ///
     /// [`StoreError::Property`] for a missing `fjall.dir` or an invalid
-    /// value, naming the property and where it was set; [`StoreError::Io`]
-    /// when the directory cannot be created or removed;
-    /// [`StoreError::Open`] when the directory holds something that is not
-    /// a fjall database, or fjall cannot open it (locked by another
-    /// process, unreadable, corrupt), with fjall's reason.
+    /// value; otherwise as [`DirSetting::open_engine`](ycsb_db::DirSetting::open_engine): the guard's
+    /// refusals, or [`StoreError::Open`] with fjall's reason when it cannot
+    /// open the database (unreadable, corrupt).
     pub fn open(properties: &Properties) -> Result<FjallStore, StoreError> {
         let config = Config::from_properties(properties)?;
-        let dir = config.dir.open(NAME, &LAYOUT)?;
-        let open_error = |e: fjall::Error| config.dir.open_error(NAME, describe_error(&e));
-        let mut builder = Database::builder(&config.dir.path);
-        if let Some(bytes) = config.cache_size {
-            builder = builder.cache_size(bytes);
-        }
-        if let Some(n) = config.worker_threads {
-            builder = builder.worker_threads(n);
-        }
-        let db = builder.open().map_err(open_error)?;
-        let keyspace = db
-            .keyspace(KEYSPACE, || keyspace_options(&config))
-            .map_err(open_error)?;
+        let ((db, keyspace), dir) = config.dir.open_engine(NAME, &LAYOUT, |path| {
+            let mut builder = Database::builder(path);
+            if let Some(bytes) = config.cache_size {
+                builder = builder.cache_size(bytes);
+            }
+            if let Some(n) = config.worker_threads {
+                builder = builder.worker_threads(n);
+            }
+            let db = builder.open().map_err(|e| describe_error(&e))?;
+            let keyspace = db
+                .keyspace(KEYSPACE, || keyspace_options(&config))
+                .map_err(|e| describe_error(&e))?;
+            Ok((db, keyspace))
+        })?;
         Ok(FjallStore {
             db,
             keyspace,
@@ -230,10 +229,7 @@ impl Store for FjallStore {
     }
 
     fn engine_info(&self) -> EngineInfo {
-        EngineInfo {
-            name: "fjall".to_string(),
-            version: ENGINE_VERSION.to_string(),
-        }
+        EngineInfo::new("fjall", ENGINE_VERSION)
     }
 
     /// `fjall.stats` (the tree's shape, journals, compactions) and

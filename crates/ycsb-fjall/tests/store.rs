@@ -1,15 +1,14 @@
 //! The `fjall` store through the ycsb-db traits, on real databases in
 //! temporary directories.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ycsb_db::testing::{
-    assert_conforms, assert_guards_its_directory, assert_opens_in,
-    assert_refuses_foreign_directory, assert_survives_reopen, gauge, load_property_file,
-    locked_version, read_both_ways, record, second_open_error, unusable_location_errors, Contract,
-    Deletes,
+    assert_conforms, assert_directory_is_guarded, assert_refuses_foreign_directory,
+    assert_reports_locked_version, assert_shipped_file_opens, assert_survives_reopen, gauge,
+    read_both_ways, record, shipped_property_file, Contract, Deletes,
 };
-use ycsb_db::{Fields, Properties, Status, Store, StoreError, StoreThread, ThreadContext};
+use ycsb_db::{Fields, Properties, Status, Store, StoreThread, ThreadContext};
 use ycsb_fjall::FjallStore;
 
 const TABLE: &str = "usertable";
@@ -104,27 +103,28 @@ fn gauges_and_reports_show_the_tree() {
 /// The version the results name is the one Cargo built.
 #[test]
 fn engine_version_is_the_locked_one() {
-    let locked = locked_version(Path::new(env!("CARGO_MANIFEST_DIR")), "fjall");
-    assert_eq!(ycsb_fjall::ENGINE_VERSION, locked);
     let dir = tempfile::tempdir().unwrap();
-    let info = open(dir.path(), &[]).engine_info();
-    assert_eq!(
-        (info.name.as_str(), info.version.as_str()),
-        ("fjall", locked.as_str())
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let version = ycsb_fjall::ENGINE_VERSION;
+    assert_reports_locked_version(
+        &ycsb_fjall::DESCRIPTOR,
+        manifest_dir,
+        "fjall",
+        version,
+        dir.path(),
     );
-}
-
-fn shipped_properties() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fjall/fjall.properties")
 }
 
 #[test]
 fn shipped_properties_file_opens() {
-    let p = load_property_file(&shipped_properties());
-    assert!(p.unknown(ycsb_fjall::PROPERTIES.iter().copied()).is_empty());
-    assert_eq!(p.get_str("fjall.dir"), Some("/tmp/ycsb-fjall"));
+    let file = shipped_property_file(Path::new(env!("CARGO_MANIFEST_DIR")), "fjall");
     let dir = tempfile::tempdir().unwrap();
-    assert_opens_in(&ycsb_fjall::DESCRIPTOR, &p, dir.path());
+    assert_shipped_file_opens(
+        &ycsb_fjall::DESCRIPTOR,
+        &file,
+        "/tmp/ycsb-fjall",
+        dir.path(),
+    );
 }
 
 #[test]
@@ -148,34 +148,6 @@ fn values_that_are_not_records_are_unexpected_state() {
 }
 
 #[test]
-fn locations_that_cannot_be_used_are_errors_naming_them() {
-    // Below a regular file and in procfs: refused even to root.
-    let dir = tempfile::tempdir().unwrap();
-    let [below_a_file, _] =
-        unusable_location_errors(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
-    assert!(
-        matches!(below_a_file, StoreError::DataDir(_)),
-        "{below_a_file:?}"
-    );
-    let text = below_a_file.to_string();
-    assert!(
-        text.starts_with("cannot open fjall: fjall.dir=")
-            && text.contains("cannot create the directory"),
-        "{text}"
-    );
-}
-
-#[test]
-fn a_second_open_of_the_same_directory_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let err = second_open_error(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
-    assert!(matches!(err, StoreError::DataDir(_)), "{err:?}");
-    let text = err.to_string();
-    assert!(text.contains("is in use"), "{text}");
-    assert!(text.contains(&dir.path().display().to_string()), "{text}");
-}
-
-#[test]
 fn a_foreign_directory_is_refused_untouched() {
     let dir = tempfile::tempdir().unwrap();
     assert_refuses_foreign_directory(
@@ -187,10 +159,10 @@ fn a_foreign_directory_is_refused_untouched() {
     );
 }
 
+/// Unusable locations and a second open are refused, and the guard holds.
 #[test]
-fn the_directory_guard_holds() {
-    let dir = tempfile::tempdir().unwrap();
-    assert_guards_its_directory(&ycsb_fjall::DESCRIPTOR, &Properties::new(), dir.path());
+fn the_directory_is_guarded() {
+    assert_directory_is_guarded(&ycsb_fjall::DESCRIPTOR, &Properties::new());
 }
 
 #[test]

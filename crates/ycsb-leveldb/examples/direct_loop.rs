@@ -16,13 +16,17 @@
 //! errors=<n> notfound=<n>` line per phase.
 
 use std::ffi::{c_char, c_void, CStr, CString};
-use std::hint::black_box;
 use std::ptr;
 
 use leveldb_sys as sys;
 
 #[path = "../../ycsb-core/examples/support/direct_loop.rs"]
 mod harness;
+
+#[path = "../../ycsb-db/examples/support/engine_loop.rs"]
+mod engine_loop;
+
+use engine_loop::{copy_or_keep, create_dir_or_exit, opened_or_exit};
 
 /// LevelDB's C objects: the database and the options it was opened with.
 struct Db {
@@ -97,7 +101,24 @@ impl Db {
             })
         }
     }
+}
 
+impl Drop for Db {
+    fn drop(&mut self) {
+        // SAFETY: every object was created in `open` and is freed once, the
+        // database first since it refers to the others.
+        unsafe {
+            sys::leveldb_close(self.db);
+            sys::leveldb_readoptions_destroy(self.read);
+            sys::leveldb_writeoptions_destroy(self.write);
+            sys::leveldb_options_destroy(self.options);
+            sys::leveldb_cache_destroy(self.cache);
+            sys::leveldb_filterpolicy_destroy(self.filter);
+        }
+    }
+}
+
+impl harness::DirectEngine for Db {
     /// Reads `key`; `Ok(true)` when it exists; the value is copied to
     /// `copy_to` when given.
     fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
@@ -120,15 +141,7 @@ impl Db {
                 return Ok(false);
             }
             let bytes = std::slice::from_raw_parts(value.cast::<u8>(), len);
-            match copy_to {
-                Some(out) => {
-                    out.clear();
-                    out.extend_from_slice(bytes);
-                }
-                None => {
-                    black_box(bytes);
-                }
-            }
+            copy_or_keep(bytes, copy_to);
             sys::leveldb_free(value.cast::<c_void>());
             Ok(true)
         }
@@ -151,31 +164,6 @@ impl Db {
         }
         check(err)
     }
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        // SAFETY: every object was created in `open` and is freed once, the
-        // database first since it refers to the others.
-        unsafe {
-            sys::leveldb_close(self.db);
-            sys::leveldb_readoptions_destroy(self.read);
-            sys::leveldb_writeoptions_destroy(self.write);
-            sys::leveldb_options_destroy(self.options);
-            sys::leveldb_cache_destroy(self.cache);
-            sys::leveldb_filterpolicy_destroy(self.filter);
-        }
-    }
-}
-
-impl harness::DirectEngine for Db {
-    fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
-        Db::get(self, key, copy_to)
-    }
-
-    fn put(&self, key: &[u8], value: &[u8]) -> Result<(), String> {
-        Db::put(self, key, value)
-    }
 
     fn compact(&self) -> Result<(), String> {
         // SAFETY: a live database; null bounds mean the whole key range.
@@ -187,16 +175,7 @@ impl harness::DirectEngine for Db {
 
 fn main() {
     let s = harness::settings();
-    if let Err(e) = std::fs::create_dir_all(&s.dir) {
-        eprintln!("direct_loop: creating {}: {e}", s.dir.display());
-        std::process::exit(1);
-    }
-    let db = match Db::open(&s.dir) {
-        Ok(db) => db,
-        Err(e) => {
-            eprintln!("direct_loop: opening {}: {e}", s.dir.display());
-            std::process::exit(1);
-        }
-    };
+    create_dir_or_exit(&s.dir);
+    let db = opened_or_exit(&s.dir, Db::open(&s.dir));
     harness::drive(&db, &s);
 }

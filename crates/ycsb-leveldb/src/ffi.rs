@@ -372,25 +372,7 @@ pub(crate) fn version_function() -> *const () {
 /// The file the LevelDB code was loaded from: the shared library's path,
 /// or this program's when LevelDB is linked statically.
 pub(crate) fn linked_library() -> Option<String> {
-    let mut info = std::mem::MaybeUninit::<libc::Dl_info>::zeroed();
-    let symbol = version_function().cast::<c_void>();
-    // SAFETY: `symbol` is the address of a function in the loaded image and
-    // `info` is a valid out-pointer; dladdr only fills it in.
-    let found = unsafe { libc::dladdr(symbol, info.as_mut_ptr()) };
-    if found == 0 {
-        return None;
-    }
-    // SAFETY: dladdr succeeded, so `info` is initialised.
-    let info = unsafe { info.assume_init() };
-    if info.dli_fname.is_null() {
-        return None;
-    }
-    // SAFETY: a non-null dli_fname is a NUL-terminated path owned by the
-    // dynamic loader that stays valid while the image is loaded.
-    let path = unsafe { CStr::from_ptr(info.dli_fname) };
-    let path = path.to_string_lossy().into_owned();
-    // A relative name means "the executable itself" for some loaders.
-    Some(std::fs::canonicalize(&path).map_or(path, |p| p.display().to_string()))
+    ycsb_db::loaded_from(version_function())
 }
 
 /// A value LevelDB allocated for a `get`, freed with `leveldb_free` on drop.

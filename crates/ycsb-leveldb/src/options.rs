@@ -175,27 +175,31 @@ pub(crate) struct Config {
 /// least `min`, the lower end of LevelDB's own range (the upper end is
 /// declared on the property).
 fn size(p: &Properties, prop: &Property<u64>, min: u64) -> Result<Option<usize>, PropertyError> {
-    let v = p.get(prop)?;
-    if v == 0 {
-        return Ok(None);
-    }
-    if v < min {
-        return Err(p.invalid(
-            prop.decl(),
-            format!("expected 0 (LevelDB's default) or at least {min}: LevelDB raises smaller values to {min}"),
-        ));
-    }
-    usize::try_from(v)
-        .map(Some)
-        .map_err(|_| p.invalid(prop.decl(), "expected a size that fits in memory"))
+    engine_value(p, prop, min, "expected a size that fits in memory")
 }
 
 /// A count property as a C `int`; 0 means "LevelDB's default".
 /// A count where 0 keeps LevelDB's default and other values must be at
 /// least `min`, as [`size`].
 fn count(p: &Properties, prop: &Property<u32>, min: u32) -> Result<Option<i32>, PropertyError> {
+    engine_value(p, prop, min, "expected at most 2147483647")
+}
+
+/// `prop` as the type LevelDB takes, `None` for 0 (LevelDB's default);
+/// a value below `min`, or one the type cannot hold (`too_large` says
+/// which fit), is an error naming the property.
+fn engine_value<T, E>(
+    p: &Properties,
+    prop: &Property<T>,
+    min: T,
+    too_large: &str,
+) -> Result<Option<E>, PropertyError>
+where
+    T: ycsb_db::PropertyValue + Copy + PartialOrd + From<u8> + std::fmt::Display,
+    E: TryFrom<T>,
+{
     let v = p.get(prop)?;
-    if v == 0 {
+    if v == T::from(0) {
         return Ok(None);
     }
     if v < min {
@@ -204,9 +208,9 @@ fn count(p: &Properties, prop: &Property<u32>, min: u32) -> Result<Option<i32>, 
             format!("expected 0 (LevelDB's default) or at least {min}: LevelDB raises smaller values to {min}"),
         ));
     }
-    i32::try_from(v)
+    E::try_from(v)
         .map(Some)
-        .map_err(|_| p.invalid(prop.decl(), "expected at most 2147483647"))
+        .map_err(|_| p.invalid(prop.decl(), too_large))
 }
 
 impl Config {

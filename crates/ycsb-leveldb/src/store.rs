@@ -92,28 +92,28 @@ impl std::fmt::Debug for LevelStore {
 }
 
 impl LevelStore {
-    /// Opens the database that `properties` describe (`leveldb.dbname` and
-    /// the other [`PROPERTIES`](crate::PROPERTIES)), creating it if missing.
+    /// Opens the LevelDB database in `leveldb.dbname`, created if
+    /// missing, with the other [`PROPERTIES`](crate::PROPERTIES).
     ///
     /// # Errors
     ///
     /// [`StoreError::Property`] for a missing `leveldb.dbname` or an
-    /// invalid value, naming the property and where it was set;
-    /// [`StoreError::Open`] with LevelDB's message when the engine cannot
-    /// open the database (a directory that cannot be created or written,
-    /// a database locked by another process, corruption).
+    /// invalid value; otherwise as [`DirSetting::open_engine`](ycsb_db::DirSetting::open_engine): the guard's
+    /// refusals, or [`StoreError::Open`] with LevelDB's message (corruption,
+    /// a row-format database whose entries are not this layout's).
     pub fn open(properties: &Properties) -> Result<LevelStore, StoreError> {
         crate::lazy::load().map_err(|e| StoreError::Open {
             store: NAME.to_string(),
             message: e.to_string(),
         })?;
         let config = Config::from_properties(properties)?;
-        let dir = config.dir.open(NAME, &LAYOUT)?;
-        let fail = |message: String| config.dir.open_error(NAME, message);
-        let db = Db::open(&config.dir.path, &config.engine).map_err(fail)?;
-        if config.format == Format::Row {
-            check_row_layout(&db).map_err(fail)?;
-        }
+        let (db, dir) = config.dir.open_engine(NAME, &LAYOUT, |path| {
+            let db = Db::open(path, &config.engine)?;
+            if config.format == Format::Row {
+                check_row_layout(&db)?;
+            }
+            Ok(db)
+        })?;
         Ok(LevelStore {
             db,
             config,
@@ -244,10 +244,7 @@ impl Store for LevelStore {
     }
 
     fn engine_info(&self) -> EngineInfo {
-        EngineInfo {
-            name: "LevelDB".to_string(),
-            version: Self::linked_version(),
-        }
+        EngineInfo::new("LevelDB", Self::linked_version())
     }
 
     fn engine_build(&self) -> EngineBuild {
@@ -267,15 +264,9 @@ impl Store for LevelStore {
                 });
             }
         }
-        let mut options = self.config.describe();
-        options.push_str(&format!("version={}\n", Self::linked_version()));
-        if let Some(lib) = Self::linked_library() {
-            options.push_str(&format!("library={lib}\n"));
-        }
-        reports.push(EngineReport {
-            name: "leveldb.options".to_string(),
-            text: options,
-        });
+        let (version, library) = (Self::linked_version(), Self::linked_library());
+        let options = EngineReport::linked_options(NAME, self.config.describe(), &version, library);
+        reports.push(options);
         reports
     }
 }

@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use ycsb_db::testing::{
-    assert_conforms, assert_guards_its_directory, assert_opens_in, assert_survives_reopen, gauge,
-    load_property_file, read_both_ways, record, second_open_error, text_fields,
-    unusable_location_errors, Contract, Deletes, UpdateMissing,
+    assert_conforms, assert_directory_is_guarded, assert_operations_in_key_order,
+    assert_shipped_file_opens, assert_survives_reopen, assert_threads_share_one_store, gauge,
+    load_property_file, read_both_ways, record, report, scan_rows, shipped_property_file,
+    text_fields, Contract, Deletes, UpdateMissing,
 };
 use ycsb_db::{
     Fields, Origin, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
@@ -54,99 +55,24 @@ fn scan_keys(t: &mut dyn StoreThread, start: &str, count: usize) -> Vec<String> 
     ycsb_db::testing::scan_keys(t, TABLE, start, count)
 }
 
-/// Every operation of a format, checked the same way.
-fn exercise_operations(format: &str) {
+/// Every operation of a format, checked the same way; deleting a missing
+/// key is not an error (LevelDB's and YCSB-cpp's way), and a row update of a
+/// missing key writes its fields (a blind write, as YCSB-cpp's).
+fn exercise_operations(format: &str, missing_update: UpdateMissing) {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path(), &[("leveldb.format", format)]);
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    let t = t.as_mut();
-
-    // Inserted out of order; the table name is ignored.
-    for key in ["user3", "user1", "user5", "user2", "user4"] {
-        let r = record(&[
-            ("field0", &format!("{key}-0")),
-            ("field1", &format!("{key}-1")),
-        ]);
-        assert_eq!(t.insert("any-table", key, &r), Status::Ok);
-    }
-
-    assert_eq!(
-        read(t, "user2", Fields::All),
-        (
-            Status::Ok,
-            text_fields(&record(&[("field0", "user2-0"), ("field1", "user2-1")]))
-        )
-    );
-    let only = vec!["field1".to_string()];
-    assert_eq!(
-        read(t, "user2", Fields::Only(&only)),
-        (Status::Ok, text_fields(&record(&[("field1", "user2-1")])))
-    );
-    assert_eq!(read(t, "user9", Fields::All), (Status::NotFound, vec![]));
-    // A key that is a prefix of stored keys is still not found.
-    assert_eq!(read(t, "user", Fields::All).0, Status::NotFound);
-
-    // Update merges: field1 changes, field2 is added, field0 is kept.
-    let changes = record(&[("field1", "new-1"), ("field2", "new-2")]);
-    assert_eq!(t.update(TABLE, "user3", &changes), Status::Ok);
-    let (status, mut got) = read(t, "user3", Fields::All);
-    assert_eq!(status, Status::Ok);
-    got.sort();
-    assert_eq!(
-        got,
-        text_fields(&record(&[
-            ("field0", "user3-0"),
-            ("field1", "new-1"),
-            ("field2", "new-2")
-        ]))
-    );
-
-    // Scans are ordered from the start key (inclusive) and stop at count.
-    assert_eq!(scan_keys(t, "user2", 3), ["user2", "user3", "user4"]);
-    assert_eq!(scan_keys(t, "user2~", 2), ["user3", "user4"]);
-    // A start key between records.
-    assert_eq!(scan_keys(t, "user25", 2), ["user3", "user4"]);
-    assert_eq!(scan_keys(t, "user4", 10), ["user4", "user5"]);
-    assert!(scan_keys(t, "user6", 10).is_empty());
-    assert!(scan_keys(t, "user1", 0).is_empty());
-    let mut out = ScanResult::new();
-    assert_eq!(
-        t.scan(TABLE, "user1", 2, Fields::Only(&only), &mut out),
-        Status::Ok
-    );
-    let rows: Vec<_> = out
-        .iter()
-        .map(|(k, r)| (k.to_string(), text_fields(r)))
-        .collect();
-    assert_eq!(
-        rows,
-        vec![
-            (
-                "user1".to_string(),
-                text_fields(&record(&[("field1", "user1-1")]))
-            ),
-            (
-                "user2".to_string(),
-                text_fields(&record(&[("field1", "user2-1")]))
-            ),
-        ]
-    );
-
-    assert_eq!(t.delete(TABLE, "user3"), Status::Ok);
-    assert_eq!(read(t, "user3", Fields::All).0, Status::NotFound);
-    assert_eq!(scan_keys(t, "user2", 2), ["user2", "user4"]);
-    // Deleting a missing key is not an error (LevelDB's and YCSB-cpp's way).
-    assert_eq!(t.delete(TABLE, "user3"), Status::Ok);
+    assert_operations_in_key_order(t.as_mut(), Status::Ok, missing_update);
 }
 
 #[test]
 fn single_format_operations() {
-    exercise_operations("single");
+    exercise_operations("single", UpdateMissing::NotFound);
 }
 
 #[test]
 fn row_format_operations() {
-    exercise_operations("row");
+    exercise_operations("row", UpdateMissing::Creates);
 }
 
 /// Row entries are `<key>` NUL `<field>`: NUL sorts below every byte of a
@@ -174,14 +100,8 @@ fn row_format_scans_are_in_key_order_when_a_key_prefixes_another() {
     assert_eq!(scan_keys(t, "user10", 2), ["user10", "user100"]);
     assert_eq!(scan_keys(t, "user1000", 5), ["user2"]);
     assert_eq!(scan_keys(t, "", 1), ["user1"]);
-    let mut out = ScanResult::new();
-    assert_eq!(t.scan(TABLE, "user1", 2, Fields::All, &mut out), Status::Ok);
-    let rows: Vec<_> = out
-        .iter()
-        .map(|(k, r)| (k.to_string(), text_fields(r)))
-        .collect();
     assert_eq!(
-        rows,
+        scan_rows(t, TABLE, "user1", 2, Fields::All),
         ["user1", "user10"].map(|k| (
             k.to_string(),
             text_fields(&record(&[
@@ -304,33 +224,7 @@ fn values_that_are_not_records_are_unexpected_state_not_panics() {
 #[test]
 fn threads_share_one_database() {
     let dir = tempfile::tempdir().unwrap();
-    let store = open(dir.path(), &[]);
-    std::thread::scope(|s| {
-        for id in 0..4 {
-            let store = &store;
-            s.spawn(move || {
-                let mut t = store.thread(ThreadContext::new(id, 4)).unwrap();
-                for i in 0..500 {
-                    let key = format!("user{id}-{i:04}");
-                    assert_eq!(
-                        t.insert(TABLE, &key, &record(&[("field0", &key)])),
-                        Status::Ok
-                    );
-                }
-            });
-        }
-    });
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    for id in 0..4 {
-        for i in 0..500 {
-            let key = format!("user{id}-{i:04}");
-            assert_eq!(
-                read(t.as_mut(), &key, Fields::All),
-                (Status::Ok, text_fields(&record(&[("field0", &key)])))
-            );
-        }
-    }
-    assert_eq!(scan_keys(t.as_mut(), "", 3000).len(), 2000);
+    assert_threads_share_one_store(&open(dir.path(), &[]));
 }
 
 /// Also covers `leveldb.destroy`, the descriptor's fresh property.
@@ -344,25 +238,20 @@ fn a_database_survives_a_reopen() {
 }
 
 fn shipped_properties() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../leveldb/leveldb.properties")
+    shipped_property_file(Path::new(env!("CARGO_MANIFEST_DIR")), "leveldb")
 }
 
 #[test]
 fn shipped_ycsb_cpp_properties_file_works_unchanged() {
-    let p = load_property_file(&shipped_properties());
-    // Every key of the file is one the store declares.
-    assert!(p
-        .unknown(ycsb_leveldb::PROPERTIES.iter().copied())
-        .is_empty());
-    assert_eq!(p.get_str("leveldb.dbname"), Some("/tmp/ycsb-leveldb"));
     let dir = tempfile::tempdir().unwrap();
-    let store = assert_opens_in(&ycsb_leveldb::DESCRIPTOR, &p, dir.path());
+    let store = assert_shipped_file_opens(
+        &ycsb_leveldb::DESCRIPTOR,
+        &shipped_properties(),
+        "/tmp/ycsb-leveldb",
+        dir.path(),
+    );
     let reports = store.final_reports();
-    let options = &reports
-        .iter()
-        .find(|r| r.name == "leveldb.options")
-        .expect("options report")
-        .text;
+    let options = report(&reports, "leveldb.options");
     for line in [
         "leveldb.format=single",
         "leveldb.write_buffer_size=67108864",
@@ -485,17 +374,9 @@ fn gauges_show_levels_after_compaction() {
     assert!(gauge(&after, "leveldb.compaction-write-mb") >= 2.0);
 
     let reports = store.final_reports();
-    let stats = &reports
-        .iter()
-        .find(|r| r.name == "leveldb.stats")
-        .unwrap()
-        .text;
+    let stats = report(&reports, "leveldb.stats");
     assert!(stats.contains("Compactions"), "{stats}");
-    let sstables = &reports
-        .iter()
-        .find(|r| r.name == "leveldb.sstables")
-        .unwrap()
-        .text;
+    let sstables = report(&reports, "leveldb.sstables");
     assert!(sstables.contains("--- level 1 ---"), "{sstables}");
 }
 
@@ -568,11 +449,7 @@ fn engine_info_names_the_linked_version() {
         );
     }
     let options = store.final_reports();
-    let options = &options
-        .iter()
-        .find(|r| r.name == "leveldb.options")
-        .unwrap()
-        .text;
+    let options = report(&options, "leveldb.options");
     assert!(options.contains(&format!("version={}\n", info.version)));
     assert!(options.contains(&format!("library={library}\n")));
 }
@@ -583,42 +460,10 @@ fn registered_as_leveldb() {
     assert!(d.matches("leveldb") && d.matches("LevelDB"));
     assert!(!d.matches("rocksdb"));
     assert_eq!(d.properties.len(), ycsb_leveldb::PROPERTIES.len());
-    let dir = tempfile::tempdir().unwrap();
-    let p = props(dir.path(), &[]);
-    let store = (d.open)(&ycsb_db::StoreContext::new(&p)).unwrap();
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
 }
 
+/// Unusable locations and a second open are refused, and the guard holds.
 #[test]
-fn unwritable_locations_are_open_errors() {
-    // Below a regular file and in procfs: refused even to root.
-    let dir = tempfile::tempdir().unwrap();
-    let [below_a_file, in_proc] =
-        unusable_location_errors(&ycsb_leveldb::DESCRIPTOR, &Properties::new(), dir.path());
-    let err = below_a_file.to_string();
-    assert!(matches!(below_a_file, StoreError::DataDir(_)), "{err}");
-    assert!(
-        err.starts_with("cannot open leveldb: leveldb.dbname="),
-        "{err}"
-    );
-    assert!(err.contains("cannot create the directory"), "{err}");
-    let err = in_proc.to_string();
-    assert!(matches!(in_proc, StoreError::DataDir(_)), "{err}");
-    assert!(err.contains("/proc/ycsb-leveldb-test/db"), "{err}");
-}
-
-#[test]
-fn a_second_open_in_the_same_process_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let err = second_open_error(&ycsb_leveldb::DESCRIPTOR, &Properties::new(), dir.path());
-    assert!(matches!(err, StoreError::DataDir(_)), "{err:?}");
-    let err = err.to_string();
-    assert!(err.contains("is in use"), "{err}");
-}
-
-#[test]
-fn the_directory_guard_holds() {
-    let dir = tempfile::tempdir().unwrap();
-    assert_guards_its_directory(&ycsb_leveldb::DESCRIPTOR, &Properties::new(), dir.path());
+fn the_directory_is_guarded() {
+    assert_directory_is_guarded(&ycsb_leveldb::DESCRIPTOR, &Properties::new());
 }

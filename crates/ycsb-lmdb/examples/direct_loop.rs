@@ -16,11 +16,15 @@
 
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_uint, c_void, CString};
-use std::hint::black_box;
 use std::ptr;
 
 #[path = "../../ycsb-core/examples/support/direct_loop.rs"]
 mod harness;
+
+#[path = "../../ycsb-db/examples/support/engine_loop.rs"]
+mod engine_loop;
+
+use engine_loop::{copy_or_touch, create_dir_or_exit, opened_or_exit};
 
 #[repr(C)]
 struct MdbVal {
@@ -152,15 +156,7 @@ impl harness::DirectEngine for Env {
             let found = rc == 0;
             if found {
                 let bytes = std::slice::from_raw_parts(v.data.cast::<u8>(), v.size);
-                match copy_to {
-                    Some(out) => {
-                        out.clear();
-                        out.extend_from_slice(bytes);
-                    }
-                    None => {
-                        read_value(bytes);
-                    }
-                }
+                copy_or_touch(bytes, copy_to);
             }
             mdb_txn_reset(txn);
             Ok(found)
@@ -199,34 +195,9 @@ impl harness::DirectEngine for Env {
     }
 }
 
-/// Reads a value as any reader of it would touch it: one load from each
-/// 64-byte cache line. `black_box` of the slice alone never reads its
-/// bytes, and an engine that hands out its own memory (LMDB's map, a
-/// cached page) need not have read them either; the loop's reads then cost
-/// no memory traffic for the value where ycsb's, which check every field's
-/// framing, miss the cache on each line (LMDB C: 1.4 more last-level misses
-/// a read under cachegrind's simulation). The per-field work itself stays
-/// ycsb's own.
-fn read_value(bytes: &[u8]) {
-    let mut seen = 0u8;
-    for line in bytes.chunks(64) {
-        seen ^= line[0];
-    }
-    black_box(seen);
-}
-
 fn main() {
     let s = harness::settings();
-    if let Err(e) = std::fs::create_dir_all(&s.dir) {
-        eprintln!("direct_loop: creating {}: {e}", s.dir.display());
-        std::process::exit(1);
-    }
-    let env = match Env::open(&s.dir) {
-        Ok(env) => env,
-        Err(e) => {
-            eprintln!("direct_loop: opening {}: {e}", s.dir.display());
-            std::process::exit(1);
-        }
-    };
+    create_dir_or_exit(&s.dir);
+    let env = opened_or_exit(&s.dir, Env::open(&s.dir));
     harness::drive(&env, &s);
 }

@@ -174,24 +174,7 @@ pub(crate) fn linked_version() -> String {
 /// The file LMDB was loaded from: the shared library, or this program
 /// when LMDB is linked statically.
 pub(crate) fn linked_library() -> Option<String> {
-    let mut info = std::mem::MaybeUninit::<libc::Dl_info>::zeroed();
-    let symbol = mdb_version as *const c_void;
-    // SAFETY: `symbol` is the address of a function in the loaded image and
-    // `info` is a valid out-pointer; dladdr only fills it in.
-    if unsafe { libc::dladdr(symbol, info.as_mut_ptr()) } == 0 {
-        return None;
-    }
-    // SAFETY: dladdr succeeded, so `info` is initialised.
-    let info = unsafe { info.assume_init() };
-    if info.dli_fname.is_null() {
-        return None;
-    }
-    // SAFETY: a non-null dli_fname is a NUL-terminated path owned by the
-    // dynamic loader, valid while the image is loaded.
-    let path = unsafe { CStr::from_ptr(info.dli_fname) }
-        .to_string_lossy()
-        .into_owned();
-    Some(std::fs::canonicalize(&path).map_or(path, |p| p.display().to_string()))
+    ycsb_db::loaded_from(library_code())
 }
 
 /// What the environment is opened with.

@@ -55,27 +55,24 @@ impl std::fmt::Debug for LmdbStore {
 }
 
 impl LmdbStore {
-    /// Opens the environment that `properties` describe (`lmdb.dbpath` and
-    /// the other [`PROPERTIES`](crate::PROPERTIES)), creating it if
-    /// missing.
+    /// Opens the LMDB environment in `lmdb.dbpath`, created if missing,
+    /// with the other [`PROPERTIES`](crate::PROPERTIES).
     ///
     /// # Errors
     ///
     /// [`StoreError::Property`] for a missing `lmdb.dbpath` or an invalid
-    /// value, naming the property and where it was set;
-    /// [`StoreError::Open`] for a directory holding something else than an
-    /// LMDB environment (nothing is changed then), or with LMDB's message
-    /// when it cannot open the environment (a directory that cannot be
-    /// created or written, a `data.mdb` that is not LMDB's).
+    /// value; otherwise as [`DirSetting::open_engine`](ycsb_db::DirSetting::open_engine): the guard's
+    /// refusals, or [`StoreError::Open`] with LMDB's message when LMDB
+    /// cannot open the environment.
     pub fn open(properties: &Properties) -> Result<LmdbStore, StoreError> {
         crate::lazy::load().map_err(|e| StoreError::Open {
             store: NAME.to_string(),
             message: e.to_string(),
         })?;
         let config = Config::from_properties(properties)?;
-        let fail = |message: String| config.dir.open_error(NAME, message);
-        let dir = config.dir.open(NAME, &LAYOUT)?;
-        let env = Env::open(&config.dir.path, &config.env).map_err(fail)?;
+        let (env, dir) = config
+            .dir
+            .open_engine(NAME, &LAYOUT, |path| Env::open(path, &config.env))?;
         Ok(LmdbStore {
             env,
             config,
@@ -160,10 +157,7 @@ impl Store for LmdbStore {
     }
 
     fn engine_info(&self) -> EngineInfo {
-        EngineInfo {
-            name: "LMDB".to_string(),
-            version: Self::linked_version(),
-        }
+        EngineInfo::new("LMDB", Self::linked_version())
     }
 
     /// `lmdb.stat` (the B-tree and the map, as `mdb_stat -e` shows them)
@@ -193,15 +187,9 @@ impl Store for LmdbStore {
                 ),
             });
         }
-        let mut options = self.config.describe();
-        options.push_str(&format!("version={}\n", Self::linked_version()));
-        if let Some(lib) = Self::linked_library() {
-            options.push_str(&format!("library={lib}\n"));
-        }
-        reports.push(EngineReport {
-            name: "lmdb.options".to_string(),
-            text: options,
-        });
+        let (version, library) = (Self::linked_version(), Self::linked_library());
+        let options = EngineReport::linked_options(NAME, self.config.describe(), &version, library);
+        reports.push(options);
         reports
     }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 use ycsb_db::testing::durability::AckWriterBinary;
 use ycsb_db::testing::{
     assert_conforms, assert_guards_its_directory, assert_refuses_foreign_directory,
-    assert_survives_reopen, gauge, record, Contract,
+    assert_survives_reopen, gauge, record, report, Contract,
 };
 use ycsb_db::{
     Fields, Gauge, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext,
@@ -77,16 +77,12 @@ fn gauges_show_the_tree_and_the_map_and_reports_name_the_library() {
     let version = store.engine_info().version;
     assert!(version.starts_with("0.9."), "{version}");
     let reports = store.final_reports();
-    let options = reports.iter().find(|r| r.name == "lmdb.options").unwrap();
-    assert!(
-        options.text.contains("lmdb.nosync=true\n"),
-        "{}",
-        options.text
-    );
-    assert!(options.text.contains(&format!("version={version}\n")));
-    assert!(options.text.contains("library="), "{}", options.text);
-    let stat = reports.iter().find(|r| r.name == "lmdb.stat").unwrap();
-    assert!(stat.text.contains("Entries: 2000\n"), "{}", stat.text);
+    let options = report(&reports, "lmdb.options");
+    assert!(options.contains("lmdb.nosync=true\n"), "{}", options);
+    assert!(options.contains(&format!("version={version}\n")));
+    assert!(options.contains("library="), "{}", options);
+    let stat = report(&reports, "lmdb.stat");
+    assert!(stat.contains("Entries: 2000\n"), "{}", stat);
 }
 
 #[test]

@@ -17,12 +17,15 @@
 //! Prints one `phase=<load|run> operations=<n> seconds=<s> throughput=<ops/s>
 //! errors=<n> notfound=<n>` line per phase.
 
-use std::hint::black_box;
-
 use redb::{Database, ReadableDatabase, TableDefinition};
 
 #[path = "../../ycsb-core/examples/support/direct_loop.rs"]
 mod harness;
+
+#[path = "../../ycsb-db/examples/support/engine_loop.rs"]
+mod engine_loop;
+
+use engine_loop::{copy_or_touch, opened_or_exit};
 
 const TABLE: TableDefinition<'static, &'static [u8], &'static [u8]> = TableDefinition::new("ycsb");
 
@@ -38,15 +41,7 @@ impl harness::DirectEngine for Redb {
             let Some(v) = table.get(key)? else {
                 return Ok(false);
             };
-            match copy_to {
-                Some(out) => {
-                    out.clear();
-                    out.extend_from_slice(v.value());
-                }
-                None => {
-                    read_value(v.value());
-                }
-            }
+            copy_or_touch(v.value(), copy_to);
             Ok(true)
         };
         read().map_err(|e| e.to_string())
@@ -70,22 +65,6 @@ impl harness::DirectEngine for Redb {
     }
 }
 
-/// Reads a value as any reader of it would touch it: one load from each
-/// 64-byte cache line. `black_box` of the slice alone never reads its
-/// bytes, and an engine that hands out its own memory (LMDB's map, a
-/// cached page) need not have read them either; the loop's reads then cost
-/// no memory traffic for the value where ycsb's, which check every field's
-/// framing, miss the cache on each line (LMDB C: 1.4 more last-level misses
-/// a read under cachegrind's simulation). The per-field work itself stays
-/// ycsb's own.
-fn read_value(bytes: &[u8]) {
-    let mut seen = 0u8;
-    for line in bytes.chunks(64) {
-        seen ^= line[0];
-    }
-    black_box(seen);
-}
-
 fn main() {
     let s = harness::settings();
     let opened = std::fs::create_dir_all(&s.dir)
@@ -97,12 +76,6 @@ fn main() {
             txn.commit()?;
             Ok(Redb { db })
         });
-    let engine = match opened {
-        Ok(engine) => engine,
-        Err(e) => {
-            eprintln!("direct_loop: opening {}: {e}", s.dir.display());
-            std::process::exit(1);
-        }
-    };
+    let engine = opened_or_exit(&s.dir, opened);
     harness::drive(&engine, &s);
 }

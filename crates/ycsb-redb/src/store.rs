@@ -110,36 +110,34 @@ impl std::fmt::Debug for RedbStore {
 }
 
 impl RedbStore {
-    /// Opens the database that `properties` describe (`redb.path` and the
-    /// other [`PROPERTIES`](crate::PROPERTIES)), creating it if missing.
+    /// Opens the redb database file in `redb.path`, created if missing,
+    /// with the other [`PROPERTIES`](crate::PROPERTIES).
     ///
     /// # Errors
     ///
     /// [`StoreError::Property`] for a missing `redb.path` or an invalid
-    /// value, naming the property and where it was set; [`StoreError::Io`]
-    /// when the directory cannot be created or the old file removed;
-    /// [`StoreError::Open`] when the directory holds something other than a
-    /// redb database, or redb cannot open the file (held by another
-    /// process, not a redb file, unwritable), with redb's reason.
+    /// value; otherwise as [`DirSetting::open_engine`](ycsb_db::DirSetting::open_engine): the guard's
+    /// refusals, or [`StoreError::Open`] with redb's reason when it cannot
+    /// open the file (held by another program, unwritable).
     pub fn open(properties: &Properties) -> Result<RedbStore, StoreError> {
         let config = Config::from_properties(properties)?;
-        let dir = config.dir.open(NAME, &LAYOUT)?;
         let file = config.dir.path.join(FILE_NAME);
-        let open_error = |e: redb::Error| config.dir.open_error(NAME, describe_error(&e));
-        let mut builder = Database::builder();
-        if let Some(bytes) = config.cache_size {
-            builder.set_cache_size(bytes);
-        }
-        let db = builder.create(&file).map_err(|e| open_error(e.into()))?;
-        // The table exists from the start, so that a read of an empty
-        // database is NOT_FOUND rather than a missing table.
-        let create = || -> Result<(), redb::Error> {
-            let txn = db.begin_write()?;
-            txn.open_table(TABLE)?;
-            txn.commit()?;
-            Ok(())
-        };
-        create().map_err(open_error)?;
+        let (db, dir) = config.dir.open_engine(NAME, &LAYOUT, |path| {
+            let mut builder = Database::builder();
+            if let Some(bytes) = config.cache_size {
+                builder.set_cache_size(bytes);
+            }
+            // The table exists from the start, so that a read of an empty
+            // database is NOT_FOUND rather than a missing table.
+            let create = || -> Result<Database, redb::Error> {
+                let db = builder.create(path.join(FILE_NAME))?;
+                let txn = db.begin_write()?;
+                txn.open_table(TABLE)?;
+                txn.commit()?;
+                Ok(db)
+            };
+            create().map_err(|e| describe_error(&e))
+        })?;
         Ok(RedbStore {
             db,
             file,
@@ -254,10 +252,7 @@ impl Store for RedbStore {
     }
 
     fn engine_info(&self) -> EngineInfo {
-        EngineInfo {
-            name: "redb".to_string(),
-            version: ENGINE_VERSION.to_string(),
-        }
+        EngineInfo::new("redb", ENGINE_VERSION)
     }
 
     /// `redb.stats` (the tree's shape and the file's size) and

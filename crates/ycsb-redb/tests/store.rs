@@ -1,12 +1,12 @@
 //! The `redb` store through the ycsb-db traits, on real databases in
 //! temporary directories.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ycsb_db::testing::{
-    assert_conforms, assert_guards_its_directory, assert_opens_in,
-    assert_refuses_foreign_directory, assert_survives_reopen, gauge, load_property_file,
-    locked_version, read_both_ways, record, second_open_error, unusable_location_errors, Contract,
+    assert_conforms, assert_directory_is_guarded, assert_refuses_foreign_directory,
+    assert_reports_locked_version, assert_shipped_file_opens, assert_survives_reopen, gauge,
+    read_both_ways, record, shipped_property_file, Contract,
 };
 use ycsb_db::{Fields, Gauge, Properties, Status, Store, StoreError, StoreThread, ThreadContext};
 use ycsb_redb::RedbStore;
@@ -122,27 +122,23 @@ fn gauges_and_reports_show_the_tree() {
 /// The version the results name is the one Cargo built.
 #[test]
 fn engine_version_is_the_locked_one() {
-    let locked = locked_version(Path::new(env!("CARGO_MANIFEST_DIR")), "redb");
-    assert_eq!(ycsb_redb::ENGINE_VERSION, locked);
     let dir = tempfile::tempdir().unwrap();
-    let info = open(dir.path(), &[]).engine_info();
-    assert_eq!(
-        (info.name.as_str(), info.version.as_str()),
-        ("redb", locked.as_str())
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let version = ycsb_redb::ENGINE_VERSION;
+    assert_reports_locked_version(
+        &ycsb_redb::DESCRIPTOR,
+        manifest_dir,
+        "redb",
+        version,
+        dir.path(),
     );
-}
-
-fn shipped_properties() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../redb/redb.properties")
 }
 
 #[test]
 fn shipped_properties_file_opens() {
-    let p = load_property_file(&shipped_properties());
-    assert!(p.unknown(ycsb_redb::PROPERTIES.iter().copied()).is_empty());
-    assert_eq!(p.get_str("redb.path"), Some("/tmp/ycsb-redb"));
+    let file = shipped_property_file(Path::new(env!("CARGO_MANIFEST_DIR")), "redb");
     let dir = tempfile::tempdir().unwrap();
-    assert_opens_in(&ycsb_redb::DESCRIPTOR, &p, dir.path());
+    assert_shipped_file_opens(&ycsb_redb::DESCRIPTOR, &file, "/tmp/ycsb-redb", dir.path());
 }
 
 #[test]
@@ -188,34 +184,6 @@ fn a_file_that_is_not_a_redb_database_is_an_open_error() {
 }
 
 #[test]
-fn locations_that_cannot_be_used_are_errors_naming_them() {
-    // Below a regular file and in procfs: refused even to root.
-    let dir = tempfile::tempdir().unwrap();
-    let [below_a_file, _] =
-        unusable_location_errors(&ycsb_redb::DESCRIPTOR, &Properties::new(), dir.path());
-    assert!(
-        matches!(below_a_file, StoreError::DataDir(_)),
-        "{below_a_file:?}"
-    );
-    let text = below_a_file.to_string();
-    assert!(
-        text.starts_with("cannot open redb: redb.path=")
-            && text.contains("cannot create the directory"),
-        "{text}"
-    );
-}
-
-#[test]
-fn a_second_open_of_the_same_directory_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let err = second_open_error(&ycsb_redb::DESCRIPTOR, &Properties::new(), dir.path());
-    assert!(matches!(err, StoreError::DataDir(_)), "{err:?}");
-    let text = err.to_string();
-    assert!(text.contains("is in use"), "{text}");
-    assert!(text.contains(&dir.path().display().to_string()), "{text}");
-}
-
-#[test]
 fn a_foreign_directory_is_refused_untouched() {
     let dir = tempfile::tempdir().unwrap();
     assert_refuses_foreign_directory(
@@ -227,10 +195,10 @@ fn a_foreign_directory_is_refused_untouched() {
     );
 }
 
+/// Unusable locations and a second open are refused, and the guard holds.
 #[test]
-fn the_directory_guard_holds() {
-    let dir = tempfile::tempdir().unwrap();
-    assert_guards_its_directory(&ycsb_redb::DESCRIPTOR, &Properties::new(), dir.path());
+fn the_directory_is_guarded() {
+    assert_directory_is_guarded(&ycsb_redb::DESCRIPTOR, &Properties::new());
 }
 
 #[test]

@@ -15,12 +15,15 @@
 //! Prints one `phase=<load|run> operations=<n> seconds=<s> throughput=<ops/s>
 //! errors=<n> notfound=<n>` line per phase.
 
-use std::hint::black_box;
-
 use rocksdb::{BlockBasedOptions, Cache, DBCompressionType, Options, WriteOptions, DB};
 
 #[path = "../../ycsb-core/examples/support/direct_loop.rs"]
 mod harness;
+
+#[path = "../../ycsb-db/examples/support/engine_loop.rs"]
+mod engine_loop;
+
+use engine_loop::{copy_or_keep, opened_or_exit};
 
 /// `rocksdb/rocksdb.properties`, as the binding applies it.
 fn options() -> Result<Options, rocksdb::Error> {
@@ -54,15 +57,7 @@ impl harness::DirectEngine for Rocks {
     fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
         match self.db.get_pinned(key) {
             Ok(Some(v)) => {
-                match copy_to {
-                    Some(out) => {
-                        out.clear();
-                        out.extend_from_slice(&v);
-                    }
-                    None => {
-                        black_box(&*v);
-                    }
-                }
+                copy_or_keep(&v, copy_to);
                 Ok(true)
             }
             Ok(None) => Ok(false),
@@ -92,13 +87,7 @@ impl harness::DirectEngine for Rocks {
 
 fn main() {
     let s = harness::settings();
-    let db = match options().and_then(|o| DB::open(&o, &s.dir)) {
-        Ok(db) => db,
-        Err(e) => {
-            eprintln!("direct_loop: opening {}: {e}", s.dir.display());
-            std::process::exit(1);
-        }
-    };
+    let db = opened_or_exit(&s.dir, options().and_then(|o| DB::open(&o, &s.dir)));
     let engine = Rocks {
         db,
         write: WriteOptions::default(),

@@ -8,11 +8,13 @@ use rocksdb::{
     Options, DB,
 };
 use ycsb_db::{
-    codec, Content, DataDir, DirLayout, EngineFile, EngineLock, Fields, Gauge, GaugeKind, LockKind,
-    Name, Record, StoreError,
+    codec, Content, DataDir, DirLayout, DirSetting, EngineFile, EngineLock, Fields, Gauge,
+    GaugeKind, LockKind, Name, Record, StoreError,
 };
 
-use crate::config::{CompactionPri, Compression, EngineOptions, InfoLogLevel, RocksConfig, Tuning};
+use crate::config::{
+    CompactionPri, Compression, EngineOptions, InfoLogLevel, RocksConfig, Tuning, DBNAME,
+};
 
 /// The merge operator's name, as YCSB-cpp's, recorded by RocksDB in the
 /// OPTIONS file.
@@ -144,14 +146,8 @@ pub(crate) fn open(config: &RocksConfig, origin: &str) -> Result<Opened, StoreEr
         // loaded with merge updates stays readable without them.
         options.set_merge_operator_associative(MERGE_OPERATOR_NAME, merge_fields);
     }
-    let dir = DataDir::open(
-        "rocksdb",
-        &LAYOUT,
-        crate::config::DBNAME.name(),
-        &config.path,
-        origin,
-        config.destroy,
-    )?;
+    let setting = DirSetting::new(DBNAME.name(), &config.path, origin, config.destroy);
+    let dir = DataDir::open("rocksdb", &LAYOUT, &setting)?;
     // The default column family is opened by name (as a plain open does
     // without naming it) so that its handle is there for the batched
     // multi-get of `batch.size` reads.

@@ -3,7 +3,7 @@
 mod common;
 
 use common::open;
-use ycsb_db::testing::record;
+use ycsb_db::testing::{record, report};
 use ycsb_db::{Fields, Record, Status, Store, StoreError, ThreadContext};
 
 fn open_err(dir: &std::path::Path, extra: &[(&str, &str)]) -> StoreError {
@@ -117,11 +117,7 @@ fn options_file_is_loaded_and_applied() {
     let mut out = Record::new();
     assert_eq!(t.read("t", "k", Fields::All, &mut out), Status::Ok);
     let reports = store.final_reports();
-    let options = &reports
-        .iter()
-        .find(|r| r.name == "rocksdb.OPTIONS")
-        .unwrap()
-        .text;
+    let options = report(&reports, "rocksdb.OPTIONS");
     assert!(options.contains("write_buffer_size=7654321"), "{options}");
 }
 
@@ -152,11 +148,7 @@ fn compaction_pri_is_applied_as_ycsb_cpp_sets_it() {
         assert_eq!(t.insert("t", "k", &record(&[("f", "v")])), Status::Ok);
         drop(t);
         let reports = store.final_reports();
-        let options = &reports
-            .iter()
-            .find(|r| r.name == "rocksdb.OPTIONS")
-            .unwrap()
-            .text;
+        let options = report(&reports, "rocksdb.OPTIONS");
         assert!(
             options.contains(&format!("compaction_pri={name}")),
             "{value}: {options}"

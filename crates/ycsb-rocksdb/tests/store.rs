@@ -8,7 +8,7 @@ use std::sync::Arc;
 use common::{open, props, record_for};
 use ycsb_db::testing::{
     assert_conforms, assert_guards_its_directory, assert_opens_in, assert_survives_reopen,
-    load_property_file, record, Contract, Deletes, UpdateMissing,
+    load_property_file, record, report, Contract, Deletes, UpdateMissing,
 };
 use ycsb_db::{
     EngineLibrary, Fields, Origin, Properties, Record, ScanResult, Status, Store, ThreadContext,
@@ -461,19 +461,13 @@ fn final_reports_hold_stats_statistics_and_options() {
     let mut out = Record::new();
     assert_eq!(t.read(T, "k", Fields::All, &mut out), Status::Ok);
     let reports = store.final_reports();
-    let find = |n: &str| {
-        reports
-            .iter()
-            .find(|r| r.name == n)
-            .map(|r| r.text.as_str())
-    };
-    assert!(find("rocksdb.stats").unwrap().contains("** DB Stats **"));
-    let stats = find("rocksdb.statistics").unwrap();
+    assert!(report(&reports, "rocksdb.stats").contains("** DB Stats **"));
+    let stats = report(&reports, "rocksdb.statistics");
     assert!(
         stats.contains("rocksdb.number.keys.written COUNT : 1"),
         "{stats}"
     );
-    assert!(find("rocksdb.OPTIONS").unwrap().contains("[DBOptions]"));
+    assert!(report(&reports, "rocksdb.OPTIONS").contains("[DBOptions]"));
 
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path(), &[]).unwrap();
@@ -562,11 +556,7 @@ fn shipped_properties_file_has_ycsb_cpp_values_and_opens() {
     let dir = tempfile::tempdir().unwrap();
     let store = assert_opens_in(&DESCRIPTOR, &props, dir.path());
     let reports = store.final_reports();
-    let options = &reports
-        .iter()
-        .find(|r| r.name == "rocksdb.OPTIONS")
-        .unwrap()
-        .text;
+    let options = report(&reports, "rocksdb.OPTIONS");
     for line in [
         "compression=kSnappyCompression",
         "max_background_jobs=2",

@@ -14,7 +14,6 @@
 //!  recordcount=100000 operationcount=100000 threadcount=2 readproportion=0.5`
 
 use std::cell::RefCell;
-use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -22,6 +21,11 @@ use rusqlite::{Connection, OpenFlags};
 
 #[path = "../../ycsb-core/examples/support/direct_loop.rs"]
 mod harness;
+
+#[path = "../../ycsb-db/examples/support/engine_loop.rs"]
+mod engine_loop;
+
+use engine_loop::{copy_or_touch, create_dir_or_exit, opened_or_exit};
 
 const READ: &str = "SELECT fields FROM usertable WHERE user_id = ?1";
 /// An upsert: a new key is inserted, an existing row updated in place
@@ -76,15 +80,7 @@ impl harness::DirectEngine for Db {
                 return Ok(false);
             };
             let bytes = row.get_ref(0)?.as_blob()?;
-            match copy_to {
-                Some(out) => {
-                    out.clear();
-                    out.extend_from_slice(bytes);
-                }
-                None => {
-                    read_value(bytes);
-                }
-            }
+            copy_or_touch(bytes, copy_to);
             Ok(true)
         })
     }
@@ -104,28 +100,9 @@ impl harness::DirectEngine for Db {
     }
 }
 
-/// Reads a value as any reader of it would touch it: one load from each
-/// 64-byte cache line. `black_box` of the slice alone never reads its
-/// bytes, and an engine that hands out its own memory (LMDB's map, a
-/// cached page) need not have read them either; the loop's reads then cost
-/// no memory traffic for the value where ycsb's, which check every field's
-/// framing, miss the cache on each line (LMDB C: 1.4 more last-level misses
-/// a read under cachegrind's simulation). The per-field work itself stays
-/// ycsb's own.
-fn read_value(bytes: &[u8]) {
-    let mut seen = 0u8;
-    for line in bytes.chunks(64) {
-        seen ^= line[0];
-    }
-    black_box(seen);
-}
-
 fn main() {
     let s = harness::settings();
-    if let Err(e) = std::fs::create_dir_all(&s.dir) {
-        eprintln!("direct_loop: creating {}: {e}", s.dir.display());
-        std::process::exit(1);
-    }
+    create_dir_or_exit(&s.dir);
     let file = s.dir.join("ycsb.sqlite");
     let setup = || -> rusqlite::Result<()> {
         let conn = connect(&file)?;
@@ -136,9 +113,6 @@ fn main() {
              fields BLOB NOT NULL)",
         )
     };
-    if let Err(e) = setup() {
-        eprintln!("direct_loop: opening {}: {e}", file.display());
-        std::process::exit(1);
-    }
+    opened_or_exit(&file, setup());
     harness::drive(&Db { file }, &s);
 }

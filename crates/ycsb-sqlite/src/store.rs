@@ -1,6 +1,6 @@
 //! The `sqlite` store: one database, one connection per client thread.
 
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::{c_int, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -245,24 +245,7 @@ impl SqliteStore {
     /// The file SQLite was loaded from: the shared library, or this
     /// program when SQLite is linked statically.
     pub fn linked_library() -> Option<String> {
-        let mut info = std::mem::MaybeUninit::<libc::Dl_info>::zeroed();
-        let symbol = ffi::sqlite3_libversion as *const c_void;
-        // SAFETY: `symbol` is the address of a function in the loaded image
-        // and `info` a valid out-pointer; dladdr only fills it in.
-        if unsafe { libc::dladdr(symbol, info.as_mut_ptr()) } == 0 {
-            return None;
-        }
-        // SAFETY: dladdr succeeded, so `info` is initialised.
-        let info = unsafe { info.assume_init() };
-        if info.dli_fname.is_null() {
-            return None;
-        }
-        // SAFETY: a non-null dli_fname is a NUL-terminated path owned by
-        // the dynamic loader, valid while the image is loaded.
-        let path = unsafe { CStr::from_ptr(info.dli_fname) }
-            .to_string_lossy()
-            .into_owned();
-        Some(std::fs::canonicalize(&path).map_or(path, |p| p.display().to_string()))
+        ycsb_db::loaded_from(library_code())
     }
 
     /// `PRAGMA page_count` and `freelist_count`, read by the monitor
@@ -423,18 +406,11 @@ impl Store for SqliteStore {
     }
 
     fn engine_build(&self) -> EngineBuild {
-        // Any function of the linked libsqlite3 finds its file; it is
-        // never called through this pointer.
-        let code = crate::lazy::address(c"sqlite3_libversion")
-            .unwrap_or(rusqlite::ffi::sqlite3_libversion as *const ());
-        EngineBuild::of_code(code, Assertions::Unknown)
+        EngineBuild::of_code(library_code(), Assertions::Unknown)
     }
 
     fn engine_info(&self) -> EngineInfo {
-        EngineInfo {
-            name: "SQLite".to_string(),
-            version: Self::linked_version(),
-        }
+        EngineInfo::new("SQLite", Self::linked_version())
     }
 
     /// `sqlite.stats` (pages, free pages, the client connections' page
@@ -453,15 +429,9 @@ impl Store for SqliteStore {
                 ),
             });
         }
-        let mut options = self.config.describe();
-        options.push_str(&format!("version={}\n", Self::linked_version()));
-        if let Some(lib) = Self::linked_library() {
-            options.push_str(&format!("library={lib}\n"));
-        }
-        reports.push(EngineReport {
-            name: "sqlite.options".to_string(),
-            text: options,
-        });
+        let (version, library) = (Self::linked_version(), Self::linked_library());
+        let options = EngineReport::linked_options(NAME, self.config.describe(), &version, library);
+        reports.push(options);
         reports
     }
 
@@ -898,4 +868,12 @@ impl StoreThread for SqliteThread<'_> {
     fn last_error(&self) -> Option<&str> {
         self.last_error.as_deref()
     }
+}
+
+/// A function of libsqlite3, whose address says which file holds SQLite's
+/// code (the library bound on first use, see build.rs); never called
+/// through this pointer.
+fn library_code() -> *const () {
+    crate::lazy::address(c"sqlite3_libversion")
+        .unwrap_or(rusqlite::ffi::sqlite3_libversion as *const ())
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use ycsb_db::testing::durability::AckWriterBinary;
 use ycsb_db::testing::{
     assert_conforms, assert_guards_its_directory, assert_refuses_foreign_directory,
-    assert_survives_reopen, gauge, record, Contract,
+    assert_survives_reopen, gauge, record, report, Contract,
 };
 use ycsb_db::{Fields, Gauge, Properties, Record, Status, Store, StoreError, ThreadContext};
 use ycsb_sqlite::SqliteStore;
@@ -250,14 +250,10 @@ fn gauges_show_pages_and_cache_and_reports_name_the_library() {
     let version = store.engine_info().version;
     assert!(version.starts_with("3."), "{version}");
     let reports = store.final_reports();
-    let options = reports.iter().find(|r| r.name == "sqlite.options").unwrap();
-    assert!(
-        options.text.contains("sqlite.journal_mode=WAL\n"),
-        "{}",
-        options.text
-    );
-    assert!(options.text.contains(&format!("version={version}\n")));
-    assert!(options.text.contains("library="), "{}", options.text);
+    let options = report(&reports, "sqlite.options");
+    assert!(options.contains("sqlite.journal_mode=WAL\n"), "{}", options);
+    assert!(options.contains(&format!("version={version}\n")));
+    assert!(options.contains("library="), "{}", options);
     assert!(reports.iter().any(|r| r.name == "sqlite.stats"));
 }
 

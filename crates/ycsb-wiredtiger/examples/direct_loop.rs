@@ -21,11 +21,15 @@
 
 use std::cell::Cell;
 use std::ffi::{c_int, CStr, CString};
-use std::hint::black_box;
 use std::ptr;
 
 #[path = "../../ycsb-core/examples/support/direct_loop.rs"]
 mod harness;
+
+#[path = "../../ycsb-db/examples/support/engine_loop.rs"]
+mod engine_loop;
+
+use engine_loop::{copy_or_touch, create_dir_or_exit, opened_or_exit};
 
 #[path = "../src/sys.rs"]
 #[allow(dead_code)]
@@ -69,16 +73,6 @@ fn check(ret: c_int, what: &str) -> Result<(), String> {
     // SAFETY: returns a static (or thread-local) NUL-terminated string.
     let text = unsafe { CStr::from_ptr(sys::wiredtiger_strerror(ret)) };
     Err(format!("{what}: {}", text.to_string_lossy()))
-}
-
-fn item(bytes: &[u8]) -> WtItem {
-    WtItem {
-        data: bytes.as_ptr().cast(),
-        size: bytes.len(),
-        mem: ptr::null_mut(),
-        memsize: 0,
-        flags: 0,
-    }
 }
 
 impl Db {
@@ -143,55 +137,6 @@ impl Db {
             Ok(c.get())
         })
     }
-
-    fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
-        let c = self.cursor()?;
-        let k = item(key);
-        let mut v = item(&[]);
-        // SAFETY: this thread's open cursor; `k` outlives the search; the
-        // value is read before the reset that releases it.
-        unsafe {
-            ((*c).set_key.ok_or("no set_key")?)(c, &k as *const WtItem);
-            let ret = ((*c).search.ok_or("no search")?)(c);
-            if ret == WT_NOTFOUND {
-                return Ok(false);
-            }
-            check(ret, "search")?;
-            check(
-                ((*c).get_value.ok_or("no get_value")?)(c, &mut v as *mut WtItem),
-                "get_value",
-            )?;
-            let bytes = std::slice::from_raw_parts(v.data.cast::<u8>(), v.size);
-            match copy_to {
-                Some(out) => {
-                    out.clear();
-                    out.extend_from_slice(bytes);
-                }
-                None => {
-                    read_value(bytes);
-                }
-            }
-            ((*c).reset.ok_or("no reset")?)(c);
-        }
-        Ok(true)
-    }
-
-    fn put(&self, key: &[u8], value: &[u8]) -> Result<(), String> {
-        let c = self.cursor()?;
-        let (k, v) = (item(key), item(value));
-        loop {
-            // SAFETY: this thread's open cursor; `k` and `v` outlive the
-            // insert.
-            let ret = unsafe {
-                ((*c).set_key.ok_or("no set_key")?)(c, &k as *const WtItem);
-                ((*c).set_value.ok_or("no set_value")?)(c, &v as *const WtItem);
-                ((*c).insert.ok_or("no insert")?)(c)
-            };
-            if ret != WT_ROLLBACK {
-                return check(ret, "insert");
-            }
-        }
-    }
 }
 
 impl Drop for Db {
@@ -208,11 +153,44 @@ impl Drop for Db {
 
 impl harness::DirectEngine for Db {
     fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
-        Db::get(self, key, copy_to)
+        let c = self.cursor()?;
+        let k = WtItem::of(key);
+        let mut v = WtItem::of(&[]);
+        // SAFETY: this thread's open cursor; `k` outlives the search; the
+        // value is read before the reset that releases it.
+        unsafe {
+            ((*c).set_key.ok_or("no set_key")?)(c, &k as *const WtItem);
+            let ret = ((*c).search.ok_or("no search")?)(c);
+            if ret == WT_NOTFOUND {
+                return Ok(false);
+            }
+            check(ret, "search")?;
+            check(
+                ((*c).get_value.ok_or("no get_value")?)(c, &mut v as *mut WtItem),
+                "get_value",
+            )?;
+            let bytes = std::slice::from_raw_parts(v.data.cast::<u8>(), v.size);
+            copy_or_touch(bytes, copy_to);
+            ((*c).reset.ok_or("no reset")?)(c);
+        }
+        Ok(true)
     }
 
     fn put(&self, key: &[u8], value: &[u8]) -> Result<(), String> {
-        Db::put(self, key, value)
+        let c = self.cursor()?;
+        let (k, v) = (WtItem::of(key), WtItem::of(value));
+        loop {
+            // SAFETY: this thread's open cursor; `k` and `v` outlive the
+            // insert.
+            let ret = unsafe {
+                ((*c).set_key.ok_or("no set_key")?)(c, &k as *const WtItem);
+                ((*c).set_value.ok_or("no set_value")?)(c, &v as *const WtItem);
+                ((*c).insert.ok_or("no insert")?)(c)
+            };
+            if ret != WT_ROLLBACK {
+                return check(ret, "insert");
+            }
+        }
     }
 
     fn compact(&self) -> Result<(), String> {
@@ -225,34 +203,9 @@ impl harness::DirectEngine for Db {
     }
 }
 
-/// Reads a value as any reader of it would touch it: one load from each
-/// 64-byte cache line. `black_box` of the slice alone never reads its
-/// bytes, and an engine that hands out its own memory (LMDB's map, a
-/// cached page) need not have read them either; the loop's reads then cost
-/// no memory traffic for the value where ycsb's, which check every field's
-/// framing, miss the cache on each line (LMDB C: 1.4 more last-level misses
-/// a read under cachegrind's simulation). The per-field work itself stays
-/// ycsb's own.
-fn read_value(bytes: &[u8]) {
-    let mut seen = 0u8;
-    for line in bytes.chunks(64) {
-        seen ^= line[0];
-    }
-    black_box(seen);
-}
-
 fn main() {
     let s = harness::settings();
-    if let Err(e) = std::fs::create_dir_all(&s.dir) {
-        eprintln!("direct_loop: creating {}: {e}", s.dir.display());
-        std::process::exit(1);
-    }
-    let db = match Db::open(&s.dir) {
-        Ok(db) => db,
-        Err(e) => {
-            eprintln!("direct_loop: opening {}: {e}", s.dir.display());
-            std::process::exit(1);
-        }
-    };
+    create_dir_or_exit(&s.dir);
+    let db = opened_or_exit(&s.dir, Db::open(&s.dir));
     harness::drive(&db, &s);
 }

@@ -15,7 +15,7 @@
 //! the cursor before its session, the sessions before the connection,
 //! which the borrows enforce.
 
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::{c_char, c_int, CStr, CString};
 
 use crate::sys::{
     wiredtiger_open, wiredtiger_strerror, wiredtiger_version, CursorOp, WtConnection, WtCursor,
@@ -27,16 +27,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 impl WtItem {
-    fn of(bytes: &[u8]) -> WtItem {
-        WtItem {
-            data: bytes.as_ptr().cast(),
-            size: bytes.len(),
-            mem: ptr::null_mut(),
-            memsize: 0,
-            flags: 0,
-        }
-    }
-
     fn empty() -> WtItem {
         WtItem::of(&[])
     }
@@ -82,25 +72,7 @@ pub(crate) fn linked_version() -> (i32, i32, i32) {
 /// The file WiredTiger was loaded from (the shared library, or this
 /// program when it is linked statically).
 pub(crate) fn linked_library() -> Option<String> {
-    let mut info = std::mem::MaybeUninit::<libc::Dl_info>::zeroed();
-    let symbol = wiredtiger_open as *const c_void;
-    // SAFETY: `symbol` is the address of a function in a loaded image and
-    // `info` a valid out-pointer that dladdr only fills in.
-    let found = unsafe { libc::dladdr(symbol, info.as_mut_ptr()) };
-    if found == 0 {
-        return None;
-    }
-    // SAFETY: dladdr succeeded, so `info` is initialised.
-    let info = unsafe { info.assume_init() };
-    if info.dli_fname.is_null() {
-        return None;
-    }
-    // SAFETY: a non-null dli_fname is a NUL-terminated path owned by the
-    // loader, valid while the image stays loaded.
-    let path = unsafe { CStr::from_ptr(info.dli_fname) }
-        .to_string_lossy()
-        .into_owned();
-    Some(std::fs::canonicalize(&path).map_or(path, |p| p.display().to_string()))
+    ycsb_db::loaded_from(library_code())
 }
 
 /// The event handler WiredTiger calls with its error messages: they are

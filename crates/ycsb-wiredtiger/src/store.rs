@@ -222,33 +222,31 @@ impl std::fmt::Debug for WiredTigerStore {
 }
 
 impl WiredTigerStore {
-    /// Opens the database that `properties` describe (`wiredtiger.home`
-    /// and the other [`PROPERTIES`](crate::PROPERTIES)), creating the
-    /// directory and the table if missing.
+    /// Opens the WiredTiger database in `wiredtiger.home` with the other
+    /// [`PROPERTIES`](crate::PROPERTIES), creating the directory and the
+    /// table if missing.
     ///
     /// # Errors
     ///
     /// [`StoreError::Property`] for a missing `wiredtiger.home` or an
-    /// invalid value, naming the property and where it was set;
-    /// [`StoreError::Open`] with WiredTiger's message when the engine
-    /// cannot open the database (a directory that cannot be created or
-    /// written, a database held by another process, another engine's
-    /// files, a compressor whose extension is missing).
+    /// invalid value; otherwise as [`DirSetting::open_engine`](ycsb_db::DirSetting::open_engine): the guard's
+    /// refusals, or [`StoreError::Open`] with WiredTiger's message (a
+    /// compressor whose extension is missing, a table it cannot create).
     pub fn open(properties: &Properties) -> Result<WiredTigerStore, StoreError> {
         crate::lazy::load().map_err(|e| StoreError::Open {
             store: NAME.to_string(),
             message: e.to_string(),
         })?;
         let config = Config::from_properties(properties)?;
-        let open_error = |message: String| config.dir.open_error(NAME, message);
-        let dir = config.dir.open(NAME, &LAYOUT)?;
-        let conn =
-            Connection::open(&config.dir.path, &config.open).map_err(|e| open_error(e.message))?;
-        let session = conn.session().map_err(|e| open_error(e.message))?;
-        session
-            .create(TABLE_URI, &config.table)
-            .map_err(|e| open_error(format!("cannot create {TABLE_URI}: {}", e.message)))?;
-        drop(session);
+        let (conn, dir) = config.dir.open_engine(NAME, &LAYOUT, |path| {
+            let conn = Connection::open(path, &config.open).map_err(|e| e.message)?;
+            let session = conn.session().map_err(|e| e.message)?;
+            session
+                .create(TABLE_URI, &config.table)
+                .map_err(|e| format!("cannot create {TABLE_URI}: {}", e.message))?;
+            drop(session);
+            Ok(conn)
+        })?;
         Ok(WiredTigerStore {
             conn,
             config,
@@ -356,10 +354,7 @@ impl Store for WiredTigerStore {
     }
 
     fn engine_info(&self) -> EngineInfo {
-        EngineInfo {
-            name: "WiredTiger".to_string(),
-            version: Self::linked_version(),
-        }
+        EngineInfo::new("WiredTiger", Self::linked_version())
     }
 
     /// `wiredtiger.stats` (every connection statistic, `description:
@@ -385,15 +380,9 @@ impl Store for WiredTigerStore {
                 text,
             });
         }
-        let mut options = self.config.describe();
-        options.push_str(&format!("version={}\n", Self::linked_version()));
-        if let Some(lib) = Self::linked_library() {
-            options.push_str(&format!("library={lib}\n"));
-        }
-        reports.push(EngineReport {
-            name: "wiredtiger.options".to_string(),
-            text: options,
-        });
+        let (version, library) = (Self::linked_version(), Self::linked_library());
+        let options = EngineReport::linked_options(NAME, self.config.describe(), &version, library);
+        reports.push(options);
         reports
     }
 

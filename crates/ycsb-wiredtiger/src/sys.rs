@@ -32,6 +32,19 @@ pub struct WtItem {
     pub flags: u32,
 }
 
+impl WtItem {
+    /// The item of `bytes`, which must outlive every use of it.
+    pub fn of(bytes: &[u8]) -> WtItem {
+        WtItem {
+            data: bytes.as_ptr().cast(),
+            size: bytes.len(),
+            mem: std::ptr::null_mut(),
+            memsize: 0,
+            flags: 0,
+        }
+    }
+}
+
 pub type CursorOp = Option<unsafe extern "C" fn(*mut WtCursor) -> c_int>;
 
 /// The leading fields of `WT_CURSOR`, up to `reopen`.
@@ -170,78 +183,23 @@ mod tests {
     /// CI installs clang.
     #[test]
     fn layout_matches_the_header() {
+        // `(C type, field, offset here)` for each field named.
+        macro_rules! offsets {
+            ($c_type:literal = $ty:ty: $($field:ident),+) => {
+                [$(($c_type, stringify!($field), offset_of!($ty, $field))),+]
+            };
+        }
         let fields: &[(&str, &str, usize)] = &[
-            ("WT_ITEM", "data", offset_of!(WtItem, data)),
-            ("WT_ITEM", "size", offset_of!(WtItem, size)),
-            ("WT_ITEM", "flags", offset_of!(WtItem, flags)),
-            ("WT_CURSOR", "session", offset_of!(WtCursor, session)),
-            ("WT_CURSOR", "get_key", offset_of!(WtCursor, get_key)),
-            ("WT_CURSOR", "get_value", offset_of!(WtCursor, get_value)),
-            ("WT_CURSOR", "set_key", offset_of!(WtCursor, set_key)),
-            ("WT_CURSOR", "set_value", offset_of!(WtCursor, set_value)),
-            ("WT_CURSOR", "next", offset_of!(WtCursor, next)),
-            ("WT_CURSOR", "reset", offset_of!(WtCursor, reset)),
-            ("WT_CURSOR", "search", offset_of!(WtCursor, search)),
-            (
-                "WT_CURSOR",
-                "search_near",
-                offset_of!(WtCursor, search_near),
-            ),
-            ("WT_CURSOR", "insert", offset_of!(WtCursor, insert)),
-            ("WT_CURSOR", "update", offset_of!(WtCursor, update)),
-            ("WT_CURSOR", "remove", offset_of!(WtCursor, remove)),
-            ("WT_CURSOR", "close", offset_of!(WtCursor, close)),
-            ("WT_CURSOR", "reopen", offset_of!(WtCursor, reopen)),
-            ("WT_SESSION", "close", offset_of!(WtSession, close)),
-            (
-                "WT_SESSION",
-                "open_cursor",
-                offset_of!(WtSession, open_cursor),
-            ),
-            ("WT_SESSION", "create", offset_of!(WtSession, create)),
-            ("WT_SESSION", "compact", offset_of!(WtSession, compact)),
-            (
-                "WT_SESSION",
-                "begin_transaction",
-                offset_of!(WtSession, begin_transaction),
-            ),
-            (
-                "WT_SESSION",
-                "commit_transaction",
-                offset_of!(WtSession, commit_transaction),
-            ),
-            (
-                "WT_SESSION",
-                "rollback_transaction",
-                offset_of!(WtSession, rollback_transaction),
-            ),
-            (
-                "WT_SESSION",
-                "checkpoint",
-                offset_of!(WtSession, checkpoint),
-            ),
-            ("WT_CONNECTION", "close", offset_of!(WtConnection, close)),
-            (
-                "WT_CONNECTION",
-                "open_session",
-                offset_of!(WtConnection, open_session),
-            ),
-            (
-                "WT_EVENT_HANDLER",
-                "handle_error",
-                offset_of!(WtEventHandler, handle_error),
-            ),
-            (
-                "WT_EVENT_HANDLER",
-                "handle_message",
-                offset_of!(WtEventHandler, handle_message),
-            ),
-            (
-                "WT_EVENT_HANDLER",
-                "handle_close",
-                offset_of!(WtEventHandler, handle_close),
-            ),
-        ];
+            &offsets!("WT_ITEM" = WtItem: data, size, flags)[..],
+            &offsets!("WT_CURSOR" = WtCursor: session, get_key, get_value, set_key, set_value,
+                next, reset, search, search_near, insert, update, remove, close, reopen),
+            &offsets!("WT_SESSION" = WtSession: close, open_cursor, create, compact,
+                begin_transaction, commit_transaction, rollback_transaction, checkpoint),
+            &offsets!("WT_CONNECTION" = WtConnection: close, open_session),
+            &offsets!("WT_EVENT_HANDLER" = WtEventHandler: handle_error, handle_message,
+                handle_close),
+        ]
+        .concat();
         let mut program = String::from(
             "#include <stddef.h>\n#include <stdio.h>\n#include <wiredtiger.h>\nint main(void) {\n",
         );

@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use ycsb_db::testing::{
-    assert_conforms, assert_guards_its_directory, assert_opens_in,
-    assert_refuses_foreign_directory, assert_survives_reopen, gauge, load_property_file,
-    read_both_ways, record, second_open_error, text_fields, unusable_location_errors, Contract,
-    Deletes,
+    assert_conforms, assert_directory_is_guarded, assert_operations_in_key_order,
+    assert_refuses_foreign_directory, assert_shipped_file_opens, assert_survives_reopen,
+    assert_threads_share_one_store, gauge, load_property_file, read_both_ways, record, report,
+    shipped_property_file, Contract, Deletes, UpdateMissing,
 };
 use ycsb_db::{
     Fields, Origin, Properties, Record, Status, Store, StoreError, StoreThread, ThreadContext,
@@ -56,48 +56,16 @@ fn read(t: &mut dyn StoreThread, key: &str, fields: Fields<'_>) -> (Status, Vec<
     read_both_ways(t, TABLE, key, fields)
 }
 
-fn scan_keys(t: &mut dyn StoreThread, start: &str, count: usize) -> Vec<String> {
-    ycsb_db::testing::scan_keys(t, TABLE, start, count)
-}
-
+/// Deleting a missing key is `OK`: an overwrite cursor's remove cannot
+/// tell whether the key existed.
 #[test]
 fn operations_on_both_table_types() {
     for table_type in ["btree", "lsm"] {
         let dir = tempfile::tempdir().unwrap();
         let store = open(dir.path(), &[("wiredtiger.type", table_type)]);
         let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-        let t = t.as_mut();
-        for key in ["user3", "user1", "user5", "user2", "user4"] {
-            let r = record(&[
-                ("field0", &format!("{key}-0")),
-                ("field1", &format!("{key}-1")),
-            ]);
-            assert_eq!(t.insert("any-table", key, &r), Status::Ok);
-        }
-        assert_eq!(
-            read(t, "user2", Fields::All),
-            (
-                Status::Ok,
-                text_fields(&record(&[("field0", "user2-0"), ("field1", "user2-1")]))
-            )
-        );
-        assert_eq!(read(t, "user9", Fields::All), (Status::NotFound, vec![]));
-        assert_eq!(read(t, "user", Fields::All).0, Status::NotFound);
-        let changes = record(&[("field1", "new-1")]);
-        assert_eq!(t.update(TABLE, "user3", &changes), Status::Ok);
-        assert_eq!(
-            read(t, "user3", Fields::All).1,
-            text_fields(&record(&[("field0", "user3-0"), ("field1", "new-1")]))
-        );
-        assert_eq!(t.update(TABLE, "user9", &changes), Status::NotFound);
-        // Scans in key order from the first key at or after the start.
-        assert_eq!(scan_keys(t, "user2", 2), ["user2", "user3"]);
-        assert_eq!(scan_keys(t, "user25", 10), ["user3", "user4", "user5"]);
-        assert_eq!(scan_keys(t, "user6", 10), Vec::<String>::new());
-        assert_eq!(scan_keys(t, "", 1), ["user1"]);
-        assert_eq!(t.delete(TABLE, "user3"), Status::Ok);
-        assert_eq!(read(t, "user3", Fields::All).0, Status::NotFound);
-        assert_eq!(scan_keys(t, "user2", 2), ["user2", "user4"], "{table_type}");
+        eprintln!("wiredtiger, {table_type}");
+        assert_operations_in_key_order(t.as_mut(), Status::Ok, UpdateMissing::NotFound);
     }
 }
 
@@ -127,27 +95,7 @@ fn values_that_are_not_records_are_unexpected_state_not_panics() {
 #[test]
 fn threads_share_one_database() {
     let dir = tempfile::tempdir().unwrap();
-    let store = open(dir.path(), &[]);
-    std::thread::scope(|s| {
-        for id in 0..4 {
-            let store = &store;
-            s.spawn(move || {
-                let mut t = store.thread(ThreadContext::new(id, 4)).unwrap();
-                for i in 0..500 {
-                    let key = format!("user{id}-{i:04}");
-                    let r = record(&[("field0", &key)]);
-                    assert_eq!(t.insert(TABLE, &key, &r), Status::Ok);
-                    // Everyone updates one hot record: conflicts retry.
-                    let hot = record(&[("field0", &key)]);
-                    if i == 0 && id == 0 {
-                        assert_eq!(t.insert(TABLE, "hot", &hot), Status::Ok);
-                    }
-                }
-            });
-        }
-    });
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(scan_keys(t.as_mut(), "user", 10_000).len(), 2000);
+    assert_threads_share_one_store(&open(dir.path(), &[]));
 }
 
 #[test]
@@ -194,24 +142,20 @@ fn a_database_survives_a_reopen() {
 }
 
 fn shipped_properties() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../wiredtiger/wiredtiger.properties")
+    shipped_property_file(Path::new(env!("CARGO_MANIFEST_DIR")), "wiredtiger")
 }
 
 #[test]
 fn shipped_ycsb_cpp_properties_file_works_unchanged() {
-    let p = load_property_file(&shipped_properties());
-    assert!(p
-        .unknown(ycsb_wiredtiger::PROPERTIES.iter().copied())
-        .is_empty());
-    assert_eq!(p.get_str("wiredtiger.home"), Some("/tmp/ycsb-wiredtiger"));
     let dir = tempfile::tempdir().unwrap();
-    let store = assert_opens_in(&ycsb_wiredtiger::DESCRIPTOR, &p, dir.path());
+    let store = assert_shipped_file_opens(
+        &ycsb_wiredtiger::DESCRIPTOR,
+        &shipped_properties(),
+        "/tmp/ycsb-wiredtiger",
+        dir.path(),
+    );
     let reports = store.final_reports();
-    let options = &reports
-        .iter()
-        .find(|r| r.name == "wiredtiger.options")
-        .expect("options report")
-        .text;
+    let options = report(&reports, "wiredtiger.options");
     for part in [
         "cache_size=67108864,",
         "direct_io=[],",
@@ -314,11 +258,7 @@ fn gauges_show_the_cache_and_the_files() {
     assert!((3e6..1e7).contains(&file), "{gauges:?}");
 
     let reports = store.final_reports();
-    let stats = &reports
-        .iter()
-        .find(|r| r.name == "wiredtiger.stats")
-        .unwrap()
-        .text;
+    let stats = report(&reports, "wiredtiger.stats");
     assert!(
         stats.contains("cache: bytes currently in the cache: "),
         "{stats}"
@@ -393,11 +333,7 @@ fn engine_info_names_the_linked_version() {
         );
     }
     let reports = store.final_reports();
-    let options = &reports
-        .iter()
-        .find(|r| r.name == "wiredtiger.options")
-        .unwrap()
-        .text;
+    let options = report(&reports, "wiredtiger.options");
     assert!(options.contains(&format!("version={}\n", info.version)));
     assert!(options.contains(&format!("library={library}\n")));
 }
@@ -407,42 +343,12 @@ fn registered_as_wiredtiger() {
     let d = ycsb_wiredtiger::DESCRIPTOR;
     assert!(d.matches("wiredtiger") && d.matches("WiredTiger"));
     assert_eq!(d.properties.len(), ycsb_wiredtiger::PROPERTIES.len());
-    let dir = tempfile::tempdir().unwrap();
-    let p = props(dir.path(), &[]);
-    let store = (d.open)(&ycsb_db::StoreContext::new(&p)).unwrap();
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
 }
 
+/// Unusable locations and a second open are refused, and the guard holds.
 #[test]
-fn unwritable_locations_are_open_errors() {
-    // Below a regular file and in procfs: refused even to root.
-    let dir = tempfile::tempdir().unwrap();
-    let [below_a_file, in_proc] =
-        unusable_location_errors(&ycsb_wiredtiger::DESCRIPTOR, &Properties::new(), dir.path());
-    let err = below_a_file.to_string();
-    assert!(matches!(below_a_file, StoreError::DataDir(_)), "{err}");
-    assert!(
-        err.starts_with("cannot open wiredtiger: wiredtiger.home="),
-        "{err}"
-    );
-    assert!(err.contains("cannot create the directory"), "{err}");
-    assert!(matches!(in_proc, StoreError::DataDir(_)), "{in_proc:?}");
-}
-
-#[test]
-fn a_second_open_in_the_same_process_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let err = second_open_error(&ycsb_wiredtiger::DESCRIPTOR, &Properties::new(), dir.path());
-    assert!(matches!(err, StoreError::DataDir(_)), "{err:?}");
-    let err = err.to_string();
-    assert!(err.contains("is in use"), "{err}");
-}
-
-#[test]
-fn the_directory_guard_holds() {
-    let dir = tempfile::tempdir().unwrap();
-    assert_guards_its_directory(&ycsb_wiredtiger::DESCRIPTOR, &Properties::new(), dir.path());
+fn the_directory_is_guarded() {
+    assert_directory_is_guarded(&ycsb_wiredtiger::DESCRIPTOR, &Properties::new());
 }
 
 #[test]

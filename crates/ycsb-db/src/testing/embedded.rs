@@ -14,7 +14,8 @@ use crate::properties::{Origin, Properties};
 use crate::record::{Fields, Record, ScanResult};
 use crate::status::Status;
 use crate::store::{
-    Gauge, Store, StoreContext, StoreDescriptor, StoreError, StoreThread, ThreadContext,
+    EngineReport, Gauge, Store, StoreContext, StoreDescriptor, StoreError, StoreThread,
+    ThreadContext,
 };
 
 use super::{record, text_fields};
@@ -77,6 +78,28 @@ pub fn scan_keys(
     rows.iter().map(|(key, _)| key.to_string()).collect()
 }
 
+/// The rows a scan of `count` records from `start` returns, each key with
+/// its `fields` as text, asserting that it succeeds.
+///
+/// # Panics
+///
+/// When the scan's status is not [`Status::Ok`].
+#[track_caller]
+pub fn scan_rows(
+    thread: &mut dyn StoreThread,
+    table: &str,
+    start: &str,
+    count: usize,
+    fields: Fields<'_>,
+) -> Vec<(String, Vec<(String, String)>)> {
+    let mut rows = ScanResult::new();
+    let status = thread.scan(table, start, count, fields, &mut rows);
+    assert_eq!(status, Status::Ok, "scan of {count} from {start:?}");
+    rows.iter()
+        .map(|(key, record)| (key.to_string(), text_fields(record)))
+        .collect()
+}
+
 /// The value of the gauge called `name`.
 ///
 /// # Panics
@@ -89,6 +112,22 @@ pub fn gauge(gauges: &[Gauge], name: &str) -> f64 {
         .find(|g| g.name == name)
         .unwrap_or_else(|| panic!("no gauge {name} in {gauges:?}"))
         .value
+}
+
+/// The text of the report called `name`.
+///
+/// # Panics
+///
+/// When `reports` has no report of that name.
+#[track_caller]
+pub fn report<'a>(reports: &'a [EngineReport], name: &str) -> &'a str {
+    let names: Vec<&str> = reports.iter().map(|r| r.name.as_str()).collect();
+    reports
+        .iter()
+        .find(|r| r.name == name)
+        .unwrap_or_else(|| panic!("no report {name} in {names:?}"))
+        .text
+        .as_str()
 }
 
 /// Reads a `key=value` property file the simple way the shipped files
@@ -728,6 +767,17 @@ mod tests {
             (Status::NotFound, vec![])
         );
         assert_eq!(scan_keys(t.as_mut(), TABLE, "", 5), ["k"]);
+    }
+
+    #[test]
+    #[should_panic(expected = "no report b in [\"a\"]")]
+    fn a_missing_report_is_named() {
+        let reports = [EngineReport {
+            name: "a".into(),
+            text: "text".into(),
+        }];
+        assert_eq!(report(&reports, "a"), "text");
+        report(&reports, "b");
     }
 
     #[test]
