@@ -37,10 +37,10 @@ pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
                 .map_err(|e| Failure::usage(format!("{flag}: {e}")))?;
         }
     }
-    let resp_config = resp::RespServerConfig::from_properties(&props)
+    let resp_config = resp::config_from_properties(&props)
         .map_err(Failure::usage)?
         .with_password(password.clone());
-    let http_config = http::HttpServerConfig::from_properties(&props)
+    let http_config = http::config_from_properties(&props)
         .map_err(Failure::usage)?
         .with_password(password.clone());
 

@@ -78,7 +78,7 @@ use std::time::Duration;
 use crate::auth::Password;
 use crate::limits::{linger, timed_out, Budget, Charge, Timed};
 pub use crate::listener::ServeError;
-use crate::listener::{start_protocol, CommonSettings, Protocol, ServerHandle};
+use crate::listener::{start_protocol, ConfigProperties, Protocol, ServerConfig, ServerHandle};
 use ycsb_db::{
     Fields, Properties, Property, PropertyDecl, PropertyError, Record, ScanResult, Status, Store,
     StoreThread, ThreadContext,
@@ -121,6 +121,22 @@ pub const TIMEOUT: Property<Duration> = Property::new(
     "Seconds an HTTP connection may stay idle, or take to accept a write of its answer, before it is closed; a request not received within about twice this is answered 408. 0 waits forever.",
 );
 
+/// What [`ServerConfig`] holds, as this protocol declares it.
+const CONFIG: ConfigProperties = ConfigProperties {
+    table: &TABLE,
+    max_message: &MAX_BODY,
+    max_buffered: &MAX_BUFFERED,
+    max_connections: &MAX_CONNECTIONS,
+    timeout: &TIMEOUT,
+};
+
+/// The HTTP server as the listener starts it.
+const PROTOCOL: Protocol = Protocol {
+    name: "HTTP",
+    refusal: REFUSAL,
+    serve: serve_connection,
+};
+
 /// Every property of the HTTP server.
 pub const PROPERTIES: &[&PropertyDecl] = &[
     TABLE.decl(),
@@ -142,62 +158,17 @@ const MAX_IDLE_BODY: usize = 1 << 20;
 const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n\
 Content-Length: 20\r\nConnection: close\r\n\r\ntoo many connections";
 
-/// How the HTTP server behaves.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct HttpServerConfig {
-    /// The table simpleleveldb-style endpoints use.
-    pub table: String,
-    /// The largest request body accepted, in bytes.
-    pub max_body: usize,
-    /// The most body bytes all connections may hold together.
-    pub max_buffered: usize,
-    /// The most connections served at once.
-    pub max_connections: usize,
-    /// How long a client may be idle or slow (zero: forever).
-    pub timeout: Duration,
-    /// What clients must present before anything else ([`crate::auth`]);
-    /// required on an address other than loopback.
-    pub password: Option<Password>,
-}
+/// How the HTTP server behaves ([`ServerConfig::max_message`] is the largest request body).
+pub type HttpServerConfig = ServerConfig;
 
-impl Default for HttpServerConfig {
-    fn default() -> Self {
-        Self {
-            table: "usertable".into(),
-            max_body: 64 << 20,
-            max_buffered: 256 << 20,
-            max_connections: 512,
-            timeout: Duration::from_secs(300),
-            password: None,
-        }
-    }
-}
-
-impl HttpServerConfig {
-    /// Reads [`PROPERTIES`] (the password, read from files too, is set
-    /// with [`Self::with_password`]).
-    ///
-    /// # Errors
-    ///
-    /// A [`PropertyError`] naming an invalid value and its origin.
-    pub fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
-        let common = CommonSettings::read(props, &TABLE, &MAX_BUFFERED, &MAX_CONNECTIONS)?;
-        Ok(Self {
-            table: common.table,
-            max_body: props.get(&MAX_BODY)?,
-            max_buffered: common.max_buffered,
-            max_connections: common.max_connections,
-            timeout: props.get(&TIMEOUT)?,
-            password: None,
-        })
-    }
-
-    /// The same configuration, requiring `password` of clients.
-    pub fn with_password(mut self, password: Option<Password>) -> Self {
-        self.password = password;
-        self
-    }
+/// Reads [`PROPERTIES`] (the password, read from files too, is set
+/// with [`ServerConfig::with_password`]).
+///
+/// # Errors
+///
+/// A [`PropertyError`] naming an invalid value and its origin.
+pub fn config_from_properties(props: &Properties) -> Result<ServerConfig, PropertyError> {
+    ServerConfig::read(props, &CONFIG)
 }
 
 /// A running HTTP server. Dropping it stops the server.
@@ -216,24 +187,9 @@ pub type HttpServerHandle = ServerHandle;
 pub fn serve_http(
     store: Arc<dyn Store>,
     addr: SocketAddr,
-    config: HttpServerConfig,
+    config: ServerConfig,
 ) -> Result<HttpServerHandle, ServeError> {
-    let protocol = Protocol {
-        name: "HTTP",
-        refusal: REFUSAL,
-        serve: serve_connection,
-    };
-    let (max_connections, max_buffered) = (config.max_connections, config.max_buffered);
-    let password = config.password.clone();
-    start_protocol(
-        protocol,
-        store,
-        addr,
-        config,
-        password.as_ref(),
-        max_connections,
-        max_buffered,
-    )
+    start_protocol(&PROTOCOL, store, addr, config)
 }
 
 /// An answer being built.
@@ -360,7 +316,7 @@ fn serve_connection(
     store: &dyn Store,
     stream: TcpStream,
     id: usize,
-    config: &HttpServerConfig,
+    config: &ServerConfig,
     budget: &Budget,
 ) {
     let _ = stream.set_nodelay(true);
@@ -385,7 +341,7 @@ fn serve_connection(
         thread,
         table: &config.table,
         password: config.password.as_ref(),
-        max_body: config.max_body,
+        max_body: config.max_message,
         charge: Charge::new(budget),
         method: String::new(),
         target: String::new(),
@@ -1192,15 +1148,12 @@ mod tests {
         let p = Properties::new()
             .with("serve.http.table", "t2")
             .with("serve.http.maxbody", "10");
-        let c = HttpServerConfig::from_properties(&p).unwrap();
-        assert_eq!((c.table.as_str(), c.max_body), ("t2", 10));
+        let c = config_from_properties(&p).unwrap();
+        assert_eq!((c.table.as_str(), c.max_message), ("t2", 10));
         assert_eq!(
-            HttpServerConfig::from_properties(&Properties::new()).unwrap(),
+            config_from_properties(&Properties::new()).unwrap(),
             HttpServerConfig::default()
         );
-        assert!(
-            HttpServerConfig::from_properties(&Properties::new().with("serve.http.table", ""))
-                .is_err()
-        );
+        assert!(config_from_properties(&Properties::new().with("serve.http.table", "")).is_err());
     }
 }

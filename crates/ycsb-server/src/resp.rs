@@ -79,7 +79,7 @@ use std::time::Duration;
 use crate::auth::Password;
 use crate::limits::{linger, timed_out, Budget, Charge, Timed};
 pub use crate::listener::ServeError;
-use crate::listener::{start_protocol, CommonSettings, Protocol, ServerHandle};
+use crate::listener::{start_protocol, ConfigProperties, Protocol, ServerConfig, ServerHandle};
 use ycsb_db::{
     Fields, Properties, Property, PropertyDecl, PropertyError, Record, ScanResult, Status, Store,
     StoreThread, ThreadContext,
@@ -122,6 +122,22 @@ pub const TIMEOUT: Property<Duration> = Property::new(
     "Seconds a RESP connection may go without completing a command (idle, or sending one too slowly), or take to accept a write of its replies, before it is closed; 0 waits forever.",
 );
 
+/// What [`ServerConfig`] holds, as this protocol declares it.
+const CONFIG: ConfigProperties = ConfigProperties {
+    table: &TABLE,
+    max_message: &MAX_BULK,
+    max_buffered: &MAX_BUFFERED,
+    max_connections: &MAX_CONNECTIONS,
+    timeout: &TIMEOUT,
+};
+
+/// The RESP server as the listener starts it.
+const PROTOCOL: Protocol = Protocol {
+    name: "RESP",
+    refusal: REFUSAL,
+    serve: serve_connection,
+};
+
 /// Every property of the RESP server.
 pub const PROPERTIES: &[&PropertyDecl] = &[
     TABLE.decl(),
@@ -152,62 +168,17 @@ const MAX_IDLE_OUT: usize = 1 << 20;
 /// The error for a connection over [`MAX_CONNECTIONS`] (Redis's words).
 const REFUSAL: &[u8] = b"-ERR max number of clients reached\r\n";
 
-/// How the RESP server behaves.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct RespServerConfig {
-    /// The table every key lives in.
-    pub table: String,
-    /// The longest bulk string accepted, in bytes.
-    pub max_bulk: usize,
-    /// The most input bytes all connections may hold together.
-    pub max_buffered: usize,
-    /// The most connections served at once.
-    pub max_connections: usize,
-    /// How long a client may be idle or slow (zero: forever).
-    pub timeout: Duration,
-    /// What clients must present before anything else ([`crate::auth`]);
-    /// required on an address other than loopback.
-    pub password: Option<Password>,
-}
+/// How the RESP server behaves ([`ServerConfig::max_message`] is the longest bulk string).
+pub type RespServerConfig = ServerConfig;
 
-impl Default for RespServerConfig {
-    fn default() -> Self {
-        Self {
-            table: "usertable".into(),
-            max_bulk: 64 << 20,
-            max_buffered: 256 << 20,
-            max_connections: 512,
-            timeout: Duration::from_secs(300),
-            password: None,
-        }
-    }
-}
-
-impl RespServerConfig {
-    /// Reads [`PROPERTIES`] (the password, read from files too, is set
-    /// with [`Self::with_password`]).
-    ///
-    /// # Errors
-    ///
-    /// A [`PropertyError`] naming an invalid value and its origin.
-    pub fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
-        let common = CommonSettings::read(props, &TABLE, &MAX_BUFFERED, &MAX_CONNECTIONS)?;
-        Ok(Self {
-            table: common.table,
-            max_bulk: props.get(&MAX_BULK)?,
-            max_buffered: common.max_buffered,
-            max_connections: common.max_connections,
-            timeout: props.get(&TIMEOUT)?,
-            password: None,
-        })
-    }
-
-    /// The same configuration, requiring `password` of clients.
-    pub fn with_password(mut self, password: Option<Password>) -> Self {
-        self.password = password;
-        self
-    }
+/// Reads [`PROPERTIES`] (the password, read from files too, is set
+/// with [`ServerConfig::with_password`]).
+///
+/// # Errors
+///
+/// A [`PropertyError`] naming an invalid value and its origin.
+pub fn config_from_properties(props: &Properties) -> Result<ServerConfig, PropertyError> {
+    ServerConfig::read(props, &CONFIG)
 }
 
 /// A running RESP server. Dropping it stops the server.
@@ -227,24 +198,9 @@ pub type RespServerHandle = ServerHandle;
 pub fn serve_resp(
     store: Arc<dyn Store>,
     addr: SocketAddr,
-    config: RespServerConfig,
+    config: ServerConfig,
 ) -> Result<RespServerHandle, ServeError> {
-    let protocol = Protocol {
-        name: "RESP",
-        refusal: REFUSAL,
-        serve: serve_connection,
-    };
-    let (max_connections, max_buffered) = (config.max_connections, config.max_buffered);
-    let password = config.password.clone();
-    start_protocol(
-        protocol,
-        store,
-        addr,
-        config,
-        password.as_ref(),
-        max_connections,
-        max_buffered,
-    )
+    start_protocol(&PROTOCOL, store, addr, config)
 }
 
 /// One connection's state apart from its read buffer.
@@ -265,7 +221,7 @@ fn serve_connection(
     store: &dyn Store,
     stream: TcpStream,
     id: usize,
-    config: &RespServerConfig,
+    config: &ServerConfig,
     budget: &Budget,
 ) {
     let _ = stream.set_nodelay(true);
@@ -323,7 +279,7 @@ fn serve_commands(
     session: &mut Session<'_>,
     buf: &mut Vec<u8>,
     charge: &mut Charge<'_>,
-    config: &RespServerConfig,
+    config: &ServerConfig,
     over_budget: &str,
 ) {
     let mut len = 0;
@@ -349,7 +305,7 @@ fn serve_commands(
                     }
                 }
                 Ok(None) => {
-                    if let Err(e) = check_pending(&buf[pos..len], config.max_bulk) {
+                    if let Err(e) = check_pending(&buf[pos..len], config.max_message) {
                         return fail(
                             stream,
                             &mut session.out,
@@ -954,17 +910,17 @@ mod tests {
             .with("serve.resp.maxbuffered", "20")
             .with("serve.resp.maxconnections", "3")
             .with("serve.resp.timeout", "1.5");
-        let c = RespServerConfig::from_properties(&p).unwrap();
+        let c = config_from_properties(&p).unwrap();
         assert_eq!(
-            (c.max_bulk, c.max_buffered, c.max_connections, c.timeout),
+            (c.max_message, c.max_buffered, c.max_connections, c.timeout),
             (10, 20, 3, Duration::from_millis(1500))
         );
         assert_eq!(
-            RespServerConfig::from_properties(&Properties::new()).unwrap(),
+            config_from_properties(&Properties::new()).unwrap(),
             RespServerConfig::default()
         );
         for bad in ["serve.resp.maxconnections", "serve.resp.maxbuffered"] {
-            assert!(RespServerConfig::from_properties(&Properties::new().with(bad, "0")).is_err());
+            assert!(config_from_properties(&Properties::new().with(bad, "0")).is_err());
         }
     }
 

@@ -400,7 +400,7 @@ fn closes_after(addr: SocketAddr, request: &[u8]) -> (String, bool) {
 #[test]
 fn malformed_requests_get_400_and_a_closed_connection() {
     let mut config = HttpServerConfig::default();
-    config.max_body = 1000;
+    config.max_message = 1000;
     let (_store, server) = start(config);
     let addr = server.local_addr();
     for bad in [
