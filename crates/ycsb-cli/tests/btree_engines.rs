@@ -214,10 +214,7 @@ fn a_read_only_directory_is_one_clear_error() {
         let err = stderr(&o);
         assert!(!err.contains("panicked"), "{db}: {err}");
         assert_eq!(o.status.code(), Some(2), "{db}: {err}");
-        let errors: Vec<&str> = err
-            .lines()
-            .filter(|l| l.starts_with("ycsb: error: "))
-            .collect();
+        let errors = error_lines(&err);
         assert_eq!(errors.len(), 1, "{db}: {err}");
         assert!(
             errors[0].contains(property) && errors[0].contains("Read-only file system"),
@@ -274,15 +271,11 @@ fn another_engine_s_database_is_refused_untouched() {
                 );
                 let err = stderr(&o);
                 assert_eq!(o.status.code(), Some(2), "{maker} dir, {other}: {err}");
-                let errors: Vec<&str> = err
-                    .lines()
-                    .filter(|l| l.starts_with("ycsb: error: "))
-                    .collect();
-                assert_eq!(errors.len(), 1, "{err}");
+                let error = one_error_line(&err);
                 assert!(
-                    errors[0].contains(said) && errors[0].contains(&db.display().to_string()),
+                    error.contains(said) && error.contains(&db.display().to_string()),
                     "{maker} dir, {other}: {}",
-                    errors[0]
+                    error
                 );
                 assert!(
                     snapshot(&db) == before,

@@ -181,15 +181,7 @@ fn unknown_properties_are_warned_about_by_name_and_place() {
 fn json_export_is_one_document_with_config_and_no_secret() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("out.json");
-    let o = ycsb()
-        .args([
-            "-load",
-            "-run",
-            "-db",
-            "memory",
-            "-P",
-            "workloads/workloada",
-        ])
+    let o = load_run("memory", "workloads/workloada")
         .args([
             "-p",
             "recordcount=100",

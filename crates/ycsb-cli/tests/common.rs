@@ -46,3 +46,25 @@ pub fn report_value(report: &str, section: &str, name: &str) -> Option<String> {
         .lines()
         .find_map(|l| l.strip_prefix(&prefix).map(str::to_string))
 }
+
+/// The `ycsb: error: ` lines of standard error `err`.
+pub fn error_lines(err: &str) -> Vec<&str> {
+    err.lines()
+        .filter(|l| l.starts_with("ycsb: error: "))
+        .collect()
+}
+
+/// The one `ycsb: error: ` line of standard error `err`: the test fails,
+/// showing `err`, unless there is exactly one.
+pub fn one_error_line(err: &str) -> &str {
+    let errors = error_lines(err);
+    assert_eq!(errors.len(), 1, "{err}");
+    errors[0]
+}
+
+/// A `ycsb -load -run -db <db> -P <workload>` command, to add to.
+pub fn load_run(db: &str, workload: &str) -> Command {
+    let mut c = ycsb();
+    c.args(["-load", "-run", "-db", db, "-P", workload]);
+    c
+}

@@ -23,16 +23,8 @@ fn the_header_the_export_and_the_report_name_the_engine_build() {
     for (db, engine) in [("rocksdb", "RocksDB"), ("leveldb", "LevelDB")] {
         let dir = tempfile::tempdir().unwrap();
         let export = dir.path().join("out.json");
-        let o = ycsb()
-            .args([
-                "-load",
-                "-run",
-                "-db",
-                db,
-                "-P",
-                "workloads/workloadc",
-                "-p",
-            ])
+        let o = load_run(db, "workloads/workloadc")
+            .arg("-p")
             .arg(format!("{db}.dbname={}", dir.path().join("db").display()))
             .args(["-p", "recordcount=100", "-p", "operationcount=100"])
             .args(["-p", "exporter=json", "-p"])

@@ -31,12 +31,7 @@ fn ycsb_at(args: &str, home: &Path, extra: &[&str]) -> Output {
 fn error_line(o: &Output) -> String {
     let err = stderr(o);
     assert!(!err.contains("panicked"), "{err}");
-    let errors: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("ycsb: error: "))
-        .collect();
-    assert_eq!(errors.len(), 1, "{err}");
-    errors[0].to_string()
+    one_error_line(&err).to_string()
 }
 
 #[test]

@@ -89,16 +89,8 @@ fn engine_version_and_final_reports_are_saved_with_the_results() {
     for (db, report) in [("rocksdb", "rocksdb.stats"), ("leveldb", "leveldb.stats")] {
         let dir = tempfile::tempdir().unwrap();
         let export = dir.path().join("out.json");
-        let o = ycsb()
-            .args([
-                "-load",
-                "-run",
-                "-db",
-                db,
-                "-P",
-                "workloads/workloadc",
-                "-p",
-            ])
+        let o = load_run(db, "workloads/workloadc")
+            .arg("-p")
             .arg(format!("{db}.dbname={}", dir.path().join("db").display()))
             .args([
                 "-p",
@@ -196,16 +188,12 @@ fn a_database_directory_of_the_other_engine_is_refused_untouched() {
                 Some(2),
                 "{maker} dir, {other} {verb} {extra}: {err}"
             );
-            let errors: Vec<&str> = err
-                .lines()
-                .filter(|l| l.starts_with("ycsb: error: "))
-                .collect();
-            assert_eq!(errors.len(), 1, "{err}");
+            let error = one_error_line(&err);
             assert!(
-                errors[0].contains(&format!("holds a {said} database"))
-                    && errors[0].contains(&db.display().to_string()),
+                error.contains(&format!("holds a {said} database"))
+                    && error.contains(&db.display().to_string()),
                 "{}",
-                errors[0]
+                error
             );
             assert!(!err.contains("panicked"), "{err}");
             assert_eq!(

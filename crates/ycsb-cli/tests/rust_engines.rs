@@ -337,16 +337,12 @@ fn foreign_directories_are_refused_untouched() {
                 );
                 let err = stderr(&o);
                 assert_eq!(o.status.code(), Some(2), "{} on {maker}: {err}", e.name);
-                let errors: Vec<&str> = err
-                    .lines()
-                    .filter(|l| l.starts_with("ycsb: error: "))
-                    .collect();
-                assert_eq!(errors.len(), 1, "{err}");
+                let error = one_error_line(&err);
                 assert!(
-                    errors[0].contains(&db.display().to_string())
-                        && errors[0].contains("nothing was changed"),
+                    error.contains(&db.display().to_string())
+                        && error.contains("nothing was changed"),
                     "{}",
-                    errors[0]
+                    error
                 );
                 assert!(!err.contains("panicked"), "{err}");
             }
@@ -418,16 +414,12 @@ fn a_read_only_file_system_is_a_clear_error() {
             );
             let err = stderr(&o);
             assert_eq!(o.status.code(), Some(2), "{}: {err}", e.name);
-            let errors: Vec<&str> = err
-                .lines()
-                .filter(|l| l.starts_with("ycsb: error: "))
-                .collect();
-            assert_eq!(errors.len(), 1, "{err}");
+            let error = one_error_line(&err);
             assert!(
-                errors[0].contains(&db.display().to_string())
-                    && errors[0].contains("Read-only file system"),
+                error.contains(&db.display().to_string())
+                    && error.contains("Read-only file system"),
                 "{}",
-                errors[0]
+                error
             );
         }
     }
