@@ -227,20 +227,13 @@ fn a_read_only_directory_is_one_clear_error() {
 /// Every file under `dir` with its contents: what "untouched" is checked
 /// against.
 fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                files.push((path.clone(), std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    files.sort();
-    files
+    files_under(dir)
+        .into_iter()
+        .map(|path| {
+            let contents = std::fs::read(&path).unwrap();
+            (path, contents)
+        })
+        .collect()
 }
 
 #[test]

@@ -68,3 +68,51 @@ pub fn load_run(db: &str, workload: &str) -> Command {
     c.args(["-load", "-run", "-db", db, "-P", workload]);
     c
 }
+
+/// Every path under `dir` (not `dir` itself), sorted, each with whether it
+/// is a directory: what the "untouched" snapshots are made of.
+pub fn paths_under(dir: &Path) -> Vec<(PathBuf, bool)> {
+    let mut paths = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let is_dir = path.is_dir();
+            if is_dir {
+                pending.push(path.clone());
+            }
+            paths.push((path, is_dir));
+        }
+    }
+    paths.sort();
+    paths
+}
+
+/// Every file under `dir`, sorted: [`paths_under`] without directories.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    paths_under(dir)
+        .into_iter()
+        .filter(|(_, is_dir)| !is_dir)
+        .map(|(path, _)| path)
+        .collect()
+}
+
+/// Runs `ycsb report <exports> -o <out>`, which must succeed, and returns
+/// its output.
+pub fn ycsb_report<P: AsRef<std::ffi::OsStr>>(exports: &[P], out: &Path) -> Output {
+    let o = ycsb()
+        .arg("report")
+        .args(exports)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    o
+}
+
+/// Runs [`ycsb_report`] and returns the page or document it wrote.
+pub fn report_page<P: AsRef<std::ffi::OsStr>>(exports: &[P], out: &Path) -> String {
+    ycsb_report(exports, out);
+    std::fs::read_to_string(out).unwrap()
+}

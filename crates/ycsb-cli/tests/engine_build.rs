@@ -61,15 +61,7 @@ fn the_header_the_export_and_the_report_name_the_engine_build() {
 
         // The report shows it beside the charts and warns the same way.
         let html = dir.path().join("report.html");
-        let r = ycsb()
-            .arg("report")
-            .arg(&export)
-            .arg("-o")
-            .arg(&html)
-            .output()
-            .unwrap();
-        assert!(r.status.success(), "{}", stderr(&r));
-        let page = std::fs::read_to_string(&html).unwrap();
+        let page = report_page(&[&export], &html);
         // The summary's build row: `library: ..., assertions: ...`.
         assert!(page.contains(&library.to_string()), "{db}");
         assert!(page.contains(&format!("assertions: {expected}")), "{db}");

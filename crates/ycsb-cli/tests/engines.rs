@@ -134,21 +134,11 @@ fn engine_version_and_final_reports_are_saved_with_the_results() {
 fn checksum(dir: &std::path::Path) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let meta = std::fs::metadata(&path).unwrap();
-                let modified = meta.modified().unwrap();
-                let contents = std::fs::read(&path).unwrap();
-                files.push((path, contents, modified));
-            }
-        }
+    for path in files_under(dir) {
+        let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+        let contents = std::fs::read(&path).unwrap();
+        files.push((path, contents, modified));
     }
-    files.sort();
     let mut h = std::collections::hash_map::DefaultHasher::new();
     files.hash(&mut h);
     h.finish()

@@ -118,14 +118,7 @@ fn an_export_to_a_device_writes_the_device_and_keeps_it() {
     let Some(page) = device(dir.path(), "page.html", 1, 3) else {
         return;
     };
-    let o = ycsb()
-        .arg("report")
-        .arg(&export)
-        .arg("-o")
-        .arg(&page)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    ycsb_report(&[&export], &page);
     assert!(is_char_device(&page), "report -o replaced the device");
 }
 

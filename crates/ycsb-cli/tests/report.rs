@@ -23,16 +23,8 @@ use common::*;
 /// Returns the export's path (inside `dir`).
 fn demo_export(dir: &Path, db: &str) -> PathBuf {
     let export = dir.join(format!("{db}-workloada.json"));
-    let out = ycsb()
-        .args([
-            "-load",
-            "-run",
-            "-db",
-            db,
-            "-P",
-            "workloads/workloada",
-            "-P",
-        ])
+    let out = load_run(db, "workloads/workloada")
+        .arg("-P")
         .arg(format!("{db}/{db}.properties"))
         .arg("-p")
         .arg(format!("{db}.dbname={}", dir.join(db).display()))
@@ -52,14 +44,7 @@ fn demo_export(dir: &Path, db: &str) -> PathBuf {
 fn demo_report(dir: &Path) -> (Vec<PathBuf>, PathBuf) {
     let exports = vec![demo_export(dir, "rocksdb"), demo_export(dir, "leveldb")];
     let html = dir.join("report.html");
-    let out = ycsb()
-        .arg("report")
-        .args(&exports)
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = ycsb_report(&exports, &html);
     assert!(stderr(&out).contains("2 runs"), "{}", stderr(&out));
     (exports, html)
 }
@@ -143,15 +128,7 @@ fn report_compares_runs_in_one_table_and_overlaid_charts() {
 
     // The same comparison as one SVG document.
     let svg = dir.path().join("report.svg");
-    let out = ycsb()
-        .arg("report")
-        .args(&exports)
-        .arg("-o")
-        .arg(&svg)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = std::fs::read_to_string(&svg).unwrap();
+    let text = report_page(&exports, &svg);
     assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     assert_eq!(
         text.matches("<svg ").count() - 1,
@@ -173,15 +150,7 @@ fn a_disabled_time_series_is_named_as_the_reason() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let html = dir.path().join("r.html");
-    let out = ycsb()
-        .arg("report")
-        .arg(&export)
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = report_page(&[&export], &html);
     assert!(
         page.contains(
             "<b>Throughput</b>: no data: timeseries.granularity=0 turns the time series off"
@@ -303,15 +272,7 @@ fn a_report_of_the_demo_s_14_runs_reads_well() {
     let exports = demo_exports(dir.path());
     assert_eq!(exports.len(), 14, "seven engines, two workloads");
     let html = dir.path().join("report-14.html");
-    let out = ycsb()
-        .arg("report")
-        .args(&exports)
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = report_page(&exports, &html);
     assert!(
         page.contains("<title>ycsb report: 7 stores × workloads A, C</title>"),
         "{}",

@@ -275,21 +275,14 @@ fn export_names_the_engine_version_and_carries_its_reports() {
 /// Every file under `dir`, with contents and times: what "untouched" is
 /// checked against.
 fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>, std::time::SystemTime)> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
-                files.push((path.clone(), std::fs::read(&path).unwrap(), modified));
-            }
-        }
-    }
-    files.sort();
-    files
+    files_under(dir)
+        .into_iter()
+        .map(|path| {
+            let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+            let contents = std::fs::read(&path).unwrap();
+            (path, contents, modified)
+        })
+        .collect()
 }
 
 /// A directory of another engine, or of someone's files, is refused with

@@ -216,16 +216,8 @@ fn curl(dir: &Path, served: &Served, extra: &[&str], target: &str) -> String {
 /// export; the output and export, checked for success and the password.
 fn workload_a(dir: &Path, db: &str, props: &[String]) -> String {
     let export = dir.join(format!("{db}.json"));
-    let mut c = ycsb();
-    c.args([
-        "-load",
-        "-run",
-        "-db",
-        db,
-        "-P",
-        "workloads/workloada",
-        "-s",
-    ]);
+    let mut c = load_run(db, "workloads/workloada");
+    c.arg("-s");
     for p in props {
         c.args(["-p", p]);
     }

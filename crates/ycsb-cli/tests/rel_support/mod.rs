@@ -375,20 +375,15 @@ pub fn failures(phase: &serde_json::Value) -> u64 {
 /// Every file and directory under `dir`, with each file's contents: what
 /// "left untouched" is checked against.
 pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                files.push((path.clone(), b"<directory>".to_vec()));
-                pending.push(path);
+    super::common::paths_under(dir)
+        .into_iter()
+        .map(|(path, is_dir)| {
+            let contents = if is_dir {
+                b"<directory>".to_vec()
             } else {
-                let contents = std::fs::read(&path).unwrap();
-                files.push((path, contents));
-            }
-        }
-    }
-    files.sort();
-    files
+                std::fs::read(&path).unwrap()
+            };
+            (path, contents)
+        })
+        .collect()
 }
