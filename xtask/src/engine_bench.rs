@@ -347,6 +347,20 @@ pub(crate) fn client(program: &Path, cachegrind: Option<&Cachegrind>) -> Command
     }
 }
 
+/// A client's cell from its phases as `phase` reads them: its load (none
+/// with `--same-files`, where it loaded nothing) and its run.
+fn cell(o: &Options, phase: impl Fn(&str) -> Result<Phase>) -> Result<Cell> {
+    Ok(Cell {
+        load: if o.same_files {
+            Phase::NONE
+        } else {
+            phase("load")?
+        },
+        run: phase("run")?,
+        cpu: CpuTime::default(),
+    })
+}
+
 fn run_ycsb(
     ycsb: &Path,
     root: &Path,
@@ -390,15 +404,7 @@ fn run_ycsb(
             throughput: p.throughput,
         })
     };
-    Ok(Cell {
-        load: if o.same_files {
-            Phase::NONE
-        } else {
-            phase("load")?
-        },
-        run: phase("run")?,
-        cpu: CpuTime::default(),
-    })
+    cell(o, phase)
 }
 
 fn run_direct(
@@ -440,15 +446,7 @@ fn run_direct(
             throughput: field("throughput").parse().unwrap_or(0.0),
         })
     };
-    Ok(Cell {
-        load: if o.same_files {
-            Phase::NONE
-        } else {
-            phase("load")?
-        },
-        run: phase("run")?,
-        cpu: CpuTime::default(),
-    })
+    cell(o, phase)
 }
 
 /// `--same-files`: the database every round's clients start from, in
