@@ -66,8 +66,7 @@ pub(crate) struct Admission {
 }
 
 /// How a server (RESP or HTTP) behaves; each protocol reads it from its
-/// own properties (`resp::config_from_properties`,
-/// `http::config_from_properties`).
+/// own properties ([`ServerConfig::from_properties`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ServerConfig {
@@ -111,13 +110,15 @@ pub(crate) struct ConfigProperties {
 }
 
 impl ServerConfig {
-    /// Reads a protocol's declarations: a table name that is not empty,
-    /// and limits that are positive (the password, read from files too,
-    /// is set with [`Self::with_password`]).
-    pub(crate) fn read(
-        props: &Properties,
-        declared: &ConfigProperties,
-    ) -> Result<Self, PropertyError> {
+    /// Reads `protocol`'s properties (`serve.resp.*`, `serve.http.*`): a
+    /// table name that is not empty, and limits that are positive (the
+    /// password, read from files too, is set with [`Self::with_password`]).
+    ///
+    /// # Errors
+    ///
+    /// A [`PropertyError`] naming an invalid value and its origin.
+    pub fn from_properties(props: &Properties, protocol: &Protocol) -> Result<Self, PropertyError> {
+        let declared = &protocol.properties;
         let table = props.get_checked(declared.table, |t| {
             if t.is_empty() {
                 Err("expected a table name".into())
@@ -153,19 +154,39 @@ impl ServerConfig {
 /// budget all its connections share.
 pub(crate) type ServeConnection = fn(&dyn Store, TcpStream, usize, &ServerConfig, &Budget);
 
-/// A protocol as [`start_protocol`] starts it.
-pub(crate) struct Protocol {
+/// A protocol [`serve`] speaks: `crate::resp::RESP` or `crate::http::HTTP`.
+pub struct Protocol {
     /// `RESP` or `HTTP`.
     pub(crate) name: &'static str,
     /// Written to a connection over the cap before it is closed.
     pub(crate) refusal: &'static [u8],
     /// Serves one connection.
     pub(crate) serve: ServeConnection,
+    /// Its declarations of what [`ServerConfig`] holds.
+    pub(crate) properties: ConfigProperties,
 }
 
-/// Starts serving `store` over `protocol` on `addr`: the password rule,
-/// the connection cap, one budget for the bytes all connections hold.
-pub(crate) fn start_protocol(
+impl std::fmt::Debug for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Protocol")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Starts serving `store` over `protocol` on `addr` (port 0 picks a free
+/// port; see [`ServerHandle::local_addr`]): the password rule, the
+/// connection cap, one budget for the bytes all connections hold. Each
+/// protocol's `DEFAULT_ADDR` listens on loopback only. The caller keeps
+/// the store and closes it after [`ServerHandle::stop`].
+///
+/// # Errors
+///
+/// [`ServeError::Unprotected`] when `addr` is not loopback and the
+/// configuration has no password, [`ServeError::Bind`] when the address
+/// cannot be bound, [`ServeError::Io`] when the accept thread cannot
+/// start.
+pub fn serve(
     protocol: &Protocol,
     store: Arc<dyn Store>,
     addr: SocketAddr,
