@@ -313,16 +313,8 @@ fn sigint_stops_cleanly_with_a_partial_report_and_valid_export() {
             "-p",
             "operationcount=0",
         ])
-        .args([
-            "-p",
-            "basicdb.simulatedelay=1",
-            "-threads",
-            "2",
-            "-p",
-            "exporter=json",
-            "-p",
-        ])
-        .arg(format!("exportfile={}", path.display()))
+        .args(["-p", "basicdb.simulatedelay=1", "-threads", "2"])
+        .args(json_export(&path))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

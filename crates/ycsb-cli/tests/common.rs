@@ -116,3 +116,38 @@ pub fn report_page<P: AsRef<std::ffi::OsStr>>(exports: &[P], out: &Path) -> Stri
     ycsb_report(exports, out);
     std::fs::read_to_string(out).unwrap()
 }
+
+/// The records of the three-process integrity runs: 2000 of four 50-byte
+/// fields, written and read with `dataintegrity=true`.
+pub const INTEGRITY_RECORDS: [&str; 8] = [
+    "-p",
+    "dataintegrity=true",
+    "-p",
+    "recordcount=2000",
+    "-p",
+    "fieldcount=4",
+    "-p",
+    "fieldlength=50",
+];
+
+/// A run that reads each of [`INTEGRITY_RECORDS`] once, in key order.
+pub const READ_EACH_RECORD: [&str; 8] = [
+    "-p",
+    "operationcount=2000",
+    "-p",
+    "readproportion=1",
+    "-p",
+    "updateproportion=0",
+    "-p",
+    "requestdistribution=sequential",
+];
+
+/// `-p exporter=json -p exportfile=<path>`: the run's JSON export.
+pub fn json_export(path: &Path) -> [String; 4] {
+    [
+        "-p".into(),
+        "exporter=json".into(),
+        "-p".into(),
+        format!("exportfile={}", path.display()),
+    ]
+}

@@ -27,8 +27,7 @@ fn the_header_the_export_and_the_report_name_the_engine_build() {
             .arg("-p")
             .arg(format!("{db}.dbname={}", dir.path().join("db").display()))
             .args(["-p", "recordcount=100", "-p", "operationcount=100"])
-            .args(["-p", "exporter=json", "-p"])
-            .arg(format!("exportfile={}", export.display()))
+            .args(json_export(&export))
             .output()
             .unwrap();
         assert!(o.status.success(), "{db}: {}", stderr(&o));

@@ -92,16 +92,8 @@ fn engine_version_and_final_reports_are_saved_with_the_results() {
         let o = load_run(db, "workloads/workloadc")
             .arg("-p")
             .arg(format!("{db}.dbname={}", dir.path().join("db").display()))
-            .args([
-                "-p",
-                "recordcount=1000",
-                "-p",
-                "operationcount=1000",
-                "-p",
-                "exporter=json",
-                "-p",
-            ])
-            .arg(format!("exportfile={}", export.display()))
+            .args(["-p", "recordcount=1000", "-p", "operationcount=1000"])
+            .args(json_export(&export))
             .output()
             .unwrap();
         assert!(o.status.success(), "{db}: {}", stderr(&o));

@@ -149,8 +149,8 @@ fn sigterm_stops_cleanly_with_a_partial_report_and_valid_export() {
                 "-threads",
                 "2",
             ])
-            .args(["-p", "exporter=json", "-s", "-p", "status.interval=1", "-p"])
-            .arg(format!("exportfile={}", path.display())),
+            .args(["-s", "-p", "status.interval=1"])
+            .args(json_export(&path)),
     );
     // The load phase ends with a status line too: wait for the run phase.
     lines
@@ -215,8 +215,7 @@ fn fill_the_disk(engine: &Embedded, property_file: Option<&str>) {
         // ahead log alone outgrows it).
         .args(["-p", "recordcount=50000", "-threads", "2"])
         .args(engine.at(&db))
-        .args(["-p", "exporter=json", "-p"])
-        .arg(format!("exportfile={}", export.display()));
+        .args(json_export(&export));
     let o = command.output().unwrap();
     let err = stderr(&o);
     let engine = format!("{} {property_file:?}", engine.name);
@@ -255,8 +254,8 @@ fn error_budget_counts_every_retried_insert_of_a_load() {
         // budget, a dead server would keep the load retrying for ever.
         .args(["-p", "core_workload_insertion_retry_limit=1000"])
         .args(["-p", "core_workload_insertion_retry_interval=0"])
-        .args(["-p", "exporter=json", "-s", "-p", "status.interval=1", "-p"])
-        .arg(format!("exportfile={}", export.display()))
+        .args(["-s", "-p", "status.interval=1"])
+        .args(json_export(&export))
         .stdout(Stdio::null());
     let (mut child, mut lines) = start_then_kill_redis(&mut command, &mut redis);
     let status = wait_bounded(&mut child, Duration::from_secs(60), "the load");
@@ -315,16 +314,13 @@ fn a_second_sigint_before_the_export_says_it_was_not_written() {
         .args(["run", "redis", "-p", &format!("redis.port={}", redis.port)])
         .args(["-p", "redis.timeout=60000", "-p", "operationcount=0"])
         .args(["-p", "maxexecutiontime=120", "-threads", "2"])
-        .args(["-p", "exporter=json", "-s", "-p", "status.interval=1", "-p"])
-        .arg(format!("exportfile={}", export.display()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+        .args(["-s", "-p", "status.interval=1"])
+        .args(json_export(&export));
+    let (mut child, mut lines) = spawn_watched(&mut command);
     lines
         .wait_for(Duration::from_secs(30), status_with_operations)
         .expect("the run phase's first status line");
-    redis.signal(SIGSTOP);
+    signal(redis.child(), SIGSTOP);
     std::thread::sleep(Duration::from_millis(300));
     signal(&child, SIGINT);
     std::thread::sleep(Duration::from_millis(300));
@@ -338,7 +334,7 @@ fn a_second_sigint_before_the_export_says_it_was_not_written() {
         Duration::from_secs(10),
         "ycsb after a second SIGINT",
     );
-    redis.signal(SIGCONT);
+    signal(redis.child(), SIGCONT);
     let err = lines.rest();
     assert_eq!(status.code(), Some(3), "{err}");
     assert!(
@@ -367,12 +363,9 @@ fn two_sigints_on_rocksdb_end_cleanly_and_say_what_was_written() {
                 "rocksdb.dbname={}",
                 dir.path().join("db").display()
             ))
-            .args(["-p", "exporter=json", "-s", "-p", "status.interval=1", "-p"])
-            .arg(format!("exportfile={}", export.display()))
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().unwrap();
-        let mut lines = StderrLines::new(child.stderr.take().unwrap());
+            .args(["-s", "-p", "status.interval=1"])
+            .args(json_export(&export));
+        let (mut child, mut lines) = spawn_watched(&mut command);
         lines
             .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
             .expect("the load's first status line");

@@ -35,11 +35,8 @@ fn interval_logs_decode_with_pythons_hdrhistogram_to_the_reported_figures() {
             &format!("hdrhistogram.output.path={prefix}"),
             "-p",
             "hdrhistogram.percentiles=50,90,99,99.9,100",
-            "-p",
-            "exporter=json",
-            "-p",
         ])
-        .arg(format!("exportfile={}", export.display()))
+        .args(json_export(&export))
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));

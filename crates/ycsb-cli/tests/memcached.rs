@@ -59,9 +59,7 @@ fn workload_a_keeps_its_data_over_two_servers_in_both_protocols() {
             .args(["run", "memcached"])
             .args(common_args)
             .args(["-p", "operationcount=2000", "-p", "status.interval=1"])
-            .args(["-p", "exporter=json"])
-            .arg("-p")
-            .arg(format!("exportfile={}", export.display()))
+            .args(json_export(&export))
             .output()
             .unwrap();
         assert!(run.status.success(), "{}", stderr(&run));

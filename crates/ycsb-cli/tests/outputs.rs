@@ -269,16 +269,8 @@ fn leveldb_with_export(dir: &Path, export: &Path) -> std::process::Output {
     ycsb()
         .args(["run", "leveldb", "-p"])
         .arg(format!("leveldb.dbname={}", dir.join("db").display()))
-        .args([
-            "-p",
-            "recordcount=10",
-            "-p",
-            "operationcount=50",
-            "-p",
-            "exporter=json",
-            "-p",
-        ])
-        .arg(format!("exportfile={}", export.display()))
+        .args(["-p", "recordcount=10", "-p", "operationcount=50"])
+        .args(json_export(&export))
         .output()
         .unwrap()
 }

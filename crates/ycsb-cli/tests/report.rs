@@ -32,8 +32,7 @@ fn demo_export(dir: &Path, db: &str) -> PathBuf {
         .args(["-p", "recordcount=8000", "-p", "operationcount=8000"])
         .args(["-threads", "2", "-target", "20000"])
         .args(["-p", "timeseries.granularity=50"])
-        .args(["-p", "exporter=json", "-p"])
-        .arg(format!("exportfile={}", export.display()))
+        .args(json_export(&export))
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -252,8 +251,7 @@ fn demo_exports(dir: &Path) -> Vec<PathBuf> {
                 .args(["-p", "recordcount=2000", "-p", "operationcount=2000"])
                 .args(["-threads", "2", "-target", "4000"])
                 .args(["-p", "timeseries.granularity=100"])
-                .args(["-p", "exporter=json", "-p"])
-                .arg(format!("exportfile={}", export.display()))
+                .args(json_export(&export))
                 .output()
                 .unwrap();
             assert!(out.status.success(), "{}: {}", store.name, stderr(&out));

@@ -99,16 +99,7 @@ fn workload_a_with_integrity_across_three_processes() {
         let dir = tempfile::tempdir().unwrap();
         let at = e.at(&dir.path().join("db"));
         let fast = strings(e.fast);
-        let shape = strings(&[
-            "-p",
-            "dataintegrity=true",
-            "-p",
-            "recordcount=2000",
-            "-p",
-            "fieldcount=4",
-            "-p",
-            "fieldlength=50",
-        ]);
+        let shape = strings(&INTEGRITY_RECORDS);
         let load = ycsb_out(
             &["load", e.name, "-P", "workloads/workloada", "-threads", "4"],
             &[&e.shipped(), &at, &fast, &shape],
@@ -158,18 +149,7 @@ fn workload_a_with_integrity_across_three_processes() {
         // Every record, updated or not, reads back intact in a third
         // process.
         let out = ycsb_ok(
-            &[
-                "run",
-                e.name,
-                "-p",
-                "operationcount=2000",
-                "-p",
-                "readproportion=1",
-                "-p",
-                "updateproportion=0",
-                "-p",
-                "requestdistribution=sequential",
-            ],
+            &[&["run", e.name][..], &READ_EACH_RECORD].concat(),
             &[&at, &fast, &shape],
         );
         assert_eq!(figure(&out, "VERIFY", "Return=OK"), 2000, "{out}");

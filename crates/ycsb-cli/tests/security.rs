@@ -206,8 +206,7 @@ fn credentials_in_headers_urls_and_misspelled_names_are_redacted() {
             &format!("backup.url=redis://:{}@10.0.0.1:6379", secrets[4]),
         ])
         .args(["-p", &format!("redis.pasword={}", secrets[5])])
-        .args(["-p", "exporter=json", "-p"])
-        .arg(format!("exportfile={}", export.display()))
+        .args(json_export(&export))
         .output()
         .unwrap();
     let (out, err) = (stdout(&o), stderr(&o));

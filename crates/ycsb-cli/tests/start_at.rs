@@ -37,8 +37,7 @@ fn both_phases_start_after_start_at_and_the_second_follows_the_first() {
         .args(["-p", "recordcount=100", "-p", "operationcount=100"])
         .arg("-p")
         .arg(format!("start.at={at}"))
-        .args(["-p", "exporter=json", "-p"])
-        .arg(format!("exportfile={}", export.display()))
+        .args(json_export(&export))
         .output()
         .unwrap();
     let err = stderr(&out);

@@ -85,9 +85,7 @@ fn an_interrupted_phase_whose_store_never_returns_exports_what_was_measured() {
     let export = dir.path().join("run.json");
     let mut child = ycsb()
         .args(STUCK)
-        .args(["-p", "exporter=json"])
-        .arg("-p")
-        .arg(format!("exportfile={}", export.display()))
+        .args(json_export(&export))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

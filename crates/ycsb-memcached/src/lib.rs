@@ -81,6 +81,9 @@ pub use wire::WireProtocol;
 
 use wire::Conn;
 
+#[cfg(feature = "testing")]
+pub mod testing;
+
 /// The client flags spymemcached gives a string, and so every record.
 pub const STRING_FLAGS: u32 = 0;
 

@@ -74,6 +74,9 @@ use ycsb_db::{
 
 use client::{Client, Health, SlotTable};
 
+#[cfg(feature = "testing")]
+pub mod testing;
+
 ycsb_db::choice_property! {
     /// How scans find keys (`redis.index`).
     pub enum IndexMode {

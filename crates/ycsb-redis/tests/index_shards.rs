@@ -2,11 +2,9 @@
 //! the store contract, the same scans as Java's single `_indices`, and the
 //! index's load spread over a cluster's masters.
 
-mod common;
-
-use common::{RedisCluster, RedisServer};
 use ycsb_db::testing::{assert_conforms, Contract, Scans, UpdateMissing};
 use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, StoreContext, ThreadContext};
+use ycsb_redis::testing::{RedisCluster, RedisServer};
 use ycsb_redis::RedisStore;
 
 const TABLE: &str = "usertable";
