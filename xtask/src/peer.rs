@@ -110,35 +110,6 @@ pub fn build_ycsb(root: &Path, bench: &str) -> Result<PathBuf> {
     Ok(crate::target::target_dir(root).join("release").join("ycsb"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn options_are_read_and_bad_ones_named() {
-        let parse = |args: &[&str]| {
-            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-            Options::parse(&args, "x-bench", "usage")
-        };
-        let o = parse(&["--requests", "10", "--no-pin"]).unwrap();
-        assert_eq!((o.requests, o.rounds, o.pin), (10, 3, false));
-        let e = parse(&["--rounds", "0"]).err().unwrap();
-        assert!(e.to_string().contains("must be at least 1"), "{e}");
-        let e = parse(&["--bogus"]).err().unwrap();
-        assert!(
-            e.to_string().contains("x-bench: unknown option --bogus"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn the_median_of_odd_even_and_no_values() {
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 2.5);
-        assert!(median(Vec::new()).is_nan());
-    }
-}
-
 /// A peer's server process on a loopback port of its own (its output
 /// discarded), killed when dropped.
 pub struct Server {
@@ -195,5 +166,34 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_read_and_bad_ones_named() {
+        let parse = |args: &[&str]| {
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            Options::parse(&args, "x-bench", "usage")
+        };
+        let o = parse(&["--requests", "10", "--no-pin"]).unwrap();
+        assert_eq!((o.requests, o.rounds, o.pin), (10, 3, false));
+        let e = parse(&["--rounds", "0"]).err().unwrap();
+        assert!(e.to_string().contains("must be at least 1"), "{e}");
+        let e = parse(&["--bogus"]).err().unwrap();
+        assert!(
+            e.to_string().contains("x-bench: unknown option --bogus"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_median_of_odd_even_and_no_values() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert!(median(Vec::new()).is_nan());
     }
 }

@@ -292,15 +292,7 @@ fn ycsb_serve_embeds_the_engine_and_its_data_survives() {
         let line = lines
             .wait_for(Duration::from_secs(30), |l| l.contains(" over RESP at "))
             .unwrap_or_else(|| panic!("{db}: no RESP address line: {:?}", lines.seen));
-        let addr: std::net::SocketAddr = line
-            .split_once(" over RESP at ")
-            .unwrap()
-            .1
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let addr = address_after(&line, " over RESP at ");
         let port = format!("redis.port={}", addr.port());
         for phase in ["load", "run"] {
             let o = ycsb()

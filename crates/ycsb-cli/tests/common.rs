@@ -151,3 +151,12 @@ pub fn json_export(path: &Path) -> [String; 4] {
         format!("exportfile={}", path.display()),
     ]
 }
+
+/// The address `ycsb serve` printed in `line` after `marker` (such as
+/// ` over RESP at `).
+pub fn address_after(line: &str, marker: &str) -> std::net::SocketAddr {
+    let (_, rest) = line
+        .split_once(marker)
+        .unwrap_or_else(|| panic!("no '{marker}' in {line}"));
+    rest.split_whitespace().next().unwrap().parse().unwrap()
+}

@@ -224,15 +224,7 @@ fn serve_holds_the_database_and_reopens_it() {
         let line = lines
             .wait_for(Duration::from_secs(30), |l| l.contains(" over RESP at "))
             .unwrap_or_else(|| panic!("no RESP address: {:?}", lines.seen));
-        let addr = line.split_once(" over RESP at ").unwrap().1;
-        let port = addr
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .rsplit(':')
-            .next()
-            .unwrap()
-            .to_string();
+        let port = address_after(&line, " over RESP at ").port().to_string();
         (child, lines, port)
     };
     let client = |verb: &str, port: &str| {

@@ -16,13 +16,8 @@ fn interval_logs_decode_with_pythons_hdrhistogram_to_the_reported_figures() {
     // A random 0-3 ms delay spreads 2400 operations over about
     // two seconds, so the 1 s status interval gives several log lines.
     let out = ycsb()
+        .args(["run", "basic", "-P", "workloads/workloada", "-threads", "2"])
         .args([
-            "run",
-            "basic",
-            "-P",
-            "workloads/workloada",
-            "-threads",
-            "2",
             "-p",
             "operationcount=2400",
             "-p",

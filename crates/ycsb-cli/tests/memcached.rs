@@ -6,7 +6,6 @@
 mod common;
 mod rel_support;
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use common::*;
@@ -118,23 +117,20 @@ fn a_server_killed_and_restarted_mid_run_is_reconnected() {
         .unwrap();
     assert!(load.status.success(), "{}", stderr(&load));
 
-    let mut child = ycsb()
-        .args([
-            "run",
-            "memcached",
-            "-P",
-            "workloads/workloada",
-            "-p",
-            &hosts,
-        ])
-        .args(["-p", "recordcount=200", "-p", "operationcount=0"])
-        .args(["-p", "maxexecutiontime=4", "-threads", "2"])
-        .args(["-s", "-p", "status.interval=1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    let (mut child, mut lines) = spawn_piped(
+        ycsb()
+            .args([
+                "run",
+                "memcached",
+                "-P",
+                "workloads/workloada",
+                "-p",
+                &hosts,
+            ])
+            .args(["-p", "recordcount=200", "-p", "operationcount=0"])
+            .args(["-p", "maxexecutiontime=4", "-threads", "2"])
+            .args(["-s", "-p", "status.interval=1"]),
+    );
     lines
         .wait_for(Duration::from_secs(30), status_with_operations)
         .expect("a status line");

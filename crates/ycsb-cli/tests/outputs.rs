@@ -270,7 +270,7 @@ fn leveldb_with_export(dir: &Path, export: &Path) -> std::process::Output {
         .args(["run", "leveldb", "-p"])
         .arg(format!("leveldb.dbname={}", dir.join("db").display()))
         .args(["-p", "recordcount=10", "-p", "operationcount=50"])
-        .args(json_export(&export))
+        .args(json_export(export))
         .output()
         .unwrap()
 }

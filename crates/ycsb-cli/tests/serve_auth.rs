@@ -130,15 +130,7 @@ impl Served {
                 line.ends_with("(reachable from other hosts, password required)"),
                 "{line}"
             );
-            let addr: SocketAddr = line
-                .split_once(&marker)
-                .unwrap()
-                .1
-                .split_whitespace()
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap();
+            let addr = address_after(&line, &marker);
             assert!(addr.ip().is_unspecified(), "{line}");
             SocketAddr::from(([127, 0, 0, 1], addr.port()))
         };

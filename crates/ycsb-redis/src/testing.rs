@@ -94,6 +94,18 @@ impl RedisServer {
     pub fn cli(&self, args: &[&str]) -> String {
         redis_cli(&[&["-p", &self.port.to_string()], args].concat())
     }
+
+    /// How many times the server ran `command` (`INFO commandstats`; 0
+    /// when it never did).
+    pub fn calls(&self, command: &str) -> u64 {
+        let stats = self.cli(&["info", "commandstats"]);
+        let prefix = format!("cmdstat_{command}:calls=");
+        stats
+            .lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .and_then(|rest| rest.split(',').next())
+            .map_or(0, |n| n.parse().unwrap())
+    }
 }
 
 /// Runs redis-cli with `args` and returns what it printed (standard

@@ -30,17 +30,6 @@ fn record(i: usize) -> Record {
     r
 }
 
-/// `cmdstat_<command>`'s calls in a node's `INFO commandstats`.
-fn calls(node: &ycsb_redis::testing::RedisServer, command: &str) -> u64 {
-    let stats = node.cli(&["info", "commandstats"]);
-    let prefix = format!("cmdstat_{command}:calls=");
-    stats
-        .lines()
-        .find_map(|l| l.strip_prefix(&prefix))
-        .and_then(|rest| rest.split(',').next())
-        .map_or(0, |n| n.parse().unwrap())
-}
-
 fn is_replica(node: &ycsb_redis::testing::RedisServer) -> bool {
     node.cli(&["role"]).starts_with("slave")
 }
@@ -79,7 +68,7 @@ fn replica_reads_are_answered_by_replicas() {
     }
     let (mut on_replicas, mut on_masters) = (0, 0);
     for node in &cluster.nodes {
-        let reads = calls(node, "hgetall");
+        let reads = node.calls("hgetall");
         if is_replica(node) {
             on_replicas += reads;
         } else {

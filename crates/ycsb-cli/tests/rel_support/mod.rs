@@ -70,8 +70,18 @@ pub struct StderrLines {
 /// Starts `command` with its standard output discarded and its standard
 /// error read line by line as it runs.
 pub fn spawn_watched(command: &mut Command) -> (Child, StderrLines) {
+    spawn_reading(command, Stdio::null())
+}
+
+/// Starts `command` with its standard output piped (for the caller to
+/// read) and its standard error read as it arrives.
+pub fn spawn_piped(command: &mut Command) -> (Child, StderrLines) {
+    spawn_reading(command, Stdio::piped())
+}
+
+fn spawn_reading(command: &mut Command, stdout: Stdio) -> (Child, StderrLines) {
     let mut child = command
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
