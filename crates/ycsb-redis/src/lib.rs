@@ -474,6 +474,17 @@ mod tests {
         assert!(
             RedisConfig::from_properties(&Properties::new().with("redis.pipeline", "0")).is_err()
         );
+        let err = RedisConfig::from_properties(&Properties::new().with("redis.timeout", "0"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("expected at least 1 millisecond"), "{err}");
+        // A port of 0 or an empty address is refused at open, as in
+        // memcached.hosts, not left to fail at connect.
+        for host in ["h:0", "[]:6379", "h:x", "[::1]:0"] {
+            let p = Properties::new().with("redis.host", host);
+            let err = RedisConfig::from_properties(&p).unwrap_err().to_string();
+            assert!(err.contains("expected host or host:port"), "{host}: {err}");
+        }
     }
 
     #[test]
