@@ -210,20 +210,7 @@ fn measure(bench: &Bench<'_>, options: &Options) -> Result<Figures> {
 
     println!("\n== load phase, 10 fields of 100 bytes, 1 thread");
     let load = bench.best(
-        &[
-            "load",
-            "basic",
-            "-P",
-            &workload_a.display().to_string(),
-            "-p",
-            &format!("recordcount={}", options.load_records),
-            "-p",
-            "fieldcount=10",
-            "-p",
-            "fieldlength=100",
-            "-threads",
-            "1",
-        ],
+        &load_args(&workload_a.display().to_string(), options.load_records),
         "load",
     )?;
     // Each insert generates 10 fields of 100 bytes.
@@ -273,17 +260,8 @@ fn measure(bench: &Bench<'_>, options: &Options) -> Result<Figures> {
 
 /// The summary table, each figure against its target.
 fn print_summary(f: &Figures, probe: &ProbeFigures, load_before: &str, load_after: &str) {
-    let Figures {
-        a1,
-        a2,
-        a1_std,
-        a1_off,
-        load_gbps,
-        load_cpu_gbps,
-        rss_mib,
-        cpp,
-    } = f;
-    let (load_gbps, load_cpu_gbps, rss_mib) = (*load_gbps, *load_cpu_gbps, *rss_mib);
+    let (a1, a2, a1_std, a1_off, cpp) = (&f.a1, &f.a2, &f.a1_std, &f.a1_off, &f.cpp);
+    let (load_gbps, load_cpu_gbps, rss_mib) = (f.load_gbps, f.load_cpu_gbps, f.rss_mib);
     let zipf_ms = probe.zipf_ms;
     let (clock_ns, clock_std_ns) = (probe.clock_ns.clone(), probe.clock_std_ns.clone());
     let per_op_ns = |rate: f64| 1e9 / rate;
@@ -392,33 +370,37 @@ fn print_summary(f: &Figures, probe: &ProbeFigures, load_before: &str, load_afte
 
 /// The steps `--baseline` alternates: (label, ycsb arguments after the
 /// program's own tree, operations).
-fn baseline_steps(options: &Options) -> Vec<(&'static str, Vec<String>, u64)> {
-    let ops = options.operations;
-    let workload_a = |threads: u64, operations: u64, clock: &str| -> Vec<String> {
-        [
-            "run",
-            "basic",
-            "-P",
-            "workloads/workloada",
-            "-p",
-            "recordcount=1000000",
-            "-p",
-            &format!("operationcount={operations}"),
-            "-p",
-            &format!("measurement.clock={clock}"),
-            "-threads",
-            &threads.to_string(),
-        ]
-        .map(String::from)
-        .to_vec()
-    };
-    let load = [
+/// `ycsb run basic` of workload A (its file `workload`) as the bench
+/// measures it: 10^6 records, `threads` clients, `clock` timing.
+fn workload_a_args(workload: &str, threads: u64, operations: u64, clock: &str) -> Vec<String> {
+    [
+        "run",
+        "basic",
+        "-P",
+        workload,
+        "-p",
+        "recordcount=1000000",
+        "-p",
+        &format!("operationcount={operations}"),
+        "-p",
+        &format!("measurement.clock={clock}"),
+        "-threads",
+        &threads.to_string(),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// `ycsb load basic` of `records` records of 10 fields of 100 bytes (the
+/// workload file `workload`), one thread.
+fn load_args(workload: &str, records: u64) -> Vec<String> {
+    [
         "load",
         "basic",
         "-P",
-        "workloads/workloada",
+        workload,
         "-p",
-        &format!("recordcount={}", options.load_records),
+        &format!("recordcount={records}"),
         "-p",
         "fieldcount=10",
         "-p",
@@ -427,7 +409,15 @@ fn baseline_steps(options: &Options) -> Vec<(&'static str, Vec<String>, u64)> {
         "1",
     ]
     .map(String::from)
-    .to_vec();
+    .to_vec()
+}
+
+fn baseline_steps(options: &Options) -> Vec<(&'static str, Vec<String>, u64)> {
+    let ops = options.operations;
+    let workload = "workloads/workloada";
+    let workload_a =
+        |threads, operations, clock| workload_a_args(workload, threads, operations, clock);
+    let load = load_args(workload, options.load_records);
     vec![
         ("workload A, 1 thread", workload_a(1, ops, "auto"), ops),
         (
@@ -539,29 +529,17 @@ struct Bench<'a> {
 
 impl Bench<'_> {
     /// Workload A on the basic store.
-    fn run_a(&self, threads: u32, operations: u64, clock: &str) -> Result<Best> {
+    fn run_a(&self, threads: u64, operations: u64, clock: &str) -> Result<Best> {
+        let workload = self.workload_a.display().to_string();
         self.best(
-            &[
-                "run",
-                "basic",
-                "-P",
-                &self.workload_a.display().to_string(),
-                "-p",
-                "recordcount=1000000",
-                "-p",
-                &format!("operationcount={operations}"),
-                "-p",
-                &format!("measurement.clock={clock}"),
-                "-threads",
-                &threads.to_string(),
-            ],
+            &workload_a_args(&workload, threads, operations, clock),
             &format!("{threads} thread(s), clock {clock}"),
         )
     }
 
     /// Runs `ycsb args` `rounds` times: the best throughputs, and the
     /// largest peak RSS.
-    fn best(&self, args: &[&str], label: &str) -> Result<Best> {
+    fn best<A: AsRef<std::ffi::OsStr>>(&self, args: &[A], label: &str) -> Result<Best> {
         let runs = (0..self.rounds)
             .map(|_| measured_run(Command::new(self.ycsb).args(args), parse_ycsb))
             .collect::<Result<Vec<_>>>()?;

@@ -221,13 +221,7 @@ fn measure_per_benchmark(
     // so that both see the same machine load; the CPU time of each process
     // (getrusage of the children) is the figure least disturbed by other
     // work on a shared machine.
-    let mut rows: Vec<Row> = BENCHMARKS
-        .iter()
-        .map(|b| Row {
-            name: b,
-            ..Row::default()
-        })
-        .collect();
+    let mut rows = empty_rows();
     let mut options_diff = None;
     for round in 1..=repeat {
         // Each benchmark runs for both programs back to back (each on its
@@ -372,6 +366,17 @@ fn print_per_benchmark(
     }
 }
 
+/// A row for each benchmark, with no figure yet.
+fn empty_rows() -> Vec<Row> {
+    BENCHMARKS
+        .iter()
+        .map(|b| Row {
+            name: b,
+            ..Row::default()
+        })
+        .collect()
+}
+
 /// `--one-process`: per round, each program runs all of [`BENCHMARKS`]
 /// in one process with db_bench's plain flags, the two programs back to
 /// back, the first alternating between rounds; the table has each
@@ -385,13 +390,7 @@ fn compare_one_process(
     value_size: u64,
     repeat: u64,
 ) -> Result<()> {
-    let mut rows: Vec<Row> = BENCHMARKS
-        .iter()
-        .map(|b| Row {
-            name: b,
-            ..Row::default()
-        })
-        .collect();
+    let mut rows = empty_rows();
     // (CPU seconds, wall seconds) of each process.
     let (mut theirs_cpu, mut ours_cpu) = (Vec::new(), Vec::new());
     let mut found: Vec<String> = Vec::new();

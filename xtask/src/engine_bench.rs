@@ -347,6 +347,38 @@ pub(crate) fn client(program: &Path, cachegrind: Option<&Cachegrind>) -> Command
     }
 }
 
+/// A client's cell from its phases as `phase` reads them: its load (none
+/// with `--same-files`, where it loaded nothing) and its run.
+fn cell(o: &Options, phase: impl Fn(&str) -> Result<Phase>) -> Result<Cell> {
+    Ok(Cell {
+        load: if o.same_files {
+            Phase::NONE
+        } else {
+            phase("load")?
+        },
+        run: phase("run")?,
+        cpu: CpuTime::default(),
+    })
+}
+
+/// What ycsb and YCSB-cpp are both given: the workload's file, the
+/// engine's shipped properties, its data directory `dir` and the bench's
+/// record and operation counts.
+fn workload_args(engine: &str, workload: &str, dir: &Path, o: &Options) -> Result<Vec<String>> {
+    Ok(vec![
+        "-P".into(),
+        format!("workloads/workload{workload}"),
+        "-P".into(),
+        format!("{engine}/{engine}.properties"),
+        "-p".into(),
+        format!("{}={}", dir_property(engine)?, dir.display()),
+        "-p".into(),
+        format!("recordcount={}", o.records),
+        "-p".into(),
+        format!("operationcount={}", o.operations),
+    ])
+}
+
 fn run_ycsb(
     ycsb: &Path,
     root: &Path,
@@ -365,14 +397,8 @@ fn run_ycsb(
     let out = client(ycsb, cachegrind)
         .current_dir(root)
         .args(phases)
-        .args(["-db", engine, "-P"])
-        .arg(format!("workloads/workload{workload}"))
-        .arg("-P")
-        .arg(format!("{engine}/{engine}.properties"))
-        .arg("-p")
-        .arg(format!("{}={}", dir_property(engine)?, dir.display()))
-        .args(["-p", &format!("recordcount={}", o.records)])
-        .args(["-p", &format!("operationcount={}", o.operations)])
+        .args(["-db", engine])
+        .args(workload_args(engine, workload, dir, o)?)
         .args(["-threads", &o.threads.to_string()])
         .args(["-p", "exporter=json", "-p"])
         .arg(format!("exportfile={}", export.display()))
@@ -390,15 +416,7 @@ fn run_ycsb(
             throughput: p.throughput,
         })
     };
-    Ok(Cell {
-        load: if o.same_files {
-            Phase::NONE
-        } else {
-            phase("load")?
-        },
-        run: phase("run")?,
-        cpu: CpuTime::default(),
-    })
+    cell(o, phase)
 }
 
 fn run_direct(
@@ -440,15 +458,7 @@ fn run_direct(
             throughput: field("throughput").parse().unwrap_or(0.0),
         })
     };
-    Ok(Cell {
-        load: if o.same_files {
-            Phase::NONE
-        } else {
-            phase("load")?
-        },
-        run: phase("run")?,
-        cpu: CpuTime::default(),
-    })
+    cell(o, phase)
 }
 
 /// `--same-files`: the database every round's clients start from, in
@@ -518,14 +528,8 @@ fn run_cpp(
     let out = Command::new(bin)
         .current_dir(root)
         .env(CPP_WIREDTIGER_CONFIG.0, CPP_WIREDTIGER_CONFIG.1)
-        .args(["-load", "-run", "-db", engine, "-P"])
-        .arg(format!("workloads/workload{workload}"))
-        .arg("-P")
-        .arg(format!("{engine}/{engine}.properties"))
-        .arg("-p")
-        .arg(format!("{}={}", dir_property(engine)?, dir.display()))
-        .args(["-p", &format!("recordcount={}", o.records)])
-        .args(["-p", &format!("operationcount={}", o.operations)])
+        .args(["-load", "-run", "-db", engine])
+        .args(workload_args(engine, workload, dir, o)?)
         .args(["-p", &format!("threadcount={}", o.threads)])
         .arg("-s")
         .output()

@@ -108,6 +108,15 @@ impl Placement {
     }
 }
 
+/// A command for `program`, pinned to `core` when one is given.
+pub fn pinned(program: impl AsRef<std::ffi::OsStr>, core: Option<usize>) -> Command {
+    let mut command = Command::new(program);
+    if let Some(core) = core {
+        pin(&mut command, core);
+    }
+    command
+}
+
 /// Makes `command`'s process (and its threads and children) run on `core`
 /// only.
 pub fn pin(command: &mut Command, core: usize) {

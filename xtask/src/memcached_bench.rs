@@ -19,13 +19,13 @@
 
 use std::net::{Ipv4Addr, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
 use crate::machine::{load_average, Placement};
-use crate::peer::{median, timed, Options, Run};
+use crate::peer::{median, timed, Options, Run, Server};
 
 /// The bench's name in its messages.
 const BENCH: &str = "memcached-bench";
@@ -49,71 +49,54 @@ fn parse(args: &[String]) -> Result<Options> {
     Options::parse(args, BENCH, USAGE)
 }
 
-/// A private memcached, stopped when dropped.
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Server {
-    fn start(core: Option<usize>) -> Result<Server> {
-        let port = crate::machine::free_loopback_port()?;
-        let mut command = Command::new("memcached");
-        if let Some(core) = core {
-            crate::machine::pin(&mut command, core);
-        }
-        command.args(["-p", &port.to_string(), "-l", "127.0.0.1", "-U", "0"]);
-        command.args(["-t", "1", "-m", "1024"]);
+/// Starts a private memcached (stopped when dropped), on `core` alone
+/// when one is given.
+fn start_memcached(core: Option<usize>) -> Result<Server> {
+    let args = |port: u16| {
+        let port = port.to_string();
+        let mut args = [
+            "-p",
+            &port,
+            "-l",
+            "127.0.0.1",
+            "-U",
+            "0",
+            "-t",
+            "1",
+            "-m",
+            "1024",
+        ]
+        .map(String::from)
+        .to_vec();
         if crate::is_root() {
             // memcached refuses to run as root without a user to become.
-            command.args(["-u", "nobody"]);
+            args.extend(["-u", "nobody"].map(String::from));
         }
-        let child = command
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("starting memcached (cargo xtask deps installs it)")?;
-        let server = Server { child, port };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
-            if Instant::now() > deadline {
-                bail!("memcached on port {port} did not accept connections within 10 s");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok(server)
-    }
-
-    /// Empties the cache between clients, so that each starts alike.
-    fn flush(&self) -> Result<()> {
-        use std::io::{Read, Write};
-        let mut s = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port))?;
-        s.set_read_timeout(Some(Duration::from_secs(5)))?;
-        s.write_all(b"flush_all\r\n")?;
-        let mut reply = [0u8; 16];
-        let n = s.read(&mut reply)?;
-        if !reply[..n].starts_with(b"OK") {
-            bail!(
-                "flush_all answered {}",
-                String::from_utf8_lossy(&reply[..n])
-            );
-        }
-        Ok(())
-    }
+        args
+    };
+    let accepts = |port: u16| TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_ok();
+    Server::start("memcached", core, args, accepts, "accept connections")
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+/// Empties the cache between clients, so that each starts alike.
+fn flush(server: &Server) -> Result<()> {
+    use std::io::{Read, Write};
+    let mut s = TcpStream::connect((Ipv4Addr::LOCALHOST, server.port))?;
+    s.set_read_timeout(Some(Duration::from_secs(5)))?;
+    s.write_all(b"flush_all\r\n")?;
+    let mut reply = [0u8; 16];
+    let n = s.read(&mut reply)?;
+    if !reply[..n].starts_with(b"OK") {
+        bail!(
+            "flush_all answered {}",
+            String::from_utf8_lossy(&reply[..n])
+        );
     }
+    Ok(())
 }
 
 fn memaslap(config: &Path, port: u16, o: &Options, core: Option<usize>) -> Result<Run> {
-    let mut command = Command::new("memcaslap");
-    if let Some(core) = core {
-        crate::machine::pin(&mut command, core);
-    }
+    let mut command = crate::machine::pinned("memcaslap", core);
     command
         .args(["-s", &format!("127.0.0.1:{port}"), "-T", "1", "-c", "1"])
         .args(["-x", &(2 * o.requests).to_string(), "-F"])
@@ -133,10 +116,7 @@ fn memaslap(config: &Path, port: u16, o: &Options, core: Option<usize>) -> Resul
 }
 
 fn ycsb(bin: &Path, port: u16, o: &Options, core: Option<usize>) -> Result<Run> {
-    let mut command = Command::new(bin);
-    if let Some(core) = core {
-        crate::machine::pin(&mut command, core);
-    }
+    let mut command = crate::machine::pinned(bin, core);
     command
         .args(["-load", "-run", "-db", "memcached", "-threads", "1"])
         .args(["-p", &format!("memcached.hosts=127.0.0.1:{port}")])
@@ -169,7 +149,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         None
     };
     let client_core = placement.map(|p| p.client);
-    let server = Server::start(placement.map(|p| p.server))?;
+    let server = start_memcached(placement.map(|p| p.server))?;
     let work = crate::target::target_dir(root).join("memcached-bench");
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     let config = work.join("memaslap.cnf");
@@ -194,7 +174,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let (mut peer, mut ours) = (Vec::new(), Vec::new());
     for round in 0..o.rounds {
         for client in if round % 2 == 0 { [0, 1] } else { [1, 0] } {
-            server.flush()?;
+            flush(&server)?;
             if client == 0 {
                 peer.push(memaslap(&config, server.port, &o, client_core)?);
             } else {
@@ -231,4 +211,18 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     );
     println!("memaslap: -T 1 -c 1, {KEY_BYTES}-byte keys, {VALUE_BYTES}-byte values, sets and gets half and half at random; ycsb: {} inserts then {} reads of one 100-byte field (Java's JSON record, about {VALUE_BYTES} bytes, {KEY_BYTES}-byte keys), uniform, one thread; both one connection, every get a hit", o.requests, o.requests);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_private_server_accepts_flushes_and_is_stopped_when_dropped() {
+        let server = start_memcached(None).unwrap();
+        let port = server.port;
+        flush(&server).unwrap();
+        drop(server);
+        assert!(TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err());
+    }
 }

@@ -3,8 +3,8 @@
 //! of `ycsb`, a client run timed with its CPU time, and medians.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
@@ -108,6 +108,65 @@ pub fn build_ycsb(root: &Path, bench: &str) -> Result<PathBuf> {
         "ycsb",
     ]))?;
     Ok(crate::target::target_dir(root).join("release").join("ycsb"))
+}
+
+/// A peer's server process on a loopback port of its own (its output
+/// discarded), killed when dropped.
+pub struct Server {
+    child: Child,
+    /// The port it listens on.
+    pub port: u16,
+}
+
+impl Server {
+    /// Starts `program` with `args(port)` on a free loopback port, on
+    /// `core` alone when one is given, and waits up to 10 s until
+    /// `ready(port)` (what it waits for, `waiting_for`, names it in the
+    /// error).
+    ///
+    /// # Errors
+    /// When it cannot start or is not ready in time.
+    pub fn start(
+        program: &str,
+        core: Option<usize>,
+        args: impl FnOnce(u16) -> Vec<String>,
+        ready: impl Fn(u16) -> bool,
+        waiting_for: &str,
+    ) -> Result<Server> {
+        let port = crate::machine::free_loopback_port()?;
+        let child = crate::machine::pinned(program, core)
+            .args(args(port))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("starting {program} (cargo xtask deps installs it)"))?;
+        let server = Server { child, port };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !ready(port) {
+            if Instant::now() > deadline {
+                bail!("{program} on port {port} did not {waiting_for} within 10 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(server)
+    }
+
+    /// The server's process.
+    pub fn child(&mut self) -> &mut Child {
+        &mut self.child
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 #[cfg(test)]

@@ -33,13 +33,13 @@
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
 use crate::machine::{children_cpu_seconds, load_average};
-use crate::peer::median;
+use crate::peer::{self, median};
 
 const USAGE: &str = "usage: cargo xtask redis-bench [--requests N] [--size BYTES] [--depths 1,8,32]
        [--rounds N] [--no-pin] [--baseline REV [--pairs N]]
@@ -98,64 +98,31 @@ fn parse(args: &[String]) -> Result<Options> {
 }
 
 /// A redis-server of our own, shut down when dropped.
-struct Server {
-    child: Child,
-    port: u16,
-}
+struct Server(peer::Server);
 
 impl Server {
     /// Starts the server, on `core` alone when one is given.
     fn start(core: Option<usize>) -> Result<Server> {
-        let port = crate::machine::free_loopback_port()?;
-        let mut command = Command::new("redis-server");
-        if let Some(core) = core {
-            crate::machine::pin(&mut command, core);
-        }
-        let child = command
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args([
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--protected-mode",
-                "yes",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("starting redis-server (cargo xtask deps installs it)")?;
-        let server = Server { child, port };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while server
-            .command(b"PING\r\n")
-            .map(|r| !r.starts_with(b"+PONG"))
-            .unwrap_or(true)
-        {
-            if Instant::now() > deadline {
-                bail!("redis-server on port {port} did not answer PING within 10 s");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Ok(server)
+        let args = |port: u16| {
+            let port = port.to_string();
+            ["--port", &port, "--bind", "127.0.0.1", "--save", ""]
+                .into_iter()
+                .chain(["--appendonly", "no", "--protected-mode", "yes"])
+                .map(String::from)
+                .collect()
+        };
+        let answers = |port: u16| command(port, b"PING\r\n").is_ok_and(|r| r.starts_with(b"+PONG"));
+        peer::Server::start("redis-server", core, args, answers, "answer PING").map(Server)
     }
 
-    /// Sends one inline command and returns its whole reply (a simple
-    /// string, an error or one bulk string).
+    /// The port it listens on.
+    fn port(&self) -> u16 {
+        self.0.port
+    }
+
+    /// Sends one inline command and returns its whole reply.
     fn command(&self, command: &[u8]) -> std::io::Result<Vec<u8>> {
-        let mut s = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port))?;
-        s.set_read_timeout(Some(Duration::from_secs(5)))?;
-        s.write_all(command)?;
-        let mut reply = Vec::new();
-        let mut buf = [0u8; 4096];
-        while !complete_reply(&reply) {
-            let n = s.read(&mut buf)?;
-            if n == 0 {
-                break;
-            }
-            reply.extend_from_slice(&buf[..n]);
-        }
-        Ok(reply)
+        self::command(self.port(), command)
     }
 
     fn expect_ok(&self, command: &str) -> Result<()> {
@@ -176,7 +143,7 @@ impl Server {
     /// `/proc/<pid>/task/*/schedstat` (nanoseconds on a CPU; no tick
     /// rounding).
     fn cpu_seconds(&self) -> f64 {
-        let tasks = PathBuf::from(format!("/proc/{}/task", self.child.id()));
+        let tasks = PathBuf::from(format!("/proc/{}/task", self.0.pid()));
         let Ok(entries) = std::fs::read_dir(&tasks) else {
             return f64::NAN;
         };
@@ -206,12 +173,29 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.command(b"SHUTDOWN NOSAVE\r\n");
-        if !matches!(self.child.try_wait(), Ok(Some(_))) {
+        if !matches!(self.0.child().try_wait(), Ok(Some(_))) {
             std::thread::sleep(Duration::from_millis(200));
-            let _ = self.child.kill();
         }
-        let _ = self.child.wait();
+        // Then the process's own drop kills it if it is still there.
     }
+}
+
+/// Sends one inline command and returns its whole reply (a simple
+/// string, an error or one bulk string).
+fn command(port: u16, command: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut s = TcpStream::connect((Ipv4Addr::LOCALHOST, port))?;
+    s.set_read_timeout(Some(Duration::from_secs(5)))?;
+    s.write_all(command)?;
+    let mut reply = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !complete_reply(&reply) {
+        let n = s.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        reply.extend_from_slice(&buf[..n]);
+    }
+    Ok(reply)
 }
 
 /// Whether `reply` holds a whole line reply, or a whole bulk string.
@@ -258,10 +242,7 @@ fn redis_benchmark(
     core: Option<usize>,
     extra: &[String],
 ) -> Result<Vec<f64>> {
-    let mut command = Command::new("redis-benchmark");
-    if let Some(core) = core {
-        crate::machine::pin(&mut command, core);
-    }
+    let mut command = crate::machine::pinned("redis-benchmark", core);
     let out = command
         .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-c", "1"])
         .args(["-P", &depth.to_string(), "-n", &o.requests.to_string()])
@@ -299,10 +280,7 @@ fn ycsb(
     o: &Options,
     core: Option<usize>,
 ) -> Result<[(u64, f64); 2]> {
-    let mut command = Command::new(bin);
-    if let Some(core) = core {
-        crate::machine::pin(&mut command, core);
-    }
+    let mut command = crate::machine::pinned(bin, core);
     let out = command
         .args(["-load", "-run", "-db", "redis", "-threads", "1"])
         .args(["-p", &format!("redis.port={port}")])
@@ -468,7 +446,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let load_before = load_average();
     eprintln!(
         "redis-bench: {version}; port {}; {pinning}; {} requests of {} bytes, depths {:?}, {} round(s); load average {load_before}",
-        server.port, o.requests, o.size, o.depths, o.rounds
+        server.port(), o.requests, o.size, o.depths, o.rounds
     );
     let value = "x".repeat(o.size);
     let range = o.requests.to_string();
@@ -485,7 +463,8 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let mut table = Vec::new();
     for &depth in &o.depths {
         let mut cells = Cells::default();
-        let bench = |extra: &[String]| redis_benchmark(server.port, depth, &o, client_core, extra);
+        let bench =
+            |extra: &[String]| redis_benchmark(server.port(), depth, &o, client_core, extra);
         for round in 0..o.rounds {
             let mut order = ["set,get", "hash", "ycsb"];
             order.rotate_left(round % 3);
@@ -525,7 +504,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                     _ => measure(&server, o.requests, &mut cells, || {
                         let export = work.join(format!("ycsb-{depth}-{round}.json"));
                         let [(_, insert), (_, read)] =
-                            ycsb(&bin, &export, server.port, depth, &o, client_core)?;
+                            ycsb(&bin, &export, server.port(), depth, &o, client_core)?;
                         Ok(ClientRun {
                             client: 3,
                             ops: vec![(0, insert, "hmset"), (1, read, "hgetall")],
@@ -639,7 +618,7 @@ fn compare(root: &Path, rev: &str, o: &Options) -> Result<()> {
         server.flush()?;
         let export = work.join(format!("ycsb-{depth}-{side:?}.json"));
         let cpu_before = children_cpu_seconds();
-        let [(_, insert), (_, read)] = ycsb(&bin, &export, server.port, depth, o, client_core)?;
+        let [(_, insert), (_, read)] = ycsb(&bin, &export, server.port(), depth, o, client_core)?;
         let cpu_us = (children_cpu_seconds() - cpu_before) * 1e6 / (2 * o.requests) as f64;
         eprintln!(
             "  {side:?} depth {depth}: insert {insert:.0} ops/s, read {read:.0} ops/s, {cpu_us:.2} client CPU µs/op"
@@ -658,6 +637,16 @@ fn compare(root: &Path, rev: &str, o: &Options) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_private_server_answers_flushes_and_is_shut_down_when_dropped() {
+        let server = Server::start(None).unwrap();
+        let port = server.port();
+        assert!(command(port, b"PING\r\n").unwrap().starts_with(b"+PONG"));
+        server.flush().unwrap();
+        drop(server);
+        assert!(TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err());
+    }
 
     #[test]
     fn pins_unless_told_not_to() {

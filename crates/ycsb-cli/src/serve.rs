@@ -12,7 +12,7 @@ use crate::{args, build_properties_quietly, find_store, print_warnings, warn_unk
 /// in time: see `ycsb_server`'s `ServerHandle::stop`) and closes the
 /// store.
 pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
-    use ycsb_server::{auth, http, resp};
+    use ycsb_server::{auth, http, resp, ServerConfig};
     let (props, warnings) = build_properties_quietly(&serve.sources)?;
     let descriptor = find_store(&serve.db)?;
     if !descriptor.is_embedded() {
@@ -37,10 +37,10 @@ pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
                 .map_err(|e| Failure::usage(format!("{flag}: {e}")))?;
         }
     }
-    let resp_config = resp::RespServerConfig::from_properties(&props)
+    let resp_config = ServerConfig::from_properties(&props, &resp::RESP)
         .map_err(Failure::usage)?
         .with_password(password.clone());
-    let http_config = http::HttpServerConfig::from_properties(&props)
+    let http_config = ServerConfig::from_properties(&props, &http::HTTP)
         .map_err(Failure::usage)?
         .with_password(password.clone());
 
@@ -83,8 +83,8 @@ pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
     };
     let resp_handle = match serve.resp {
         Some(addr) => {
-            let handle =
-                resp::serve_resp(store.clone(), addr, resp_config).map_err(Failure::runtime)?;
+            let handle = ycsb_server::serve(&resp::RESP, store.clone(), addr, resp_config)
+                .map_err(Failure::runtime)?;
             describe("RESP", handle.local_addr());
             Some(handle)
         }
@@ -92,8 +92,8 @@ pub fn serve_store(serve: args::Serve) -> Result<u8, Failure> {
     };
     let http_handle = match serve.http {
         Some(addr) => {
-            let handle =
-                http::serve_http(store.clone(), addr, http_config).map_err(Failure::runtime)?;
+            let handle = ycsb_server::serve(&http::HTTP, store.clone(), addr, http_config)
+                .map_err(Failure::runtime)?;
             describe("HTTP", handle.local_addr());
             Some(handle)
         }

@@ -365,13 +365,9 @@ fn a_value_size_beyond_the_memory_limit_is_refused() {
         .unwrap();
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    let errors: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("ycsb: error: "))
-        .collect();
-    assert_eq!(errors.len(), 1, "{err}");
+    let error = one_error_line(&err);
     assert!(
-        errors[0].contains("--value_size") && errors[0].contains("cannot allocate"),
+        error.contains("--value_size") && error.contains("cannot allocate"),
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");

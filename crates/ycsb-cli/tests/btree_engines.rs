@@ -214,10 +214,7 @@ fn a_read_only_directory_is_one_clear_error() {
         let err = stderr(&o);
         assert!(!err.contains("panicked"), "{db}: {err}");
         assert_eq!(o.status.code(), Some(2), "{db}: {err}");
-        let errors: Vec<&str> = err
-            .lines()
-            .filter(|l| l.starts_with("ycsb: error: "))
-            .collect();
+        let errors = error_lines(&err);
         assert_eq!(errors.len(), 1, "{db}: {err}");
         assert!(
             errors[0].contains(property) && errors[0].contains("Read-only file system"),
@@ -230,20 +227,13 @@ fn a_read_only_directory_is_one_clear_error() {
 /// Every file under `dir` with its contents: what "untouched" is checked
 /// against.
 fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                files.push((path.clone(), std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    files.sort();
-    files
+    files_under(dir)
+        .into_iter()
+        .map(|path| {
+            let contents = std::fs::read(&path).unwrap();
+            (path, contents)
+        })
+        .collect()
 }
 
 #[test]
@@ -274,15 +264,11 @@ fn another_engine_s_database_is_refused_untouched() {
                 );
                 let err = stderr(&o);
                 assert_eq!(o.status.code(), Some(2), "{maker} dir, {other}: {err}");
-                let errors: Vec<&str> = err
-                    .lines()
-                    .filter(|l| l.starts_with("ycsb: error: "))
-                    .collect();
-                assert_eq!(errors.len(), 1, "{err}");
+                let error = one_error_line(&err);
                 assert!(
-                    errors[0].contains(said) && errors[0].contains(&db.display().to_string()),
+                    error.contains(said) && error.contains(&db.display().to_string()),
                     "{maker} dir, {other}: {}",
-                    errors[0]
+                    error
                 );
                 assert!(
                     snapshot(&db) == before,
@@ -306,15 +292,7 @@ fn ycsb_serve_embeds_the_engine_and_its_data_survives() {
         let line = lines
             .wait_for(Duration::from_secs(30), |l| l.contains(" over RESP at "))
             .unwrap_or_else(|| panic!("{db}: no RESP address line: {:?}", lines.seen));
-        let addr: std::net::SocketAddr = line
-            .split_once(" over RESP at ")
-            .unwrap()
-            .1
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let addr = address_after(&line, " over RESP at ");
         let port = format!("redis.port={}", addr.port());
         for phase in ["load", "run"] {
             let o = ycsb()

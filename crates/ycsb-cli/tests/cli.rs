@@ -181,15 +181,7 @@ fn unknown_properties_are_warned_about_by_name_and_place() {
 fn json_export_is_one_document_with_config_and_no_secret() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("out.json");
-    let o = ycsb()
-        .args([
-            "-load",
-            "-run",
-            "-db",
-            "memory",
-            "-P",
-            "workloads/workloada",
-        ])
+    let o = load_run("memory", "workloads/workloada")
         .args([
             "-p",
             "recordcount=100",
@@ -321,16 +313,8 @@ fn sigint_stops_cleanly_with_a_partial_report_and_valid_export() {
             "-p",
             "operationcount=0",
         ])
-        .args([
-            "-p",
-            "basicdb.simulatedelay=1",
-            "-threads",
-            "2",
-            "-p",
-            "exporter=json",
-            "-p",
-        ])
-        .arg(format!("exportfile={}", path.display()))
+        .args(["-p", "basicdb.simulatedelay=1", "-threads", "2"])
+        .args(json_export(&path))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

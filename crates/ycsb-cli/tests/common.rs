@@ -46,3 +46,117 @@ pub fn report_value(report: &str, section: &str, name: &str) -> Option<String> {
         .lines()
         .find_map(|l| l.strip_prefix(&prefix).map(str::to_string))
 }
+
+/// The `ycsb: error: ` lines of standard error `err`.
+pub fn error_lines(err: &str) -> Vec<&str> {
+    err.lines()
+        .filter(|l| l.starts_with("ycsb: error: "))
+        .collect()
+}
+
+/// The one `ycsb: error: ` line of standard error `err`: the test fails,
+/// showing `err`, unless there is exactly one.
+pub fn one_error_line(err: &str) -> &str {
+    let errors = error_lines(err);
+    assert_eq!(errors.len(), 1, "{err}");
+    errors[0]
+}
+
+/// A `ycsb -load -run -db <db> -P <workload>` command, to add to.
+pub fn load_run(db: &str, workload: &str) -> Command {
+    let mut c = ycsb();
+    c.args(["-load", "-run", "-db", db, "-P", workload]);
+    c
+}
+
+/// Every path under `dir` (not `dir` itself), sorted, each with whether it
+/// is a directory: what the "untouched" snapshots are made of.
+pub fn paths_under(dir: &Path) -> Vec<(PathBuf, bool)> {
+    let mut paths = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let is_dir = path.is_dir();
+            if is_dir {
+                pending.push(path.clone());
+            }
+            paths.push((path, is_dir));
+        }
+    }
+    paths.sort();
+    paths
+}
+
+/// Every file under `dir`, sorted: [`paths_under`] without directories.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    paths_under(dir)
+        .into_iter()
+        .filter(|(_, is_dir)| !is_dir)
+        .map(|(path, _)| path)
+        .collect()
+}
+
+/// Runs `ycsb report <exports> -o <out>`, which must succeed, and returns
+/// its output.
+pub fn ycsb_report<P: AsRef<std::ffi::OsStr>>(exports: &[P], out: &Path) -> Output {
+    let o = ycsb()
+        .arg("report")
+        .args(exports)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    o
+}
+
+/// Runs [`ycsb_report`] and returns the page or document it wrote.
+pub fn report_page<P: AsRef<std::ffi::OsStr>>(exports: &[P], out: &Path) -> String {
+    ycsb_report(exports, out);
+    std::fs::read_to_string(out).unwrap()
+}
+
+/// The records of the three-process integrity runs: 2000 of four 50-byte
+/// fields, written and read with `dataintegrity=true`.
+pub const INTEGRITY_RECORDS: [&str; 8] = [
+    "-p",
+    "dataintegrity=true",
+    "-p",
+    "recordcount=2000",
+    "-p",
+    "fieldcount=4",
+    "-p",
+    "fieldlength=50",
+];
+
+/// A run that reads each of [`INTEGRITY_RECORDS`] once, in key order.
+pub const READ_EACH_RECORD: [&str; 8] = [
+    "-p",
+    "operationcount=2000",
+    "-p",
+    "readproportion=1",
+    "-p",
+    "updateproportion=0",
+    "-p",
+    "requestdistribution=sequential",
+];
+
+/// `-p exporter=json -p exportfile=<path>`: the run's JSON export.
+pub fn json_export(path: &Path) -> [String; 4] {
+    [
+        "-p".into(),
+        "exporter=json".into(),
+        "-p".into(),
+        format!("exportfile={}", path.display()),
+    ]
+}
+
+/// The address `ycsb serve` printed in `line` after `marker` (such as
+/// ` over RESP at `).
+pub fn address_after(line: &str, marker: &str) -> std::net::SocketAddr {
+    let (_, rest) = line
+        .split_once(marker)
+        .unwrap_or_else(|| panic!("no '{marker}' in {line}"));
+    rest.split_whitespace().next().unwrap().parse().unwrap()
+}

@@ -30,15 +30,7 @@ fn figure(out: &str, section: &str, name: &str) -> u64 {
 fn sixty_four_threads_scan_insert_and_delete_without_losing_a_record() {
     const RECORDS: u64 = 5_000;
     const OPERATIONS: u64 = 64_000;
-    let mut child = ycsb()
-        .args([
-            "-load",
-            "-run",
-            "-db",
-            "memory",
-            "-P",
-            "workloads/workloade",
-        ])
+    let mut child = load_run("memory", "workloads/workloade")
         .args(["-threads", "64", "-p", &format!("recordcount={RECORDS}")])
         .args(["-p", &format!("operationcount={OPERATIONS}")])
         .args(["-p", "scanproportion=0.7", "-p", "insertproportion=0.2"])

@@ -126,50 +126,36 @@ fn csv_and_json_lines_with_every_distribution() {
 
 #[test]
 fn run_keys_from_a_key_file() {
-    let keys = format!("keyfile={DATA}/bsd.keys");
     let datafile = format!("datafile={DATA}/bsd.csv");
-    let (out, _) = ycsb_ok(&[
-        "-load",
-        "-run",
-        "-db",
-        "memory",
-        "-p",
-        &datafile,
-        "-p",
-        "keyfield=license,paragraph",
-        "-p",
-        &keys,
-        "-p",
-        "operationcount=100",
-        "-p",
-        "readproportion=1",
-        "-p",
-        "updateproportion=0",
-    ]);
+    // Reads `operations` keys of `keys` from the data file's records.
+    let read_keys = |keys: &str, operations: &str| {
+        ycsb_ok(&[
+            "-load",
+            "-run",
+            "-db",
+            "memory",
+            "-p",
+            &datafile,
+            "-p",
+            "keyfield=license,paragraph",
+            "-p",
+            &format!("keyfile={keys}"),
+            "-p",
+            &format!("operationcount={operations}"),
+            "-p",
+            "readproportion=1",
+            "-p",
+            "updateproportion=0",
+        ])
+        .0
+    };
+    let out = read_keys(&format!("{DATA}/bsd.keys"), "100");
     assert_eq!(value(&out, "READ", "Return=OK"), Some(100), "{out}");
     // Keys that were never loaded are not found: the run really uses the
     // key file.
     let dir = tempfile::tempdir().unwrap();
     let other = dir.path().join("other.keys");
     std::fs::write(&other, "nothere\n").unwrap();
-    let keys = format!("keyfile={}", other.display());
-    let (out, _) = ycsb_ok(&[
-        "-load",
-        "-run",
-        "-db",
-        "memory",
-        "-p",
-        &datafile,
-        "-p",
-        "keyfield=license,paragraph",
-        "-p",
-        &keys,
-        "-p",
-        "operationcount=10",
-        "-p",
-        "readproportion=1",
-        "-p",
-        "updateproportion=0",
-    ]);
+    let out = read_keys(&other.display().to_string(), "10");
     assert_eq!(value(&out, "READ", "Return=NOT_FOUND"), Some(10), "{out}");
 }

@@ -23,20 +23,11 @@ fn the_header_the_export_and_the_report_name_the_engine_build() {
     for (db, engine) in [("rocksdb", "RocksDB"), ("leveldb", "LevelDB")] {
         let dir = tempfile::tempdir().unwrap();
         let export = dir.path().join("out.json");
-        let o = ycsb()
-            .args([
-                "-load",
-                "-run",
-                "-db",
-                db,
-                "-P",
-                "workloads/workloadc",
-                "-p",
-            ])
+        let o = load_run(db, "workloads/workloadc")
+            .arg("-p")
             .arg(format!("{db}.dbname={}", dir.path().join("db").display()))
             .args(["-p", "recordcount=100", "-p", "operationcount=100"])
-            .args(["-p", "exporter=json", "-p"])
-            .arg(format!("exportfile={}", export.display()))
+            .args(json_export(&export))
             .output()
             .unwrap();
         assert!(o.status.success(), "{db}: {}", stderr(&o));
@@ -69,15 +60,7 @@ fn the_header_the_export_and_the_report_name_the_engine_build() {
 
         // The report shows it beside the charts and warns the same way.
         let html = dir.path().join("report.html");
-        let r = ycsb()
-            .arg("report")
-            .arg(&export)
-            .arg("-o")
-            .arg(&html)
-            .output()
-            .unwrap();
-        assert!(r.status.success(), "{}", stderr(&r));
-        let page = std::fs::read_to_string(&html).unwrap();
+        let page = report_page(&[&export], &html);
         // The summary's build row: `library: ..., assertions: ...`.
         assert!(page.contains(&library.to_string()), "{db}");
         assert!(page.contains(&format!("assertions: {expected}")), "{db}");

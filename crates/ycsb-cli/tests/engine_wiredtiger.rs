@@ -31,12 +31,7 @@ fn ycsb_at(args: &str, home: &Path, extra: &[&str]) -> Output {
 fn error_line(o: &Output) -> String {
     let err = stderr(o);
     assert!(!err.contains("panicked"), "{err}");
-    let errors: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("ycsb: error: "))
-        .collect();
-    assert_eq!(errors.len(), 1, "{err}");
-    errors[0].to_string()
+    one_error_line(&err).to_string()
 }
 
 #[test]
@@ -229,15 +224,7 @@ fn serve_holds_the_database_and_reopens_it() {
         let line = lines
             .wait_for(Duration::from_secs(30), |l| l.contains(" over RESP at "))
             .unwrap_or_else(|| panic!("no RESP address: {:?}", lines.seen));
-        let addr = line.split_once(" over RESP at ").unwrap().1;
-        let port = addr
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .rsplit(':')
-            .next()
-            .unwrap()
-            .to_string();
+        let port = address_after(&line, " over RESP at ").port().to_string();
         (child, lines, port)
     };
     let client = |verb: &str, port: &str| {

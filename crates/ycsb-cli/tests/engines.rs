@@ -89,27 +89,11 @@ fn engine_version_and_final_reports_are_saved_with_the_results() {
     for (db, report) in [("rocksdb", "rocksdb.stats"), ("leveldb", "leveldb.stats")] {
         let dir = tempfile::tempdir().unwrap();
         let export = dir.path().join("out.json");
-        let o = ycsb()
-            .args([
-                "-load",
-                "-run",
-                "-db",
-                db,
-                "-P",
-                "workloads/workloadc",
-                "-p",
-            ])
+        let o = load_run(db, "workloads/workloadc")
+            .arg("-p")
             .arg(format!("{db}.dbname={}", dir.path().join("db").display()))
-            .args([
-                "-p",
-                "recordcount=1000",
-                "-p",
-                "operationcount=1000",
-                "-p",
-                "exporter=json",
-                "-p",
-            ])
-            .arg(format!("exportfile={}", export.display()))
+            .args(["-p", "recordcount=1000", "-p", "operationcount=1000"])
+            .args(json_export(&export))
             .output()
             .unwrap();
         assert!(o.status.success(), "{db}: {}", stderr(&o));
@@ -142,21 +126,11 @@ fn engine_version_and_final_reports_are_saved_with_the_results() {
 fn checksum(dir: &std::path::Path) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let meta = std::fs::metadata(&path).unwrap();
-                let modified = meta.modified().unwrap();
-                let contents = std::fs::read(&path).unwrap();
-                files.push((path, contents, modified));
-            }
-        }
+    for path in files_under(dir) {
+        let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+        let contents = std::fs::read(&path).unwrap();
+        files.push((path, contents, modified));
     }
-    files.sort();
     let mut h = std::collections::hash_map::DefaultHasher::new();
     files.hash(&mut h);
     h.finish()
@@ -196,16 +170,12 @@ fn a_database_directory_of_the_other_engine_is_refused_untouched() {
                 Some(2),
                 "{maker} dir, {other} {verb} {extra}: {err}"
             );
-            let errors: Vec<&str> = err
-                .lines()
-                .filter(|l| l.starts_with("ycsb: error: "))
-                .collect();
-            assert_eq!(errors.len(), 1, "{err}");
+            let error = one_error_line(&err);
             assert!(
-                errors[0].contains(&format!("holds a {said} database"))
-                    && errors[0].contains(&db.display().to_string()),
+                error.contains(&format!("holds a {said} database"))
+                    && error.contains(&db.display().to_string()),
                 "{}",
-                errors[0]
+                error
             );
             assert!(!err.contains("panicked"), "{err}");
             assert_eq!(

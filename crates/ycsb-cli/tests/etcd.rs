@@ -46,9 +46,7 @@ fn workload_e_scans_in_key_order() {
         .args(["run", "etcd", "-P", "workloads/workloade", "-p", &endpoints])
         .args(["-p", "recordcount=300", "-p", "operationcount=400"])
         .args(["-p", "insertorder=ordered", "-threads", "2"])
-        .args(["-p", "exporter=json"])
-        .arg("-p")
-        .arg(format!("exportfile={}", export.display()))
+        .args(json_export(&export))
         .output()
         .unwrap();
     assert!(run.status.success(), "{}", stderr(&run));
@@ -84,9 +82,8 @@ fn a_member_killed_mid_run_is_survived() {
             .args(["run", "etcd", "-P", "workloads/workloada", "-p", &endpoints])
             .args(["-p", "recordcount=200", "-p", "operationcount=0"])
             .args(["-p", "maxexecutiontime=6", "-threads", "3"])
-            .args(["-p", "exporter=json", "-s", "-p", "status.interval=1"])
-            .arg("-p")
-            .arg(format!("exportfile={}", export.display())),
+            .args(["-s", "-p", "status.interval=1"])
+            .args(json_export(&export)),
     );
     lines
         .wait_for(Duration::from_secs(30), status_with_operations)

@@ -76,15 +76,11 @@ fn error_budget_stops_one_thread_at_exactly_budget_plus_one_failures() {
     let (code, err, json) = run_until_redis_dies(1, 100);
     assert_eq!(code, Some(1), "{err}");
     assert!(!err.contains("panicked"), "{err}");
-    let errors: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("ycsb: error: "))
-        .collect();
-    assert_eq!(errors.len(), 1, "{err}");
+    let error = one_error_line(&err);
     assert!(
-        errors[0].contains("run phase stopped: 101 operations failed, more than errorbudget=100"),
+        error.contains("run phase stopped: 101 operations failed, more than errorbudget=100"),
         "{}",
-        errors[0]
+        error
     );
     let run = &json["phases"][0];
     assert_eq!(run["phase"], "run");
@@ -103,16 +99,8 @@ fn error_budget_stops_one_thread_at_exactly_budget_plus_one_failures() {
 fn error_budget_with_four_threads_stops_the_run_and_keeps_the_report() {
     let (code, err, json) = run_until_redis_dies(4, 200);
     assert_eq!(code, Some(1), "{err}");
-    let errors: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("ycsb: error: "))
-        .collect();
-    assert_eq!(errors.len(), 1, "{err}");
-    assert!(
-        errors[0].contains("more than errorbudget=200"),
-        "{}",
-        errors[0]
-    );
+    let error = one_error_line(&err);
+    assert!(error.contains("more than errorbudget=200"), "{}", error);
     let run = &json["phases"][0];
     let failed = failures(run);
     // The documented precision: other threads finish their operation in
@@ -121,7 +109,7 @@ fn error_budget_with_four_threads_stops_the_run_and_keeps_the_report() {
     // 120 s limit, so the bound of 2000 shows the budget, not the limit,
     // ended the run.
     assert!((201..2000).contains(&failed), "{failed} failures: {run}");
-    let reported: u64 = errors[0]
+    let reported: u64 = error
         .split("stopped: ")
         .nth(1)
         .and_then(|s| s.split(' ').next())
@@ -152,15 +140,7 @@ fn sigterm_stops_cleanly_with_a_partial_report_and_valid_export() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("partial.json");
     let (mut child, mut lines) = spawn_watched(
-        ycsb()
-            .args([
-                "-load",
-                "-run",
-                "-db",
-                "memory",
-                "-P",
-                "workloads/workloada",
-            ])
+        load_run("memory", "workloads/workloada")
             .args([
                 "-p",
                 "recordcount=100",
@@ -169,8 +149,8 @@ fn sigterm_stops_cleanly_with_a_partial_report_and_valid_export() {
                 "-threads",
                 "2",
             ])
-            .args(["-p", "exporter=json", "-s", "-p", "status.interval=1", "-p"])
-            .arg(format!("exportfile={}", path.display())),
+            .args(["-s", "-p", "status.interval=1"])
+            .args(json_export(&path)),
     );
     // The load phase ends with a status line too: wait for the run phase.
     lines
@@ -235,17 +215,13 @@ fn fill_the_disk(engine: &Embedded, property_file: Option<&str>) {
         // ahead log alone outgrows it).
         .args(["-p", "recordcount=50000", "-threads", "2"])
         .args(engine.at(&db))
-        .args(["-p", "exporter=json", "-p"])
-        .arg(format!("exportfile={}", export.display()));
+        .args(json_export(&export));
     let o = command.output().unwrap();
     let err = stderr(&o);
     let engine = format!("{} {property_file:?}", engine.name);
     assert!(!err.contains("panicked"), "{engine}: {err}");
     assert_eq!(o.status.code(), Some(1), "{engine}: {err}");
-    let errors: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("ycsb: error: "))
-        .collect();
+    let errors = error_lines(&err);
     assert!(
         errors
             .iter()
@@ -278,22 +254,18 @@ fn error_budget_counts_every_retried_insert_of_a_load() {
         // budget, a dead server would keep the load retrying for ever.
         .args(["-p", "core_workload_insertion_retry_limit=1000"])
         .args(["-p", "core_workload_insertion_retry_interval=0"])
-        .args(["-p", "exporter=json", "-s", "-p", "status.interval=1", "-p"])
-        .arg(format!("exportfile={}", export.display()))
+        .args(["-s", "-p", "status.interval=1"])
+        .args(json_export(&export))
         .stdout(Stdio::null());
     let (mut child, mut lines) = start_then_kill_redis(&mut command, &mut redis);
     let status = wait_bounded(&mut child, Duration::from_secs(60), "the load");
     let err = lines.rest();
     assert_eq!(status.code(), Some(1), "{err}");
-    let errors: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("ycsb: error: "))
-        .collect();
-    assert_eq!(errors.len(), 1, "{err}");
+    let error = one_error_line(&err);
     assert!(
-        errors[0].contains("load phase stopped: 51 operations failed, more than errorbudget=50"),
+        error.contains("load phase stopped: 51 operations failed, more than errorbudget=50"),
         "{}",
-        errors[0]
+        error
     );
     let json = read_json(&export);
     let load = &json["phases"][0];
@@ -342,16 +314,13 @@ fn a_second_sigint_before_the_export_says_it_was_not_written() {
         .args(["run", "redis", "-p", &format!("redis.port={}", redis.port)])
         .args(["-p", "redis.timeout=60000", "-p", "operationcount=0"])
         .args(["-p", "maxexecutiontime=120", "-threads", "2"])
-        .args(["-p", "exporter=json", "-s", "-p", "status.interval=1", "-p"])
-        .arg(format!("exportfile={}", export.display()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+        .args(["-s", "-p", "status.interval=1"])
+        .args(json_export(&export));
+    let (mut child, mut lines) = spawn_watched(&mut command);
     lines
         .wait_for(Duration::from_secs(30), status_with_operations)
         .expect("the run phase's first status line");
-    redis.signal(SIGSTOP);
+    signal(redis.child(), SIGSTOP);
     std::thread::sleep(Duration::from_millis(300));
     signal(&child, SIGINT);
     std::thread::sleep(Duration::from_millis(300));
@@ -365,7 +334,7 @@ fn a_second_sigint_before_the_export_says_it_was_not_written() {
         Duration::from_secs(10),
         "ycsb after a second SIGINT",
     );
-    redis.signal(SIGCONT);
+    signal(redis.child(), SIGCONT);
     let err = lines.rest();
     assert_eq!(status.code(), Some(3), "{err}");
     assert!(
@@ -394,12 +363,9 @@ fn two_sigints_on_rocksdb_end_cleanly_and_say_what_was_written() {
                 "rocksdb.dbname={}",
                 dir.path().join("db").display()
             ))
-            .args(["-p", "exporter=json", "-s", "-p", "status.interval=1", "-p"])
-            .arg(format!("exportfile={}", export.display()))
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().unwrap();
-        let mut lines = StderrLines::new(child.stderr.take().unwrap());
+            .args(["-s", "-p", "status.interval=1"])
+            .args(json_export(&export));
+        let (mut child, mut lines) = spawn_watched(&mut command);
         lines
             .wait_for(Duration::from_secs(30), |l| l.contains(" sec: "))
             .expect("the load's first status line");

@@ -16,13 +16,8 @@ fn interval_logs_decode_with_pythons_hdrhistogram_to_the_reported_figures() {
     // A random 0-3 ms delay spreads 2400 operations over about
     // two seconds, so the 1 s status interval gives several log lines.
     let out = ycsb()
+        .args(["run", "basic", "-P", "workloads/workloada", "-threads", "2"])
         .args([
-            "run",
-            "basic",
-            "-P",
-            "workloads/workloada",
-            "-threads",
-            "2",
             "-p",
             "operationcount=2400",
             "-p",
@@ -35,11 +30,8 @@ fn interval_logs_decode_with_pythons_hdrhistogram_to_the_reported_figures() {
             &format!("hdrhistogram.output.path={prefix}"),
             "-p",
             "hdrhistogram.percentiles=50,90,99,99.9,100",
-            "-p",
-            "exporter=json",
-            "-p",
         ])
-        .arg(format!("exportfile={}", export.display()))
+        .args(json_export(&export))
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));

@@ -252,8 +252,7 @@ fn report_title_names_the_page() {
     let export = dir.path().join("memory.json");
     let load = ycsb()
         .args(["load", "memory", "-p", "recordcount=200"])
-        .args(["-p", "exporter=json", "-p"])
-        .arg(format!("exportfile={}", export.display()))
+        .args(json_export(&export))
         .output()
         .unwrap();
     assert!(load.status.success(), "{}", stderr(&load));

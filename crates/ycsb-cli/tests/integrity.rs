@@ -33,16 +33,7 @@ fn ok(args: &[&str], extra: &[String]) -> String {
 /// reads every record back in a third. Returns the records verified.
 fn verify_across_processes(db: &str, store_props: &[String]) -> u64 {
     const RECORDS: u64 = 2000;
-    let common = [
-        "-p",
-        "dataintegrity=true",
-        "-p",
-        "recordcount=2000",
-        "-p",
-        "fieldcount=4",
-        "-p",
-        "fieldlength=50",
-    ];
+    let common = INTEGRITY_RECORDS;
     let out = ok(
         &[&["load", db][..], &common, &["-threads", "4"]].concat(),
         store_props,
@@ -66,21 +57,7 @@ fn verify_across_processes(db: &str, store_props: &[String]) -> u64 {
 
     // Every record, once each, in a last process.
     let out = ok(
-        &[
-            &["run", db][..],
-            &common,
-            &[
-                "-p",
-                "operationcount=2000",
-                "-p",
-                "readproportion=1",
-                "-p",
-                "updateproportion=0",
-                "-p",
-                "requestdistribution=sequential",
-            ],
-        ]
-        .concat(),
+        &[&["run", db][..], &common, &READ_EACH_RECORD].concat(),
         store_props,
     );
     assert_eq!(figure(&out, "VERIFY", "Return=OK"), RECORDS, "{out}");
@@ -272,21 +249,24 @@ fn sigkill_during_a_synced_load(batch_size: u32) {
 
         // The reopen with the same settings, as a user resuming would
         // (WiredTiger recovers its log only when logging is on).
-        let mut command = ycsb();
-        command.args(["run", engine, "-p", &at]);
-        for property in &synced {
-            command.args(["-p", property]);
-        }
-        let o = command
-            .args(shape)
-            .args(["-p", &format!("recordcount={acknowledged}")])
-            .args(["-p", &format!("operationcount={acknowledged}")])
-            .args(["-p", "readproportion=1", "-p", "updateproportion=0"])
-            .args(["-p", "requestdistribution=sequential", "-threads", "1"])
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{engine}: {}", stderr(&o));
-        let out = stdout(&o);
+        let read_back = |records: u64| {
+            let mut command = ycsb();
+            command.args(["run", engine, "-p", &at]);
+            for property in &synced {
+                command.args(["-p", property]);
+            }
+            let o = command
+                .args(shape)
+                .args(["-p", &format!("recordcount={records}")])
+                .args(["-p", &format!("operationcount={records}")])
+                .args(["-p", "readproportion=1", "-p", "updateproportion=0"])
+                .args(["-p", "requestdistribution=sequential", "-threads", "1"])
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{engine}: {}", stderr(&o));
+            stdout(&o)
+        };
+        let out = read_back(acknowledged);
         assert_eq!(
             figure(&out, "READ", "Return=OK"),
             acknowledged,
@@ -307,21 +287,7 @@ fn sigkill_during_a_synced_load(batch_size: u32) {
             // Far past what the load wrote between its status line and
             // the kill (milliseconds), so that the last batch written shows.
             let span = acknowledged + 50_000;
-            let mut command = ycsb();
-            command.args(["run", engine, "-p", &at]);
-            for property in &synced {
-                command.args(["-p", property]);
-            }
-            let o = command
-                .args(shape)
-                .args(["-p", &format!("recordcount={span}")])
-                .args(["-p", &format!("operationcount={span}")])
-                .args(["-p", "readproportion=1", "-p", "updateproportion=0"])
-                .args(["-p", "requestdistribution=sequential", "-threads", "1"])
-                .output()
-                .unwrap();
-            assert!(o.status.success(), "{engine}: {}", stderr(&o));
-            let out = stdout(&o);
+            let out = read_back(span);
             let found = figure(&out, "READ", "Return=OK");
             assert!(found >= acknowledged, "{engine}: {out}");
             assert!(

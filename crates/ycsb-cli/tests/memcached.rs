@@ -6,7 +6,6 @@
 mod common;
 mod rel_support;
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use common::*;
@@ -59,9 +58,7 @@ fn workload_a_keeps_its_data_over_two_servers_in_both_protocols() {
             .args(["run", "memcached"])
             .args(common_args)
             .args(["-p", "operationcount=2000", "-p", "status.interval=1"])
-            .args(["-p", "exporter=json"])
-            .arg("-p")
-            .arg(format!("exportfile={}", export.display()))
+            .args(json_export(&export))
             .output()
             .unwrap();
         assert!(run.status.success(), "{}", stderr(&run));
@@ -120,23 +117,20 @@ fn a_server_killed_and_restarted_mid_run_is_reconnected() {
         .unwrap();
     assert!(load.status.success(), "{}", stderr(&load));
 
-    let mut child = ycsb()
-        .args([
-            "run",
-            "memcached",
-            "-P",
-            "workloads/workloada",
-            "-p",
-            &hosts,
-        ])
-        .args(["-p", "recordcount=200", "-p", "operationcount=0"])
-        .args(["-p", "maxexecutiontime=4", "-threads", "2"])
-        .args(["-s", "-p", "status.interval=1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    let (mut child, mut lines) = spawn_piped(
+        ycsb()
+            .args([
+                "run",
+                "memcached",
+                "-P",
+                "workloads/workloada",
+                "-p",
+                &hosts,
+            ])
+            .args(["-p", "recordcount=200", "-p", "operationcount=0"])
+            .args(["-p", "maxexecutiontime=4", "-threads", "2"])
+            .args(["-s", "-p", "status.interval=1"]),
+    );
     lines
         .wait_for(Duration::from_secs(30), status_with_operations)
         .expect("a status line");

@@ -118,14 +118,7 @@ fn an_export_to_a_device_writes_the_device_and_keeps_it() {
     let Some(page) = device(dir.path(), "page.html", 1, 3) else {
         return;
     };
-    let o = ycsb()
-        .arg("report")
-        .arg(&export)
-        .arg("-o")
-        .arg(&page)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    ycsb_report(&[&export], &page);
     assert!(is_char_device(&page), "report -o replaced the device");
 }
 
@@ -276,16 +269,8 @@ fn leveldb_with_export(dir: &Path, export: &Path) -> std::process::Output {
     ycsb()
         .args(["run", "leveldb", "-p"])
         .arg(format!("leveldb.dbname={}", dir.join("db").display()))
-        .args([
-            "-p",
-            "recordcount=10",
-            "-p",
-            "operationcount=50",
-            "-p",
-            "exporter=json",
-            "-p",
-        ])
-        .arg(format!("exportfile={}", export.display()))
+        .args(["-p", "recordcount=10", "-p", "operationcount=50"])
+        .args(json_export(export))
         .output()
         .unwrap()
 }

@@ -23,16 +23,8 @@ use common::*;
 /// Returns the export's path (inside `dir`).
 fn demo_export(dir: &Path, db: &str) -> PathBuf {
     let export = dir.join(format!("{db}-workloada.json"));
-    let out = ycsb()
-        .args([
-            "-load",
-            "-run",
-            "-db",
-            db,
-            "-P",
-            "workloads/workloada",
-            "-P",
-        ])
+    let out = load_run(db, "workloads/workloada")
+        .arg("-P")
         .arg(format!("{db}/{db}.properties"))
         .arg("-p")
         .arg(format!("{db}.dbname={}", dir.join(db).display()))
@@ -40,8 +32,7 @@ fn demo_export(dir: &Path, db: &str) -> PathBuf {
         .args(["-p", "recordcount=8000", "-p", "operationcount=8000"])
         .args(["-threads", "2", "-target", "20000"])
         .args(["-p", "timeseries.granularity=50"])
-        .args(["-p", "exporter=json", "-p"])
-        .arg(format!("exportfile={}", export.display()))
+        .args(json_export(&export))
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -52,14 +43,7 @@ fn demo_export(dir: &Path, db: &str) -> PathBuf {
 fn demo_report(dir: &Path) -> (Vec<PathBuf>, PathBuf) {
     let exports = vec![demo_export(dir, "rocksdb"), demo_export(dir, "leveldb")];
     let html = dir.join("report.html");
-    let out = ycsb()
-        .arg("report")
-        .args(&exports)
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = ycsb_report(&exports, &html);
     assert!(stderr(&out).contains("2 runs"), "{}", stderr(&out));
     (exports, html)
 }
@@ -143,15 +127,7 @@ fn report_compares_runs_in_one_table_and_overlaid_charts() {
 
     // The same comparison as one SVG document.
     let svg = dir.path().join("report.svg");
-    let out = ycsb()
-        .arg("report")
-        .args(&exports)
-        .arg("-o")
-        .arg(&svg)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = std::fs::read_to_string(&svg).unwrap();
+    let text = report_page(&exports, &svg);
     assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     assert_eq!(
         text.matches("<svg ").count() - 1,
@@ -173,15 +149,7 @@ fn a_disabled_time_series_is_named_as_the_reason() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let html = dir.path().join("r.html");
-    let out = ycsb()
-        .arg("report")
-        .arg(&export)
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = report_page(&[&export], &html);
     assert!(
         page.contains(
             "<b>Throughput</b>: no data: timeseries.granularity=0 turns the time series off"
@@ -254,6 +222,14 @@ fn the_report_renders_in_chromium_with_every_chart_drawn() {
     assert!(bytes.len() > 20_000, "{} bytes: a blank page?", bytes.len());
 }
 
+/// The stores the demo runs: every embedded engine (a data directory and
+/// a durability setting on its descriptor).
+fn demo_stores() -> impl Iterator<Item = &'static ycsb_db::StoreDescriptor> {
+    ycsb_stores::STORES
+        .iter()
+        .filter(|s| s.data_dir.is_some() && s.durability.is_some())
+}
+
 /// The demo's runs at a test's scale: every embedded engine (the stores
 /// with a data directory and a durability setting, each at its relaxed
 /// value, as `cargo xtask demo` runs them) on workloads A and C, each
@@ -261,7 +237,7 @@ fn the_report_renders_in_chromium_with_every_chart_drawn() {
 /// second: five points of the 0.1 s series. Returns the exports' paths.
 fn demo_exports(dir: &Path) -> Vec<PathBuf> {
     let mut exports = Vec::new();
-    for store in ycsb_stores::STORES {
+    for store in demo_stores() {
         let (Some(data_dir), Some(durability)) = (store.data_dir, store.durability) else {
             continue;
         };
@@ -283,8 +259,7 @@ fn demo_exports(dir: &Path) -> Vec<PathBuf> {
                 .args(["-p", "recordcount=2000", "-p", "operationcount=2000"])
                 .args(["-threads", "2", "-target", "4000"])
                 .args(["-p", "timeseries.granularity=100"])
-                .args(["-p", "exporter=json", "-p"])
-                .arg(format!("exportfile={}", export.display()))
+                .args(json_export(&export))
                 .output()
                 .unwrap();
             assert!(out.status.success(), "{}: {}", store.name, stderr(&out));
@@ -303,15 +278,7 @@ fn a_report_of_the_demo_s_14_runs_reads_well() {
     let exports = demo_exports(dir.path());
     assert_eq!(exports.len(), 14, "seven engines, two workloads");
     let html = dir.path().join("report-14.html");
-    let out = ycsb()
-        .arg("report")
-        .args(&exports)
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = report_page(&exports, &html);
     assert!(
         page.contains("<title>ycsb report: 7 stores × workloads A, C</title>"),
         "{}",
@@ -322,18 +289,11 @@ fn a_report_of_the_demo_s_14_runs_reads_well() {
         let header = &table[..table.find("</tr>").unwrap()];
         assert!(header.matches("<th>").count() <= 7, "{header}");
     }
-    for store in [
-        "rocksdb",
-        "leveldb",
-        "wiredtiger",
-        "lmdb",
-        "sqlite",
-        "fjall",
-        "redb",
-    ] {
+    for store in demo_stores() {
         assert!(
-            page.contains(&format!("<h3>Engine gauges: {store}</h3>")),
-            "{store}'s gauges"
+            page.contains(&format!("<h3>Engine gauges: {}</h3>", store.name)),
+            "{}'s gauges",
+            store.name
         );
     }
     assert!(

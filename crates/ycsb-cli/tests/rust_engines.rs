@@ -99,16 +99,7 @@ fn workload_a_with_integrity_across_three_processes() {
         let dir = tempfile::tempdir().unwrap();
         let at = e.at(&dir.path().join("db"));
         let fast = strings(e.fast);
-        let shape = strings(&[
-            "-p",
-            "dataintegrity=true",
-            "-p",
-            "recordcount=2000",
-            "-p",
-            "fieldcount=4",
-            "-p",
-            "fieldlength=50",
-        ]);
+        let shape = strings(&INTEGRITY_RECORDS);
         let load = ycsb_out(
             &["load", e.name, "-P", "workloads/workloada", "-threads", "4"],
             &[&e.shipped(), &at, &fast, &shape],
@@ -158,18 +149,7 @@ fn workload_a_with_integrity_across_three_processes() {
         // Every record, updated or not, reads back intact in a third
         // process.
         let out = ycsb_ok(
-            &[
-                "run",
-                e.name,
-                "-p",
-                "operationcount=2000",
-                "-p",
-                "readproportion=1",
-                "-p",
-                "updateproportion=0",
-                "-p",
-                "requestdistribution=sequential",
-            ],
+            &[&["run", e.name][..], &READ_EACH_RECORD].concat(),
             &[&at, &fast, &shape],
         );
         assert_eq!(figure(&out, "VERIFY", "Return=OK"), 2000, "{out}");
@@ -275,21 +255,14 @@ fn export_names_the_engine_version_and_carries_its_reports() {
 /// Every file under `dir`, with contents and times: what "untouched" is
 /// checked against.
 fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>, std::time::SystemTime)> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
-                files.push((path.clone(), std::fs::read(&path).unwrap(), modified));
-            }
-        }
-    }
-    files.sort();
-    files
+    files_under(dir)
+        .into_iter()
+        .map(|path| {
+            let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+            let contents = std::fs::read(&path).unwrap();
+            (path, contents, modified)
+        })
+        .collect()
 }
 
 /// A directory of another engine, or of someone's files, is refused with
@@ -337,16 +310,12 @@ fn foreign_directories_are_refused_untouched() {
                 );
                 let err = stderr(&o);
                 assert_eq!(o.status.code(), Some(2), "{} on {maker}: {err}", e.name);
-                let errors: Vec<&str> = err
-                    .lines()
-                    .filter(|l| l.starts_with("ycsb: error: "))
-                    .collect();
-                assert_eq!(errors.len(), 1, "{err}");
+                let error = one_error_line(&err);
                 assert!(
-                    errors[0].contains(&db.display().to_string())
-                        && errors[0].contains("nothing was changed"),
+                    error.contains(&db.display().to_string())
+                        && error.contains("nothing was changed"),
                     "{}",
-                    errors[0]
+                    error
                 );
                 assert!(!err.contains("panicked"), "{err}");
             }
@@ -418,16 +387,12 @@ fn a_read_only_file_system_is_a_clear_error() {
             );
             let err = stderr(&o);
             assert_eq!(o.status.code(), Some(2), "{}: {err}", e.name);
-            let errors: Vec<&str> = err
-                .lines()
-                .filter(|l| l.starts_with("ycsb: error: "))
-                .collect();
-            assert_eq!(errors.len(), 1, "{err}");
+            let error = one_error_line(&err);
             assert!(
-                errors[0].contains(&db.display().to_string())
-                    && errors[0].contains("Read-only file system"),
+                error.contains(&db.display().to_string())
+                    && error.contains("Read-only file system"),
                 "{}",
-                errors[0]
+                error
             );
         }
     }

@@ -206,8 +206,7 @@ fn credentials_in_headers_urls_and_misspelled_names_are_redacted() {
             &format!("backup.url=redis://:{}@10.0.0.1:6379", secrets[4]),
         ])
         .args(["-p", &format!("redis.pasword={}", secrets[5])])
-        .args(["-p", "exporter=json", "-p"])
-        .arg(format!("exportfile={}", export.display()))
+        .args(json_export(&export))
         .output()
         .unwrap();
     let (out, err) = (stdout(&o), stderr(&o));
@@ -447,16 +446,8 @@ fn every_server_started_by_code_or_tests_binds_loopback() {
 /// the machine.
 fn shipped_data_dirs() -> Vec<String> {
     let mut dirs = Vec::new();
-    for dir in [
-        "rocksdb",
-        "leveldb",
-        "wiredtiger",
-        "lmdb",
-        "sqlite",
-        "fjall",
-        "redb",
-    ] {
-        for entry in std::fs::read_dir(root().join(dir)).unwrap() {
+    for engine in embedded_engines() {
+        for entry in std::fs::read_dir(root().join(engine.name)).unwrap() {
             let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
             for line in text.lines() {
                 if let Some((key, value)) = line.split_once('=') {

@@ -130,15 +130,7 @@ impl Served {
                 line.ends_with("(reachable from other hosts, password required)"),
                 "{line}"
             );
-            let addr: SocketAddr = line
-                .split_once(&marker)
-                .unwrap()
-                .1
-                .split_whitespace()
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap();
+            let addr = address_after(&line, &marker);
             assert!(addr.ip().is_unspecified(), "{line}");
             SocketAddr::from(([127, 0, 0, 1], addr.port()))
         };
@@ -198,6 +190,14 @@ fn redis_cli(served: &Served, password: Option<&str>, command: &[&str]) -> Strin
     text(&tool("redis-cli", &args)).trim().to_string()
 }
 
+/// With the password as a bearer token, the HTTP server answers (a 404
+/// for a key never written).
+fn assert_the_password_lets_http_in(dir: &Path, served: &Served) {
+    let header = format!("Authorization: Bearer {PASSWORD}");
+    let answered = curl(dir, served, &["-H", &header], "/get?key=absent&format=txt");
+    assert!(answered.starts_with("HTTP/1.1 404 "), "{answered}");
+}
+
 /// `curl` on 127.0.0.1: the status line and headers it received (the
 /// body goes to a file in `dir`).
 fn curl(dir: &Path, served: &Served, extra: &[&str], target: &str) -> String {
@@ -216,23 +216,14 @@ fn curl(dir: &Path, served: &Served, extra: &[&str], target: &str) -> String {
 /// export; the output and export, checked for success and the password.
 fn workload_a(dir: &Path, db: &str, props: &[String]) -> String {
     let export = dir.join(format!("{db}.json"));
-    let mut c = ycsb();
-    c.args([
-        "-load",
-        "-run",
-        "-db",
-        db,
-        "-P",
-        "workloads/workloada",
-        "-s",
-    ]);
+    let mut c = load_run(db, "workloads/workloada");
+    c.arg("-s");
     for p in props {
         c.args(["-p", p]);
     }
     let o = c
         .args(["-p", "recordcount=200", "-p", "operationcount=400"])
-        .args(["-p", "exporter=json", "-p"])
-        .arg(format!("exportfile={}", export.display()))
+        .args(json_export(&export))
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -294,14 +285,7 @@ fn serving_everywhere_with_a_password_admits_only_clients_that_present_it() {
         "/get?key=k&format=txt",
     );
     assert!(bad.starts_with("HTTP/1.1 401 "), "{bad}");
-    let header = format!("Authorization: Bearer {PASSWORD}");
-    let answered = curl(
-        dir.path(),
-        &served,
-        &["-H", &header],
-        "/get?key=absent&format=txt",
-    );
-    assert!(answered.starts_with("HTTP/1.1 404 "), "{answered}");
+    assert_the_password_lets_http_in(dir.path(), &served);
 
     // The ycsb stores: redis with redis.password, http with the header.
     let resp_port = served.resp.port();
@@ -360,14 +344,7 @@ fn the_password_can_come_from_a_file() {
     assert!(refused.contains("NOAUTH"), "{refused}");
     // The final newline is not part of the password.
     assert_eq!(redis_cli(&served, Some(PASSWORD), &["PING"]), "PONG");
-    let header = format!("Authorization: Bearer {PASSWORD}");
-    let answered = curl(
-        dir.path(),
-        &served,
-        &["-H", &header],
-        "/get?key=absent&format=txt",
-    );
-    assert!(answered.starts_with("HTTP/1.1 404 "), "{answered}");
+    assert_the_password_lets_http_in(dir.path(), &served);
     let err = served.stop();
     clean("serve's standard error", &err);
 }

@@ -45,8 +45,7 @@ impl Served {
         let line = lines
             .wait_for(Duration::from_secs(30), |l| l.contains(&marker))
             .unwrap_or_else(|| panic!("no {protocol} address line: {:?}", lines.seen));
-        let addr = line.split_once(&marker).unwrap().1;
-        let addr = addr.split_whitespace().next().unwrap().parse().unwrap();
+        let addr = address_after(&line, &marker);
         Self { child, addr, lines }
     }
 

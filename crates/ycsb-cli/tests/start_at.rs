@@ -33,20 +33,11 @@ fn both_phases_start_after_start_at_and_the_second_follows_the_first() {
     // (ordering, not duration, is asserted).
     let at = unix_now().ceil() + 4.0;
     let export = dir.path().join("export.json");
-    let out = ycsb()
-        .args([
-            "-load",
-            "-run",
-            "-db",
-            "memory",
-            "-P",
-            "workloads/workloada",
-        ])
+    let out = load_run("memory", "workloads/workloada")
         .args(["-p", "recordcount=100", "-p", "operationcount=100"])
         .arg("-p")
         .arg(format!("start.at={at}"))
-        .args(["-p", "exporter=json", "-p"])
-        .arg(format!("exportfile={}", export.display()))
+        .args(json_export(&export))
         .output()
         .unwrap();
     let err = stderr(&out);

@@ -83,16 +83,7 @@ fn a_time_limited_phase_whose_store_never_returns_ends_with_the_report() {
 fn an_interrupted_phase_whose_store_never_returns_exports_what_was_measured() {
     let dir = tempfile::tempdir().unwrap();
     let export = dir.path().join("run.json");
-    let mut child = ycsb()
-        .args(STUCK)
-        .args(["-p", "exporter=json"])
-        .arg("-p")
-        .arg(format!("exportfile={}", export.display()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = StderrLines::new(child.stderr.take().unwrap());
+    let (mut child, mut lines) = spawn_piped(ycsb().args(STUCK).args(json_export(&export)));
     lines
         .wait_for(Duration::from_secs(30), |l| l.starts_with("run phase:"))
         .unwrap_or_else(|| panic!("no run phase: {:?}", lines.seen));

@@ -3,7 +3,9 @@
 //! messages, or gone through with
 //! `core_workload_insertion_keep_going_on_error`), `recordcount=0` (a load
 //! until stopped, Java's `Integer.MAX_VALUE` key space for the run) and
-//! `[SCAN-LATENCY-PER-RECORD]`.
+//! `[SCAN-LATENCY-PER-RECORD]`; and what a session tells its observer
+//! besides the figures: a run whose reads nearly all find nothing hints
+//! that the store was never loaded.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,9 +16,10 @@ use ycsb_core::db::{
     StoreError, StoreThread, ThreadContext,
 };
 use ycsb_core::{
-    Observer, Phase, PhaseError, Session, SessionFailure, SessionObserver, StatusUpdate, StopSignal,
+    Observer, Phase, PhaseError, Session, SessionError, SessionFailure, SessionObserver,
+    StatusUpdate, StopSignal,
 };
-use ycsb_results::{PhaseReport, SectionReport};
+use ycsb_results::{PhaseReport, RunReport, SectionReport};
 
 /// Every key a store was asked to insert, read or scan from, per process
 /// (the stores below are opened by descriptor, so they share it): each
@@ -151,6 +154,15 @@ impl Observer for Notices {
 
 impl SessionObserver for Notices {}
 
+/// Opens `session`'s store and runs `phases` on it: the outcome, and the
+/// notices the session gave.
+fn execute(session: &Session, phases: &[Phase]) -> (Result<RunReport, SessionError>, Notices) {
+    let store = session.open_store(None).unwrap();
+    let mut seen = Notices::default();
+    let outcome = session.execute(store, phases, &StopSignal::new(), &mut seen);
+    (outcome, seen)
+}
+
 fn section<'a>(report: &'a PhaseReport, name: &str) -> Option<&'a SectionReport> {
     report.sections.iter().find(|s| s.name == name)
 }
@@ -185,16 +197,8 @@ fn a_load_keeps_going_through_failed_inserts_when_asked() {
         "{:?}",
         session.unknown_properties()
     );
-    let store = session.open_store(None).unwrap();
-    let mut seen = Notices::default();
-    let report = session
-        .execute(
-            store,
-            &[Phase::Load, Phase::Run],
-            &StopSignal::new(),
-            &mut seen,
-        )
-        .unwrap();
+    let (report, seen) = execute(&session, &[Phase::Load, Phase::Run]);
+    let report = report.unwrap();
     // user0 .. user99: ten end in 7; every other record is in.
     let load = &report.phases[0];
     assert_eq!(load.operations, 100);
@@ -232,16 +236,8 @@ fn a_load_keeps_going_through_failed_inserts_when_asked() {
 #[test]
 fn without_keep_going_a_failed_insert_stops_its_thread_and_the_load_is_incomplete() {
     let session = Session::new(props("stop_at_seven"), FAIL_SEVENS).unwrap();
-    let store = session.open_store(None).unwrap();
-    let mut seen = Notices::default();
-    let error = session
-        .execute(
-            store,
-            &[Phase::Load, Phase::Run],
-            &StopSignal::new(),
-            &mut seen,
-        )
-        .unwrap_err();
+    let (error, seen) = execute(&session, &[Phase::Load, Phase::Run]);
+    let error = error.unwrap_err();
     // Thread 0 loads user0..user49 and stops at user7, thread 1 at user57.
     match *error.failure {
         SessionFailure::Phase(PhaseError::IncompleteLoad {
@@ -265,11 +261,8 @@ fn retried_inserts_say_so_as_java_and_succeed() {
         .with("core_workload_insertion_retry_limit", 3)
         .with("threadcount", 1);
     let session = Session::new(props, FAIL_EVERY_OTHER).unwrap();
-    let store = session.open_store(None).unwrap();
-    let mut seen = Notices::default();
-    let report = session
-        .execute(store, &[Phase::Load], &StopSignal::new(), &mut seen)
-        .unwrap();
+    let (report, seen) = execute(&session, &[Phase::Load]);
+    let report = report.unwrap();
     let insert = section(&report.phases[0], "INSERT").unwrap();
     assert_eq!(returns(insert, "OK"), 100);
     assert_eq!(returns(insert, "ERROR"), 100);
@@ -296,15 +289,7 @@ fn recordcount_zero_loads_until_stopped_and_runs_on_javas_key_space() {
         .with("maxexecutiontime", 1)
         .with("target", 2000);
     let session = Session::new(props.clone(), SCAN_ODD).unwrap();
-    let store = session.open_store(None).unwrap();
-    let report = session
-        .execute(
-            store,
-            &[Phase::Load],
-            &StopSignal::new(),
-            &mut Notices::default(),
-        )
-        .unwrap();
+    let report = execute(&session, &[Phase::Load]).0.unwrap();
     // Inserted until the time limit, from key number 0 on, the two
     // threads taking every other number: no hole but at the very end.
     let loaded = report.phases[0].operations;
@@ -329,15 +314,7 @@ fn recordcount_zero_loads_until_stopped_and_runs_on_javas_key_space() {
         .with("insertproportion", 0.5)
         .with("operationcount", 400);
     let session = Session::new(props, SCAN_ODD).unwrap();
-    let store = session.open_store(None).unwrap();
-    session
-        .execute(
-            store,
-            &[Phase::Run],
-            &StopSignal::new(),
-            &mut Notices::default(),
-        )
-        .unwrap();
+    execute(&session, &[Phase::Run]).0.unwrap();
     let reads: Vec<u64> = calls("unbounded_run", "read")
         .iter()
         .map(|k| k.trim_start_matches("user").parse().unwrap())
@@ -361,15 +338,7 @@ fn scan_latency_per_record_as_java_master_without_empty_scans() {
         .with("maxscanlength", 10)
         .with("operationcount", 500);
     let session = Session::new(props, SCAN_ODD).unwrap();
-    let store = session.open_store(None).unwrap();
-    let report = session
-        .execute(
-            store,
-            &[Phase::Run],
-            &StopSignal::new(),
-            &mut Notices::default(),
-        )
-        .unwrap();
+    let report = execute(&session, &[Phase::Run]).0.unwrap();
     let run = &report.phases[0];
     let scan = section(run, "SCAN").unwrap();
     let per_record = section(run, "SCAN-LATENCY-PER-RECORD").expect("the section");
@@ -385,4 +354,34 @@ fn scan_latency_per_record_as_java_master_without_empty_scans() {
     // Not an operation of its own: the phase counted the scans only.
     assert_eq!(run.operations, 500);
     assert!(section(run, "Intended-SCAN-LATENCY-PER-RECORD").is_none());
+}
+
+/// The notices of `phases` on the memory store, which is one per process:
+/// each test has its own table.
+fn memory_notices(table: &str, phases: &[Phase]) -> Vec<String> {
+    let props = Properties::new()
+        .with("table", table)
+        .with("recordcount", 100)
+        .with("operationcount", 200)
+        .with("seed", 3);
+    let session = Session::new(props, ycsb_memory::DESCRIPTOR).unwrap();
+    let (report, seen) = execute(&session, phases);
+    report.unwrap();
+    seen.0
+}
+
+#[test]
+fn a_run_on_a_store_never_loaded_says_so_once() {
+    let seen = memory_notices("never_loaded", &[Phase::Run]);
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert!(seen[0].contains("NOT_FOUND"), "{}", seen[0]);
+    assert!(seen[0].contains("never have been loaded"), "{}", seen[0]);
+}
+
+#[test]
+fn a_run_on_a_loaded_store_says_nothing() {
+    assert_eq!(
+        memory_notices("loaded", &[Phase::Load, Phase::Run]),
+        Vec::<String>::new()
+    );
 }

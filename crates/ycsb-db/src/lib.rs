@@ -54,6 +54,7 @@
     )
 )]
 
+mod address;
 mod batch;
 pub mod codec;
 mod datadir;
@@ -72,6 +73,7 @@ mod wire;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
+pub use address::host_port;
 pub use batch::{batch_status, Batch, UpdateMerger};
 pub use datadir::{
     is_dated_log, is_log_record, Content, DataDir, DataDirError, DirLayout, DirSetting, EngineFile,

@@ -81,6 +81,9 @@ pub use wire::WireProtocol;
 
 use wire::Conn;
 
+#[cfg(feature = "testing")]
+pub mod testing;
+
 /// The client flags spymemcached gives a string, and so every record.
 pub const STRING_FLAGS: u32 = 0;
 
@@ -270,7 +273,7 @@ impl MemcachedConfig {
         let hosts = properties.get(&HOSTS)?;
         let mut servers = Vec::new();
         for entry in hosts.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            servers.push(server_address(entry, port).ok_or_else(|| {
+            servers.push(ycsb_db::host_port(entry, port).ok_or_else(|| {
                 properties.invalid(HOSTS.decl(), format!("'{entry}' is not host or host:port"))
             })?);
         }
@@ -290,30 +293,6 @@ impl MemcachedConfig {
             read_buffer: properties.get(&READ_BUFFER)?,
             update: properties.get(&UPDATE)?,
         })
-    }
-}
-
-/// `host` or `host:port` (IPv6 as `[addr]:port` or a bare address) as a
-/// `host:port` string that `ToSocketAddrs` accepts.
-fn server_address(entry: &str, default_port: u32) -> Option<String> {
-    let port = |p: &str| p.parse::<u16>().ok().filter(|p| *p > 0);
-    if let Some(rest) = entry.strip_prefix('[') {
-        let (addr, tail) = rest.split_once(']')?;
-        let port = match tail.strip_prefix(':') {
-            Some(p) => port(p)?,
-            None if tail.is_empty() => default_port as u16,
-            None => return None,
-        };
-        return (!addr.is_empty()).then(|| format!("[{addr}]:{port}"));
-    }
-    match entry.matches(':').count() {
-        0 => Some(format!("{entry}:{default_port}")),
-        1 => {
-            let (host, p) = entry.split_once(':')?;
-            let p = port(p)?;
-            (!host.is_empty()).then(|| format!("{host}:{p}"))
-        }
-        _ => Some(format!("[{entry}]:{default_port}")),
     }
 }
 
@@ -492,19 +471,6 @@ impl Store for MemcachedStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn server_addresses() {
-        assert_eq!(server_address("h", 11211).as_deref(), Some("h:11211"));
-        assert_eq!(server_address("h:7000", 1).as_deref(), Some("h:7000"));
-        assert_eq!(server_address("::1", 1).as_deref(), Some("[::1]:1"));
-        assert_eq!(server_address("[::1]:5", 1).as_deref(), Some("[::1]:5"));
-        assert_eq!(server_address("[::1]", 7).as_deref(), Some("[::1]:7"));
-        assert_eq!(server_address("h:x", 1), None);
-        assert_eq!(server_address("h:0", 1), None);
-        assert_eq!(server_address(":5", 1), None);
-        assert_eq!(server_address("[]:5", 1), None);
-    }
 
     #[test]
     fn javas_properties_are_read() {

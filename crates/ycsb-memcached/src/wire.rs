@@ -358,11 +358,9 @@ impl Conn {
                 self.request.extend_from_slice(b"\r\n");
                 self.request.extend_from_slice(value);
                 self.request.extend_from_slice(b"\r\n");
-                self.send()?;
-                if quiet {
+                if !self.send_text(quiet)? {
                     return Ok(None);
                 }
-                self.read_line()?;
                 match self.line.as_slice() {
                     b"STORED" => Ok(Some(Outcome::Done)),
                     b"NOT_STORED" => Ok(Some(Outcome::NotStored)),
@@ -382,13 +380,7 @@ impl Conn {
                 extras[4..].copy_from_slice(&expiration.to_be_bytes());
                 let opcode = if quiet { opcode + QUIET } else { opcode };
                 let opaque = self.binary_request(opcode, &extras, key, value, cas);
-                self.send()?;
-                if quiet {
-                    return Ok(None);
-                }
-                let mut body = Vec::new();
-                let header = self.binary_reply(opaque, &mut body)?;
-                binary_outcome(header.status, &body).map(Some)
+                self.send_binary(opaque, quiet)
             }
         }
     }
@@ -404,11 +396,9 @@ impl Conn {
                     self.request.extend_from_slice(b" noreply");
                 }
                 self.request.extend_from_slice(b"\r\n");
-                self.send()?;
-                if quiet {
+                if !self.send_text(quiet)? {
                     return Ok(None);
                 }
-                self.read_line()?;
                 match self.line.as_slice() {
                     b"DELETED" => Ok(Some(Outcome::Done)),
                     b"NOT_FOUND" => Ok(Some(Outcome::NotFound)),
@@ -418,15 +408,32 @@ impl Conn {
             WireProtocol::Binary => {
                 let opcode = if quiet { OP_DELETE + QUIET } else { OP_DELETE };
                 let opaque = self.binary_request(opcode, &[], key, &[], 0);
-                self.send()?;
-                if quiet {
-                    return Ok(None);
-                }
-                let mut body = Vec::new();
-                let header = self.binary_reply(opaque, &mut body)?;
-                binary_outcome(header.status, &body).map(Some)
+                self.send_binary(opaque, quiet)
             }
         }
+    }
+
+    /// Sends the text request built and, unless `quiet` (no answer comes
+    /// then), reads its one-line answer into `self.line`: whether it did.
+    fn send_text(&mut self, quiet: bool) -> Result<bool, WireError> {
+        self.send()?;
+        if quiet {
+            return Ok(false);
+        }
+        self.read_line()?;
+        Ok(true)
+    }
+
+    /// Sends the binary request built (`opaque`) and, unless `quiet` (no
+    /// answer comes then), reads its outcome.
+    fn send_binary(&mut self, opaque: u32, quiet: bool) -> Result<Option<Outcome>, WireError> {
+        self.send()?;
+        if quiet {
+            return Ok(None);
+        }
+        let mut body = Vec::new();
+        let header = self.binary_reply(opaque, &mut body)?;
+        binary_outcome(header.status, &body).map(Some)
     }
 
     /// The server's version. Answered after every command sent before it,

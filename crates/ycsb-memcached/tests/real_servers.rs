@@ -4,16 +4,14 @@
 //! failure modes, a server killed and restarted, unanswered writes, and
 //! the server's figures as gauges.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::Memcached;
 use ycsb_db::testing::{assert_conforms, record, Contract, Scans};
 use ycsb_db::{
     Fields, Gauge, GaugeKind, Properties, Record, ScanResult, Status, Store, StoreThread,
     ThreadContext,
 };
+use ycsb_memcached::testing::Memcached;
 use ycsb_memcached::{server_of, MemcachedStore};
 
 const TABLE: &str = "usertable";
@@ -294,11 +292,11 @@ fn a_stalled_server_times_out_then_recovers() {
     let store = open(&props(&[&server]).with("memcached.opTimeoutMillis", "200"));
     let mut t = thread(&store);
     assert_eq!(t.insert(TABLE, "k", &record(&[("f", "v")])), Status::Ok);
-    ycsb_db::testing::stop_process(server.pid());
+    ycsb_db::testing::stop_process(server.child().id());
     let started = Instant::now();
     assert_eq!(read(&mut *t, "k").0, Status::ServiceUnavailable);
     assert!(started.elapsed() < Duration::from_secs(5));
-    ycsb_db::testing::continue_process(server.pid());
+    ycsb_db::testing::continue_process(server.child().id());
     let deadline = Instant::now() + Duration::from_secs(5);
     while read(&mut *t, "k").0 != Status::Ok {
         assert!(Instant::now() < deadline, "no recovery after SIGCONT");

@@ -74,6 +74,9 @@ use ycsb_db::{
 
 use client::{Client, Health, SlotTable};
 
+#[cfg(feature = "testing")]
+pub mod testing;
+
 ycsb_db::choice_property! {
     /// How scans find keys (`redis.index`).
     pub enum IndexMode {
@@ -299,7 +302,7 @@ impl RedisConfig {
         let mut nodes = Vec::new();
         for entry in host.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             nodes
-                .push(node_address(entry, port).ok_or_else(|| {
+                .push(ycsb_db::host_port(entry, port).ok_or_else(|| {
                     properties.invalid(HOST.decl(), "expected host or host:port")
                 })?);
         }
@@ -312,19 +315,16 @@ impl RedisConfig {
                 "several hosts are only accepted as cluster seeds (redis.cluster=true)",
             ));
         }
+        // Zero would wait forever, or send nothing.
+        let at_least_one = |n: u64, reason: &str| match n {
+            0 => Err(reason.to_string()),
+            _ => Ok(()),
+        };
         let timeout = properties.get_checked(&TIMEOUT, |t| {
-            if *t > 0 {
-                Ok(())
-            } else {
-                Err("expected at least 1 millisecond".into())
-            }
+            at_least_one(*t, "expected at least 1 millisecond")
         })?;
         let pipeline = properties.get_checked(&PIPELINE, |d| {
-            if *d > 0 {
-                Ok(())
-            } else {
-                Err("expected a depth of at least 1".into())
-            }
+            at_least_one(*d as u64, "expected a depth of at least 1")
         })?;
         let read_from_replicas = properties.get(&READ_FROM_REPLICAS)?;
         if read_from_replicas && !cluster {
@@ -351,29 +351,6 @@ impl RedisConfig {
             pipeline,
             index: properties.get(&INDEX)?,
         })
-    }
-}
-
-/// `host` or `host:port` (IPv6 as `[addr]:port` or a bare address) as a
-/// `host:port` string that `ToSocketAddrs` accepts.
-fn node_address(entry: &str, default_port: u32) -> Option<String> {
-    if let Some(rest) = entry.strip_prefix('[') {
-        let (addr, tail) = rest.split_once(']')?;
-        let port = match tail.strip_prefix(':') {
-            Some(p) => p.parse::<u16>().ok()?,
-            None if tail.is_empty() => default_port as u16,
-            None => return None,
-        };
-        return Some(format!("[{addr}]:{port}"));
-    }
-    match entry.matches(':').count() {
-        0 => Some(format!("{entry}:{default_port}")),
-        1 => {
-            let (host, port) = entry.split_once(':')?;
-            let port = port.parse::<u16>().ok()?;
-            (!host.is_empty()).then(|| format!("{host}:{port}"))
-        }
-        _ => Some(format!("[{entry}]:{default_port}")),
     }
 }
 
@@ -475,16 +452,6 @@ mod tests {
     use ycsb_db::Properties;
 
     #[test]
-    fn node_addresses() {
-        assert_eq!(node_address("h", 6379).as_deref(), Some("h:6379"));
-        assert_eq!(node_address("h:7000", 6379).as_deref(), Some("h:7000"));
-        assert_eq!(node_address("::1", 1).as_deref(), Some("[::1]:1"));
-        assert_eq!(node_address("[::1]:5", 1).as_deref(), Some("[::1]:5"));
-        assert_eq!(node_address("h:x", 1), None);
-        assert_eq!(node_address(":5", 1), None);
-    }
-
-    #[test]
     fn config_validation_names_the_property() {
         let p = Properties::new().with("redis.port", "70000");
         let err = RedisConfig::from_properties(&p).unwrap_err().to_string();
@@ -507,6 +474,17 @@ mod tests {
         assert!(
             RedisConfig::from_properties(&Properties::new().with("redis.pipeline", "0")).is_err()
         );
+        let err = RedisConfig::from_properties(&Properties::new().with("redis.timeout", "0"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("expected at least 1 millisecond"), "{err}");
+        // A port of 0 or an empty address is refused at open, as in
+        // memcached.hosts, not left to fail at connect.
+        for host in ["h:0", "[]:6379", "h:x", "[::1]:0"] {
+            let p = Properties::new().with("redis.host", host);
+            let err = RedisConfig::from_properties(&p).unwrap_err().to_string();
+            assert!(err.contains("expected host or host:port"), "{host}: {err}");
+        }
     }
 
     #[test]

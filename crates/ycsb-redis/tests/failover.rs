@@ -2,12 +2,10 @@
 //! fails: replica reads, a master killed and failed over mid-run, and a
 //! frozen master that must not stall every thread.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::RedisCluster;
 use ycsb_db::{Fields, Properties, Record, Status, Store, StoreContext, ThreadContext};
+use ycsb_redis::testing::RedisCluster;
 use ycsb_redis::RedisStore;
 
 const TABLE: &str = "usertable";
@@ -32,18 +30,7 @@ fn record(i: usize) -> Record {
     r
 }
 
-/// `cmdstat_<command>`'s calls in a node's `INFO commandstats`.
-fn calls(node: &common::RedisServer, command: &str) -> u64 {
-    let stats = node.cli(&["info", "commandstats"]);
-    let prefix = format!("cmdstat_{command}:calls=");
-    stats
-        .lines()
-        .find_map(|l| l.strip_prefix(&prefix))
-        .and_then(|rest| rest.split(',').next())
-        .map_or(0, |n| n.parse().unwrap())
-}
-
-fn is_replica(node: &common::RedisServer) -> bool {
+fn is_replica(node: &ycsb_redis::testing::RedisServer) -> bool {
     node.cli(&["role"]).starts_with("slave")
 }
 
@@ -59,7 +46,7 @@ fn replica_reads_are_answered_by_replicas() {
     // Replication is asynchronous: wait until every replica has the keys.
     let deadline = Instant::now() + Duration::from_secs(10);
     for node in cluster.nodes.iter().filter(|n| is_replica(n)) {
-        let master_keys = |node: &common::RedisServer| node.cli(&["dbsize"]);
+        let master_keys = |node: &ycsb_redis::testing::RedisServer| node.cli(&["dbsize"]);
         while master_keys(node).trim() == "0" {
             assert!(Instant::now() < deadline, "replicas did not catch up");
             std::thread::sleep(Duration::from_millis(20));
@@ -81,7 +68,7 @@ fn replica_reads_are_answered_by_replicas() {
     }
     let (mut on_replicas, mut on_masters) = (0, 0);
     for node in &cluster.nodes {
-        let reads = calls(node, "hgetall");
+        let reads = node.calls("hgetall");
         if is_replica(node) {
             on_replicas += reads;
         } else {
@@ -237,7 +224,7 @@ fn a_frozen_master_stalls_probes_not_every_thread() {
         assert_eq!(loader.insert(TABLE, &key(i), &record(i)), Status::Ok);
     }
     let frozen = &cluster.nodes[1];
-    ycsb_db::testing::stop_process(frozen.pid());
+    ycsb_db::testing::stop_process(frozen.child().id());
     let threads = 8;
     let started = Instant::now();
     let slow: Vec<u64> = std::thread::scope(|s| {
@@ -263,7 +250,7 @@ fn a_frozen_master_stalls_probes_not_every_thread() {
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    ycsb_db::testing::continue_process(frozen.pid());
+    ycsb_db::testing::continue_process(frozen.child().id());
     let elapsed = started.elapsed();
     let slow: u64 = slow.iter().sum();
     eprintln!(

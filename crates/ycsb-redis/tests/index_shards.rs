@@ -2,11 +2,9 @@
 //! the store contract, the same scans as Java's single `_indices`, and the
 //! index's load spread over a cluster's masters.
 
-mod common;
-
-use common::{RedisCluster, RedisServer};
 use ycsb_db::testing::{assert_conforms, Contract, Scans, UpdateMissing};
 use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, StoreContext, ThreadContext};
+use ycsb_redis::testing::{RedisCluster, RedisServer};
 use ycsb_redis::RedisStore;
 
 const TABLE: &str = "usertable";
@@ -109,17 +107,6 @@ fn sharded_scans_answer_what_the_single_index_answers() {
     }
 }
 
-/// `cmdstat_<command>`'s calls in a node's `INFO commandstats`.
-fn calls(node: &RedisServer, command: &str) -> u64 {
-    let stats = node.cli(&["info", "commandstats"]);
-    let prefix = format!("cmdstat_{command}:calls=");
-    stats
-        .lines()
-        .find_map(|l| l.strip_prefix(&prefix))
-        .and_then(|rest| rest.split(',').next())
-        .map_or(0, |n| n.parse().unwrap())
-}
-
 /// With Java's single index one master gets every insert's ZADD and every
 /// scan's ZRANGEBYLEX; with 16 parts over 3 masters (whose slot ranges
 /// are thirds of the slot space), each master gets about a third of the
@@ -145,11 +132,11 @@ fn sixteen_parts_spread_the_index_over_the_masters() {
                 Status::Ok
             );
         }
-        let zadd: Vec<u64> = cluster.nodes.iter().map(|n| calls(n, "zadd")).collect();
+        let zadd: Vec<u64> = cluster.nodes.iter().map(|n| n.calls("zadd")).collect();
         let zrange: Vec<u64> = cluster
             .nodes
             .iter()
-            .map(|n| calls(n, "zrangebylex"))
+            .map(|n| n.calls("zrangebylex"))
             .collect();
         eprintln!(
             "index parts {shards}: ZADD per master {zadd:?}, ZRANGEBYLEX per master {zrange:?}"

@@ -2,14 +2,12 @@
 //! three-node Redis Cluster, a password, pipelining and a server killed
 //! mid-run.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{RedisCluster, RedisServer};
 use ycsb_db::testing::{assert_conforms, Contract, Scans, UpdateMissing};
 use ycsb_db::StoreContext;
 use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, ThreadContext};
+use ycsb_redis::testing::{RedisCluster, RedisServer};
 use ycsb_redis::RedisStore;
 
 const TABLE: &str = "usertable";
@@ -585,13 +583,13 @@ fn stalled_server_times_out_then_recovers() {
     let store = open(&props(&server).with("redis.timeout", "200"));
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     assert_eq!(t.insert(TABLE, "k", &record(0)), Status::Ok);
-    ycsb_db::testing::stop_process(server.pid());
+    ycsb_db::testing::stop_process(server.child().id());
     let mut out = Record::new();
     assert_eq!(
         t.read(TABLE, "k", Fields::All, &mut out),
         Status::ServiceUnavailable
     );
-    ycsb_db::testing::continue_process(server.pid());
+    ycsb_db::testing::continue_process(server.child().id());
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         out.clear();
@@ -605,7 +603,7 @@ fn stalled_server_times_out_then_recovers() {
 
 #[test]
 fn unreachable_server_fails_to_open_with_its_address() {
-    let port = common::free_port(false);
+    let port = ycsb_redis::testing::free_port(false);
     let p = Properties::new()
         .with("redis.port", port)
         .with("redis.timeout", "300");

@@ -4,8 +4,8 @@
 //! A server listening on a loopback address serves whoever runs on the
 //! machine, as a benchmark on one host needs; any other address (the
 //! unspecified address, a network interface's) is refused without a
-//! password ([`require_password`], which [`crate::resp::serve_resp`] and
-//! [`crate::http::serve_http`] apply). With a password set, on any
+//! password ([`require_password`], which [`crate::serve`] applies to both
+//! protocols). With a password set, on any
 //! address, a RESP client must `AUTH` first and an HTTP client must send
 //! `Authorization: Bearer <password>` with every request.
 //!

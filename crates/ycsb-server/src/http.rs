@@ -10,7 +10,7 @@
 //! simpleleveldb endpoints (any method; `format=txt` answers with the real
 //! status code and `key,value` lines, otherwise JSON
 //! `{"status_code":…,"status_txt":…,"data":…}` with HTTP 200, as
-//! simpleleveldb does; the table is [`HttpServerConfig::table`]):
+//! simpleleveldb does; the table is [`ServerConfig::table`]):
 //!
 //! | endpoint | parameters | store call |
 //! |---|---|---|
@@ -27,7 +27,7 @@
 //! the store reports `NOT_FOUND` (simpleleveldb always answers 200), and
 //! `/mget` takes only parameters named exactly `key`.
 //!
-//! With a password ([`HttpServerConfig::password`], `serve.password`),
+//! With a password ([`ServerConfig::password`], `serve.password`),
 //! every request must carry `Authorization: Bearer <password>`; one that
 //! does not is answered 401 with `WWW-Authenticate: Bearer` before its
 //! body is read, and its connection closed.
@@ -45,7 +45,7 @@
 //! # Limits
 //!
 //! What a client sends cannot make the server hold more than the limits
-//! below ([`HttpServerConfig`], from the `serve.http.*` properties):
+//! below ([`ServerConfig`], from the `serve.http.*` properties):
 //!
 //! - a request head is at most 64 KiB (431 past it);
 //! - a body is read as it arrives, never reserved from its declared
@@ -62,9 +62,9 @@
 //!   dropped.
 //!
 //! Every limit answered with an error closes the connection.
-//! [`HttpServerHandle::stop`] (what `ycsb serve` does on SIGTERM or
+//! [`crate::ServerHandle::stop`] (what `ycsb serve` does on SIGTERM or
 //! Ctrl-C) returns within a few seconds even while a client never reads
-//! its answers; see [`ServerHandle::stop`].
+//! its answers; see [`crate::ServerHandle::stop`].
 //!
 //! One thing is not bounded: the answer to `/mget`, `/range_match` or
 //! `/fwmatch` is built whole before it is sent, so a scan with `limit=0`
@@ -72,16 +72,14 @@
 
 use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpStream};
-use std::sync::Arc;
 use std::time::Duration;
 
 use crate::auth::Password;
 use crate::limits::{linger, timed_out, Budget, Charge, Timed};
 pub use crate::listener::ServeError;
-use crate::listener::{start_protocol, CommonSettings, Protocol, ServerHandle};
+use crate::listener::{ConfigProperties, Protocol, ServerConfig};
 use ycsb_db::{
-    Fields, Properties, Property, PropertyDecl, PropertyError, Record, ScanResult, Status, Store,
-    StoreThread, ThreadContext,
+    Fields, Property, PropertyDecl, Record, ScanResult, Status, Store, StoreThread, ThreadContext,
 };
 use ycsb_http::encoding;
 use ycsb_http::wire::{self, Conn, WireError};
@@ -121,6 +119,22 @@ pub const TIMEOUT: Property<Duration> = Property::new(
     "Seconds an HTTP connection may stay idle, or take to accept a write of its answer, before it is closed; a request not received within about twice this is answered 408. 0 waits forever.",
 );
 
+/// The HTTP protocol, for [`crate::serve`] and
+/// [`ServerConfig::from_properties`] ([`ServerConfig::max_message`] is
+/// the largest request body).
+pub const HTTP: Protocol = Protocol {
+    name: "HTTP",
+    refusal: REFUSAL,
+    serve: serve_connection,
+    properties: ConfigProperties {
+        table: &TABLE,
+        max_message: &MAX_BODY,
+        max_buffered: &MAX_BUFFERED,
+        max_connections: &MAX_CONNECTIONS,
+        timeout: &TIMEOUT,
+    },
+};
+
 /// Every property of the HTTP server.
 pub const PROPERTIES: &[&PropertyDecl] = &[
     TABLE.decl(),
@@ -141,100 +155,6 @@ const MAX_IDLE_BODY: usize = 1 << 20;
 /// The answer to a connection over [`MAX_CONNECTIONS`].
 const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n\
 Content-Length: 20\r\nConnection: close\r\n\r\ntoo many connections";
-
-/// How the HTTP server behaves.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct HttpServerConfig {
-    /// The table simpleleveldb-style endpoints use.
-    pub table: String,
-    /// The largest request body accepted, in bytes.
-    pub max_body: usize,
-    /// The most body bytes all connections may hold together.
-    pub max_buffered: usize,
-    /// The most connections served at once.
-    pub max_connections: usize,
-    /// How long a client may be idle or slow (zero: forever).
-    pub timeout: Duration,
-    /// What clients must present before anything else ([`crate::auth`]);
-    /// required on an address other than loopback.
-    pub password: Option<Password>,
-}
-
-impl Default for HttpServerConfig {
-    fn default() -> Self {
-        Self {
-            table: "usertable".into(),
-            max_body: 64 << 20,
-            max_buffered: 256 << 20,
-            max_connections: 512,
-            timeout: Duration::from_secs(300),
-            password: None,
-        }
-    }
-}
-
-impl HttpServerConfig {
-    /// Reads [`PROPERTIES`] (the password, read from files too, is set
-    /// with [`Self::with_password`]).
-    ///
-    /// # Errors
-    ///
-    /// A [`PropertyError`] naming an invalid value and its origin.
-    pub fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
-        let common = CommonSettings::read(props, &TABLE, &MAX_BUFFERED, &MAX_CONNECTIONS)?;
-        Ok(Self {
-            table: common.table,
-            max_body: props.get(&MAX_BODY)?,
-            max_buffered: common.max_buffered,
-            max_connections: common.max_connections,
-            timeout: props.get(&TIMEOUT)?,
-            password: None,
-        })
-    }
-
-    /// The same configuration, requiring `password` of clients.
-    pub fn with_password(mut self, password: Option<Password>) -> Self {
-        self.password = password;
-        self
-    }
-}
-
-/// A running HTTP server. Dropping it stops the server.
-pub type HttpServerHandle = ServerHandle;
-
-/// Starts serving `store` on `addr` (port 0 picks a free port; see
-/// [`HttpServerHandle::local_addr`]). Use [`DEFAULT_ADDR`] to listen on
-/// loopback only.
-///
-/// # Errors
-///
-/// [`ServeError::Unprotected`] when `addr` is not loopback and the
-/// configuration has no password, [`ServeError::Bind`] when the address
-/// cannot be bound, [`ServeError::Io`] when the accept thread cannot
-/// start.
-pub fn serve_http(
-    store: Arc<dyn Store>,
-    addr: SocketAddr,
-    config: HttpServerConfig,
-) -> Result<HttpServerHandle, ServeError> {
-    let protocol = Protocol {
-        name: "HTTP",
-        refusal: REFUSAL,
-        serve: serve_connection,
-    };
-    let (max_connections, max_buffered) = (config.max_connections, config.max_buffered);
-    let password = config.password.clone();
-    start_protocol(
-        protocol,
-        store,
-        addr,
-        config,
-        password.as_ref(),
-        max_connections,
-        max_buffered,
-    )
-}
 
 /// An answer being built.
 struct Reply {
@@ -360,7 +280,7 @@ fn serve_connection(
     store: &dyn Store,
     stream: TcpStream,
     id: usize,
-    config: &HttpServerConfig,
+    config: &ServerConfig,
     budget: &Budget,
 ) {
     let _ = stream.set_nodelay(true);
@@ -385,7 +305,7 @@ fn serve_connection(
         thread,
         table: &config.table,
         password: config.password.as_ref(),
-        max_body: config.max_body,
+        max_body: config.max_message,
         charge: Charge::new(budget),
         method: String::new(),
         target: String::new(),
@@ -1153,6 +1073,7 @@ fn json_string(bytes: &[u8], out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ycsb_db::Properties;
 
     #[test]
     fn json_strings_are_escaped() {
@@ -1192,15 +1113,16 @@ mod tests {
         let p = Properties::new()
             .with("serve.http.table", "t2")
             .with("serve.http.maxbody", "10");
-        let c = HttpServerConfig::from_properties(&p).unwrap();
-        assert_eq!((c.table.as_str(), c.max_body), ("t2", 10));
+        let c = ServerConfig::from_properties(&p, &HTTP).unwrap();
+        assert_eq!((c.table.as_str(), c.max_message), ("t2", 10));
         assert_eq!(
-            HttpServerConfig::from_properties(&Properties::new()).unwrap(),
-            HttpServerConfig::default()
+            ServerConfig::from_properties(&Properties::new(), &HTTP).unwrap(),
+            ServerConfig::default()
         );
-        assert!(
-            HttpServerConfig::from_properties(&Properties::new().with("serve.http.table", ""))
-                .is_err()
-        );
+        assert!(ServerConfig::from_properties(
+            &Properties::new().with("serve.http.table", ""),
+            &HTTP
+        )
+        .is_err());
     }
 }

@@ -29,4 +29,4 @@ mod limits;
 mod listener;
 pub mod resp;
 
-pub use listener::{ServeError, ServerHandle};
+pub use listener::{serve, Protocol, ServeError, ServerConfig, ServerHandle};

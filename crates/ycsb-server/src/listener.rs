@@ -65,27 +65,61 @@ pub(crate) struct Admission {
     pub(crate) refusal: &'static [u8],
 }
 
-/// What both protocols read alike from their properties: the table and
-/// the connection limits.
-pub(crate) struct CommonSettings {
-    /// The table records live in.
-    pub(crate) table: String,
+/// How a server (RESP or HTTP) behaves; each protocol reads it from its
+/// own properties ([`ServerConfig::from_properties`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerConfig {
+    /// The table records live in: every RESP key's, the one HTTP's
+    /// simpleleveldb endpoints use.
+    pub table: String,
+    /// The largest single message accepted, in bytes: an HTTP request
+    /// body, a RESP bulk string.
+    pub max_message: usize,
     /// The most message bytes all connections may hold together.
-    pub(crate) max_buffered: usize,
+    pub max_buffered: usize,
     /// The most connections served at once.
-    pub(crate) max_connections: usize,
+    pub max_connections: usize,
+    /// How long a client may be idle or slow (zero: forever).
+    pub timeout: Duration,
+    /// What clients must present before anything else ([`crate::auth`]);
+    /// required on an address other than loopback.
+    pub password: Option<Password>,
 }
 
-impl CommonSettings {
-    /// Reads the protocol's own declarations of the shared settings: a
-    /// table name that is not empty, and limits that are positive.
-    pub(crate) fn read(
-        props: &Properties,
-        table: &Property<String>,
-        max_buffered: &Property<usize>,
-        max_connections: &Property<usize>,
-    ) -> Result<Self, PropertyError> {
-        let table = props.get_checked(table, |t| {
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            table: "usertable".into(),
+            max_message: 64 << 20,
+            max_buffered: 256 << 20,
+            max_connections: 512,
+            timeout: Duration::from_secs(300),
+            password: None,
+        }
+    }
+}
+
+/// A protocol's own declarations of what [`ServerConfig`] holds.
+pub(crate) struct ConfigProperties {
+    pub(crate) table: &'static Property<String>,
+    pub(crate) max_message: &'static Property<usize>,
+    pub(crate) max_buffered: &'static Property<usize>,
+    pub(crate) max_connections: &'static Property<usize>,
+    pub(crate) timeout: &'static Property<Duration>,
+}
+
+impl ServerConfig {
+    /// Reads `protocol`'s properties (`serve.resp.*`, `serve.http.*`): a
+    /// table name that is not empty, and limits that are positive (the
+    /// password, read from files too, is set with [`Self::with_password`]).
+    ///
+    /// # Errors
+    ///
+    /// A [`PropertyError`] naming an invalid value and its origin.
+    pub fn from_properties(props: &Properties, protocol: &Protocol) -> Result<Self, PropertyError> {
+        let declared = &protocol.properties;
+        let table = props.get_checked(declared.table, |t| {
             if t.is_empty() {
                 Err("expected a table name".into())
             } else {
@@ -101,43 +135,69 @@ impl CommonSettings {
         };
         Ok(Self {
             table,
-            max_buffered: props.get_checked(max_buffered, positive)?,
-            max_connections: props.get_checked(max_connections, positive)?,
+            max_message: props.get(declared.max_message)?,
+            max_buffered: props.get_checked(declared.max_buffered, positive)?,
+            max_connections: props.get_checked(declared.max_connections, positive)?,
+            timeout: props.get(declared.timeout)?,
+            password: None,
         })
+    }
+
+    /// The same configuration, requiring `password` of clients.
+    pub fn with_password(mut self, password: Option<Password>) -> Self {
+        self.password = password;
+        self
     }
 }
 
 /// Serves one connection of a protocol with its configuration and the
 /// budget all its connections share.
-pub(crate) type ServeConnection<C> = fn(&dyn Store, TcpStream, usize, &C, &Budget);
+pub(crate) type ServeConnection = fn(&dyn Store, TcpStream, usize, &ServerConfig, &Budget);
 
-/// A protocol as [`start_protocol`] starts it.
-pub(crate) struct Protocol<C> {
+/// A protocol [`serve`] speaks: `crate::resp::RESP` or `crate::http::HTTP`.
+pub struct Protocol {
     /// `RESP` or `HTTP`.
     pub(crate) name: &'static str,
     /// Written to a connection over the cap before it is closed.
     pub(crate) refusal: &'static [u8],
     /// Serves one connection.
-    pub(crate) serve: ServeConnection<C>,
+    pub(crate) serve: ServeConnection,
+    /// Its declarations of what [`ServerConfig`] holds.
+    pub(crate) properties: ConfigProperties,
 }
 
-/// Starts serving `store` over `protocol` on `addr`: the password rule,
-/// the connection cap, one budget for the bytes all connections hold.
-pub(crate) fn start_protocol<C: Send + Sync + 'static>(
-    protocol: Protocol<C>,
+impl std::fmt::Debug for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Protocol")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Starts serving `store` over `protocol` on `addr` (port 0 picks a free
+/// port; see [`ServerHandle::local_addr`]): the password rule, the
+/// connection cap, one budget for the bytes all connections hold. Each
+/// protocol's `DEFAULT_ADDR` listens on loopback only. The caller keeps
+/// the store and closes it after [`ServerHandle::stop`].
+///
+/// # Errors
+///
+/// [`ServeError::Unprotected`] when `addr` is not loopback and the
+/// configuration has no password, [`ServeError::Bind`] when the address
+/// cannot be bound, [`ServeError::Io`] when the accept thread cannot
+/// start.
+pub fn serve(
+    protocol: &Protocol,
     store: Arc<dyn Store>,
     addr: SocketAddr,
-    config: C,
-    password: Option<&Password>,
-    max_connections: usize,
-    max_buffered: usize,
+    config: ServerConfig,
 ) -> Result<ServerHandle, ServeError> {
-    require_password(protocol.name, addr, password)?;
+    require_password(protocol.name, addr, config.password.as_ref())?;
     let admission = Admission {
-        max_connections,
+        max_connections: config.max_connections,
         refusal: protocol.refusal,
     };
-    let budget = Budget::new(max_buffered);
+    let budget = Budget::new(config.max_buffered);
     let config = Arc::new(config);
     let serve = protocol.serve;
     let handler = move |stream: TcpStream, id: usize| {

@@ -2,7 +2,7 @@
 //! store uses, plus what `redis-cli` and `redis-benchmark -t set,get` need,
 //! so that an engine can be measured embedded and over TCP side by side.
 //!
-//! Every key lives in one table of the store ([`RespServerConfig::table`]).
+//! Every key lives in one table of the store ([`ServerConfig::table`]).
 //! Commands map onto store operations:
 //!
 //! | command | store call | reply |
@@ -26,7 +26,7 @@
 //! the one to use against this server. `ZRANGEBYSCORE` (Java's layout,
 //! keyed by hash codes) has no equivalent and is answered with an error.
 //!
-//! With a password ([`RespServerConfig::password`], `serve.password`),
+//! With a password ([`ServerConfig::password`], `serve.password`),
 //! a client must send `AUTH <password>` (or Redis 6's `AUTH default
 //! <password>`) first: until then every command but `AUTH` and `QUIT` is
 //! answered `-NOAUTH Authentication required.`, and a wrong password
@@ -48,7 +48,7 @@
 //! # Limits
 //!
 //! What a client sends cannot make the server hold more than the limits
-//! below ([`RespServerConfig`], from the `serve.resp.*` properties):
+//! below ([`ServerConfig`], from the `serve.resp.*` properties):
 //!
 //! - input is buffered as it arrives, never reserved from a declared
 //!   length; a bulk string declared longer than `serve.resp.maxbulk` is
@@ -67,22 +67,20 @@
 //!   is closed, and so is one whose client takes as long to accept a
 //!   write of its replies.
 //!
-//! [`RespServerHandle::stop`] (what `ycsb serve` does on SIGTERM or
+//! [`crate::ServerHandle::stop`] (what `ycsb serve` does on SIGTERM or
 //! Ctrl-C) returns within a few seconds even while a client never reads
-//! its replies; see [`ServerHandle::stop`].
+//! its replies; see [`crate::ServerHandle::stop`].
 
 use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, Shutdown, SocketAddr, SocketAddrV4, TcpStream};
-use std::sync::Arc;
 use std::time::Duration;
 
 use crate::auth::Password;
 use crate::limits::{linger, timed_out, Budget, Charge, Timed};
 pub use crate::listener::ServeError;
-use crate::listener::{start_protocol, CommonSettings, Protocol, ServerHandle};
+use crate::listener::{ConfigProperties, Protocol, ServerConfig};
 use ycsb_db::{
-    Fields, Properties, Property, PropertyDecl, PropertyError, Record, ScanResult, Status, Store,
-    StoreThread, ThreadContext,
+    Fields, Property, PropertyDecl, Record, ScanResult, Status, Store, StoreThread, ThreadContext,
 };
 use ycsb_redis::resp::{self as wire, Token, Tokens};
 
@@ -122,6 +120,22 @@ pub const TIMEOUT: Property<Duration> = Property::new(
     "Seconds a RESP connection may go without completing a command (idle, or sending one too slowly), or take to accept a write of its replies, before it is closed; 0 waits forever.",
 );
 
+/// The RESP protocol, for [`crate::serve`] and
+/// [`ServerConfig::from_properties`] ([`ServerConfig::max_message`] is
+/// the longest bulk string).
+pub const RESP: Protocol = Protocol {
+    name: "RESP",
+    refusal: REFUSAL,
+    serve: serve_connection,
+    properties: ConfigProperties {
+        table: &TABLE,
+        max_message: &MAX_BULK,
+        max_buffered: &MAX_BUFFERED,
+        max_connections: &MAX_CONNECTIONS,
+        timeout: &TIMEOUT,
+    },
+};
+
 /// Every property of the RESP server.
 pub const PROPERTIES: &[&PropertyDecl] = &[
     TABLE.decl(),
@@ -152,101 +166,6 @@ const MAX_IDLE_OUT: usize = 1 << 20;
 /// The error for a connection over [`MAX_CONNECTIONS`] (Redis's words).
 const REFUSAL: &[u8] = b"-ERR max number of clients reached\r\n";
 
-/// How the RESP server behaves.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct RespServerConfig {
-    /// The table every key lives in.
-    pub table: String,
-    /// The longest bulk string accepted, in bytes.
-    pub max_bulk: usize,
-    /// The most input bytes all connections may hold together.
-    pub max_buffered: usize,
-    /// The most connections served at once.
-    pub max_connections: usize,
-    /// How long a client may be idle or slow (zero: forever).
-    pub timeout: Duration,
-    /// What clients must present before anything else ([`crate::auth`]);
-    /// required on an address other than loopback.
-    pub password: Option<Password>,
-}
-
-impl Default for RespServerConfig {
-    fn default() -> Self {
-        Self {
-            table: "usertable".into(),
-            max_bulk: 64 << 20,
-            max_buffered: 256 << 20,
-            max_connections: 512,
-            timeout: Duration::from_secs(300),
-            password: None,
-        }
-    }
-}
-
-impl RespServerConfig {
-    /// Reads [`PROPERTIES`] (the password, read from files too, is set
-    /// with [`Self::with_password`]).
-    ///
-    /// # Errors
-    ///
-    /// A [`PropertyError`] naming an invalid value and its origin.
-    pub fn from_properties(props: &Properties) -> Result<Self, PropertyError> {
-        let common = CommonSettings::read(props, &TABLE, &MAX_BUFFERED, &MAX_CONNECTIONS)?;
-        Ok(Self {
-            table: common.table,
-            max_bulk: props.get(&MAX_BULK)?,
-            max_buffered: common.max_buffered,
-            max_connections: common.max_connections,
-            timeout: props.get(&TIMEOUT)?,
-            password: None,
-        })
-    }
-
-    /// The same configuration, requiring `password` of clients.
-    pub fn with_password(mut self, password: Option<Password>) -> Self {
-        self.password = password;
-        self
-    }
-}
-
-/// A running RESP server. Dropping it stops the server.
-pub type RespServerHandle = ServerHandle;
-
-/// Starts serving `store` over RESP on `addr` (port 0 picks a free port;
-/// see [`RespServerHandle::local_addr`]). Use [`DEFAULT_ADDR`] to listen on
-/// loopback only. The caller keeps the store and closes it after
-/// [`RespServerHandle::stop`].
-///
-/// # Errors
-///
-/// [`ServeError::Unprotected`] when `addr` is not loopback and the
-/// configuration has no password, [`ServeError::Bind`] when the address
-/// cannot be bound, [`ServeError::Io`] when the accept thread cannot
-/// start.
-pub fn serve_resp(
-    store: Arc<dyn Store>,
-    addr: SocketAddr,
-    config: RespServerConfig,
-) -> Result<RespServerHandle, ServeError> {
-    let protocol = Protocol {
-        name: "RESP",
-        refusal: REFUSAL,
-        serve: serve_connection,
-    };
-    let (max_connections, max_buffered) = (config.max_connections, config.max_buffered);
-    let password = config.password.clone();
-    start_protocol(
-        protocol,
-        store,
-        addr,
-        config,
-        password.as_ref(),
-        max_connections,
-        max_buffered,
-    )
-}
-
 /// One connection's state apart from its read buffer.
 struct Session<'s> {
     thread: Box<dyn StoreThread + 's>,
@@ -265,7 +184,7 @@ fn serve_connection(
     store: &dyn Store,
     stream: TcpStream,
     id: usize,
-    config: &RespServerConfig,
+    config: &ServerConfig,
     budget: &Budget,
 ) {
     let _ = stream.set_nodelay(true);
@@ -323,7 +242,7 @@ fn serve_commands(
     session: &mut Session<'_>,
     buf: &mut Vec<u8>,
     charge: &mut Charge<'_>,
-    config: &RespServerConfig,
+    config: &ServerConfig,
     over_budget: &str,
 ) {
     let mut len = 0;
@@ -349,7 +268,7 @@ fn serve_commands(
                     }
                 }
                 Ok(None) => {
-                    if let Err(e) = check_pending(&buf[pos..len], config.max_bulk) {
+                    if let Err(e) = check_pending(&buf[pos..len], config.max_message) {
                         return fail(
                             stream,
                             &mut session.out,
@@ -916,6 +835,7 @@ fn pattern_matches(pattern: &[u8], name: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ycsb_db::Properties;
 
     fn parsed(buf: &[u8]) -> Option<(usize, Vec<&[u8]>)> {
         let mut args = Vec::new();
@@ -954,17 +874,19 @@ mod tests {
             .with("serve.resp.maxbuffered", "20")
             .with("serve.resp.maxconnections", "3")
             .with("serve.resp.timeout", "1.5");
-        let c = RespServerConfig::from_properties(&p).unwrap();
+        let c = ServerConfig::from_properties(&p, &RESP).unwrap();
         assert_eq!(
-            (c.max_bulk, c.max_buffered, c.max_connections, c.timeout),
+            (c.max_message, c.max_buffered, c.max_connections, c.timeout),
             (10, 20, 3, Duration::from_millis(1500))
         );
         assert_eq!(
-            RespServerConfig::from_properties(&Properties::new()).unwrap(),
-            RespServerConfig::default()
+            ServerConfig::from_properties(&Properties::new(), &RESP).unwrap(),
+            ServerConfig::default()
         );
         for bad in ["serve.resp.maxconnections", "serve.resp.maxbuffered"] {
-            assert!(RespServerConfig::from_properties(&Properties::new().with(bad, "0")).is_err());
+            assert!(
+                ServerConfig::from_properties(&Properties::new().with(bad, "0"), &RESP).is_err()
+            );
         }
     }
 

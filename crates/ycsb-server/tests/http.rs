@@ -1,4 +1,4 @@
-//! The http store against `serve_http`, and `serve_http` against raw,
+//! The http store against `serve(&HTTP, ..)`, and that server against raw,
 //! malformed and unusual requests. Everything runs on 127.0.0.1 with
 //! ephemeral ports.
 
@@ -11,7 +11,8 @@ use std::time::Duration;
 use ycsb_db::testing::{assert_conforms, record_bytes, Contract, Op, ReferenceStore, Scans};
 use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, StoreThread, ThreadContext};
 use ycsb_http::HttpStore;
-use ycsb_server::http::{serve_http, HttpServerConfig, HttpServerHandle};
+use ycsb_server::http::HTTP;
+use ycsb_server::{serve, ServerConfig, ServerHandle};
 
 /// The server's back end in these tests: the reference store, where a key
 /// starting with `fail` makes reads and inserts fail with `ERROR`, to see
@@ -25,9 +26,9 @@ fn map_store() -> ReferenceStore {
     })
 }
 
-fn start(config: HttpServerConfig) -> (Arc<ReferenceStore>, HttpServerHandle) {
+fn start(config: ServerConfig) -> (Arc<ReferenceStore>, ServerHandle) {
     let store = Arc::new(map_store());
-    let handle = serve_http(store.clone(), "127.0.0.1:0".parse().unwrap(), config).unwrap();
+    let handle = serve(&HTTP, store.clone(), "127.0.0.1:0".parse().unwrap(), config).unwrap();
     (store, handle)
 }
 
@@ -132,7 +133,7 @@ fn exercise(thread: &mut dyn StoreThread, store: &ReferenceStore, scans: bool) {
 
 #[test]
 fn simpleleveldb_preset_against_the_server() {
-    let (store, server) = start(HttpServerConfig::default());
+    let (store, server) = start(ServerConfig::default());
     let http = client(server.local_addr(), &[]);
     let mut thread = http.thread(ThreadContext::new(0, 1)).unwrap();
     exercise(&mut *thread, &store, true);
@@ -144,7 +145,7 @@ fn simpleleveldb_preset_against_the_server() {
 
 #[test]
 fn webdav_preset_against_the_server() {
-    let (store, server) = start(HttpServerConfig::default());
+    let (store, server) = start(ServerConfig::default());
     let http = client(server.local_addr(), &[("http.preset", "webdav")]);
     let mut thread = http.thread(ThreadContext::new(0, 1)).unwrap();
     exercise(&mut *thread, &store, false);
@@ -153,7 +154,7 @@ fn webdav_preset_against_the_server() {
 
 #[test]
 fn partial_updates_and_base64_bodies() {
-    let (store, server) = start(HttpServerConfig::default());
+    let (store, server) = start(ServerConfig::default());
     let addr = server.local_addr();
     // WebDAV with PATCH: the server merges.
     let http = client(
@@ -182,7 +183,7 @@ fn partial_updates_and_base64_bodies() {
 
 #[test]
 fn one_connection_per_client_thread() {
-    let (store, server) = start(HttpServerConfig::default());
+    let (store, server) = start(ServerConfig::default());
     let http = client(server.local_addr(), &[("http.preset", "webdav")]);
     std::thread::scope(|s| {
         for t in 0..4 {
@@ -210,7 +211,7 @@ fn one_connection_per_client_thread() {
 
 #[test]
 fn a_stopped_server_is_unavailable() {
-    let (_store, server) = start(HttpServerConfig::default());
+    let (_store, server) = start(ServerConfig::default());
     let addr = server.local_addr();
     let http = client(addr, &[]);
     let mut thread = http.thread(ThreadContext::new(0, 1)).unwrap();
@@ -399,8 +400,8 @@ fn closes_after(addr: SocketAddr, request: &[u8]) -> (String, bool) {
 
 #[test]
 fn malformed_requests_get_400_and_a_closed_connection() {
-    let mut config = HttpServerConfig::default();
-    config.max_body = 1000;
+    let mut config = ServerConfig::default();
+    config.max_message = 1000;
     let (_store, server) = start(config);
     let addr = server.local_addr();
     for bad in [
@@ -479,7 +480,7 @@ fn value_text(name: &str, value: &[u8]) -> String {
 
 #[test]
 fn simpleleveldb_endpoints_speak_txt_and_json() {
-    let (store, server) = start(HttpServerConfig::default());
+    let (store, server) = start(ServerConfig::default());
     let addr = server.local_addr();
     let a = value_text("f", b"A");
     let b = value_text("f", b"B");
@@ -580,7 +581,7 @@ fn simpleleveldb_endpoints_speak_txt_and_json() {
 
 #[test]
 fn range_pages_through_many_records() {
-    let (store, server) = start(HttpServerConfig::default());
+    let (store, server) = start(ServerConfig::default());
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     for i in 0..1234 {
         let key = format!("key{i:05}");
@@ -603,7 +604,7 @@ fn range_pages_through_many_records() {
 
 #[test]
 fn keep_alive_pipelining_http10_and_head() {
-    let (store, server) = start(HttpServerConfig::default());
+    let (store, server) = start(ServerConfig::default());
     let addr = server.local_addr();
     let a = value_text("f", b"A");
     // Two pipelined requests in one write: both answered, in order.
@@ -634,7 +635,7 @@ fn keep_alive_pipelining_http10_and_head() {
 
 #[test]
 fn a_panicking_store_closes_only_its_connection() {
-    let (store, server) = start(HttpServerConfig::default());
+    let (store, server) = start(ServerConfig::default());
     let http = client(server.local_addr(), &[("http.preset", "webdav")]);
     let mut t = http.thread(ThreadContext::new(0, 1)).unwrap();
     // The server thread dies without answering; the client's retry on a
@@ -674,10 +675,11 @@ fn served_stores_keep_the_store_contract_over_http() {
         ),
     ];
     for (name, store, contract) in stores {
-        let server = serve_http(
+        let server = serve(
+            &HTTP,
             store,
             "127.0.0.1:0".parse().unwrap(),
-            HttpServerConfig::default(),
+            ServerConfig::default(),
         )
         .unwrap();
         for (preset, scans) in [
@@ -695,10 +697,11 @@ fn served_stores_keep_the_store_contract_over_http() {
 #[test]
 fn both_presets_over_the_real_memory_store() {
     let memory = ycsb_memory::MemoryStore::new();
-    let server = serve_http(
+    let server = serve(
+        &HTTP,
         Arc::new(memory.clone()),
         "127.0.0.1:0".parse().unwrap(),
-        HttpServerConfig::default(),
+        ServerConfig::default(),
     )
     .unwrap();
     let addr = server.local_addr();
@@ -765,7 +768,7 @@ fn both_presets_over_the_real_memory_store() {
 #[test]
 fn a_password_needs_a_bearer_token_on_every_request() {
     let password = ycsb_server::auth::Password::new("pw-7q");
-    let (store, handle) = start(HttpServerConfig::default().with_password(password));
+    let (store, handle) = start(ServerConfig::default().with_password(password));
     let addr = handle.local_addr();
     let put = |auth: &str| {
         raw(
@@ -838,10 +841,11 @@ fn a_password_needs_a_bearer_token_on_every_request() {
 #[test]
 fn only_loopback_serves_http_without_a_password() {
     let everywhere = SocketAddr::new(std::net::Ipv6Addr::UNSPECIFIED.into(), 0);
-    let e = serve_http(
+    let e = serve(
+        &HTTP,
         Arc::new(map_store()),
         everywhere,
-        HttpServerConfig::default(),
+        ServerConfig::default(),
     )
     .unwrap_err();
     assert!(

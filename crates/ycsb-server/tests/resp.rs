@@ -1,4 +1,4 @@
-//! `serve_resp` over the real memory store, driven by the redis store,
+//! `serve(&RESP, ..)` over the real memory store, driven by the redis store,
 //! `redis-cli` and `redis-benchmark`.
 
 use std::io::{Read, Write};
@@ -12,19 +12,20 @@ use ycsb_db::StoreContext;
 use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, ThreadContext};
 use ycsb_memory::MemoryStore;
 use ycsb_redis::RedisStore;
-use ycsb_server::resp::{serve_resp, RespServerConfig, RespServerHandle};
+use ycsb_server::resp::RESP;
+use ycsb_server::{serve, ServerConfig, ServerHandle};
 
 const TABLE: &str = "usertable";
 
-fn start() -> (MemoryStore, RespServerHandle) {
+fn start() -> (MemoryStore, ServerHandle) {
     let memory = MemoryStore::new();
     let store: Arc<dyn Store> = Arc::new(memory.clone());
     let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let handle = serve_resp(store, addr, RespServerConfig::default()).unwrap();
+    let handle = serve(&RESP, store, addr, ServerConfig::default()).unwrap();
     (memory, handle)
 }
 
-fn redis_store(handle: &RespServerHandle, extra: &[(&str, &str)]) -> RedisStore {
+fn redis_store(handle: &ServerHandle, extra: &[(&str, &str)]) -> RedisStore {
     let mut p = Properties::new()
         .with("redis.host", "127.0.0.1")
         .with("redis.port", handle.local_addr().port())
@@ -50,7 +51,7 @@ fn tool(binary: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn cli(handle: &RespServerHandle, args: &[&str]) -> String {
+fn cli(handle: &ServerHandle, args: &[&str]) -> String {
     let port = handle.local_addr().port().to_string();
     tool("redis-cli", &[&["-p", &port][..], args].concat())
 }
@@ -85,7 +86,7 @@ fn served_stores_keep_the_store_contract_over_resp() {
     ];
     for (name, store, contract) in stores {
         let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
-        let handle = serve_resp(store, addr, RespServerConfig::default()).unwrap();
+        let handle = serve(&RESP, store, addr, ServerConfig::default()).unwrap();
         eprintln!("{name} served over RESP");
         assert_conforms(&redis_store(&handle, &[]), &contract);
     }
@@ -343,12 +344,11 @@ fn session(addr: SocketAddr, commands: &str) -> Vec<String> {
         .collect()
 }
 
-fn start_with_password(password: &str) -> (MemoryStore, RespServerHandle) {
+fn start_with_password(password: &str) -> (MemoryStore, ServerHandle) {
     let memory = MemoryStore::new();
     let store: Arc<dyn Store> = Arc::new(memory.clone());
-    let config =
-        RespServerConfig::default().with_password(ycsb_server::auth::Password::new(password));
-    let handle = serve_resp(store, "127.0.0.1:0".parse().unwrap(), config).unwrap();
+    let config = ServerConfig::default().with_password(ycsb_server::auth::Password::new(password));
+    let handle = serve(&RESP, store, "127.0.0.1:0".parse().unwrap(), config).unwrap();
     (memory, handle)
 }
 
@@ -462,7 +462,7 @@ fn without_a_password_auth_is_redis_s_nopass() {
 fn only_loopback_serves_without_a_password() {
     let everywhere = SocketAddr::new(std::net::Ipv4Addr::UNSPECIFIED.into(), 0);
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
-    let e = serve_resp(store, everywhere, RespServerConfig::default()).unwrap_err();
+    let e = serve(&RESP, store, everywhere, ServerConfig::default()).unwrap_err();
     assert!(
         matches!(e, ycsb_server::ServeError::Unprotected(_)),
         "{e:?}"

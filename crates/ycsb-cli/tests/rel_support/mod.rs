@@ -5,8 +5,7 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
@@ -47,131 +46,16 @@ pub fn require(binary: &str, package: &str) {
 
 #[allow(unused_imports)]
 pub use ycsb_db::testing::free_port;
-use ycsb_db::testing::{ServerProcess, ServerSpec};
 
-/// A redis-server on a loopback port, killed when dropped.
-pub struct Redis {
-    server: ServerProcess,
-    pub port: u16,
-    _dir: tempfile::TempDir,
-}
+/// A redis-server on a loopback port, killed when dropped (the redis
+/// store's own test server).
+#[allow(unused_imports)]
+pub use ycsb_redis::testing::RedisServer as Redis;
 
-impl Redis {
-    /// Starts redis-server with `extra` arguments (for example
-    /// `["--requirepass", "x"]`), bound to 127.0.0.1 only.
-    pub fn start(extra: &[&str]) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let port = free_port();
-        let mut args: Vec<String> = [
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--daemonize",
-            "no",
-            "--dir",
-            &dir.path().display().to_string(),
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        args.extend(extra.iter().map(|s| s.to_string()));
-        // Any answer (+PONG or -NOAUTH) means it is serving.
-        let spec = ServerSpec {
-            program: "redis-server",
-            package: "redis-server",
-            probe: b"PING\r\n",
-            ready: b"",
-        };
-        Self {
-            server: ServerProcess::start(spec, port, args),
-            port,
-            _dir: dir,
-        }
-    }
-
-    /// Sends `signal` to the server (SIGSTOP: a server that hangs).
-    pub fn signal(&self, sig: i32) {
-        signal(self.server.child(), sig);
-    }
-
-    /// Kills the server at once, as a crash would.
-    pub fn kill(&mut self) {
-        self.server.kill();
-    }
-}
-
-/// A memcached on a loopback port (TCP only), killed when dropped.
-pub struct Memcached {
-    server: ServerProcess,
-    pub port: u16,
-}
-
-impl Memcached {
-    /// Starts memcached on a free port, bound to 127.0.0.1 only.
-    pub fn start() -> Self {
-        let port = free_port();
-        let mut args: Vec<String> = ["-l", "127.0.0.1", "-p", &port.to_string()]
-            .iter()
-            .chain(&["-U", "0", "-m", "64", "-t", "2"])
-            .map(|s| s.to_string())
-            .collect();
-        // memcached refuses to run as root unless told which user to be.
-        let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .is_some_and(|ids| ids.split_whitespace().nth(1) == Some("0"))
-        });
-        if root {
-            args.extend(["-u".to_string(), "root".to_string()]);
-        }
-        let spec = ServerSpec {
-            program: "memcached",
-            package: "memcached",
-            probe: b"version\r\n",
-            ready: b"VERSION",
-        };
-        Self {
-            server: ServerProcess::start(spec, port, args),
-            port,
-        }
-    }
-
-    /// Kills the server at once, as a crash would.
-    pub fn kill(&mut self) {
-        self.server.kill();
-    }
-
-    /// Starts it again on the same port, empty.
-    pub fn restart(&mut self) {
-        self.server.restart();
-    }
-
-    /// `host:port`, for `memcached.hosts`.
-    pub fn addr(&self) -> String {
-        self.server.addr()
-    }
-
-    /// One figure of the server's `stats`.
-    pub fn stat(&self, name: &str) -> u64 {
-        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
-        s.write_all(b"stats\r\n").unwrap();
-        let prefix = format!("STAT {name} ");
-        for line in BufReader::new(s).lines() {
-            let line = line.unwrap();
-            if let Some(value) = line.strip_prefix(&prefix) {
-                return value.trim().parse().unwrap();
-            }
-            assert_ne!(line, "END", "no {name} in stats");
-        }
-        panic!("stats ended without {name}");
-    }
-}
+/// A memcached on a loopback port (TCP only), killed when dropped (the
+/// memcached store's own test server).
+#[allow(unused_imports)]
+pub use ycsb_memcached::testing::Memcached;
 
 /// A tmpfs of the test's own (the kit's).
 #[allow(unused_imports)]
@@ -186,8 +70,18 @@ pub struct StderrLines {
 /// Starts `command` with its standard output discarded and its standard
 /// error read line by line as it runs.
 pub fn spawn_watched(command: &mut Command) -> (Child, StderrLines) {
+    spawn_reading(command, Stdio::null())
+}
+
+/// Starts `command` with its standard output piped (for the caller to
+/// read) and its standard error read as it arrives.
+pub fn spawn_piped(command: &mut Command) -> (Child, StderrLines) {
+    spawn_reading(command, Stdio::piped())
+}
+
+fn spawn_reading(command: &mut Command, stdout: Stdio) -> (Child, StderrLines) {
     let mut child = command
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -375,20 +269,15 @@ pub fn failures(phase: &serde_json::Value) -> u64 {
 /// Every file and directory under `dir`, with each file's contents: what
 /// "left untouched" is checked against.
 pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                files.push((path.clone(), b"<directory>".to_vec()));
-                pending.push(path);
+    super::common::paths_under(dir)
+        .into_iter()
+        .map(|(path, is_dir)| {
+            let contents = if is_dir {
+                b"<directory>".to_vec()
             } else {
-                let contents = std::fs::read(&path).unwrap();
-                files.push((path, contents));
-            }
-        }
-    }
-    files.sort();
-    files
+                std::fs::read(&path).unwrap()
+            };
+            (path, contents)
+        })
+        .collect()
 }

@@ -171,7 +171,11 @@ pub trait JavaReport {
 
 impl JavaReport for PhaseReport {
     fn java_measurements(&self) -> Vec<JavaMeasurement> {
-        let mut out = Lines(Vec::new());
+        let format = &self.format;
+        let mut out = Lines {
+            out: Vec::new(),
+            format,
+        };
         out.push(
             "OVERALL",
             "RunTime(ms)",
@@ -182,30 +186,27 @@ impl JavaReport for PhaseReport {
             "Throughput(ops/sec)",
             JavaNumber::Float(self.throughput),
         );
-        let format = &self.format;
         for s in &self.sections {
             let name = s.name.as_str();
             let empty = JavaSection::default();
             let java = s.java.as_ref().unwrap_or(&empty);
             match format.measurement_type {
-                MeasurementType::HdrHistogram | MeasurementType::Csv => {
-                    out.hdr(name, s, format, true)
-                }
-                MeasurementType::Histogram => out.buckets(name, s, java, format, true),
+                MeasurementType::HdrHistogram | MeasurementType::Csv => out.hdr(name, s, true),
+                MeasurementType::Histogram => out.buckets(name, s, java, true),
                 MeasurementType::HdrHistogramAndHistogram => {
                     // Java's TwoInOneMeasurement: statuses go to the first.
-                    out.hdr(&format!("Hdr{name}"), s, format, true);
-                    out.buckets(&format!("Bucket{name}"), s, java, format, false);
+                    out.hdr(&format!("Hdr{name}"), s, true);
+                    out.buckets(&format!("Bucket{name}"), s, java, false);
                 }
                 MeasurementType::HdrHistogramAndRaw => {
-                    out.hdr(&format!("Hdr{name}"), s, format, true);
-                    out.raw(&format!("Raw{name}"), s, java, format, false);
+                    out.hdr(&format!("Hdr{name}"), s, true);
+                    out.raw(&format!("Raw{name}"), s, java, false);
                 }
                 MeasurementType::TimeSeries => out.series(name, s, java),
-                MeasurementType::Raw => out.raw(name, s, java, format, true),
+                MeasurementType::Raw => out.raw(name, s, java, true),
             }
         }
-        out.0
+        out.out
     }
 
     fn write_raw(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
@@ -295,11 +296,15 @@ fn raw_points(s: &SectionReport) -> impl Iterator<Item = &RawPoint> {
 }
 
 /// Java's lines of one phase, as they are built.
-struct Lines(Vec<JavaMeasurement>);
+struct Lines<'f> {
+    out: Vec<JavaMeasurement>,
+    /// How the phase was measured and is reported.
+    format: &'f ReportFormat,
+}
 
-impl Lines {
+impl Lines<'_> {
     fn push(&mut self, metric: &str, measurement: impl Into<String>, value: JavaNumber) {
-        self.0.push(JavaMeasurement {
+        self.out.push(JavaMeasurement {
             metric: metric.to_string(),
             measurement: measurement.into(),
             value,
@@ -317,7 +322,8 @@ impl Lines {
     }
 
     /// `OneMeasurementHdrHistogram`.
-    fn hdr(&mut self, name: &str, s: &SectionReport, format: &ReportFormat, statuses: bool) {
+    fn hdr(&mut self, name: &str, s: &SectionReport, statuses: bool) {
+        let format = self.format;
         self.push(name, "Operations", JavaNumber::Integer(s.operations));
         self.push(name, "AverageLatency(us)", JavaNumber::Float(s.average_us));
         self.push(name, "MinLatency(us)", JavaNumber::Integer(s.min_us));
@@ -343,14 +349,8 @@ impl Lines {
     /// `OneMeasurementHistogram`: the average and variance over whole
     /// microseconds, the 95th/99th percentiles as the first 1 ms bucket
     /// where the running share reaches 0.95/0.99, times 1000.
-    fn buckets(
-        &mut self,
-        name: &str,
-        s: &SectionReport,
-        java: &JavaSection,
-        format: &ReportFormat,
-        statuses: bool,
-    ) {
+    fn buckets(&mut self, name: &str, s: &SectionReport, java: &JavaSection, statuses: bool) {
+        let format = self.format;
         let n = s.operations as f64;
         let mean = java.sum_us as f64 / n;
         let variance = java.sum_sq_us / n - mean * mean;
@@ -435,14 +435,8 @@ impl Lines {
 
     /// `OneMeasurementRaw`'s summary: percentiles are the values at index
     /// `(int) (n * q)` of the sorted latencies.
-    fn raw(
-        &mut self,
-        name: &str,
-        s: &SectionReport,
-        java: &JavaSection,
-        format: &ReportFormat,
-        statuses: bool,
-    ) {
+    fn raw(&mut self, name: &str, s: &SectionReport, java: &JavaSection, statuses: bool) {
+        let format = self.format;
         let total = java.raw.len();
         self.push(name, "Total Operations", JavaNumber::Integer(total as u64));
         if total > 0 && !format.raw_no_summary {

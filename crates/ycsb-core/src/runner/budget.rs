@@ -225,45 +225,15 @@ impl StoreThread for Guarded<'_, '_> {
 mod tests {
     use super::*;
 
-    /// A store thread answering every operation with one status.
-    struct Answer(Status);
-
-    /// A store thread that failed once and says why.
-    struct Said;
-
-    impl StoreThread for Said {
-        fn read(&mut self, _: &str, _: &str, _: Fields<'_>, _: &mut Record) -> Status {
-            Status::Error
-        }
-        fn scan(
-            &mut self,
-            _: &str,
-            _: &str,
-            _: usize,
-            _: Fields<'_>,
-            _: &mut ScanResult,
-        ) -> Status {
-            Status::Error
-        }
-        fn update(&mut self, _: &str, _: &str, _: &Record) -> Status {
-            Status::Error
-        }
-        fn insert(&mut self, _: &str, _: &str, _: &Record) -> Status {
-            Status::Error
-        }
-        fn delete(&mut self, _: &str, _: &str) -> Status {
-            Status::Error
-        }
-        fn last_error(&self) -> Option<&str> {
-            Some("disk full")
-        }
-    }
+    /// A store thread answering every operation with one status, and
+    /// saying why it failed if it was given a reason.
+    struct Answer(Status, Option<&'static str>);
 
     #[test]
     fn the_wrapper_passes_the_stores_last_error_on() {
         let budget = ErrorBudget::new(10, 1);
         let stop = StopSignal::new();
-        let mut inner = Said;
+        let mut inner = Answer(Status::Error, Some("disk full"));
         let mut db = budget.guard(0, &mut inner, &stop);
         db.insert("t", "k", &Record::new());
         assert_eq!(db.last_error(), Some("disk full"));
@@ -292,6 +262,9 @@ mod tests {
         fn delete(&mut self, _: &str, _: &str) -> Status {
             self.0
         }
+        fn last_error(&self) -> Option<&str> {
+            self.1
+        }
     }
 
     #[test]
@@ -306,7 +279,7 @@ mod tests {
     fn one_thread_stops_at_the_failure_that_spends_the_budget() {
         let budget = ErrorBudget::new(5, 1);
         let stop = StopSignal::new();
-        let mut inner = Answer(Status::Error);
+        let mut inner = Answer(Status::Error, None);
         let mut db = budget.guard(0, &mut inner, &stop);
         for i in 1..=5 {
             assert_eq!(db.delete("t", "k"), Status::Error);
@@ -322,7 +295,7 @@ mod tests {
     fn failed_reads_in_place_spend_it_too() {
         let budget = ErrorBudget::new(0, 1);
         let stop = StopSignal::new();
-        let mut inner = Answer(Status::Error);
+        let mut inner = Answer(Status::Error, None);
         let mut db = budget.guard(0, &mut inner, &stop);
         let status = db.read_in_place("t", "k", Fields::All, &mut Record::new(), &mut |_| {
             panic!("a failed read shows no record")
@@ -337,7 +310,7 @@ mod tests {
         let budget = ErrorBudget::new(0, 1);
         let stop = StopSignal::new();
         for status in [Status::Ok, Status::BatchedOk, Status::NotFound] {
-            let mut inner = Answer(status);
+            let mut inner = Answer(status, None);
             let mut db = budget.guard(0, &mut inner, &stop);
             for _ in 0..100 {
                 db.update("t", "k", &Record::new());
@@ -357,7 +330,9 @@ mod tests {
         // sweep (`check`).
         let budget = ErrorBudget::new(10, 4);
         let stop = StopSignal::new();
-        let mut inners: Vec<Answer> = (0..4).map(|_| Answer(Status::ServiceUnavailable)).collect();
+        let mut inners: Vec<Answer> = (0..4)
+            .map(|_| Answer(Status::ServiceUnavailable, None))
+            .collect();
         let failures = [5, 2, 2, 2];
         for (thread, inner) in inners.iter_mut().enumerate() {
             let mut db = budget.guard(thread, inner, &stop);
@@ -378,7 +353,7 @@ mod tests {
     fn a_thread_beyond_its_share_sums_at_each_failure() {
         let budget = ErrorBudget::new(10, 4);
         let stop = StopSignal::new();
-        let mut inners: Vec<Answer> = (0..4).map(|_| Answer(Status::Forbidden)).collect();
+        let mut inners: Vec<Answer> = (0..4).map(|_| Answer(Status::Forbidden, None)).collect();
         for (thread, inner) in inners.iter_mut().enumerate().skip(1) {
             let mut db = budget.guard(thread, inner, &stop);
             db.delete("t", "k");

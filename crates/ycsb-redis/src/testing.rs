@@ -1,6 +1,9 @@
-//! Real redis-server processes on loopback ports, for tests.
+//! Real redis-server processes on loopback ports, for tests (feature
+//! `testing`): this crate's and the `ycsb` binary's.
+//!
+//! Test code: it panics when a server cannot be started.
 
-#![allow(dead_code)]
+#![allow(clippy::unwrap_used)]
 
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
@@ -11,22 +14,9 @@ use ycsb_db::testing::{ServerProcess, ServerSpec};
 /// A redis-server child process, killed when dropped.
 pub struct RedisServer {
     server: ServerProcess,
+    /// The port it listens on.
     pub port: u16,
     _dir: tempfile::TempDir,
-}
-
-fn require(binary: &str) {
-    let found = Command::new(binary)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok();
-    assert!(
-        found,
-        "{binary} is not installed: these tests need the Debian package redis-server \
-         (with redis-tools); .ci/run installs it"
-    );
 }
 
 /// A port that is free now, and (for cluster nodes) whose bus port
@@ -52,6 +42,22 @@ const REDIS: ServerSpec = ServerSpec {
     probe: b"PING\r\n",
     ready: b"",
 };
+
+/// The process: `kill` it (as a crash would), `restart` it on the same
+/// port, its `addr` and its `child` (for signals).
+impl std::ops::Deref for RedisServer {
+    type Target = ServerProcess;
+
+    fn deref(&self) -> &ServerProcess {
+        &self.server
+    }
+}
+
+impl std::ops::DerefMut for RedisServer {
+    fn deref_mut(&mut self) -> &mut ServerProcess {
+        &mut self.server
+    }
+}
 
 impl RedisServer {
     /// Starts redis-server on a free port with `extra` arguments.
@@ -84,46 +90,48 @@ impl RedisServer {
         }
     }
 
-    /// Kills the server (as a crash would).
-    pub fn kill(&mut self) {
-        self.server.kill();
-    }
-
-    /// Starts the server again on the same port.
-    pub fn restart(&mut self) {
-        self.server.restart();
-    }
-
-    pub fn pid(&self) -> u32 {
-        self.server.child().id()
-    }
-
-    pub fn addr(&self) -> String {
-        self.server.addr()
-    }
-
     /// Runs redis-cli against this server and returns its output.
     pub fn cli(&self, args: &[&str]) -> String {
         redis_cli(&[&["-p", &self.port.to_string()], args].concat())
     }
+
+    /// How many times the server ran `command` (`INFO commandstats`; 0
+    /// when it never did).
+    pub fn calls(&self, command: &str) -> u64 {
+        let stats = self.cli(&["info", "commandstats"]);
+        let prefix = format!("cmdstat_{command}:calls=");
+        stats
+            .lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .and_then(|rest| rest.split(',').next())
+            .map_or(0, |n| n.parse().unwrap())
+    }
 }
 
+/// Runs redis-cli with `args` and returns what it printed (standard
+/// output, then standard error).
 pub fn redis_cli(args: &[&str]) -> String {
-    require("redis-cli");
     let out = Command::new("redis-cli")
         .args(args)
         .stdin(Stdio::null())
         .output()
-        .expect("redis-cli runs");
+        .unwrap_or_else(|e| {
+            panic!(
+                "redis-cli: {e}: these tests need the Debian package redis-tools; \
+                 .ci/run installs it"
+            )
+        });
     String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
 }
 
 /// A three-master Redis Cluster on loopback ports.
 pub struct RedisCluster {
+    /// Its servers, masters first.
     pub nodes: Vec<RedisServer>,
 }
 
 impl RedisCluster {
+    /// Three masters without replicas, failed over after 5 s.
     pub fn start() -> Self {
         Self::start_with(0, 5000)
     }

@@ -1,6 +1,10 @@
-//! Real memcached processes on loopback ports, for tests.
+//! Real memcached processes on loopback ports, for tests (feature
+//! `testing`): this crate's and the `ycsb` binary's.
+//!
+//! Test code: it panics when a server cannot be started or answers
+//! what it should not.
 
-#![allow(dead_code)]
+#![allow(clippy::unwrap_used)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -11,6 +15,7 @@ use ycsb_db::testing::{free_port, ServerProcess, ServerSpec};
 /// A memcached child process on a free loopback port, killed when dropped.
 pub struct Memcached {
     server: ServerProcess,
+    /// The port it listens on.
     pub port: u16,
 }
 
@@ -34,6 +39,23 @@ fn is_root() -> bool {
         .unwrap_or(false)
 }
 
+/// The process: `kill` it (as a crash would), `restart` it on the same
+/// port (empty: memcached keeps nothing), its `addr` (for
+/// `memcached.hosts`) and its `child`.
+impl std::ops::Deref for Memcached {
+    type Target = ServerProcess;
+
+    fn deref(&self) -> &ServerProcess {
+        &self.server
+    }
+}
+
+impl std::ops::DerefMut for Memcached {
+    fn deref_mut(&mut self) -> &mut ServerProcess {
+        &mut self.server
+    }
+}
+
 impl Memcached {
     /// Starts memcached on a free port, TCP on 127.0.0.1 only.
     pub fn start() -> Self {
@@ -50,25 +72,6 @@ impl Memcached {
             server: ServerProcess::start(MEMCACHED, port, args),
             port,
         }
-    }
-
-    /// Kills the server (as a crash would).
-    pub fn kill(&mut self) {
-        self.server.kill();
-    }
-
-    /// Starts the server again on the same port (empty: memcached keeps
-    /// nothing).
-    pub fn restart(&mut self) {
-        self.server.restart();
-    }
-
-    pub fn pid(&self) -> u32 {
-        self.server.child().id()
-    }
-
-    pub fn addr(&self) -> String {
-        self.server.addr()
     }
 
     /// Sends one text command and returns the reply up to `END`, a single
