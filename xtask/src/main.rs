@@ -403,21 +403,18 @@ fn package(args: &[String]) -> Result<()> {
         eprintln!("xtask: cargo package --no-verify (the store crates)");
         command.arg("--no-verify");
     }
-    run(command
-        .arg("--target-dir")
-        .arg(&verify_dir)
-        .args(
-            PACKAGED
-                .iter()
-                .copied()
-                .chain(
-                    stores
-                        .iter()
-                        .map(String::as_str)
-                        .filter(|s| !PACKAGED.contains(s)),
-                )
-                .flat_map(|krate| ["-p", krate]),
-        ))?;
+    run(command.arg("--target-dir").arg(&verify_dir).args(
+        PACKAGED
+            .iter()
+            .copied()
+            .chain(
+                stores
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|s| !PACKAGED.contains(s)),
+            )
+            .flat_map(|krate| ["-p", krate]),
+    ))?;
     Ok(())
 }
 

@@ -174,6 +174,18 @@ pub enum StoreError {
     Other(String),
 }
 
+impl StoreError {
+    /// [`StoreError::Open`]: `store` could not be opened, for the reason
+    /// `message` gives (an engine's message, a library that cannot be
+    /// loaded).
+    pub fn open(store: &str, message: impl std::fmt::Display) -> Self {
+        Self::Open {
+            store: store.to_owned(),
+            message: message.to_string(),
+        }
+    }
+}
+
 /// A store opened once per invocation, used by each of its phases and
 /// shared by all client threads.
 ///

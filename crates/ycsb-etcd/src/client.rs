@@ -134,10 +134,7 @@ impl Transport {
             message: format!("{path}: {e}"),
         };
         for load in [crate::lazy_crypto::load, crate::lazy_ssl::load] {
-            load().map_err(|e| StoreError::Open {
-                store: "etcd".into(),
-                message: e.to_string(),
-            })?;
+            load().map_err(|e| StoreError::open("etcd", e))?;
         }
         let mut builder = native_tls::TlsConnector::builder();
         if let Some(path) = cacert {

@@ -102,10 +102,7 @@ impl LevelStore {
     /// refusals, or [`StoreError::Open`] with LevelDB's message (corruption,
     /// a row-format database whose entries are not this layout's).
     pub fn open(properties: &Properties) -> Result<LevelStore, StoreError> {
-        crate::lazy::load().map_err(|e| StoreError::Open {
-            store: NAME.to_string(),
-            message: e.to_string(),
-        })?;
+        crate::lazy::load().map_err(|e| StoreError::open(NAME, e))?;
         let config = Config::from_properties(properties)?;
         let (db, dir) = config.dir.open_engine(NAME, &LAYOUT, |path| {
             let db = Db::open(path, &config.engine)?;

@@ -65,10 +65,7 @@ impl LmdbStore {
     /// refusals, or [`StoreError::Open`] with LMDB's message when LMDB
     /// cannot open the environment.
     pub fn open(properties: &Properties) -> Result<LmdbStore, StoreError> {
-        crate::lazy::load().map_err(|e| StoreError::Open {
-            store: NAME.to_string(),
-            message: e.to_string(),
-        })?;
+        crate::lazy::load().map_err(|e| StoreError::open(NAME, e))?;
         let config = Config::from_properties(properties)?;
         let (env, dir) = config
             .dir

@@ -44,10 +44,7 @@ mod lazy {
 ///
 /// [`StoreError::Open`] naming the library when it cannot be loaded.
 pub fn load_engine() -> Result<(), StoreError> {
-    lazy::load().map_err(|e| StoreError::Open {
-        store: "rocksdb".to_string(),
-        message: e.to_string(),
-    })
+    lazy::load().map_err(|e| StoreError::open("rocksdb", e))
 }
 
 use std::path::Path;

@@ -190,10 +190,7 @@ impl SqliteStore {
     /// database, a database another process keeps locked longer than
     /// `sqlite.busy_timeout`, a directory that cannot be written).
     pub fn open(properties: &Properties) -> Result<SqliteStore, StoreError> {
-        crate::lazy::load().map_err(|e| StoreError::Open {
-            store: NAME.to_string(),
-            message: e.to_string(),
-        })?;
+        crate::lazy::load().map_err(|e| StoreError::open(NAME, e))?;
         let config = Config::from_properties(properties)?;
         let fail = |message: String| config.dir.open_error(NAME, message);
         let dir = if config.single_file {

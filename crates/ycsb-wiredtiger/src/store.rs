@@ -233,10 +233,7 @@ impl WiredTigerStore {
     /// refusals, or [`StoreError::Open`] with WiredTiger's message (a
     /// compressor whose extension is missing, a table it cannot create).
     pub fn open(properties: &Properties) -> Result<WiredTigerStore, StoreError> {
-        crate::lazy::load().map_err(|e| StoreError::Open {
-            store: NAME.to_string(),
-            message: e.to_string(),
-        })?;
+        crate::lazy::load().map_err(|e| StoreError::open(NAME, e))?;
         let config = Config::from_properties(properties)?;
         let (conn, dir) = config.dir.open_engine(NAME, &LAYOUT, |path| {
             let conn = Connection::open(path, &config.open).map_err(|e| e.message)?;
