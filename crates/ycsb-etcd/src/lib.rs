@@ -64,16 +64,9 @@
 
 mod client;
 
-/// OpenSSL's libssl and libcrypto, bound at the first TLS connection
-/// (`ycsb-lazylink`, build.rs).
-#[allow(unsafe_code)]
-mod lazy_ssl {
-    include!(concat!(env!("OUT_DIR"), "/lazylink_ssl.rs"));
-}
-#[allow(unsafe_code)]
-mod lazy_crypto {
-    include!(concat!(env!("OUT_DIR"), "/lazylink_crypto.rs"));
-}
+// OpenSSL's libssl and libcrypto, bound at the first TLS connection.
+ycsb_lazylink::bound_on_first_use!(lazy_ssl, "ssl");
+ycsb_lazylink::bound_on_first_use!(lazy_crypto, "crypto");
 mod json;
 #[cfg(feature = "testing")]
 pub mod testing;

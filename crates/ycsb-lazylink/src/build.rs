@@ -10,9 +10,7 @@
 //!
 //! ```text
 //! // the engine crate
-//! mod lazy {
-//!     include!(concat!(env!("OUT_DIR"), "/lazylink_lmdb.rs"));
-//! }
+//! ycsb_lazylink::bound_on_first_use!(lazy, "lmdb");
 //! lazy::load()?; // before the first call, when the store opens
 //! ```
 

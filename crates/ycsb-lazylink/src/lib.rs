@@ -34,6 +34,26 @@
 //! the generated module is empty and the library is linked as usual.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
+
+/// Declares module `$module` holding what [`build::generate`] wrote for
+/// `$tag` in this crate's `OUT_DIR`: `load()`, `address(name)` and `LAZY`.
+///
+/// ```text
+/// ycsb_lazylink::bound_on_first_use!(lazy, "lmdb");
+/// lazy::load()?;
+/// ```
+#[macro_export]
+macro_rules! bound_on_first_use {
+    ($module:ident, $tag:literal) => {
+        /// A C library's API bound on first use (`ycsb-lazylink`, this
+        /// crate's build.rs), so that a program that never calls it does
+        /// not load it.
+        #[allow(unsafe_code)]
+        mod $module {
+            include!(concat!(env!("OUT_DIR"), "/lazylink_", $tag, ".rs"));
+        }
+    };
+}
 use std::fmt;
 use std::sync::OnceLock;
 

@@ -44,11 +44,7 @@ mod ffi;
 pub mod options;
 mod store;
 
-/// LevelDB's C API, bound when a store first opens (`ycsb-lazylink`,
-/// build.rs), so that a program that never opens one does not load it.
-mod lazy {
-    include!(concat!(env!("OUT_DIR"), "/lazylink_leveldb.rs"));
-}
+ycsb_lazylink::bound_on_first_use!(lazy, "leveldb");
 
 pub use options::{Compression, Format, PROPERTIES};
 pub use store::LevelStore;

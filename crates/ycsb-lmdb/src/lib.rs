@@ -43,11 +43,7 @@ mod ffi;
 pub mod options;
 mod store;
 
-/// LMDB's C API, bound when a store first opens (`ycsb-lazylink`,
-/// build.rs), so that a program that never opens one does not load it.
-mod lazy {
-    include!(concat!(env!("OUT_DIR"), "/lazylink_lmdb.rs"));
-}
+ycsb_lazylink::bound_on_first_use!(lazy, "lmdb");
 
 pub use options::PROPERTIES;
 pub use store::LmdbStore;

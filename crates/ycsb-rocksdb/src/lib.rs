@@ -33,10 +33,7 @@ mod engine;
 mod log_reserve;
 mod thread;
 
-/// librocksdb's C API, bound on first use (`ycsb-lazylink`, build.rs).
-mod lazy {
-    include!(concat!(env!("OUT_DIR"), "/lazylink_rocksdb.rs"));
-}
+ycsb_lazylink::bound_on_first_use!(lazy, "rocksdb");
 
 /// Loads librocksdb if it is bound lazily and not loaded yet.
 ///

@@ -45,11 +45,7 @@ mod columns;
 pub mod options;
 mod store;
 
-/// SQLite's C API, bound when a store first opens (`ycsb-lazylink`,
-/// build.rs), so that a program that never opens one does not load it.
-mod lazy {
-    include!(concat!(env!("OUT_DIR"), "/lazylink_sqlite.rs"));
-}
+ycsb_lazylink::bound_on_first_use!(lazy, "sqlite");
 
 pub use options::{JournalMode, Schema, Synchronous, PROPERTIES};
 pub use store::SqliteStore;

@@ -44,11 +44,7 @@ mod ffi;
 pub mod options;
 mod store;
 
-/// WiredTiger's C API, bound when a store first opens (`ycsb-lazylink`,
-/// build.rs), so that a program that never opens one does not load it.
-mod lazy {
-    include!(concat!(env!("OUT_DIR"), "/lazylink_wiredtiger.rs"));
-}
+ycsb_lazylink::bound_on_first_use!(lazy, "wiredtiger");
 mod sys;
 
 pub use options::{Bytes, Compressor, Format, Statistics, TableType, PROPERTIES};
