@@ -3,38 +3,15 @@
 //! a server killed and restarted, a refused login, the InnoDB gauges and
 //! the durability the server runs with.
 
-use std::time::{Duration, Instant};
-
 use mysql::prelude::Queryable;
 use ycsb_db::testing::{assert_conforms, record, Contract};
-use ycsb_db::{
-    Fields, GaugeKind, Properties, Record, ScanResult, Status, Store, StoreThread, ThreadContext,
-};
+use ycsb_db::{Fields, GaugeKind, Properties, ScanResult, Status, Store};
 use ycsb_jdbc::testing::{MariaDb, MARIADB_PASSWORD};
 use ycsb_jdbc::JdbcStore;
 
-const TABLE: &str = "usertable";
+mod common;
 
-fn open(properties: &Properties) -> JdbcStore {
-    JdbcStore::open(properties).unwrap_or_else(|e| panic!("store opens: {e}"))
-}
-
-fn thread(store: &JdbcStore) -> Box<dyn StoreThread + '_> {
-    store.thread(ThreadContext::new(0, 1)).unwrap()
-}
-
-fn read(t: &mut dyn StoreThread, key: &str) -> (Status, Record) {
-    let mut out = Record::new();
-    let status = t.read(TABLE, key, Fields::All, &mut out);
-    (status, out)
-}
-
-fn created(server: &MariaDb, field_type: &str) -> Properties {
-    server
-        .properties()
-        .with("jdbc.createtable", "true")
-        .with("jdbc.fieldtype", field_type)
-}
+use common::*;
 
 #[test]
 fn keeps_the_store_contract() {
@@ -92,37 +69,6 @@ fn javas_table_is_read_and_written_both_ways_in_key_order() {
     assert_eq!(keys, ["B", "Z", "_", "a", "a_"]);
     assert_eq!(t.delete(TABLE, "a"), Status::Ok);
     assert_eq!(t.delete(TABLE, "a"), Status::NotFound);
-}
-
-#[test]
-fn a_killed_server_fails_operations_then_is_reconnected() {
-    let mut server = MariaDb::start();
-    let store = open(&created(&server, "text"));
-    let mut t = thread(&store);
-    assert_eq!(
-        t.insert(TABLE, "k0", &record(&[("field0", "v")])),
-        Status::Ok
-    );
-    server.kill();
-    for _ in 0..5 {
-        let started = Instant::now();
-        assert_eq!(read(&mut *t, "k0").0, Status::ServiceUnavailable);
-        assert!(started.elapsed() < Duration::from_secs(5));
-    }
-    let e = t.last_error().unwrap().to_string();
-    assert!(e.contains(&format!("127.0.0.1:{}", server.port)), "{e}");
-    server.restart();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        match t.insert(TABLE, "k1", &record(&[("field0", "v")])) {
-            Status::Ok => break,
-            Status::ServiceUnavailable => {}
-            other => panic!("unexpected {other}: {:?}", t.last_error()),
-        }
-        assert!(Instant::now() < deadline, "no reconnection");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert_eq!(read(&mut *t, "k0").0, Status::Ok, "InnoDB kept the commit");
 }
 
 #[test]
@@ -184,38 +130,12 @@ fn gauges_and_engine_info_show_innodb() {
     }
 }
 
-/// A statement the server refuses is an ERROR with the server's message
-/// and the connection goes on; without autocommit the refused
-/// transaction is rolled back, and a batch of inserts that fails leaves
-/// nothing of itself.
+#[test]
+fn a_killed_server_fails_operations_then_is_reconnected() {
+    killed_server_reconnects(&mut MariaDb::start(), MARIADB_PASSWORD);
+}
+
 #[test]
 fn a_refused_statement_is_an_error_and_the_connection_goes_on() {
-    let server = MariaDb::start();
-    for autocommit in ["true", "false"] {
-        let store = open(&created(&server, "text").with("jdbc.autocommit", autocommit));
-        let mut t = thread(&store);
-        assert_eq!(
-            t.insert(TABLE, "a", &record(&[("field0", "x")])),
-            Status::Ok
-        );
-        assert_eq!(
-            t.update(TABLE, "a", &record(&[("nosuchfield", "y")])),
-            Status::Error
-        );
-        let e = t.last_error().unwrap();
-        assert!(e.contains("nosuchfield"), "{e}");
-        let (status, got) = read(&mut *t, "a");
-        assert_eq!(status, Status::Ok, "{autocommit}");
-        assert_eq!(got.get("field0"), Some(&b"x"[..]));
-        // The second insert of the batch repeats a key: none is kept.
-        let mut batch = ycsb_db::Batch::new();
-        batch.push("b1").push("field0", b"1");
-        batch.push("a").push("field0", b"dup");
-        let mut statuses = [Status::Ok; 2];
-        assert_eq!(t.insert_batch(TABLE, &batch, &mut statuses), Status::Error);
-        assert_eq!(read(&mut *t, "b1").0, Status::NotFound, "{autocommit}");
-        assert_eq!(read(&mut *t, "a").1.get("field0"), Some(&b"x"[..]));
-        assert_eq!(t.delete(TABLE, "a"), Status::Ok);
-        t.cleanup().unwrap();
-    }
+    refused_statement_leaves_the_connection_usable(&MariaDb::start(), "nosuchfield");
 }

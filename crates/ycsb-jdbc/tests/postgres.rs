@@ -6,34 +6,13 @@
 use std::time::{Duration, Instant};
 
 use ycsb_db::testing::{assert_conforms, record, Contract};
-use ycsb_db::{
-    Fields, GaugeKind, Properties, Record, ScanResult, Status, Store, StoreThread, ThreadContext,
-};
+use ycsb_db::{Fields, GaugeKind, Properties, Record, ScanResult, Status, Store};
 use ycsb_jdbc::testing::{Postgres, PASSWORD};
 use ycsb_jdbc::{shard_of, JdbcStore};
 
-const TABLE: &str = "usertable";
+mod common;
 
-fn open(properties: &Properties) -> JdbcStore {
-    JdbcStore::open(properties).unwrap_or_else(|e| panic!("store opens: {e}"))
-}
-
-fn thread(store: &JdbcStore) -> Box<dyn StoreThread + '_> {
-    store.thread(ThreadContext::new(0, 1)).unwrap()
-}
-
-fn read(t: &mut dyn StoreThread, key: &str) -> (Status, Record) {
-    let mut out = Record::new();
-    let status = t.read(TABLE, key, Fields::All, &mut out);
-    (status, out)
-}
-
-fn created(server: &Postgres, field_type: &str) -> Properties {
-    server
-        .properties()
-        .with("jdbc.createtable", "true")
-        .with("jdbc.fieldtype", field_type)
-}
+use common::*;
 
 /// Rows of `usertable` on `server`, by key, as `(key, field0, field1)`.
 fn rows(server: &Postgres) -> Vec<(String, Option<String>, Option<String>)> {
@@ -250,44 +229,6 @@ fn without_autocommit_writes_commit_by_the_batch_size() {
     assert_eq!(rows(&server).len(), 5);
 }
 
-#[test]
-fn a_killed_server_fails_operations_then_is_reconnected() {
-    let mut server = Postgres::start();
-    let store = open(&created(&server, "text"));
-    let mut t = thread(&store);
-    assert_eq!(
-        t.insert(TABLE, "k0", &record(&[("field0", "v")])),
-        Status::Ok
-    );
-    server.kill();
-    for _ in 0..5 {
-        let started = Instant::now();
-        assert_eq!(read(&mut *t, "k0").0, Status::ServiceUnavailable);
-        assert_eq!(
-            t.insert(TABLE, "k1", &record(&[("field0", "v")])),
-            Status::ServiceUnavailable
-        );
-        assert!(started.elapsed() < Duration::from_secs(5));
-    }
-    let e = t.last_error().unwrap().to_string();
-    assert!(e.contains(&format!("127.0.0.1:{}", server.port)), "{e}");
-    assert!(!e.contains(PASSWORD), "{e}");
-    server.restart();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        match t.insert(TABLE, "k1", &record(&[("field0", "v")])) {
-            Status::Ok => break,
-            Status::ServiceUnavailable => {}
-            other => panic!("unexpected {other}: {:?}", t.last_error()),
-        }
-        assert!(Instant::now() < deadline, "no reconnection");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // What was committed survived the crash.
-    assert_eq!(read(&mut *t, "k0").0, Status::Ok);
-    assert_eq!(read(&mut *t, "k1").0, Status::Ok);
-}
-
 /// The client answers every login the server may ask for: trust (no
 /// password), cleartext password, MD5 and SCRAM-SHA-256 (the cluster's
 /// default over TCP); a wrong password or a missing one is refused as a
@@ -357,48 +298,6 @@ fn every_login_method_is_answered() {
         "{e}"
     );
     assert!(server.client_as("scram", Some("scram-pw")).is_ok());
-}
-
-/// A statement the server refuses is an ERROR with the server's message
-/// (the connection kept); a refused transaction without autocommit is
-/// rolled back and the next statement runs; a batch of inserts that
-/// fails leaves nothing of itself.
-#[test]
-fn a_refused_statement_is_an_error_and_the_connection_goes_on() {
-    let server = Postgres::start();
-    for autocommit in ["true", "false"] {
-        let store = open(&created(&server, "text").with("jdbc.autocommit", autocommit));
-        let mut t = thread(&store);
-        assert_eq!(
-            t.insert(TABLE, "a", &record(&[("field0", "x")])),
-            Status::Ok
-        );
-        let mut out = Record::new();
-        // No such column: the server refuses the statement.
-        assert_eq!(
-            t.update(TABLE, "a", &record(&[("nosuchfield", "y")])),
-            Status::Error
-        );
-        let e = t.last_error().unwrap();
-        assert!(e.contains("ERROR: column \"nosuchfield\""), "{e}");
-        assert_eq!(
-            t.read(TABLE, "a", Fields::All, &mut out),
-            Status::Ok,
-            "{autocommit}"
-        );
-        assert_eq!(out.get("field0"), Some(&b"x"[..]));
-        // The second insert of the batch repeats a key: none is kept, and
-        // the connection is out of the failed transaction.
-        let mut batch = ycsb_db::Batch::new();
-        batch.push("b1").push("field0", b"1");
-        batch.push("a").push("field0", b"dup");
-        let mut statuses = [Status::Ok; 2];
-        assert_eq!(t.insert_batch(TABLE, &batch, &mut statuses), Status::Error);
-        assert_eq!(read(&mut *t, "b1").0, Status::NotFound, "{autocommit}");
-        assert_eq!(read(&mut *t, "a").1.get("field0"), Some(&b"x"[..]));
-        assert_eq!(t.delete(TABLE, "a"), Status::Ok);
-        t.cleanup().unwrap();
-    }
 }
 
 /// Values larger than one read of the socket (a megabyte of bytes, which
@@ -535,4 +434,17 @@ fn engine_info_records_the_durability_in_force() {
         .unwrap();
     assert!(!setting.durable);
     assert!(d.durability_in(&Properties::new()).unwrap().durable);
+}
+
+#[test]
+fn a_killed_server_fails_operations_then_is_reconnected() {
+    killed_server_reconnects(&mut Postgres::start(), PASSWORD);
+}
+
+#[test]
+fn a_refused_statement_is_an_error_and_the_connection_goes_on() {
+    refused_statement_leaves_the_connection_usable(
+        &Postgres::start(),
+        "ERROR: column \"nosuchfield\"",
+    );
 }
