@@ -47,6 +47,12 @@ pub fn report_value(report: &str, section: &str, name: &str) -> Option<String> {
         .find_map(|l| l.strip_prefix(&prefix).map(str::to_string))
 }
 
+/// The count a report gives for `name` in `section` (`Return=OK`,
+/// `Operations`), 0 when the line is missing.
+pub fn report_count(report: &str, section: &str, name: &str) -> u64 {
+    report_value(report, section, name).map_or(0, |v| v.trim().parse().unwrap())
+}
+
 /// The `ycsb: error: ` lines of standard error `err`.
 pub fn error_lines(err: &str) -> Vec<&str> {
     err.lines()

@@ -7,23 +7,26 @@
 mod common;
 mod rel_support;
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use common::*;
 use rel_support::*;
 use ycsb_jdbc::testing::{MariaDb, Postgres, MARIADB_PASSWORD, PASSWORD};
 
-fn count(report: &str, section: &str, name: &str) -> u64 {
-    report_value(report, section, name).map_or(0, |v| v.trim().parse().unwrap())
-}
+use common::report_count as count;
 
 /// `-p` arguments pointing the store at `server`, with the table created.
 fn server_args(server: &Postgres) -> Vec<String> {
+    url_args(&server.url(), "postgres", PASSWORD)
+}
+
+/// `-p` arguments for the server at `url`, logged in as `user`, with the
+/// table created.
+fn url_args(url: &str, user: &str, password: &str) -> Vec<String> {
     [
-        format!("db.url={}", server.url()),
-        "db.user=postgres".to_string(),
-        format!("db.passwd={PASSWORD}"),
+        format!("db.url={url}"),
+        format!("db.user={user}"),
+        format!("db.passwd={password}"),
         "jdbc.createtable=true".to_string(),
     ]
     .into_iter()
@@ -31,40 +34,38 @@ fn server_args(server: &Postgres) -> Vec<String> {
     .collect()
 }
 
-#[test]
-fn workload_a_keeps_its_data_and_the_export_has_the_servers_figures() {
-    let server = Postgres::start();
-    let dir = tempfile::tempdir().unwrap();
-    let export = dir.path().join("run.json");
-    let args = server_args(&server);
-    let common_args = [
-        "-P",
-        "workloads/workloada",
-        "-p",
-        "recordcount=300",
-        "-p",
-        "dataintegrity=true",
-        "-threads",
-        "4",
-    ];
+/// Workload A over 300 records, four threads, every read verified.
+const WORKLOAD_A: [&str; 8] = [
+    "-P",
+    "workloads/workloada",
+    "-p",
+    "recordcount=300",
+    "-p",
+    "dataintegrity=true",
+    "-threads",
+    "4",
+];
+
+/// Loads [`WORKLOAD_A`] through the store named `store` (an alias of
+/// jdbc): all 300 inserts succeed.
+fn load_a(store: &str, args: &[String]) {
     let load = ycsb()
-        .args(["load", "postgresql"])
-        .args(&args)
-        .args(common_args)
+        .args(["load", store])
+        .args(args)
+        .args(WORKLOAD_A)
         .output()
         .unwrap();
     assert!(load.status.success(), "{}", stderr(&load));
     assert_eq!(count(&stdout(&load), "INSERT", "Return=OK"), 300);
-    let rows: i64 = server
-        .client()
-        .count("SELECT count(*) FROM usertable")
-        .unwrap();
-    assert_eq!(rows, 300);
+}
 
+/// Runs 1,500 operations of [`WORKLOAD_A`] through `store`: every read
+/// verifies, and none is unexpected, failed or missing.
+fn run_a_verified(store: &str, args: &[String]) {
     let run = ycsb()
-        .args(["run", "jdbc"])
-        .args(&args)
-        .args(common_args)
+        .args(["run", store])
+        .args(args)
+        .args(WORKLOAD_A)
         .args(["-p", "operationcount=1500"])
         .output()
         .unwrap();
@@ -76,10 +77,25 @@ fn workload_a_keeps_its_data_and_the_export_has_the_servers_figures() {
     for bad in ["UNEXPECTED_STATE", "ERROR", "NOT_FOUND"] {
         assert!(!out.contains(&format!("Return={bad}")), "{out}");
     }
+}
+
+#[test]
+fn workload_a_keeps_its_data_and_the_export_has_the_servers_figures() {
+    let server = Postgres::start();
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("run.json");
+    let args = server_args(&server);
+    load_a("postgresql", &args);
+    let rows: i64 = server
+        .client()
+        .count("SELECT count(*) FROM usertable")
+        .unwrap();
+    assert_eq!(rows, 300);
+    run_a_verified("jdbc", &args);
     let run = ycsb()
         .args(["run", "jdbc"])
         .args(&args)
-        .args(common_args)
+        .args(WORKLOAD_A)
         .args(["-p", "operationcount=1500", "-p", "status.interval=1"])
         .args(["-p", "exporter=json"])
         .arg("-p")
@@ -155,31 +171,19 @@ fn a_server_killed_and_restarted_mid_run_is_reconnected() {
         .output()
         .unwrap();
     assert!(load.status.success(), "{}", stderr(&load));
-    let mut child = ycsb()
-        .args(["run", "jdbc", "-P", "workloads/workloada"])
-        .args(&args)
-        .args(["-p", "recordcount=200", "-p", "operationcount=0"])
-        .args(["-p", "maxexecutiontime=5", "-threads", "2"])
-        .args(["-s", "-p", "status.interval=1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = StderrLines::new(child.stderr.take().unwrap());
-    lines
-        .wait_for(Duration::from_secs(30), status_with_operations)
-        .expect("a status line");
-    server.kill();
-    std::thread::sleep(Duration::from_millis(300));
-    server.restart();
-    let status = wait_bounded(&mut child, Duration::from_secs(60), "the run");
-    let mut out = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
-    let err = lines.rest();
-    assert!(status.success(), "{err}");
-    let unavailable = count(&out, "READ", "Return=SERVICE_UNAVAILABLE")
-        + count(&out, "UPDATE", "Return=SERVICE_UNAVAILABLE");
-    assert!(unavailable > 0, "{out}");
+    let (out, err) = run_across_an_interruption(
+        ycsb()
+            .args(["run", "jdbc", "-P", "workloads/workloada"])
+            .args(&args)
+            .args(["-p", "recordcount=200", "-p", "operationcount=0"])
+            .args(["-p", "maxexecutiontime=5", "-threads", "2"])
+            .args(["-s", "-p", "status.interval=1"]),
+        || {
+            server.kill();
+            std::thread::sleep(Duration::from_millis(300));
+            server.restart();
+        },
+    );
     assert!(!out.contains("Return=NOT_FOUND"), "{out}");
     assert!(count(&out, "READ", "Return=OK") > 0, "{out}");
     assert!(!err.contains(PASSWORD), "{err}");
@@ -231,52 +235,13 @@ fn workload_a_keeps_its_data_on_mariadb() {
     let server = MariaDb::start();
     let dir = tempfile::tempdir().unwrap();
     let export = dir.path().join("run.json");
-    let args: Vec<String> = [
-        format!("db.url={}", server.url()),
-        "db.user=ycsb".to_string(),
-        format!("db.passwd={MARIADB_PASSWORD}"),
-        "jdbc.createtable=true".to_string(),
-    ]
-    .into_iter()
-    .flat_map(|p| ["-p".to_string(), p])
-    .collect();
-    let common_args = [
-        "-P",
-        "workloads/workloada",
-        "-p",
-        "recordcount=300",
-        "-p",
-        "dataintegrity=true",
-        "-threads",
-        "4",
-    ];
-    let load = ycsb()
-        .args(["load", "mariadb"])
-        .args(&args)
-        .args(common_args)
-        .output()
-        .unwrap();
-    assert!(load.status.success(), "{}", stderr(&load));
-    assert_eq!(count(&stdout(&load), "INSERT", "Return=OK"), 300);
-    let run = ycsb()
-        .args(["run", "mysql"])
-        .args(&args)
-        .args(common_args)
-        .args(["-p", "operationcount=1500"])
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", stderr(&run));
-    let out = stdout(&run);
-    let verified = count(&out, "VERIFY", "Return=OK");
-    assert_eq!(verified, count(&out, "READ", "Return=OK"), "{out}");
-    assert!(verified > 300, "{out}");
-    for bad in ["UNEXPECTED_STATE", "ERROR", "NOT_FOUND"] {
-        assert!(!out.contains(&format!("Return={bad}")), "{out}");
-    }
+    let args = url_args(&server.url(), "ycsb", MARIADB_PASSWORD);
+    load_a("mariadb", &args);
+    run_a_verified("mysql", &args);
     let run = ycsb()
         .args(["run", "jdbc"])
         .args(&args)
-        .args(common_args)
+        .args(WORKLOAD_A)
         .args(["-p", "operationcount=300", "-p", "exporter=json"])
         .arg("-p")
         .arg(format!("exportfile={}", export.display()))

@@ -75,6 +75,31 @@ pub fn spawn_watched(command: &mut Command) -> (Child, StderrLines) {
 
 /// Starts `command` with its standard output piped (for the caller to
 /// read) and its standard error read as it arrives.
+/// Runs `command` (a timed run with `-s` status lines), calls
+/// `interrupt` (kill the server, start it again) once a status line shows
+/// operations, and returns the run's standard output and error once it
+/// ended, after checking that it succeeded and that some reads or updates
+/// failed as SERVICE_UNAVAILABLE meanwhile.
+pub fn run_across_an_interruption(
+    command: &mut Command,
+    interrupt: impl FnOnce(),
+) -> (String, String) {
+    let (mut child, mut lines) = spawn_piped(command);
+    lines
+        .wait_for(Duration::from_secs(30), status_with_operations)
+        .expect("a status line");
+    interrupt();
+    let status = wait_bounded(&mut child, Duration::from_secs(60), "the run");
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    let err = lines.rest();
+    assert!(status.success(), "{err}");
+    let count =
+        |section: &str| crate::common::report_count(&out, section, "Return=SERVICE_UNAVAILABLE");
+    assert!(count("READ") + count("UPDATE") > 0, "{out}");
+    (out, err)
+}
+
 pub fn spawn_piped(command: &mut Command) -> (Child, StderrLines) {
     spawn_reading(command, Stdio::piped())
 }
