@@ -119,12 +119,7 @@ fn engine_version_is_the_locked_one() {
 fn shipped_properties_file_opens() {
     let file = shipped_property_file(Path::new(env!("CARGO_MANIFEST_DIR")), "fjall");
     let dir = tempfile::tempdir().unwrap();
-    assert_shipped_file_opens(
-        &ycsb_fjall::DESCRIPTOR,
-        &file,
-        "/tmp/ycsb-fjall",
-        dir.path(),
-    );
+    assert_shipped_file_opens(&ycsb_fjall::DESCRIPTOR, &file, dir.path());
 }
 
 #[test]

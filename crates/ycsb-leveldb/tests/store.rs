@@ -244,12 +244,8 @@ fn shipped_properties() -> PathBuf {
 #[test]
 fn shipped_ycsb_cpp_properties_file_works_unchanged() {
     let dir = tempfile::tempdir().unwrap();
-    let store = assert_shipped_file_opens(
-        &ycsb_leveldb::DESCRIPTOR,
-        &shipped_properties(),
-        "/tmp/ycsb-leveldb",
-        dir.path(),
-    );
+    let store =
+        assert_shipped_file_opens(&ycsb_leveldb::DESCRIPTOR, &shipped_properties(), dir.path());
     let reports = store.final_reports();
     let options = report(&reports, "leveldb.options");
     for line in [

@@ -151,7 +151,6 @@ fn shipped_ycsb_cpp_properties_file_works_unchanged() {
     let store = assert_shipped_file_opens(
         &ycsb_wiredtiger::DESCRIPTOR,
         &shipped_properties(),
-        "/tmp/ycsb-wiredtiger",
         dir.path(),
     );
     let reports = store.final_reports();

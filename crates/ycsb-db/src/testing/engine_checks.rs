@@ -33,9 +33,10 @@ pub fn shipped_property_file(manifest_dir: &Path, store: &str) -> PathBuf {
 
 /// Asserts that the property file a store ships (`file`, as
 /// [`shipped_property_file`] finds it) holds only properties the store
-/// declares and keeps its data directory at `shipped_dir`, and that it
-/// opens with the data directory moved to `dir` ([`assert_opens_in`]);
-/// returns the store for the engine's own checks on the options in force.
+/// declares and keeps its data directory at `/tmp/ycsb-<store>` (the
+/// shipped files' convention, which the docs name), and that it opens with
+/// the data directory moved to `dir` ([`assert_opens_in`]); returns the
+/// store for the engine's own checks on the options in force.
 ///
 /// # Panics
 ///
@@ -45,7 +46,6 @@ pub fn shipped_property_file(manifest_dir: &Path, store: &str) -> PathBuf {
 pub fn assert_shipped_file_opens(
     descriptor: &StoreDescriptor,
     file: &Path,
-    shipped_dir: &str,
     dir: &Path,
 ) -> Box<dyn Store> {
     let properties = load_property_file(file);
@@ -54,7 +54,11 @@ pub fn assert_shipped_file_opens(
     let data_dir = descriptor
         .data_dir
         .unwrap_or_else(|| panic!("{} keeps no data directory", descriptor.name));
-    assert_eq!(properties.get_str(data_dir.name), Some(shipped_dir));
+    let shipped_dir = format!("/tmp/ycsb-{}", descriptor.name);
+    assert_eq!(
+        properties.get_str(data_dir.name),
+        Some(shipped_dir.as_str())
+    );
     assert_opens_in(descriptor, &properties, dir)
 }
 
