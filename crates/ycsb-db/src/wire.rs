@@ -259,11 +259,11 @@ pub(crate) struct UniformShape {
     pub(crate) stride: usize,
     /// The first field's window.
     first: u64,
-    /// The high bits of the window's bytes that must be clear.
-    high_bits: u64,
-    /// Those high bits and the bits of the two length bytes.
+    /// The high bits of the window's bytes that must be clear, and the
+    /// bits of its two length bytes.
     checked: u64,
-    /// The first window's length bytes.
+    /// What every window must hold under `checked`: the first window's
+    /// length bytes, their high bits clear.
     lengths: u64,
 }
 
@@ -288,9 +288,8 @@ impl UniformShape {
         Some(UniformShape {
             stride,
             first,
-            high_bits,
             checked: high_bits | length_bytes,
-            lengths: first & length_bytes,
+            lengths: first & length_bytes & !high_bits,
         })
     }
 
@@ -299,14 +298,11 @@ impl UniformShape {
     /// field's, and `end`, where the field after the last one windowed
     /// starts. Every window holds `lengths` under `checked` exactly when
     /// their AND and their OR both do (a bit is the same in every window
-    /// when it is in both); the first window's high bits must also be
-    /// clear (`lengths` holds the value length byte's own high bit).
+    /// when it is in both). The first window is one of them, so its high
+    /// bits are clear then too.
     #[inline(always)]
     pub(crate) fn holds(&self, all: u64, any: u64, end: usize, len: usize) -> bool {
-        (self.first & self.high_bits == 0)
-            & (all & self.checked == self.lengths)
-            & (any & self.checked == self.lengths)
-            & (end == len)
+        (all & self.checked == self.lengths) & (any & self.checked == self.lengths) & (end == len)
     }
 }
 
