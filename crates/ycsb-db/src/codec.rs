@@ -452,7 +452,7 @@ mod tests {
         // and of nearly one shape: the last field's value a byte longer.
         for name_len in 0..=7 {
             for value_len in [0, 1, 5, 20, 127, 128] {
-                for count in 1..=5 {
+                for count in 1..=4 {
                     for longer_last in [false, true] {
                         let mut r = Record::new();
                         for i in 0..count {
