@@ -15,7 +15,10 @@
 use crate::field::{Field, Fields};
 use crate::record::{Record, RecordView};
 use crate::status::Status;
-use crate::wire::{field_span, next_field, put_varint, uniform_stride, NAME_BYTES_OF_SHORT_FIELD};
+use crate::wire::{
+    field_span, next_field, put_varint, uniform_stride, window_at, UniformShape,
+    NAME_BYTES_OF_SHORT_FIELD,
+};
 pub use crate::wire::{DecodeError, EncodedFields, EncodedRecord};
 
 /// The encoding of `record`, borrowed: what [`encode`] appends, for a
@@ -199,45 +202,83 @@ fn merge_one(
 /// the 8 bytes where it starts hold the change's name length and name, so
 /// finding it takes one masked compare a field instead of a walk that
 /// reads each field's lengths to find the next (an update of a 10-field
-/// record: about 530 instructions in the walk). `false`, with `out`
-/// untouched, for any other record.
+/// record: about 530 instructions in the walk). The record's shape is
+/// checked in the same pass over the fields, and nothing is written before
+/// it is. `false`, with `out` untouched, for any other record.
 #[inline(always)]
 fn merge_one_uniform(stored: &[u8], name: &[u8], framed: &[u8], out: &mut Vec<u8>) -> bool {
-    let Some(stride) = uniform_stride(stored) else {
+    let Some(shape) = UniformShape::of(stored) else {
         return false;
     };
+    let stride = shape.stride;
     // A uniform record's names are all as long as the first.
     let name_len = stored[0] as usize;
     if name.len() != name_len {
+        if uniform_stride(stored).is_none() {
+            return false;
+        }
         out.extend_from_slice(stored);
         out.extend_from_slice(framed);
         return true;
     }
-    // `uniform_stride` took names of at most 6 bytes.
+    // `UniformShape::of` took names of at most 6 bytes.
     let mask = NAME_BYTES_OF_SHORT_FIELD[name_len];
     let mut wanted = [0u8; 8];
     wanted[0] = name_len as u8;
     wanted[1..=name_len].copy_from_slice(name);
     let wanted = u64::from_le_bytes(wanted);
-    let mut copied = 0;
-    let mut replaced = false;
+    // What `uniform_stride` takes of each field's window, and where the
+    // fields holding the name start: the last one, and how many.
+    let (mut all, mut any) = (u64::MAX, 0);
+    let (mut found_at, mut found) = (0, 0usize);
     let mut at = 0;
-    while at < stored.len() {
-        // SAFETY: fields start at multiples of `stride` ≥ 8 and the last
-        // one ends at `stored.len()` (`uniform_stride`), so the 8 bytes at
-        // `at` lie within `stored`.
-        let word = u64::from_le(unsafe { stored.as_ptr().add(at).cast::<u64>().read_unaligned() });
+    while at + stride <= stored.len() {
+        // SAFETY: the 8 bytes at `at` end at `at + 8 <= at + stride`,
+        // within `stored`.
+        let word = unsafe { window_at(stored, at) };
+        all &= word;
+        any |= word;
         if word & mask == wanted {
-            out.extend_from_slice(&stored[copied..at]);
-            out.extend_from_slice(framed);
-            copied = at + stride;
-            replaced = true;
+            found_at = at;
+            found += 1;
         }
         at += stride;
     }
-    out.extend_from_slice(&stored[copied..]);
-    if !replaced {
-        out.extend_from_slice(framed);
+    if !shape.holds(all, any, at, stored.len()) {
+        return false;
+    }
+    match found {
+        0 => {
+            out.extend_from_slice(stored);
+            out.extend_from_slice(framed);
+        }
+        // The change framed as long as the field it replaces (YCSB's
+        // update of a constant `fieldlength`): the record copied whole and
+        // the field overwritten, two copies instead of three.
+        1 if framed.len() == stride => {
+            let start = out.len();
+            out.extend_from_slice(stored);
+            out[start + found_at..start + found_at + stride].copy_from_slice(framed);
+        }
+        1 => {
+            out.extend_from_slice(&stored[..found_at]);
+            out.extend_from_slice(framed);
+            out.extend_from_slice(&stored[found_at + stride..]);
+        }
+        // Several fields of that name (a record YCSB never writes): each
+        // one replaced, as the walk does.
+        _ => {
+            let mut copied = 0;
+            for at in (0..stored.len()).step_by(stride) {
+                // SAFETY: as above, `at + stride <= stored.len()`.
+                if unsafe { window_at(stored, at) } & mask == wanted {
+                    out.extend_from_slice(&stored[copied..at]);
+                    out.extend_from_slice(framed);
+                    copied = at + stride;
+                }
+            }
+            out.extend_from_slice(&stored[copied..]);
+        }
     }
     true
 }
@@ -411,7 +452,7 @@ mod tests {
         // and of nearly one shape: the last field's value a byte longer.
         for name_len in 0..=7 {
             for value_len in [0, 1, 5, 20, 127, 128] {
-                for count in 1..=3 {
+                for count in 1..=4 {
                     for longer_last in [false, true] {
                         let mut r = Record::new();
                         for i in 0..count {
@@ -621,7 +662,7 @@ mod tests {
     fn merging_into_a_uniform_record_is_the_walk() {
         for name_len in 0..=6 {
             for value_len in [6, 7, 20, 100, 127] {
-                for count in [1, 2, 10] {
+                for count in [1, 2, 3, 10, 11] {
                     let mut stored = Record::new();
                     for i in 0..count {
                         let name = format!("{}abcdef", i % 10);
@@ -679,6 +720,132 @@ mod tests {
                 &mut out
             ));
             assert!(out.is_empty());
+        }
+    }
+
+    /// The test `uniform_stride` made before it took two fields a turn
+    /// and the AND and OR of their windows: one field at a time, each
+    /// window's checked bits against the first's.
+    fn uniform_stride_field_by_field(bytes: &[u8]) -> Option<usize> {
+        let first = u64::from_le_bytes(bytes.get(..8)?.try_into().unwrap());
+        let name_len = (first & 0xff) as usize;
+        let high_bits = *crate::wire::HIGH_BITS_OF_SHORT_FIELD.get(name_len)?;
+        let length_bytes = 0xff | (0xff << (8 * (name_len + 1)));
+        let lengths = first & length_bytes;
+        let stride = name_len + 2 + ((first >> (8 * (name_len + 1))) & 0xff) as usize;
+        if stride < 8 {
+            return None;
+        }
+        let mut wrong = first & high_bits;
+        let mut at = stride;
+        while at + stride <= bytes.len() {
+            let word = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+            wrong |= (word & (high_bits | length_bytes)) ^ lengths;
+            at += stride;
+        }
+        (wrong == 0 && at == bytes.len()).then_some(stride)
+    }
+
+    /// A small deterministic generator for the randomised tests (xorshift).
+    struct Shapes(u64);
+
+    impl Shapes {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    /// Uniform records of 1 to 12 fields (both parities of the two-a-turn
+    /// loop), every name length the check takes and value lengths up to
+    /// the one-byte limit, each with every byte altered to values that
+    /// break a length, a name or the high bits: the check answers as the
+    /// field-by-field one did.
+    #[test]
+    fn uniform_check_answers_as_field_by_field() {
+        let mut checked = 0;
+        for name_len in 0..=7 {
+            for value_len in [0, 5, 6, 7, 20, 100, 126, 127, 128] {
+                for count in 1..=12 {
+                    let mut r = Record::new();
+                    for i in 0..count {
+                        let name = format!("{}abcdefg", i % 10);
+                        r.push(&name[..name_len], &vec![b'v'; value_len]);
+                    }
+                    let bytes = encoded(&r).to_vec();
+                    let mut agree = |b: &[u8]| {
+                        assert_eq!(uniform_stride(b), uniform_stride_field_by_field(b), "{b:?}");
+                        checked += 1;
+                    };
+                    agree(&bytes);
+                    for cut in [1, 7, 8, bytes.len().saturating_sub(1)] {
+                        agree(&bytes[..bytes.len().saturating_sub(cut)]);
+                    }
+                    let mut longer = bytes.clone();
+                    longer.extend_from_slice(&bytes[..bytes.len().min(9)]);
+                    agree(&longer);
+                    for at in 0..bytes.len() {
+                        for replacement in [0x00, 0x05, 0x06, 0x7f, 0x80, 0xff] {
+                            let mut altered = bytes.clone();
+                            altered[at] = replacement;
+                            agree(&altered);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 100_000);
+    }
+
+    /// `merge` of one changed field writes what decoding, merging and
+    /// encoding write, over many random records of one shape and of
+    /// nearly one shape (names shared by several fields, a field of
+    /// another length or name length) and random changes: a name stored,
+    /// a new one, of the stored names' length or not, a value of the
+    /// stored values' length or not.
+    #[test]
+    fn merge_of_one_field_matches_the_long_way_on_random_shapes() {
+        let mut shapes = Shapes(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..20_000 {
+            let name_len = shapes.below(8);
+            let value_len = [0, 6, 7, 20, 100, 127, 128][shapes.below(7)];
+            let count = shapes.below(13);
+            let distinct = 1 + shapes.below(10);
+            let mut stored = Record::new();
+            for i in 0..count {
+                let name = format!("{}abcdefgh", i % distinct);
+                let mut name = name[..name_len].to_string();
+                let mut len = value_len;
+                // Now and then a field that breaks the shape.
+                match shapes.below(20) {
+                    0 => len += 1,
+                    1 => name.push('x'),
+                    _ => {}
+                }
+                let value: Vec<u8> = (0..len).map(|_| shapes.below(256) as u8).collect();
+                stored.push(&name, &value);
+            }
+            let change_name = match shapes.below(4) {
+                0 => "zzzzzzzz"[..name_len].to_string(),
+                1 => "longer_name".to_string(),
+                _ => format!("{}abcdefgh", shapes.below(distinct))[..name_len].to_string(),
+            };
+            let change_len = match shapes.below(3) {
+                0 => value_len,
+                1 => shapes.below(10),
+                _ => 130,
+            };
+            let mut change = Record::new();
+            change.push(&change_name, &vec![b'z'; change_len]);
+            let mut out = vec![0xEE];
+            merge(encoded(&stored), &change, &mut out).unwrap();
+            assert_eq!(
+                out[1..],
+                merged_the_long_way(&stored, &change)[..],
+                "{stored:?} {change:?}"
+            );
         }
     }
 

@@ -213,36 +213,97 @@ pub(crate) fn is_uniform_record(bytes: &[u8]) -> bool {
 /// `i` then starts at `i` times that size.
 #[inline(always)]
 pub(crate) fn uniform_stride(bytes: &[u8]) -> Option<usize> {
-    let first = bytes.get(..8)?;
-    let first = u64::from_le_bytes(first.try_into().expect("8 bytes"));
-    let name_len = (first & 0xff) as usize;
-    let high_bits = *HIGH_BITS_OF_SHORT_FIELD.get(name_len)?;
-    // The name's length byte and the value's length byte.
-    let length_bytes = 0xff | (0xff << (8 * (name_len + 1)));
-    let lengths = first & length_bytes;
-    let stride = name_len + 2 + ((first >> (8 * (name_len + 1))) & 0xff) as usize;
-    // Each field's 8-byte window must lie inside the value: true of the
-    // last one when a field is at least 8 bytes long.
-    if stride < 8 {
-        return None;
-    }
-    // One test per field for both conditions: a window is right when its
-    // length bytes equal the first field's and its high bits are clear.
-    // `lengths` has no high bit set once the first window passes (it is
-    // part of that window), so comparing the window's bits under both
-    // masks with `lengths` asks exactly that.
-    let checked = high_bits | length_bytes;
-    let mut wrong = first & high_bits;
+    let shape = UniformShape::of(bytes)?;
+    let stride = shape.stride;
+    // The window of every field after the first, two fields a turn: the
+    // loop's own count and test were half of it a field.
+    let (mut all, mut any) = (shape.first, shape.first);
     let mut at = stride;
-    while at + stride <= bytes.len() {
-        // SAFETY: the 8 bytes at `at` end at `at + 8 <= at + stride`,
-        // within `bytes`. (The checked slice cost two compares and branches
-        // per field, a third of the loop.)
-        let word = u64::from_le(unsafe { bytes.as_ptr().add(at).cast::<u64>().read_unaligned() });
-        wrong |= (word & checked) ^ lengths;
+    while at + 2 * stride <= bytes.len() {
+        // SAFETY: the 8 bytes at `at` and at `at + stride` end by
+        // `at + stride + 8 <= at + 2 * stride`, within `bytes`.
+        let (a, b) = unsafe { (window_at(bytes, at), window_at(bytes, at + stride)) };
+        all &= a & b;
+        any |= a | b;
+        at += 2 * stride;
+    }
+    if at + stride <= bytes.len() {
+        // SAFETY: the 8 bytes at `at` end at `at + 8 <= at + stride`.
+        let a = unsafe { window_at(bytes, at) };
+        all &= a;
+        any |= a;
         at += stride;
     }
-    (wrong == 0 && at == bytes.len()).then_some(stride)
+    shape.holds(all, any, at, bytes.len()).then_some(stride)
+}
+
+/// The 8 bytes at `at`, as a little-endian word.
+///
+/// # Safety
+///
+/// `at + 8 <= bytes.len()`.
+#[inline(always)]
+pub(crate) unsafe fn window_at(bytes: &[u8], at: usize) -> u64 {
+    debug_assert!(at + 8 <= bytes.len());
+    // SAFETY: the caller's promise.
+    u64::from_le(unsafe { bytes.as_ptr().add(at).cast::<u64>().read_unaligned() })
+}
+
+/// The shape of a record's first field, which [`uniform_stride`] asks every
+/// other field to have: the 8 bytes where each field starts (its window)
+/// hold the same two length bytes, and the high bit of none of the name's
+/// length, the name and the value's length is set.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct UniformShape {
+    /// The size of a field: its two length bytes, its name and its value.
+    pub(crate) stride: usize,
+    /// The first field's window.
+    first: u64,
+    /// The high bits of the window's bytes that must be clear, and the
+    /// bits of its two length bytes.
+    checked: u64,
+    /// What every window must hold under `checked`: the first window's
+    /// length bytes, their high bits clear.
+    lengths: u64,
+}
+
+impl UniformShape {
+    /// The shape of the first field of `bytes`, if it can be one (a name of
+    /// at most 6 bytes and a field of at least 8), with nothing yet
+    /// checked of the rest.
+    #[inline(always)]
+    pub(crate) fn of(bytes: &[u8]) -> Option<Self> {
+        let first = bytes.get(..8)?;
+        let first = u64::from_le_bytes(first.try_into().expect("8 bytes"));
+        let name_len = (first & 0xff) as usize;
+        let high_bits = *HIGH_BITS_OF_SHORT_FIELD.get(name_len)?;
+        // The name's length byte and the value's length byte.
+        let length_bytes = 0xff | (0xff << (8 * (name_len + 1)));
+        let stride = name_len + 2 + ((first >> (8 * (name_len + 1))) & 0xff) as usize;
+        // Each field's 8-byte window must lie inside the value: true of the
+        // last one when a field is at least 8 bytes long.
+        if stride < 8 {
+            return None;
+        }
+        Some(UniformShape {
+            stride,
+            first,
+            checked: high_bits | length_bytes,
+            lengths: first & length_bytes & !high_bits,
+        })
+    }
+
+    /// Whether a record of `len` bytes has this shape, given `all` and
+    /// `any`, the AND and the OR of the first window and every other
+    /// field's, and `end`, where the field after the last one windowed
+    /// starts. Every window holds `lengths` under `checked` exactly when
+    /// their AND and their OR both do (a bit is the same in every window
+    /// when it is in both). The first window is one of them, so its high
+    /// bits are clear then too.
+    #[inline(always)]
+    pub(crate) fn holds(&self, all: u64, any: u64, end: usize, len: usize) -> bool {
+        (all & self.checked == self.lengths) & (any & self.checked == self.lengths) & (end == len)
+    }
 }
 
 /// For a name of `n` ≤ 6 bytes, the bytes holding the name's length and
