@@ -66,7 +66,7 @@ pub use engine_checks::{
     assert_unusable_locations_refused, shipped_property_file,
 };
 pub use options::{assert_declared_once, assert_invalid_values};
-pub use server::{continue_process, free_port, stop_process, ServerProcess, ServerSpec};
+pub use server::{continue_process, free_port, is_root, stop_process, ServerProcess, ServerSpec};
 pub use tmpfs::Tmpfs;
 
 /// A record of text fields, in the given order: `record(&[("field0", "v")])`.

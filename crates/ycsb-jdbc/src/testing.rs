@@ -42,20 +42,9 @@ fn bin_dir() -> PathBuf {
         .expect("a PostgreSQL under /usr/lib/postgresql")
 }
 
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .map(|ids| ids.split_whitespace().nth(1) == Some("0"))
-        })
-        .unwrap_or(false)
-}
-
 /// `program args...`, as `nobody` when this process is root.
 fn as_server_user(program: &Path, args: &[String]) -> (String, Vec<String>) {
-    if is_root() {
+    if ycsb_db::testing::is_root() {
         let mut all = vec![
             "--reuid=nobody".to_string(),
             "--regid=nogroup".to_string(),
@@ -83,14 +72,14 @@ impl Postgres {
     /// starts it on a free port.
     pub fn start() -> Self {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        if is_root() {
+        if ycsb_db::testing::is_root() {
             // nobody owns the cluster.
             std::os::unix::fs::chown(dir.path(), Some(65534), Some(65534)).unwrap();
         }
         let data = dir.path().join("data");
         let pwfile = dir.path().join("pw");
         std::fs::write(&pwfile, PASSWORD).unwrap();
-        if is_root() {
+        if ycsb_db::testing::is_root() {
             std::os::unix::fs::chown(&pwfile, Some(65534), Some(65534)).unwrap();
         }
         let bin = bin_dir();
@@ -354,7 +343,11 @@ impl MariaDb {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let data = dir.path().join("data");
         let socket = dir.path().join("sock");
-        let user: &[&str] = if is_root() { &["--user=root"] } else { &[] };
+        let user: &[&str] = if ycsb_db::testing::is_root() {
+            &["--user=root"]
+        } else {
+            &[]
+        };
         // mariadbd's bootstrap, run by mariadb-install-db, now and then
         // dies of a signal when several start at once (a server bug it
         // reports itself): a fresh directory is tried again.

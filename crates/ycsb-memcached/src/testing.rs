@@ -27,18 +27,6 @@ const MEMCACHED: ServerSpec = ServerSpec {
     ready: b"VERSION",
 };
 
-/// Whether this process runs as root (memcached then needs `-u root`).
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .map(|ids| ids.split_whitespace().nth(1) == Some("0"))
-        })
-        .unwrap_or(false)
-}
-
 /// The process: `kill` it (as a crash would), `restart` it on the same
 /// port (empty: memcached keeps nothing), its `addr` (for
 /// `memcached.hosts`) and its `child`.
@@ -65,7 +53,7 @@ impl Memcached {
             .chain(&["-U", "0", "-m", "64", "-t", "2", "-c", "1024"])
             .map(|s| s.to_string())
             .collect();
-        if is_root() {
+        if ycsb_db::testing::is_root() {
             args.extend(["-u".to_string(), "root".to_string()]);
         }
         Self {
