@@ -1,11 +1,12 @@
 //! Latency measurement and the reports Java YCSB prints.
 //!
 //! Each worker thread owns a [`Recorder`] and records every operation into
-//! thread-local HdrHistograms (nanoseconds, 3 significant digits, created
-//! lazily per operation type, growing as needed): no lock and no shared
-//! atomic per operation. Every [`MeasurementSettings::publish_period`] the
-//! recorder moves what it gathered into its own mutex-guarded slot, which
-//! only the status thread also touches. [`Measurements::take_tick`] (the
+//! thread-local counts in HdrHistogram's layout (nanoseconds, 3
+//! significant digits, created lazily per operation type, growing as
+//! needed): no lock and no shared atomic per operation. Every
+//! [`MeasurementSettings::publish_period`] the recorder adds what it
+//! gathered to the counts of its own mutex-guarded slot, which only the
+//! status thread also touches (turning them into HdrHistograms). [`Measurements::take_tick`] (the
 //! status thread, every `timeseries.granularity`) merges the slots into the
 //! figures of one time-series interval, which then fold into the status
 //! line's interval and the cumulative totals;

@@ -228,15 +228,17 @@ use ycsb_results::java_percentile;
 
 /// A worker's own section, recorded on every operation.
 type Local = Stats<FlatCounts>;
-/// A slot's section.
-type Narrow = Stats<Histogram<u32>>;
+/// A slot's section: the same flat counts, summed over publications.
+type Narrow = Stats<FlatCounts>;
 /// A merged section.
 type Wide = Stats<Histogram<u64>>;
 
 impl Narrow {
     /// Moves a recorder's section into a slot's.
     fn take_local(&mut self, other: &mut Local) {
-        other.histogram.drain_into(&mut self.histogram);
+        other
+            .histogram
+            .move_into(&mut self.histogram, other.min_ns, other.max_ns);
         self.merge_figures(other);
         self.java.absorb(&mut other.java);
     }
@@ -257,15 +259,9 @@ impl Wide {
         self.java.absorb(&mut other.java);
     }
 
-    /// Adds a slot's section, bucket by bucket.
+    /// Adds a slot's section, value by value.
     fn merge_narrow(&mut self, other: &mut Narrow) {
-        for bucket in other.histogram.iter_recorded() {
-            // The bucket's value falls into the same bucket here: both
-            // histograms have the same precision and unit.
-            let _ = self
-                .histogram
-                .record_n(bucket.value_iterated_to(), bucket.count_at_value().as_u64());
-        }
+        other.histogram.drain_into(&mut self.histogram);
         self.merge_figures(other);
         self.java.absorb(&mut other.java);
     }
@@ -377,7 +373,7 @@ fn to_us(ns: u64) -> u64 {
 /// One thread's published data, waiting for the status thread.
 #[derive(Debug)]
 struct Slot {
-    sections: Sections<Histogram<u32>>,
+    sections: Sections<FlatCounts>,
 }
 
 /// Adds the time-series interval to the status interval and the totals,
@@ -1031,7 +1027,7 @@ mod tests {
         {
             let mut slot = lock(&recorder.slot);
             let read = section(&mut slot.sections, Operation::Read.index());
-            read.histogram.record_n(2_000, u32::MAX - 1).unwrap();
+            read.histogram.record_n(2_000, u32::MAX - 1);
         }
         recorder.record(Operation::Read, Status::Ok, 2_000);
         recorder.record(Operation::Read, Status::Ok, 2_000);
