@@ -675,22 +675,8 @@ impl<'w> WorkloadThread<'w> {
         retrying: &mut dyn FnMut(u64),
     ) -> InsertOutcome {
         self.make_local();
-        let number = self.next_load;
-        self.next_load += self.load_stride;
-        build_key_name(
-            number,
-            self.workload.key_order,
-            self.workload.zero_padding,
-            &mut self.key,
-        );
-        if let Some(rows) = &mut self.rows {
-            // The file was checked when the workload was built; a row that
-            // no longer reads means it changed, and the load stops there.
-            if rows.next_row(&mut self.key, &mut self.values).is_err() {
-                return InsertOutcome::DataFileChanged;
-            }
-        } else {
-            self.build_values(true);
+        if !self.next_load_record() {
+            return InsertOutcome::DataFileChanged;
         }
         let mut attempts = 0;
         loop {
@@ -702,13 +688,47 @@ impl<'w> WorkloadThread<'w> {
             if status.is_ok() {
                 return InsertOutcome::Inserted;
             }
-            if attempts > self.workload.retry_limit || crate::runner::interrupt::stopped() {
+            if !self.wait_to_retry_insert(attempts, retrying) {
                 return InsertOutcome::Failed { attempts };
             }
-            retrying(attempts);
-            let jitter = 0.8 + 0.4 * rand::Rng::random::<f64>(&mut self.rng);
-            crate::runner::interrupt::pause(self.workload.retry_interval.mul_f64(jitter));
         }
+    }
+
+    /// Makes the next record of this thread's load range in `key` and
+    /// `values`: generated, or the data file's next row. False when the
+    /// file no longer reads: it was checked when the workload was built,
+    /// so it changed, and the load stops there.
+    #[inline]
+    fn next_load_record(&mut self) -> bool {
+        let number = self.next_load;
+        self.next_load += self.load_stride;
+        build_key_name(
+            number,
+            self.workload.key_order,
+            self.workload.zero_padding,
+            &mut self.key,
+        );
+        if let Some(rows) = &mut self.rows {
+            rows.next_row(&mut self.key, &mut self.values).is_ok()
+        } else {
+            self.build_values(true);
+            true
+        }
+    }
+
+    /// After an insert's attempt number `attempts` failed: false when no
+    /// retry is left (`core_workload_insertion_retry_limit`, or the phase
+    /// was asked to stop); otherwise calls `retrying` and waits Java's
+    /// jittered `core_workload_insertion_retry_interval` first.
+    #[cold]
+    fn wait_to_retry_insert(&mut self, attempts: u64, retrying: &mut dyn FnMut(u64)) -> bool {
+        if attempts > self.workload.retry_limit || crate::runner::interrupt::stopped() {
+            return false;
+        }
+        retrying(attempts);
+        let jitter = 0.8 + 0.4 * rand::Rng::random::<f64>(&mut self.rng);
+        crate::runner::interrupt::pause(self.workload.retry_interval.mul_f64(jitter));
+        true
     }
 
     /// Loads the next `records` records of this thread's range in one
@@ -728,20 +748,8 @@ impl<'w> WorkloadThread<'w> {
         let n = records.min(self.load_remaining()).max(1);
         self.batch.start(n as usize);
         for _ in 0..n {
-            let number = self.next_load;
-            self.next_load += self.load_stride;
-            build_key_name(
-                number,
-                self.workload.key_order,
-                self.workload.zero_padding,
-                &mut self.key,
-            );
-            if let Some(rows) = &mut self.rows {
-                if rows.next_row(&mut self.key, &mut self.values).is_err() {
-                    return (InsertOutcome::DataFileChanged, 0);
-                }
-            } else {
-                self.build_values(true);
+            if !self.next_load_record() {
+                return (InsertOutcome::DataFileChanged, 0);
             }
             self.batch.entries.push_swap(&self.key, &mut self.values);
         }
@@ -762,14 +770,11 @@ impl<'w> WorkloadThread<'w> {
             if status.is_ok() {
                 return (InsertOutcome::Inserted, n);
             }
-            if attempts > self.workload.retry_limit || crate::runner::interrupt::stopped() {
-                return (InsertOutcome::Failed { attempts }, n);
-            }
-            retrying(attempts);
             // Only the records that failed are sent again.
             batch.entries.retain_failed(&batch.statuses);
-            let jitter = 0.8 + 0.4 * rand::Rng::random::<f64>(&mut self.rng);
-            crate::runner::interrupt::pause(self.workload.retry_interval.mul_f64(jitter));
+            if !self.wait_to_retry_insert(attempts, retrying) {
+                return (InsertOutcome::Failed { attempts }, n);
+            }
         }
     }
 
