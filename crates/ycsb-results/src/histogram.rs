@@ -228,10 +228,18 @@ fn check_v2_header(header: &[u8]) -> Result<usize, String> {
 /// Every percentile of a report comes from here, so that a histogram
 /// decoded from an export or a log (`ycsb merge`) gives the same figures.
 pub fn java_percentile<C: Counter>(histogram: &Histogram<C>, percentile: f64) -> u64 {
-    let n = histogram.len();
-    if n == 0 {
-        return 0;
+    match histogram.len() {
+        0 => 0,
+        n => histogram.value_at_quantile(java_quantile(n, percentile)),
     }
+}
+
+/// The quantile to ask HdrHistogram's `value_at_quantile` for so that it
+/// answers `percentile` (in `(0, 100]`) of `n` values (at least one) with
+/// Java HdrHistogram's rank rounding: [`java_percentile`]'s rule, for
+/// counts kept in HdrHistogram's layout outside a `Histogram` (a worker's
+/// flat counts).
+pub fn java_quantile(n: u64, percentile: f64) -> f64 {
     // As Java's HdrHistogram, the percentile is lowered by one ulp
     // before the rank is rounded up, so that roundoff (99.9 / 100 *
     // 1000 = 999.0000000000001) cannot push the rank into the next
@@ -244,8 +252,7 @@ pub fn java_percentile<C: Counter>(histogram: &Histogram<C>, percentile: f64) ->
     let rank = ((lowered.min(100.0) * n as f64) / 100.0).ceil().max(1.0);
     // Half a count below the rank, ceil(quantile * n) is the rank
     // whatever the roundoff.
-    let quantile = ((rank - 0.5) / n as f64).clamp(0.0, 1.0);
-    histogram.value_at_quantile(quantile)
+    ((rank - 0.5) / n as f64).clamp(0.0, 1.0)
 }
 
 #[cfg(test)]

@@ -59,7 +59,9 @@ mod procfs;
 mod report;
 
 pub use gauge::GaugeKind;
-pub use histogram::{decode_histogram, encode_histogram, java_percentile, HistogramError};
+pub use histogram::{
+    decode_histogram, encode_histogram, java_percentile, java_quantile, HistogramError,
+};
 pub use merge::{Merge, MergeError};
 pub use observe::{
     Amplification, IntervalPoint, P99Spread, PhaseObservation, ResourceUsage, SeriesRow,

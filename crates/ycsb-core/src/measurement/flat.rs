@@ -1,5 +1,5 @@
-//! The worker thread's and its slot's latency counts: HdrHistogram's
-//! bucket layout in a plain array, recorded with a few instructions.
+//! Latency counts in HdrHistogram's bucket layout, in a plain array: a
+//! worker's, its slot's and the status thread's time-series interval.
 //!
 //! `hdrhistogram::Histogram::record` is general (any unit and precision,
 //! resizing, total-count and extreme tracking, overflow checks): about 60
@@ -9,18 +9,23 @@
 //! exactly the counts array a `Histogram` would keep, indexed by the same
 //! formula with the constants of that one configuration.
 //!
-//! The slot keeps the same array: a publication adds the worker's counts
-//! to the slot's over the indexes its extremes span ([`move_into`]), and
-//! only the status thread (each status interval, each time-series tick, at
-//! the end) turns a slot's counts into a `Histogram` ([`drain_into`]), one
-//! `record_n` per distinct value. With `record_n` at every 100 ms
-//! publication, a run whose latencies spread (a loaded machine, valgrind)
-//! paid tens of thousands of instructions a publication.
-//! A test records the same values both ways and compares the histograms.
+//! The slot and the time-series interval keep the same array: a
+//! publication adds the worker's counts to the slot's over the indexes its
+//! extremes span ([`move_into`]), a tick adds every slot's to the interval
+//! the same way and reads its percentiles off the array
+//! ([`value_at_quantile`]), and only the fold into the status-line interval
+//! and the totals makes `Histogram`s ([`drain`]), one `record_n` per
+//! distinct value. Before, every publication and tick paid `record_n`s,
+//! whole-array adds and resets: costs that follow wall time, not
+//! operations, and grow with the spread of the latencies (a loaded
+//! machine, valgrind).
+//! Tests hold each step to the crate's `Histogram` on the same values.
 //!
 //! [`move_into`]: FlatCounts::move_into
-//! [`drain_into`]: FlatCounts::drain_into
+//! [`value_at_quantile`]: FlatCounts::value_at_quantile
+//! [`drain`]: FlatCounts::drain
 
+#[cfg(test)]
 use hdrhistogram::Histogram;
 
 /// HdrHistogram's layout for lowest discernible value 1 and 3 significant
@@ -52,23 +57,37 @@ fn value_at(index: usize) -> u64 {
     }
 }
 
-/// One worker section's latency counts since its last publication.
+/// A count in a [`FlatCounts`] array: 32 bits for a worker and its slot
+/// (half the memory; the recorder folds a slot before it could
+/// overflow), 64 for the status thread's time-series interval, which sums
+/// every slot.
+pub(super) trait Count:
+    Copy + Default + PartialEq + std::ops::AddAssign + From<u32> + Into<u64>
+{
+}
+
+impl Count for u32 {}
+impl Count for u64 {}
+
+/// One section's latency counts: a worker's since its last publication, a
+/// slot's since the status thread last took it, or the status thread's
+/// time-series interval.
 #[derive(Clone, Debug, Default)]
-pub(super) struct FlatCounts {
+pub(super) struct FlatCounts<C = u32> {
     /// Counts by HdrHistogram index; grown to the largest index seen.
-    counts: Vec<u32>,
-    /// Values recorded since the last drain.
+    counts: Vec<C>,
+    /// Values counted since the last drain.
     total: u64,
 }
 
-impl FlatCounts {
-    /// Counts one value. The caller keeps the total below 2^32 between
-    /// drains (the recorder publishes long before).
+impl<C: Count> FlatCounts<C> {
+    /// Counts one value. The caller keeps every count below its type's
+    /// maximum between drains (the recorder publishes long before).
     #[inline]
     pub(super) fn record(&mut self, value: u64) {
         let index = index_of(value);
         match self.counts.get_mut(index) {
-            Some(count) => *count += 1,
+            Some(count) => *count += C::from(1),
             None => self.grow_and_record(index),
         }
         self.total += 1;
@@ -77,22 +96,28 @@ impl FlatCounts {
     #[cold]
     #[inline(never)]
     fn grow_and_record(&mut self, index: usize) {
-        // Whole buckets at a time: a latency that grew once usually grows
-        // on.
-        let len = (index | (SUB_BUCKET_HALF_COUNT - 1)) + 1;
-        self.counts.resize(len, 0);
-        self.counts[index] += 1;
+        self.grow_to(index);
+        self.counts[index] += C::from(1);
+    }
+
+    /// Makes room for `index`, whole buckets at a time: a latency that
+    /// grew once usually grows on.
+    fn grow_to(&mut self, index: usize) {
+        if self.counts.len() <= index {
+            let len = (index | (SUB_BUCKET_HALF_COUNT - 1)) + 1;
+            self.counts.resize(len, C::default());
+        }
     }
 
     /// Counts `value` `count` times (tests fill a slot with it).
     #[cfg(test)]
     pub(super) fn record_n(&mut self, value: u64, count: u32) {
         self.record(value);
-        self.counts[index_of(value)] += count - 1;
+        self.counts[index_of(value)] += C::from(count - 1);
         self.total += u64::from(count - 1);
     }
 
-    /// Values recorded since the last drain.
+    /// Values counted since the last drain.
     pub(super) fn len(&self) -> u64 {
         self.total
     }
@@ -100,64 +125,65 @@ impl FlatCounts {
     /// Bytes held by the counts.
     #[cfg(test)]
     pub(super) fn bytes(&self) -> usize {
-        self.counts.len() * std::mem::size_of::<u32>()
+        self.counts.len() * std::mem::size_of::<C>()
     }
 
     /// Adds the counts to `into` and zeroes them here (keeping the
-    /// array): the publication's step. `lowest` and `highest` are the
-    /// smallest and largest value recorded since the last move or drain
-    /// (the section's extremes), so only the indexes between them are
-    /// visited; a plain add over them, which the compiler vectorises, costs
-    /// less than testing each count.
-    ///
-    /// The caller keeps `into`'s total below 2^32 (the recorder folds a
-    /// full slot first).
-    pub(super) fn move_into(&mut self, into: &mut FlatCounts, lowest: u64, highest: u64) {
+    /// array): a publication's step, and a slot's into the time-series
+    /// interval. `lowest` and `highest` are the smallest and largest value
+    /// counted since the last move or drain (the section's extremes), so
+    /// only the indexes between them are visited; a plain add over them,
+    /// which the compiler vectorises, costs less than testing each count.
+    pub(super) fn move_into<D: Count + From<C>>(
+        &mut self,
+        into: &mut FlatCounts<D>,
+        lowest: u64,
+        highest: u64,
+    ) {
         if self.total == 0 {
             return;
         }
-        // The extremes were recorded, so the array reaches `highest`; the
+        // The extremes were counted, so the array reaches `highest`; the
         // clamps only keep a wrong hint from panicking (debug builds say).
         debug_assert!(lowest <= highest && index_of(highest) < self.counts.len());
         let last = index_of(highest).min(self.counts.len() - 1);
         let first = index_of(lowest).min(last);
-        if into.counts.len() <= last {
-            into.counts.resize(self.counts.len(), 0);
-        }
+        into.grow_to(last);
         let (mine, theirs) = (
             &mut self.counts[first..=last],
             &mut into.counts[first..=last],
         );
         for (mine, theirs) in mine.iter_mut().zip(theirs) {
-            *theirs += *mine;
-            *mine = 0;
+            *theirs += D::from(*mine);
+            *mine = C::default();
         }
         into.total += self.total;
         self.total = 0;
     }
 
-    /// Adds the counts to `into` and zeroes them (keeping the array): the
-    /// status thread's step, one `record_n` per distinct value.
-    pub(super) fn drain_into(&mut self, into: &mut Histogram<u64>) {
+    /// Hands each counted value's bucket (its lowest value) and count to
+    /// `take`, in increasing order, and zeroes the counts (keeping the
+    /// array): the status thread's step into HdrHistograms, one `record_n`
+    /// per distinct value.
+    pub(super) fn drain(&mut self, mut take: impl FnMut(u64, u64)) {
         // The array spans the largest latency ever seen (tens of thousands
-        // of counts after a slow outlier), the values of one period usually
-        // a few hundred: runs of zeroes are skipped eight counts at a time,
-        // and the scan stops once it has found every value recorded.
+        // of counts after a slow outlier), the values of one interval
+        // usually a few hundred: runs of zeroes are skipped eight counts at
+        // a time, and the scan stops once it has found every value.
+        let zero = C::default();
         let mut left = self.total;
         let mut base = 0;
         for chunk in self.counts.chunks_mut(8) {
             if left == 0 {
                 break;
             }
-            if chunk.iter().fold(0, |any, &c| any | c) != 0 {
+            if chunk.iter().any(|&c| c != zero) {
                 for (offset, count) in chunk.iter_mut().enumerate() {
-                    if *count != 0 {
-                        // Fails only when the histogram cannot grow; then
-                        // nothing better can be done than keep the other
-                        // figures.
-                        let _ = into.record_n(value_at(base + offset), u64::from(*count));
-                        left -= u64::from(*count);
-                        *count = 0;
+                    if *count != zero {
+                        let n: u64 = (*count).into();
+                        take(value_at(base + offset), n);
+                        left = left.saturating_sub(n);
+                        *count = zero;
                     }
                 }
             }
@@ -165,6 +191,45 @@ impl FlatCounts {
         }
         self.total = 0;
     }
+
+    /// Adds the counts to `into` and zeroes them (see [`drain`](Self::drain)).
+    #[cfg(test)]
+    pub(super) fn drain_into(&mut self, into: &mut Histogram<u64>) {
+        self.drain(|value, count| into.record_n(value, count).unwrap());
+    }
+
+    /// HdrHistogram's `value_at_quantile` over these counts: the highest
+    /// value equivalent to the first bucket at which the running count
+    /// reaches `quantile` of the total (the lowest for quantile 0), 0 when
+    /// empty. A test holds it to the crate's on the same values.
+    pub(super) fn value_at_quantile(&self, quantile: f64) -> u64 {
+        if self.total == 0 {
+            return 0;
+        }
+        let quantile = quantile.min(1.0);
+        let wanted = ((quantile * self.total as f64).ceil() as u64).max(1);
+        let mut running = 0u64;
+        for (index, &count) in self.counts.iter().enumerate() {
+            running += count.into();
+            if running >= wanted {
+                let lowest = value_at(index);
+                return if quantile == 0.0 {
+                    lowest
+                } else {
+                    lowest.saturating_add(equivalent_range(index)) - 1
+                };
+            }
+        }
+        0
+    }
+}
+
+/// How many values the bucket at `index` holds: HdrHistogram's
+/// `equivalent_range` (1 in the first two half-buckets, then doubling
+/// with each bucket).
+fn equivalent_range(index: usize) -> u64 {
+    let bucket = (index >> SUB_BUCKET_HALF_COUNT_MAGNITUDE).saturating_sub(1);
+    1 << bucket
 }
 
 #[cfg(test)]
@@ -181,7 +246,7 @@ mod tests {
     }
 
     fn flat(values: &[u64]) -> Histogram<u64> {
-        let mut f = FlatCounts::default();
+        let mut f = FlatCounts::<u32>::default();
         for &v in values {
             f.record(v);
         }
@@ -196,7 +261,7 @@ mod tests {
         let (a, b) = (direct(values), flat(values));
         let buckets = |h: &Histogram<u64>| -> Vec<(u64, u64)> {
             h.iter_recorded()
-                .map(|v| (v.value_iterated_to(), v.count_at_value().into()))
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
                 .collect()
         };
         assert_eq!(buckets(&a), buckets(&b));
@@ -232,14 +297,17 @@ mod tests {
     }
 
     /// The publication path: a worker's counts moved into its slot every
-    /// period (with that period's extremes), the slot drained now and then.
+    /// period (with that period's extremes), the slot into the time-series
+    /// interval every few, the interval drained now and then.
     /// Values of every magnitude grow the worker's and the slot's arrays at
     /// different times; a count left behind or added twice changes the
     /// histogram.
     #[test]
     fn moved_then_drained_counts_make_the_same_histogram() {
         let mut rng = rand::rngs::SmallRng::seed_from_u64(12);
-        let (mut local, mut slot) = (FlatCounts::default(), FlatCounts::default());
+        let (mut local, mut slot) = (FlatCounts::<u32>::default(), FlatCounts::<u32>::default());
+        let mut series = FlatCounts::<u64>::default();
+        let (mut slot_lowest, mut slot_highest) = (u64::MAX, 0);
         let mut moved = Histogram::new(3).unwrap();
         let mut all = Vec::new();
         for period in 0..60 {
@@ -254,11 +322,18 @@ mod tests {
             local.move_into(&mut slot, lowest, highest);
             assert_eq!(local.len(), 0);
             assert!(local.counts.iter().all(|&c| c == 0), "period {period}");
+            (slot_lowest, slot_highest) = (slot_lowest.min(lowest), slot_highest.max(highest));
+            if period % 3 == 2 {
+                // A tick: the slot into the time-series interval.
+                slot.move_into(&mut series, slot_lowest, slot_highest);
+                (slot_lowest, slot_highest) = (u64::MAX, 0);
+            }
             if period % 7 == 6 {
-                slot.drain_into(&mut moved);
+                series.drain_into(&mut moved);
             }
         }
-        slot.drain_into(&mut moved);
+        slot.move_into(&mut series, slot_lowest, slot_highest);
+        series.drain_into(&mut moved);
         let direct = direct(&all);
         let buckets = |h: &Histogram<u64>| -> Vec<(u64, u64)> {
             h.iter_recorded()
@@ -269,9 +344,46 @@ mod tests {
         assert_eq!(moved.len(), all.len() as u64);
     }
 
+    /// The percentiles a tick reads off the time-series interval's counts
+    /// are the crate's, at every quantile a report asks for and at the
+    /// edges (0, 1, a rank between two buckets), for latencies of every
+    /// spread.
+    #[test]
+    fn quantiles_are_hdrhistograms() {
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(13);
+        let mut quantiles = vec![0.0, 1e-9, 0.25, 0.5, 0.9, 0.99, 0.999, 0.9999, 1.0, 1.5];
+        for p in [50.0, 90.0, 99.0, 99.9, 99.99, 100.0] {
+            quantiles.push(ycsb_results::java_quantile(1_000, p));
+            quantiles.push(ycsb_results::java_quantile(7, p));
+        }
+        for spread in [1, 5, 11, 20, 40] {
+            for n in [1, 2, 7, 1_000, 20_000] {
+                let values: Vec<u64> = (0..n)
+                    .map(|_| {
+                        let magnitude = rng.random_range(0..=spread);
+                        rng.random_range(0..=(1u64 << magnitude))
+                    })
+                    .collect();
+                let mut counts = FlatCounts::<u64>::default();
+                for &v in &values {
+                    counts.record(v);
+                }
+                let histogram = direct(&values);
+                for &q in &quantiles {
+                    assert_eq!(
+                        counts.value_at_quantile(q),
+                        histogram.value_at_quantile(q),
+                        "quantile {q} of {n} values of spread 2^{spread}"
+                    );
+                }
+            }
+        }
+        assert_eq!(FlatCounts::<u64>::default().value_at_quantile(0.5), 0);
+    }
+
     #[test]
     fn drained_counts_start_again_from_zero() {
-        let mut f = FlatCounts::default();
+        let mut f = FlatCounts::<u32>::default();
         f.record(5);
         f.record(1_000_000);
         let mut h = Histogram::new(3).unwrap();

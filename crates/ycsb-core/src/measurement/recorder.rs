@@ -7,7 +7,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use hdrhistogram::{Counter, Histogram};
 use ycsb_db::Status;
 
-use super::flat::FlatCounts;
+use super::flat::{Count, FlatCounts};
 use super::java::{JavaFigures, JavaRecording};
 use super::{MeasurementInterval, MeasurementSettings};
 use ycsb_results::{
@@ -67,6 +67,8 @@ trait Latencies {
     fn empty() -> Self;
     fn record(&mut self, latency_ns: u64);
     fn len(&self) -> u64;
+    /// HdrHistogram's `value_at_quantile` (0 when empty).
+    fn value_at_quantile(&self, quantile: f64) -> u64;
     fn reset(&mut self);
     #[cfg(test)]
     fn bytes(&self) -> usize;
@@ -95,6 +97,10 @@ impl<C: Counter> Latencies for Histogram<C> {
         Histogram::len(self)
     }
 
+    fn value_at_quantile(&self, quantile: f64) -> u64 {
+        Histogram::value_at_quantile(self, quantile)
+    }
+
     fn reset(&mut self) {
         // Keeps the counts array, so the next round allocates nothing.
         Histogram::reset(self);
@@ -106,7 +112,7 @@ impl<C: Counter> Latencies for Histogram<C> {
     }
 }
 
-impl Latencies for FlatCounts {
+impl<C: Count> Latencies for FlatCounts<C> {
     fn empty() -> Self {
         FlatCounts::default()
     }
@@ -118,6 +124,10 @@ impl Latencies for FlatCounts {
 
     fn len(&self) -> u64 {
         FlatCounts::len(self)
+    }
+
+    fn value_at_quantile(&self, quantile: f64) -> u64 {
+        FlatCounts::value_at_quantile(self, quantile)
     }
 
     fn reset(&mut self) {
@@ -205,9 +215,10 @@ impl<H: Latencies> Stats<H> {
     }
 }
 
-impl<C: Counter> Stats<Histogram<C>> {
-    /// The value at `percentile` (in `(0, 100]`), by [`java_percentile`],
-    /// kept within the exact extremes.
+impl<H: Latencies> Stats<H> {
+    /// The value at `percentile` (in `(0, 100]`), by ycsb-results' one
+    /// percentile rule ([`java_quantile`], as `java_percentile`), kept
+    /// within the exact extremes.
     ///
     /// A histogram bucket's value lies up to 0.1 % above the values it
     /// holds, while the minimum and maximum beside it are exact: unclamped,
@@ -215,27 +226,39 @@ impl<C: Counter> Stats<Histogram<C>> {
     /// all of them off its buckets, so its percentiles never pass its
     /// maximum either.)
     fn percentile_ns(&self, percentile: f64) -> u64 {
+        let at = match self.count() {
+            0 => 0,
+            n => self
+                .histogram
+                .value_at_quantile(java_quantile(n, percentile)),
+        };
         let min_ns = self.min_ns();
-        java_percentile(&self.histogram, percentile).clamp(min_ns, self.max_ns.max(min_ns))
+        at.clamp(min_ns, self.max_ns.max(min_ns))
     }
 }
 
-/// The value at `percentile` (in `(0, 100]`) of a histogram, with Java
-/// HdrHistogram's rank rounding: ycsb-results' one percentile rule, so
-/// that a histogram decoded from an export or a log (`ycsb merge`) gives
-/// the same figures as the report.
-use ycsb_results::java_percentile;
+/// The rank rule of ycsb-results' `java_percentile`, so that a histogram
+/// decoded from an export or a log (`ycsb merge`) gives the same figures
+/// as the report.
+use ycsb_results::java_quantile;
 
 /// A worker's own section, recorded on every operation.
 type Local = Stats<FlatCounts>;
 /// A slot's section: the same flat counts, summed over publications.
 type Narrow = Stats<FlatCounts>;
-/// A merged section.
+/// The status thread's time-series interval: every slot's counts, summed
+/// in 64 bits.
+type Series = Stats<FlatCounts<u64>>;
+/// A merged section: a status-line interval, or the totals.
 type Wide = Stats<Histogram<u64>>;
 
-impl Narrow {
-    /// Moves a recorder's section into a slot's.
-    fn take_local(&mut self, other: &mut Local) {
+impl<C: Count> Stats<FlatCounts<C>> {
+    /// Moves another section's counts and figures into this one (a
+    /// recorder's into its slot, a slot's into the time-series interval).
+    fn take<D: Count>(&mut self, other: &mut Stats<FlatCounts<D>>)
+    where
+        C: From<D>,
+    {
         other
             .histogram
             .move_into(&mut self.histogram, other.min_ns, other.max_ns);
@@ -244,26 +267,20 @@ impl Narrow {
     }
 }
 
-impl Wide {
-    /// Adds merged figures (a time-series interval into a status
-    /// interval), without the Java figures.
-    fn merge(&mut self, other: &mut Wide) {
-        let _ = self.histogram.add(&other.histogram);
-        self.merge_figures(other);
-    }
-
-    /// Adds merged figures and moves the Java figures over (a time-series
-    /// interval into the totals).
-    fn merge_all(&mut self, other: &mut Wide) {
-        self.merge(other);
-        self.java.absorb(&mut other.java);
-    }
-
-    /// Adds a slot's section, value by value.
-    fn merge_narrow(&mut self, other: &mut Narrow) {
-        other.histogram.drain_into(&mut self.histogram);
-        self.merge_figures(other);
-        self.java.absorb(&mut other.java);
+impl Series {
+    /// Moves the time-series interval into a status-line interval and the
+    /// totals (which alone keep the Java figures), one `record_n` each per
+    /// distinct value.
+    fn fold_into(&mut self, interval: &mut Wide, totals: &mut Wide) {
+        // Fails only when a histogram cannot grow; then nothing better can
+        // be done than keep the other figures.
+        self.histogram.drain(|value, count| {
+            let _ = interval.histogram.record_n(value, count);
+            let _ = totals.histogram.record_n(value, count);
+        });
+        interval.merge_figures(self);
+        totals.merge_figures(self);
+        totals.java.absorb(&mut self.java);
     }
 }
 
@@ -388,8 +405,7 @@ fn fold_series(aggregate: &mut Aggregate) {
     for (index, stats) in series.iter_mut().enumerate() {
         if let Some(stats) = stats.as_deref_mut() {
             if !stats.is_empty() {
-                section(interval, index).merge(stats);
-                section(totals, index).merge_all(stats);
+                stats.fold_into(section(interval, index), section(totals, index));
                 stats.reset();
             }
         }
@@ -409,7 +425,7 @@ struct Aggregate {
     /// Whether time-series ticks take the slots in: status intervals then
     /// leave them to the ticks, so that every operation is in one tick.
     ticking: bool,
-    series: Sections<Histogram<u64>>,
+    series: Sections<FlatCounts<u64>>,
     interval: Sections<Histogram<u64>>,
     totals: Sections<Histogram<u64>>,
 }
@@ -581,9 +597,9 @@ impl Measurements {
     }
 
     /// Drains every slot into `series`.
-    fn drain_slots(&self, series: &mut Sections<Histogram<u64>>) {
+    fn drain_slots(&self, series: &mut Sections<FlatCounts<u64>>) {
         for slot in lock(&self.slots).iter() {
-            drain_into(&mut lock(slot).sections, series, Wide::merge_narrow);
+            drain_into(&mut lock(slot).sections, series, Series::take);
         }
     }
 
@@ -903,13 +919,9 @@ impl Recorder {
             drop(slot);
             let mut aggregate = lock(&self.aggregate);
             slot = lock(&self.slot);
-            drain_into(
-                &mut slot.sections,
-                &mut aggregate.series,
-                Wide::merge_narrow,
-            );
+            drain_into(&mut slot.sections, &mut aggregate.series, Series::take);
         }
-        drain_into(&mut self.local, &mut slot.sections, Narrow::take_local);
+        drain_into(&mut self.local, &mut slot.sections, Narrow::take);
         self.pending = 0;
     }
 
