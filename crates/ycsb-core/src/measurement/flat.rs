@@ -13,7 +13,7 @@
 //! publication adds the worker's counts to the slot's over the indexes its
 //! extremes span ([`move_into`]), a tick adds every slot's to the interval
 //! the same way and reads its percentiles off the array
-//! ([`value_at_quantile`]), and only the fold into the status-line interval
+//! ([`values_at_quantiles`]), and only the fold into the status-line interval
 //! and the totals makes `Histogram`s ([`drain`]), one `record_n` per
 //! distinct value. Before, every publication and tick paid `record_n`s,
 //! whole-array adds and resets: costs that follow wall time, not
@@ -22,7 +22,7 @@
 //! Tests hold each step to the crate's `Histogram` on the same values.
 //!
 //! [`move_into`]: FlatCounts::move_into
-//! [`value_at_quantile`]: FlatCounts::value_at_quantile
+//! [`values_at_quantiles`]: FlatCounts::values_at_quantiles
 //! [`drain`]: FlatCounts::drain
 
 #[cfg(test)]
@@ -198,29 +198,50 @@ impl<C: Count> FlatCounts<C> {
         self.drain(|value, count| into.record_n(value, count).unwrap());
     }
 
-    /// HdrHistogram's `value_at_quantile` over these counts: the highest
-    /// value equivalent to the first bucket at which the running count
-    /// reaches `quantile` of the total (the lowest for quantile 0), 0 when
-    /// empty. A test holds it to the crate's on the same values.
-    pub(super) fn value_at_quantile(&self, quantile: f64) -> u64 {
+    /// HdrHistogram's `value_at_quantile` over these counts, for each of
+    /// `quantiles`: the highest value equivalent to the first bucket at
+    /// which the running count reaches the quantile of the total (the
+    /// lowest for quantile 0); 0s when empty. One pass when the quantiles
+    /// ascend (a later, smaller one starts the scan again). A test holds it
+    /// to the crate's on the same values.
+    pub(super) fn values_at_quantiles<const N: usize>(&self, quantiles: [f64; N]) -> [u64; N] {
+        let mut values = [0; N];
         if self.total == 0 {
-            return 0;
+            return values;
         }
-        let quantile = quantile.min(1.0);
-        let wanted = ((quantile * self.total as f64).ceil() as u64).max(1);
-        let mut running = 0u64;
-        for (index, &count) in self.counts.iter().enumerate() {
-            running += count.into();
-            if running >= wanted {
-                let lowest = value_at(index);
-                return if quantile == 0.0 {
-                    lowest
-                } else {
-                    lowest.saturating_add(equivalent_range(index)) - 1
-                };
+        // The scan's place: counts before `base` sum to `running`.
+        let (mut base, mut running) = (0usize, 0u64);
+        for (quantile, value) in quantiles.into_iter().zip(&mut values) {
+            let quantile = quantile.min(1.0);
+            let wanted = ((quantile * self.total as f64).ceil() as u64).max(1);
+            if wanted <= running {
+                (base, running) = (0, 0);
+            }
+            // Whole chunks of eight while the wanted count lies beyond.
+            while base + 8 <= self.counts.len() {
+                let chunk: u64 = self.counts[base..base + 8].iter().map(|&c| c.into()).sum();
+                if running + chunk >= wanted {
+                    break;
+                }
+                running += chunk;
+                base += 8;
+            }
+            while base < self.counts.len() {
+                let count: u64 = self.counts[base].into();
+                if running + count >= wanted {
+                    let lowest = value_at(base);
+                    *value = if quantile == 0.0 {
+                        lowest
+                    } else {
+                        lowest.saturating_add(equivalent_range(base)) - 1
+                    };
+                    break;
+                }
+                running += count;
+                base += 1;
             }
         }
-        0
+        values
     }
 }
 
@@ -371,14 +392,25 @@ mod tests {
                 let histogram = direct(&values);
                 for &q in &quantiles {
                     assert_eq!(
-                        counts.value_at_quantile(q),
-                        histogram.value_at_quantile(q),
+                        counts.values_at_quantiles([q]),
+                        [histogram.value_at_quantile(q)],
                         "quantile {q} of {n} values of spread 2^{spread}"
                     );
                 }
+                // In one call: ascending, then out of order.
+                let ascending = [0.5, 0.99, 0.999];
+                let out_of_order = [0.999, 0.0, 0.9, 0.5, 1.0];
+                assert_eq!(
+                    counts.values_at_quantiles(ascending),
+                    ascending.map(|q| histogram.value_at_quantile(q))
+                );
+                assert_eq!(
+                    counts.values_at_quantiles(out_of_order),
+                    out_of_order.map(|q| histogram.value_at_quantile(q))
+                );
             }
         }
-        assert_eq!(FlatCounts::<u64>::default().value_at_quantile(0.5), 0);
+        assert_eq!(FlatCounts::<u64>::default().values_at_quantiles([0.5]), [0]);
     }
 
     #[test]

@@ -67,8 +67,9 @@ trait Latencies {
     fn empty() -> Self;
     fn record(&mut self, latency_ns: u64);
     fn len(&self) -> u64;
-    /// HdrHistogram's `value_at_quantile` (0 when empty).
-    fn value_at_quantile(&self, quantile: f64) -> u64;
+    /// HdrHistogram's `value_at_quantile` of each of `quantiles` (0s when
+    /// empty).
+    fn values_at_quantiles<const N: usize>(&self, quantiles: [f64; N]) -> [u64; N];
     fn reset(&mut self);
     #[cfg(test)]
     fn bytes(&self) -> usize;
@@ -97,8 +98,8 @@ impl<C: Counter> Latencies for Histogram<C> {
         Histogram::len(self)
     }
 
-    fn value_at_quantile(&self, quantile: f64) -> u64 {
-        Histogram::value_at_quantile(self, quantile)
+    fn values_at_quantiles<const N: usize>(&self, quantiles: [f64; N]) -> [u64; N] {
+        quantiles.map(|q| Histogram::value_at_quantile(self, q))
     }
 
     fn reset(&mut self) {
@@ -126,8 +127,8 @@ impl<C: Count> Latencies for FlatCounts<C> {
         FlatCounts::len(self)
     }
 
-    fn value_at_quantile(&self, quantile: f64) -> u64 {
-        FlatCounts::value_at_quantile(self, quantile)
+    fn values_at_quantiles<const N: usize>(&self, quantiles: [f64; N]) -> [u64; N] {
+        FlatCounts::values_at_quantiles(self, quantiles)
     }
 
     fn reset(&mut self) {
@@ -226,14 +227,21 @@ impl<H: Latencies> Stats<H> {
     /// all of them off its buckets, so its percentiles never pass its
     /// maximum either.)
     fn percentile_ns(&self, percentile: f64) -> u64 {
+        let [at] = self.percentiles_ns([percentile]);
+        at
+    }
+
+    /// [`percentile_ns`](Self::percentile_ns) of each of `percentiles`
+    /// (ascending: flat counts then find them in one pass).
+    fn percentiles_ns<const N: usize>(&self, percentiles: [f64; N]) -> [u64; N] {
         let at = match self.count() {
-            0 => 0,
+            0 => [0; N],
             n => self
                 .histogram
-                .value_at_quantile(java_quantile(n, percentile)),
+                .values_at_quantiles(percentiles.map(|p| java_quantile(n, p))),
         };
         let min_ns = self.min_ns();
-        at.clamp(min_ns, self.max_ns.max(min_ns))
+        at.map(|ns| ns.clamp(min_ns, self.max_ns.max(min_ns)))
     }
 }
 
@@ -554,7 +562,7 @@ impl Measurements {
             };
             if let Some(stats) = interval[index].as_deref_mut() {
                 let [p50, p90, p99, p999, p9999] =
-                    STATUS_PERCENTILES.map(|p| to_us(stats.percentile_ns(p)));
+                    stats.percentiles_ns(STATUS_PERCENTILES).map(to_us);
                 figures.count = stats.count();
                 figures.min_us = to_us(stats.min_ns());
                 figures.max_us = to_us(stats.max_ns);

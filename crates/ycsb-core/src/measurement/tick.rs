@@ -115,10 +115,8 @@ impl Measurements {
                 figures.returns = stats.statuses;
                 figures.min_us = to_us(stats.min_ns());
                 figures.mean_us = stats.mean_ns() / 1_000.0;
-                let at = |p: f64| to_us(stats.percentile_ns(p));
-                figures.p50_us = at(50.0);
-                figures.p99_us = at(99.0);
-                figures.p999_us = at(99.9);
+                [figures.p50_us, figures.p99_us, figures.p999_us] =
+                    stats.percentiles_ns([50.0, 99.0, 99.9]).map(to_us);
                 figures.max_us = to_us(stats.max_ns);
             }
             sections.push(figures);
