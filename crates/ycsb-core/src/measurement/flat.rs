@@ -62,7 +62,13 @@ fn value_at(index: usize) -> u64 {
 /// overflow), 64 for the status thread's time-series interval, which sums
 /// every slot.
 pub(super) trait Count:
-    Copy + Default + PartialEq + std::ops::AddAssign + From<u32> + Into<u64>
+    Copy
+    + Default
+    + PartialEq
+    + std::ops::AddAssign
+    + std::ops::BitOr<Output = Self>
+    + From<u32>
+    + Into<u64>
 {
 }
 
@@ -132,8 +138,9 @@ impl<C: Count> FlatCounts<C> {
     /// array): a publication's step, and a slot's into the time-series
     /// interval. `lowest` and `highest` are the smallest and largest value
     /// counted since the last move or drain (the section's extremes), so
-    /// only the indexes between them are visited; a plain add over them,
-    /// which the compiler vectorises, costs less than testing each count.
+    /// only the indexes between them are visited, eight at a time, and
+    /// eight zero counts (most of them: an outlier stretches the range
+    /// over thousands) are skipped after one test.
     pub(super) fn move_into<D: Count + From<C>>(
         &mut self,
         into: &mut FlatCounts<D>,
@@ -153,9 +160,13 @@ impl<C: Count> FlatCounts<C> {
             &mut self.counts[first..=last],
             &mut into.counts[first..=last],
         );
-        for (mine, theirs) in mine.iter_mut().zip(theirs) {
-            *theirs += D::from(*mine);
-            *mine = C::default();
+        for (mine, theirs) in mine.chunks_mut(8).zip(theirs.chunks_mut(8)) {
+            if any_counted(mine) {
+                for (mine, theirs) in mine.iter_mut().zip(theirs) {
+                    *theirs += D::from(*mine);
+                    *mine = C::default();
+                }
+            }
         }
         into.total += self.total;
         self.total = 0;
@@ -164,20 +175,24 @@ impl<C: Count> FlatCounts<C> {
     /// Hands each counted value's bucket (its lowest value) and count to
     /// `take`, in increasing order, and zeroes the counts (keeping the
     /// array): the status thread's step into HdrHistograms, one `record_n`
-    /// per distinct value.
-    pub(super) fn drain(&mut self, mut take: impl FnMut(u64, u64)) {
+    /// per distinct value. `lowest` is the smallest value counted since
+    /// the last drain (the section's minimum), where the scan starts.
+    pub(super) fn drain(&mut self, lowest: u64, mut take: impl FnMut(u64, u64)) {
         // The array spans the largest latency ever seen (tens of thousands
         // of counts after a slow outlier), the values of one interval
         // usually a few hundred: runs of zeroes are skipped eight counts at
         // a time, and the scan stops once it has found every value.
         let zero = C::default();
         let mut left = self.total;
-        let mut base = 0;
-        for chunk in self.counts.chunks_mut(8) {
+        // A multiple of eight at or below the minimum's index; clamped so
+        // that a wrong hint cannot panic (debug builds say).
+        debug_assert!(self.total == 0 || index_of(lowest) < self.counts.len());
+        let mut base = (index_of(lowest) & !7).min(self.counts.len());
+        for chunk in self.counts[base..].chunks_mut(8) {
             if left == 0 {
                 break;
             }
-            if chunk.iter().any(|&c| c != zero) {
+            if any_counted(chunk) {
                 for (offset, count) in chunk.iter_mut().enumerate() {
                     if *count != zero {
                         let n: u64 = (*count).into();
@@ -195,7 +210,7 @@ impl<C: Count> FlatCounts<C> {
     /// Adds the counts to `into` and zeroes them (see [`drain`](Self::drain)).
     #[cfg(test)]
     pub(super) fn drain_into(&mut self, into: &mut Histogram<u64>) {
-        self.drain(|value, count| into.record_n(value, count).unwrap());
+        self.drain(0, |value, count| into.record_n(value, count).unwrap());
     }
 
     /// HdrHistogram's `value_at_quantile` over these counts, for each of
@@ -243,6 +258,13 @@ impl<C: Count> FlatCounts<C> {
         }
         values
     }
+}
+
+/// Whether any of `counts` is not zero, in one OR over them (which the
+/// compiler vectorises, unlike a test of each).
+#[inline]
+fn any_counted<C: Count>(counts: &[C]) -> bool {
+    counts.iter().fold(C::default(), |any, &c| any | c) != C::default()
 }
 
 /// How many values the bucket at `index` holds: HdrHistogram's
@@ -329,6 +351,7 @@ mod tests {
         let (mut local, mut slot) = (FlatCounts::<u32>::default(), FlatCounts::<u32>::default());
         let mut series = FlatCounts::<u64>::default();
         let (mut slot_lowest, mut slot_highest) = (u64::MAX, 0);
+        let mut series_lowest = u64::MAX;
         let mut moved = Histogram::new(3).unwrap();
         let mut all = Vec::new();
         for period in 0..60 {
@@ -347,14 +370,19 @@ mod tests {
             if period % 3 == 2 {
                 // A tick: the slot into the time-series interval.
                 slot.move_into(&mut series, slot_lowest, slot_highest);
+                series_lowest = series_lowest.min(slot_lowest);
                 (slot_lowest, slot_highest) = (u64::MAX, 0);
             }
             if period % 7 == 6 {
-                series.drain_into(&mut moved);
+                // The fold, from the interval's minimum.
+                series.drain(series_lowest, |v, n| moved.record_n(v, n).unwrap());
+                series_lowest = u64::MAX;
             }
         }
         slot.move_into(&mut series, slot_lowest, slot_highest);
-        series.drain_into(&mut moved);
+        series.drain(series_lowest.min(slot_lowest), |v, n| {
+            moved.record_n(v, n).unwrap()
+        });
         let direct = direct(&all);
         let buckets = |h: &Histogram<u64>| -> Vec<(u64, u64)> {
             h.iter_recorded()

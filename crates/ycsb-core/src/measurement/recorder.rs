@@ -282,7 +282,7 @@ impl Series {
     fn fold_into(&mut self, interval: &mut Wide, totals: &mut Wide) {
         // Fails only when a histogram cannot grow; then nothing better can
         // be done than keep the other figures.
-        self.histogram.drain(|value, count| {
+        self.histogram.drain(self.min_ns, |value, count| {
             let _ = interval.histogram.record_n(value, count);
             let _ = totals.histogram.record_n(value, count);
         });
