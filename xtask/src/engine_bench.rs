@@ -81,6 +81,10 @@ const USAGE: &str = "usage: cargo xtask engine-bench [--records N] [--operations
   env YCSB_CPP_BIN=/path/to/YCSB-cpp/ycsb adds YCSB-cpp (built against the same library;
       timed runs of rocksdb, leveldb, wiredtiger, lmdb and sqlite)";
 
+/// The seed of both ycsb and the direct loop (which draws from ycsb's
+/// streams): both ask the engine for the same keys in the same order.
+const SEED: u64 = 1;
+
 /// The engines YCSB-cpp has bindings for, among those with direct loops.
 const YCSB_CPP_ENGINES: &[&str] = &["rocksdb", "leveldb", "wiredtiger", "lmdb", "sqlite"];
 
@@ -400,6 +404,11 @@ fn run_ycsb(
         .args(["-db", engine])
         .args(workload_args(engine, workload, dir, o)?)
         .args(["-threads", &o.threads.to_string()])
+        // The direct loop's seed: with ycsb's default, a random seed, every
+        // run asked for other keys, so the engine's work (and the
+        // instructions per operation) moved between runs; with the same
+        // seed the loop asks the engine for the very same keys.
+        .args(["-p", &format!("seed={SEED}")])
         .args(["-p", "exporter=json", "-p"])
         .arg(format!("exportfile={}", export.display()))
         .stdout(Stdio::null())
@@ -432,6 +441,7 @@ fn run_direct(
         .arg(format!("operationcount={}", o.operations))
         .arg(format!("threadcount={}", o.threads))
         .arg(format!("readproportion={read}"))
+        .arg(format!("seed={SEED}"))
         .arg(format!("load={}", !o.same_files))
         // Nothing for the pool, which every loop makes by default: a
         // baseline's loop older than e9e5fe1 knows no `values`.

@@ -155,5 +155,5 @@ pub mod internals {
     pub use crate::workload::values::{
         build_deterministic_value, fill_random_value, random_value_chunk, ValueRng,
     };
-    pub use crate::workload::{split_range, WorkloadThread};
+    pub use crate::workload::{split_range, thread_streams, WorkloadThread};
 }

@@ -33,7 +33,9 @@ use std::time::Instant;
 
 use rand::Rng;
 use ycsb_core::generator::{seeded_rng, NumberGenerator, Rng64, ScrambledZipfian};
-use ycsb_core::internals::{build_key_name, fill_random_value, split_range, KeyOrder, ValueRng};
+use ycsb_core::internals::{
+    build_key_name, fill_random_value, split_range, thread_streams, KeyOrder, ValueRng,
+};
 use ycsb_db::{codec, Record};
 
 /// What a loop needs from an engine: one database shared by the threads.
@@ -276,9 +278,19 @@ fn load(db: &impl DirectEngine, s: &Settings, thread: usize) -> Counts {
 
 fn run(db: &impl DirectEngine, s: &Settings, thread: usize) -> Counts {
     db.thread_start();
-    let mut rng = seeded_rng(s.seed, 1000 + thread as u64);
-    let mut values = Values::new(&mut rng, s);
-    let mut chooser = match ScrambledZipfian::new(0, s.records - 1) {
+    // ycsb's streams for the thread, so that the engine is asked for the
+    // very keys, in the same order, as by `ycsb -run -p seed=<seed>`
+    // (and, in workload A, reads and updates the same records): the
+    // engine's work is then the same to the instruction, and what differs
+    // is the client alone. The values come from a stream of their own.
+    let (choice_stream, key_stream) = thread_streams(thread);
+    let mut rng = seeded_rng(s.seed, choice_stream);
+    let mut key_rng = seeded_rng(s.seed, key_stream);
+    let mut values = Values::new(&mut seeded_rng(s.seed, 1000 + thread as u64), s);
+    // ycsb's (Java's) zipfian range: insertstart to insertstart +
+    // insertcount, one past the last loaded record, which a read draws
+    // again (no inserts are expected here).
+    let mut chooser = match ScrambledZipfian::new(0, s.records) {
         Ok(c) => c,
         // records ≥ 1 was checked: the range is not empty.
         Err(e) => unreachable!("{e}"),
@@ -287,8 +299,16 @@ fn run(db: &impl DirectEngine, s: &Settings, thread: usize) -> Counts {
     let mut stored = Vec::with_capacity(s.template.len());
     let mut counts = Counts::default();
     for _ in split_range(0, s.operations, thread, s.threads) {
+        // Java's `DiscreteGenerator` over {read, update}: one draw, read
+        // first.
         let read = rng.random::<f64>() < s.read_proportion;
-        build_key_name(chooser.next_value(&mut rng), KeyOrder::Hashed, 1, &mut key);
+        let number = loop {
+            let number = chooser.next_value(&mut key_rng);
+            if number < s.records {
+                break number;
+            }
+        };
+        build_key_name(number, KeyOrder::Hashed, 1, &mut key);
         match db.get(key.as_bytes(), (!read).then_some(&mut stored)) {
             Ok(true) => {}
             Ok(false) => {
@@ -305,7 +325,9 @@ fn run(db: &impl DirectEngine, s: &Settings, thread: usize) -> Counts {
         }
         // YCSB's update: one field, chosen uniformly, gets a new value; the
         // rest of the record is written back as it was.
-        let span = s.spans[rng.random_range(0..s.spans.len())].clone();
+        // As ycsb's field chooser, `UniformLongGenerator` over the fields.
+        let field = rng.random_range(0..=(s.spans.len() as u64 - 1)) as usize;
+        let span = s.spans[field].clone();
         if let Some(field) = stored.get_mut(span.clone()) {
             match &mut values.fresh {
                 Some(fresh) => fresh.rng.fill_values(field, span.len()),

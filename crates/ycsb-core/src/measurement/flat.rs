@@ -138,9 +138,9 @@ impl<C: Count> FlatCounts<C> {
     /// array): a publication's step, and a slot's into the time-series
     /// interval. `lowest` and `highest` are the smallest and largest value
     /// counted since the last move or drain (the section's extremes), so
-    /// only the indexes between them are visited, eight at a time, and
-    /// eight zero counts (most of them: an outlier stretches the range
-    /// over thousands) are skipped after one test.
+    /// only the indexes between them are visited, a block at a time, and a
+    /// block of zero counts (most of them: one outlier stretches the range
+    /// over thousands) is skipped after one vectorised test.
     pub(super) fn move_into<D: Count + From<C>>(
         &mut self,
         into: &mut FlatCounts<D>,
@@ -160,14 +160,14 @@ impl<C: Count> FlatCounts<C> {
             &mut self.counts[first..=last],
             &mut into.counts[first..=last],
         );
-        for (mine, theirs) in mine.chunks_mut(8).zip(theirs.chunks_mut(8)) {
+        let mut mine = mine.chunks_exact_mut(BLOCK);
+        let mut theirs = theirs.chunks_exact_mut(BLOCK);
+        for (mine, theirs) in (&mut mine).zip(&mut theirs) {
             if any_counted(mine) {
-                for (mine, theirs) in mine.iter_mut().zip(theirs) {
-                    *theirs += D::from(*mine);
-                    *mine = C::default();
-                }
+                add_and_zero(mine, theirs);
             }
         }
+        add_and_zero(mine.into_remainder(), theirs.into_remainder());
         into.total += self.total;
         self.total = 0;
     }
@@ -260,11 +260,24 @@ impl<C: Count> FlatCounts<C> {
     }
 }
 
+/// How many counts [`FlatCounts::move_into`] tests at once for zeroes:
+/// 128 bytes of 32-bit counts, a few vector instructions.
+const BLOCK: usize = 32;
+
 /// Whether any of `counts` is not zero, in one OR over them (which the
 /// compiler vectorises, unlike a test of each).
 #[inline]
 fn any_counted<C: Count>(counts: &[C]) -> bool {
     counts.iter().fold(C::default(), |any, &c| any | c) != C::default()
+}
+
+/// Adds `mine` to `theirs`, index by index, and zeroes `mine`.
+#[inline]
+fn add_and_zero<C: Count, D: Count + From<C>>(mine: &mut [C], theirs: &mut [D]) {
+    for (mine, theirs) in mine.iter_mut().zip(theirs) {
+        *theirs += D::from(*mine);
+        *mine = C::default();
+    }
 }
 
 /// How many values the bucket at `index` holds: HdrHistogram's

@@ -46,6 +46,15 @@ const KEY_STREAM: u64 = 1 << 40;
 /// The same for the stream of a thread's field values.
 const VALUE_STREAM: u64 = 2 << 40;
 
+/// The [`seeded_rng`] streams of worker thread `thread_id`: the one of its
+/// operation, field and length choices, and its key chooser's. Not API:
+/// see [`crate::internals`] (a direct-engine loop draws from the same
+/// streams to ask the engine for the very keys a run asks for).
+#[doc(hidden)]
+pub fn thread_streams(thread_id: usize) -> (u64, u64) {
+    (thread_id as u64, KEY_STREAM | thread_id as u64)
+}
+
 /// An error building the workload from its properties.
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
@@ -347,7 +356,7 @@ impl CoreWorkload {
             workload: self,
             origin: (thread_id, thread_count, seed),
             local: false,
-            rng: seeded_rng(seed, thread_id as u64),
+            rng: seeded_rng(seed, thread_streams(thread_id).0),
             value_rng: ValueRng::new(rand::RngCore::next_u64(&mut seeded_rng(
                 seed,
                 VALUE_STREAM | thread_id as u64,
@@ -415,10 +424,7 @@ impl CoreWorkload {
                     .map_err(generator_error("exponential.frac"))?,
             ),
         };
-        let keys = KeyChooser::new(
-            distribution,
-            seeded_rng(seed, KEY_STREAM | thread_id as u64),
-        );
+        let keys = KeyChooser::new(distribution, seeded_rng(seed, thread_streams(thread_id).1));
         if self.data.is_none() && self.zero_padding <= 20 {
             return Ok(keys.with_names(keychooser::Naming {
                 order: self.key_order,
