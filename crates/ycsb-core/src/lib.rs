@@ -151,9 +151,10 @@ pub mod workload;
 pub mod internals {
     pub use crate::clock::{Clock, ClockSource};
     pub use crate::measurement::recorder::{Measurements, Recorder};
+    pub use crate::runner::run_streams;
     pub use crate::workload::keys::{build_key_name, decimal_digits, write_20_digits, KeyOrder};
     pub use crate::workload::values::{
         build_deterministic_value, fill_random_value, random_value_chunk, ValueRng,
     };
-    pub use crate::workload::{split_range, thread_streams, WorkloadThread};
+    pub use crate::workload::{split_range, WorkloadThread};
 }

@@ -34,7 +34,7 @@ use std::time::Instant;
 use rand::Rng;
 use ycsb_core::generator::{seeded_rng, NumberGenerator, Rng64, ScrambledZipfian};
 use ycsb_core::internals::{
-    build_key_name, fill_random_value, split_range, thread_streams, KeyOrder, ValueRng,
+    build_key_name, fill_random_value, run_streams, split_range, KeyOrder, ValueRng,
 };
 use ycsb_db::{codec, Record};
 
@@ -99,7 +99,13 @@ pub fn settings() -> Settings {
     }
 }
 
-fn parse_args(args: impl Iterator<Item = String>) -> Result<Settings, String> {
+/// The settings from `name=value` arguments (what [`settings`] reads from
+/// the command line; `tests/direct_loop_keys.rs` passes its own).
+///
+/// # Errors
+///
+/// The message naming the bad argument.
+pub fn parse_args(args: impl Iterator<Item = String>) -> Result<Settings, String> {
     let mut dir = None;
     let (mut records, mut operations, mut threads) = (1000u64, 1000u64, 1usize);
     let (mut read_proportion, mut fields, mut field_len, mut seed) =
@@ -283,9 +289,7 @@ fn run(db: &impl DirectEngine, s: &Settings, thread: usize) -> Counts {
     // (and, in workload A, reads and updates the same records): the
     // engine's work is then the same to the instruction, and what differs
     // is the client alone. The values come from a stream of their own.
-    let (choice_stream, key_stream) = thread_streams(thread);
-    let mut rng = seeded_rng(s.seed, choice_stream);
-    let mut key_rng = seeded_rng(s.seed, key_stream);
+    let (mut rng, mut key_rng) = run_streams(s.seed, thread);
     let mut values = Values::new(&mut seeded_rng(s.seed, 1000 + thread as u64), s);
     // ycsb's (Java's) zipfian range: insertstart to insertstart +
     // insertcount, one past the last loaded record, which a read draws

@@ -652,6 +652,23 @@ fn waiting_in(tid: i32) -> Option<String> {
     (!parts.is_empty()).then(|| format!("Linux thread {tid}: {}", parts.join(", ")))
 }
 
+/// The random streams of run-phase worker `thread_id` under `seed`: the
+/// one of its operation and field choices, and its key chooser's. Not API:
+/// see [`crate::internals`] (a direct-engine loop draws from them to ask
+/// the engine for the very keys, reads and updates a run asks for).
+#[doc(hidden)]
+pub fn run_streams(
+    seed: u64,
+    thread_id: usize,
+) -> (crate::generator::Rng64, crate::generator::Rng64) {
+    let seed = phase_seed(Phase::Run, seed);
+    let (choices, keys) = crate::workload::thread_streams(thread_id);
+    (
+        crate::generator::seeded_rng(seed, choices),
+        crate::generator::seeded_rng(seed, keys),
+    )
+}
+
 /// The seed of a phase's random streams: different phases draw from
 /// different streams of the same seed.
 fn phase_seed(phase: Phase, seed: u64) -> u64 {

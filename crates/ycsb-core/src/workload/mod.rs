@@ -47,11 +47,9 @@ const KEY_STREAM: u64 = 1 << 40;
 const VALUE_STREAM: u64 = 2 << 40;
 
 /// The [`seeded_rng`] streams of worker thread `thread_id`: the one of its
-/// operation, field and length choices, and its key chooser's. Not API:
-/// see [`crate::internals`] (a direct-engine loop draws from the same
-/// streams to ask the engine for the very keys a run asks for).
-#[doc(hidden)]
-pub fn thread_streams(thread_id: usize) -> (u64, u64) {
+/// operation, field and length choices, and its key chooser's (see
+/// [`crate::runner::run_streams`]).
+pub(crate) fn thread_streams(thread_id: usize) -> (u64, u64) {
     (thread_id as u64, KEY_STREAM | thread_id as u64)
 }
 
