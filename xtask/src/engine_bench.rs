@@ -5,8 +5,9 @@
 //! `<engine>-direct-loop` example: wiredtiger, lmdb, sqlite, fjall and redb too), the same load and run phases go
 //! through three clients against the same library and engine options:
 //! `ycsb` (release build, `-P <engine>/<engine>.properties`), the binding
-//! crate's direct-engine loop (`examples/direct_loop.rs`: the same keys,
-//! request distribution, op mix and value size, nothing else), and, when
+//! crate's direct-engine loop (`examples/direct_loop.rs`: the very keys
+//! ycsb asks for, both run with `seed=1`, the same op mix and value size,
+//! nothing else), and, when
 //! `YCSB_CPP_BIN` names it, YCSB-cpp built against the same library. The
 //! clients take turns within each round so that a busy machine slows them
 //! alike; the table shows each client's median over the rounds and the

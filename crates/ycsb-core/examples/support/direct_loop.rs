@@ -8,8 +8,11 @@
 //! asks of the engine and nothing else: `threadcount` threads; the load
 //! inserts `recordcount` records under Java YCSB's hashed `user<N>` keys,
 //! each thread its contiguous share; the run draws `operationcount`
-//! operations, keys from the scrambled zipfian over the loaded records, a
-//! read with probability `readproportion` and otherwise an update: a read,
+//! operations from ycsb's own run-phase streams for the seed (`seed=`,
+//! `ycsb -p seed=`): keys from Java's scrambled zipfian over the loaded
+//! records, so that the engine is asked for the very keys of a ycsb run
+//! (`tests/direct_loop_keys.rs`), a read with probability
+//! `readproportion` and otherwise an update: a read,
 //! then the stored value written back with one field's bytes replaced, as
 //! the bindings' read-modify-write of YCSB's one-field update does. Values
 //! are records of `fieldcount` fields of `fieldlength` random bytes in
