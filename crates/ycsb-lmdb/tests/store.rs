@@ -8,9 +8,7 @@ use ycsb_db::testing::{
     assert_conforms, assert_guards_its_directory, assert_refuses_foreign_directory,
     assert_survives_reopen, gauge, record, report, Contract,
 };
-use ycsb_db::{
-    Fields, Gauge, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext,
-};
+use ycsb_db::{Fields, Gauge, Properties, Record, ScanResult, Status, Store, ThreadContext};
 use ycsb_lmdb::LmdbStore;
 
 const TABLE: &str = "usertable";
@@ -143,17 +141,14 @@ fn foreign_directories_and_files_are_refused() {
     assert!(message.contains("lmdb.dbpath="), "{message}");
 }
 
-const WRITER: AckWriterBinary<LmdbStore> =
-    AckWriterBinary::new(env!("CARGO_BIN_EXE_ycsb-lmdb-ack-writer"), reopen);
-
-fn reopen(dir: &Path) -> Result<LmdbStore, StoreError> {
-    LmdbStore::open(&props(dir, &[]))
-}
+const WRITER: AckWriterBinary = AckWriterBinary::new(
+    env!("CARGO_BIN_EXE_ycsb-lmdb-ack-writer"),
+    &ycsb_lmdb::DESCRIPTOR,
+);
 
 #[test]
 fn synced_inserts_survive_sigkill() {
-    let dir = tempfile::tempdir().unwrap();
-    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &[], 200);
+    WRITER.check_acknowledged_inserts_survive_sigkill(&[], 200);
 }
 
 #[test]
@@ -161,28 +156,15 @@ fn nosync_inserts_survive_sigkill_of_the_process() {
     // MDB_NOSYNC skips the fsync, not the write(2): a committed
     // transaction is in the kernel's page cache, which a killed process
     // does not take with it (a machine crash would).
-    let dir = tempfile::tempdir().unwrap();
-    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["nosync"], 5000);
+    WRITER.check_acknowledged_inserts_survive_sigkill(&["nosync"], 5000);
 }
 
+/// LMDB itself lets processes share an environment, and a second one with
+/// lmdb.destroy=true would delete it under the first: the guard refuses the
+/// second open, destroy or not, and the writer's records stay.
 #[test]
 fn another_process_cannot_open_the_environment_a_writer_holds() {
-    // LMDB itself lets processes share an environment, and a second one
-    // with lmdb.destroy=true would delete it under the first: the guard
-    // refuses the second open, destroy or not, and the writer's records
-    // stay.
-    let dir = tempfile::tempdir().unwrap();
-    WRITER.check_open_refused_while_another_process_holds(dir.path(), &[], "in use", || {
-        let fresh = LmdbStore::open(&props(dir.path(), &[("lmdb.destroy", "true")]));
-        assert!(fresh.unwrap_err().to_string().contains("in use"));
-        assert!(dir.path().join("data.mdb").exists());
-    });
-    let store = open(dir.path(), &[]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(
-        t.read(TABLE, "key0", Fields::All, &mut Record::new()),
-        Status::Ok
-    );
+    WRITER.check_open_refused_while_another_process_holds(&[], "in use");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use ycsb_db::testing::{
     assert_conforms, assert_guards_its_directory, assert_refuses_foreign_directory,
     assert_survives_reopen, gauge, record, report, Contract,
 };
-use ycsb_db::{Fields, Gauge, Properties, Record, Status, Store, StoreError, ThreadContext};
+use ycsb_db::{Fields, Gauge, Properties, Record, Status, Store, ThreadContext};
 use ycsb_sqlite::SqliteStore;
 
 const TABLE: &str = "usertable";
@@ -392,45 +392,27 @@ fn the_directory_guard_holds() {
     assert_guards_its_directory(&ycsb_sqlite::DESCRIPTOR, &Properties::new(), dir.path());
 }
 
+/// Nor is the database destroyed under the writer (`sqlite.destroy`).
 #[test]
 fn another_process_cannot_open_the_database_a_writer_holds() {
-    let dir = tempfile::tempdir().unwrap();
-    WRITER.check_open_refused_while_another_process_holds(dir.path(), &["FULL"], "in use", || {
-        let fresh = SqliteStore::open(&props(dir.path(), &[("sqlite.destroy", "true")]));
-        assert!(fresh.unwrap_err().to_string().contains("in use"));
-    });
-    let store = open(dir.path(), &[]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(
-        t.read(
-            TABLE,
-            "key0",
-            ycsb_db::Fields::All,
-            &mut ycsb_db::Record::new()
-        ),
-        Status::Ok
-    );
+    WRITER.check_open_refused_while_another_process_holds(&["FULL"], "in use");
 }
 
-const WRITER: AckWriterBinary<SqliteStore> =
-    AckWriterBinary::new(env!("CARGO_BIN_EXE_ycsb-sqlite-ack-writer"), reopen);
-
-fn reopen(dir: &Path) -> Result<SqliteStore, StoreError> {
-    SqliteStore::open(&props(dir, &[]))
-}
+const WRITER: AckWriterBinary = AckWriterBinary::new(
+    env!("CARGO_BIN_EXE_ycsb-sqlite-ack-writer"),
+    &ycsb_sqlite::DESCRIPTOR,
+);
 
 #[test]
 fn synced_inserts_survive_sigkill() {
-    let dir = tempfile::tempdir().unwrap();
-    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["FULL"], 200);
+    WRITER.check_acknowledged_inserts_survive_sigkill(&["FULL"], 200);
 }
 
 #[test]
 fn wal_normal_inserts_survive_sigkill_of_the_process() {
     // synchronous=NORMAL in WAL mode writes each commit to the log (no
     // fsync): the kernel keeps it when the process is killed.
-    let dir = tempfile::tempdir().unwrap();
-    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["NORMAL"], 3000);
+    WRITER.check_acknowledged_inserts_survive_sigkill(&["NORMAL"], 3000);
 }
 
 #[test]

@@ -6,11 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::properties::{Origin, Properties};
+use crate::properties::Properties;
 use crate::record::Fields;
 use crate::status::Status;
-use crate::store::{Store, StoreContext, StoreDescriptor, StoreError, StoreThread, ThreadContext};
+use crate::store::{Store, StoreDescriptor, StoreError, StoreThread, ThreadContext};
 
+use super::embedded::open_in;
 use super::{
     assert_guards_its_directory, assert_opens_in, load_property_file, locked_version,
     read_both_ways, record, scan_keys, scan_rows, second_open_error, text_fields,
@@ -303,19 +304,6 @@ pub fn assert_threads_share_one_store(store: &dyn Store) {
         }
     }
     assert_eq!(scan_keys(t.as_mut(), TABLE, "", 3000).len(), 2000);
-}
-
-/// Opens the store `descriptor` describes with `properties` and its data
-/// directory set to `dir`.
-fn open_in(
-    descriptor: &StoreDescriptor,
-    properties: &Properties,
-    dir: &Path,
-) -> Result<Box<dyn Store>, StoreError> {
-    let data_dir = descriptor.data_dir.expect("a data directory");
-    let mut properties = properties.clone();
-    properties.set(data_dir.name, dir.display().to_string(), Origin::Api);
-    (descriptor.open)(&StoreContext::new(&properties))
 }
 
 #[cfg(test)]
