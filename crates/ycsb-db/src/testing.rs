@@ -1535,7 +1535,11 @@ mod tests {
             let (fields, times) = match self.bug {
                 Bug::InPlaceIgnoresSubset => (Fields::All, 1),
                 Bug::InPlaceShowsTwice => (fields, 2),
-                _ => return self.inner_read_in_place(table, key, fields, scratch, visit),
+                _ => {
+                    return crate::read_in_place_by_copy(scratch, visit, |out| {
+                        self.read(table, key, fields, out)
+                    })
+                }
             };
             let status = self.inner.read(table, &self.key(key), fields, scratch);
             if status.is_ok() {
@@ -1671,23 +1675,6 @@ mod tests {
                 };
             }
             crate::batch_status(statuses)
-        }
-    }
-
-    impl BrokenThread<'_> {
-        fn inner_read_in_place(
-            &mut self,
-            table: &str,
-            key: &str,
-            fields: Fields<'_>,
-            scratch: &mut Record,
-            visit: &mut dyn FnMut(RecordView<'_>),
-        ) -> Status {
-            let status = self.read(table, key, fields, scratch);
-            if status.is_ok() {
-                visit(RecordView::from(&*scratch));
-            }
-            status
         }
     }
 
