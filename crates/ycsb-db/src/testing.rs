@@ -61,9 +61,10 @@ pub use embedded::{
     scan_keys, scan_rows, second_open_error, unusable_location_errors,
 };
 pub use engine_checks::{
-    assert_directory_is_guarded, assert_operations_in_key_order, assert_reports_locked_version,
+    assert_directory_is_guarded, assert_fresh_open_refused_while_the_engine_holds,
+    assert_not_a_record, assert_operations_in_key_order, assert_reports_locked_version,
     assert_second_open_refused, assert_shipped_file_opens, assert_threads_share_one_store,
-    assert_unusable_locations_refused, shipped_property_file,
+    assert_unusable_locations_refused, insert_filler_records, shipped_property_file,
 };
 pub use options::{assert_declared_once, assert_invalid_values};
 pub use server::{continue_process, free_port, is_root, stop_process, ServerProcess, ServerSpec};

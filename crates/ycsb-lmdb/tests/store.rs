@@ -6,7 +6,7 @@ use std::path::Path;
 use ycsb_db::testing::durability::AckWriterBinary;
 use ycsb_db::testing::{
     assert_conforms, assert_guards_its_directory, assert_refuses_foreign_directory,
-    assert_survives_reopen, gauge, record, report, Contract,
+    assert_survives_reopen, gauge, insert_filler_records, record, report, Contract,
 };
 use ycsb_db::{Fields, Gauge, Properties, Record, ScanResult, Status, Store, ThreadContext};
 use ycsb_lmdb::LmdbStore;
@@ -56,12 +56,7 @@ fn records_survive_a_reopen_and_scans_are_in_key_order() {
 fn gauges_show_the_tree_and_the_map_and_reports_name_the_library() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path(), &[("lmdb.nosync", "true")]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    let value = "v".repeat(100);
-    for i in 0..2000 {
-        let r = record(&[("field0", &value)]);
-        assert_eq!(t.insert(TABLE, &format!("user{i:05}"), &r), Status::Ok);
-    }
+    insert_filler_records(&store, 2000, 100);
     let mut gauges: Vec<Gauge> = Vec::new();
     store.gauges(&mut gauges);
     let get = |name: &str| gauge(&gauges, name);

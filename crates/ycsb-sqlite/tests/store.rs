@@ -6,7 +6,7 @@ use std::path::Path;
 use ycsb_db::testing::durability::AckWriterBinary;
 use ycsb_db::testing::{
     assert_conforms, assert_guards_its_directory, assert_refuses_foreign_directory,
-    assert_survives_reopen, gauge, record, report, Contract,
+    assert_survives_reopen, gauge, insert_filler_records, record, report, Contract,
 };
 use ycsb_db::{Fields, Gauge, Properties, Record, Status, Store, ThreadContext};
 use ycsb_sqlite::SqliteStore;
@@ -224,12 +224,8 @@ fn without_create_table_a_missing_table_fails_with_sqlite_s_reason() {
 fn gauges_show_pages_and_cache_and_reports_name_the_library() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path(), &[]);
+    insert_filler_records(&store, 2000, 100);
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    let value = "v".repeat(100);
-    for i in 0..2000 {
-        let r = record(&[("field0", &value)]);
-        assert_eq!(t.insert(TABLE, &format!("user{i:05}"), &r), Status::Ok);
-    }
     let mut out = Record::new();
     for i in 0..600 {
         out.clear();
