@@ -23,6 +23,15 @@ fn open(dir: &Path, extra: &[(&str, &str)]) -> SqliteStore {
     SqliteStore::open(&props(dir, extra)).expect("open")
 }
 
+/// Opens the store in `dir` with `extra` and inserts `user1` (`field0=a`):
+/// the insert's status and the thread's last error.
+fn insert_one(dir: &Path, extra: &[(&str, &str)]) -> (Status, Option<String>) {
+    let store = open(dir, extra);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let status = t.insert(TABLE, "user1", &record(&[("field0", "a")]));
+    (status, t.last_error().map(str::to_string))
+}
+
 /// SQLite is an ordered store with exact deletes: the default contract,
 /// in WAL mode (YCSB-cpp's) and with a rollback journal, in both layouts.
 #[test]
@@ -83,13 +92,8 @@ fn close_checkpoints_the_log_and_tables_are_separate_key_spaces() {
 #[test]
 fn the_schema_is_one_table_keyed_by_the_primary_key_property() {
     let dir = tempfile::tempdir().unwrap();
-    let store = open(dir.path(), &[("sqlite.primary_key", "ycsb_key")]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(
-        t.insert(TABLE, "user1", &record(&[("field0", "a")])),
-        Status::Ok
-    );
-    drop(t);
+    let (status, _) = insert_one(dir.path(), &[("sqlite.primary_key", "ycsb_key")]);
+    assert_eq!(status, Status::Ok);
     let conn = rusqlite::Connection::open(dir.path().join("ycsb.sqlite")).unwrap();
     let sql: String = conn
         .query_row(
@@ -210,13 +214,9 @@ fn the_column_schema_is_ycsb_cpp_s_table() {
 #[test]
 fn without_create_table_a_missing_table_fails_with_sqlite_s_reason() {
     let dir = tempfile::tempdir().unwrap();
-    let store = open(dir.path(), &[("sqlite.create_table", "false")]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(
-        t.insert(TABLE, "user1", &record(&[("field0", "a")])),
-        Status::Error
-    );
-    let message = t.last_error().unwrap();
+    let (status, message) = insert_one(dir.path(), &[("sqlite.create_table", "false")]);
+    assert_eq!(status, Status::Error);
+    let message = message.unwrap();
     assert!(message.contains("no such table: usertable"), "{message}");
 }
 
