@@ -264,33 +264,24 @@ fn foreign_directories_files_and_locked_databases_are_refused() {
         "notes.txt",
         &["holds no SQLite database", "notes.txt"],
     );
-    // A database file that is not one: refused by its content, untouched.
+    // A database file that is not one: refused by its content, untouched,
+    // whether named by its directory or as the database file itself
+    // (YCSB-cpp's sqlite.dbpath).
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("ycsb.sqlite"), vec![7u8; 16384]).unwrap();
-    let message = SqliteStore::open(&props(dir.path(), &[("sqlite.destroy", "true")]))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        message
-            .contains("\"ycsb.sqlite\", which has the name of a SQLite file but not its content"),
-        "{message}"
-    );
-    assert_eq!(
-        std::fs::read(dir.path().join("ycsb.sqlite")).unwrap(),
-        vec![7u8; 16384]
-    );
-    // Named as the database file itself (YCSB-cpp's sqlite.dbpath), the
-    // same file is refused by its content too, and kept.
     let file = dir.path().join("ycsb.sqlite");
-    let message = SqliteStore::open(&props(&file, &[("sqlite.destroy", "true")]))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        message
-            .contains("\"ycsb.sqlite\", which has the name of a SQLite file but not its content"),
-        "{message}"
-    );
-    assert_eq!(std::fs::read(&file).unwrap(), vec![7u8; 16384]);
+    std::fs::write(&file, vec![7u8; 16384]).unwrap();
+    for path in [dir.path(), file.as_path()] {
+        let message = SqliteStore::open(&props(path, &[("sqlite.destroy", "true")]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains(
+                "\"ycsb.sqlite\", which has the name of a SQLite file but not its content"
+            ),
+            "{message}"
+        );
+        assert_eq!(std::fs::read(&file).unwrap(), vec![7u8; 16384]);
+    }
     // A database another connection holds exclusively: "locked" once the
     // busy timeout has passed, at open or at the first write.
     let dir = tempfile::tempdir().unwrap();
