@@ -783,19 +783,7 @@ impl Kit<'_, '_> {
         let Some(stored) = self.model.get(key).cloned() else {
             return self.missing_reads(key);
         };
-        let got = self.read(key, Fields::All, Rule::ReadYourWrites)?;
-        if sorted_fields(&got) != sorted_fields(&stored) {
-            return Err(violation(
-                Rule::ReadYourWrites,
-                key,
-                format!(
-                    "read of all fields returned {}, the store should hold {}",
-                    show_record(&got),
-                    show_record(&stored)
-                ),
-            ));
-        }
-        self.in_place_matches(key, Fields::All)?;
+        self.read_matches(key, Fields::All, &stored, Rule::ReadYourWrites)?;
         // No selection names only fields the record lacks: the workload
         // never asks for one, and a store may not tell it from a missing
         // key (Redis `HMGET` answers nils for both).
@@ -808,25 +796,41 @@ impl Kit<'_, '_> {
         let selections = [vec![middle], vec![last, first], vec![first, "nofield"]];
         for names in selections {
             let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-            let fields = Fields::Only(&names);
-            let got = self.read(key, fields, Rule::FieldSubset)?;
-            let mut expected = stored.clone();
-            expected.retain(fields);
-            if sorted_fields(&got) != sorted_fields(&expected) {
-                return Err(violation(
-                    Rule::FieldSubset,
-                    key,
-                    format!(
-                        "read of fields {names:?} returned {}, expected {} of stored {}",
-                        show_record(&got),
-                        show_record(&expected),
-                        show_record(&stored)
-                    ),
-                ));
-            }
-            self.in_place_matches(key, fields)?;
+            self.read_matches(key, Fields::Only(&names), &stored, Rule::FieldSubset)?;
         }
         Ok(())
+    }
+
+    /// Reads `key` with `fields`, copied and in place, and compares with
+    /// the fields of `stored` that `fields` selects; a difference breaks
+    /// `rule`.
+    fn read_matches(
+        &mut self,
+        key: &str,
+        fields: Fields<'_>,
+        stored: &Record,
+        rule: Rule,
+    ) -> Result<(), ContractViolation> {
+        let got = self.read(key, fields, rule)?;
+        let mut expected = stored.clone();
+        expected.retain(fields);
+        if sorted_fields(&got) != sorted_fields(&expected) {
+            let selected = match fields {
+                Fields::All => "all fields".to_string(),
+                Fields::Only(names) => format!("fields {names:?}"),
+            };
+            return Err(violation(
+                rule,
+                key,
+                format!(
+                    "read of {selected} returned {}, expected {} of stored {}",
+                    show_record(&got),
+                    show_record(&expected),
+                    show_record(stored)
+                ),
+            ));
+        }
+        self.in_place_matches(key, fields)
     }
 
     fn read(
