@@ -400,4 +400,24 @@ mod tests {
     fn threads_of_a_store_that_keeps_the_contract_share_it() {
         assert_threads_share_one_store(&ReferenceStore::new());
     }
+
+    #[test]
+    fn filler_records_are_inserted_with_their_length() {
+        let store = ReferenceStore::new();
+        insert_filler_records(&store, 30, 7);
+        assert_eq!(store.table_len(TABLE), 30);
+        let last = store.get(TABLE, "user00029").unwrap();
+        assert_eq!(last.get("field0"), Some(&b"xxxxxxx"[..]));
+    }
+
+    #[test]
+    fn a_stored_record_is_caught_as_one() {
+        let store = ReferenceStore::new();
+        insert_filler_records(&store, 1, 7);
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            assert_not_a_record(t.as_mut(), "user00000")
+        }));
+        assert!(caught.is_err());
+    }
 }
