@@ -5,22 +5,14 @@
 //! exact `ycsb merge` of the clients' exports, which are kept.
 
 mod common;
+// How ycsb-cli's tests read an export's counts.
+#[path = "../../crates/ycsb-cli/tests/export_support/mod.rs"]
+mod export_support;
 
 use serde_json::Value;
 
 use common::{json, run_experiment, write_matrix};
-
-fn returns(phase: &Value, section: &str, status: &str) -> u64 {
-    phase["sections"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|s| s["name"] == section && s["intended"] != true)
-        .flat_map(|s| s["returns"].as_array().into_iter().flatten())
-        .filter(|r| r["status"] == status)
-        .map(|r| r["count"].as_u64().unwrap_or(0))
-        .sum()
-}
+use export_support::returns;
 
 fn config<'a>(export: &'a Value, key: &str) -> Option<&'a str> {
     export["config"]

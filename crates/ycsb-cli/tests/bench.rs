@@ -365,6 +365,8 @@ fn message_of<'a>(out: &'a str, name: &str) -> &'a str {
 /// the flags, and what its output must show.
 struct NewBenchmark {
     flags: &'static [&'static str],
+    /// More flags: a mixgraph model.
+    model: &'static [&'static str],
     check: fn(&[Line], &str),
 }
 
@@ -376,6 +378,7 @@ const NEW_BENCHMARKS: &[NewBenchmark] = &[
             "--num=3000",
             "--histogram",
         ],
+        model: &[],
         check: |lines, out| {
             assert_eq!(find(lines, "fillbatch").operations, 3000, "{out}");
             assert_eq!(find(lines, "readseq").operations, 3000, "{out}");
@@ -387,6 +390,7 @@ const NEW_BENCHMARKS: &[NewBenchmark] = &[
     // --num is not written (db_bench's Done(entries_per_batch_)).
     NewBenchmark {
         flags: &["--benchmarks=fillrandom", "--num=1050", "--batch_size=100"],
+        model: &[],
         check: |lines, out| assert_eq!(find(lines, "fillrandom").operations, 1000, "{out}"),
     },
     NewBenchmark {
@@ -395,6 +399,7 @@ const NEW_BENCHMARKS: &[NewBenchmark] = &[
             "--num=2000",
             "--readwritepercent=80",
         ],
+        model: &[],
         check: |lines, out| {
             assert_eq!(find(lines, "readrandomwriterandom").operations, 2000);
             assert_eq!(
@@ -410,6 +415,7 @@ const NEW_BENCHMARKS: &[NewBenchmark] = &[
             "--num=1000",
             "--histogram",
         ],
+        model: &[],
         check: |lines, out| {
             assert_eq!(find(lines, "updaterandom").operations, 1000);
             assert_eq!(
@@ -428,6 +434,7 @@ const NEW_BENCHMARKS: &[NewBenchmark] = &[
             "--num=2000",
             "--benchmark_write_rate_limit=200000",
         ],
+        model: &[],
         check: |lines, out| {
             assert_eq!(
                 find(lines, "readwhilewriting").found,
@@ -441,16 +448,6 @@ const NEW_BENCHMARKS: &[NewBenchmark] = &[
             "--benchmarks=fillseq,mixgraph",
             "--num=3000",
             "--reads=4000",
-            "--mix_get_ratio=0.83",
-            "--mix_put_ratio=0.14",
-            "--mix_seek_ratio=0.03",
-            "--keyrange_dist_a=14.18",
-            "--keyrange_dist_b=-2.917",
-            "--keyrange_dist_c=0.0164",
-            "--keyrange_dist_d=-0.08082",
-            "--keyrange_num=30",
-            "--key_dist_a=0.002312",
-            "--key_dist_b=0.3467",
             "--value_k=0.2615",
             "--value_sigma=25.45",
             "--iter_k=2.517",
@@ -463,6 +460,7 @@ const NEW_BENCHMARKS: &[NewBenchmark] = &[
             "--sine_mix_rate_interval_milliseconds=100",
             "--histogram",
         ],
+        model: &MIXGRAPH_SKEWED_MODEL,
         check: |lines, out| {
             assert_eq!(find(lines, "mixgraph").operations, 4000, "{out}");
             let message = message_of(out, "mixgraph");
@@ -501,7 +499,7 @@ fn new_benchmarks_on_rocksdb_and_leveldb() {
                 format!("--db={}", path.display()),
                 "--seed=5".to_string(),
             ];
-            args.extend(case.flags.iter().map(|f| f.to_string()));
+            args.extend(case.flags.iter().chain(case.model).map(|f| f.to_string()));
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let (lines, out) = bench(&args);
             (case.check)(&lines, &out);

@@ -148,6 +148,23 @@ pub const READ_EACH_RECORD: [&str; 8] = [
     "requestdistribution=sequential",
 ];
 
+/// `ycsb bench` (and db_bench) flags for a production-like mixgraph: 83%
+/// gets, 14% puts and 3% seeks, over 30 key ranges whose hotness follows
+/// the two-term exponential model (`--keyrange_dist_a/b/c/d`), keys within
+/// a range drawn by the power model (`--key_dist_a/b`).
+pub const MIXGRAPH_SKEWED_MODEL: [&str; 10] = [
+    "--mix_get_ratio=0.83",
+    "--mix_put_ratio=0.14",
+    "--mix_seek_ratio=0.03",
+    "--keyrange_dist_a=14.18",
+    "--keyrange_dist_b=-2.917",
+    "--keyrange_dist_c=0.0164",
+    "--keyrange_dist_d=-0.08082",
+    "--keyrange_num=30",
+    "--key_dist_a=0.002312",
+    "--key_dist_b=0.3467",
+];
+
 /// `-p exporter=json -p exportfile=<path>`: the run's JSON export.
 pub fn json_export(path: &Path) -> [String; 4] {
     [

@@ -242,7 +242,7 @@ fn new_benchmarks_make_db_bench_s_choices() {
         "fillbatch",
         "mixgraph",
     ];
-    for (seed, mixgraph) in [
+    for (seed, mixgraph, sizes) in [
         (
             "5",
             &[
@@ -250,23 +250,12 @@ fn new_benchmarks_make_db_bench_s_choices() {
                 "--mix_put_ratio=0.3",
                 "--mix_seek_ratio=0.1",
             ][..],
+            &[][..],
         ),
         (
             "9",
-            &[
-                "--mix_get_ratio=0.83",
-                "--mix_put_ratio=0.14",
-                "--mix_seek_ratio=0.03",
-                "--keyrange_dist_a=14.18",
-                "--keyrange_dist_b=-2.917",
-                "--keyrange_dist_c=0.0164",
-                "--keyrange_dist_d=-0.08082",
-                "--keyrange_num=30",
-                "--key_dist_a=0.002312",
-                "--key_dist_b=0.3467",
-                "--value_sigma=30",
-                "--iter_sigma=20",
-            ][..],
+            &MIXGRAPH_SKEWED_MODEL[..],
+            &["--value_sigma=30", "--iter_sigma=20"][..],
         ),
     ] {
         let args = |name: &str| -> Vec<String> {
@@ -284,7 +273,7 @@ fn new_benchmarks_make_db_bench_s_choices() {
                     tmp.path().join(format!("{name}{seed}")).display()
                 ),
             ];
-            args.extend(mixgraph.iter().map(|f| f.to_string()));
+            args.extend(mixgraph.iter().chain(sizes).map(|f| f.to_string()));
             args
         };
         let Some(ours) = ycsb_bench(&args("ycsb")) else {

@@ -7,6 +7,8 @@
 mod common;
 mod rel_support;
 
+use std::path::Path;
+use std::process::Output;
 use std::time::Duration;
 
 use common::*;
@@ -46,30 +48,48 @@ const WORKLOAD_A: [&str; 8] = [
     "4",
 ];
 
+/// `ycsb <command> <store>` with the server's `args`, then `workload` and
+/// `more`: its output, once it has exited 0.
+fn succeeds(
+    command: &str,
+    store: &str,
+    args: &[String],
+    workload: &[&str],
+    more: &[&str],
+) -> Output {
+    let out = ycsb()
+        .args([command, store])
+        .args(args)
+        .args(workload)
+        .args(more)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    out
+}
+
+/// The server's `args` and a JSON export to `path`.
+fn with_export(args: &[String], path: &Path) -> Vec<String> {
+    args.iter().cloned().chain(json_export(path)).collect()
+}
+
 /// Loads [`WORKLOAD_A`] through the store named `store` (an alias of
 /// jdbc): all 300 inserts succeed.
 fn load_a(store: &str, args: &[String]) {
-    let load = ycsb()
-        .args(["load", store])
-        .args(args)
-        .args(WORKLOAD_A)
-        .output()
-        .unwrap();
-    assert!(load.status.success(), "{}", stderr(&load));
-    assert_eq!(count(&stdout(&load), "INSERT", "Return=OK"), 300);
+    let out = stdout(&succeeds("load", store, args, &WORKLOAD_A, &[]));
+    assert_eq!(count(&out, "INSERT", "Return=OK"), 300);
 }
 
 /// Runs 1,500 operations of [`WORKLOAD_A`] through `store`: every read
 /// verifies, and none is unexpected, failed or missing.
 fn run_a_verified(store: &str, args: &[String]) {
-    let run = ycsb()
-        .args(["run", store])
-        .args(args)
-        .args(WORKLOAD_A)
-        .args(["-p", "operationcount=1500"])
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", stderr(&run));
+    let run = succeeds(
+        "run",
+        store,
+        args,
+        &WORKLOAD_A,
+        &["-p", "operationcount=1500"],
+    );
     let out = stdout(&run);
     let verified = count(&out, "VERIFY", "Return=OK");
     assert_eq!(verified, count(&out, "READ", "Return=OK"), "{out}");
@@ -92,17 +112,13 @@ fn workload_a_keeps_its_data_and_the_export_has_the_servers_figures() {
         .unwrap();
     assert_eq!(rows, 300);
     run_a_verified("jdbc", &args);
-    let run = ycsb()
-        .args(["run", "jdbc"])
-        .args(&args)
-        .args(WORKLOAD_A)
-        .args(["-p", "operationcount=1500", "-p", "status.interval=1"])
-        .args(["-p", "exporter=json"])
-        .arg("-p")
-        .arg(format!("exportfile={}", export.display()))
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", stderr(&run));
+    let run = succeeds(
+        "run",
+        "jdbc",
+        &with_export(&args, &export),
+        &WORKLOAD_A,
+        &["-p", "operationcount=1500", "-p", "status.interval=1"],
+    );
     let report = std::fs::read_to_string(&export).unwrap();
     assert!(!report.contains(PASSWORD), "the password is in the export");
     assert!(
@@ -133,22 +149,15 @@ fn workload_a_keeps_its_data_and_the_export_has_the_servers_figures() {
 fn workload_e_scans() {
     let server = Postgres::start();
     let args = server_args(&server);
-    let common_args = ["-P", "workloads/workloade", "-p", "recordcount=300"];
-    let load = ycsb()
-        .args(["load", "jdbc"])
-        .args(&args)
-        .args(common_args)
-        .output()
-        .unwrap();
-    assert!(load.status.success(), "{}", stderr(&load));
-    let run = ycsb()
-        .args(["run", "jdbc"])
-        .args(&args)
-        .args(common_args)
-        .args(["-p", "operationcount=300", "-threads", "2"])
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", stderr(&run));
+    let workload_e = ["-P", "workloads/workloade", "-p", "recordcount=300"];
+    succeeds("load", "jdbc", &args, &workload_e, &[]);
+    let run = succeeds(
+        "run",
+        "jdbc",
+        &args,
+        &workload_e,
+        &["-p", "operationcount=300", "-threads", "2"],
+    );
     let out = stdout(&run);
     assert!(count(&out, "SCAN", "Return=OK") > 200, "{out}");
     for bad in ["UNEXPECTED_STATE", "ERROR", "NOT_IMPLEMENTED"] {
@@ -164,13 +173,7 @@ fn workload_e_scans() {
 fn a_server_killed_and_restarted_mid_run_is_reconnected() {
     let mut server = Postgres::start();
     let args = server_args(&server);
-    let load = ycsb()
-        .args(["load", "jdbc"])
-        .args(&args)
-        .args(["-p", "recordcount=200"])
-        .output()
-        .unwrap();
-    assert!(load.status.success(), "{}", stderr(&load));
+    succeeds("load", "jdbc", &args, &[], &["-p", "recordcount=200"]);
     let (out, err) = run_across_an_interruption(
         ycsb()
             .args(["run", "jdbc", "-P", "workloads/workloada"])
@@ -238,16 +241,13 @@ fn workload_a_keeps_its_data_on_mariadb() {
     let args = url_args(&server.url(), "ycsb", MARIADB_PASSWORD);
     load_a("mariadb", &args);
     run_a_verified("mysql", &args);
-    let run = ycsb()
-        .args(["run", "jdbc"])
-        .args(&args)
-        .args(WORKLOAD_A)
-        .args(["-p", "operationcount=300", "-p", "exporter=json"])
-        .arg("-p")
-        .arg(format!("exportfile={}", export.display()))
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", stderr(&run));
+    succeeds(
+        "run",
+        "jdbc",
+        &with_export(&args, &export),
+        &WORKLOAD_A,
+        &["-p", "operationcount=300"],
+    );
     let report = std::fs::read_to_string(&export).unwrap();
     assert!(
         !report.contains(MARIADB_PASSWORD),
@@ -278,26 +278,8 @@ fn workload_a_keeps_its_data_on_mariadb() {
 fn batched_loads_and_runs_keep_their_data() {
     let server = Postgres::start();
     let args = server_args(&server);
-    let common_args = [
-        "-P",
-        "workloads/workloada",
-        "-p",
-        "recordcount=300",
-        "-p",
-        "dataintegrity=true",
-        "-p",
-        "batch.size=50",
-        "-threads",
-        "4",
-    ];
-    let load = ycsb()
-        .args(["load", "jdbc"])
-        .args(&args)
-        .args(common_args)
-        .output()
-        .unwrap();
-    assert!(load.status.success(), "{}", stderr(&load));
-    let out = stdout(&load);
+    let batched = ["-p", "batch.size=50"];
+    let out = stdout(&succeeds("load", "jdbc", &args, &WORKLOAD_A, &batched));
     assert_eq!(count(&out, "INSERT", "Return=OK"), 300, "{out}");
     assert_eq!(count(&out, "BATCH_INSERT", "Operations"), 8, "{out}");
     let rows: i64 = server
@@ -305,14 +287,13 @@ fn batched_loads_and_runs_keep_their_data() {
         .count("SELECT count(*) FROM usertable")
         .unwrap();
     assert_eq!(rows, 300);
-    let run = ycsb()
-        .args(["run", "jdbc"])
-        .args(&args)
-        .args(common_args)
-        .args(["-p", "operationcount=1000"])
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", stderr(&run));
+    let run = succeeds(
+        "run",
+        "jdbc",
+        &args,
+        &WORKLOAD_A,
+        &[&batched[..], &["-p", "operationcount=1000"]].concat(),
+    );
     let out = stdout(&run);
     // Each batch of 50 is one kind, drawn as workload A draws an
     // operation: 20 batches, so the split between reads and updates

@@ -10,6 +10,7 @@
 //! Needs root and `ip` (iproute2); without either it says so and skips.
 
 mod common;
+mod export_support;
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -17,6 +18,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use common::*;
+use export_support::returns;
 
 const RECORDS: u64 = 2_000;
 const OPERATIONS: u64 = 1_500;
@@ -124,18 +126,6 @@ fn wait_serving(ns: &str, addr: &str) {
 
 fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn returns(phase: &serde_json::Value, section: &str, status: &str) -> u64 {
-    phase["sections"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|s| s["name"] == section && s["intended"] != true)
-        .flat_map(|s| s["returns"].as_array().into_iter().flatten())
-        .filter(|r| r["status"] == status)
-        .map(|r| r["count"].as_u64().unwrap_or(0))
-        .sum()
 }
 
 /// Bytes received by interface `dev` in namespace `ns`.

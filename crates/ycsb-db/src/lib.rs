@@ -102,7 +102,7 @@ pub use record::{
 pub use secrets::{is_secret, redact_argument, redact_text, redact_value, REDACTED};
 pub use status::Status;
 pub use store::{
-    Batching, DebianPackages, Durability, DurabilitySetting, EngineInfo, EngineReport, Gauge,
-    GaugeKind, OutputSink, Protocol, ServerAddress, ServerClient, ServerFor, Store, StoreContext,
-    StoreDescriptor, StoreError, StoreThread, ThreadContext,
+    read_in_place_by_copy, Batching, DebianPackages, Durability, DurabilitySetting, EngineInfo,
+    EngineReport, Gauge, GaugeKind, OutputSink, Protocol, ServerAddress, ServerClient, ServerFor,
+    Store, StoreContext, StoreDescriptor, StoreError, StoreThread, ThreadContext,
 };

@@ -10,6 +10,26 @@ use crate::record::{Fields, Record, RecordView, ScanResult};
 use crate::status::Status;
 pub use ycsb_results::GaugeKind;
 
+/// A read in place made of a copied read: `read` fills `scratch` (which
+/// arrives empty, as [`StoreThread::read`]'s `out` does) and, when the
+/// status it returns is OK, `visit` is shown `scratch` once.
+///
+/// This is [`StoreThread::read_in_place`]'s default, and how a binding
+/// whose engine cannot show some records in place (a row layout, column
+/// values read one by one) reads those, so that both reads select and
+/// report the same.
+pub fn read_in_place_by_copy(
+    scratch: &mut Record,
+    visit: &mut dyn FnMut(RecordView<'_>),
+    read: impl FnOnce(&mut Record) -> Status,
+) -> Status {
+    let status = read(scratch);
+    if status.is_ok() {
+        visit(RecordView::from(&*scratch));
+    }
+    status
+}
+
 /// Facts about the thread a [`StoreThread`] serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -296,11 +316,7 @@ pub trait StoreThread {
         scratch: &mut Record,
         visit: &mut dyn FnMut(RecordView<'_>),
     ) -> Status {
-        let status = self.read(table, key, fields, scratch);
-        if status.is_ok() {
-            visit(RecordView::from(&*scratch));
-        }
-        status
+        read_in_place_by_copy(scratch, visit, |out| self.read(table, key, fields, out))
     }
 
     /// Reads up to `count` records in key order starting at `start_key`

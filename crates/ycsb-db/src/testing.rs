@@ -61,9 +61,10 @@ pub use embedded::{
     scan_keys, scan_rows, second_open_error, unusable_location_errors,
 };
 pub use engine_checks::{
-    assert_directory_is_guarded, assert_operations_in_key_order, assert_reports_locked_version,
+    assert_directory_is_guarded, assert_fresh_open_refused_while_the_engine_holds,
+    assert_not_a_record, assert_operations_in_key_order, assert_reports_locked_version,
     assert_second_open_refused, assert_shipped_file_opens, assert_threads_share_one_store,
-    assert_unusable_locations_refused, shipped_property_file,
+    assert_unusable_locations_refused, insert_filler_records, shipped_property_file,
 };
 pub use options::{assert_declared_once, assert_invalid_values};
 pub use server::{continue_process, free_port, is_root, stop_process, ServerProcess, ServerSpec};
@@ -782,19 +783,7 @@ impl Kit<'_, '_> {
         let Some(stored) = self.model.get(key).cloned() else {
             return self.missing_reads(key);
         };
-        let got = self.read(key, Fields::All, Rule::ReadYourWrites)?;
-        if sorted_fields(&got) != sorted_fields(&stored) {
-            return Err(violation(
-                Rule::ReadYourWrites,
-                key,
-                format!(
-                    "read of all fields returned {}, the store should hold {}",
-                    show_record(&got),
-                    show_record(&stored)
-                ),
-            ));
-        }
-        self.in_place_matches(key, Fields::All)?;
+        self.read_matches(key, Fields::All, &stored, Rule::ReadYourWrites)?;
         // No selection names only fields the record lacks: the workload
         // never asks for one, and a store may not tell it from a missing
         // key (Redis `HMGET` answers nils for both).
@@ -807,25 +796,41 @@ impl Kit<'_, '_> {
         let selections = [vec![middle], vec![last, first], vec![first, "nofield"]];
         for names in selections {
             let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-            let fields = Fields::Only(&names);
-            let got = self.read(key, fields, Rule::FieldSubset)?;
-            let mut expected = stored.clone();
-            expected.retain(fields);
-            if sorted_fields(&got) != sorted_fields(&expected) {
-                return Err(violation(
-                    Rule::FieldSubset,
-                    key,
-                    format!(
-                        "read of fields {names:?} returned {}, expected {} of stored {}",
-                        show_record(&got),
-                        show_record(&expected),
-                        show_record(&stored)
-                    ),
-                ));
-            }
-            self.in_place_matches(key, fields)?;
+            self.read_matches(key, Fields::Only(&names), &stored, Rule::FieldSubset)?;
         }
         Ok(())
+    }
+
+    /// Reads `key` with `fields`, copied and in place, and compares with
+    /// the fields of `stored` that `fields` selects; a difference breaks
+    /// `rule`.
+    fn read_matches(
+        &mut self,
+        key: &str,
+        fields: Fields<'_>,
+        stored: &Record,
+        rule: Rule,
+    ) -> Result<(), ContractViolation> {
+        let got = self.read(key, fields, rule)?;
+        let mut expected = stored.clone();
+        expected.retain(fields);
+        if sorted_fields(&got) != sorted_fields(&expected) {
+            let selected = match fields {
+                Fields::All => "all fields".to_string(),
+                Fields::Only(names) => format!("fields {names:?}"),
+            };
+            return Err(violation(
+                rule,
+                key,
+                format!(
+                    "read of {selected} returned {}, expected {} of stored {}",
+                    show_record(&got),
+                    show_record(&expected),
+                    show_record(stored)
+                ),
+            ));
+        }
+        self.in_place_matches(key, fields)
     }
 
     fn read(
@@ -1535,7 +1540,11 @@ mod tests {
             let (fields, times) = match self.bug {
                 Bug::InPlaceIgnoresSubset => (Fields::All, 1),
                 Bug::InPlaceShowsTwice => (fields, 2),
-                _ => return self.inner_read_in_place(table, key, fields, scratch, visit),
+                _ => {
+                    return crate::read_in_place_by_copy(scratch, visit, |out| {
+                        self.read(table, key, fields, out)
+                    })
+                }
             };
             let status = self.inner.read(table, &self.key(key), fields, scratch);
             if status.is_ok() {
@@ -1671,23 +1680,6 @@ mod tests {
                 };
             }
             crate::batch_status(statuses)
-        }
-    }
-
-    impl BrokenThread<'_> {
-        fn inner_read_in_place(
-            &mut self,
-            table: &str,
-            key: &str,
-            fields: Fields<'_>,
-            scratch: &mut Record,
-            visit: &mut dyn FnMut(RecordView<'_>),
-        ) -> Status {
-            let status = self.read(table, key, fields, scratch);
-            if status.is_ok() {
-                visit(RecordView::from(&*scratch));
-            }
-            status
         }
     }
 

@@ -4,14 +4,13 @@
 use std::path::Path;
 
 use ycsb_db::testing::{
-    assert_conforms, assert_directory_is_guarded, assert_refuses_foreign_directory,
-    assert_reports_locked_version, assert_shipped_file_opens, assert_survives_reopen, gauge,
-    read_both_ways, record, shipped_property_file, Contract, Deletes,
+    assert_conforms, assert_directory_is_guarded, assert_fresh_open_refused_while_the_engine_holds,
+    assert_not_a_record, assert_refuses_foreign_directory, assert_reports_locked_version,
+    assert_shipped_file_opens, assert_survives_reopen, gauge, insert_filler_records,
+    shipped_property_file, Contract, Deletes,
 };
-use ycsb_db::{Fields, Properties, Status, Store, StoreThread, ThreadContext};
+use ycsb_db::{Properties, Store, ThreadContext};
 use ycsb_fjall::FjallStore;
-
-const TABLE: &str = "usertable";
 
 fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
     Properties::new()
@@ -42,10 +41,6 @@ fn keeps_the_store_contract() {
     }
 }
 
-fn read(t: &mut dyn StoreThread, key: &str) -> (Status, Vec<(String, String)>) {
-    read_both_ways(t, TABLE, key, Fields::All)
-}
-
 /// Also covers `fjall.destroy`, the descriptor's fresh property.
 #[test]
 fn a_database_survives_a_reopen() {
@@ -58,15 +53,7 @@ fn a_database_survives_a_reopen() {
 fn gauges_and_reports_show_the_tree() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path(), &[("fjall.memtable_size", "65536")]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    let value = "x".repeat(200);
-    for i in 0..3000 {
-        assert_eq!(
-            t.insert(TABLE, &format!("user{i}"), &record(&[("field0", &value)])),
-            Status::Ok
-        );
-    }
-    drop(t);
+    insert_filler_records(&store, 3000, 200);
     store.compact().unwrap();
     let mut gauges = Vec::new();
     store.gauges(&mut gauges);
@@ -103,15 +90,11 @@ fn gauges_and_reports_show_the_tree() {
 /// The version the results name is the one Cargo built.
 #[test]
 fn engine_version_is_the_locked_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let version = ycsb_fjall::ENGINE_VERSION;
     assert_reports_locked_version(
         &ycsb_fjall::DESCRIPTOR,
-        manifest_dir,
+        Path::new(env!("CARGO_MANIFEST_DIR")),
         "fjall",
-        version,
-        dir.path(),
+        ycsb_fjall::ENGINE_VERSION,
     );
 }
 
@@ -134,11 +117,9 @@ fn values_that_are_not_records_are_unexpected_state() {
         ks.insert("user1", [0xffu8, 0xff, 0xff].as_slice()).unwrap();
     }
     let store = open(dir.path(), &[]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(read(t.as_mut(), "user1").0, Status::UnexpectedState);
-    assert_eq!(
-        t.update(TABLE, "user1", &record(&[("f", "v")])),
-        Status::UnexpectedState
+    assert_not_a_record(
+        store.thread(ThreadContext::new(0, 1)).unwrap().as_mut(),
+        "user1",
     );
 }
 
@@ -160,21 +141,19 @@ fn the_directory_is_guarded() {
     assert_directory_is_guarded(&ycsb_fjall::DESCRIPTOR, &Properties::new());
 }
 
+/// Opened by fjall directly (another program): no directory lock of ours,
+/// but fjall's own lock on its lock file.
 #[test]
 fn a_database_fjall_itself_holds_is_refused_and_kept() {
-    // Opened by fjall directly (another program): no directory lock of
-    // ours, but fjall's own lock on its lock file.
     let dir = tempfile::tempdir().unwrap();
     let db = fjall::Database::builder(dir.path()).open().unwrap();
-    let fresh = props(dir.path(), &[("fjall.destroy", "true")]);
-    let err = FjallStore::open(&fresh).unwrap_err().to_string();
-    assert!(
-        err.contains("is open in another process, which holds the lock on its lock"),
-        "{err}"
+    assert_fresh_open_refused_while_the_engine_holds(
+        &ycsb_fjall::DESCRIPTOR,
+        dir.path(),
+        db,
+        "is open in another process, which holds the lock on its lock",
+        "version",
     );
-    assert!(dir.path().join("version").exists());
-    drop(db);
-    FjallStore::open(&fresh).unwrap();
 }
 
 #[test]

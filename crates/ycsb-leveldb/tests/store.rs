@@ -4,14 +4,14 @@
 use std::path::{Path, PathBuf};
 
 use ycsb_db::testing::{
-    assert_conforms, assert_directory_is_guarded, assert_operations_in_key_order,
-    assert_shipped_file_opens, assert_survives_reopen, assert_threads_share_one_store, gauge,
-    load_property_file, read_both_ways, record, report, scan_rows, shipped_property_file,
-    text_fields, Contract, Deletes, UpdateMissing,
+    assert_conforms, assert_directory_is_guarded, assert_not_a_record,
+    assert_operations_in_key_order, assert_shipped_file_opens, assert_survives_reopen,
+    assert_threads_share_one_store, gauge, insert_filler_records, load_property_file,
+    read_both_ways, record, report, scan_rows, shipped_property_file, text_fields, Contract,
+    Deletes, UpdateMissing,
 };
 use ycsb_db::{
-    Fields, Origin, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
-    ThreadContext,
+    Fields, Origin, Properties, Record, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 use ycsb_leveldb::LevelStore;
 
@@ -205,19 +205,9 @@ fn values_that_are_not_records_are_unexpected_state_not_panics() {
         assert_eq!(t.insert(TABLE, "user1", &r), Status::Ok);
     }
     let store = open(dir.path(), &[]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(
-        read(t.as_mut(), "user1\0f", Fields::All).0,
-        Status::UnexpectedState
-    );
-    assert_eq!(
-        t.update(TABLE, "user1\0f", &record(&[("f", "x")])),
-        Status::UnexpectedState
-    );
-    let mut out = ScanResult::new();
-    assert_eq!(
-        t.scan(TABLE, "user1", 5, Fields::All, &mut out),
-        Status::UnexpectedState
+    assert_not_a_record(
+        store.thread(ThreadContext::new(0, 1)).unwrap().as_mut(),
+        "user1\0f",
     );
 }
 
@@ -331,12 +321,7 @@ fn gauges_show_levels_after_compaction() {
             ("leveldb.cache_size", "1048576"),
         ],
     );
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    let value = "x".repeat(1000);
-    for i in 0..3000 {
-        let r = record(&[("field0", &value)]);
-        assert_eq!(t.insert(TABLE, &format!("user{i:05}"), &r), Status::Ok);
-    }
+    insert_filler_records(&store, 3000, 1000);
     let mut before = Vec::new();
     store.gauges(&mut before);
     let files_before: f64 = (0..7)

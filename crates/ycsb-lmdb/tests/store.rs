@@ -6,11 +6,9 @@ use std::path::Path;
 use ycsb_db::testing::durability::AckWriterBinary;
 use ycsb_db::testing::{
     assert_conforms, assert_guards_its_directory, assert_refuses_foreign_directory,
-    assert_survives_reopen, gauge, record, report, Contract,
+    assert_survives_reopen, gauge, insert_filler_records, record, report, Contract,
 };
-use ycsb_db::{
-    Fields, Gauge, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext,
-};
+use ycsb_db::{Fields, Gauge, Properties, Record, ScanResult, Status, Store, ThreadContext};
 use ycsb_lmdb::LmdbStore;
 
 const TABLE: &str = "usertable";
@@ -58,12 +56,7 @@ fn records_survive_a_reopen_and_scans_are_in_key_order() {
 fn gauges_show_the_tree_and_the_map_and_reports_name_the_library() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path(), &[("lmdb.nosync", "true")]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    let value = "v".repeat(100);
-    for i in 0..2000 {
-        let r = record(&[("field0", &value)]);
-        assert_eq!(t.insert(TABLE, &format!("user{i:05}"), &r), Status::Ok);
-    }
+    insert_filler_records(&store, 2000, 100);
     let mut gauges: Vec<Gauge> = Vec::new();
     store.gauges(&mut gauges);
     let get = |name: &str| gauge(&gauges, name);
@@ -143,17 +136,14 @@ fn foreign_directories_and_files_are_refused() {
     assert!(message.contains("lmdb.dbpath="), "{message}");
 }
 
-const WRITER: AckWriterBinary<LmdbStore> =
-    AckWriterBinary::new(env!("CARGO_BIN_EXE_ycsb-lmdb-ack-writer"), reopen);
-
-fn reopen(dir: &Path) -> Result<LmdbStore, StoreError> {
-    LmdbStore::open(&props(dir, &[]))
-}
+const WRITER: AckWriterBinary = AckWriterBinary::new(
+    env!("CARGO_BIN_EXE_ycsb-lmdb-ack-writer"),
+    &ycsb_lmdb::DESCRIPTOR,
+);
 
 #[test]
 fn synced_inserts_survive_sigkill() {
-    let dir = tempfile::tempdir().unwrap();
-    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &[], 200);
+    WRITER.check_acknowledged_inserts_survive_sigkill(&[], 200);
 }
 
 #[test]
@@ -161,28 +151,15 @@ fn nosync_inserts_survive_sigkill_of_the_process() {
     // MDB_NOSYNC skips the fsync, not the write(2): a committed
     // transaction is in the kernel's page cache, which a killed process
     // does not take with it (a machine crash would).
-    let dir = tempfile::tempdir().unwrap();
-    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["nosync"], 5000);
+    WRITER.check_acknowledged_inserts_survive_sigkill(&["nosync"], 5000);
 }
 
+/// LMDB itself lets processes share an environment, and a second one with
+/// lmdb.destroy=true would delete it under the first: the guard refuses the
+/// second open, destroy or not, and the writer's records stay.
 #[test]
 fn another_process_cannot_open_the_environment_a_writer_holds() {
-    // LMDB itself lets processes share an environment, and a second one
-    // with lmdb.destroy=true would delete it under the first: the guard
-    // refuses the second open, destroy or not, and the writer's records
-    // stay.
-    let dir = tempfile::tempdir().unwrap();
-    WRITER.check_open_refused_while_another_process_holds(dir.path(), &[], "in use", || {
-        let fresh = LmdbStore::open(&props(dir.path(), &[("lmdb.destroy", "true")]));
-        assert!(fresh.unwrap_err().to_string().contains("in use"));
-        assert!(dir.path().join("data.mdb").exists());
-    });
-    let store = open(dir.path(), &[]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(
-        t.read(TABLE, "key0", Fields::All, &mut Record::new()),
-        Status::Ok
-    );
+    WRITER.check_open_refused_while_another_process_holds(&[], "in use");
 }
 
 #[test]

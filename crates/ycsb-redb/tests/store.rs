@@ -4,14 +4,13 @@
 use std::path::Path;
 
 use ycsb_db::testing::{
-    assert_conforms, assert_directory_is_guarded, assert_refuses_foreign_directory,
-    assert_reports_locked_version, assert_shipped_file_opens, assert_survives_reopen, gauge,
-    read_both_ways, record, shipped_property_file, Contract,
+    assert_conforms, assert_directory_is_guarded, assert_fresh_open_refused_while_the_engine_holds,
+    assert_not_a_record, assert_refuses_foreign_directory, assert_reports_locked_version,
+    assert_shipped_file_opens, assert_survives_reopen, gauge, insert_filler_records,
+    shipped_property_file, Contract,
 };
-use ycsb_db::{Fields, Gauge, Properties, Status, Store, StoreError, StoreThread, ThreadContext};
+use ycsb_db::{Gauge, Properties, Store, StoreError, ThreadContext};
 use ycsb_redb::RedbStore;
-
-const TABLE: &str = "usertable";
 
 fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
     Properties::new()
@@ -42,10 +41,6 @@ fn keeps_the_store_contract() {
     }
 }
 
-fn read(t: &mut dyn StoreThread, key: &str) -> (Status, Vec<(String, String)>) {
-    read_both_ways(t, TABLE, key, Fields::All)
-}
-
 /// Also covers `redb.destroy`, the descriptor's fresh property.
 #[test]
 fn a_database_survives_a_reopen() {
@@ -58,15 +53,7 @@ fn a_database_survives_a_reopen() {
 fn gauges_and_reports_show_the_tree() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path(), &[("redb.durability", "none")]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    let value = "x".repeat(200);
-    for i in 0..3000 {
-        assert_eq!(
-            t.insert(TABLE, &format!("user{i}"), &record(&[("field0", &value)])),
-            Status::Ok
-        );
-    }
-    drop(t);
+    insert_filler_records(&store, 3000, 200);
     let names = store.gauge_names();
     let mut gauges = Vec::new();
     store.gauges(&mut gauges);
@@ -122,15 +109,11 @@ fn gauges_and_reports_show_the_tree() {
 /// The version the results name is the one Cargo built.
 #[test]
 fn engine_version_is_the_locked_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let version = ycsb_redb::ENGINE_VERSION;
     assert_reports_locked_version(
         &ycsb_redb::DESCRIPTOR,
-        manifest_dir,
+        Path::new(env!("CARGO_MANIFEST_DIR")),
         "redb",
-        version,
-        dir.path(),
+        ycsb_redb::ENGINE_VERSION,
     );
 }
 
@@ -156,14 +139,10 @@ fn values_that_are_not_records_are_unexpected_state() {
         txn.commit().unwrap();
     }
     let store = open(dir.path(), &[]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(read(t.as_mut(), "user1").0, Status::UnexpectedState);
-    assert_eq!(
-        t.update(TABLE, "user1", &record(&[("f", "v")])),
-        Status::UnexpectedState
+    assert_not_a_record(
+        store.thread(ThreadContext::new(0, 1)).unwrap().as_mut(),
+        "user1",
     );
-    // The failed update changed nothing.
-    assert_eq!(read(t.as_mut(), "user1").0, Status::UnexpectedState);
 }
 
 #[test]
@@ -201,22 +180,20 @@ fn the_directory_is_guarded() {
     assert_directory_is_guarded(&ycsb_redb::DESCRIPTOR, &Properties::new());
 }
 
+/// Opened by redb directly (another program): no directory lock of ours,
+/// but redb's own locks on its file.
 #[test]
 fn a_database_redb_itself_holds_is_refused_and_kept() {
-    // Opened by redb directly (another program): no directory lock of
-    // ours, but redb's own locks on its file.
     let dir = tempfile::tempdir().unwrap();
-    drop(RedbStore::open(&props(dir.path(), &[])).unwrap());
+    drop(open(dir.path(), &[]));
     let db = redb::Database::create(dir.path().join(ycsb_redb::FILE_NAME)).unwrap();
-    let fresh = props(dir.path(), &[("redb.destroy", "true")]);
-    let err = RedbStore::open(&fresh).unwrap_err().to_string();
-    assert!(
-        err.contains("which holds the lock on its ycsb.redb"),
-        "{err}"
+    assert_fresh_open_refused_while_the_engine_holds(
+        &ycsb_redb::DESCRIPTOR,
+        dir.path(),
+        db,
+        "which holds the lock on its ycsb.redb",
+        ycsb_redb::FILE_NAME,
     );
-    assert!(dir.path().join(ycsb_redb::FILE_NAME).exists());
-    drop(db);
-    RedbStore::open(&fresh).unwrap();
 }
 
 #[test]

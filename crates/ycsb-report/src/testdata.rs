@@ -327,11 +327,6 @@ pub(crate) fn report(spec: &Spec) -> RunReport {
     RunReport {
         schema_version: ycsb_results::SCHEMA_VERSION,
         metadata: RunMetadata {
-            tool: "ycsb".into(),
-            version: "0.1.0".into(),
-            git_revision: None,
-            host: None,
-            start_time: "2026-12-04T00:00:00+00:00".into(),
             command_line: vec![
                 "ycsb".into(),
                 "-load".into(),
@@ -344,13 +339,12 @@ pub(crate) fn report(spec: &Spec) -> RunReport {
             store: Some(spec.store.into()),
             engine: Some(spec.store.to_uppercase()),
             engine_version: Some("1.0".into()),
-            engine_build: None,
-            stuck_threads: Vec::new(),
             durability: Some(DurabilityEntry {
                 property: format!("{}.sync", spec.store),
                 value: "false".into(),
                 durable: false,
             }),
+            ..RunMetadata::new("ycsb", "0.1.0", "2026-12-04T00:00:00+00:00")
         },
         config: entries,
         phases: vec![

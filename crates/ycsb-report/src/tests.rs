@@ -242,7 +242,8 @@ pub(crate) fn parse(svg: &str) -> Drawn {
 
 /// Checks of every chart of a page as rendered at `width`: each series
 /// drawn, no two alike, legend entries apart and inside the chart.
-fn check_rendered(chart: &Chart, width: u32) {
+/// Returns the SVG, for more checks.
+pub(crate) fn check_rendered(chart: &Chart, width: u32) -> String {
     let svg = render_svg(chart, width, 260);
     let drawn = parse(&svg);
     assert_eq!(drawn.styles.len(), chart.series.len(), "{}", chart.title);
@@ -278,6 +279,7 @@ fn check_rendered(chart: &Chart, width: u32) {
         "{}: x label",
         chart.title
     );
+    svg
 }
 
 #[test]

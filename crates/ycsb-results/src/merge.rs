@@ -15,20 +15,8 @@
 //! let mut merge = Merge::new(&["OK", "NOT_FOUND"]);
 //! // merge.add("client-0.json", ycsb_results::read_export(file)?)?; ...
 //! assert!(merge.mismatches().is_empty());
-//! let metadata = RunMetadata {
-//!     tool: "ycsb merge".into(),
-//!     version: "0.1.0".into(),
-//!     git_revision: None,
-//!     host: None,
-//!     start_time: "2026-11-29T22:38:16+00:00".into(),
-//!     command_line: vec!["ycsb".into(), "merge".into()],
-//!     store: None,
-//!     engine: None,
-//!     engine_version: None,
-//!     engine_build: None,
-//!     stuck_threads: Vec::new(),
-//!     durability: None,
-//! };
+//! let mut metadata = RunMetadata::new("ycsb merge", "0.1.0", "2026-11-29T22:38:16+00:00");
+//! metadata.command_line = vec!["ycsb".into(), "merge".into()];
 //! let merged = merge.finish(metadata);
 //! assert!(merged.phases.is_empty());
 //! ```

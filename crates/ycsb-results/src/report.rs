@@ -99,6 +99,32 @@ pub struct RunMetadata {
     pub durability: Option<DurabilityEntry>,
 }
 
+impl RunMetadata {
+    /// Metadata that names only who ran (`tool` and its `version`) and when
+    /// (`start_time`, RFC 3339): every other field unknown or empty, to be
+    /// set as far as the caller knows it.
+    pub fn new(
+        tool: impl Into<String>,
+        version: impl Into<String>,
+        start_time: impl Into<String>,
+    ) -> Self {
+        RunMetadata {
+            tool: tool.into(),
+            version: version.into(),
+            git_revision: None,
+            host: None,
+            start_time: start_time.into(),
+            command_line: Vec::new(),
+            store: None,
+            engine: None,
+            engine_version: None,
+            engine_build: None,
+            stuck_threads: Vec::new(),
+            durability: None,
+        }
+    }
+}
+
 /// A run's durability as exported: the store property that decides it,
 /// its value in force, and whether acknowledged writes survive a machine
 /// crash.

@@ -6,9 +6,9 @@ use std::path::Path;
 use ycsb_db::testing::durability::AckWriterBinary;
 use ycsb_db::testing::{
     assert_conforms, assert_guards_its_directory, assert_refuses_foreign_directory,
-    assert_survives_reopen, gauge, record, report, Contract,
+    assert_survives_reopen, gauge, insert_filler_records, record, report, Contract,
 };
-use ycsb_db::{Fields, Gauge, Properties, Record, Status, Store, StoreError, ThreadContext};
+use ycsb_db::{Fields, Gauge, Properties, Record, Status, Store, ThreadContext};
 use ycsb_sqlite::SqliteStore;
 
 const TABLE: &str = "usertable";
@@ -21,6 +21,15 @@ fn props(dir: &Path, extra: &[(&str, &str)]) -> Properties {
 
 fn open(dir: &Path, extra: &[(&str, &str)]) -> SqliteStore {
     SqliteStore::open(&props(dir, extra)).expect("open")
+}
+
+/// Opens the store in `dir` with `extra` and inserts `user1` (`field0=a`):
+/// the insert's status and the thread's last error.
+fn insert_one(dir: &Path, extra: &[(&str, &str)]) -> (Status, Option<String>) {
+    let store = open(dir, extra);
+    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+    let status = t.insert(TABLE, "user1", &record(&[("field0", "a")]));
+    (status, t.last_error().map(str::to_string))
 }
 
 /// SQLite is an ordered store with exact deletes: the default contract,
@@ -83,13 +92,8 @@ fn close_checkpoints_the_log_and_tables_are_separate_key_spaces() {
 #[test]
 fn the_schema_is_one_table_keyed_by_the_primary_key_property() {
     let dir = tempfile::tempdir().unwrap();
-    let store = open(dir.path(), &[("sqlite.primary_key", "ycsb_key")]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(
-        t.insert(TABLE, "user1", &record(&[("field0", "a")])),
-        Status::Ok
-    );
-    drop(t);
+    let (status, _) = insert_one(dir.path(), &[("sqlite.primary_key", "ycsb_key")]);
+    assert_eq!(status, Status::Ok);
     let conn = rusqlite::Connection::open(dir.path().join("ycsb.sqlite")).unwrap();
     let sql: String = conn
         .query_row(
@@ -210,13 +214,9 @@ fn the_column_schema_is_ycsb_cpp_s_table() {
 #[test]
 fn without_create_table_a_missing_table_fails_with_sqlite_s_reason() {
     let dir = tempfile::tempdir().unwrap();
-    let store = open(dir.path(), &[("sqlite.create_table", "false")]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(
-        t.insert(TABLE, "user1", &record(&[("field0", "a")])),
-        Status::Error
-    );
-    let message = t.last_error().unwrap();
+    let (status, message) = insert_one(dir.path(), &[("sqlite.create_table", "false")]);
+    assert_eq!(status, Status::Error);
+    let message = message.unwrap();
     assert!(message.contains("no such table: usertable"), "{message}");
 }
 
@@ -224,12 +224,8 @@ fn without_create_table_a_missing_table_fails_with_sqlite_s_reason() {
 fn gauges_show_pages_and_cache_and_reports_name_the_library() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path(), &[]);
+    insert_filler_records(&store, 2000, 100);
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    let value = "v".repeat(100);
-    for i in 0..2000 {
-        let r = record(&[("field0", &value)]);
-        assert_eq!(t.insert(TABLE, &format!("user{i:05}"), &r), Status::Ok);
-    }
     let mut out = Record::new();
     for i in 0..600 {
         out.clear();
@@ -268,33 +264,24 @@ fn foreign_directories_files_and_locked_databases_are_refused() {
         "notes.txt",
         &["holds no SQLite database", "notes.txt"],
     );
-    // A database file that is not one: refused by its content, untouched.
+    // A database file that is not one: refused by its content, untouched,
+    // whether named by its directory or as the database file itself
+    // (YCSB-cpp's sqlite.dbpath).
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("ycsb.sqlite"), vec![7u8; 16384]).unwrap();
-    let message = SqliteStore::open(&props(dir.path(), &[("sqlite.destroy", "true")]))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        message
-            .contains("\"ycsb.sqlite\", which has the name of a SQLite file but not its content"),
-        "{message}"
-    );
-    assert_eq!(
-        std::fs::read(dir.path().join("ycsb.sqlite")).unwrap(),
-        vec![7u8; 16384]
-    );
-    // Named as the database file itself (YCSB-cpp's sqlite.dbpath), the
-    // same file is refused by its content too, and kept.
     let file = dir.path().join("ycsb.sqlite");
-    let message = SqliteStore::open(&props(&file, &[("sqlite.destroy", "true")]))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        message
-            .contains("\"ycsb.sqlite\", which has the name of a SQLite file but not its content"),
-        "{message}"
-    );
-    assert_eq!(std::fs::read(&file).unwrap(), vec![7u8; 16384]);
+    std::fs::write(&file, vec![7u8; 16384]).unwrap();
+    for path in [dir.path(), file.as_path()] {
+        let message = SqliteStore::open(&props(path, &[("sqlite.destroy", "true")]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains(
+                "\"ycsb.sqlite\", which has the name of a SQLite file but not its content"
+            ),
+            "{message}"
+        );
+        assert_eq!(std::fs::read(&file).unwrap(), vec![7u8; 16384]);
+    }
     // A database another connection holds exclusively: "locked" once the
     // busy timeout has passed, at open or at the first write.
     let dir = tempfile::tempdir().unwrap();
@@ -392,45 +379,27 @@ fn the_directory_guard_holds() {
     assert_guards_its_directory(&ycsb_sqlite::DESCRIPTOR, &Properties::new(), dir.path());
 }
 
+/// Nor is the database destroyed under the writer (`sqlite.destroy`).
 #[test]
 fn another_process_cannot_open_the_database_a_writer_holds() {
-    let dir = tempfile::tempdir().unwrap();
-    WRITER.check_open_refused_while_another_process_holds(dir.path(), &["FULL"], "in use", || {
-        let fresh = SqliteStore::open(&props(dir.path(), &[("sqlite.destroy", "true")]));
-        assert!(fresh.unwrap_err().to_string().contains("in use"));
-    });
-    let store = open(dir.path(), &[]);
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    assert_eq!(
-        t.read(
-            TABLE,
-            "key0",
-            ycsb_db::Fields::All,
-            &mut ycsb_db::Record::new()
-        ),
-        Status::Ok
-    );
+    WRITER.check_open_refused_while_another_process_holds(&["FULL"], "in use");
 }
 
-const WRITER: AckWriterBinary<SqliteStore> =
-    AckWriterBinary::new(env!("CARGO_BIN_EXE_ycsb-sqlite-ack-writer"), reopen);
-
-fn reopen(dir: &Path) -> Result<SqliteStore, StoreError> {
-    SqliteStore::open(&props(dir, &[]))
-}
+const WRITER: AckWriterBinary = AckWriterBinary::new(
+    env!("CARGO_BIN_EXE_ycsb-sqlite-ack-writer"),
+    &ycsb_sqlite::DESCRIPTOR,
+);
 
 #[test]
 fn synced_inserts_survive_sigkill() {
-    let dir = tempfile::tempdir().unwrap();
-    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["FULL"], 200);
+    WRITER.check_acknowledged_inserts_survive_sigkill(&["FULL"], 200);
 }
 
 #[test]
 fn wal_normal_inserts_survive_sigkill_of_the_process() {
     // synchronous=NORMAL in WAL mode writes each commit to the log (no
     // fsync): the kernel keeps it when the process is killed.
-    let dir = tempfile::tempdir().unwrap();
-    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["NORMAL"], 3000);
+    WRITER.check_acknowledged_inserts_survive_sigkill(&["NORMAL"], 3000);
 }
 
 #[test]

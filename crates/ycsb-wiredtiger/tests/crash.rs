@@ -1,31 +1,23 @@
 //! Durability after SIGKILL and locking against another process, with a
 //! real child process (`src/bin/ack_writer.rs`) writing to the database.
 
-use std::path::Path;
-
 use ycsb_db::testing::durability::{count_readable, AckWriterBinary};
-use ycsb_db::{Properties, StoreError};
-use ycsb_wiredtiger::WiredTigerStore;
 
-const WRITER: AckWriterBinary<WiredTigerStore> =
-    AckWriterBinary::new(env!("CARGO_BIN_EXE_ycsb-wiredtiger-ack-writer"), open);
-
-fn open(dir: &Path) -> Result<WiredTigerStore, StoreError> {
-    WiredTigerStore::open(&Properties::new().with("wiredtiger.home", dir.display()))
-}
+const WRITER: AckWriterBinary = AckWriterBinary::new(
+    env!("CARGO_BIN_EXE_ycsb-wiredtiger-ack-writer"),
+    &ycsb_wiredtiger::DESCRIPTOR,
+);
 
 #[test]
 fn synced_inserts_survive_sigkill() {
-    let dir = tempfile::tempdir().unwrap();
-    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["sync"], 300);
+    WRITER.check_acknowledged_inserts_survive_sigkill(&["sync"], 300);
 }
 
 #[test]
 fn logged_inserts_survive_sigkill_of_the_process() {
     // With the log written (not synced) at each commit, a killed process
     // (not a crashed machine) loses nothing.
-    let dir = tempfile::tempdir().unwrap();
-    WRITER.check_acknowledged_inserts_survive_sigkill(dir.path(), &["log"], 20_000);
+    WRITER.check_acknowledged_inserts_survive_sigkill(&["log"], 20_000);
 }
 
 #[test]
@@ -35,17 +27,13 @@ fn without_a_log_a_killed_process_loses_what_no_checkpoint_saved() {
     let dir = tempfile::tempdir().unwrap();
     let acked = WRITER.start(dir.path(), &["none"]).kill_after(5_000);
     let store = WRITER.reopen(dir.path());
-    let found = count_readable(&store, &acked);
+    let found = count_readable(store.as_ref(), &acked);
     assert!(found < acked.len(), "{found} of {}", acked.len());
 }
 
+/// Logged, so that the records acknowledged while the open was refused
+/// must all be there afterwards.
 #[test]
 fn a_database_held_by_another_process_is_an_open_error() {
-    let dir = tempfile::tempdir().unwrap();
-    WRITER.check_open_refused_while_another_process_holds(
-        dir.path(),
-        &["none"],
-        "in use: another ycsb process",
-        || {},
-    );
+    WRITER.check_open_refused_while_another_process_holds(&["log"], "in use: another ycsb process");
 }

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use ycsb_db::testing::{
     assert_conforms, assert_directory_is_guarded, assert_operations_in_key_order,
     assert_refuses_foreign_directory, assert_shipped_file_opens, assert_survives_reopen,
-    assert_threads_share_one_store, gauge, load_property_file, read_both_ways, record, report,
-    shipped_property_file, Contract, Deletes, UpdateMissing,
+    assert_threads_share_one_store, gauge, insert_filler_records, load_property_file,
+    read_both_ways, record, report, shipped_property_file, Contract, Deletes, UpdateMissing,
 };
 use ycsb_db::{
     Fields, Origin, Properties, Record, Status, Store, StoreError, StoreThread, ThreadContext,
@@ -225,20 +225,11 @@ fn a_compressor_without_its_extension_is_an_open_error() {
     assert!(err.to_string().contains("libwiredtiger_lz4.so"), "{err}");
 }
 
-fn fill(store: &WiredTigerStore, n: usize) {
-    let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
-    let value = "x".repeat(1000);
-    for i in 0..n {
-        let r = record(&[("field0", &value)]);
-        assert_eq!(t.insert(TABLE, &format!("user{i:05}"), &r), Status::Ok);
-    }
-}
-
 #[test]
 fn gauges_show_the_cache_and_the_files() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path(), &[("wiredtiger.blk_mgr.compressor", "none")]);
-    fill(&store, 3000);
+    insert_filler_records(&store, 3000, 1000);
     store.checkpoint().unwrap();
     let mut gauges = Vec::new();
     store.gauges(&mut gauges);
@@ -279,7 +270,7 @@ fn lsm_gauges_count_chunks() {
             ("wiredtiger.lsm_mgr.merge", "false"),
         ],
     );
-    fill(&store, 5000);
+    insert_filler_records(&store, 5000, 1000);
     store.checkpoint().unwrap();
     let mut gauges = Vec::new();
     store.gauges(&mut gauges);
@@ -291,7 +282,7 @@ fn lsm_gauges_count_chunks() {
 fn no_gauges_without_statistics() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path(), &[("wiredtiger.statistics", "none")]);
-    fill(&store, 10);
+    insert_filler_records(&store, 10, 1000);
     let mut gauges = Vec::new();
     store.gauges(&mut gauges);
     assert!(gauges.is_empty(), "{gauges:?}");

@@ -5,6 +5,13 @@
 
 #![allow(dead_code)]
 
+#[path = "../export_support/mod.rs"]
+mod export_support;
+
+// Not every test crate that includes this module counts returns.
+#[allow(unused_imports)]
+pub use export_support::returns;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
@@ -255,19 +262,6 @@ pub fn read_json(path: &Path) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("export {} missing: {e}", path.display()));
     serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("export {} is not valid JSON: {e}", path.display()))
-}
-
-/// The count of `status` for section `name` of a phase in a JSON export.
-pub fn returns(phase: &serde_json::Value, name: &str, status: &str) -> u64 {
-    phase["sections"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|s| s["name"] == name)
-        .flat_map(|s| s["returns"].as_array().into_iter().flatten())
-        .filter(|r| r["status"] == status)
-        .map(|r| r["count"].as_u64().unwrap_or(0))
-        .sum()
 }
 
 /// Operations of a phase that failed (any status but OK, BATCHED_OK and

@@ -37,23 +37,13 @@ pub fn run_metadata(
     command_line: impl IntoIterator<Item = String>,
     known: &[&PropertyDecl],
 ) -> RunMetadata {
-    RunMetadata {
-        tool: tool.into(),
-        version: version.into(),
-        git_revision: None,
-        host: host_name(),
-        start_time: chrono::Local::now().to_rfc3339(),
-        command_line: command_line
-            .into_iter()
-            .map(|arg| ycsb_db::redact_argument(&arg, known).into_owned())
-            .collect(),
-        store: None,
-        engine: None,
-        engine_version: None,
-        engine_build: None,
-        stuck_threads: Vec::new(),
-        durability: None,
-    }
+    let mut metadata = RunMetadata::new(tool, version, chrono::Local::now().to_rfc3339());
+    metadata.host = host_name();
+    metadata.command_line = command_line
+        .into_iter()
+        .map(|arg| ycsb_db::redact_argument(&arg, known).into_owned())
+        .collect();
+    metadata
 }
 
 fn host_name() -> Option<String> {

@@ -22,9 +22,12 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
 
+use crate::properties::Properties;
 use crate::record::{Fields, Record};
 use crate::status::Status;
-use crate::store::{Store, StoreError, ThreadContext};
+use crate::store::{Store, StoreDescriptor, StoreError, ThreadContext};
+
+use super::embedded::{open_in, with_fresh};
 
 /// The table the ack writer inserts into.
 pub const ACK_TABLE: &str = "usertable";
@@ -266,23 +269,29 @@ pub fn assert_all_readable(store: &dyn Store, acked: &[String]) {
     }
 }
 
-/// A binding's ack writer binary, and how its tests open the store it
-/// wrote: the engine-specific part of a crash test, declared once.
+/// A binding's ack writer binary and the store it writes: the
+/// engine-specific part of a crash test, declared once.
 ///
 /// ```ignore
-/// const WRITER: AckWriterBinary<FjallStore> =
-///     AckWriterBinary::new(env!("CARGO_BIN_EXE_ycsb-fjall-ack-writer"), open);
+/// const WRITER: AckWriterBinary = AckWriterBinary::new(
+///     env!("CARGO_BIN_EXE_ycsb-fjall-ack-writer"),
+///     &ycsb_fjall::DESCRIPTOR,
+/// );
 /// ```
-pub struct AckWriterBinary<S> {
+pub struct AckWriterBinary {
     program: &'static str,
-    open: fn(&Path) -> Result<S, StoreError>,
+    descriptor: &'static StoreDescriptor,
 }
 
-impl<S: Store> AckWriterBinary<S> {
-    /// The binary at `program` (`env!("CARGO_BIN_EXE_...")`), whose store
-    /// at a directory `open` opens with the engine's default settings.
-    pub const fn new(program: &'static str, open: fn(&Path) -> Result<S, StoreError>) -> Self {
-        AckWriterBinary { program, open }
+impl AckWriterBinary {
+    /// The binary at `program` (`env!("CARGO_BIN_EXE_...")`), writing the
+    /// store `descriptor` describes, which the tests open through the
+    /// descriptor with the engine's default settings.
+    pub const fn new(program: &'static str, descriptor: &'static StoreDescriptor) -> Self {
+        AckWriterBinary {
+            program,
+            descriptor,
+        }
     }
 
     /// Opens the store at `dir` as the tests do.
@@ -290,8 +299,12 @@ impl<S: Store> AckWriterBinary<S> {
     /// # Errors
     ///
     /// As the binding's open.
-    pub fn open(&self, dir: &Path) -> Result<S, StoreError> {
-        (self.open)(dir)
+    ///
+    /// # Panics
+    ///
+    /// If the descriptor names no data directory.
+    pub fn open(&self, dir: &Path) -> Result<Box<dyn Store>, StoreError> {
+        open_in(self.descriptor, &Properties::new(), dir)
     }
 
     /// Starts the writer on `dir` with the binding's mode `args`.
@@ -303,10 +316,10 @@ impl<S: Store> AckWriterBinary<S> {
         AckWriter::start(Command::new(self.program).arg(dir).args(args))
     }
 
-    /// Starts the writer on `dir` with `args`, SIGKILLs it after `acks`
-    /// acknowledgements, reopens the store (which runs the engine's
-    /// recovery) and checks that no acknowledged record is lost. Returns
-    /// the acknowledged keys.
+    /// Starts the writer with `args` in a temporary directory of its own,
+    /// SIGKILLs it after `acks` acknowledgements, reopens the store (which
+    /// runs the engine's recovery) and checks that no acknowledged record
+    /// is lost. Returns the acknowledged keys.
     ///
     /// # Panics
     ///
@@ -314,15 +327,15 @@ impl<S: Store> AckWriterBinary<S> {
     /// acknowledged record is lost or not as written.
     pub fn check_acknowledged_inserts_survive_sigkill(
         &self,
-        dir: &Path,
         args: &[&str],
         acks: usize,
     ) -> Vec<String> {
-        let acked = self.start(dir, args).kill_after(acks);
+        let dir = temporary_directory();
+        let acked = self.start(dir.path(), args).kill_after(acks);
         assert!(acked.len() >= acks);
         assert_eq!(acked[0], "key0");
-        let store = self.reopen(dir);
-        assert_all_readable(&store, &acked);
+        let store = self.reopen(dir.path());
+        assert_all_readable(store.as_ref(), &acked);
         acked
     }
 
@@ -331,30 +344,31 @@ impl<S: Store> AckWriterBinary<S> {
     /// # Panics
     ///
     /// If it does not open.
-    pub fn reopen(&self, dir: &Path) -> S {
+    pub fn reopen(&self, dir: &Path) -> Box<dyn Store> {
         match self.open(dir) {
             Ok(store) => store,
             Err(e) => panic!("reopen after the kill: {e}"),
         }
     }
 
-    /// Starts the writer on `dir` with `args` and, once it has acknowledged
-    /// its first insert, checks that opening the same database fails with
-    /// [`StoreError::Open`] whose message names `dir` and contains
-    /// `reason`; runs `while_held` (for further checks against the live
-    /// holder), kills the writer, and checks that the store then opens.
+    /// Starts the writer with `args` in a temporary directory of its own
+    /// and, once it has acknowledged its first insert, checks that opening
+    /// the same database fails with [`StoreError::Open`] or
+    /// [`StoreError::DataDir`] whose message names the directory and
+    /// contains `reason`, and that an open with the descriptor's
+    /// [`fresh`](StoreDescriptor::fresh) properties is refused as in use
+    /// too (the database is not destroyed under its holder); then kills
+    /// the writer and checks that the store opens and holds every record
+    /// the writer acknowledged, so that `args` must be settings under which
+    /// acknowledged inserts survive a killed process.
     ///
     /// # Panics
     ///
     /// If the store opens while the writer lives, fails otherwise or with
-    /// another message, or fails once the writer is gone.
-    pub fn check_open_refused_while_another_process_holds(
-        &self,
-        dir: &Path,
-        args: &[&str],
-        reason: &str,
-        while_held: impl FnOnce(),
-    ) {
+    /// another message, fails once the writer is gone, or lost a record.
+    pub fn check_open_refused_while_another_process_holds(&self, args: &[&str], reason: &str) {
+        let dir = temporary_directory();
+        let dir = dir.path();
         let mut writer = self.start(dir, args);
         assert_eq!(writer.next_ack().as_deref(), Some("key0"));
         let Err(err) = self.open(dir) else {
@@ -367,12 +381,28 @@ impl<S: Store> AckWriterBinary<S> {
         let message = err.to_string();
         assert!(message.contains(reason), "{message}");
         assert!(message.contains(&dir.display().to_string()), "{message}");
-        while_held();
-        writer.kill_after(1);
-        if let Err(e) = self.open(dir) {
-            panic!("no open once the holding process is gone: {e}");
+        assert!(
+            !self.descriptor.fresh.is_empty(),
+            "{} has no fresh properties",
+            self.descriptor.name
+        );
+        let fresh = with_fresh(self.descriptor, &Properties::new());
+        let Err(err) = open_in(self.descriptor, &fresh, dir) else {
+            panic!("{:?} opened a database in use", self.descriptor.fresh);
+        };
+        let message = err.to_string();
+        assert!(message.contains("is in use"), "{message}");
+        let mut acked = vec!["key0".to_string()];
+        acked.extend(writer.kill_after(1));
+        match self.open(dir) {
+            Ok(store) => assert_all_readable(store.as_ref(), &acked),
+            Err(e) => panic!("no open once the holding process is gone: {e}"),
         }
     }
+}
+
+fn temporary_directory() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary directory")
 }
 
 #[cfg(test)]

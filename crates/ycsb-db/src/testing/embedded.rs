@@ -195,6 +195,19 @@ fn open(
     (descriptor.open)(&StoreContext::new(properties))
 }
 
+/// Opens the store `descriptor` describes with `properties` and its data
+/// directory set to `dir`.
+pub(super) fn open_in(
+    descriptor: &StoreDescriptor,
+    properties: &Properties,
+    dir: &Path,
+) -> Result<Box<dyn Store>, StoreError> {
+    let data_dir = descriptor.data_dir.expect("a data directory");
+    let mut properties = properties.clone();
+    properties.set(data_dir.name, dir.display().to_string(), Origin::Api);
+    open(descriptor, &properties)
+}
+
 #[track_caller]
 fn open_ok(descriptor: &StoreDescriptor, properties: &Properties, why: &str) -> Box<dyn Store> {
     open(descriptor, properties)
@@ -203,7 +216,7 @@ fn open_ok(descriptor: &StoreDescriptor, properties: &Properties, why: &str) -> 
 
 /// `properties` with the descriptor's [`fresh`](StoreDescriptor::fresh)
 /// properties added.
-fn with_fresh(descriptor: &StoreDescriptor, properties: &Properties) -> Properties {
+pub(super) fn with_fresh(descriptor: &StoreDescriptor, properties: &Properties) -> Properties {
     let mut fresh = properties.clone();
     for (key, value) in descriptor.fresh {
         fresh.set(*key, *value, Origin::Api);

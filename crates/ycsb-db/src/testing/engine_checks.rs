@@ -6,11 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::properties::{Origin, Properties};
-use crate::record::Fields;
+use crate::properties::Properties;
+use crate::record::{Fields, ScanResult};
 use crate::status::Status;
-use crate::store::{Store, StoreContext, StoreDescriptor, StoreError, StoreThread, ThreadContext};
+use crate::store::{Store, StoreDescriptor, StoreError, StoreThread, ThreadContext};
 
+use super::embedded::{open_in, with_fresh};
 use super::{
     assert_guards_its_directory, assert_opens_in, load_property_file, locked_version,
     read_both_ways, record, scan_keys, scan_rows, second_open_error, text_fields,
@@ -63,31 +64,110 @@ pub fn assert_shipped_file_opens(
 }
 
 /// Asserts that the engine version a store built from a crate reports
-/// (`engine_version`, the binding's constant, and the opened store's
-/// [`engine_info`](Store::engine_info)) is the version of `package` that
-/// the workspace's `Cargo.lock` locks ([`locked_version`]), and that the
-/// engine is named `package` too.
+/// (`engine_version`, the binding's constant, and the
+/// [`engine_info`](Store::engine_info) of the store opened in a temporary
+/// directory) is the version of `package` that the workspace's
+/// `Cargo.lock` locks ([`locked_version`]), and that the engine is named
+/// `package` too.
 ///
 /// # Panics
 ///
-/// When a version or the name differs, or the store does not open in
-/// `dir`.
+/// When a version or the name differs, or the store does not open.
 #[track_caller]
 pub fn assert_reports_locked_version(
     descriptor: &StoreDescriptor,
     manifest_dir: &Path,
     package: &str,
     engine_version: &str,
-    dir: &Path,
 ) {
     let locked = locked_version(manifest_dir, package);
     assert_eq!(engine_version, locked);
-    let store = open_in(descriptor, &Properties::new(), dir).expect("open");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let store = open_in(descriptor, &Properties::new(), dir.path()).expect("open");
     let info = store.engine_info();
     assert_eq!(
         (info.name.as_str(), info.version.as_str()),
         (package, locked.as_str())
     );
+}
+
+/// Asserts that while another program holds the database in `dir` through
+/// the engine itself (`holder`, say the engine's own handle: no directory
+/// lock of ours, but the engine's lock), an open with the descriptor's
+/// [`fresh`](StoreDescriptor::fresh) properties is refused with an error
+/// containing `reason` and the file `kept` in `dir` is still there; and that
+/// once `holder` is dropped, the fresh open succeeds.
+///
+/// # Panics
+///
+/// When the fresh open succeeds while held, fails otherwise, deleted
+/// `kept`, or fails once the holder is gone.
+#[track_caller]
+pub fn assert_fresh_open_refused_while_the_engine_holds<H>(
+    descriptor: &StoreDescriptor,
+    dir: &Path,
+    holder: H,
+    reason: &str,
+    kept: &str,
+) {
+    let fresh = with_fresh(descriptor, &Properties::new());
+    let Err(err) = open_in(descriptor, &fresh, dir) else {
+        panic!("{:?} opened a database the engine holds", descriptor.fresh);
+    };
+    let text = err.to_string();
+    assert!(text.contains(reason), "{text}");
+    assert!(dir.join(kept).exists(), "{kept} was deleted");
+    drop(holder);
+    if let Err(e) = open_in(descriptor, &fresh, dir) {
+        panic!("no fresh open once the engine let go: {e}");
+    }
+}
+
+/// Inserts `count` records `user00000`, `user00001`, ... through one thread
+/// of `store`, each one field `field0` of `value_len` bytes: data to fill
+/// pages, memtables and files for the checks of an engine's gauges and
+/// reports.
+///
+/// # Panics
+///
+/// When the store gives no thread or an insert fails.
+#[track_caller]
+pub fn insert_filler_records(store: &dyn Store, count: usize, value_len: usize) {
+    let mut t = store.thread(ThreadContext::new(0, 1)).expect("a thread");
+    let value = "x".repeat(value_len);
+    for i in 0..count {
+        let key = format!("user{i:05}");
+        assert_eq!(
+            t.insert(TABLE, &key, &record(&[("field0", &value)])),
+            Status::Ok,
+            "insert {key}"
+        );
+    }
+}
+
+/// Asserts that the stored value at `key`, which is not a record in the
+/// one encoding (something else wrote it), is answered
+/// [`Status::UnexpectedState`], not a panic or garbage, by a read (copied
+/// and in place), a scan starting there and an update, and that the failed
+/// update changed nothing.
+///
+/// # Panics
+///
+/// When an operation answers otherwise.
+#[track_caller]
+pub fn assert_not_a_record(t: &mut dyn StoreThread, key: &str) {
+    let read = |t: &mut dyn StoreThread| read_both_ways(t, TABLE, key, Fields::All).0;
+    assert_eq!(read(t), Status::UnexpectedState);
+    let mut rows = ScanResult::new();
+    assert_eq!(
+        t.scan(TABLE, key, 1, Fields::All, &mut rows),
+        Status::UnexpectedState
+    );
+    assert_eq!(
+        t.update(TABLE, key, &record(&[("f", "v")])),
+        Status::UnexpectedState
+    );
+    assert_eq!(read(t), Status::UnexpectedState);
 }
 
 /// Asserts that the two data directories no one can make
@@ -305,19 +385,6 @@ pub fn assert_threads_share_one_store(store: &dyn Store) {
     assert_eq!(scan_keys(t.as_mut(), TABLE, "", 3000).len(), 2000);
 }
 
-/// Opens the store `descriptor` describes with `properties` and its data
-/// directory set to `dir`.
-fn open_in(
-    descriptor: &StoreDescriptor,
-    properties: &Properties,
-    dir: &Path,
-) -> Result<Box<dyn Store>, StoreError> {
-    let data_dir = descriptor.data_dir.expect("a data directory");
-    let mut properties = properties.clone();
-    properties.set(data_dir.name, dir.display().to_string(), Origin::Api);
-    (descriptor.open)(&StoreContext::new(&properties))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,5 +399,25 @@ mod tests {
     #[test]
     fn threads_of_a_store_that_keeps_the_contract_share_it() {
         assert_threads_share_one_store(&ReferenceStore::new());
+    }
+
+    #[test]
+    fn filler_records_are_inserted_with_their_length() {
+        let store = ReferenceStore::new();
+        insert_filler_records(&store, 30, 7);
+        assert_eq!(store.table_len(TABLE), 30);
+        let last = store.get(TABLE, "user00029").unwrap();
+        assert_eq!(last.get("field0"), Some(&b"xxxxxxx"[..]));
+    }
+
+    #[test]
+    fn a_stored_record_is_caught_as_one() {
+        let store = ReferenceStore::new();
+        insert_filler_records(&store, 1, 7);
+        let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            assert_not_a_record(t.as_mut(), "user00000")
+        }));
+        assert!(caught.is_err());
     }
 }

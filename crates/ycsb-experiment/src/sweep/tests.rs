@@ -60,20 +60,7 @@ fn result(
     }
     let export = RunReport {
         schema_version: ycsb_results::SCHEMA_VERSION,
-        metadata: RunMetadata {
-            tool: "ycsb".into(),
-            version: "0".into(),
-            git_revision: None,
-            host: None,
-            start_time: "2026-12-04T00:00:00+00:00".into(),
-            command_line: Vec::new(),
-            store: None,
-            engine: None,
-            engine_version: None,
-            engine_build: None,
-            stuck_threads: Vec::new(),
-            durability: None,
-        },
+        metadata: RunMetadata::new("ycsb", "0", "2026-12-04T00:00:00+00:00"),
         config: Vec::new(),
         phases: vec![PhaseReport {
             phase: "run".into(),

@@ -5,18 +5,12 @@ const STATUSES: &[&str] = &["OK", "ERROR", "NOT_FOUND"];
 
 fn metadata(start_time: &str) -> RunMetadata {
     RunMetadata {
-        tool: "ycsb".into(),
-        version: "0.1.0".into(),
-        git_revision: None,
         host: Some("h1".into()),
-        start_time: start_time.into(),
         command_line: vec!["ycsb".into(), "run".into()],
         store: Some("redis".into()),
         engine: Some("Redis".into()),
         engine_version: Some("7.0".into()),
-        engine_build: None,
-        stuck_threads: Vec::new(),
-        durability: None,
+        ..RunMetadata::new("ycsb", "0.1.0", start_time)
     }
 }
 
