@@ -297,6 +297,35 @@ mod tests {
     }
 
     #[test]
+    fn rounds_alternate_which_client_goes_first_and_figures_are_medians() {
+        let order = std::cell::RefCell::new(Vec::new());
+        let run = |cpu: f64| Run { wall: 2.0, cpu };
+        let (peer, ours) = alternate(
+            "x-bench",
+            3,
+            || {
+                order.borrow_mut().push("peer");
+                Ok(run(1.0))
+            },
+            || {
+                order.borrow_mut().push("ours");
+                Ok(run(4.0 + order.borrow().len() as f64))
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            order.into_inner(),
+            ["peer", "ours", "ours", "peer", "peer", "ours"]
+        );
+        assert_eq!((peer.len(), ours.len()), (3, 3));
+        // ycsb's CPU times: 6, 7, 10 s for 100 operations each.
+        let f = Figures::of(&ours, 100.0);
+        assert_eq!((f.rate, f.cpu_us, f.per_cpu), (50.0, 7e4, 100.0 / 7.0));
+        let e = alternate("x-bench", 1, || Ok(run(1.0)), || bail!("down")).unwrap_err();
+        assert_eq!(e.to_string(), "down");
+    }
+
+    #[test]
     fn the_median_of_odd_even_and_no_values() {
         assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 2.5);
