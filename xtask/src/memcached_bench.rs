@@ -22,10 +22,10 @@ use std::path::Path;
 
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
 use crate::machine::{load_average, Placement};
-use crate::peer::{median, timed, Options, Run, Server};
+use crate::peer::{alternate, print_table, timed, Bench, Figures, Options, Run, Server};
 
 /// The bench's name in its messages.
 const BENCH: &str = "memcached-bench";
@@ -44,10 +44,6 @@ const VALUE_BYTES: usize = 115;
 /// The binding's memcached key: `usertable-user` and a 64-bit hash of 19
 /// or 20 digits.
 const KEY_BYTES: usize = 33;
-
-fn parse(args: &[String]) -> Result<Options> {
-    Options::parse(args, BENCH, USAGE)
-}
 
 /// Starts a private memcached (stopped when dropped), on `core` alone
 /// when one is given.
@@ -137,12 +133,10 @@ fn ycsb(bin: &Path, port: u16, o: &Options, core: Option<usize>) -> Result<Run> 
 /// # Errors
 /// Bad options, a client or server that cannot start, a failed operation.
 pub fn main(root: &Path, args: &[String]) -> Result<()> {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        println!("{USAGE}");
+    let Some(bench) = Bench::prepare(root, args, BENCH, USAGE)? else {
         return Ok(());
-    }
-    let o = parse(args)?;
-    let bin = crate::peer::build_ycsb(root, BENCH)?;
+    };
+    let o = bench.options;
     let placement = if o.pin {
         Placement::separate_cores()
     } else {
@@ -150,9 +144,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     };
     let client_core = placement.map(|p| p.client);
     let server = start_memcached(placement.map(|p| p.server))?;
-    let work = crate::target::target_dir(root).join("memcached-bench");
-    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
-    let config = work.join("memaslap.cnf");
+    let config = bench.work.join("memaslap.cnf");
     // memaslap's configuration: key sizes, value sizes (from, to,
     // proportion), then commands (0 = set, 1 = get) and their shares.
     std::fs::write(
@@ -171,41 +163,34 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         "memcached-bench: port {}; {pinning}; {} sets and {} gets per client, {} round(s); load average {load_before}",
         server.port, o.requests, o.requests, o.rounds
     );
-    let (mut peer, mut ours) = (Vec::new(), Vec::new());
-    for round in 0..o.rounds {
-        for client in if round % 2 == 0 { [0, 1] } else { [1, 0] } {
+    // Each client starts from an empty cache.
+    let (peer, ours) = alternate(
+        BENCH,
+        o.rounds,
+        || {
             flush(&server)?;
-            if client == 0 {
-                peer.push(memaslap(&config, server.port, &o, client_core)?);
-            } else {
-                ours.push(ycsb(&bin, server.port, &o, client_core)?);
-            }
-        }
-        eprintln!(
-            "memcached-bench: round {} done; load average {}",
-            round + 1,
-            load_average()
-        );
-    }
+            memaslap(&config, server.port, &o, client_core)
+        },
+        || {
+            flush(&server)?;
+            ycsb(&bench.ycsb, server.port, &o, client_core)
+        },
+    )?;
     drop(server);
     let operations = (2 * o.requests) as f64;
-    let per_cpu = |runs: &[Run]| median(runs.iter().map(|r| operations / r.cpu).collect());
-    let rate = |runs: &[Run]| median(runs.iter().map(|r| operations / r.wall).collect());
-    let cpu_us = |runs: &[Run]| median(runs.iter().map(|r| r.cpu * 1e6 / operations).collect());
-    println!("\n| client | ops/s | client CPU µs/op | ops per client CPU-second |");
-    println!("|---|---:|---:|---:|");
-    for (name, runs) in [("memaslap", &peer), ("ycsb memcached", &ours)] {
-        println!(
-            "| {name} | {:.0} | {:.1} | {:.0} |",
-            rate(runs),
-            cpu_us(runs),
-            per_cpu(runs)
-        );
-    }
+    let (peer, ours) = (
+        Figures::of(&peer, operations),
+        Figures::of(&ours, operations),
+    );
+    print_table(
+        "op",
+        "ops",
+        [("memaslap", &peer), ("ycsb memcached", &ours)],
+    );
     println!(
         "\nycsb / memaslap per client CPU-second: {:.3} (rate: {:.3}); medians of {} round(s); {pinning}; load average before {load_before}, after {}",
-        per_cpu(&ours) / per_cpu(&peer),
-        rate(&ours) / rate(&peer),
+        ours.per_cpu / peer.per_cpu,
+        ours.rate / peer.rate,
         o.rounds,
         load_average()
     );

@@ -1,6 +1,7 @@
 //! What the benches that compare a store with its server's own load tool
 //! share (`redis-bench`, `memcached-bench`, `pg-bench`): the release build
-//! of `ycsb`, a client run timed with its CPU time, and medians.
+//! of `ycsb`, a client run timed with its CPU time, rounds that alternate
+//! the clients, and medians.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -8,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use crate::machine::children_cpu_seconds;
+use crate::machine::{children_cpu_seconds, load_average};
 
 /// The options every peer bench reads: `--requests N`, `--rounds N`,
 /// `--no-pin`.
@@ -45,12 +46,117 @@ impl Options {
     }
 }
 
+/// What a bench that alternates two clients (`memcached-bench`,
+/// `pg-bench`) starts from.
+pub struct Bench {
+    /// Its options.
+    pub options: Options,
+    /// The release build of `ycsb`.
+    pub ycsb: PathBuf,
+    /// Its working directory, `<target>/<bench>`.
+    pub work: PathBuf,
+}
+
+impl Bench {
+    /// Reads the options of `bench`, builds `ycsb` and makes the working
+    /// directory; `None` when `-h` or `--help` asked for `usage` (printed).
+    ///
+    /// # Errors
+    /// Bad options, a failed build, a directory that cannot be made.
+    pub fn prepare(
+        root: &Path,
+        args: &[String],
+        bench: &str,
+        usage: &str,
+    ) -> Result<Option<Bench>> {
+        if args.iter().any(|a| a == "-h" || a == "--help") {
+            println!("{usage}");
+            return Ok(None);
+        }
+        let options = Options::parse(args, bench, usage)?;
+        let ycsb = build_ycsb(root, bench)?;
+        let work = crate::target::target_dir(root).join(bench);
+        std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
+        Ok(Some(Bench {
+            options,
+            ycsb,
+            work,
+        }))
+    }
+}
+
 /// One client process's run: its wall time and its CPU time (user +
 /// system, from `getrusage` of the waited child), in seconds.
 #[derive(Clone, Copy, Debug)]
 pub struct Run {
     pub wall: f64,
     pub cpu: f64,
+}
+
+/// Runs the peer's client and ycsb once a round for `rounds` rounds, the
+/// peer first in even rounds and second in odd ones (so that neither
+/// always runs on a warmer server), saying when each round is done: the
+/// peer's runs and ycsb's.
+///
+/// # Errors
+/// The first client that fails.
+pub fn alternate(
+    bench: &str,
+    rounds: usize,
+    mut peer: impl FnMut() -> Result<Run>,
+    mut ours: impl FnMut() -> Result<Run>,
+) -> Result<(Vec<Run>, Vec<Run>)> {
+    let (mut peer_runs, mut our_runs) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        for client in if round % 2 == 0 { [0, 1] } else { [1, 0] } {
+            if client == 0 {
+                peer_runs.push(peer()?);
+            } else {
+                our_runs.push(ours()?);
+            }
+        }
+        eprintln!(
+            "{bench}: round {} done; load average {}",
+            round + 1,
+            load_average()
+        );
+    }
+    Ok((peer_runs, our_runs))
+}
+
+/// A client's medians over its runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Figures {
+    /// Operations per second.
+    pub rate: f64,
+    /// Client CPU time per operation, in µs.
+    pub cpu_us: f64,
+    /// Operations per client CPU-second.
+    pub per_cpu: f64,
+}
+
+impl Figures {
+    /// The medians of `runs` of `operations` operations each.
+    pub fn of(runs: &[Run], operations: f64) -> Figures {
+        Figures {
+            rate: median(runs.iter().map(|r| operations / r.wall).collect()),
+            cpu_us: median(runs.iter().map(|r| r.cpu * 1e6 / operations).collect()),
+            per_cpu: median(runs.iter().map(|r| operations / r.cpu).collect()),
+        }
+    }
+}
+
+/// Prints the clients' figures as a table, an operation named `unit`
+/// (`op`, `read`) and `units`.
+pub fn print_table(unit: &str, units: &str, clients: [(&str, &Figures); 2]) {
+    println!("\n| client | {units}/s | client CPU µs/{unit} | {units} per client CPU-second |");
+    println!("|---|---:|---:|---:|");
+    for (name, f) in clients {
+        println!(
+            "| {name} | {:.0} | {:.1} | {:.0} |",
+            f.rate, f.cpu_us, f.per_cpu
+        );
+    }
 }
 
 /// Runs `command` to its end (no standard input), with its wall and CPU
@@ -188,6 +294,35 @@ mod tests {
             e.to_string().contains("x-bench: unknown option --bogus"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn rounds_alternate_which_client_goes_first_and_figures_are_medians() {
+        let order = std::cell::RefCell::new(Vec::new());
+        let run = |cpu: f64| Run { wall: 2.0, cpu };
+        let (peer, ours) = alternate(
+            "x-bench",
+            3,
+            || {
+                order.borrow_mut().push("peer");
+                Ok(run(1.0))
+            },
+            || {
+                order.borrow_mut().push("ours");
+                Ok(run(4.0 + order.borrow().len() as f64))
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            order.into_inner(),
+            ["peer", "ours", "ours", "peer", "peer", "ours"]
+        );
+        assert_eq!((peer.len(), ours.len()), (3, 3));
+        // ycsb's CPU times: 6, 7, 10 s for 100 operations each.
+        let f = Figures::of(&ours, 100.0);
+        assert_eq!((f.rate, f.cpu_us, f.per_cpu), (50.0, 7e4, 100.0 / 7.0));
+        let e = alternate("x-bench", 1, || Ok(run(1.0)), || bail!("down")).unwrap_err();
+        assert_eq!(e.to_string(), "down");
     }
 
     #[test]

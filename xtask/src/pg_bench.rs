@@ -23,7 +23,7 @@ use anyhow::{bail, Context, Result};
 use ycsb_jdbc::testing::{Postgres, PASSWORD};
 
 use crate::machine::{load_average, Placement};
-use crate::peer::{median, timed, Options, Run};
+use crate::peer::{alternate, print_table, timed, Bench, Figures, Options, Run};
 
 /// The bench's name in its messages.
 const BENCH: &str = "pg-bench";
@@ -32,10 +32,6 @@ const USAGE: &str = "usage: cargo xtask pg-bench [--requests N] [--rounds N] [--
   N single-row reads per client and round (default 50000) over N records
   loaded by ycsb; rounds alternate pgbench and ycsb (default 3); the clients
   run on one core unless --no-pin.";
-
-fn parse(args: &[String]) -> Result<Options> {
-    Options::parse(args, BENCH, USAGE)
-}
 
 /// `ycsb` with the jdbc store's properties for `pg`.
 fn ycsb(bin: &Path, pg: &Postgres, phase: &str, o: &Options, core: Option<usize>) -> Command {
@@ -95,12 +91,10 @@ fn pgbench(script: &Path, pg: &Postgres, o: &Options, core: Option<usize>) -> Re
 /// Bad options, a client that cannot start or fails, a load that did not
 /// write every record.
 pub fn main(root: &Path, args: &[String]) -> Result<()> {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        println!("{USAGE}");
+    let Some(bench) = Bench::prepare(root, args, BENCH, USAGE)? else {
         return Ok(());
-    }
-    let o = parse(args)?;
-    let bin = crate::peer::build_ycsb(root, BENCH)?;
+    };
+    let (o, bin) = (bench.options, &bench.ycsb);
     let core = if o.pin {
         Placement::separate_cores().map(|p| p.client)
     } else {
@@ -108,9 +102,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     };
     eprintln!("pg-bench: starting PostgreSQL (initdb)");
     let pg = Postgres::start();
-    let work = crate::target::target_dir(root).join("pg-bench");
-    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
-    let script = work.join("read.sql");
+    let script = bench.work.join("read.sql");
     std::fs::write(
         &script,
         format!(
@@ -118,7 +110,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             o.requests - 1
         ),
     )?;
-    let mut load = ycsb(&bin, &pg, "load", &o, core);
+    let mut load = ycsb(bin, &pg, "load", &o, core);
     load.current_dir(root).args(["-p", "jdbc.createtable=true"]);
     timed(&mut load, "ycsb load jdbc")?;
     let rows: i64 = pg
@@ -137,46 +129,32 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         o.requests,
         o.rounds
     );
-    let (mut peer, mut ours) = (Vec::new(), Vec::new());
-    for round in 0..o.rounds {
-        for client in if round % 2 == 0 { [0, 1] } else { [1, 0] } {
-            if client == 0 {
-                peer.push(pgbench(&script, &pg, &o, core)?);
-            } else {
-                let mut run = ycsb(&bin, &pg, "run", &o, core);
-                run.current_dir(root);
-                let (r, stdout) = timed(&mut run, "ycsb run jdbc")?;
-                let read_ok = format!("[READ], Return=OK, {}", o.requests);
-                if !stdout.lines().any(|l| l == read_ok) {
-                    bail!("ycsb run did not read every record:\n{stdout}");
-                }
-                ours.push(r);
+    let (peer, ours) = alternate(
+        BENCH,
+        o.rounds,
+        || pgbench(&script, &pg, &o, core),
+        || {
+            let mut run = ycsb(bin, &pg, "run", &o, core);
+            run.current_dir(root);
+            let (r, stdout) = timed(&mut run, "ycsb run jdbc")?;
+            let read_ok = format!("[READ], Return=OK, {}", o.requests);
+            if !stdout.lines().any(|l| l == read_ok) {
+                bail!("ycsb run did not read every record:\n{stdout}");
             }
-        }
-        eprintln!(
-            "pg-bench: round {} done; load average {}",
-            round + 1,
-            load_average()
-        );
-    }
+            Ok(r)
+        },
+    )?;
     let reads = o.requests as f64;
-    let per_cpu = |runs: &[Run]| median(runs.iter().map(|r| reads / r.cpu).collect());
-    let rate = |runs: &[Run]| median(runs.iter().map(|r| reads / r.wall).collect());
-    let cpu_us = |runs: &[Run]| median(runs.iter().map(|r| r.cpu * 1e6 / reads).collect());
-    println!("\n| client | reads/s | client CPU µs/read | reads per client CPU-second |");
-    println!("|---|---:|---:|---:|");
-    for (name, runs) in [("pgbench -M prepared", &peer), ("ycsb jdbc", &ours)] {
-        println!(
-            "| {name} | {:.0} | {:.1} | {:.0} |",
-            rate(runs),
-            cpu_us(runs),
-            per_cpu(runs)
-        );
-    }
+    let (peer, ours) = (Figures::of(&peer, reads), Figures::of(&ours, reads));
+    print_table(
+        "read",
+        "reads",
+        [("pgbench -M prepared", &peer), ("ycsb jdbc", &ours)],
+    );
     println!(
         "\nycsb / pgbench per client CPU-second: {:.3} (rate: {:.3}); medians of {} round(s); load average before {load_before}, after {}",
-        per_cpu(&ours) / per_cpu(&peer),
-        rate(&ours) / rate(&peer),
+        ours.per_cpu / peer.per_cpu,
+        ours.rate / peer.rate,
         o.rounds,
         load_average()
     );

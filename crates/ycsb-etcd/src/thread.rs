@@ -151,17 +151,27 @@ impl<'a> EtcdThread<'a> {
         }
     }
 
-    /// Reads the record at `self.key` into `self.value` (its encoding) and
-    /// `self.revision`.
-    fn get(&mut self) -> Status {
+    /// Asks for the keys from `self.key` (up to `self.range_end` when
+    /// `to_end`, else that key alone), at most `limit` (0: no limit); the
+    /// answer is the client's body.
+    fn send_range(&mut self, to_end: bool, limit: usize) -> Result<(), Status> {
         json::range(
             &mut self.request,
             &self.key,
-            None,
-            0,
+            to_end.then_some(self.range_end.as_slice()),
+            limit,
             self.config.serializable_reads,
         );
-        if let Outcome::Failed(status) = self.call("/v3/kv/range") {
+        match self.call("/v3/kv/range") {
+            Outcome::Answered => Ok(()),
+            Outcome::Failed(status) => Err(status),
+        }
+    }
+
+    /// Reads the record at `self.key` into `self.value` (its encoding) and
+    /// `self.revision`.
+    fn get(&mut self) -> Status {
+        if let Err(status) = self.send_range(false, 0) {
             return status;
         }
         let Ok(answer) = serde_json::from_slice::<json::RangeAnswer<'_>>(&self.client.body) else {
@@ -214,14 +224,7 @@ impl StoreThread for EtcdThread<'_> {
         self.range_end.clear();
         self.range_end.extend_from_slice(table.as_bytes());
         self.range_end.push(b'/' + 1);
-        json::range(
-            &mut self.request,
-            &self.key,
-            Some(&self.range_end),
-            count,
-            self.config.serializable_reads,
-        );
-        if let Outcome::Failed(status) = self.call("/v3/kv/range") {
+        if let Err(status) = self.send_range(true, count) {
             return status;
         }
         let Ok(answer) = serde_json::from_slice::<json::RangeAnswer<'_>>(&self.client.body) else {
@@ -309,29 +312,17 @@ impl StoreThread for EtcdThread<'_> {
     /// larger one several. The keys of a batch of inserts are distinct (etcd
     /// refuses a `Txn` that puts one key twice).
     fn insert_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
-        let mut start = 0;
-        while start < batch.len() {
-            let end = (start + MAX_TXN_OPS).min(batch.len());
-            json::txn_puts_start(&mut self.request);
-            for index in start..end {
-                let (key, values) = (batch.key(index), batch.record(index));
-                self.set_key(table, key);
-                json::txn_put(
-                    &mut self.request,
-                    index == start,
-                    &self.key,
-                    codec::encoded(values),
-                );
-            }
-            json::txn_end(&mut self.request);
+        for chunk in txn_chunks(batch.len()) {
+            self.render_txn(table, batch, chunk.clone(), |request, first, key, index| {
+                json::txn_put(request, first, key, codec::encoded(batch.record(index)));
+            });
             let status = match self.call("/v3/kv/txn") {
                 Outcome::Answered => Status::Ok,
                 Outcome::Failed(status) => status,
             };
-            for slot in statuses.iter_mut().take(end).skip(start) {
+            for slot in statuses.iter_mut().take(chunk.end).skip(chunk.start) {
                 *slot = status;
             }
-            start = end;
         }
         batch_status(statuses)
     }
@@ -347,21 +338,12 @@ impl StoreThread for EtcdThread<'_> {
         out: &mut [Record],
         statuses: &mut [Status],
     ) -> Status {
-        let mut start = 0;
-        while start < batch.len() {
-            let end = (start + MAX_TXN_OPS).min(batch.len());
-            json::txn_puts_start(&mut self.request);
-            for index in start..end {
-                self.set_key(table, batch.key(index));
-                json::txn_range(
-                    &mut self.request,
-                    index == start,
-                    &self.key,
-                    self.config.serializable_reads,
-                );
-            }
-            json::txn_end(&mut self.request);
-            let answered = self.txn_answers(start..end, statuses, |thread, index, answer| {
+        let serializable = self.config.serializable_reads;
+        for chunk in txn_chunks(batch.len()) {
+            self.render_txn(table, batch, chunk.clone(), |request, first, key, _| {
+                json::txn_range(request, first, key, serializable);
+            });
+            let answered = self.txn_answers(chunk, statuses, |thread, index, answer| {
                 let Some(range) = &answer.response_range else {
                     return Status::Error;
                 };
@@ -377,7 +359,6 @@ impl StoreThread for EtcdThread<'_> {
             if !answered {
                 break;
             }
-            start = end;
         }
         batch_status(&statuses[..batch.len()])
     }
@@ -385,16 +366,11 @@ impl StoreThread for EtcdThread<'_> {
     /// One `Txn` of single-key deletes per 128 keys (atomic within each),
     /// each key answered as [`delete`](StoreThread::delete) answers it.
     fn delete_batch(&mut self, table: &str, batch: &Batch, statuses: &mut [Status]) -> Status {
-        let mut start = 0;
-        while start < batch.len() {
-            let end = (start + MAX_TXN_OPS).min(batch.len());
-            json::txn_puts_start(&mut self.request);
-            for index in start..end {
-                self.set_key(table, batch.key(index));
-                json::txn_delete(&mut self.request, index == start, &self.key);
-            }
-            json::txn_end(&mut self.request);
-            let answered = self.txn_answers(start..end, statuses, |_, _, answer| {
+        for chunk in txn_chunks(batch.len()) {
+            self.render_txn(table, batch, chunk.clone(), |request, first, key, _| {
+                json::txn_delete(request, first, key);
+            });
+            let answered = self.txn_answers(chunk, statuses, |_, _, answer| {
                 match &answer.response_delete_range {
                     Some(deleted) if deleted.deleted > 0 => Status::Ok,
                     Some(_) => Status::NotFound,
@@ -404,7 +380,6 @@ impl StoreThread for EtcdThread<'_> {
             if !answered {
                 break;
             }
-            start = end;
         }
         batch_status(&statuses[..batch.len()])
     }
@@ -414,7 +389,32 @@ impl StoreThread for EtcdThread<'_> {
     }
 }
 
+/// A batch's entries `MAX_TXN_OPS` at a time, one `Txn` each.
+fn txn_chunks(len: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    (0..len)
+        .step_by(MAX_TXN_OPS)
+        .map(move |start| start..(start + MAX_TXN_OPS).min(len))
+}
+
 impl EtcdThread<'_> {
+    /// Renders the `Txn` of the entries `chunk` of `batch` as the request:
+    /// `operation` writes each entry's (given the request, whether the
+    /// entry is the first, its etcd key and its index).
+    fn render_txn(
+        &mut self,
+        table: &str,
+        batch: &Batch,
+        chunk: std::ops::Range<usize>,
+        mut operation: impl FnMut(&mut Vec<u8>, bool, &[u8], usize),
+    ) {
+        json::txn_puts_start(&mut self.request);
+        for index in chunk.clone() {
+            self.set_key(table, batch.key(index));
+            operation(&mut self.request, index == chunk.start, &self.key, index);
+        }
+        json::txn_end(&mut self.request);
+    }
+
     /// Posts the `Txn` rendered in the request for the entries `range` of
     /// a batch and files each entry's status from its answer (`answer`
     /// gets the thread, the entry's index and its response). A failed

@@ -497,35 +497,34 @@ impl HttpStore {
         let preset = props.get(&PRESET)?;
         let defaults = PresetDefaults::of(preset);
         let path = base.path.as_str();
-        let required = |p: &Property<String>,
-                        d: Option<&'static str>|
-         -> Result<&'static str, PropertyError> {
-            match d {
-                Some(d) => Ok(d),
-                None if props.is_set(p.decl()) => Ok(""),
-                None => Err(PropertyError::Missing {
-                    name: p.name().to_string(),
-                    meaning: format!("http.preset=custom needs it: {}", p.decl().doc),
-                }),
-            }
+        // A template whose URL the preset gives (`default`) or the
+        // properties must set.
+        let required = |method: (&Property<String>, &str),
+                        url: &Property<String>,
+                        default: Option<&'static str>|
+         -> Result<Template, PropertyError> {
+            let url_default = match default {
+                Some(d) => d,
+                None if props.is_set(url.decl()) => "",
+                None => {
+                    return Err(PropertyError::Missing {
+                        name: url.name().to_string(),
+                        meaning: format!("http.preset=custom needs it: {}", url.decl().doc),
+                    })
+                }
+            };
+            Template::parse(props, method, (url, url_default), path)
         };
-        let read = Template::parse(
-            props,
-            (&READ_METHOD, "GET"),
-            (&READ_URL, required(&READ_URL, defaults.read)?),
-            path,
-        )?;
-        let insert = Template::parse(
-            props,
+        let read = required((&READ_METHOD, "GET"), &READ_URL, defaults.read)?;
+        let insert = required(
             (&INSERT_METHOD, defaults.insert_method),
-            (&INSERT_URL, required(&INSERT_URL, defaults.insert)?),
-            path,
+            &INSERT_URL,
+            defaults.insert,
         )?;
-        let delete = Template::parse(
-            props,
+        let delete = required(
             (&DELETE_METHOD, defaults.delete_method),
-            (&DELETE_URL, required(&DELETE_URL, defaults.delete)?),
-            path,
+            &DELETE_URL,
+            defaults.delete,
         )?;
         let update = if props.is_set(UPDATE_METHOD.decl()) || props.is_set(UPDATE_URL.decl()) {
             // Whatever is not set follows the insert's effective template.
@@ -729,6 +728,18 @@ struct Args<'a> {
     count: usize,
 }
 
+impl<'a> Args<'a> {
+    /// A request about one key (not a scan), with the record it writes.
+    fn one(table: &'a str, key: &'a str, record: Option<&'a Record>) -> Self {
+        Args {
+            table,
+            key,
+            record,
+            count: 0,
+        }
+    }
+}
+
 /// One client thread: a keep-alive connection and reused buffers.
 struct HttpThread<'a> {
     store: &'a HttpStore,
@@ -922,12 +933,7 @@ fn trim_ascii_end(bytes: &[u8]) -> &[u8] {
 impl StoreThread for HttpThread<'_> {
     fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
         let store = self.store;
-        let args = Args {
-            table,
-            key,
-            record: None,
-            count: 0,
-        };
+        let args = Args::one(table, key, None);
         match self.call(&store.read, args) {
             Status::Ok => self.decode_read(fields, out),
             other => other,
@@ -983,12 +989,7 @@ impl StoreThread for HttpThread<'_> {
     fn update(&mut self, table: &str, key: &str, values: &Record) -> Status {
         let store = self.store;
         if store.partial_update {
-            let args = Args {
-                table,
-                key,
-                record: Some(values),
-                count: 0,
-            };
+            let args = Args::one(table, key, Some(values));
             return self.call(&store.update, args);
         }
         let mut stored = std::mem::take(&mut self.stored);
@@ -1010,12 +1011,7 @@ impl StoreThread for HttpThread<'_> {
                 merged.push(field.name, field.value);
             }
         }
-        let args = Args {
-            table,
-            key,
-            record: Some(&merged),
-            count: 0,
-        };
+        let args = Args::one(table, key, Some(&merged));
         let status = self.call(&store.update, args);
         self.stored = stored;
         self.merged = merged;
@@ -1024,23 +1020,13 @@ impl StoreThread for HttpThread<'_> {
 
     fn insert(&mut self, table: &str, key: &str, values: &Record) -> Status {
         let store = self.store;
-        let args = Args {
-            table,
-            key,
-            record: Some(values),
-            count: 0,
-        };
+        let args = Args::one(table, key, Some(values));
         self.call(&store.insert, args)
     }
 
     fn delete(&mut self, table: &str, key: &str) -> Status {
         let store = self.store;
-        let args = Args {
-            table,
-            key,
-            record: None,
-            count: 0,
-        };
+        let args = Args::one(table, key, None);
         self.call(&store.delete, args)
     }
 }

@@ -438,14 +438,7 @@ impl Session {
                         );
                     }
                 }
-                Message::ErrorResponse(body) => {
-                    let error = ServerError::from_fields(body.fields());
-                    self.closed = true;
-                    return Err(match error {
-                        Ok(e) => WireError::Server(e),
-                        Err(e) => WireError::protocol(e),
-                    });
-                }
+                Message::ErrorResponse(body) => return Err(self.login_refused(&body)),
                 Message::AuthenticationKerberosV5
                 | Message::AuthenticationScmCredential
                 | Message::AuthenticationGss
@@ -466,14 +459,7 @@ impl Session {
                     self.transaction = body.status();
                     return Ok(());
                 }
-                Message::ErrorResponse(body) => {
-                    let error = ServerError::from_fields(body.fields());
-                    self.closed = true;
-                    return Err(match error {
-                        Ok(e) => WireError::Server(e),
-                        Err(e) => WireError::protocol(e),
-                    });
-                }
+                Message::ErrorResponse(body) => return Err(self.login_refused(&body)),
                 _ => return Err(self.lose("an unexpected message after the login")),
             }
         }
@@ -501,6 +487,15 @@ impl Session {
     /// `I` idle, `T` in a transaction block, `E` in a failed one.
     pub(crate) fn transaction_status(&self) -> u8 {
         self.transaction
+    }
+
+    /// The server's refusal during the login: it ends the connection.
+    fn login_refused(&mut self, body: &backend::ErrorResponseBody) -> WireError {
+        self.closed = true;
+        match ServerError::from_fields(body.fields()) {
+            Ok(e) => WireError::Server(e),
+            Err(e) => WireError::protocol(e),
+        }
     }
 
     /// Closes the connection for good, saying why.

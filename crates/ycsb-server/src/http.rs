@@ -71,7 +71,7 @@
 //! over a large table holds that table's text.
 
 use std::io::{self, Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::time::Duration;
 
 use crate::auth::Password;
@@ -79,7 +79,7 @@ use crate::limits::{linger, timed_out, Budget, Charge, Timed};
 pub use crate::listener::ServeError;
 use crate::listener::{ConfigProperties, Protocol, ServerConfig};
 use ycsb_db::{
-    Fields, Property, PropertyDecl, Record, ScanResult, Status, Store, StoreThread, ThreadContext,
+    Fields, Property, PropertyDecl, Record, ScanResult, Status, StoreError, StoreThread,
 };
 use ycsb_http::encoding;
 use ycsb_http::wire::{self, Conn, WireError};
@@ -277,15 +277,13 @@ struct Session<'s> {
 }
 
 fn serve_connection(
-    store: &dyn Store,
-    stream: TcpStream,
-    id: usize,
+    thread: Result<Box<dyn StoreThread + '_>, StoreError>,
+    stream: Timed,
     config: &ServerConfig,
     budget: &Budget,
 ) {
-    let _ = stream.set_nodelay(true);
-    let mut conn = Conn::new(Timed::new(stream, Some(config.timeout)));
-    let thread = match store.thread(ThreadContext::new(id, id + 1)) {
+    let mut conn = Conn::new(stream);
+    let thread = match thread {
         Ok(t) => t,
         Err(e) => {
             let mut reply = Reply::new(503);

@@ -8,10 +8,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use ycsb_db::{Properties, Property, PropertyError, Store};
+use ycsb_db::{Properties, Property, PropertyError, Store, StoreError, StoreThread, ThreadContext};
 
 use crate::auth::{require_password, Password};
-use crate::limits::Budget;
+use crate::limits::{Budget, Timed};
 
 /// How long [`ServerHandle::stop`] lets connections finish what they
 /// have received before it shuts their sockets down entirely (which
@@ -150,9 +150,11 @@ impl ServerConfig {
     }
 }
 
-/// Serves one connection of a protocol with its configuration and the
-/// budget all its connections share.
-pub(crate) type ServeConnection = fn(&dyn Store, TcpStream, usize, &ServerConfig, &Budget);
+/// Serves one connection of a protocol: its own store thread (or why the
+/// store could not open one), its stream (with the configured timeout),
+/// the configuration and the budget all its connections share.
+pub(crate) type ServeConnection =
+    for<'s> fn(Result<Box<dyn StoreThread + 's>, StoreError>, Timed, &'s ServerConfig, &'s Budget);
 
 /// A protocol [`serve`] speaks: `crate::resp::RESP` or `crate::http::HTTP`.
 pub struct Protocol {
@@ -201,7 +203,11 @@ pub fn serve(
     let config = Arc::new(config);
     let serve = protocol.serve;
     let handler = move |stream: TcpStream, id: usize| {
-        serve(&*store, stream, id, &config, &budget);
+        // Replies are small and answer requests: no Nagle delay.
+        let _ = stream.set_nodelay(true);
+        let stream = Timed::new(stream, Some(config.timeout));
+        let thread = store.thread(ThreadContext::new(id, id + 1));
+        serve(thread, stream, &config, &budget);
     };
     ServerHandle::start(protocol.name, addr, Arc::new(handler), admission)
 }

@@ -72,7 +72,7 @@
 //! its replies; see [`crate::ServerHandle::stop`].
 
 use std::io::{self, Read, Write};
-use std::net::{Ipv4Addr, Shutdown, SocketAddr, SocketAddrV4, TcpStream};
+use std::net::{Ipv4Addr, Shutdown, SocketAddr, SocketAddrV4};
 use std::time::Duration;
 
 use crate::auth::Password;
@@ -80,7 +80,7 @@ use crate::limits::{linger, timed_out, Budget, Charge, Timed};
 pub use crate::listener::ServeError;
 use crate::listener::{ConfigProperties, Protocol, ServerConfig};
 use ycsb_db::{
-    Fields, Property, PropertyDecl, Record, ScanResult, Status, Store, StoreThread, ThreadContext,
+    Fields, Property, PropertyDecl, Record, ScanResult, Status, StoreError, StoreThread,
 };
 use ycsb_redis::resp::{self as wire, Token, Tokens};
 
@@ -181,15 +181,12 @@ struct Session<'s> {
 }
 
 fn serve_connection(
-    store: &dyn Store,
-    stream: TcpStream,
-    id: usize,
+    thread: Result<Box<dyn StoreThread + '_>, StoreError>,
+    mut stream: Timed,
     config: &ServerConfig,
     budget: &Budget,
 ) {
-    let _ = stream.set_nodelay(true);
-    let mut stream = Timed::new(stream, Some(config.timeout));
-    let thread = match store.thread(ThreadContext::new(id, id + 1)) {
+    let thread = match thread {
         Ok(t) => t,
         Err(e) => {
             fail(

@@ -15,7 +15,7 @@
 //! field names differing only in case are one column.
 
 use rusqlite::types::ValueRef;
-use rusqlite::{Connection, Statement};
+use rusqlite::{CachedStatement, Connection, Statement};
 use ycsb_db::{Fields, Record, ScanResult, Status};
 
 /// A value bound as `TEXT`, whatever its bytes (YCSB-cpp's
@@ -219,6 +219,40 @@ fn key_column(stmt: &Statement<'_>, key: &str) -> usize {
         .unwrap_or(0)
 }
 
+/// What a `SELECT` is for.
+#[derive(Clone, Copy)]
+enum Select {
+    /// One key's row.
+    Read,
+    /// Rows in key order from a key, up to a limit.
+    Scan,
+}
+
+/// The statement of a read or scan (every column, or the selected fields'
+/// columns) and the index of its key column.
+fn prepare_select<'c>(
+    conn: &'c Connection,
+    t: &mut ColumnTable,
+    fields: Fields<'_>,
+    select: Select,
+) -> rusqlite::Result<(CachedStatement<'c>, usize)> {
+    let sql = match (fields, select) {
+        (Fields::All, Select::Read) => t.read_all.as_str(),
+        (Fields::All, Select::Scan) => t.scan_all.as_str(),
+        (Fields::Only(names), _) => {
+            let condition = match select {
+                Select::Read => format!(" WHERE {} = ?1", t.key),
+                Select::Scan => format!(" WHERE {0} >= ?1 ORDER BY {0} LIMIT ?2", t.key),
+            };
+            t.select_some(conn, names, &condition);
+            t.sql.as_str()
+        }
+    };
+    let stmt = conn.prepare_cached(sql)?;
+    let key_at = key_column(&stmt, &t.key);
+    Ok((stmt, key_at))
+}
+
 /// A read: every column, or the selected ones.
 pub(crate) fn read(
     conn: &Connection,
@@ -227,16 +261,7 @@ pub(crate) fn read(
     fields: Fields<'_>,
     out: &mut Record,
 ) -> rusqlite::Result<Status> {
-    let sql = match fields {
-        Fields::All => t.read_all.as_str(),
-        Fields::Only(names) => {
-            let condition = format!(" WHERE {} = ?1", t.key);
-            t.select_some(conn, names, &condition);
-            t.sql.as_str()
-        }
-    };
-    let mut stmt = conn.prepare_cached(sql)?;
-    let key_at = key_column(&stmt, &t.key);
+    let (mut stmt, key_at) = prepare_select(conn, t, fields, Select::Read)?;
     let mut rows = stmt.query([key])?;
     match rows.next()? {
         Some(row) => {
@@ -257,16 +282,7 @@ pub(crate) fn scan(
     out: &mut ScanResult,
 ) -> rusqlite::Result<Status> {
     let limit = i64::try_from(count).unwrap_or(i64::MAX);
-    let sql = match fields {
-        Fields::All => t.scan_all.as_str(),
-        Fields::Only(names) => {
-            let condition = format!(" WHERE {0} >= ?1 ORDER BY {0} LIMIT ?2", t.key);
-            t.select_some(conn, names, &condition);
-            t.sql.as_str()
-        }
-    };
-    let mut stmt = conn.prepare_cached(sql)?;
-    let key_at = key_column(&stmt, &t.key);
+    let (mut stmt, key_at) = prepare_select(conn, t, fields, Select::Scan)?;
     let mut rows = stmt.query(rusqlite::params![start_key, limit])?;
     while let Some(row) = rows.next()? {
         let ValueRef::Text(key) = row.get_ref(key_at)? else {
@@ -287,6 +303,23 @@ fn overridden(values: &Record, i: usize, name: &str) -> bool {
         .iter()
         .skip(i + 1)
         .any(|f| f.name.eq_ignore_ascii_case(name))
+}
+
+/// Runs the insert or update `sql`: `key` its parameter 1, then the
+/// values of the fields of `values` that are not given again later, as
+/// `TEXT`, in the order of its columns. The rows it changed.
+fn run_write(conn: &Connection, sql: &str, key: &str, values: &Record) -> rusqlite::Result<usize> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    stmt.raw_bind_parameter(1, key)?;
+    let mut at = 2;
+    for (i, f) in values.iter().enumerate() {
+        if overridden(values, i, f.name) {
+            continue;
+        }
+        stmt.raw_bind_parameter(at, Text(f.value))?;
+        at += 1;
+    }
+    stmt.raw_execute()
 }
 
 /// An insert, replacing a record of the same key (YCSB-cpp's `INSERT OR
@@ -318,17 +351,7 @@ pub(crate) fn insert(
         t.sql.push_str(&format!(", ?{p}"));
     }
     t.sql.push(')');
-    let mut stmt = conn.prepare_cached(&t.sql)?;
-    stmt.raw_bind_parameter(1, key)?;
-    let mut at = 2;
-    for (i, f) in values.iter().enumerate() {
-        if overridden(values, i, f.name) {
-            continue;
-        }
-        stmt.raw_bind_parameter(at, Text(f.value))?;
-        at += 1;
-    }
-    stmt.raw_execute()?;
+    run_write(conn, &t.sql, key, values)?;
     Ok(Status::Ok)
 }
 
@@ -366,17 +389,7 @@ pub(crate) fn update(
     t.sql.push_str(" WHERE ");
     t.sql.push_str(&t.key);
     t.sql.push_str(" = ?1");
-    let mut stmt = conn.prepare_cached(&t.sql)?;
-    stmt.raw_bind_parameter(1, key)?;
-    let mut at = 2;
-    for (i, f) in values.iter().enumerate() {
-        if overridden(values, i, f.name) {
-            continue;
-        }
-        stmt.raw_bind_parameter(at, Text(f.value))?;
-        at += 1;
-    }
-    let changed = stmt.raw_execute()?;
+    let changed = run_write(conn, &t.sql, key, values)?;
     Ok(if changed == 0 {
         Status::NotFound
     } else {

@@ -147,9 +147,10 @@ fn matrix_properties(m: &Matrix, cell: &Cell) -> Vec<(String, String)> {
     props
 }
 
-/// What a client store needs to talk to `ycsb serve`, unless the matrix
-/// chose otherwise.
-fn ycsb_serve_defaults(m: &Matrix, cell: &Cell, client: ServerClient) -> Vec<(String, String)> {
+/// The client store's `defaults` for its server (from its descriptor),
+/// less those the matrix sets itself (in its properties, the cell's
+/// store's or an axis').
+fn unless_set(m: &Matrix, cell: &Cell, defaults: &[(&str, &str)]) -> Vec<(String, String)> {
     let axis_properties = cell.axis_properties();
     let user_set = |k: &str| {
         m.properties
@@ -158,12 +159,17 @@ fn ycsb_serve_defaults(m: &Matrix, cell: &Cell, client: ServerClient) -> Vec<(St
             .chain(&axis_properties)
             .any(|(u, _)| u == k)
     };
-    client
-        .for_ycsb_serve
+    defaults
         .iter()
         .filter(|(k, _)| !user_set(k))
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
+}
+
+/// What a client store needs to talk to `ycsb serve`, unless the matrix
+/// chose otherwise.
+fn ycsb_serve_defaults(m: &Matrix, cell: &Cell, client: ServerClient) -> Vec<(String, String)> {
+    unless_set(m, cell, client.for_ycsb_serve)
 }
 
 /// A server's name in a matrix (`server = "postgres"`).
@@ -180,21 +186,7 @@ pub(crate) fn server_name(server: &Server) -> &'static str {
 /// What the client store needs against the runner's server `name`, as its
 /// descriptor says, unless the matrix chose otherwise.
 fn for_server(m: &Matrix, cell: &Cell, client: ServerClient, name: &str) -> Vec<(String, String)> {
-    let axis_properties = cell.axis_properties();
-    let user_set = |k: &str| {
-        m.properties
-            .iter()
-            .chain(&cell.db.properties)
-            .chain(&axis_properties)
-            .any(|(u, _)| u == k)
-    };
-    client
-        .properties_for(name)
-        .unwrap_or_default()
-        .iter()
-        .filter(|(k, _)| !user_set(k))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+    unless_set(m, cell, client.properties_for(name).unwrap_or_default())
 }
 
 /// Whether the runner runs as root (PostgreSQL refuses to, MariaDB needs
