@@ -5,107 +5,27 @@
 //! is then the same in both, and the instructions between them are the
 //! client's alone (issue 37's client share).
 
+mod common;
+
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use ycsb_core::db::{
-    codec, Fields, Properties, Record, RecordView, ScanResult, Status, Store, StoreError,
-    StoreThread, ThreadContext,
-};
-use ycsb_core::properties::load_file;
+use common::{shipped_workload, Asked, Noting};
+use ycsb_core::db::{codec, Fields, Record};
 use ycsb_core::Benchmark;
-use ycsb_memory::MemoryStore;
 
 #[allow(dead_code)]
 #[path = "../examples/support/direct_loop.rs"]
 mod direct_loop;
 
-/// What one run-phase operation asked of the engine: the key, and for an
-/// update the field it changed.
-#[derive(Debug, PartialEq)]
-struct Asked {
-    key: String,
-    updated_field: Option<String>,
-}
-
 const RECORDS: u64 = 300;
 const OPERATIONS: u64 = 3_000;
 const SEED: u64 = 7;
 
-/// ycsb's run of workload A (one thread, seed `SEED`) against a memory
-/// store that notes every read and update.
-fn ycsb_asks() -> Vec<Asked> {
-    #[derive(Default)]
-    struct Noting {
-        inner: MemoryStore,
-        asked: Mutex<Vec<Asked>>,
-    }
-    struct NotingThread<'a> {
-        store: &'a Noting,
-        inner: Box<dyn StoreThread + 'a>,
-    }
-    impl Store for Noting {
-        fn thread(&self, context: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
-            Ok(Box::new(NotingThread {
-                store: self,
-                inner: self.inner.thread(context)?,
-            }))
-        }
-    }
-    impl NotingThread<'_> {
-        fn note(&self, key: &str, updated_field: Option<String>) {
-            let key = key.to_string();
-            self.store
-                .asked
-                .lock()
-                .unwrap()
-                .push(Asked { key, updated_field });
-        }
-    }
-    impl StoreThread for NotingThread<'_> {
-        fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-            self.note(key, None);
-            self.inner.read(table, key, fields, out)
-        }
-        fn read_in_place(
-            &mut self,
-            table: &str,
-            key: &str,
-            fields: Fields<'_>,
-            scratch: &mut Record,
-            visit: &mut dyn FnMut(RecordView<'_>),
-        ) -> Status {
-            self.note(key, None);
-            self.inner.read_in_place(table, key, fields, scratch, visit)
-        }
-        fn scan(
-            &mut self,
-            table: &str,
-            start_key: &str,
-            count: usize,
-            fields: Fields<'_>,
-            out: &mut ScanResult,
-        ) -> Status {
-            self.inner.scan(table, start_key, count, fields, out)
-        }
-        fn update(&mut self, table: &str, key: &str, values: &Record) -> Status {
-            let names: Vec<String> = values.iter().map(|f| f.name.to_string()).collect();
-            assert_eq!(names.len(), 1, "workload A updates one field");
-            self.note(key, names.into_iter().next());
-            self.inner.update(table, key, values)
-        }
-        fn insert(&mut self, table: &str, key: &str, values: &Record) -> Status {
-            self.inner.insert(table, key, values)
-        }
-        fn delete(&mut self, table: &str, key: &str) -> Status {
-            self.inner.delete(table, key)
-        }
-    }
-
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/workloada");
-    let mut props = Properties::new();
-    load_file(&path, &mut props).unwrap();
-    let props = props
+/// ycsb's run of workload A (one thread, seed `SEED`) against a store that
+/// notes every read and update, as (key, the field an update changed).
+fn ycsb_asks() -> Vec<(String, Option<String>)> {
+    let props = shipped_workload("workloada")
         .with("recordcount", RECORDS)
         .with("operationcount", OPERATIONS)
         .with("threadcount", 1)
@@ -113,19 +33,29 @@ fn ycsb_asks() -> Vec<Asked> {
     let bench = Benchmark::from_properties(&props).unwrap();
     let store = Noting::default();
     bench.load(&store).unwrap();
-    store.asked.lock().unwrap().clear();
+    store.take();
     bench.run(&store).unwrap();
-    store.asked.into_inner().unwrap()
+    store
+        .take()
+        .into_iter()
+        .map(|asked| match asked {
+            Asked::Read { key, .. } => (key, None),
+            Asked::Update { key, fields } => {
+                assert_eq!(fields.len(), 1, "workload A updates one field");
+                (key, fields.into_iter().next())
+            }
+        })
+        .collect()
 }
 
 /// The direct loop's load and run of the same workload: the run's reads
 /// are gets; its updates a get, then a put of the record with one field
 /// changed (the load only puts new records).
-fn direct_loop_asks() -> Vec<Asked> {
+fn direct_loop_asks() -> Vec<(String, Option<String>)> {
     #[derive(Default)]
     struct Engine {
         records: Mutex<HashMap<Vec<u8>, Vec<u8>>>,
-        asked: Mutex<Vec<Asked>>,
+        asked: Mutex<Vec<(String, Option<String>)>>,
     }
     impl direct_loop::DirectEngine for Engine {
         fn get(&self, key: &[u8], copy_to: Option<&mut Vec<u8>>) -> Result<bool, String> {
@@ -139,10 +69,7 @@ fn direct_loop_asks() -> Vec<Asked> {
             }
             // The load only puts: every get is the run's.
             let key = String::from_utf8(key.to_vec()).unwrap();
-            self.asked.lock().unwrap().push(Asked {
-                key,
-                updated_field: None,
-            });
+            self.asked.lock().unwrap().push((key, None));
             Ok(true)
         }
         fn put(&self, key: &[u8], value: &[u8]) -> Result<(), String> {
@@ -164,8 +91,8 @@ fn direct_loop_asks() -> Vec<Asked> {
                 assert_eq!(changed.len(), 1, "one field changed");
                 let mut asked = self.asked.lock().unwrap();
                 let last = asked.last_mut().expect("an update reads first");
-                assert_eq!(last.key.as_bytes(), key);
-                last.updated_field = changed.into_iter().next();
+                assert_eq!(last.0.as_bytes(), key);
+                last.1 = changed.into_iter().next();
             }
             records.insert(key.to_vec(), value.to_vec());
             Ok(())
@@ -192,7 +119,7 @@ fn direct_loop_asks() -> Vec<Asked> {
 fn the_direct_loop_asks_for_what_ycsb_asks_for() {
     let (ycsb, direct) = (ycsb_asks(), direct_loop_asks());
     assert_eq!(ycsb.len() as u64, OPERATIONS);
-    let updates = ycsb.iter().filter(|a| a.updated_field.is_some()).count();
+    let updates = ycsb.iter().filter(|(_, field)| field.is_some()).count();
     assert!(updates > 1_000 && updates < 2_000, "{updates} updates");
     for (n, (y, d)) in ycsb.iter().zip(&direct).enumerate() {
         assert_eq!(y, d, "operation {n}");
