@@ -4,7 +4,7 @@ use std::path::Path;
 
 use ycsb_db::codec;
 use ycsb_db::{
-    batch_status, Assertions, Batch, Content, DataDir, DirLayout, EngineBuild, EngineFile,
+    batch_status, Assertions, Batch, Content, DirLayout, EngineBuild, EngineFile, EngineInDir,
     EngineInfo, EngineLock, EngineReport, Fields, Gauge, LockKind, Name, Properties, Record,
     RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
@@ -39,19 +39,10 @@ pub(crate) const LAYOUT: DirLayout = DirLayout {
 ///
 /// The table name of every operation is ignored, as in YCSB-cpp: all
 /// records live in the environment's unnamed database.
+#[derive(Debug)]
 pub struct LmdbStore {
-    env: Env,
+    env: EngineInDir<Env>,
     config: Config,
-    /// Held until the environment is closed (dropped after `env`).
-    _dir: DataDir,
-}
-
-impl std::fmt::Debug for LmdbStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LmdbStore")
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
 }
 
 impl LmdbStore {
@@ -67,14 +58,10 @@ impl LmdbStore {
     pub fn open(properties: &Properties) -> Result<LmdbStore, StoreError> {
         crate::lazy::load().map_err(|e| StoreError::open(NAME, e))?;
         let config = Config::from_properties(properties)?;
-        let (env, dir) = config
+        let env = config
             .dir
             .open_engine(NAME, &LAYOUT, |path| Env::open(path, &config.env))?;
-        Ok(LmdbStore {
-            env,
-            config,
-            _dir: dir,
-        })
+        Ok(LmdbStore { env, config })
     }
 
     /// The environment directory.
