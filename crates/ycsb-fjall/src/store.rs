@@ -418,21 +418,17 @@ impl StoreThread for FjallThread<'_> {
         fields: Fields<'_>,
         out: &mut ScanResult,
     ) -> Status {
-        let mut status = Status::Ok;
+        let mut rows = codec::ScanRows::new(out, fields);
         for guard in self.keyspace.range(start_key.as_bytes()..).take(count) {
             let (key, value) = match guard.into_inner() {
                 Ok(kv) => kv,
                 Err(e) => return self.failed(&e),
             };
-            let Ok(key) = std::str::from_utf8(&key) else {
-                return Status::UnexpectedState;
-            };
-            let row = codec::read_into(&value, fields, out.push_row(key));
-            if !row.is_ok() {
-                status = row;
+            if !rows.push(&key, &value) {
+                break;
             }
         }
-        status
+        rows.status()
     }
 
     /// Reads the record, merges the changed fields and writes it back:

@@ -307,21 +307,15 @@ impl LevelThread<'_> {
             return Status::Error;
         };
         it.seek(start_key.as_bytes());
-        let mut status = Status::Ok;
-        let mut rows = 0;
-        while rows < count && it.valid() {
-            let Ok(key) = std::str::from_utf8(it.key()) else {
-                return Status::UnexpectedState;
-            };
-            let row = codec::read_into(it.value(), fields, out.push_row(key));
-            if !row.is_ok() {
-                status = row;
+        let mut rows = codec::ScanRows::new(out, fields);
+        while rows.taken() < count && it.valid() {
+            if !rows.push(it.key(), it.value()) {
+                return rows.status();
             }
-            rows += 1;
             it.next();
         }
         match it.status() {
-            Ok(()) => status,
+            Ok(()) => rows.status(),
             Err(_) => Status::Error,
         }
     }

@@ -325,22 +325,12 @@ impl StoreThread for LmdbThread<'_> {
             Ok(s) => s,
             Err(_) => return Status::Error,
         };
-        let mut status = Status::Ok;
-        let mut rows = 0;
+        let mut rows = codec::ScanRows::new(out, fields);
         let scanned = snapshot.scan_from(start_key.as_bytes(), |key, value| {
-            let Ok(key) = std::str::from_utf8(key) else {
-                status = Status::UnexpectedState;
-                return false;
-            };
-            let row = codec::read_into(value, fields, out.push_row(key));
-            if !row.is_ok() {
-                status = row;
-            }
-            rows += 1;
-            rows < count
+            rows.push(key, value) && rows.taken() < count
         });
         match scanned {
-            Ok(()) => status,
+            Ok(()) => rows.status(),
             Err(_) => Status::Error,
         }
     }

@@ -441,18 +441,14 @@ impl StoreThread for RedbThread<'_> {
         let result = (|| {
             let txn = self.db.begin_read()?;
             let table = txn.open_table(TABLE)?;
-            let mut status = Status::Ok;
+            let mut rows = codec::ScanRows::new(out, fields);
             for entry in table.range(start_key.as_bytes()..)?.take(count) {
                 let (key, value) = entry?;
-                let Ok(key) = std::str::from_utf8(key.value()) else {
-                    return Ok(Status::UnexpectedState);
-                };
-                let row = codec::read_into(value.value(), fields, out.push_row(key));
-                if !row.is_ok() {
-                    status = row;
+                if !rows.push(key.value(), value.value()) {
+                    break;
                 }
             }
-            Ok::<Status, redb::Error>(status)
+            Ok::<Status, redb::Error>(rows.status())
         })();
         match result {
             Ok(status) => status,

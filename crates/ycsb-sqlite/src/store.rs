@@ -742,22 +742,18 @@ impl StoreThread for SqliteThread<'_> {
         self.op(table, |conn, sql, _| {
             let mut stmt = conn.prepare_cached(&sql.scan)?;
             let mut rows = stmt.query(rusqlite::params![start_key, limit])?;
-            let mut status = Status::Ok;
+            let mut scanned = codec::ScanRows::new(out, fields);
             while let Some(row) = rows.next()? {
                 let (ValueRef::Text(key), ValueRef::Blob(value)) =
                     (row.get_ref(0)?, row.get_ref(1)?)
                 else {
                     return Ok(Status::UnexpectedState);
                 };
-                let Ok(key) = std::str::from_utf8(key) else {
-                    return Ok(Status::UnexpectedState);
-                };
-                let row = codec::read_into(value, fields, out.push_row(key));
-                if !row.is_ok() {
-                    status = row;
+                if !scanned.push(key, value) {
+                    break;
                 }
             }
-            Ok(status)
+            Ok(scanned.status())
         })
     }
 
