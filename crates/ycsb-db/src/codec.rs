@@ -13,7 +13,7 @@
 //! `str::from_utf8` on the ten field names.
 
 use crate::field::{Field, Fields};
-use crate::record::{Record, RecordView};
+use crate::record::{Record, RecordView, ScanResult};
 use crate::status::Status;
 use crate::wire::{
     field_span, next_field, put_varint, uniform_stride, window_at, UniformShape,
@@ -89,6 +89,57 @@ pub fn read_into(value: &[u8], fields: Fields<'_>, out: &mut Record) -> Status {
     match decode(value, fields, out) {
         Ok(()) => Status::Ok,
         Err(e) => e.into(),
+    }
+}
+
+/// The rows of a scan of an embedded engine, decoded into `out` as the
+/// engine yields its records in key order: what every such engine's
+/// `StoreThread::scan` answers once it has the stored keys and values.
+#[derive(Debug)]
+pub struct ScanRows<'s, 'f> {
+    out: &'s mut ScanResult,
+    fields: Fields<'f>,
+    taken: usize,
+    status: Status,
+}
+
+impl<'s, 'f> ScanRows<'s, 'f> {
+    /// A scan that fills `out` with the fields `fields` selects.
+    pub fn new(out: &'s mut ScanResult, fields: Fields<'f>) -> Self {
+        Self {
+            out,
+            fields,
+            taken: 0,
+            status: Status::Ok,
+        }
+    }
+
+    /// Decodes the record `value` stored under `key` into the next row.
+    /// Answers whether the scan goes on: not after a key that is not UTF-8
+    /// (the scan is then `UNEXPECTED_STATE`). A value that is not an
+    /// encoded record makes the scan `UNEXPECTED_STATE` too, but its row
+    /// is kept and the scan goes on.
+    pub fn push(&mut self, key: &[u8], value: &[u8]) -> bool {
+        let Ok(key) = std::str::from_utf8(key) else {
+            self.status = Status::UnexpectedState;
+            return false;
+        };
+        let row = read_into(value, self.fields, self.out.push_row(key));
+        if !row.is_ok() {
+            self.status = row;
+        }
+        self.taken += 1;
+        true
+    }
+
+    /// How many records the scan has taken.
+    pub fn taken(&self) -> usize {
+        self.taken
+    }
+
+    /// What the scan answers: `OK`, or what its last fault was.
+    pub fn status(&self) -> Status {
+        self.status
     }
 }
 
@@ -349,6 +400,26 @@ fn has_field(stored: &[u8], name: &str) -> bool {
 mod tests {
     use super::*;
     use crate::wire::{is_ascii_short, is_uniform_record};
+
+    #[test]
+    fn a_scan_keeps_rows_that_do_not_decode_and_stops_at_a_key_that_is_not_utf8() {
+        let mut r = Record::new();
+        r.push("field0", b"abc");
+        let mut good = Vec::new();
+        encode(&r, &mut good);
+        let mut out = ScanResult::default();
+        let mut rows = ScanRows::new(&mut out, Fields::All);
+        assert!(rows.push(b"k1", &good));
+        assert_eq!((rows.taken(), rows.status()), (1, Status::Ok));
+        assert!(rows.push(b"k2", b"\xff"), "a bad value goes on");
+        assert!(rows.push(b"k3", &good));
+        assert_eq!((rows.taken(), rows.status()), (3, Status::UnexpectedState));
+        assert!(!rows.push(b"\xff", &good), "a bad key stops");
+        assert_eq!((rows.taken(), rows.status()), (3, Status::UnexpectedState));
+        let keys: Vec<&str> = out.iter().map(|(key, _)| key).collect();
+        assert_eq!(keys, ["k1", "k2", "k3"]);
+        assert_eq!(out.iter().nth(2).map(|(_, row)| row.clone()), Some(r));
+    }
 
     #[test]
     fn reads_map_decoding_to_statuses_alike() {

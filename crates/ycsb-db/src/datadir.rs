@@ -20,6 +20,7 @@
 
 use std::fs::File;
 use std::io::Read;
+use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
 
 use crate::{Properties, Property, PropertyError, StoreError};
@@ -102,9 +103,9 @@ impl DirSetting {
     /// Opens the directory through the guard ([`DirSetting::open`]), then
     /// the engine in it: `open` is given the directory and answers the
     /// engine or the engine's message, which becomes the store's open error
-    /// naming the directory ([`DirSetting::open_error`]). The guard comes
-    /// back with the engine: keep it beside the engine, declared after it,
-    /// so that the directory stays locked until the engine has closed.
+    /// naming the directory ([`DirSetting::open_error`]). The engine comes
+    /// back held with the guard ([`EngineInDir`]), which keeps the
+    /// directory locked until the engine has closed.
     ///
     /// # Errors
     ///
@@ -116,10 +117,10 @@ impl DirSetting {
         store: &'static str,
         layout: &DirLayout,
         open: impl FnOnce(&Path) -> Result<E, String>,
-    ) -> Result<(E, DataDir), StoreError> {
+    ) -> Result<EngineInDir<E>, StoreError> {
         let dir = self.open(store, layout)?;
         let engine = open(&self.path).map_err(|message| self.open_error(store, message))?;
-        Ok((engine, dir))
+        Ok(EngineInDir::new(engine, dir))
     }
 
     /// Opens a database kept in the one file the property names, through
@@ -530,8 +531,8 @@ impl Refusal {
 }
 
 /// An embedded engine's data directory, checked and locked for as long as
-/// the value lives. A store keeps it beside its engine handle and drops it
-/// after the engine (declare it last).
+/// the value lives. A store keeps it with its engine handle in an
+/// [`EngineInDir`], which drops it after the engine.
 #[derive(Debug)]
 pub struct DataDir {
     path: PathBuf,
@@ -734,6 +735,63 @@ impl Drop for DataDir {
     /// closing this descriptor alone would leave held.
     fn drop(&mut self) {
         let _ = self.lock.unlock();
+    }
+}
+
+/// An embedded engine opened in its guarded directory
+/// ([`DirSetting::open_engine`]): the engine handle and the directory's
+/// guard in one value, which closes (drops) the engine before it releases
+/// the guard, so that no other process or store can open the directory
+/// while the engine may still write to it. A store keeps it as its engine
+/// handle; it derefs to the engine.
+pub struct EngineInDir<E> {
+    // Both are dropped by hand, in that order, in `Drop`.
+    engine: ManuallyDrop<E>,
+    dir: ManuallyDrop<DataDir>,
+}
+
+impl<E> EngineInDir<E> {
+    /// `engine`, opened in the directory `dir` guards: `dir` is released
+    /// only after `engine` is dropped.
+    pub fn new(engine: E, dir: DataDir) -> Self {
+        Self {
+            engine: ManuallyDrop::new(engine),
+            dir: ManuallyDrop::new(dir),
+        }
+    }
+
+    /// The directory the engine is open in.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl<E> std::ops::Deref for EngineInDir<E> {
+    type Target = E;
+
+    fn deref(&self) -> &E {
+        &self.engine
+    }
+}
+
+impl<E> Drop for EngineInDir<E> {
+    fn drop(&mut self) {
+        // SAFETY: each field is dropped exactly once, here, and never used
+        // after: `self` is being dropped. The engine first, so that the
+        // directory stays locked until it has closed its files.
+        unsafe {
+            ManuallyDrop::drop(&mut self.engine);
+            ManuallyDrop::drop(&mut self.dir);
+        }
+    }
+}
+
+/// The directory, not the engine: an engine handle is rarely `Debug`.
+impl<E> std::fmt::Debug for EngineInDir<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineInDir")
+            .field("dir", &self.path())
+            .finish_non_exhaustive()
     }
 }
 
@@ -1314,6 +1372,65 @@ mod tests {
         assert_eq!(refusal(open(dir.path(), true)), Refusal::InUse);
         drop(first);
         open(dir.path(), true).unwrap();
+    }
+
+    /// An engine that, as it closes, records whether its directory is
+    /// still locked: whether a second open is refused then.
+    struct ClosingEngine {
+        path: PathBuf,
+        locked_while_closing: std::rc::Rc<std::cell::Cell<Option<bool>>>,
+    }
+
+    impl Drop for ClosingEngine {
+        fn drop(&mut self) {
+            let second = open(&self.path, false);
+            self.locked_while_closing.set(Some(
+                second.is_err_and(|e| e.refusal() == Some(&Refusal::InUse)),
+            ));
+        }
+    }
+
+    #[test]
+    fn an_engine_in_its_directory_closes_before_the_directory_is_released() {
+        let dir = tempfile::tempdir().unwrap();
+        let locked_while_closing = std::rc::Rc::default();
+        let setting = DirSetting::new("test.dir", dir.path(), "-p", false);
+        let held = setting
+            .open_engine("test", &LAYOUT, |path| {
+                Ok(ClosingEngine {
+                    path: path.to_path_buf(),
+                    locked_while_closing: std::rc::Rc::clone(&locked_while_closing),
+                })
+            })
+            .unwrap();
+        assert_eq!(held.path(), dir.path());
+        assert_eq!(held.path, dir.path(), "derefs to the engine");
+        assert_eq!(refusal(open(dir.path(), false)), Refusal::InUse);
+        drop(held);
+        assert_eq!(locked_while_closing.get(), Some(true));
+        open(dir.path(), false).unwrap();
+    }
+
+    #[test]
+    fn an_engine_in_its_directory_shows_the_directory_without_the_engine() {
+        struct NotDebug;
+        let dir = tempfile::tempdir().unwrap();
+        let held = EngineInDir::new(NotDebug, open(dir.path(), false).unwrap());
+        assert_eq!(
+            format!("{held:?}"),
+            format!("EngineInDir {{ dir: {:?}, .. }}", dir.path())
+        );
+    }
+
+    #[test]
+    fn an_engine_that_fails_to_open_leaves_the_directory_free() {
+        let dir = tempfile::tempdir().unwrap();
+        let setting = DirSetting::new("test.dir", dir.path(), "-p", false);
+        let err = setting
+            .open_engine("test", &LAYOUT, |_| Err::<(), _>("no".to_string()))
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+        open(dir.path(), false).unwrap();
     }
 
     #[test]

@@ -77,7 +77,7 @@ pub use address::host_port;
 pub use batch::{batch_status, Batch, UpdateMerger};
 pub use datadir::{
     is_dated_log, is_log_record, Content, DataDir, DataDirError, DirLayout, DirSetting, EngineFile,
-    EngineLock, LockKind, Name, Refusal,
+    EngineInDir, EngineLock, LockKind, Name, Refusal,
 };
 pub use files::{
     open_input, read_input, read_input_to_string, InputError, CONFIG_FILE_LIMIT, RESULT_FILE_LIMIT,

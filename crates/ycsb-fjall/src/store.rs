@@ -6,7 +6,7 @@ use std::path::Path;
 use fjall::{AbstractTree, Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 use ycsb_db::codec;
 use ycsb_db::{
-    batch_status, Batch, Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo,
+    batch_status, Batch, Content, DirLayout, EngineBuild, EngineFile, EngineInDir, EngineInfo,
     EngineLock, EngineReport, Fields, Gauge, LockKind, Name, Properties, Record, RecordView,
     ScanResult, Status, Store, StoreError, StoreThread, ThreadContext, UpdateMerger,
 };
@@ -44,20 +44,17 @@ pub(crate) const LAYOUT: DirLayout = DirLayout {
 };
 
 /// A fjall database opened once and shared by all client threads.
+#[derive(Debug)]
 pub struct FjallStore {
-    db: Database,
-    keyspace: Keyspace,
+    engine: EngineInDir<Engine>,
     config: Config,
-    /// Held until the database is closed (dropped after `db`).
-    _dir: DataDir,
 }
 
-impl std::fmt::Debug for FjallStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FjallStore")
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
+/// The database and the keyspace the records live in: both close before
+/// the directory is released.
+struct Engine {
+    db: Database,
+    keyspace: Keyspace,
 }
 
 impl FjallStore {
@@ -72,7 +69,7 @@ impl FjallStore {
     /// open the database (unreadable, corrupt).
     pub fn open(properties: &Properties) -> Result<FjallStore, StoreError> {
         let config = Config::from_properties(properties)?;
-        let ((db, keyspace), dir) = config.dir.open_engine(NAME, &LAYOUT, |path| {
+        let engine = config.dir.open_engine(NAME, &LAYOUT, |path| {
             let mut builder = Database::builder(path);
             if let Some(bytes) = config.cache_size {
                 builder = builder.cache_size(bytes);
@@ -84,14 +81,9 @@ impl FjallStore {
             let keyspace = db
                 .keyspace(KEYSPACE, || keyspace_options(&config))
                 .map_err(|e| describe_error(&e))?;
-            Ok((db, keyspace))
+            Ok(Engine { db, keyspace })
         })?;
-        Ok(FjallStore {
-            db,
-            keyspace,
-            config,
-            _dir: dir,
-        })
+        Ok(FjallStore { engine, config })
     }
 
     /// The database directory.
@@ -106,16 +98,17 @@ impl FjallStore {
     ///
     /// [`StoreError::Other`] with fjall's reason.
     pub fn compact(&self) -> Result<(), StoreError> {
-        self.keyspace
+        self.engine
+            .keyspace
             .rotate_memtable_and_wait()
-            .and_then(|()| self.keyspace.major_compact())
+            .and_then(|()| self.engine.keyspace.major_compact())
             .map_err(|e| StoreError::Other(format!("fjall compaction: {}", describe_error(&e))))
     }
 
     /// Tables per level, for as many levels as the tree has.
     fn level_tables(&self) -> Vec<usize> {
         (0..MAX_LEVELS)
-            .map_while(|level| self.keyspace.tree.level_table_count(level))
+            .map_while(|level| self.engine.keyspace.tree.level_table_count(level))
             .collect()
     }
 }
@@ -159,8 +152,8 @@ fn describe_error(e: &fjall::Error) -> String {
 impl Store for FjallStore {
     fn thread(&self, _context: ThreadContext) -> Result<Box<dyn StoreThread + '_>, StoreError> {
         Ok(Box::new(FjallThread {
-            db: &self.db,
-            keyspace: &self.keyspace,
+            db: &self.engine.db,
+            keyspace: &self.engine.keyspace,
             fsync: self.config.fsync,
             value: Vec::new(),
             last_error: None,
@@ -182,21 +175,21 @@ impl Store for FjallStore {
                 tables as f64,
             ));
         }
-        let ks = &self.keyspace;
+        let ks = &self.engine.keyspace;
         out.push(Gauge::count("fjall.tables", ks.table_count() as f64));
         out.push(Gauge::count(
             "fjall.journal-count",
-            self.db.journal_count() as f64,
+            self.engine.db.journal_count() as f64,
         ));
-        if let Ok(bytes) = self.db.journal_disk_space() {
+        if let Ok(bytes) = self.engine.db.journal_disk_space() {
             out.push(Gauge::bytes("fjall.journal-bytes", bytes as f64));
         }
-        if let Ok(bytes) = self.db.disk_space() {
+        if let Ok(bytes) = self.engine.db.disk_space() {
             out.push(Gauge::bytes("fjall.disk-bytes", bytes as f64));
         }
         out.push(Gauge::bytes(
             "fjall.write-buffer-bytes",
-            self.db.write_buffer_size() as f64,
+            self.engine.db.write_buffer_size() as f64,
         ));
         out.push(Gauge::count(
             "fjall.sealed-memtables",
@@ -204,23 +197,23 @@ impl Store for FjallStore {
         ));
         out.push(Gauge::count(
             "fjall.outstanding-flushes",
-            self.db.outstanding_flushes() as f64,
+            self.engine.db.outstanding_flushes() as f64,
         ));
         out.push(Gauge::count(
             "fjall.active-compactions",
-            self.db.active_compactions() as f64,
+            self.engine.db.active_compactions() as f64,
         ));
         out.push(Gauge::count(
             "fjall.compactions-completed",
-            self.db.compactions_completed() as f64,
+            self.engine.db.compactions_completed() as f64,
         ));
         out.push(Gauge::seconds(
             "fjall.compaction-sec",
-            self.db.time_compacting().as_secs_f64(),
+            self.engine.db.time_compacting().as_secs_f64(),
         ));
         out.push(Gauge::bytes(
             "fjall.cache-bytes",
-            self.db.cache_size() as f64,
+            self.engine.db.cache_size() as f64,
         ));
     }
 
@@ -239,7 +232,7 @@ impl Store for FjallStore {
         for (level, tables) in self.level_tables().into_iter().enumerate() {
             stats.push_str(&format!("L{level:<5} {tables}\n"));
         }
-        let ks = &self.keyspace;
+        let ks = &self.engine.keyspace;
         stats.push_str(&format!(
             "tables={}\napproximate_items={}\nkeyspace_disk_bytes={}\njournals={}\n\
              journal_bytes={}\ndisk_bytes={}\nwrite_buffer_bytes={}\ncompactions_completed={}\n\
@@ -247,14 +240,14 @@ impl Store for FjallStore {
             ks.table_count(),
             ks.approximate_len(),
             ks.disk_space(),
-            self.db.journal_count(),
-            self.db.journal_disk_space().unwrap_or(0),
-            self.db.disk_space().unwrap_or(0),
-            self.db.write_buffer_size(),
-            self.db.compactions_completed(),
-            self.db.time_compacting().as_secs_f64(),
-            self.db.cache_size(),
-            self.db.cache_capacity(),
+            self.engine.db.journal_count(),
+            self.engine.db.journal_disk_space().unwrap_or(0),
+            self.engine.db.disk_space().unwrap_or(0),
+            self.engine.db.write_buffer_size(),
+            self.engine.db.compactions_completed(),
+            self.engine.db.time_compacting().as_secs_f64(),
+            self.engine.db.cache_size(),
+            self.engine.db.cache_capacity(),
         ));
         let mut options = self.config.describe();
         options.push_str(&format!(
@@ -276,7 +269,7 @@ impl Store for FjallStore {
     /// Syncs the journal, so that everything acknowledged is on disk when
     /// the program ends.
     fn close(&self) -> Result<(), StoreError> {
-        self.db.persist(PersistMode::SyncAll).map_err(|e| {
+        self.engine.db.persist(PersistMode::SyncAll).map_err(|e| {
             StoreError::Other(format!(
                 "fjall: syncing the journal: {}",
                 describe_error(&e)
@@ -425,21 +418,17 @@ impl StoreThread for FjallThread<'_> {
         fields: Fields<'_>,
         out: &mut ScanResult,
     ) -> Status {
-        let mut status = Status::Ok;
+        let mut rows = codec::ScanRows::new(out, fields);
         for guard in self.keyspace.range(start_key.as_bytes()..).take(count) {
             let (key, value) = match guard.into_inner() {
                 Ok(kv) => kv,
                 Err(e) => return self.failed(&e),
             };
-            let Ok(key) = std::str::from_utf8(&key) else {
-                return Status::UnexpectedState;
-            };
-            let row = codec::read_into(&value, fields, out.push_row(key));
-            if !row.is_ok() {
-                status = row;
+            if !rows.push(&key, &value) {
+                break;
             }
         }
-        status
+        rows.status()
     }
 
     /// Reads the record, merges the changed fields and writes it back:

@@ -2,7 +2,7 @@
 
 use ycsb_db::codec;
 use ycsb_db::{
-    batch_status, Assertions, Batch, Content, DataDir, DirLayout, EngineBuild, EngineFile,
+    batch_status, Assertions, Batch, Content, DirLayout, EngineBuild, EngineFile, EngineInDir,
     EngineInfo, EngineLock, EngineReport, Fields, Gauge, GaugeKind, LockKind, Name, Properties,
     Record, RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
     UpdateMerger,
@@ -32,11 +32,10 @@ const ROW_SEPARATOR: u8 = 0;
 ///
 /// The table name of every operation is ignored, as in YCSB-cpp: all
 /// records live in one key space.
+#[derive(Debug)]
 pub struct LevelStore {
-    db: Db,
+    db: EngineInDir<Db>,
     config: Config,
-    /// Held until the database is closed (dropped after `db`).
-    _dir: DataDir,
 }
 
 /// Whether a file starts with a record of LevelDB's log format (types 1
@@ -83,14 +82,6 @@ pub(crate) const LAYOUT: DirLayout = DirLayout {
     }],
 };
 
-impl std::fmt::Debug for LevelStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LevelStore")
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
-}
-
 impl LevelStore {
     /// Opens the LevelDB database in `leveldb.dbname`, created if
     /// missing, with the other [`PROPERTIES`](crate::PROPERTIES).
@@ -104,18 +95,14 @@ impl LevelStore {
     pub fn open(properties: &Properties) -> Result<LevelStore, StoreError> {
         crate::lazy::load().map_err(|e| StoreError::open(NAME, e))?;
         let config = Config::from_properties(properties)?;
-        let (db, dir) = config.dir.open_engine(NAME, &LAYOUT, |path| {
+        let db = config.dir.open_engine(NAME, &LAYOUT, |path| {
             let db = Db::open(path, &config.engine)?;
             if config.format == Format::Row {
                 check_row_layout(&db)?;
             }
             Ok(db)
         })?;
-        Ok(LevelStore {
-            db,
-            config,
-            _dir: dir,
-        })
+        Ok(LevelStore { db, config })
     }
 
     /// The database directory.
@@ -320,21 +307,15 @@ impl LevelThread<'_> {
             return Status::Error;
         };
         it.seek(start_key.as_bytes());
-        let mut status = Status::Ok;
-        let mut rows = 0;
-        while rows < count && it.valid() {
-            let Ok(key) = std::str::from_utf8(it.key()) else {
-                return Status::UnexpectedState;
-            };
-            let row = codec::read_into(it.value(), fields, out.push_row(key));
-            if !row.is_ok() {
-                status = row;
+        let mut rows = codec::ScanRows::new(out, fields);
+        while rows.taken() < count && it.valid() {
+            if !rows.push(it.key(), it.value()) {
+                return rows.status();
             }
-            rows += 1;
             it.next();
         }
         match it.status() {
-            Ok(()) => status,
+            Ok(()) => rows.status(),
             Err(_) => Status::Error,
         }
     }

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use ycsb_db::codec;
 use ycsb_db::{
-    batch_status, Assertions, Batch, Content, DataDir, DirLayout, EngineBuild, EngineFile,
+    batch_status, Assertions, Batch, Content, DirLayout, EngineBuild, EngineFile, EngineInDir,
     EngineInfo, EngineLock, EngineReport, Fields, Gauge, LockKind, Name, Properties, Record,
     RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
@@ -39,19 +39,10 @@ pub(crate) const LAYOUT: DirLayout = DirLayout {
 ///
 /// The table name of every operation is ignored, as in YCSB-cpp: all
 /// records live in the environment's unnamed database.
+#[derive(Debug)]
 pub struct LmdbStore {
-    env: Env,
+    env: EngineInDir<Env>,
     config: Config,
-    /// Held until the environment is closed (dropped after `env`).
-    _dir: DataDir,
-}
-
-impl std::fmt::Debug for LmdbStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LmdbStore")
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
 }
 
 impl LmdbStore {
@@ -67,14 +58,10 @@ impl LmdbStore {
     pub fn open(properties: &Properties) -> Result<LmdbStore, StoreError> {
         crate::lazy::load().map_err(|e| StoreError::open(NAME, e))?;
         let config = Config::from_properties(properties)?;
-        let (env, dir) = config
+        let env = config
             .dir
             .open_engine(NAME, &LAYOUT, |path| Env::open(path, &config.env))?;
-        Ok(LmdbStore {
-            env,
-            config,
-            _dir: dir,
-        })
+        Ok(LmdbStore { env, config })
     }
 
     /// The environment directory.
@@ -338,22 +325,12 @@ impl StoreThread for LmdbThread<'_> {
             Ok(s) => s,
             Err(_) => return Status::Error,
         };
-        let mut status = Status::Ok;
-        let mut rows = 0;
+        let mut rows = codec::ScanRows::new(out, fields);
         let scanned = snapshot.scan_from(start_key.as_bytes(), |key, value| {
-            let Ok(key) = std::str::from_utf8(key) else {
-                status = Status::UnexpectedState;
-                return false;
-            };
-            let row = codec::read_into(value, fields, out.push_row(key));
-            if !row.is_ok() {
-                status = row;
-            }
-            rows += 1;
-            rows < count
+            rows.push(key, value) && rows.taken() < count
         });
         match scanned {
-            Ok(()) => status,
+            Ok(()) => rows.status(),
             Err(_) => Status::Error,
         }
     }

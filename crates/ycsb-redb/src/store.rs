@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use ycsb_db::codec;
 use ycsb_db::{
-    batch_status, Batch, Content, DataDir, DirLayout, EngineBuild, EngineFile, EngineInfo,
+    batch_status, Batch, Content, DirLayout, EngineBuild, EngineFile, EngineInDir, EngineInfo,
     EngineLock, EngineReport, Fields, Gauge, GaugeKind, LockKind, Name, Properties, Record,
     RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
@@ -90,23 +90,14 @@ fn walk_due(last: Option<Walk>, now: Instant) -> bool {
 }
 
 /// A redb database opened once and shared by all client threads.
+#[derive(Debug)]
 pub struct RedbStore {
-    db: Database,
+    db: EngineInDir<Database>,
     file: PathBuf,
     config: Config,
     /// The last tree walk for the gauges (the status thread's alone; the
     /// lock is never contended).
     tree_sample: Mutex<Option<TreeSample>>,
-    /// Held until the database is closed (dropped after `db`).
-    _dir: DataDir,
-}
-
-impl std::fmt::Debug for RedbStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedbStore")
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
 }
 
 impl RedbStore {
@@ -122,7 +113,7 @@ impl RedbStore {
     pub fn open(properties: &Properties) -> Result<RedbStore, StoreError> {
         let config = Config::from_properties(properties)?;
         let file = config.dir.path.join(FILE_NAME);
-        let (db, dir) = config.dir.open_engine(NAME, &LAYOUT, |path| {
+        let db = config.dir.open_engine(NAME, &LAYOUT, |path| {
             let mut builder = Database::builder();
             if let Some(bytes) = config.cache_size {
                 builder.set_cache_size(bytes);
@@ -143,7 +134,6 @@ impl RedbStore {
             file,
             config,
             tree_sample: Mutex::new(None),
-            _dir: dir,
         })
     }
 
@@ -451,18 +441,14 @@ impl StoreThread for RedbThread<'_> {
         let result = (|| {
             let txn = self.db.begin_read()?;
             let table = txn.open_table(TABLE)?;
-            let mut status = Status::Ok;
+            let mut rows = codec::ScanRows::new(out, fields);
             for entry in table.range(start_key.as_bytes()..)?.take(count) {
                 let (key, value) = entry?;
-                let Ok(key) = std::str::from_utf8(key.value()) else {
-                    return Ok(Status::UnexpectedState);
-                };
-                let row = codec::read_into(value.value(), fields, out.push_row(key));
-                if !row.is_ok() {
-                    status = row;
+                if !rows.push(key.value(), value.value()) {
+                    break;
                 }
             }
-            Ok::<Status, redb::Error>(status)
+            Ok::<Status, redb::Error>(rows.status())
         })();
         match result {
             Ok(status) => status,

@@ -10,7 +10,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{ffi, Connection, OpenFlags};
 use ycsb_db::codec;
 use ycsb_db::{
-    batch_status, Assertions, Batch, Content, DataDir, DirLayout, EngineBuild, EngineFile,
+    batch_status, Assertions, Batch, Content, DirLayout, EngineBuild, EngineFile, EngineInDir,
     EngineInfo, EngineLock, EngineReport, Fields, Gauge, LockKind, Name, Properties, Record,
     RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
@@ -64,7 +64,7 @@ const PUBLISH_EVERY: u32 = 256;
 
 /// A thread's page cache counters, read by [`Store::gauges`]: written by
 /// that thread alone, every [`PUBLISH_EVERY`] operations.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct CacheCounters {
     hits: AtomicU64,
     misses: AtomicU64,
@@ -79,24 +79,16 @@ struct CacheCounters {
 /// by `sqlite.primary_key`, the table's primary key, so SQLite keeps an
 /// index ordered by it) and `fields`, the record encoded with
 /// [`ycsb_db::codec`] as in every embedded binding.
+#[derive(Debug)]
 pub struct SqliteStore {
     config: Config,
     file: PathBuf,
     /// A connection for the gauges and the final checkpoint; locked once
-    /// per status interval, never by operations.
-    monitor: Mutex<Connection>,
+    /// per status interval, never by operations. Held with the directory's
+    /// guard, which is released only after the connection has closed.
+    monitor: EngineInDir<Mutex<Connection>>,
     /// Every client thread's counters (registered when it starts).
     counters: Mutex<Vec<Arc<CacheCounters>>>,
-    /// Held until the connections are closed (dropped after `monitor`).
-    _dir: DataDir,
-}
-
-impl std::fmt::Debug for SqliteStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteStore")
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
 }
 
 /// SQLite's message for `e`, with the operating system's reason when
@@ -222,10 +214,9 @@ impl SqliteStore {
         }
         Ok(SqliteStore {
             file,
-            monitor: Mutex::new(monitor),
+            monitor: EngineInDir::new(Mutex::new(monitor), dir),
             counters: Mutex::new(Vec::new()),
             config,
-            _dir: dir,
         })
     }
 
@@ -751,22 +742,18 @@ impl StoreThread for SqliteThread<'_> {
         self.op(table, |conn, sql, _| {
             let mut stmt = conn.prepare_cached(&sql.scan)?;
             let mut rows = stmt.query(rusqlite::params![start_key, limit])?;
-            let mut status = Status::Ok;
+            let mut scanned = codec::ScanRows::new(out, fields);
             while let Some(row) = rows.next()? {
                 let (ValueRef::Text(key), ValueRef::Blob(value)) =
                     (row.get_ref(0)?, row.get_ref(1)?)
                 else {
                     return Ok(Status::UnexpectedState);
                 };
-                let Ok(key) = std::str::from_utf8(key) else {
-                    return Ok(Status::UnexpectedState);
-                };
-                let row = codec::read_into(value, fields, out.push_row(key));
-                if !row.is_ok() {
-                    status = row;
+                if !scanned.push(key, value) {
+                    break;
                 }
             }
-            Ok(status)
+            Ok(scanned.status())
         })
     }
 

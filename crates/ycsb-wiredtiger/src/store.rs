@@ -3,7 +3,7 @@
 
 use ycsb_db::codec;
 use ycsb_db::{
-    batch_status, Assertions, Batch, Content, DataDir, DirLayout, EngineBuild, EngineFile,
+    batch_status, Assertions, Batch, Content, DirLayout, EngineBuild, EngineFile, EngineInDir,
     EngineInfo, EngineLock, EngineReport, Fields, Gauge, GaugeKind, LockKind, Name, Properties,
     Record, RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
@@ -206,19 +206,10 @@ const TABLE_GAUGES: &[(&str, &str, GaugeKind)] = &[
 ///
 /// The table name of every operation is ignored, as in YCSB-cpp: all
 /// records live in one WiredTiger table, `table:ycsbc`.
+#[derive(Debug)]
 pub struct WiredTigerStore {
-    conn: Connection,
+    conn: EngineInDir<Connection>,
     config: Config,
-    /// Held until the connection is closed (dropped after `conn`).
-    _dir: DataDir,
-}
-
-impl std::fmt::Debug for WiredTigerStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WiredTigerStore")
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
 }
 
 impl WiredTigerStore {
@@ -235,7 +226,7 @@ impl WiredTigerStore {
     pub fn open(properties: &Properties) -> Result<WiredTigerStore, StoreError> {
         crate::lazy::load().map_err(|e| StoreError::open(NAME, e))?;
         let config = Config::from_properties(properties)?;
-        let (conn, dir) = config.dir.open_engine(NAME, &LAYOUT, |path| {
+        let conn = config.dir.open_engine(NAME, &LAYOUT, |path| {
             let conn = Connection::open(path, &config.open).map_err(|e| e.message)?;
             let session = conn.session().map_err(|e| e.message)?;
             session
@@ -244,11 +235,7 @@ impl WiredTigerStore {
             drop(session);
             Ok(conn)
         })?;
-        Ok(WiredTigerStore {
-            conn,
-            config,
-            _dir: dir,
-        })
+        Ok(WiredTigerStore { conn, config })
     }
 
     /// The database directory.
@@ -558,22 +545,12 @@ impl StoreThread for WiredTigerThread<'_> {
         if count == 0 {
             return Status::Ok;
         }
-        let mut status = Status::Ok;
-        let mut rows = 0;
+        let mut rows = codec::ScanRows::new(out, fields);
         let scanned = self.cursor.scan_from(start_key.as_bytes(), |key, value| {
-            let Ok(key) = std::str::from_utf8(key) else {
-                status = Status::UnexpectedState;
-                return false;
-            };
-            let row = codec::read_into(value, fields, out.push_row(key));
-            if !row.is_ok() {
-                status = row;
-            }
-            rows += 1;
-            rows < count
+            rows.push(key, value) && rows.taken() < count
         });
         match scanned {
-            Ok(()) => status,
+            Ok(()) => rows.status(),
             Err(_) => Status::Error,
         }
     }
