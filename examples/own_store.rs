@@ -6,9 +6,10 @@
 use std::collections::HashMap;
 use std::error::Error;
 use std::sync::RwLock;
+use ycsb_db::{ReadOp, ScanOp};
 
 use ycsb_core::db::{
-    EngineInfo, Fields, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
+    EngineInfo, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
     ThreadContext,
 };
 use ycsb_core::measurement::TextExporter;
@@ -40,20 +41,20 @@ impl Store for HashEngine {
 }
 
 impl StoreThread for HashThread<'_> {
-    fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
         let Ok(records) = self.engine.records.read() else {
             return Status::Error;
         };
-        let Some(record) = records.get(key) else {
+        let Some(record) = records.get(op.key) else {
             return Status::NotFound;
         };
-        for field in record.iter().filter(|f| fields.contains(f.name)) {
+        for field in record.iter().filter(|f| op.fields.contains(f.name)) {
             out.push(field.name, field.value);
         }
         Status::Ok
     }
 
-    fn scan(&mut self, _: &str, _: &str, _: usize, _: Fields<'_>, _: &mut ScanResult) -> Status {
+    fn scan(&mut self, _: &ScanOp<'_>, _: &mut ScanResult) -> Status {
         Status::NotImplemented
     }
 

@@ -16,7 +16,7 @@
 //! ```
 //! use std::sync::{Arc, Mutex};
 //! use ycsb_db::{OutputSink, StoreContext};
-//! use ycsb_db::{Fields, Properties, Record, Status, ThreadContext};
+//! use ycsb_db::{Fields, Properties, ReadOp, Record, Status, ThreadContext};
 //!
 //! let lines = Arc::new(Mutex::new(Vec::<u8>::new()));
 //! let sink: OutputSink = lines.clone();
@@ -27,7 +27,7 @@
 //! let mut values = Record::new();
 //! values.push("field0", b"abc");
 //! assert_eq!(thread.update("usertable", "user1", &values), Status::Ok);
-//! assert_eq!(thread.read("usertable", "user1", Fields::All, &mut Record::new()), Status::Ok);
+//! assert_eq!(thread.read(&ReadOp::new("usertable", "user1", Fields::All), &mut Record::new()), Status::Ok);
 //!
 //! let text = String::from_utf8(lines.lock().unwrap().clone()).unwrap();
 //! assert!(text.ends_with(
@@ -58,8 +58,8 @@ use std::time::Duration;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use ycsb_db::{
-    redact_value, EngineInfo, Fields, Property, PropertyDecl, Record, RecordView, ScanResult,
-    Status, Store, StoreDescriptor, StoreError, StoreThread, ThreadContext,
+    redact_value, EngineInfo, Fields, Property, PropertyDecl, ReadOp, Record, RecordView, ScanOp,
+    ScanResult, Status, Store, StoreDescriptor, StoreError, StoreThread, ThreadContext, Visit,
 };
 use ycsb_db::{OutputSink, StoreContext};
 
@@ -383,18 +383,18 @@ fn java_hash(mut hash: i32, text: &str) -> i32 {
 }
 
 impl StoreThread for BasicThread<'_> {
-    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, _out: &mut Record) -> Status {
+    fn read(&mut self, op: &ReadOp<'_>, _out: &mut Record) -> Status {
         if self.settings.silent {
             return Status::Ok;
         }
         self.delay();
         if self.settings.verbose {
-            self.begin("READ", table, key);
-            self.push_fields(fields);
+            self.begin("READ", op.table, op.key);
+            self.push_fields(op.fields);
             self.store.write(&self.line);
         }
         if self.settings.count {
-            let hash = self.fields_hash(table, key, fields);
+            let hash = self.fields_hash(op.table, op.key, op.fields);
             self.uniques[READS].insert(hash);
         }
         Status::Ok
@@ -402,42 +402,28 @@ impl StoreThread for BasicThread<'_> {
 
     /// What [`read`](StoreThread::read) does, shown as the empty record it
     /// reads, without touching `scratch`.
-    fn read_in_place(
-        &mut self,
-        table: &str,
-        key: &str,
-        fields: Fields<'_>,
-        scratch: &mut Record,
-        visit: &mut dyn FnMut(RecordView<'_>),
-    ) -> Status {
+    fn read_in_place(&mut self, op: &ReadOp<'_>, buf: &mut Record, visit: &mut Visit) -> Status {
         if !self.settings.silent {
-            self.read(table, key, fields, scratch);
+            self.read(op, buf);
         }
         visit(RecordView::empty());
         Status::Ok
     }
 
-    fn scan(
-        &mut self,
-        table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        _out: &mut ScanResult,
-    ) -> Status {
+    fn scan(&mut self, op: &ScanOp<'_>, _out: &mut ScanResult) -> Status {
         if self.settings.silent {
             return Status::Ok;
         }
         self.delay();
         if self.settings.verbose {
-            self.begin("SCAN", table, start_key);
+            self.begin("SCAN", op.table, op.start_key);
             // Writing to a Vec cannot fail.
-            let _ = write!(self.line, " {count}");
-            self.push_fields(fields);
+            let _ = write!(self.line, " {}", op.count);
+            self.push_fields(op.fields);
             self.store.write(&self.line);
         }
         if self.settings.count {
-            let hash = self.fields_hash(table, start_key, fields);
+            let hash = self.fields_hash(op.table, op.start_key, op.fields);
             self.uniques[SCANS].insert(hash);
         }
         Status::Ok

@@ -3,7 +3,10 @@ use std::time::{Duration, Instant};
 
 use ycsb_basic::{BasicStore, DESCRIPTOR};
 use ycsb_db::testing::{check_store, record, Contract, Rule};
-use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, StoreError, ThreadContext};
+use ycsb_db::{
+    Fields, Properties, ReadOp, Record, ScanOp, ScanResult, Status, Store, StoreError,
+    ThreadContext,
+};
 use ycsb_db::{OutputSink, StoreContext};
 
 /// Opens a basic store through its descriptor, capturing its output.
@@ -38,11 +41,14 @@ fn exempt_from_the_store_contract_it_stores_nothing() {
                 assert_eq!(t.insert("usertable", &key, &values), Status::Ok);
                 assert_eq!(t.update("usertable", &key, &values), Status::Ok);
                 let mut out = Record::new();
-                assert_eq!(t.read("usertable", &key, Fields::All, &mut out), Status::Ok);
+                assert_eq!(
+                    t.read(&ReadOp::new("usertable", &key, Fields::All), &mut out),
+                    Status::Ok
+                );
                 assert!(out.is_empty());
                 let mut rows = ScanResult::new();
                 assert_eq!(
-                    t.scan("usertable", &key, 5, Fields::All, &mut rows),
+                    t.scan(&ScanOp::new("usertable", &key, 5, Fields::All), &mut rows),
                     Status::Ok
                 );
                 assert!(rows.is_empty());
@@ -64,19 +70,28 @@ fn verbose_lines_match_java_basicdb() {
     let mut out = Record::new();
     let mut rows = ScanResult::new();
     assert_eq!(
-        t.read("usertable", "user1", Fields::All, &mut out),
+        t.read(&ReadOp::new("usertable", "user1", Fields::All), &mut out),
         Status::Ok
     );
     assert_eq!(
-        t.read("usertable", "user2", Fields::Only(&only), &mut out),
+        t.read(
+            &ReadOp::new("usertable", "user2", Fields::Only(&only)),
+            &mut out
+        ),
         Status::Ok
     );
     assert_eq!(
-        t.scan("usertable", "user3", 7, Fields::All, &mut rows),
+        t.scan(
+            &ScanOp::new("usertable", "user3", 7, Fields::All),
+            &mut rows
+        ),
         Status::Ok
     );
     assert_eq!(
-        t.scan("usertable", "user4", 2, Fields::Only(&only), &mut rows),
+        t.scan(
+            &ScanOp::new("usertable", "user4", 2, Fields::Only(&only)),
+            &mut rows
+        ),
         Status::Ok
     );
     let values = record(&[("field0", "a b"), ("field9", "")]);
@@ -110,7 +125,7 @@ fn quiet_by_default() {
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     assert_eq!(t.insert("t", "k", &record(&[("f", "v")])), Status::Ok);
     assert_eq!(
-        t.read("t", "k", Fields::All, &mut Record::new()),
+        t.read(&ReadOp::new("t", "k", Fields::All), &mut Record::new()),
         Status::Ok
     );
     t.cleanup().unwrap();
@@ -133,11 +148,14 @@ fn counts_distinct_operations_over_threads() {
                 let mut out = Record::new();
                 // Both threads read the same three distinct (key, fields)
                 // combinations; the field order does not matter (Java sorts).
-                t.read("t", "k1", Fields::All, &mut out);
-                t.read("t", "k1", Fields::Only(f1), &mut out);
-                t.read("t", "k1", Fields::Only(f2), &mut out);
-                t.read("t", "k2", Fields::All, &mut out);
-                t.scan("t", "k1", 5, Fields::All, &mut ScanResult::new());
+                t.read(&ReadOp::new("t", "k1", Fields::All), &mut out);
+                t.read(&ReadOp::new("t", "k1", Fields::Only(f1)), &mut out);
+                t.read(&ReadOp::new("t", "k1", Fields::Only(f2)), &mut out);
+                t.read(&ReadOp::new("t", "k2", Fields::All), &mut out);
+                t.scan(
+                    &ScanOp::new("t", "k1", 5, Fields::All),
+                    &mut ScanResult::new(),
+                );
                 // Distinct per thread: different keys.
                 t.update("t", &format!("u{id}"), &record(&[("f", "1")]));
                 t.insert("t", "i", &record(&[("f", "1"), ("g", "2")]));
@@ -238,10 +256,14 @@ fn descriptor_names_and_properties() {
 fn reads_in_place_show_an_empty_record_and_keep_lines_and_counts() {
     let read_in_place = |t: &mut dyn ycsb_db::StoreThread, key: &str| {
         let mut visits = 0;
-        let status = t.read_in_place("t", key, Fields::All, &mut Record::new(), &mut |view| {
-            assert!(view.is_empty());
-            visits += 1;
-        });
+        let status = t.read_in_place(
+            &ReadOp::new("t", key, Fields::All),
+            &mut Record::new(),
+            &mut |view| {
+                assert!(view.is_empty());
+                visits += 1;
+            },
+        );
         assert_eq!((status, visits), (Status::Ok, 1));
     };
     let (store, lines) = open(&Properties::new());

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use ycsb_core::Session;
-use ycsb_db::{Fields, Record, ScanResult, Store, StoreThread, ThreadContext};
+use ycsb_db::{Fields, ReadOp, Record, ScanOp, ScanResult, Store, StoreThread, ThreadContext};
 
 use crate::args::Shell;
 use crate::{build_properties_quietly, find_store, print_unknown, print_warnings, Failure};
@@ -156,9 +156,10 @@ impl Commands<'_> {
         };
         let names: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
         self.record.clear();
-        let status = self
-            .db
-            .read(&self.table, key, selection(&names), &mut self.record);
+        let status = self.db.read(
+            &ReadOp::new(&self.table, key, selection(&names)),
+            &mut self.record,
+        );
         writeln!(out, "Return code: {}", status.name())?;
         print_record(&self.record, out)
     }
@@ -178,9 +179,10 @@ impl Commands<'_> {
         };
         let names: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
         self.scan.clear();
-        let status = self
-            .db
-            .scan(&self.table, key, length, selection(&names), &mut self.scan);
+        let status = self.db.scan(
+            &ScanOp::new(&self.table, key, length, selection(&names)),
+            &mut self.scan,
+        );
         writeln!(out, "Result: {}", status.name())?;
         if self.scan.is_empty() {
             return writeln!(out, "0 records");

@@ -8,7 +8,7 @@
 //! use std::collections::BTreeMap;
 //! use std::sync::Mutex;
 //! use ycsb_core::db::{
-//!     Fields, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
+//!     Properties, ReadOp, Record, ScanOp, ScanResult, Status, Store, StoreError, StoreThread,
 //!     ThreadContext,
 //! };
 //! use ycsb_core::Benchmark;
@@ -26,10 +26,10 @@
 //! }
 //!
 //! impl StoreThread for MyThread<'_> {
-//!     fn read(&mut self, _: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-//!         match self.0 .0.lock().unwrap().get(key) {
+//!     fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
+//!         match self.0 .0.lock().unwrap().get(op.key) {
 //!             Some(record) => {
-//!                 for f in record.iter().filter(|f| fields.contains(f.name)) {
+//!                 for f in record.iter().filter(|f| op.fields.contains(f.name)) {
 //!                     out.push(f.name, f.value);
 //!                 }
 //!                 Status::Ok
@@ -37,10 +37,11 @@
 //!             None => Status::NotFound,
 //!         }
 //!     }
-//!     fn scan(&mut self, _: &str, start: &str, count: usize, _: Fields<'_>, out: &mut ScanResult) -> Status {
-//!         for (key, record) in self.0 .0.lock().unwrap().range(start.to_string()..).take(count) {
+//!     fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
+//!         let records = self.0 .0.lock().unwrap();
+//!         for (key, record) in records.range(op.start_key.to_string()..).take(op.count) {
 //!             let row = out.push_row(key);
-//!             for f in record.iter() {
+//!             for f in record.iter().filter(|f| op.fields.contains(f.name)) {
 //!                 row.push(f.name, f.value);
 //!             }
 //!         }

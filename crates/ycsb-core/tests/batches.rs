@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
+use ycsb_db::{ReadOp, ScanOp};
 
 use ycsb_core::db::{
     Batch, Fields, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread,
@@ -65,12 +66,12 @@ fn keys(batch: &Batch) -> Vec<String> {
 }
 
 impl StoreThread for LoggerThread<'_> {
-    fn read(&mut self, _: &str, key: &str, _: Fields<'_>, out: &mut Record) -> Status {
-        self.log("read", vec![key.into()]);
-        self.get(key, out)
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
+        self.log("read", vec![op.key.into()]);
+        self.get(op.key, out)
     }
 
-    fn scan(&mut self, _: &str, _: &str, _: usize, _: Fields<'_>, _: &mut ScanResult) -> Status {
+    fn scan(&mut self, _: &ScanOp<'_>, _: &mut ScanResult) -> Status {
         Status::NotImplemented
     }
 

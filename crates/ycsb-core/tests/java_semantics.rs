@@ -10,10 +10,11 @@
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use ycsb_db::{ReadOp, ScanOp};
 
 use ycsb_core::db::{
-    Fields, Properties, Record, ScanResult, Status, Store, StoreContext, StoreDescriptor,
-    StoreError, StoreThread, ThreadContext,
+    Properties, Record, ScanResult, Status, Store, StoreContext, StoreDescriptor, StoreError,
+    StoreThread, ThreadContext,
 };
 use ycsb_core::{
     Observer, Phase, PhaseError, Session, SessionError, SessionFailure, SessionObserver,
@@ -60,28 +61,23 @@ impl Store for TestStore {
 }
 
 impl StoreThread for TestThread {
-    fn read(&mut self, table: &str, key: &str, _: Fields<'_>, _: &mut Record) -> Status {
+    fn read(&mut self, op: &ReadOp<'_>, _: &mut Record) -> Status {
         CALLS
             .lock()
             .unwrap()
-            .push((table.into(), "read", key.into()));
+            .push((op.table.into(), "read", op.key.into()));
         Status::NotFound
     }
-    fn scan(
-        &mut self,
-        table: &str,
-        key: &str,
-        length: usize,
-        _: Fields<'_>,
-        result: &mut ScanResult,
-    ) -> Status {
+    fn scan(&mut self, op: &ScanOp<'_>, result: &mut ScanResult) -> Status {
         CALLS
             .lock()
             .unwrap()
-            .push((table.into(), "scan", key.into()));
-        if length % 2 == 1 {
-            for i in 0..length {
-                result.push_row(&format!("{key}{i}")).push("field0", b"v");
+            .push((op.table.into(), "scan", op.start_key.into()));
+        if op.count % 2 == 1 {
+            for i in 0..op.count {
+                result
+                    .push_row(&format!("{}{i}", op.start_key))
+                    .push("field0", b"v");
             }
         }
         Status::Ok

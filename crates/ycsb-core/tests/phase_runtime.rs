@@ -3,9 +3,10 @@
 
 use std::sync::Mutex;
 use std::time::Instant;
+use ycsb_db::{ReadOp, ScanOp};
 
 use ycsb_core::db::{
-    Fields, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    Properties, Record, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 use ycsb_core::Benchmark;
 
@@ -25,10 +26,10 @@ impl Store for Quick {
 }
 
 impl StoreThread for QuickThread<'_> {
-    fn read(&mut self, _: &str, _: &str, _: Fields<'_>, _: &mut Record) -> Status {
+    fn read(&mut self, _: &ReadOp<'_>, _: &mut Record) -> Status {
         Status::Ok
     }
-    fn scan(&mut self, _: &str, _: &str, _: usize, _: Fields<'_>, _: &mut ScanResult) -> Status {
+    fn scan(&mut self, _: &ScanOp<'_>, _: &mut ScanResult) -> Status {
         Status::Ok
     }
     fn update(&mut self, _: &str, _: &str, _: &Record) -> Status {

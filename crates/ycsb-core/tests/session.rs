@@ -6,10 +6,11 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use ycsb_db::{ReadOp, ScanOp};
 
 use ycsb_core::db::{
-    Fields, Properties, Record, ScanResult, Status, Store, StoreContext, StoreDescriptor,
-    StoreError, StoreThread, ThreadContext,
+    Properties, Record, ScanResult, Status, Store, StoreContext, StoreDescriptor, StoreError,
+    StoreThread, ThreadContext,
 };
 use ycsb_core::{Benchmark, Phase, PhaseError, Session, SessionFailure, Silent, StopSignal};
 
@@ -36,10 +37,10 @@ impl Store for Refusing {
 }
 
 impl StoreThread for RefusingThread {
-    fn read(&mut self, _: &str, _: &str, _: Fields<'_>, _: &mut Record) -> Status {
+    fn read(&mut self, _: &ReadOp<'_>, _: &mut Record) -> Status {
         Status::NotFound
     }
-    fn scan(&mut self, _: &str, _: &str, _: usize, _: Fields<'_>, _: &mut ScanResult) -> Status {
+    fn scan(&mut self, _: &ScanOp<'_>, _: &mut ScanResult) -> Status {
         Status::Ok
     }
     fn update(&mut self, _: &str, _: &str, _: &Record) -> Status {

@@ -4,9 +4,10 @@
 //! one (field by field), and one-field updates.
 
 use std::sync::Mutex;
+use ycsb_db::{ReadOp, ScanOp};
 
 use ycsb_core::db::{
-    Fields, Properties, Record, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    Properties, Record, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
 };
 use ycsb_core::Benchmark;
 
@@ -26,11 +27,11 @@ impl Store for Keeper {
 }
 
 impl StoreThread for KeeperThread<'_> {
-    fn read(&mut self, _: &str, _: &str, _: Fields<'_>, _: &mut Record) -> Status {
+    fn read(&mut self, _: &ReadOp<'_>, _: &mut Record) -> Status {
         Status::Ok
     }
 
-    fn scan(&mut self, _: &str, _: &str, _: usize, _: Fields<'_>, _: &mut ScanResult) -> Status {
+    fn scan(&mut self, _: &ScanOp<'_>, _: &mut ScanResult) -> Status {
         Status::Ok
     }
 

@@ -11,7 +11,10 @@
 //! allocation per operation and a failing store never crashes a run.
 //!
 //! ```
-//! use ycsb_db::{Fields, Record, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext};
+//! use ycsb_db::{
+//!     Fields, ReadOp, Record, ScanOp, ScanResult, Status, Store, StoreError, StoreThread,
+//!     ThreadContext,
+//! };
 //!
 //! /// A store that accepts everything and finds nothing.
 //! struct Sink;
@@ -24,10 +27,10 @@
 //! }
 //!
 //! impl StoreThread for SinkThread {
-//!     fn read(&mut self, _: &str, _: &str, _: Fields<'_>, _: &mut Record) -> Status {
+//!     fn read(&mut self, _: &ReadOp<'_>, _: &mut Record) -> Status {
 //!         Status::NotFound
 //!     }
-//!     fn scan(&mut self, _: &str, _: &str, _: usize, _: Fields<'_>, _: &mut ScanResult) -> Status {
+//!     fn scan(&mut self, _: &ScanOp<'_>, _: &mut ScanResult) -> Status {
 //!         Status::Ok
 //!     }
 //!     fn update(&mut self, _: &str, _: &str, _: &Record) -> Status { Status::Ok }
@@ -38,7 +41,8 @@
 //! let store = Sink;
 //! let mut thread = store.thread(ThreadContext::new(0, 1)).unwrap();
 //! let mut out = Record::new();
-//! assert_eq!(thread.read("usertable", "user1", Fields::All, &mut out), Status::NotFound);
+//! let read = ReadOp::new("usertable", "user1", Fields::All);
+//! assert_eq!(thread.read(&read, &mut out), Status::NotFound);
 //! ```
 
 #![deny(missing_docs)]
@@ -65,6 +69,7 @@ mod names;
 mod properties;
 mod provenance;
 mod record;
+mod request;
 mod secrets;
 mod status;
 mod store;
@@ -99,6 +104,7 @@ pub use provenance::{
 pub use record::{
     Field, Fields, Record, RecordFields, RecordTemplate, RecordView, ScanResult, ViewFields,
 };
+pub use request::{ReadOp, ScanOp, Visit};
 pub use secrets::{is_secret, redact_argument, redact_text, redact_value, REDACTED};
 pub use status::Status;
 pub use store::{

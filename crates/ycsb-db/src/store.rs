@@ -7,6 +7,7 @@ use crate::batch::{batch_status, Batch};
 use crate::properties::{Properties, PropertyDecl, PropertyError};
 use crate::provenance::EngineBuild;
 use crate::record::{Fields, Record, RecordView, ScanResult};
+use crate::request::{ReadOp, ScanOp, Visit};
 use crate::status::Status;
 pub use ycsb_results::GaugeKind;
 
@@ -20,7 +21,7 @@ pub use ycsb_results::GaugeKind;
 /// report the same.
 pub fn read_in_place_by_copy(
     scratch: &mut Record,
-    visit: &mut dyn FnMut(RecordView<'_>),
+    visit: &mut Visit,
     read: impl FnOnce(&mut Record) -> Status,
 ) -> Status {
     let status = read(scratch);
@@ -292,13 +293,13 @@ pub trait Store: Send + Sync {
 /// operation; they report outcomes as [`Status`] values and never panic on
 /// store errors.
 pub trait StoreThread {
-    /// Reads the record at `key`, filling `out` (which arrives empty) with
-    /// the fields that `fields` selects.
-    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status;
+    /// Reads the record at `op.key`, filling `out` (which arrives empty)
+    /// with the fields that `op.fields` selects.
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status;
 
-    /// Reads the record at `key` in place: calls `visit` once with the
-    /// fields that `fields` selects, borrowed from wherever the store holds
-    /// them, when the status is OK, and not at all otherwise.
+    /// Reads the record at `op.key` in place: calls `visit` once with the
+    /// fields that `op.fields` selects, borrowed from wherever the store
+    /// holds them, when the status is OK, and not at all otherwise.
     ///
     /// The workload reads this way whenever it keeps no values (every read
     /// unless `dataintegrity=true`), so a read costs what the engine's
@@ -306,29 +307,16 @@ pub trait StoreThread {
     /// show the engine's bytes in place (an embedded engine's pinned value,
     /// see [`RecordView::encoded`]) overrides this; it must select and
     /// report exactly what [`read`](Self::read) would. The default reads
-    /// into `scratch`, which arrives empty as `read`'s `out` does, and shows
+    /// into `buf`, which arrives empty as `read`'s `out` does, and shows
     /// that.
-    fn read_in_place(
-        &mut self,
-        table: &str,
-        key: &str,
-        fields: Fields<'_>,
-        scratch: &mut Record,
-        visit: &mut dyn FnMut(RecordView<'_>),
-    ) -> Status {
-        read_in_place_by_copy(scratch, visit, |out| self.read(table, key, fields, out))
+    fn read_in_place(&mut self, op: &ReadOp<'_>, buf: &mut Record, visit: &mut Visit) -> Status {
+        read_in_place_by_copy(buf, visit, |out| self.read(op, out))
     }
 
-    /// Reads up to `count` records in key order starting at `start_key`
-    /// (inclusive), appending them to `out` (which arrives empty).
-    fn scan(
-        &mut self,
-        table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status;
+    /// Reads up to `op.count` records in key order starting at
+    /// `op.start_key` (inclusive), appending them to `out` (which arrives
+    /// empty).
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status;
 
     /// Writes `values` into the record at `key`, keeping its other fields.
     fn update(&mut self, table: &str, key: &str, values: &Record) -> Status;
@@ -381,7 +369,7 @@ pub trait StoreThread {
         for ((status, record), (key, _)) in
             statuses.iter_mut().zip(out.iter_mut()).zip(batch.iter())
         {
-            *status = self.read(table, key, fields, record);
+            *status = self.read(&ReadOp::new(table, key, fields), record);
         }
         batch_status(&statuses[..batch.len().min(statuses.len())])
     }
@@ -1039,23 +1027,16 @@ mod tests {
     struct One(Record);
 
     impl StoreThread for One {
-        fn read(&mut self, _: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-            if key != "k" {
+        fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
+            if op.key != "k" {
                 return Status::NotFound;
             }
-            for field in self.0.iter().filter(|f| fields.contains(f.name)) {
+            for field in self.0.iter().filter(|f| op.fields.contains(f.name)) {
                 out.push(field.name, field.value);
             }
             Status::Ok
         }
-        fn scan(
-            &mut self,
-            _: &str,
-            _: &str,
-            _: usize,
-            _: Fields<'_>,
-            _: &mut ScanResult,
-        ) -> Status {
+        fn scan(&mut self, _: &ScanOp<'_>, _: &mut ScanResult) -> Status {
             Status::NotImplemented
         }
         fn update(&mut self, _: &str, _: &str, _: &Record) -> Status {
@@ -1083,13 +1064,14 @@ mod tests {
         ] {
             let mut seen = None;
             let mut scratch = Record::new();
-            let status = t.read_in_place("t", key, fields, &mut scratch, &mut |view| {
-                let fields: Vec<_> = view
-                    .iter()
-                    .map(|f| (f.name.to_string(), f.value.to_vec()))
-                    .collect();
-                seen = Some(fields);
-            });
+            let status =
+                t.read_in_place(&ReadOp::new("t", key, fields), &mut scratch, &mut |view| {
+                    let fields: Vec<_> = view
+                        .iter()
+                        .map(|f| (f.name.to_string(), f.value.to_vec()))
+                        .collect();
+                    seen = Some(fields);
+                });
             assert_eq!(status.is_ok(), expected.is_some(), "{key}");
             let expected = expected.map(|e| {
                 e.into_iter()

@@ -42,6 +42,7 @@ mod options;
 mod server;
 mod tmpfs;
 
+use crate::{ReadOp, ScanOp};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -840,7 +841,9 @@ impl Kit<'_, '_> {
         rule: Rule,
     ) -> Result<Record, ContractViolation> {
         let mut out = Record::new();
-        let status = self.thread.read(self.table, key, fields, &mut out);
+        let status = self
+            .thread
+            .read(&ReadOp::new(self.table, key, fields), &mut out);
         if status != Status::Ok {
             return Err(violation(
                 rule,
@@ -855,7 +858,9 @@ impl Kit<'_, '_> {
         let only = vec!["field0".to_string()];
         for fields in [Fields::All, Fields::Only(&only)] {
             let mut out = Record::new();
-            let status = self.thread.read(self.table, key, fields, &mut out);
+            let status = self
+                .thread
+                .read(&ReadOp::new(self.table, key, fields), &mut out);
             if status != Status::NotFound || !out.is_empty() {
                 return Err(violation(
                     Rule::ReadMissing,
@@ -874,7 +879,9 @@ impl Kit<'_, '_> {
     /// `read_in_place` against `read`, both called now.
     fn in_place_matches(&mut self, key: &str, fields: Fields<'_>) -> Result<(), ContractViolation> {
         let mut out = Record::new();
-        let status = self.thread.read(self.table, key, fields, &mut out);
+        let status = self
+            .thread
+            .read(&ReadOp::new(self.table, key, fields), &mut out);
         let read = InPlace {
             status,
             visits: usize::from(status.is_ok()),
@@ -888,9 +895,7 @@ impl Kit<'_, '_> {
         let mut seen = Record::new();
         let mut scratch = Record::new();
         let status = self.thread.read_in_place(
-            self.table,
-            key,
-            fields,
+            &ReadOp::new(self.table, key, fields),
             &mut scratch,
             &mut |view: RecordView<'_>| {
                 visits += 1;
@@ -1037,7 +1042,7 @@ impl Kit<'_, '_> {
             let mut out = ScanResult::new();
             let status = self
                 .thread
-                .scan(self.table, &start, 4, Fields::All, &mut out);
+                .scan(&ScanOp::new(self.table, &start, 4, Fields::All), &mut out);
             if status != Status::NotImplemented || !out.is_empty() {
                 return Err(violation(
                     Rule::ScanNotImplemented,
@@ -1075,7 +1080,9 @@ impl Kit<'_, '_> {
         fields: Fields<'_>,
     ) -> Result<(), ContractViolation> {
         let mut out = ScanResult::new();
-        let status = self.thread.scan(self.table, start, count, fields, &mut out);
+        let status = self
+            .thread
+            .scan(&ScanOp::new(self.table, start, count, fields), &mut out);
         let keys: Vec<&str> = out.iter().map(|(k, _)| k).collect();
         let asked = format!(
             "scan of {count} from {start:?} with {fields:?} answered {status} with keys {keys:?}"
@@ -1202,7 +1209,7 @@ fn check_threads(
                     for other in (0..n).map(|o| (id + o) % n) {
                         for i in 0..PER_THREAD {
                             out.clear();
-                            let status = thread.read(table, &key(other, i), Fields::All, &mut out);
+                            let status = thread.read(&ReadOp::new(table, &key(other, i), Fields::All), &mut out);
                             let expected = value(other, i);
                             if status != Status::Ok || sorted_fields(&out) != sorted_fields(&expected) {
                                 return Err(violation(
@@ -1330,13 +1337,13 @@ impl Store for ReferenceStore {
 struct ReferenceThread<'a>(&'a ReferenceStore);
 
 impl StoreThread for ReferenceThread<'_> {
-    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-        if let Some(status) = self.0.fault(Op::Read, table, key) {
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
+        if let Some(status) = self.0.fault(Op::Read, op.table, op.key) {
             return status;
         }
-        match self.0.lock().get(&id(table, key)) {
+        match self.0.lock().get(&id(op.table, op.key)) {
             Some(stored) => {
-                for field in stored.iter().filter(|f| fields.contains(f.name)) {
+                for field in stored.iter().filter(|f| op.fields.contains(f.name)) {
                     out.push(field.name, field.value);
                 }
                 Status::Ok
@@ -1345,25 +1352,18 @@ impl StoreThread for ReferenceThread<'_> {
         }
     }
 
-    fn scan(
-        &mut self,
-        table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
-        if let Some(status) = self.0.fault(Op::Scan, table, start_key) {
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
+        if let Some(status) = self.0.fault(Op::Scan, op.table, op.start_key) {
             return status;
         }
         let data = self.0.lock();
         for ((_, key), stored) in data
-            .range(id(table, start_key)..)
-            .take_while(|((t, _), _)| t == table)
-            .take(count)
+            .range(id(op.table, op.start_key)..)
+            .take_while(|((t, _), _)| t == op.table)
+            .take(op.count)
         {
             let row = out.push_row(key);
-            for field in stored.iter().filter(|f| fields.contains(f.name)) {
+            for field in stored.iter().filter(|f| op.fields.contains(f.name)) {
                 row.push(field.name, field.value);
             }
         }
@@ -1405,6 +1405,7 @@ impl StoreThread for ReferenceThread<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Visit;
 
     #[test]
     fn the_reference_store_conforms_and_is_left_empty() {
@@ -1508,13 +1509,20 @@ mod tests {
     }
 
     impl StoreThread for BrokenThread<'_> {
-        fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-            let key = self.key(key);
+        fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
+            let key = self.key(op.key);
             let fields = match self.bug {
                 Bug::ReadIgnoresSubset => Fields::All,
-                _ => fields,
+                _ => op.fields,
             };
-            let status = self.inner.read(table, &key, fields, out);
+            let status = self.inner.read(
+                &ReadOp {
+                    key: &key,
+                    fields,
+                    ..*op
+                },
+                out,
+            );
             match (self.bug, status) {
                 (Bug::ReadMissingIsOk, Status::NotFound) => Status::Ok,
                 (Bug::ReadDropsByte, Status::Ok) => {
@@ -1531,50 +1539,52 @@ mod tests {
 
         fn read_in_place(
             &mut self,
-            table: &str,
-            key: &str,
-            fields: Fields<'_>,
-            scratch: &mut Record,
-            visit: &mut dyn FnMut(RecordView<'_>),
+            op: &ReadOp<'_>,
+            buf: &mut Record,
+            visit: &mut Visit,
         ) -> Status {
             let (fields, times) = match self.bug {
                 Bug::InPlaceIgnoresSubset => (Fields::All, 1),
-                Bug::InPlaceShowsTwice => (fields, 2),
-                _ => {
-                    return crate::read_in_place_by_copy(scratch, visit, |out| {
-                        self.read(table, key, fields, out)
-                    })
-                }
+                Bug::InPlaceShowsTwice => (op.fields, 2),
+                _ => return crate::read_in_place_by_copy(buf, visit, |out| self.read(op, out)),
             };
-            let status = self.inner.read(table, &self.key(key), fields, scratch);
+            let key = self.key(op.key);
+            let status = self.inner.read(
+                &ReadOp {
+                    key: &key,
+                    fields,
+                    ..*op
+                },
+                buf,
+            );
             if status.is_ok() {
                 for _ in 0..times {
-                    visit(RecordView::from(&*scratch));
+                    visit(RecordView::from(&*buf));
                 }
             }
             status
         }
 
-        fn scan(
-            &mut self,
-            table: &str,
-            start_key: &str,
-            count: usize,
-            fields: Fields<'_>,
-            out: &mut ScanResult,
-        ) -> Status {
+        fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
             let (count, fields) = match self.bug {
                 Bug::ScanNotImplemented => return Status::NotImplemented,
-                Bug::ScanOneTooMany | Bug::ScanExclusive => (count + 1, fields),
-                Bug::ScanIgnoresSubset => (count, Fields::All),
-                _ => (count, fields),
+                Bug::ScanOneTooMany | Bug::ScanExclusive => (op.count + 1, op.fields),
+                Bug::ScanIgnoresSubset => (op.count, Fields::All),
+                _ => (op.count, op.fields),
             };
             let mut rows = ScanResult::new();
-            let status = self.inner.scan(table, start_key, count, fields, &mut rows);
+            let status = self.inner.scan(
+                &ScanOp {
+                    count,
+                    fields,
+                    ..*op
+                },
+                &mut rows,
+            );
             let mut rows: Vec<_> = rows.iter().collect();
             match self.bug {
                 Bug::ScanReversed => rows.reverse(),
-                Bug::ScanExclusive if rows.first().is_some_and(|(k, _)| *k == start_key) => {
+                Bug::ScanExclusive if rows.first().is_some_and(|(k, _)| *k == op.start_key) => {
                     rows.remove(0);
                 }
                 Bug::ScanExclusive => {
@@ -1641,7 +1651,8 @@ mod tests {
             statuses: &mut [Status],
         ) -> Status {
             for (index, (key, _)) in batch.iter().enumerate() {
-                statuses[index] = match self.read(table, key, fields, &mut out[index]) {
+                statuses[index] = match self.read(&ReadOp::new(table, key, fields), &mut out[index])
+                {
                     Status::NotFound if self.bug == Bug::BatchReadMissingIsOk => Status::Ok,
                     status => status,
                 };
@@ -1659,7 +1670,7 @@ mod tests {
             let mut merged = Vec::new();
             for (index, (key, values)) in batch.iter().enumerate() {
                 let mut stored = Record::new();
-                statuses[index] = self.read(table, key, Fields::All, &mut stored);
+                statuses[index] = self.read(&ReadOp::new(table, key, Fields::All), &mut stored);
                 stored.merge_from(values);
                 merged.push(stored);
             }

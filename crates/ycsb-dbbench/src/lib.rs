@@ -68,7 +68,8 @@ use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use ycsb_db::{
-    Batch, Fields, Record, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    Batch, Fields, ReadOp, Record, ScanOp, ScanResult, Status, Store, StoreError, StoreThread,
+    ThreadContext,
 };
 
 use crate::keys::make_key;
@@ -1348,9 +1349,7 @@ impl<'a> Worker<'a> {
         // value is looked at in place here too.
         let mut value_bytes = 0;
         match self.thread.read_in_place(
-            &self.settings.table,
-            &self.key,
-            Fields::All,
+            &ReadOp::new(&self.settings.table, &self.key, Fields::All),
             &mut self.out,
             &mut |record| value_bytes = record.value_bytes(),
         ) {
@@ -1665,10 +1664,7 @@ impl<'a> Worker<'a> {
         self.scan.clear();
         let count = usize::try_from(count).unwrap_or(usize::MAX);
         match self.thread.scan(
-            &self.settings.table,
-            &self.key,
-            count,
-            Fields::All,
+            &ScanOp::new(&self.settings.table, &self.key, count, Fields::All),
             &mut self.scan,
         ) {
             Status::Ok => {}

@@ -3,7 +3,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use ycsb_db::{Fields, Record, Status, Store, ThreadContext};
+use ycsb_db::{Fields, ReadOp, Record, ScanOp, Status, Store, ThreadContext};
 use ycsb_memory::MemoryStore;
 
 use super::*;
@@ -78,7 +78,10 @@ fn fillseq_writes_db_bench_keys_and_compressible_values() {
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     let mut out = Record::new();
     assert_eq!(
-        t.read("usertable", "0000000000000042", Fields::All, &mut out),
+        t.read(
+            &ReadOp::new("usertable", "0000000000000042", Fields::All),
+            &mut out
+        ),
         Status::Ok
     );
     let v = out.get(VALUE_FIELD).unwrap();
@@ -86,7 +89,10 @@ fn fillseq_writes_db_bench_keys_and_compressible_values() {
     assert_eq!(&v[..50], &v[50..], "ratio 0.5 repeats a 50-byte prefix");
     out.clear();
     assert_eq!(
-        t.read("usertable", "0000000000000100", Fields::All, &mut out),
+        t.read(
+            &ReadOp::new("usertable", "0000000000000100", Fields::All),
+            &mut out
+        ),
         Status::NotFound
     );
 }
@@ -468,7 +474,7 @@ fn random_writes_and_reads_draw_two_numbers_per_operation() {
     let mut written = Vec::new();
     let mut scan = ScanResult::new();
     let mut thread = store.thread(ThreadContext::new(0, 1)).unwrap();
-    thread.scan("usertable", "", 10, Fields::All, &mut scan);
+    thread.scan(&ScanOp::new("usertable", "", 10, Fields::All), &mut scan);
     for (key, _) in scan.iter() {
         written.push(key.parse::<u64>().unwrap());
     }
@@ -486,7 +492,10 @@ fn records_in(store: &dyn Store) -> usize {
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     let mut rows = ycsb_db::ScanResult::new();
     assert_eq!(
-        t.scan("usertable", "", usize::MAX, Fields::All, &mut rows),
+        t.scan(
+            &ScanOp::new("usertable", "", usize::MAX, Fields::All),
+            &mut rows
+        ),
         Status::Ok
     );
     rows.len()
@@ -629,7 +638,10 @@ fn mixgraph_mixes_gets_puts_and_seeks_as_its_ratios() {
     // --mix_max_value_size.
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     let mut rows = ycsb_db::ScanResult::new();
-    t.scan("usertable", "", usize::MAX, Fields::All, &mut rows);
+    t.scan(
+        &ScanOp::new("usertable", "", usize::MAX, Fields::All),
+        &mut rows,
+    );
     let sizes: Vec<usize> = rows.iter().map(|(_, r)| r.value_bytes()).collect();
     assert_eq!(sizes.len(), 2000);
     assert!(sizes.iter().all(|n| (10..=1024).contains(n) || *n == 100));

@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use ycsb_db::{batch_status, codec, Batch, Fields, Record, ScanResult, Status, StoreThread};
+use ycsb_db::{
+    batch_status, codec, Batch, Fields, ReadOp, Record, ScanOp, ScanResult, Status, StoreThread,
+};
 
 use crate::client::{Client, Failure};
 use crate::json;
@@ -199,40 +201,33 @@ impl<'a> EtcdThread<'a> {
 }
 
 impl StoreThread for EtcdThread<'_> {
-    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-        self.set_key(table, key);
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
+        self.set_key(op.table, op.key);
         match self.get() {
-            Status::Ok => codec::read_into(&self.value, fields, out),
+            Status::Ok => codec::read_into(&self.value, op.fields, out),
             other => other,
         }
     }
 
-    fn scan(
-        &mut self,
-        table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
-        if count == 0 {
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
+        if op.count == 0 {
             return Status::Ok;
         }
-        self.set_key(table, start_key);
+        self.set_key(op.table, op.start_key);
         // Every key of the table starts with "<table>/"; the prefix with
         // '/' raised to '0' is the first key past them.
         self.range_end.clear();
-        self.range_end.extend_from_slice(table.as_bytes());
+        self.range_end.extend_from_slice(op.table.as_bytes());
         self.range_end.push(b'/' + 1);
-        if let Err(status) = self.send_range(true, count) {
+        if let Err(status) = self.send_range(true, op.count) {
             return status;
         }
         let Ok(answer) = serde_json::from_slice::<json::RangeAnswer<'_>>(&self.client.body) else {
             return self.malformed("range");
         };
-        let prefix = table.len() + 1;
+        let prefix = op.table.len() + 1;
         let mut status = Status::Ok;
-        for kv in answer.kvs.iter().take(count) {
+        for kv in answer.kvs.iter().take(op.count) {
             self.key.clear();
             self.value.clear();
             if json::decode_b64(&kv.key, &mut self.key).is_err()
@@ -247,7 +242,7 @@ impl StoreThread for EtcdThread<'_> {
             else {
                 return Status::UnexpectedState;
             };
-            let row = codec::read_into(&self.value, fields, out.push_row(row_key));
+            let row = codec::read_into(&self.value, op.fields, out.push_row(row_key));
             if !row.is_ok() {
                 status = row;
             }

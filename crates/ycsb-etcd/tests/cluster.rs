@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use ycsb_db::testing::{assert_conforms, Contract};
-use ycsb_db::{Batch, Fields, Properties, Record, Status, Store, ThreadContext};
+use ycsb_db::{Batch, Fields, Properties, ReadOp, Record, Status, Store, ThreadContext};
 use ycsb_etcd::testing::EtcdCluster;
 use ycsb_etcd::EtcdStore;
 
@@ -71,7 +71,7 @@ fn batches_of_300_go_in_txns_of_at_most_128() {
         let mut out = Record::new();
         let key = format!("batched{i:03}");
         assert_eq!(
-            t.read(TABLE, &key, Fields::All, &mut out),
+            t.read(&ReadOp::new(TABLE, &key, Fields::All), &mut out),
             Status::Ok,
             "{key}"
         );
@@ -107,7 +107,7 @@ fn batches_of_300_go_in_txns_of_at_most_128() {
     assert_eq!(statuses[300..], [Status::NotFound, Status::NotFound]);
     let mut out = Record::new();
     assert_eq!(
-        t.read(TABLE, "batched200", Fields::All, &mut out),
+        t.read(&ReadOp::new(TABLE, "batched200", Fields::All), &mut out),
         Status::NotFound
     );
 }
@@ -148,7 +148,10 @@ fn concurrent_updates_of_one_record_lose_no_field() {
         }
     });
     let mut out = Record::new();
-    assert_eq!(first.read(TABLE, "hot", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        first.read(&ReadOp::new(TABLE, "hot", Fields::All), &mut out),
+        Status::Ok
+    );
     for t in 0..threads {
         assert_eq!(
             out.get(&format!("field{t}")),
@@ -275,7 +278,7 @@ fn assert_readable(store: &EtcdStore, member: usize, keys: &[String]) {
     for key in keys {
         out.clear();
         assert_eq!(
-            reader.read(TABLE, key, Fields::All, &mut out),
+            reader.read(&ReadOp::new(TABLE, key, Fields::All), &mut out),
             Status::Ok,
             "{key}"
         );
@@ -315,7 +318,7 @@ fn authentication_with_a_token_per_thread() {
     let mut thread = store.thread(ThreadContext::new(0, 1)).unwrap();
     let mut out = Record::new();
     assert_eq!(
-        thread.read(TABLE, "user1", Fields::All, &mut out),
+        thread.read(&ReadOp::new(TABLE, "user1", Fields::All), &mut out),
         Status::Forbidden
     );
 }

@@ -7,8 +7,8 @@ use fjall::{AbstractTree, Database, Keyspace, KeyspaceCreateOptions, PersistMode
 use ycsb_db::codec;
 use ycsb_db::{
     batch_status, Batch, Content, DirLayout, EngineBuild, EngineFile, EngineInDir, EngineInfo,
-    EngineLock, EngineReport, Fields, Gauge, LockKind, Name, Properties, Record, RecordView,
-    ScanResult, Status, Store, StoreError, StoreThread, ThreadContext, UpdateMerger,
+    EngineLock, EngineReport, Gauge, LockKind, Name, Properties, ReadOp, Record, ScanOp,
+    ScanResult, Status, Store, StoreError, StoreThread, ThreadContext, UpdateMerger, Visit,
 };
 
 use crate::options::{Compression, Config};
@@ -386,40 +386,30 @@ impl StoreThread for FjallThread<'_> {
         self.commit(writes, statuses)
     }
 
-    fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-        match self.keyspace.get(key.as_bytes()) {
-            Ok(Some(value)) => codec::read_into(&value, fields, out),
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
+        match self.keyspace.get(op.key.as_bytes()) {
+            Ok(Some(value)) => codec::read_into(&value, op.fields, out),
             Ok(None) => Status::NotFound,
             Err(e) => self.failed(&e),
         }
     }
 
     /// fjall's own buffer of the value, without a second copy.
-    fn read_in_place(
-        &mut self,
-        _table: &str,
-        key: &str,
-        fields: Fields<'_>,
-        _scratch: &mut Record,
-        visit: &mut dyn FnMut(RecordView<'_>),
-    ) -> Status {
-        match self.keyspace.get(key.as_bytes()) {
-            Ok(Some(value)) => codec::read_in_place(&value, fields, visit),
+    fn read_in_place(&mut self, op: &ReadOp<'_>, _: &mut Record, visit: &mut Visit) -> Status {
+        match self.keyspace.get(op.key.as_bytes()) {
+            Ok(Some(value)) => codec::read_in_place(&value, op.fields, visit),
             Ok(None) => Status::NotFound,
             Err(e) => self.failed(&e),
         }
     }
 
-    fn scan(
-        &mut self,
-        _table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
-        let mut rows = codec::ScanRows::new(out, fields);
-        for guard in self.keyspace.range(start_key.as_bytes()..).take(count) {
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
+        let mut rows = codec::ScanRows::new(out, op.fields);
+        for guard in self
+            .keyspace
+            .range(op.start_key.as_bytes()..)
+            .take(op.count)
+        {
             let (key, value) = match guard.into_inner() {
                 Ok(kv) => kv,
                 Err(e) => return self.failed(&e),

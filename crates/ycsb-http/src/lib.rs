@@ -74,9 +74,9 @@ use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 use ycsb_db::{
-    Fields, Properties, Property, PropertyDecl, PropertyError, Protocol, Record, ScanResult,
-    ServerAddress, ServerClient, Status, Store, StoreDescriptor, StoreError, StoreThread,
-    ThreadContext,
+    Fields, Properties, Property, PropertyDecl, PropertyError, Protocol, ReadOp, Record, ScanOp,
+    ScanResult, ServerAddress, ServerClient, Status, Store, StoreDescriptor, StoreError,
+    StoreThread, ThreadContext,
 };
 
 use crate::wire::{Conn, WireError};
@@ -931,32 +931,25 @@ fn trim_ascii_end(bytes: &[u8]) -> &[u8] {
 }
 
 impl StoreThread for HttpThread<'_> {
-    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
         let store = self.store;
-        let args = Args::one(table, key, None);
+        let args = Args::one(op.table, op.key, None);
         match self.call(&store.read, args) {
-            Status::Ok => self.decode_read(fields, out),
+            Status::Ok => self.decode_read(op.fields, out),
             other => other,
         }
     }
 
-    fn scan(
-        &mut self,
-        table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
         let store = self.store;
         let Some(template) = &store.scan else {
             return Status::NotImplemented;
         };
         let args = Args {
-            table,
-            key: start_key,
+            table: op.table,
+            key: op.start_key,
             record: None,
-            count,
+            count: op.count,
         };
         let status = self.call(template, args);
         if status != Status::Ok {
@@ -967,7 +960,7 @@ impl StoreThread for HttpThread<'_> {
             if line.is_empty() {
                 continue;
             }
-            if out.len() == count {
+            if out.len() == op.count {
                 break;
             }
             let Some(comma) = line.iter().rposition(|&c| c == b',') else {
@@ -977,7 +970,7 @@ impl StoreThread for HttpThread<'_> {
                 return Status::UnexpectedState;
             };
             let row = out.push_row(key);
-            if encoding::decode_record_text(&line[comma + 1..], fields, &mut self.scratch, row)
+            if encoding::decode_record_text(&line[comma + 1..], op.fields, &mut self.scratch, row)
                 .is_err()
             {
                 return Status::UnexpectedState;
@@ -994,7 +987,7 @@ impl StoreThread for HttpThread<'_> {
         }
         let mut stored = std::mem::take(&mut self.stored);
         stored.clear();
-        let status = self.read(table, key, Fields::All, &mut stored);
+        let status = self.read(&ReadOp::new(table, key, Fields::All), &mut stored);
         if status != Status::Ok {
             self.stored = stored;
             return status;

@@ -10,7 +10,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use ycsb_db::testing::{assert_conforms, record_bytes, Contract, Scans};
-use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, ThreadContext};
+use ycsb_db::{
+    Fields, Properties, ReadOp, Record, ScanOp, ScanResult, Status, Store, ThreadContext,
+};
 use ycsb_http::HttpStore;
 
 /// A running nginx, killed when dropped.
@@ -159,15 +161,21 @@ fn webdav_preset_against_nginx() {
     assert!(stored_file(nginx.dir.path(), table, "user a+b").is_some());
 
     let mut out = Record::new();
-    assert_eq!(t.read(table, "user1", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(table, "user1", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out, v1);
     out.clear();
-    assert_eq!(t.read(table, "user a+b", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(table, "user a+b", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out, v1);
     let only = vec!["field0".to_string()];
     out.clear();
     assert_eq!(
-        t.read(table, "user1", Fields::Only(&only), &mut out),
+        t.read(&ReadOp::new(table, "user1", Fields::Only(&only)), &mut out),
         Status::Ok
     );
     assert_eq!(out, record_bytes(&[("field0", b"zero")]));
@@ -177,7 +185,10 @@ fn webdav_preset_against_nginx() {
     let change = record_bytes(&[("field1", b"one"), ("field2", b"two")]);
     assert_eq!(t.update(table, "user1", &change), Status::Ok);
     out.clear();
-    assert_eq!(t.read(table, "user1", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(table, "user1", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(
         out,
         record_bytes(&[("field0", b"zero"), ("field1", b"one"), ("field2", b"two")])
@@ -186,12 +197,12 @@ fn webdav_preset_against_nginx() {
 
     out.clear();
     assert_eq!(
-        t.read(table, "nobody", Fields::All, &mut out),
+        t.read(&ReadOp::new(table, "nobody", Fields::All), &mut out),
         Status::NotFound
     );
     let mut scan = ScanResult::new();
     assert_eq!(
-        t.scan(table, "user1", 5, Fields::All, &mut scan),
+        t.scan(&ScanOp::new(table, "user1", 5, Fields::All), &mut scan),
         Status::NotImplemented
     );
 
@@ -204,7 +215,10 @@ fn webdav_preset_against_nginx() {
         let key = format!("k{i}");
         assert_eq!(t.insert(table, &key, &v1), Status::Ok);
         out.clear();
-        assert_eq!(t.read(table, &key, Fields::All, &mut out), Status::Ok);
+        assert_eq!(
+            t.read(&ReadOp::new(table, &key, Fields::All), &mut out),
+            Status::Ok
+        );
     }
     drop(t);
 

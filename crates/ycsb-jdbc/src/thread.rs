@@ -10,7 +10,10 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ycsb_db::{batch_status, Batch, Fields, Record, ScanResult, Status, StoreError, StoreThread};
+use ycsb_db::{
+    batch_status, Batch, Fields, ReadOp, Record, ScanOp, ScanResult, Status, StoreError,
+    StoreThread,
+};
 
 use crate::{is_identifier, shard_of, JdbcConfig, Shard};
 
@@ -465,16 +468,16 @@ impl<S: Server> StoreThread for JdbcThread<S> {
         batch_status(statuses)
     }
 
-    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
         out.clear();
-        if let Err(status) = self.check_names(table, std::iter::empty()) {
+        if let Err(status) = self.check_names(op.table, std::iter::empty()) {
             return status;
         }
-        let shard = self.shards.of(key);
+        let shard = self.shards.of(op.key);
         self.sql.clear();
-        let _ = write!(self.sql, "SELECT * FROM {table} WHERE YCSB_KEY = ");
+        let _ = write!(self.sql, "SELECT * FROM {} WHERE YCSB_KEY = ", op.table);
         S::placeholder(&mut self.sql, 1);
-        match self.execute(shard, |conn, sql| conn.read(sql, key, fields, out)) {
+        match self.execute(shard, |conn, sql| conn.read(sql, op.key, op.fields, out)) {
             Ok(true) => Status::Ok,
             Ok(false) => Status::NotFound,
             Err(status) => {
@@ -485,25 +488,20 @@ impl<S: Server> StoreThread for JdbcThread<S> {
     }
 
     /// Java's range query on the start key's shard.
-    fn scan(
-        &mut self,
-        table: &str,
-        start: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
         out.clear();
-        if let Err(status) = self.check_names(table, std::iter::empty()) {
+        if let Err(status) = self.check_names(op.table, std::iter::empty()) {
             return status;
         }
-        let shard = self.shards.of(start);
+        let shard = self.shards.of(op.start_key);
         self.sql.clear();
-        let _ = write!(self.sql, "SELECT * FROM {table} WHERE YCSB_KEY >= ");
+        let _ = write!(self.sql, "SELECT * FROM {} WHERE YCSB_KEY >= ", op.table);
         S::placeholder(&mut self.sql, 1);
         self.sql.push_str(" ORDER BY YCSB_KEY LIMIT ");
         S::placeholder(&mut self.sql, 2);
-        match self.execute(shard, |conn, sql| conn.scan(sql, start, count, fields, out)) {
+        match self.execute(shard, |conn, sql| {
+            conn.scan(sql, op.start_key, op.count, op.fields, out)
+        }) {
             Ok(()) => Status::Ok,
             Err(status) => {
                 out.clear();

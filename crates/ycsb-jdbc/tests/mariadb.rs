@@ -5,7 +5,7 @@
 
 use mysql::prelude::Queryable;
 use ycsb_db::testing::{assert_conforms, record, Contract};
-use ycsb_db::{Fields, GaugeKind, Properties, ScanResult, Status, Store};
+use ycsb_db::{Fields, GaugeKind, Properties, ScanOp, ScanResult, Status, Store};
 use ycsb_jdbc::testing::{MariaDb, MARIADB_PASSWORD};
 use ycsb_jdbc::JdbcStore;
 
@@ -64,7 +64,10 @@ fn javas_table_is_read_and_written_both_ways_in_key_order() {
     assert_eq!(got.get("field0"), Some(&b"zero"[..]), "named in lower case");
     assert_eq!(got.len(), 2, "a NULL column is no field");
     let mut out = ScanResult::new();
-    assert_eq!(t.scan(TABLE, "B", 5, Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.scan(&ScanOp::new(TABLE, "B", 5, Fields::All), &mut out),
+        Status::Ok
+    );
     let keys: Vec<&str> = out.iter().map(|(k, _)| k).collect();
     assert_eq!(keys, ["B", "Z", "_", "a", "a_"]);
     assert_eq!(t.delete(TABLE, "a"), Status::Ok);

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use ycsb_db::testing::{assert_conforms, record, Contract};
-use ycsb_db::{Fields, GaugeKind, Properties, Record, ScanResult, Status, Store};
+use ycsb_db::{Fields, GaugeKind, Properties, ReadOp, Record, ScanOp, ScanResult, Status, Store};
 use ycsb_jdbc::testing::{Postgres, PASSWORD};
 use ycsb_jdbc::{shard_of, JdbcStore};
 
@@ -132,7 +132,10 @@ fn scans_are_javas_range_query_in_key_order() {
         );
     }
     let mut out = ScanResult::new();
-    assert_eq!(t.scan(TABLE, "B", 5, Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.scan(&ScanOp::new(TABLE, "B", 5, Fields::All), &mut out),
+        Status::Ok
+    );
     let keys: Vec<&str> = out.iter().map(|(k, _)| k).collect();
     assert_eq!(keys, ["B", "Z", "_", "a", "a_"]);
     for (key, r) in out.iter() {
@@ -140,7 +143,7 @@ fn scans_are_javas_range_query_in_key_order() {
     }
     let only = vec!["field1".to_string()];
     assert_eq!(
-        t.scan(TABLE, "b", 10, Fields::Only(&only), &mut out),
+        t.scan(&ScanOp::new(TABLE, "b", 10, Fields::Only(&only)), &mut out),
         Status::Ok
     );
     assert_eq!(out.len(), 1);
@@ -267,7 +270,10 @@ fn every_login_method_is_answered() {
                 Status::Ok
             );
             let mut out = Record::new();
-            assert_eq!(t.read(&table, "k", Fields::All, &mut out), Status::Ok);
+            assert_eq!(
+                t.read(&ReadOp::new(&table, "k", Fields::All), &mut out),
+                Status::Ok
+            );
             assert_eq!(out.get("field0"), Some(&b"v"[..]));
         })
     };

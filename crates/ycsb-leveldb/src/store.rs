@@ -4,8 +4,8 @@ use ycsb_db::codec;
 use ycsb_db::{
     batch_status, Assertions, Batch, Content, DirLayout, EngineBuild, EngineFile, EngineInDir,
     EngineInfo, EngineLock, EngineReport, Fields, Gauge, GaugeKind, LockKind, Name, Properties,
-    Record, RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
-    UpdateMerger,
+    ReadOp, Record, RecordView, ScanOp, ScanResult, Status, Store, StoreError, StoreThread,
+    ThreadContext, UpdateMerger, Visit,
 };
 
 use crate::ffi::{self, Db, WriteBatch};
@@ -510,48 +510,36 @@ impl LevelThread<'_> {
 }
 
 impl StoreThread for LevelThread<'_> {
-    fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
         match self.format {
-            Format::Row => self.read_row(key, fields, out),
-            Format::Single | Format::Column => self.read_single(key, fields, out),
+            Format::Row => self.read_row(op.key, op.fields, out),
+            Format::Single | Format::Column => self.read_single(op.key, op.fields, out),
         }
     }
 
     /// LevelDB's own copy of the value itself, in the one-value formats:
     /// no second copy and no decoding beyond checking it.
-    fn read_in_place(
-        &mut self,
-        _table: &str,
-        key: &str,
-        fields: Fields<'_>,
-        scratch: &mut Record,
-        visit: &mut dyn FnMut(RecordView<'_>),
-    ) -> Status {
+    fn read_in_place(&mut self, op: &ReadOp<'_>, buf: &mut Record, visit: &mut Visit) -> Status {
         if let Format::Row = self.format {
-            let status = self.read_row(key, fields, scratch);
+            let status = self.read_row(op.key, op.fields, buf);
             if status.is_ok() {
-                visit(RecordView::from(&*scratch));
+                visit(RecordView::from(&*buf));
             }
             return status;
         }
-        match self.db.get(key.as_bytes()) {
-            Ok(Some(value)) => codec::read_in_place(&value, fields, visit),
+        match self.db.get(op.key.as_bytes()) {
+            Ok(Some(value)) => codec::read_in_place(&value, op.fields, visit),
             Ok(None) => Status::NotFound,
             Err(_) => Status::Error,
         }
     }
 
-    fn scan(
-        &mut self,
-        _table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
         match self.format {
-            Format::Row => self.scan_row(start_key, count, fields, out),
-            Format::Single | Format::Column => self.scan_single(start_key, count, fields, out),
+            Format::Row => self.scan_row(op.start_key, op.count, op.fields, out),
+            Format::Single | Format::Column => {
+                self.scan_single(op.start_key, op.count, op.fields, out)
+            }
         }
     }
 

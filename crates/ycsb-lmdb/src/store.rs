@@ -5,8 +5,8 @@ use std::path::Path;
 use ycsb_db::codec;
 use ycsb_db::{
     batch_status, Assertions, Batch, Content, DirLayout, EngineBuild, EngineFile, EngineInDir,
-    EngineInfo, EngineLock, EngineReport, Fields, Gauge, LockKind, Name, Properties, Record,
-    RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    EngineInfo, EngineLock, EngineReport, Gauge, LockKind, Name, Properties, ReadOp, Record,
+    ScanOp, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext, Visit,
 };
 
 use crate::ffi::{self, Env, Reader};
@@ -278,56 +278,42 @@ impl LmdbThread<'_> {
 }
 
 impl StoreThread for LmdbThread<'_> {
-    fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
         let snapshot = match self.reader.snapshot() {
             Ok(s) => s,
             Err(_) => return Status::Error,
         };
-        match snapshot.get(key.as_bytes()) {
-            Ok(Some(value)) => codec::read_into(value, fields, out),
+        match snapshot.get(op.key.as_bytes()) {
+            Ok(Some(value)) => codec::read_into(value, op.fields, out),
             Ok(None) => Status::NotFound,
             Err(_) => Status::Error,
         }
     }
 
     /// The fields straight from the memory map: no copy at all.
-    fn read_in_place(
-        &mut self,
-        _table: &str,
-        key: &str,
-        fields: Fields<'_>,
-        _scratch: &mut Record,
-        visit: &mut dyn FnMut(RecordView<'_>),
-    ) -> Status {
+    fn read_in_place(&mut self, op: &ReadOp<'_>, _: &mut Record, visit: &mut Visit) -> Status {
         let snapshot = match self.reader.snapshot() {
             Ok(s) => s,
             Err(_) => return Status::Error,
         };
-        match snapshot.get(key.as_bytes()) {
-            Ok(Some(value)) => codec::read_in_place(value, fields, visit),
+        match snapshot.get(op.key.as_bytes()) {
+            Ok(Some(value)) => codec::read_in_place(value, op.fields, visit),
             Ok(None) => Status::NotFound,
             Err(_) => Status::Error,
         }
     }
 
-    fn scan(
-        &mut self,
-        _table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
-        if count == 0 {
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
+        if op.count == 0 {
             return Status::Ok;
         }
         let snapshot = match self.reader.snapshot() {
             Ok(s) => s,
             Err(_) => return Status::Error,
         };
-        let mut rows = codec::ScanRows::new(out, fields);
-        let scanned = snapshot.scan_from(start_key.as_bytes(), |key, value| {
-            rows.push(key, value) && rows.taken() < count
+        let mut rows = codec::ScanRows::new(out, op.fields);
+        let scanned = snapshot.scan_from(op.start_key.as_bytes(), |key, value| {
+            rows.push(key, value) && rows.taken() < op.count
         });
         match scanned {
             Ok(()) => rows.status(),

@@ -8,7 +8,9 @@ use ycsb_db::testing::{
     assert_conforms, assert_guards_its_directory, assert_refuses_foreign_directory,
     assert_survives_reopen, gauge, insert_filler_records, record, report, Contract,
 };
-use ycsb_db::{Fields, Gauge, Properties, Record, ScanResult, Status, Store, ThreadContext};
+use ycsb_db::{
+    Fields, Gauge, Properties, ReadOp, Record, ScanOp, ScanResult, Status, Store, ThreadContext,
+};
 use ycsb_lmdb::LmdbStore;
 
 const TABLE: &str = "usertable";
@@ -99,7 +101,10 @@ fn a_full_map_is_an_error_with_lmdb_s_reason() {
     assert!(message.contains("MDB_MAP_FULL"), "{message}");
     // What was committed before stays readable.
     let mut out = Record::new();
-    assert_eq!(t.read(TABLE, "user0", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(TABLE, "user0", Fields::All), &mut out),
+        Status::Ok
+    );
 }
 
 #[test]
@@ -183,7 +188,10 @@ fn a_scan_from_the_empty_key_starts_at_the_first_record() {
         assert_eq!(t.insert("any-table", key, &r), Status::Ok);
     }
     let mut rows = ScanResult::new();
-    assert_eq!(t.scan(TABLE, "", 2, Fields::All, &mut rows), Status::Ok);
+    assert_eq!(
+        t.scan(&ScanOp::new(TABLE, "", 2, Fields::All), &mut rows),
+        Status::Ok
+    );
     let keys: Vec<_> = rows.iter().map(|(k, _)| k.to_string()).collect();
     assert_eq!(keys, ["a", "b"]);
 }
@@ -233,7 +241,10 @@ fn writemap_reserves_the_map_so_a_full_disk_is_an_error_not_sigbus() {
     let message = t.last_error().unwrap();
     assert!(message.contains("MDB_MAP_FULL"), "{message}");
     let mut out = Record::new();
-    assert_eq!(t.read(TABLE, "user0", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(TABLE, "user0", Fields::All), &mut out),
+        Status::Ok
+    );
 }
 
 /// Issue 35 item 5: `lmdb.mapsize=-1`, YCSB-cpp's "use default", leaves
@@ -256,7 +267,10 @@ fn mapsize_minus_one_keeps_the_stored_map_size() {
     );
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     assert_eq!(
-        t.read(TABLE, "first", Fields::All, &mut Record::new()),
+        t.read(
+            &ReadOp::new(TABLE, "first", Fields::All),
+            &mut Record::new()
+        ),
         Status::Ok
     );
     let value = "x".repeat(64 << 10);

@@ -5,7 +5,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ycsb_db::{batch_status, Batch, Fields, Record, ScanResult, Status, StoreError, StoreThread};
+use ycsb_db::{
+    batch_status, Batch, Fields, ReadOp, Record, ScanOp, ScanResult, Status, StoreError,
+    StoreThread,
+};
 
 use crate::json;
 use crate::wire::{Conn, Item, Outcome, Storage, WireError};
@@ -402,7 +405,9 @@ impl StoreThread for MemcachedThread {
                 {
                     routes.push((server, entry));
                 }
-                Ok(_) => statuses[entry] = self.read(table, key, fields, &mut out[entry]),
+                Ok(_) => {
+                    statuses[entry] = self.read(&ReadOp::new(table, key, fields), &mut out[entry])
+                }
                 Err(status) => statuses[entry] = status,
             }
         }
@@ -422,18 +427,18 @@ impl StoreThread for MemcachedThread {
         batch_status(&statuses[..batch.len()])
     }
 
-    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-        if let Err(status) = self.qualify(table, key) {
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
+        if let Err(status) = self.qualify(op.table, op.key) {
             return status;
         }
         match self.get(false) {
-            Ok((_, Some(_))) => self.decode_into(fields, out),
+            Ok((_, Some(_))) => self.decode_into(op.fields, out),
             Ok((_, None)) => Status::NotFound,
             Err(status) => status,
         }
     }
 
-    fn scan(&mut self, _: &str, _: &str, _: usize, _: Fields<'_>, _: &mut ScanResult) -> Status {
+    fn scan(&mut self, _: &ScanOp<'_>, _: &mut ScanResult) -> Status {
         // memcached has no order to scan in; Java's binding says the same.
         Status::NotImplemented
     }

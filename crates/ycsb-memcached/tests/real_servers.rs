@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use ycsb_db::testing::{assert_conforms, record, Contract, Scans};
 use ycsb_db::{
-    Fields, Gauge, GaugeKind, Properties, Record, ScanResult, Status, Store, StoreThread,
-    ThreadContext,
+    Fields, Gauge, GaugeKind, Properties, ReadOp, Record, ScanOp, ScanResult, Status, Store,
+    StoreThread, ThreadContext,
 };
 use ycsb_memcached::testing::Memcached;
 use ycsb_memcached::{server_of, MemcachedStore};
@@ -41,7 +41,7 @@ fn contract() -> Contract {
 
 fn read(t: &mut dyn StoreThread, key: &str) -> (Status, Record) {
     let mut out = Record::new();
-    let status = t.read(TABLE, key, Fields::All, &mut out);
+    let status = t.read(&ReadOp::new(TABLE, key, Fields::All), &mut out);
     (status, out)
 }
 
@@ -142,7 +142,7 @@ fn records_are_laid_out_as_javas_binding_lays_them_out() {
     // Java answers scans NOT_IMPLEMENTED, and so does this store.
     let mut rows = ScanResult::new();
     assert_eq!(
-        t.scan(TABLE, "user1", 10, Fields::All, &mut rows),
+        t.scan(&ScanOp::new(TABLE, "user1", 10, Fields::All), &mut rows),
         Status::NotImplemented
     );
 }
@@ -241,7 +241,10 @@ fn unanswered_writes_report_ok_and_cleanup_waits_for_them() {
         assert_eq!(t.delete(TABLE, "never-written"), Status::Ok);
         assert_eq!(t.update(TABLE, &key, &record(&[("g", "3")])), Status::Ok);
         let mut out = Record::new();
-        assert_eq!(t.read(TABLE, &key, Fields::All, &mut out), Status::Ok);
+        assert_eq!(
+            t.read(&ReadOp::new(TABLE, &key, Fields::All), &mut out),
+            Status::Ok
+        );
         assert_eq!(out.get("f"), Some(&b"1"[..]));
         assert_eq!(out.get("g"), Some(&b"3"[..]));
         for i in 0..200 {

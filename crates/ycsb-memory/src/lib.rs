@@ -60,7 +60,7 @@
 //! share the data).
 //!
 //! ```
-//! use ycsb_db::{Fields, Record, ScanResult, Status, Store, ThreadContext};
+//! use ycsb_db::{Fields, ReadOp, Record, ScanOp, ScanResult, Status, Store, ThreadContext};
 //! use ycsb_memory::MemoryStore;
 //!
 //! let store = MemoryStore::new();
@@ -76,11 +76,11 @@
 //! assert_eq!(thread.update("usertable", "user1", &change), Status::Ok);
 //!
 //! let mut out = Record::new();
-//! assert_eq!(thread.read("usertable", "user1", Fields::All, &mut out), Status::Ok);
+//! assert_eq!(thread.read(&ReadOp::new("usertable", "user1", Fields::All), &mut out), Status::Ok);
 //! assert_eq!(out.get("field1"), Some(&b"B"[..]));
 //!
 //! let mut rows = ScanResult::new();
-//! assert_eq!(thread.scan("usertable", "user0", 10, Fields::All, &mut rows), Status::Ok);
+//! assert_eq!(thread.scan(&ScanOp::new("usertable", "user0", 10, Fields::All), &mut rows), Status::Ok);
 //! let keys: Vec<_> = rows.iter().map(|(k, _)| k).collect();
 //! assert_eq!(keys, ["user1", "user2"]);
 //! assert_eq!(store.len(), 2);
@@ -114,8 +114,8 @@ use std::sync::{
 use ycsb_db::codec;
 use ycsb_db::StoreContext;
 use ycsb_db::{
-    EngineInfo, Fields, Gauge, Property, PropertyDecl, Record, RecordView, ScanResult, Status,
-    Store, StoreDescriptor, StoreError, StoreThread, ThreadContext,
+    EngineInfo, Gauge, Property, PropertyDecl, ReadOp, Record, ScanOp, ScanResult, Status, Store,
+    StoreDescriptor, StoreError, StoreThread, ThreadContext, Visit,
 };
 
 /// `memory.instance`: which process-wide store [`DESCRIPTOR`] opens.
@@ -745,43 +745,29 @@ fn cached_table<'c>(
 }
 
 impl StoreThread for MemoryThread<'_> {
-    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-        let key = key.as_bytes();
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
+        let key = op.key.as_bytes();
         let hash = hash_key(key);
-        match self.table(table).shard(hash).read().get(hash, key) {
-            Some(stored) => codec::read_into(stored.encoding(), fields, out),
+        match self.table(op.table).shard(hash).read().get(hash, key) {
+            Some(stored) => codec::read_into(stored.encoding(), op.fields, out),
             None => Status::NotFound,
         }
     }
 
-    fn read_in_place(
-        &mut self,
-        table: &str,
-        key: &str,
-        fields: Fields<'_>,
-        _scratch: &mut Record,
-        visit: &mut dyn FnMut(RecordView<'_>),
-    ) -> Status {
-        let key = key.as_bytes();
+    fn read_in_place(&mut self, op: &ReadOp<'_>, _: &mut Record, visit: &mut Visit) -> Status {
+        let key = op.key.as_bytes();
         let hash = hash_key(key);
-        match self.table(table).shard(hash).read().get(hash, key) {
-            Some(stored) => codec::read_in_place(stored.encoding(), fields, visit),
+        match self.table(op.table).shard(hash).read().get(hash, key) {
+            Some(stored) => codec::read_in_place(stored.encoding(), op.fields, visit),
             None => Status::NotFound,
         }
     }
 
-    fn scan(
-        &mut self,
-        table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
-        if count == 0 {
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
+        if op.count == 0 {
             return Status::Ok;
         }
-        let table = self.table(table);
+        let table = self.table(op.table);
         for shard in &table.shards {
             if !shard.read().pending.is_empty() {
                 shard.write().settle();
@@ -793,12 +779,12 @@ impl StoreThread for MemoryThread<'_> {
         // shard was settled is in `pending`, not seen: it is concurrent
         // with the scan.
         let shards: [_; SHARDS] = std::array::from_fn(|i| table.shards[i].read());
-        let start = (Bound::Included(start_key.as_bytes()), Bound::Unbounded);
+        let start = (Bound::Included(op.start_key.as_bytes()), Bound::Unbounded);
         let mut runs: [_; SHARDS] =
             std::array::from_fn(|i| shards[i].ordered.range::<[u8], _>(start));
         let mut merge = Merge::new(&mut runs);
         let mut rows = 0;
-        while rows < count {
+        while rows < op.count {
             let Some((shard, key, index)) = merge.next() else {
                 break;
             };
@@ -807,7 +793,7 @@ impl StoreThread for MemoryThread<'_> {
                 continue;
             };
             let row = out.push_row(&key.text());
-            let status = codec::read_into(stored.encoding(), fields, row);
+            let status = codec::read_into(stored.encoding(), op.fields, row);
             if !status.is_ok() {
                 return status;
             }
@@ -926,6 +912,7 @@ impl<'r, 'm, I: Iterator<Item = (&'m Key, &'m u32)>> Merge<'r, 'm, I> {
 mod tests {
     use super::*;
     use ycsb_db::testing::record;
+    use ycsb_db::Fields;
 
     #[test]
     fn overwriting_never_hides_the_key_from_readers() {
@@ -953,7 +940,10 @@ mod tests {
             let mut reads = 0u64;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) || reads == 0 {
                 out.clear();
-                assert_eq!(reader.read("t", "k", Fields::All, &mut out), Status::Ok);
+                assert_eq!(
+                    reader.read(&ReadOp::new("t", "k", Fields::All), &mut out),
+                    Status::Ok
+                );
                 reads += 1;
             }
         });
@@ -972,13 +962,13 @@ mod tests {
         // Same length: the stored buffer was written, not replaced.
         assert_eq!(buffer(), before);
         let mut out = Record::new();
-        t.read("t", "k", Fields::All, &mut out);
+        t.read(&ReadOp::new("t", "k", Fields::All), &mut out);
         assert_eq!(out, record(&[("a", "999"), ("b", "2")]));
         // Another length, or a new field: merged into a new buffer.
         assert_eq!(t.update("t", "k", &record(&[("a", "12")])), Status::Ok);
         assert_eq!(t.update("t", "k", &record(&[("c", "3")])), Status::Ok);
         out.clear();
-        t.read("t", "k", Fields::All, &mut out);
+        t.read(&ReadOp::new("t", "k", Fields::All), &mut out);
         assert_eq!(out, record(&[("a", "12"), ("b", "2"), ("c", "3")]));
     }
 
@@ -1019,7 +1009,7 @@ mod tests {
         ] {
             rows.clear();
             assert_eq!(
-                t.scan("t", start, count, Fields::All, &mut rows),
+                t.scan(&ScanOp::new("t", start, count, Fields::All), &mut rows),
                 Status::Ok
             );
             let expected: Vec<&str> = sorted
@@ -1089,7 +1079,10 @@ mod tests {
         let v = record(&[("f", "v")]);
         let keys = |t: &mut Box<dyn StoreThread + '_>| {
             let mut rows = ScanResult::new();
-            assert_eq!(t.scan("t", "", 100, Fields::All, &mut rows), Status::Ok);
+            assert_eq!(
+                t.scan(&ScanOp::new("t", "", 100, Fields::All), &mut rows),
+                Status::Ok
+            );
             rows.iter().map(|(k, _)| k.to_string()).collect::<Vec<_>>()
         };
         for k in ["k1", "k2", "k3", "k4"] {

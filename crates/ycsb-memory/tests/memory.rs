@@ -2,19 +2,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use ycsb_db::testing::{assert_conforms, record, Contract};
 use ycsb_db::StoreContext;
-use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, ThreadContext};
+use ycsb_db::{
+    Fields, Properties, ReadOp, Record, ScanOp, ScanResult, Status, Store, ThreadContext,
+};
 use ycsb_memory::{MemoryStore, DESCRIPTOR};
 
 fn read(t: &mut dyn ycsb_db::StoreThread, key: &str, fields: Fields<'_>) -> (Status, Record) {
     let mut out = Record::new();
-    let status = t.read("t", key, fields, &mut out);
+    let status = t.read(&ReadOp::new("t", key, fields), &mut out);
     (status, out)
 }
 
 fn scan_keys(t: &mut dyn ycsb_db::StoreThread, start: &str, count: usize) -> Vec<String> {
     let mut rows = ScanResult::new();
     assert_eq!(
-        t.scan("t", start, count, Fields::All, &mut rows),
+        t.scan(&ScanOp::new("t", start, count, Fields::All), &mut rows),
         Status::Ok
     );
     rows.iter().map(|(k, _)| k.to_string()).collect()
@@ -39,7 +41,7 @@ fn every_operation_and_missing_keys() {
     assert_eq!(read(t, "k1", Fields::All), (Status::Ok, values.clone()));
     // Tables are separate.
     assert_eq!(
-        t.read("other", "k1", Fields::All, &mut Record::new()),
+        t.read(&ReadOp::new("other", "k1", Fields::All), &mut Record::new()),
         Status::NotFound
     );
 
@@ -93,7 +95,10 @@ fn scans_follow_key_order_from_the_start_key() {
 
     let only = vec!["f".to_string()];
     let mut rows = ScanResult::new();
-    t.scan("t", "user4", 5, Fields::Only(&only), &mut rows);
+    t.scan(
+        &ScanOp::new("t", "user4", 5, Fields::Only(&only)),
+        &mut rows,
+    );
     let got: Vec<_> = rows
         .iter()
         .map(|(k, r)| (k.to_string(), r.clone()))
@@ -186,7 +191,10 @@ fn sixty_four_threads_scan_insert_update_delete() {
                     if i % (INSERTS / SCANS) == 0 {
                         rows.clear();
                         let start = format!("i{:02}", (id + 1) % THREADS);
-                        assert_eq!(t.scan("t", &start, 50, Fields::All, &mut rows), Status::Ok);
+                        assert_eq!(
+                            t.scan(&ScanOp::new("t", &start, 50, Fields::All), &mut rows),
+                            Status::Ok
+                        );
                         let keys: Vec<_> = rows.iter().map(|(k, _)| k).collect();
                         // Strictly increasing, never before the start key,
                         // and always full: the shared keys ("s…") sort
@@ -243,13 +251,16 @@ fn descriptor_opens_a_shared_instance_across_phases() {
     let mut t = run.thread(ThreadContext::new(0, 1)).unwrap();
     let mut out = Record::new();
     assert_eq!(
-        t.read("usertable", "user1", Fields::All, &mut out),
+        t.read(&ReadOp::new("usertable", "user1", Fields::All), &mut out),
         Status::Ok
     );
     assert_eq!(MemoryStore::named("phases-test").len(), 1);
     MemoryStore::named("phases-test").clear();
     assert_eq!(
-        t.read("usertable", "user1", Fields::All, &mut Record::new()),
+        t.read(
+            &ReadOp::new("usertable", "user1", Fields::All),
+            &mut Record::new()
+        ),
         Status::NotFound
     );
     // The table survives a clear, so a thread's cached handle still works.
@@ -264,9 +275,7 @@ fn descriptor_opens_a_shared_instance_across_phases() {
     let b = (DESCRIPTOR.open)(&StoreContext::new(&private)).unwrap();
     assert_eq!(
         b.thread(ThreadContext::new(0, 1)).unwrap().read(
-            "usertable",
-            "user1",
-            Fields::All,
+            &ReadOp::new("usertable", "user1", Fields::All),
             &mut Record::new()
         ),
         Status::NotFound

@@ -8,8 +8,8 @@ use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use ycsb_db::codec;
 use ycsb_db::{
     batch_status, Batch, Content, DirLayout, EngineBuild, EngineFile, EngineInDir, EngineInfo,
-    EngineLock, EngineReport, Fields, Gauge, GaugeKind, LockKind, Name, Properties, Record,
-    RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    EngineLock, EngineReport, Fields, Gauge, GaugeKind, LockKind, Name, Properties, ReadOp, Record,
+    ScanOp, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext, Visit,
 };
 
 use crate::options::{Config, Durability};
@@ -414,35 +414,23 @@ impl RedbThread<'_> {
 }
 
 impl StoreThread for RedbThread<'_> {
-    fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-        self.with_value(key, |value| codec::read_into(value, fields, out))
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
+        self.with_value(op.key, |value| codec::read_into(value, op.fields, out))
     }
 
     /// The value in redb's page, without a copy.
-    fn read_in_place(
-        &mut self,
-        _table: &str,
-        key: &str,
-        fields: Fields<'_>,
-        _scratch: &mut Record,
-        visit: &mut dyn FnMut(RecordView<'_>),
-    ) -> Status {
-        self.with_value(key, |value| codec::read_in_place(value, fields, visit))
+    fn read_in_place(&mut self, op: &ReadOp<'_>, _: &mut Record, visit: &mut Visit) -> Status {
+        self.with_value(op.key, |value| {
+            codec::read_in_place(value, op.fields, visit)
+        })
     }
 
-    fn scan(
-        &mut self,
-        _table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
         let result = (|| {
             let txn = self.db.begin_read()?;
             let table = txn.open_table(TABLE)?;
-            let mut rows = codec::ScanRows::new(out, fields);
-            for entry in table.range(start_key.as_bytes()..)?.take(count) {
+            let mut rows = codec::ScanRows::new(out, op.fields);
+            for entry in table.range(op.start_key.as_bytes()..)?.take(op.count) {
                 let (key, value) = entry?;
                 if !rows.push(key.value(), value.value()) {
                     break;

@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use ycsb_db::StoreContext;
-use ycsb_db::{Fields, Properties, Record, Status, Store, ThreadContext};
+use ycsb_db::{Fields, Properties, ReadOp, Record, Status, Store, ThreadContext};
 use ycsb_redis::RedisStore;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -38,7 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let started = Instant::now();
     for _ in 0..ops {
         out.clear();
-        if t.read("usertable", "key:a", Fields::All, &mut out) != Status::Ok {
+        if t.read(&ReadOp::new("usertable", "key:a", Fields::All), &mut out) != Status::Ok {
             failed += 1;
         }
     }

@@ -15,7 +15,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ycsb_db::{batch_status, Batch, Fields, Record, ScanResult, Status, StoreError, StoreThread};
+use ycsb_db::{
+    batch_status, Batch, Fields, ReadOp, Record, ScanOp, ScanResult, Status, StoreError,
+    StoreThread,
+};
 
 use crate::resp::{self, Token, Tokens};
 use crate::{IndexMode, RedisConfig};
@@ -1212,22 +1215,15 @@ fn parse_record(reply: &[u8], fields: Fields<'_>, out: &mut Record) -> Status {
 }
 
 impl StoreThread for Client {
-    fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
         self.prepare();
-        let node = self.route_read(key.as_bytes());
-        let index = self.queue_read(node, key.as_bytes(), fields);
-        self.round(node, index, |reply| Ok(parse_record(reply, fields, out)))
+        let node = self.route_read(op.key.as_bytes());
+        let index = self.queue_read(node, op.key.as_bytes(), op.fields);
+        self.round(node, index, |reply| Ok(parse_record(reply, op.fields, out)))
             .unwrap_or_else(|status| status)
     }
 
-    fn scan(
-        &mut self,
-        _table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
         let mode = self.config.index;
         if mode == IndexMode::None {
             return Status::NotImplemented;
@@ -1244,19 +1240,19 @@ impl StoreThread for Client {
             if mode == IndexMode::Hash {
                 n.arg(b"ZRANGEBYSCORE");
                 n.arg(index_key);
-                let score = resp::decimal_bytes(i64::from(java_hash(start_key)), &mut digits);
+                let score = resp::decimal_bytes(i64::from(java_hash(op.start_key)), &mut digits);
                 n.arg(score);
                 n.arg(b"+inf");
             } else {
                 n.arg(b"ZRANGEBYLEX");
                 n.arg(index_key);
-                resp::write_bulk_parts(&mut n.wbuf, &[b"[", start_key.as_bytes()]);
+                resp::write_bulk_parts(&mut n.wbuf, &[b"[", op.start_key.as_bytes()]);
                 n.arg(b"+");
             }
             n.arg(b"LIMIT");
             n.arg(b"0");
             n.arg(resp::decimal_bytes(
-                count.min(i64::MAX as usize) as i64,
+                op.count.min(i64::MAX as usize) as i64,
                 &mut digits,
             ));
             cmds.push((node, n.end(start, NO_OP)));
@@ -1295,11 +1291,11 @@ impl StoreThread for Client {
         self.finish();
         self.scan_cmds = cmds;
         if listed.is_ok() && config.index_keys.len() > 1 {
-            self.merge_parts(&mut keys, &mut ends, count, mode);
+            self.merge_parts(&mut keys, &mut ends, op.count, mode);
         }
         let status = match listed {
             Err(status) => status,
-            Ok(()) => self.read_rows(&keys, &ends, fields, out),
+            Ok(()) => self.read_rows(&keys, &ends, op.fields, out),
         };
         self.scan_keys = keys;
         self.scan_ends = ends;

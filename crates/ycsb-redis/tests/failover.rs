@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use ycsb_db::{Fields, Properties, Record, Status, Store, StoreContext, ThreadContext};
+use ycsb_db::{Fields, Properties, ReadOp, Record, Status, Store, StoreContext, ThreadContext};
 use ycsb_redis::testing::RedisCluster;
 use ycsb_redis::RedisStore;
 
@@ -60,7 +60,7 @@ fn replica_reads_are_answered_by_replicas() {
     for i in 0..n {
         out.clear();
         assert_eq!(
-            t.read(TABLE, &key(i), Fields::All, &mut out),
+            t.read(&ReadOp::new(TABLE, &key(i), Fields::All), &mut out),
             Status::Ok,
             "{i}"
         );
@@ -141,7 +141,7 @@ fn a_killed_master_is_failed_over_and_the_run_goes_on() {
                         i = (i + 7) % records;
                         let status = if i % 2 == 0 {
                             out.clear();
-                            thread.read(TABLE, &key(i), Fields::All, &mut out)
+                            thread.read(&ReadOp::new(TABLE, &key(i), Fields::All), &mut out)
                         } else {
                             thread.update(TABLE, &key(i), &record(i))
                         };
@@ -156,7 +156,9 @@ fn a_killed_master_is_failed_over_and_the_run_goes_on() {
                         }
                         if let Some(at) = killed {
                             out.clear();
-                            if thread.read(TABLE, &key(0), Fields::All, &mut out) == Status::Ok {
+                            if thread.read(&ReadOp::new(TABLE, &key(0), Fields::All), &mut out)
+                                == Status::Ok
+                            {
                                 recovered = Some(at.elapsed());
                             }
                         }
@@ -200,7 +202,7 @@ fn a_killed_master_is_failed_over_and_the_run_goes_on() {
     for i in 0..records {
         let status = loop {
             out.clear();
-            let status = reader.read(TABLE, &key(i), Fields::All, &mut out);
+            let status = reader.read(&ReadOp::new(TABLE, &key(i), Fields::All), &mut out);
             if status != Status::ServiceUnavailable || Instant::now() >= converged_by {
                 break status;
             }
@@ -238,7 +240,8 @@ fn a_frozen_master_stalls_probes_not_every_thread() {
                     for i in 0..records {
                         out.clear();
                         let at = Instant::now();
-                        let status = thread.read(TABLE, &key(i), Fields::All, &mut out);
+                        let status =
+                            thread.read(&ReadOp::new(TABLE, &key(i), Fields::All), &mut out);
                         if at.elapsed() >= Duration::from_millis(900) {
                             slow += 1;
                             assert_eq!(status, Status::ServiceUnavailable);
@@ -274,7 +277,7 @@ fn a_frozen_master_stalls_probes_not_every_thread() {
     loop {
         let all_ok = (0..records).all(|i| {
             out.clear();
-            thread.read(TABLE, &key(i), Fields::All, &mut out) == Status::Ok
+            thread.read(&ReadOp::new(TABLE, &key(i), Fields::All), &mut out) == Status::Ok
         });
         if all_ok {
             break;

@@ -3,7 +3,9 @@
 //! index's load spread over a cluster's masters.
 
 use ycsb_db::testing::{assert_conforms, Contract, Scans, UpdateMissing};
-use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, StoreContext, ThreadContext};
+use ycsb_db::{
+    Fields, Properties, Record, ScanOp, ScanResult, Status, Store, StoreContext, ThreadContext,
+};
 use ycsb_redis::testing::{RedisCluster, RedisServer};
 use ycsb_redis::RedisStore;
 
@@ -61,7 +63,7 @@ fn scans(store: &dyn Store, starts: &[String], count: usize) -> Vec<Vec<String>>
         .map(|start| {
             out.clear();
             assert_eq!(
-                t.scan(TABLE, start, count, Fields::All, &mut out),
+                t.scan(&ScanOp::new(TABLE, start, count, Fields::All), &mut out),
                 Status::Ok
             );
             out.iter().map(|(k, _)| k.to_string()).collect()
@@ -128,7 +130,10 @@ fn sixteen_parts_spread_the_index_over_the_masters() {
         for i in 0..60 {
             out.clear();
             assert_eq!(
-                t.scan(TABLE, &format!("user{}", i * 10), 10, Fields::All, &mut out),
+                t.scan(
+                    &ScanOp::new(TABLE, &format!("user{}", i * 10), 10, Fields::All),
+                    &mut out
+                ),
                 Status::Ok
             );
         }

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use ycsb_db::testing::{assert_conforms, Contract, Scans, UpdateMissing};
 use ycsb_db::StoreContext;
-use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, ThreadContext};
+use ycsb_db::{
+    Fields, Properties, ReadOp, Record, ScanOp, ScanResult, Status, Store, ThreadContext,
+};
 use ycsb_redis::testing::{RedisCluster, RedisServer};
 use ycsb_redis::RedisStore;
 
@@ -54,21 +56,24 @@ fn exercise(store: &dyn Store, lex: bool) {
     let mut out = Record::new();
     for i in 0..n {
         out.clear();
-        assert_eq!(t.read(TABLE, &key(i), Fields::All, &mut out), Status::Ok);
+        assert_eq!(
+            t.read(&ReadOp::new(TABLE, &key(i), Fields::All), &mut out),
+            Status::Ok
+        );
         assert_eq!(out.len(), 3);
         assert_eq!(out.get("field2"), Some(format!("value-{i}-2").as_bytes()));
     }
     let only = vec!["field1".to_string()];
     out.clear();
     assert_eq!(
-        t.read(TABLE, &key(5), Fields::Only(&only), &mut out),
+        t.read(&ReadOp::new(TABLE, &key(5), Fields::Only(&only)), &mut out),
         Status::Ok
     );
     assert_eq!(out.len(), 1);
     assert_eq!(out.get("field1"), Some(&b"value-5-1"[..]));
     out.clear();
     assert_eq!(
-        t.read(TABLE, "nosuchkey", Fields::All, &mut out),
+        t.read(&ReadOp::new(TABLE, "nosuchkey", Fields::All), &mut out),
         Status::NotFound
     );
     assert!(out.is_empty());
@@ -77,14 +82,17 @@ fn exercise(store: &dyn Store, lex: bool) {
     change.push("field1", b"changed");
     assert_eq!(t.update(TABLE, &key(1), &change), Status::Ok);
     out.clear();
-    assert_eq!(t.read(TABLE, &key(1), Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(TABLE, &key(1), Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out.get("field1"), Some(&b"changed"[..]));
     assert_eq!(out.get("field0"), Some(&b"value-1-0"[..]));
 
     assert_eq!(t.delete(TABLE, &key(2)), Status::Ok);
     out.clear();
     assert_eq!(
-        t.read(TABLE, &key(2), Fields::All, &mut out),
+        t.read(&ReadOp::new(TABLE, &key(2), Fields::All), &mut out),
         Status::NotFound
     );
     assert_eq!(t.delete(TABLE, &key(2)), Status::NotFound);
@@ -101,7 +109,7 @@ fn exercise(store: &dyn Store, lex: bool) {
         let expected: Vec<&String> = order[first..].iter().take(7).collect();
         scan.clear();
         assert_eq!(
-            t.scan(TABLE, &key(start), 7, Fields::All, &mut scan),
+            t.scan(&ScanOp::new(TABLE, &key(start), 7, Fields::All), &mut scan),
             Status::Ok
         );
         let got: Vec<String> = scan.iter().map(|(k, _)| k.to_string()).collect();
@@ -118,7 +126,10 @@ fn exercise(store: &dyn Store, lex: bool) {
     }
     scan.clear();
     assert_eq!(
-        t.scan(TABLE, &key(3), 4, Fields::Only(&only), &mut scan),
+        t.scan(
+            &ScanOp::new(TABLE, &key(3), 4, Fields::Only(&only)),
+            &mut scan
+        ),
         Status::Ok
     );
     assert_eq!(scan.len(), 4);
@@ -196,7 +207,7 @@ fn without_index_scans_are_not_implemented() {
     assert_eq!(t.insert(TABLE, "k", &record(0)), Status::Ok);
     let mut scan = ScanResult::new();
     assert_eq!(
-        t.scan(TABLE, "k", 5, Fields::All, &mut scan),
+        t.scan(&ScanOp::new(TABLE, "k", 5, Fields::All), &mut scan),
         Status::NotImplemented
     );
     assert_eq!(server.cli(&["exists", "_indices"]).trim(), "0");
@@ -271,11 +282,17 @@ fn cluster_follows_moved_redirections() {
         node.cli(&["cluster", "setslot", slot, "node", &target_id]);
     }
     let mut out = Record::new();
-    assert_eq!(t.read(TABLE, "user001", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(TABLE, "user001", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out.len(), 3);
     assert_eq!(t.update(TABLE, "user001", &record(9)), Status::Ok);
     out.clear();
-    assert_eq!(t.read(TABLE, "user001", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(TABLE, "user001", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out.get("field0"), Some(&b"value-9-0"[..]));
     // Batched writes answered MOVED are sent again to the new owner.
     assert_eq!(p.update(TABLE, "user001", &record(20)), Status::BatchedOk);
@@ -283,7 +300,10 @@ fn cluster_follows_moved_redirections() {
     assert_eq!(p.insert(TABLE, "user002", &record(2)), Status::Ok);
     p.cleanup().unwrap();
     out.clear();
-    assert_eq!(t.read(TABLE, "user001", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(TABLE, "user001", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out.get("field0"), Some(&b"value-21-0"[..]));
     assert_eq!(
         target.cli(&["cluster", "countkeysinslot", slot]).trim(),
@@ -310,7 +330,7 @@ fn cluster_pipelined_writes_reach_every_node() {
     // A scan sends the queued writes first, on every node.
     let mut scan = ScanResult::new();
     assert_eq!(
-        t.scan(TABLE, &key(0), 100, Fields::All, &mut scan),
+        t.scan(&ScanOp::new(TABLE, &key(0), 100, Fields::All), &mut scan),
         Status::Ok
     );
     let mut first = order_by_hash((0..100).map(key).collect());
@@ -358,7 +378,10 @@ fn password_is_used_and_never_shown() {
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     assert_eq!(t.insert(TABLE, "user1", &record(1)), Status::Ok);
     let mut out = Record::new();
-    assert_eq!(t.read(TABLE, "user1", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(TABLE, "user1", Fields::All), &mut out),
+        Status::Ok
+    );
 
     // A password changed under a running store: operations are refused
     // (FORBIDDEN) and reconnections report it without the password.
@@ -381,11 +404,11 @@ fn password_is_used_and_never_shown() {
         "normal",
     ]);
     out.clear();
-    let status = t.read(TABLE, "user1", Fields::All, &mut out);
+    let status = t.read(&ReadOp::new(TABLE, "user1", Fields::All), &mut out);
     assert_eq!(status, Status::ServiceUnavailable);
     std::thread::sleep(Duration::from_millis(60));
     assert_eq!(
-        t.read(TABLE, "user1", Fields::All, &mut out),
+        t.read(&ReadOp::new(TABLE, "user1", Fields::All), &mut out),
         Status::Forbidden
     );
     let err = store
@@ -409,14 +432,14 @@ fn pipelined_writes_are_batched_and_flushed() {
     }
     out.clear();
     assert_eq!(
-        check.read(TABLE, &key(0), Fields::All, &mut out),
+        check.read(&ReadOp::new(TABLE, &key(0), Fields::All), &mut out),
         Status::NotFound
     );
     assert_eq!(t.insert(TABLE, &key(3), &record(3)), Status::Ok);
     for i in 0..4 {
         out.clear();
         assert_eq!(
-            check.read(TABLE, &key(i), Fields::All, &mut out),
+            check.read(&ReadOp::new(TABLE, &key(i), Fields::All), &mut out),
             Status::Ok,
             "{i}"
         );
@@ -425,10 +448,13 @@ fn pipelined_writes_are_batched_and_flushed() {
     assert_eq!(t.insert(TABLE, &key(4), &record(4)), Status::BatchedOk);
     assert_eq!(t.delete(TABLE, &key(0)), Status::BatchedOk);
     out.clear();
-    assert_eq!(t.read(TABLE, &key(4), Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(TABLE, &key(4), Fields::All), &mut out),
+        Status::Ok
+    );
     out.clear();
     assert_eq!(
-        t.read(TABLE, &key(0), Fields::All, &mut out),
+        t.read(&ReadOp::new(TABLE, &key(0), Fields::All), &mut out),
         Status::NotFound
     );
     // Cleanup sends what is left.
@@ -436,7 +462,7 @@ fn pipelined_writes_are_batched_and_flushed() {
     t.cleanup().unwrap();
     out.clear();
     assert_eq!(
-        check.read(TABLE, &key(1), Fields::All, &mut out),
+        check.read(&ReadOp::new(TABLE, &key(1), Fields::All), &mut out),
         Status::Ok
     );
     assert_eq!(out.get("field0"), Some(&b"value-11-0"[..]));
@@ -538,13 +564,13 @@ fn killed_server_gives_error_statuses_then_reconnects() {
     let mut failed = 0;
     for i in 0..20 {
         out.clear();
-        let status = t.read(TABLE, &key(i), Fields::All, &mut out);
+        let status = t.read(&ReadOp::new(TABLE, &key(i), Fields::All), &mut out);
         assert!(!status.is_ok() && status != Status::NotFound, "{status}");
         failed += 1;
     }
     let mut scan = ScanResult::new();
     assert_eq!(
-        t.scan(TABLE, &key(0), 5, Fields::All, &mut scan),
+        t.scan(&ScanOp::new(TABLE, &key(0), 5, Fields::All), &mut scan),
         Status::ServiceUnavailable
     );
     assert_eq!(
@@ -567,11 +593,14 @@ fn killed_server_gives_error_statuses_then_reconnects() {
         std::thread::sleep(Duration::from_millis(10));
     }
     out.clear();
-    assert_eq!(t.read(TABLE, &key(100), Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(TABLE, &key(100), Fields::All), &mut out),
+        Status::Ok
+    );
     // The restarted server kept nothing (no persistence): a clean miss.
     out.clear();
     assert_eq!(
-        t.read(TABLE, &key(1), Fields::All, &mut out),
+        t.read(&ReadOp::new(TABLE, &key(1), Fields::All), &mut out),
         Status::NotFound
     );
     t.cleanup().unwrap();
@@ -586,14 +615,14 @@ fn stalled_server_times_out_then_recovers() {
     ycsb_db::testing::stop_process(server.child().id());
     let mut out = Record::new();
     assert_eq!(
-        t.read(TABLE, "k", Fields::All, &mut out),
+        t.read(&ReadOp::new(TABLE, "k", Fields::All), &mut out),
         Status::ServiceUnavailable
     );
     ycsb_db::testing::continue_process(server.child().id());
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         out.clear();
-        if t.read(TABLE, "k", Fields::All, &mut out) == Status::Ok {
+        if t.read(&ReadOp::new(TABLE, "k", Fields::All), &mut out) == Status::Ok {
             break;
         }
         assert!(Instant::now() < deadline, "no recovery after SIGCONT");

@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rocksdb::perf::PerfStatsLevel;
 use rocksdb::{ReadOptions, WriteBatch, WriteOptions, DB};
 use ycsb_db::{
-    batch_status, codec, Batch, Field, Fields, Record, RecordView, ScanResult, Status, StoreThread,
-    UpdateMerger,
+    batch_status, codec, Batch, Field, Fields, ReadOp, Record, RecordView, ScanOp, ScanResult,
+    Status, StoreThread, UpdateMerger, Visit,
 };
 
 use crate::config::{Format, RocksConfig};
@@ -196,7 +196,7 @@ impl StoreThread for RocksThread<'_> {
             for ((status, record), (key, _)) in
                 statuses.iter_mut().zip(out.iter_mut()).zip(batch.iter())
             {
-                *status = self.read("", key, fields, record);
+                *status = self.read(&ReadOp::new("", key, fields), record);
             }
             return batch_status(&statuses[..batch.len()]);
         };
@@ -222,16 +222,16 @@ impl StoreThread for RocksThread<'_> {
         batch_status(&statuses[..batch.len()])
     }
 
-    fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-        match self.db.get_pinned_opt(key, &self.read_options) {
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
+        match self.db.get_pinned_opt(op.key, &self.read_options) {
             Ok(Some(value)) => match &self.raw_field {
                 Some(name) => {
-                    if fields.contains(name) {
+                    if op.fields.contains(name) {
                         out.push(name, &value);
                     }
                     Status::Ok
                 }
-                None => codec::read_into(&value, fields, out),
+                None => codec::read_into(&value, op.fields, out),
             },
             Ok(None) => Status::NotFound,
             Err(_) => Status::Error,
@@ -240,18 +240,11 @@ impl StoreThread for RocksThread<'_> {
 
     /// The pinned value itself: no copy out of the block cache or memtable
     /// beyond the one RocksDB makes, and no decoding beyond checking it.
-    fn read_in_place(
-        &mut self,
-        _table: &str,
-        key: &str,
-        fields: Fields<'_>,
-        _scratch: &mut Record,
-        visit: &mut dyn FnMut(RecordView<'_>),
-    ) -> Status {
-        match self.db.get_pinned_opt(key, &self.read_options) {
+    fn read_in_place(&mut self, op: &ReadOp<'_>, _: &mut Record, visit: &mut Visit) -> Status {
+        match self.db.get_pinned_opt(op.key, &self.read_options) {
             Ok(Some(value)) => match &self.raw_field {
                 Some(name) => {
-                    visit(if fields.contains(name) {
+                    visit(if op.fields.contains(name) {
                         RecordView::single(Field {
                             name,
                             value: &value,
@@ -261,29 +254,22 @@ impl StoreThread for RocksThread<'_> {
                     });
                     Status::Ok
                 }
-                None => codec::read_in_place(&value, fields, visit),
+                None => codec::read_in_place(&value, op.fields, visit),
             },
             Ok(None) => Status::NotFound,
             Err(_) => Status::Error,
         }
     }
 
-    fn scan(
-        &mut self,
-        _table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
         // The rocksdb crate consumes the ReadOptions of an iterator, so a
         // scan builds its own; the iterator allocates in the engine anyway.
         let mut options = ReadOptions::default();
         options.fill_cache(self.fill_cache);
         let mut iter = self.db.raw_iterator_opt(options);
-        iter.seek(start_key);
+        iter.seek(op.start_key);
         let mut rows = 0;
-        while rows < count && iter.valid() {
+        while rows < op.count && iter.valid() {
             let (Some(key), Some(value)) = (iter.key(), iter.value()) else {
                 break;
             };
@@ -293,12 +279,12 @@ impl StoreThread for RocksThread<'_> {
             let row = out.push_row(key);
             match &self.raw_field {
                 Some(name) => {
-                    if fields.contains(name) {
+                    if op.fields.contains(name) {
                         row.push(name, value);
                     }
                 }
                 None => {
-                    let status = codec::read_into(value, fields, row);
+                    let status = codec::read_into(value, op.fields, row);
                     if !status.is_ok() {
                         return status;
                     }

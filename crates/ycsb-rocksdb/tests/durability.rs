@@ -12,7 +12,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};
 
 use common::{open, record_for};
-use ycsb_db::{Fields, Record, Status, Store, ThreadContext};
+use ycsb_db::{Fields, ReadOp, Record, Status, Store, ThreadContext};
 
 const CHILD_DIR: &str = "YCSB_ROCKSDB_CHILD_DIR";
 const FIELDS: usize = 10;
@@ -90,7 +90,7 @@ fn sigkill_mid_load_keeps_every_acked_record() {
     for key in &acked {
         out.clear();
         assert_eq!(
-            t.read("usertable", key, Fields::All, &mut out),
+            t.read(&ReadOp::new("usertable", key, Fields::All), &mut out),
             Status::Ok,
             "acknowledged {key} lost ({} acked)",
             acked.len()

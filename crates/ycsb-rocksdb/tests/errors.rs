@@ -4,7 +4,7 @@ mod common;
 
 use common::open;
 use ycsb_db::testing::{record, report};
-use ycsb_db::{Fields, Record, Status, Store, StoreError, ThreadContext};
+use ycsb_db::{Fields, ReadOp, Record, Status, Store, StoreError, ThreadContext};
 
 fn open_err(dir: &std::path::Path, extra: &[(&str, &str)]) -> StoreError {
     match open(dir, extra) {
@@ -115,7 +115,10 @@ fn options_file_is_loaded_and_applied() {
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     assert_eq!(t.insert("t", "k", &record(&[("f", "v")])), Status::Ok);
     let mut out = Record::new();
-    assert_eq!(t.read("t", "k", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new("t", "k", Fields::All), &mut out),
+        Status::Ok
+    );
     let reports = store.final_reports();
     let options = report(&reports, "rocksdb.OPTIONS");
     assert!(options.contains("write_buffer_size=7654321"), "{options}");

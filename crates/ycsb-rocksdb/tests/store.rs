@@ -11,7 +11,8 @@ use ycsb_db::testing::{
     load_property_file, record, report, Contract, Deletes, UpdateMissing,
 };
 use ycsb_db::{
-    EngineLibrary, Fields, Origin, Properties, Record, ScanResult, Status, Store, ThreadContext,
+    EngineLibrary, Fields, Origin, Properties, ReadOp, Record, ScanOp, ScanResult, Status, Store,
+    ThreadContext,
 };
 use ycsb_rocksdb::{Compression, EngineOptions, RocksConfig, DESCRIPTOR};
 
@@ -30,13 +31,16 @@ fn insert_read_select_update_delete() {
     assert_eq!(t.insert(T, "user1", &full), Status::Ok);
 
     let mut out = Record::new();
-    assert_eq!(t.read(T, "user1", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(T, "user1", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out, full);
 
     let only = vec!["field3".to_string(), "field7".to_string()];
     let mut out = Record::new();
     assert_eq!(
-        t.read(T, "user1", Fields::Only(&only), &mut out),
+        t.read(&ReadOp::new(T, "user1", Fields::Only(&only)), &mut out),
         Status::Ok
     );
     assert_eq!(out.len(), 2);
@@ -44,14 +48,20 @@ fn insert_read_select_update_delete() {
     assert_eq!(out.get("field7"), full.get("field7"));
 
     let mut out = Record::new();
-    assert_eq!(t.read(T, "user2", Fields::All, &mut out), Status::NotFound);
+    assert_eq!(
+        t.read(&ReadOp::new(T, "user2", Fields::All), &mut out),
+        Status::NotFound
+    );
     assert!(out.is_empty());
 
     // Read-modify-write: one field changes, one is added, the rest stay.
     let change = record(&[("field3", "new3"), ("extra", "x")]);
     assert_eq!(t.update(T, "user1", &change), Status::Ok);
     let mut out = Record::new();
-    assert_eq!(t.read(T, "user1", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(T, "user1", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out.len(), 11);
     assert_eq!(out.get("field3"), Some(&b"new3"[..]));
     assert_eq!(out.get("extra"), Some(&b"x"[..]));
@@ -60,11 +70,17 @@ fn insert_read_select_update_delete() {
 
     assert_eq!(t.update(T, "user2", &change), Status::NotFound);
     let mut out = Record::new();
-    assert_eq!(t.read(T, "user2", Fields::All, &mut out), Status::NotFound);
+    assert_eq!(
+        t.read(&ReadOp::new(T, "user2", Fields::All), &mut out),
+        Status::NotFound
+    );
 
     assert_eq!(t.delete(T, "user1"), Status::Ok);
     let mut out = Record::new();
-    assert_eq!(t.read(T, "user1", Fields::All, &mut out), Status::NotFound);
+    assert_eq!(
+        t.read(&ReadOp::new(T, "user1", Fields::All), &mut out),
+        Status::NotFound
+    );
     t.cleanup().unwrap();
 }
 
@@ -106,24 +122,36 @@ fn raw_format_stores_the_bare_value() {
     assert_eq!(t.insert(T, "k1", &record(&[("x", "value1")])), Status::Ok);
     assert_eq!(t.insert(T, "k2", &record(&[("v", "value2")])), Status::Ok);
     let mut out = Record::new();
-    assert_eq!(t.read(T, "k1", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(T, "k1", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out, record(&[("v", "value1")]));
     let other = vec!["w".to_string()];
     let mut out = Record::new();
-    assert_eq!(t.read(T, "k1", Fields::Only(&other), &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(T, "k1", Fields::Only(&other)), &mut out),
+        Status::Ok
+    );
     assert!(out.is_empty());
     // An update is a blind overwrite and creates a missing key.
     assert_eq!(t.update(T, "k1", &record(&[("v", "new")])), Status::Ok);
     assert_eq!(t.update(T, "k3", &record(&[("v", "three")])), Status::Ok);
     let mut out = Record::new();
-    assert_eq!(t.read(T, "k1", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(T, "k1", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out.get("v"), Some(&b"new"[..]));
     // Only records of exactly one field fit.
     let two = record(&[("a", "1"), ("b", "2")]);
     assert_eq!(t.insert(T, "k4", &two), Status::BadRequest);
     assert_eq!(t.update(T, "k1", &Record::new()), Status::BadRequest);
     let mut rows = ScanResult::new();
-    assert_eq!(t.scan(T, "k1", 10, Fields::All, &mut rows), Status::Ok);
+    assert_eq!(
+        t.scan(&ScanOp::new(T, "k1", 10, Fields::All), &mut rows),
+        Status::Ok
+    );
     let got: Vec<(String, Vec<u8>)> = rows
         .iter()
         .map(|(k, r)| (k.to_string(), r.get("v").unwrap_or_default().to_vec()))
@@ -145,7 +173,10 @@ fn table_name_is_ignored_like_ycsb_cpp() {
     let mut t = store.thread(ctx()).unwrap();
     assert_eq!(t.insert("a", "k", &record(&[("f", "1")])), Status::Ok);
     let mut out = Record::new();
-    assert_eq!(t.read("b", "k", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new("b", "k", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out.get("f"), Some(&b"1"[..]));
 }
 
@@ -161,7 +192,7 @@ fn scan_is_ordered_from_start_key_with_field_selection() {
     let only = vec!["field1".to_string()];
     let mut rows = ScanResult::new();
     assert_eq!(
-        t.scan(T, "user3", 4, Fields::Only(&only), &mut rows),
+        t.scan(&ScanOp::new(T, "user3", 4, Fields::Only(&only)), &mut rows),
         Status::Ok
     );
     let keys: Vec<_> = rows.iter().map(|(k, _)| k.to_string()).collect();
@@ -173,13 +204,19 @@ fn scan_is_ordered_from_start_key_with_field_selection() {
 
     // A start key between records, and a scan running off the end.
     let mut rows = ScanResult::new();
-    assert_eq!(t.scan(T, "user75", 10, Fields::All, &mut rows), Status::Ok);
+    assert_eq!(
+        t.scan(&ScanOp::new(T, "user75", 10, Fields::All), &mut rows),
+        Status::Ok
+    );
     let keys: Vec<_> = rows.iter().map(|(k, _)| k.to_string()).collect();
     assert_eq!(keys, ["user8", "user9"]);
     assert_eq!(rows.iter().next().unwrap().1, &record_for("user8", 3, 10));
 
     let mut rows = ScanResult::new();
-    assert_eq!(t.scan(T, "user99", 5, Fields::All, &mut rows), Status::Ok);
+    assert_eq!(
+        t.scan(&ScanOp::new(T, "user99", 5, Fields::All), &mut rows),
+        Status::Ok
+    );
     assert!(rows.is_empty());
 }
 
@@ -201,14 +238,20 @@ fn merge_updates_merge_fields_and_survive_compaction_and_reopen() {
         assert_eq!(t.update(T, "k", &record(&[("b", "200")])), Status::Ok);
         let expected = record(&[("a", "1"), ("b", "200"), ("c", "30"), ("d", "40")]);
         let mut out = Record::new();
-        assert_eq!(t.read(T, "k", Fields::All, &mut out), Status::Ok);
+        assert_eq!(
+            t.read(&ReadOp::new(T, "k", Fields::All), &mut out),
+            Status::Ok
+        );
         assert_eq!(out, expected);
 
         // Operands merged by a flush and a full compaction give the same.
         store.db().flush().unwrap();
         store.db().compact_range::<&[u8], &[u8]>(None, None);
         let mut out = Record::new();
-        assert_eq!(t.read(T, "k", Fields::All, &mut out), Status::Ok);
+        assert_eq!(
+            t.read(&ReadOp::new(T, "k", Fields::All), &mut out),
+            Status::Ok
+        );
         assert_eq!(out, expected);
 
         // As in YCSB-cpp, a merge update of a missing key creates it.
@@ -221,10 +264,16 @@ fn merge_updates_merge_fields_and_survive_compaction_and_reopen() {
     let store = open(dir.path(), &[]).unwrap();
     let mut t = store.thread(ctx()).unwrap();
     let mut out = Record::new();
-    assert_eq!(t.read(T, "pending", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(T, "pending", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out, record(&[("y", "2")]));
     let mut out = Record::new();
-    assert_eq!(t.read(T, "k", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(T, "k", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out.get("b"), Some(&b"200"[..]));
 }
 
@@ -246,7 +295,10 @@ fn threads_share_one_database() {
     });
     let mut t = store.thread(ctx()).unwrap();
     let mut rows = ScanResult::new();
-    assert_eq!(t.scan(T, "", 2000, Fields::All, &mut rows), Status::Ok);
+    assert_eq!(
+        t.scan(&ScanOp::new(T, "", 2000, Fields::All), &mut rows),
+        Status::Ok
+    );
     assert_eq!(rows.len(), 1000);
     for (key, r) in rows.iter() {
         assert_eq!(r, &record_for(key, 2, 20));
@@ -261,12 +313,12 @@ fn corrupt_stored_value_is_an_unexpected_state() {
     let mut t = store.thread(ctx()).unwrap();
     let mut out = Record::new();
     assert_eq!(
-        t.read(T, "bad", Fields::All, &mut out),
+        t.read(&ReadOp::new(T, "bad", Fields::All), &mut out),
         Status::UnexpectedState
     );
     let mut rows = ScanResult::new();
     assert_eq!(
-        t.scan(T, "bad", 1, Fields::All, &mut rows),
+        t.scan(&ScanOp::new(T, "bad", 1, Fields::All), &mut rows),
         Status::UnexpectedState
     );
     assert_eq!(
@@ -306,11 +358,15 @@ fn read_in_place_shows_what_read_copies() {
         for key in ["user1", "user2", "bad"] {
             for fields in selections {
                 let mut copied = Record::new();
-                let status = t.read(T, key, fields, &mut copied);
+                let status = t.read(&ReadOp::new(T, key, fields), &mut copied);
                 let mut seen = Vec::new();
-                let in_place = t.read_in_place(T, key, fields, &mut Record::new(), &mut |view| {
-                    seen.push(view.iter().collect::<Record>());
-                });
+                let in_place = t.read_in_place(
+                    &ReadOp::new(T, key, fields),
+                    &mut Record::new(),
+                    &mut |view| {
+                        seen.push(view.iter().collect::<Record>());
+                    },
+                );
                 let what = format!("{format:?} {key} {fields:?}");
                 assert_eq!(in_place, status, "{what}");
                 let expected: Vec<Record> = if status.is_ok() { vec![copied] } else { vec![] };
@@ -459,7 +515,10 @@ fn final_reports_hold_stats_statistics_and_options() {
     let mut t = store.thread(ctx()).unwrap();
     assert_eq!(t.insert(T, "k", &record(&[("f", "v")])), Status::Ok);
     let mut out = Record::new();
-    assert_eq!(t.read(T, "k", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(T, "k", Fields::All), &mut out),
+        Status::Ok
+    );
     let reports = store.final_reports();
     assert!(report(&reports, "rocksdb.stats").contains("** DB Stats **"));
     let stats = report(&reports, "rocksdb.statistics");
@@ -503,7 +562,10 @@ fn writes_without_wal_survive_a_clean_close() {
     let store = open(dir.path(), &[("rocksdb.fill_cache", "false")]).unwrap();
     let mut t = store.thread(ctx()).unwrap();
     let mut out = Record::new();
-    assert_eq!(t.read(T, "k", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(T, "k", Fields::All), &mut out),
+        Status::Ok
+    );
 }
 
 #[test]
@@ -606,7 +668,10 @@ fn every_compression_choice_works_with_the_linked_library() {
         // Blocks are compressed when the memtable is flushed to an SST.
         store.db().flush().unwrap();
         let mut out = Record::new();
-        assert_eq!(t.read(T, "user1", Fields::All, &mut out), Status::Ok);
+        assert_eq!(
+            t.read(&ReadOp::new(T, "user1", Fields::All), &mut out),
+            Status::Ok
+        );
         assert_eq!(out, full, "{compression}");
     }
 }

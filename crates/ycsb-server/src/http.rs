@@ -79,7 +79,8 @@ use crate::limits::{linger, timed_out, Budget, Charge, Timed};
 pub use crate::listener::ServeError;
 use crate::listener::{ConfigProperties, Protocol, ServerConfig};
 use ycsb_db::{
-    Fields, Property, PropertyDecl, Record, ScanResult, Status, StoreError, StoreThread,
+    Fields, Property, PropertyDecl, ReadOp, Record, ScanOp, ScanResult, Status, StoreError,
+    StoreThread,
 };
 use ycsb_http::encoding;
 use ycsb_http::wire::{self, Conn, WireError};
@@ -668,9 +669,10 @@ impl Session<'_> {
         self.record.clear();
         let key = std::mem::take(&mut self.key);
         let key_str = std::str::from_utf8(&key).unwrap_or_default();
-        let status = self
-            .thread
-            .read(self.table, key_str, Fields::All, &mut self.record);
+        let status = self.thread.read(
+            &ReadOp::new(self.table, key_str, Fields::All),
+            &mut self.record,
+        );
         let reply = if status == Status::Ok {
             self.out.clear();
             let data = match format {
@@ -717,7 +719,7 @@ impl Session<'_> {
             self.record.clear();
             match self
                 .thread
-                .read(self.table, key, Fields::All, &mut self.record)
+                .read(&ReadOp::new(self.table, key, Fields::All), &mut self.record)
             {
                 Status::Ok => {}
                 Status::NotFound => continue,
@@ -885,9 +887,10 @@ impl Session<'_> {
         'pages: while emitted < limit {
             let batch = (limit - emitted).min(SCAN_BATCH);
             scan.clear();
-            let status = self
-                .thread
-                .scan(self.table, &self.cursor, batch, Fields::All, &mut scan);
+            let status = self.thread.scan(
+                &ScanOp::new(self.table, &self.cursor, batch, Fields::All),
+                &mut scan,
+            );
             if status != Status::Ok {
                 failure = Some(status);
                 break;
@@ -964,7 +967,7 @@ impl Session<'_> {
             "GET" | "HEAD" => {
                 let status = self
                     .thread
-                    .read(table, key_str, Fields::All, &mut self.record);
+                    .read(&ReadOp::new(table, key_str, Fields::All), &mut self.record);
                 self.out.clear();
                 if status == Status::Ok {
                     encoding::encode_record(&self.record, &mut self.out);

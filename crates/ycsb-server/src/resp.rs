@@ -80,7 +80,8 @@ use crate::limits::{linger, timed_out, Budget, Charge, Timed};
 pub use crate::listener::ServeError;
 use crate::listener::{ConfigProperties, Protocol, ServerConfig};
 use ycsb_db::{
-    Fields, Property, PropertyDecl, Record, ScanResult, Status, StoreError, StoreThread,
+    Fields, Property, PropertyDecl, ReadOp, Record, ScanOp, ScanResult, Status, StoreError,
+    StoreThread,
 };
 use ycsb_redis::resp::{self as wire, Token, Tokens};
 
@@ -657,7 +658,7 @@ impl Session<'_> {
         self.record.clear();
         match self
             .thread
-            .read(self.table, key, Fields::All, &mut self.record)
+            .read(&ReadOp::new(self.table, key, Fields::All), &mut self.record)
         {
             Status::Ok => {
                 let single = (self.record.len() == 1)
@@ -703,7 +704,7 @@ impl Session<'_> {
         self.record.clear();
         match self
             .thread
-            .read(self.table, key, Fields::All, &mut self.record)
+            .read(&ReadOp::new(self.table, key, Fields::All), &mut self.record)
         {
             Status::Ok | Status::NotFound => {
                 wire::write_array_header(&mut self.out, 2 * self.record.len());
@@ -720,7 +721,7 @@ impl Session<'_> {
         self.record.clear();
         match self
             .thread
-            .read(self.table, key, Fields::All, &mut self.record)
+            .read(&ReadOp::new(self.table, key, Fields::All), &mut self.record)
         {
             Status::Ok | Status::NotFound => {
                 if !single {
@@ -749,7 +750,7 @@ impl Session<'_> {
             } else {
                 self.record.clear();
                 self.thread
-                    .read(self.table, key, Fields::All, &mut self.record)
+                    .read(&ReadOp::new(self.table, key, Fields::All), &mut self.record)
             };
             match status {
                 Status::Ok | Status::BatchedOk => count += 1,
@@ -795,10 +796,10 @@ impl Session<'_> {
             .saturating_add(count)
             .saturating_add(usize::from(exclusive));
         self.scan.clear();
-        match self
-            .thread
-            .scan(self.table, start, wanted, Fields::All, &mut self.scan)
-        {
+        match self.thread.scan(
+            &ScanOp::new(self.table, start, wanted, Fields::All),
+            &mut self.scan,
+        ) {
             Status::Ok => {}
             status => return self.store_error(status),
         }

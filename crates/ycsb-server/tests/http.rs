@@ -9,7 +9,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ycsb_db::testing::{assert_conforms, record_bytes, Contract, Op, ReferenceStore, Scans};
-use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, StoreThread, ThreadContext};
+use ycsb_db::{
+    Fields, Properties, ReadOp, Record, ScanOp, ScanResult, Status, Store, StoreThread,
+    ThreadContext,
+};
 use ycsb_http::HttpStore;
 use ycsb_server::http::HTTP;
 use ycsb_server::{serve, ServerConfig, ServerHandle};
@@ -54,20 +57,20 @@ fn exercise(thread: &mut dyn StoreThread, store: &ReferenceStore, scans: bool) {
 
     let mut out = Record::new();
     assert_eq!(
-        thread.read(table, "user1", Fields::All, &mut out),
+        thread.read(&ReadOp::new(table, "user1", Fields::All), &mut out),
         Status::Ok
     );
     assert_eq!(out, v1);
     out.clear();
     assert_eq!(
-        thread.read(table, odd_key, Fields::All, &mut out),
+        thread.read(&ReadOp::new(table, odd_key, Fields::All), &mut out),
         Status::Ok
     );
     assert_eq!(out, v1);
     let only = vec!["field1".to_string()];
     out.clear();
     assert_eq!(
-        thread.read(table, "user1", Fields::Only(&only), &mut out),
+        thread.read(&ReadOp::new(table, "user1", Fields::Only(&only)), &mut out),
         Status::Ok
     );
     assert_eq!(out, record_bytes(&[("field1", &all_bytes)]));
@@ -81,11 +84,11 @@ fn exercise(thread: &mut dyn StoreThread, store: &ReferenceStore, scans: bool) {
 
     out.clear();
     assert_eq!(
-        thread.read(table, "nobody", Fields::All, &mut out),
+        thread.read(&ReadOp::new(table, "nobody", Fields::All), &mut out),
         Status::NotFound
     );
     assert_eq!(
-        thread.read(table, "fail1", Fields::All, &mut out),
+        thread.read(&ReadOp::new(table, "fail1", Fields::All), &mut out),
         Status::Error
     );
     assert_eq!(thread.insert(table, "fail1", &v1), Status::Error);
@@ -97,7 +100,7 @@ fn exercise(thread: &mut dyn StoreThread, store: &ReferenceStore, scans: bool) {
             assert_eq!(thread.insert(table, &format!("user{i}"), &v), Status::Ok);
         }
         assert_eq!(
-            thread.scan(table, "user2", 3, Fields::All, &mut scan),
+            thread.scan(&ScanOp::new(table, "user2", 3, Fields::All), &mut scan),
             Status::Ok
         );
         let got: Vec<_> = scan
@@ -114,13 +117,13 @@ fn exercise(thread: &mut dyn StoreThread, store: &ReferenceStore, scans: bool) {
         );
         scan.clear();
         assert_eq!(
-            thread.scan(table, "zzz", 3, Fields::All, &mut scan),
+            thread.scan(&ScanOp::new(table, "zzz", 3, Fields::All), &mut scan),
             Status::Ok
         );
         assert!(scan.is_empty());
     } else {
         assert_eq!(
-            thread.scan(table, "user1", 3, Fields::All, &mut scan),
+            thread.scan(&ScanOp::new(table, "user1", 3, Fields::All), &mut scan),
             Status::NotImplemented
         );
     }
@@ -197,7 +200,7 @@ fn one_connection_per_client_thread() {
                     assert_eq!(thread.insert("usertable", &key, &v), Status::Ok);
                     out.clear();
                     assert_eq!(
-                        thread.read("usertable", &key, Fields::All, &mut out),
+                        thread.read(&ReadOp::new("usertable", &key, Fields::All), &mut out),
                         Status::Ok
                     );
                     assert_eq!(out, v);
@@ -309,7 +312,7 @@ fn status_codes_map_to_statuses() {
     assert_eq!(t.insert("t", "k", &r), Status::Ok);
     let mut out = Record::new();
     assert_eq!(
-        t.read("t", "k", Fields::All, &mut out),
+        t.read(&ReadOp::new("t", "k", Fields::All), &mut out),
         Status::UnexpectedState
     );
     assert_eq!(t.delete("t", "k"), Status::Error);
@@ -726,7 +729,7 @@ fn both_presets_over_the_real_memory_store() {
     // What one preset wrote the other reads: one record format for both.
     let mut out = Record::new();
     assert_eq!(
-        w.read("usertable", "user000", Fields::All, &mut out),
+        w.read(&ReadOp::new("usertable", "user000", Fields::All), &mut out),
         Status::Ok
     );
     assert_eq!(
@@ -739,7 +742,7 @@ fn both_presets_over_the_real_memory_store() {
     );
     out.clear();
     assert_eq!(
-        s.read("usertable", "user001", Fields::All, &mut out),
+        s.read(&ReadOp::new("usertable", "user001", Fields::All), &mut out),
         Status::Ok
     );
     assert_eq!(
@@ -749,7 +752,10 @@ fn both_presets_over_the_real_memory_store() {
     // simpleleveldb's range_match is the scan; the server pages through it.
     let mut scan = ScanResult::new();
     assert_eq!(
-        s.scan("usertable", "user100", 100, Fields::All, &mut scan),
+        s.scan(
+            &ScanOp::new("usertable", "user100", 100, Fields::All),
+            &mut scan
+        ),
         Status::Ok
     );
     let keys: Vec<String> = scan.iter().map(|(k, _)| k.to_string()).collect();
@@ -828,7 +834,7 @@ fn a_password_needs_a_bearer_token_on_every_request() {
     assert_eq!(t.insert("usertable", "user1", &r), Status::Ok);
     let mut out = Record::new();
     assert_eq!(
-        t.read("usertable", "user1", Fields::All, &mut out),
+        t.read(&ReadOp::new("usertable", "user1", Fields::All), &mut out),
         Status::Ok
     );
     let anonymous = client(addr, &[]);

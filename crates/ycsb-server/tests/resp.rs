@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use ycsb_db::testing::{assert_conforms, Contract, Deletes, UpdateMissing};
 use ycsb_db::StoreContext;
-use ycsb_db::{Fields, Properties, Record, ScanResult, Status, Store, ThreadContext};
+use ycsb_db::{
+    Fields, Properties, ReadOp, Record, ScanOp, ScanResult, Status, Store, ThreadContext,
+};
 use ycsb_memory::MemoryStore;
 use ycsb_redis::RedisStore;
 use ycsb_server::resp::RESP;
@@ -106,19 +108,22 @@ fn redis_store_runs_every_operation_over_resp() {
     }
     assert_eq!(memory.table_len(TABLE), 40);
     let mut out = Record::new();
-    assert_eq!(t.read(TABLE, "user07", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(TABLE, "user07", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out.len(), 4);
     assert_eq!(out.get("field3"), Some(&b"v7.3"[..]));
     let only = vec!["field2".to_string(), "nofield".to_string()];
     out.clear();
     assert_eq!(
-        t.read(TABLE, "user07", Fields::Only(&only), &mut out),
+        t.read(&ReadOp::new(TABLE, "user07", Fields::Only(&only)), &mut out),
         Status::Ok
     );
     assert_eq!(out.len(), 1);
     out.clear();
     assert_eq!(
-        t.read(TABLE, "user99", Fields::All, &mut out),
+        t.read(&ReadOp::new(TABLE, "user99", Fields::All), &mut out),
         Status::NotFound
     );
 
@@ -126,7 +131,10 @@ fn redis_store_runs_every_operation_over_resp() {
     change.push("field1", b"new");
     assert_eq!(t.update(TABLE, "user03", &change), Status::Ok);
     out.clear();
-    assert_eq!(t.read(TABLE, "user03", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(TABLE, "user03", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out.get("field1"), Some(&b"new"[..]));
     assert_eq!(out.get("field0"), Some(&b"v3.0"[..]));
 
@@ -136,7 +144,7 @@ fn redis_store_runs_every_operation_over_resp() {
     // Scans are the engine's ordered scan, through ZRANGEBYLEX.
     let mut scan = ScanResult::new();
     assert_eq!(
-        t.scan(TABLE, "user03", 4, Fields::All, &mut scan),
+        t.scan(&ScanOp::new(TABLE, "user03", 4, Fields::All), &mut scan),
         Status::Ok
     );
     let keys: Vec<&str> = scan.iter().map(|(k, _)| k).collect();
@@ -147,7 +155,10 @@ fn redis_store_runs_every_operation_over_resp() {
     );
     scan.clear();
     assert_eq!(
-        t.scan(TABLE, "user385", 10, Fields::Only(&only), &mut scan),
+        t.scan(
+            &ScanOp::new(TABLE, "user385", 10, Fields::Only(&only)),
+            &mut scan
+        ),
         Status::Ok
     );
     let keys: Vec<&str> = scan.iter().map(|(k, _)| k).collect();
@@ -174,7 +185,7 @@ fn java_hash_index_scans_are_refused_clearly() {
     assert_eq!(t.insert(TABLE, "user1", &record(1)), Status::Ok);
     let mut scan = ScanResult::new();
     assert_eq!(
-        t.scan(TABLE, "user1", 5, Fields::All, &mut scan),
+        t.scan(&ScanOp::new(TABLE, "user1", 5, Fields::All), &mut scan),
         Status::Error
     );
     let reply = cli(&handle, &["zrangebyscore", "_indices", "0", "+inf"]);
@@ -415,7 +426,10 @@ fn a_password_gates_every_command_as_redis_does() {
         let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
         assert_eq!(t.insert(TABLE, "user1", &record(1)), Status::Ok);
         let mut out = Record::new();
-        assert_eq!(t.read(TABLE, "user1", Fields::All, &mut out), Status::Ok);
+        assert_eq!(
+            t.read(&ReadOp::new(TABLE, "user1", Fields::All), &mut out),
+            Status::Ok
+        );
     }
     let p = Properties::new()
         .with("redis.host", "127.0.0.1")

@@ -10,9 +10,10 @@ use rusqlite::types::ValueRef;
 use rusqlite::{ffi, Connection, OpenFlags};
 use ycsb_db::codec;
 use ycsb_db::{
-    batch_status, Assertions, Batch, Content, DirLayout, EngineBuild, EngineFile, EngineInDir,
-    EngineInfo, EngineLock, EngineReport, Fields, Gauge, LockKind, Name, Properties, Record,
-    RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    batch_status, read_in_place_by_copy, Assertions, Batch, Content, DirLayout, EngineBuild,
+    EngineFile, EngineInDir, EngineInfo, EngineLock, EngineReport, Gauge, LockKind, Name,
+    Properties, ReadOp, Record, ScanOp, ScanResult, Status, Store, StoreError, StoreThread,
+    ThreadContext, Visit,
 };
 
 use crate::columns::{self, ColumnTable};
@@ -686,63 +687,49 @@ fn first_blob<T>(
 }
 
 impl StoreThread for SqliteThread<'_> {
-    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
         if self.columns() {
-            return self.op_columns(table, |conn, t, _| columns::read(conn, t, key, fields, out));
+            return self.op_columns(op.table, |conn, t, _| {
+                columns::read(conn, t, op.key, op.fields, out)
+            });
         }
-        self.op(table, |conn, sql, _| {
+        self.op(op.table, |conn, sql, _| {
             let mut stmt = conn.prepare_cached(&sql.read)?;
-            let mut rows = stmt.query([key])?;
-            Ok(first_blob(&mut rows, |b| codec::read_into(b, fields, out))?
-                .unwrap_or(Status::NotFound))
-        })
-    }
-
-    /// The fields straight from SQLite's page cache.
-    fn read_in_place(
-        &mut self,
-        table: &str,
-        key: &str,
-        fields: Fields<'_>,
-        scratch: &mut Record,
-        visit: &mut dyn FnMut(RecordView<'_>),
-    ) -> Status {
-        if self.columns() {
-            // Column values are read one by one; copying them is the read.
-            let status = self.read(table, key, fields, scratch);
-            if status.is_ok() {
-                visit(RecordView::from(&*scratch));
-            }
-            return status;
-        }
-        self.op(table, |conn, sql, _| {
-            let mut stmt = conn.prepare_cached(&sql.read)?;
-            let mut rows = stmt.query([key])?;
+            let mut rows = stmt.query([op.key])?;
             Ok(
-                first_blob(&mut rows, |b| codec::read_in_place(b, fields, visit))?
+                first_blob(&mut rows, |b| codec::read_into(b, op.fields, out))?
                     .unwrap_or(Status::NotFound),
             )
         })
     }
 
-    fn scan(
-        &mut self,
-        table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
+    /// The fields straight from SQLite's page cache.
+    fn read_in_place(&mut self, op: &ReadOp<'_>, buf: &mut Record, visit: &mut Visit) -> Status {
         if self.columns() {
-            return self.op_columns(table, |conn, t, _| {
-                columns::scan(conn, t, start_key, count, fields, out)
+            // Column values are read one by one; copying them is the read.
+            return read_in_place_by_copy(buf, visit, |out| self.read(op, out));
+        }
+        self.op(op.table, |conn, sql, _| {
+            let mut stmt = conn.prepare_cached(&sql.read)?;
+            let mut rows = stmt.query([op.key])?;
+            Ok(
+                first_blob(&mut rows, |b| codec::read_in_place(b, op.fields, visit))?
+                    .unwrap_or(Status::NotFound),
+            )
+        })
+    }
+
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
+        if self.columns() {
+            return self.op_columns(op.table, |conn, t, _| {
+                columns::scan(conn, t, op.start_key, op.count, op.fields, out)
             });
         }
-        let limit = i64::try_from(count).unwrap_or(i64::MAX);
-        self.op(table, |conn, sql, _| {
+        let limit = i64::try_from(op.count).unwrap_or(i64::MAX);
+        self.op(op.table, |conn, sql, _| {
             let mut stmt = conn.prepare_cached(&sql.scan)?;
-            let mut rows = stmt.query(rusqlite::params![start_key, limit])?;
-            let mut scanned = codec::ScanRows::new(out, fields);
+            let mut rows = stmt.query(rusqlite::params![op.start_key, limit])?;
+            let mut scanned = codec::ScanRows::new(out, op.fields);
             while let Some(row) = rows.next()? {
                 let (ValueRef::Text(key), ValueRef::Blob(value)) =
                     (row.get_ref(0)?, row.get_ref(1)?)

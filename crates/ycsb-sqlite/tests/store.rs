@@ -8,7 +8,7 @@ use ycsb_db::testing::{
     assert_conforms, assert_guards_its_directory, assert_refuses_foreign_directory,
     assert_survives_reopen, gauge, insert_filler_records, record, report, Contract,
 };
-use ycsb_db::{Fields, Gauge, Properties, Record, Status, Store, ThreadContext};
+use ycsb_db::{Fields, Gauge, Properties, ReadOp, Record, Status, Store, ThreadContext};
 use ycsb_sqlite::SqliteStore;
 
 const TABLE: &str = "usertable";
@@ -81,10 +81,13 @@ fn close_checkpoints_the_log_and_tables_are_separate_key_spaces() {
     let store = open(dir.path(), &[]);
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     let mut out = Record::new();
-    assert_eq!(t.read(TABLE, "user4", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(TABLE, "user4", Fields::All), &mut out),
+        Status::Ok
+    );
     out.clear();
     assert_eq!(
-        t.read("other", "user4", Fields::All, &mut out),
+        t.read(&ReadOp::new("other", "user4", Fields::All), &mut out),
         Status::NotFound
     );
 }
@@ -140,7 +143,7 @@ fn the_column_schema_is_ycsb_cpp_s_table() {
     let mut out = Record::new();
     let only = vec!["field3".to_string(), "field9".to_string()];
     assert_eq!(
-        t.read(TABLE, "user1", Fields::Only(&only), &mut out),
+        t.read(&ReadOp::new(TABLE, "user1", Fields::Only(&only)), &mut out),
         Status::Ok
     );
     let got: Vec<(String, Vec<u8>)> = out
@@ -197,7 +200,10 @@ fn the_column_schema_is_ycsb_cpp_s_table() {
         Status::Ok
     );
     let mut out = Record::new();
-    assert_eq!(t.read("jdbc", "user7", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new("jdbc", "user7", Fields::All), &mut out),
+        Status::Ok
+    );
     assert_eq!(out.get("FIELD0"), Some(&b"a"[..]));
     assert_eq!(out.get("FIELD1"), Some(&b"c"[..]));
     assert_eq!(
@@ -230,7 +236,10 @@ fn gauges_show_pages_and_cache_and_reports_name_the_library() {
     for i in 0..600 {
         out.clear();
         assert_eq!(
-            t.read(TABLE, &format!("user{i:05}"), Fields::All, &mut out),
+            t.read(
+                &ReadOp::new(TABLE, &format!("user{i:05}"), Fields::All),
+                &mut out
+            ),
             Status::Ok
         );
     }
@@ -343,7 +352,10 @@ fn a_database_file_path_as_ycsb_cpp_s_is_the_database() {
     let store = open(&file, &[]);
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     let mut out = Record::new();
-    assert_eq!(t.read(TABLE, "user1", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(TABLE, "user1", Fields::All), &mut out),
+        Status::Ok
+    );
     drop(t);
     drop(store);
     std::fs::write(d.join("ycsb-sqlite.db-journal"), "").unwrap();
@@ -434,7 +446,10 @@ fn concurrent_writers_on_their_own_connections_all_succeed() {
     });
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     let mut out = Record::new();
-    assert_eq!(t.read(TABLE, "counter", Fields::All, &mut out), Status::Ok);
+    assert_eq!(
+        t.read(&ReadOp::new(TABLE, "counter", Fields::All), &mut out),
+        Status::Ok
+    );
     // Every thread's last update is there: the merges were atomic.
     for i in 0..4 {
         assert_eq!(out.get(&format!("t{i}")), Some(&b"199"[..]), "{out:?}");

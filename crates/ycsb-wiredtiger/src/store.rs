@@ -4,8 +4,8 @@
 use ycsb_db::codec;
 use ycsb_db::{
     batch_status, Assertions, Batch, Content, DirLayout, EngineBuild, EngineFile, EngineInDir,
-    EngineInfo, EngineLock, EngineReport, Fields, Gauge, GaugeKind, LockKind, Name, Properties,
-    Record, RecordView, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext,
+    EngineInfo, EngineLock, EngineReport, Gauge, GaugeKind, LockKind, Name, Properties, ReadOp,
+    Record, ScanOp, ScanResult, Status, Store, StoreError, StoreThread, ThreadContext, Visit,
 };
 
 use crate::ffi::{self, Connection, Cursor, WtError, WT_ROLLBACK};
@@ -504,11 +504,10 @@ impl StoreThread for WiredTigerThread<'_> {
         })
     }
 
-    fn read(&mut self, _table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-        match self
-            .cursor
-            .get(key.as_bytes(), |value| codec::read_into(value, fields, out))
-        {
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
+        match self.cursor.get(op.key.as_bytes(), |value| {
+            codec::read_into(value, op.fields, out)
+        }) {
             Ok(Some(status)) => status,
             Ok(None) => Status::NotFound,
             Err(_) => Status::Error,
@@ -517,16 +516,9 @@ impl StoreThread for WiredTigerThread<'_> {
 
     /// WiredTiger's own buffer of the value itself: no copy and no
     /// decoding beyond checking it.
-    fn read_in_place(
-        &mut self,
-        _table: &str,
-        key: &str,
-        fields: Fields<'_>,
-        _scratch: &mut Record,
-        visit: &mut dyn FnMut(RecordView<'_>),
-    ) -> Status {
-        match self.cursor.get(key.as_bytes(), |value| {
-            codec::read_in_place(value, fields, visit)
+    fn read_in_place(&mut self, op: &ReadOp<'_>, _: &mut Record, visit: &mut Visit) -> Status {
+        match self.cursor.get(op.key.as_bytes(), |value| {
+            codec::read_in_place(value, op.fields, visit)
         }) {
             Ok(Some(status)) => status,
             Ok(None) => Status::NotFound,
@@ -534,21 +526,16 @@ impl StoreThread for WiredTigerThread<'_> {
         }
     }
 
-    fn scan(
-        &mut self,
-        _table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
-        if count == 0 {
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
+        if op.count == 0 {
             return Status::Ok;
         }
-        let mut rows = codec::ScanRows::new(out, fields);
-        let scanned = self.cursor.scan_from(start_key.as_bytes(), |key, value| {
-            rows.push(key, value) && rows.taken() < count
-        });
+        let mut rows = codec::ScanRows::new(out, op.fields);
+        let scanned = self
+            .cursor
+            .scan_from(op.start_key.as_bytes(), |key, value| {
+                rows.push(key, value) && rows.taken() < op.count
+            });
         match scanned {
             Ok(()) => rows.status(),
             Err(_) => Status::Error,

@@ -14,10 +14,7 @@
 use std::collections::BTreeMap;
 use std::sync::RwLock;
 
-use ycsb_db::{
-    EngineInfo, Fields, Properties, Property, PropertyDecl, Record, ScanResult, Status, Store,
-    StoreContext, StoreDescriptor, StoreError, StoreThread, ThreadContext,
-};
+use ycsb_db::{EngineInfo, Fields, Properties, Property, PropertyDecl, Record, ScanResult, Status, Store, StoreContext, StoreDescriptor, StoreError, StoreThread, ThreadContext, ReadOp, ScanOp};
 
 /// `mystore.capacity`: how many records the store holds.
 pub const CAPACITY: Property<u64> = Property::new(
@@ -86,37 +83,30 @@ fn id(table: &str, key: &str) -> (String, String) {
 }
 
 impl StoreThread for MyThread<'_> {
-    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
         let Ok(records) = self.store.records.read() else {
             return Status::Error;
         };
-        let Some(record) = records.get(&id(table, key)) else {
+        let Some(record) = records.get(&id(op.table, op.key)) else {
             return Status::NotFound;
         };
-        for field in record.iter().filter(|f| fields.contains(f.name)) {
+        for field in record.iter().filter(|f| op.fields.contains(f.name)) {
             out.push(field.name, field.value);
         }
         Status::Ok
     }
 
-    fn scan(
-        &mut self,
-        table: &str,
-        start: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
         let Ok(records) = self.store.records.read() else {
             return Status::Error;
         };
         let rows = records
-            .range(id(table, start)..)
-            .take_while(|((t, _), _)| t == table)
-            .take(count);
+            .range(id(op.table, op.start_key)..)
+            .take_while(|((t, _), _)| t == op.table)
+            .take(op.count);
         for ((_, key), record) in rows {
             let row = out.push_row(key);
-            for field in record.iter().filter(|f| fields.contains(f.name)) {
+            for field in record.iter().filter(|f| op.fields.contains(f.name)) {
                 row.push(field.name, field.value);
             }
         }

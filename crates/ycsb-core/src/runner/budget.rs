@@ -25,7 +25,9 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use ycsb_db::{Batch, Fields, Record, RecordView, ScanResult, Status, StoreError, StoreThread};
+use ycsb_db::{
+    Batch, Fields, ReadOp, Record, ScanOp, ScanResult, Status, StoreError, StoreThread, Visit,
+};
 
 use super::StopSignal;
 
@@ -141,32 +143,18 @@ impl Guarded<'_, '_> {
 }
 
 impl StoreThread for Guarded<'_, '_> {
-    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-        let status = self.inner.read(table, key, fields, out);
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
+        let status = self.inner.read(op, out);
         self.count(status)
     }
 
-    fn read_in_place(
-        &mut self,
-        table: &str,
-        key: &str,
-        fields: Fields<'_>,
-        scratch: &mut Record,
-        visit: &mut dyn FnMut(RecordView<'_>),
-    ) -> Status {
-        let status = self.inner.read_in_place(table, key, fields, scratch, visit);
+    fn read_in_place(&mut self, op: &ReadOp<'_>, buf: &mut Record, visit: &mut Visit) -> Status {
+        let status = self.inner.read_in_place(op, buf, visit);
         self.count(status)
     }
 
-    fn scan(
-        &mut self,
-        table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
-        let status = self.inner.scan(table, start_key, count, fields, out);
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
+        let status = self.inner.scan(op, out);
         self.count(status)
     }
 
@@ -240,17 +228,10 @@ mod tests {
     }
 
     impl StoreThread for Answer {
-        fn read(&mut self, _: &str, _: &str, _: Fields<'_>, _: &mut Record) -> Status {
+        fn read(&mut self, _: &ReadOp<'_>, _: &mut Record) -> Status {
             self.0
         }
-        fn scan(
-            &mut self,
-            _: &str,
-            _: &str,
-            _: usize,
-            _: Fields<'_>,
-            _: &mut ScanResult,
-        ) -> Status {
+        fn scan(&mut self, _: &ScanOp<'_>, _: &mut ScanResult) -> Status {
             self.0
         }
         fn update(&mut self, _: &str, _: &str, _: &Record) -> Status {
@@ -285,7 +266,7 @@ mod tests {
             assert_eq!(db.delete("t", "k"), Status::Error);
             assert!(!stop.is_stopped(), "stopped after {i} failures");
         }
-        db.read("t", "k", Fields::All, &mut Record::new());
+        db.read(&ReadOp::new("t", "k", Fields::All), &mut Record::new());
         assert!(stop.is_stopped());
         assert!(budget.is_spent());
         assert_eq!(budget.failures(), 6);
@@ -297,9 +278,11 @@ mod tests {
         let stop = StopSignal::new();
         let mut inner = Answer(Status::Error, None);
         let mut db = budget.guard(0, &mut inner, &stop);
-        let status = db.read_in_place("t", "k", Fields::All, &mut Record::new(), &mut |_| {
-            panic!("a failed read shows no record")
-        });
+        let status = db.read_in_place(
+            &ReadOp::new("t", "k", Fields::All),
+            &mut Record::new(),
+            &mut |_| panic!("a failed read shows no record"),
+        );
         assert_eq!(status, Status::Error);
         assert!(stop.is_stopped());
         assert_eq!(budget.failures(), 1);
@@ -314,7 +297,10 @@ mod tests {
             let mut db = budget.guard(0, &mut inner, &stop);
             for _ in 0..100 {
                 db.update("t", "k", &Record::new());
-                db.scan("t", "k", 3, Fields::All, &mut ScanResult::new());
+                db.scan(
+                    &ScanOp::new("t", "k", 3, Fields::All),
+                    &mut ScanResult::new(),
+                );
             }
         }
         assert!(!stop.is_stopped());

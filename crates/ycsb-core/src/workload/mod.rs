@@ -27,7 +27,8 @@ use std::time::{Duration, Instant};
 use timing::Timing;
 
 use ycsb_db::{
-    Batch, Fields, PropertyError, Record, RecordTemplate, ScanResult, Status, StoreThread,
+    Batch, Fields, PropertyError, ReadOp, Record, RecordTemplate, ScanOp, ScanResult, Status,
+    StoreThread,
 };
 
 use crate::clock::Clock;
@@ -1299,7 +1300,7 @@ impl<'w> WorkloadThread<'w> {
         let (key, scan) = (&self.key, &mut self.scan);
         self.timing
             .measure(recorder, Operation::Scan, intended, || {
-                db.scan(&workload.table, key, length, fields, scan)
+                db.scan(&ScanOp::new(&workload.table, key, length, fields), scan)
             });
         // Java master's SCAN-LATENCY-PER-RECORD: the scan's time over the
         // records it returned, whatever its status, with no status of its
@@ -1392,9 +1393,10 @@ fn read_record(
     out: &mut Record,
     keep_values: bool,
 ) -> Status {
+    let op = ReadOp::new(table, key, fields);
     if keep_values {
-        db.read(table, key, fields, out)
+        db.read(&op, out)
     } else {
-        db.read_in_place(table, key, fields, out, &mut |_| {})
+        db.read_in_place(&op, out, &mut |_| {})
     }
 }

@@ -2,9 +2,10 @@
 //! tests of what ycsb asks a store for.
 
 use std::sync::Mutex;
+use ycsb_db::{ReadOp, ScanOp, Visit};
 
 use ycsb_core::db::{
-    Fields, Properties, Record, RecordView, ScanResult, Status, Store, StoreError, StoreThread,
+    Properties, Record, RecordView, ScanResult, Status, Store, StoreError, StoreThread,
     ThreadContext,
 };
 use ycsb_core::properties::load_file;
@@ -60,49 +61,33 @@ impl NotingThread<'_> {
 }
 
 impl StoreThread for NotingThread<'_> {
-    fn read(&mut self, table: &str, key: &str, fields: Fields<'_>, out: &mut Record) -> Status {
-        let status = self.inner.read(table, key, fields, out);
-        let (key, fields) = (key.to_string(), out.len());
+    fn read(&mut self, op: &ReadOp<'_>, out: &mut Record) -> Status {
+        let status = self.inner.read(op, out);
         self.note(Asked::Read {
-            key,
+            key: op.key.to_string(),
             in_place: false,
-            fields,
+            fields: out.len(),
         });
         status
     }
 
-    fn read_in_place(
-        &mut self,
-        table: &str,
-        key: &str,
-        fields: Fields<'_>,
-        scratch: &mut Record,
-        visit: &mut dyn FnMut(RecordView<'_>),
-    ) -> Status {
-        assert!(scratch.is_empty(), "scratch arrives empty");
+    fn read_in_place(&mut self, op: &ReadOp<'_>, buf: &mut Record, visit: &mut Visit) -> Status {
+        assert!(buf.is_empty(), "the scratch record arrives empty");
         let mut record = Record::new();
-        let status = self.inner.read(table, key, fields, &mut record);
+        let status = self.inner.read(op, &mut record);
         if status.is_ok() {
             visit(RecordView::from(&record));
         }
-        let (key, fields) = (key.to_string(), record.len());
         self.note(Asked::Read {
-            key,
+            key: op.key.to_string(),
             in_place: true,
-            fields,
+            fields: record.len(),
         });
         status
     }
 
-    fn scan(
-        &mut self,
-        table: &str,
-        start_key: &str,
-        count: usize,
-        fields: Fields<'_>,
-        out: &mut ScanResult,
-    ) -> Status {
-        self.inner.scan(table, start_key, count, fields, out)
+    fn scan(&mut self, op: &ScanOp<'_>, out: &mut ScanResult) -> Status {
+        self.inner.scan(op, out)
     }
 
     fn update(&mut self, table: &str, key: &str, values: &Record) -> Status {

@@ -17,6 +17,7 @@
 //! Printing stays in the child binary's own `main`: the kit writes to the
 //! [`Write`] it is given, so that the library itself never prints.
 
+use crate::ReadOp;
 use std::convert::Infallible;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -229,7 +230,7 @@ fn count(store: &dyn Store, acked: &[String], prefix: bool) -> usize {
     let mut found = 0;
     for key in acked {
         out.clear();
-        match thread.read(ACK_TABLE, key, Fields::All, &mut out) {
+        match thread.read(&ReadOp::new(ACK_TABLE, key, Fields::All), &mut out) {
             Status::Ok => {
                 if prefix {
                     assert_eq!(
@@ -261,7 +262,7 @@ pub fn assert_all_readable(store: &dyn Store, acked: &[String]) {
     for key in acked {
         out.clear();
         assert_eq!(
-            thread.read(ACK_TABLE, key, Fields::All, &mut out),
+            thread.read(&ReadOp::new(ACK_TABLE, key, Fields::All), &mut out),
             Status::Ok,
             "acknowledged {key} lost"
         );

@@ -7,6 +7,7 @@
 //! They open stores through the descriptor, as the workbench does, and
 //! panic with what they found, like [`assert_conforms`](super::assert_conforms).
 
+use crate::{ReadOp, ScanOp};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -45,12 +46,16 @@ pub fn read_both_ways(
     fields: Fields<'_>,
 ) -> (Status, Vec<(String, String)>) {
     let mut copied = Record::new();
-    let status = thread.read(table, key, fields, &mut copied);
+    let status = thread.read(&ReadOp::new(table, key, fields), &mut copied);
     let mut seen = None;
-    let in_place = thread.read_in_place(table, key, fields, &mut Record::new(), &mut |view| {
-        assert!(seen.is_none(), "read_in_place of {key} visited twice");
-        seen = Some(view.iter().collect::<Record>());
-    });
+    let in_place = thread.read_in_place(
+        &ReadOp::new(table, key, fields),
+        &mut Record::new(),
+        &mut |view| {
+            assert!(seen.is_none(), "read_in_place of {key} visited twice");
+            seen = Some(view.iter().collect::<Record>());
+        },
+    );
     assert_eq!(in_place, status, "read_in_place of {key}");
     assert_eq!(seen.is_some(), status.is_ok(), "visited on {status:?}");
     if let Some(seen) = seen {
@@ -73,7 +78,7 @@ pub fn scan_keys(
     count: usize,
 ) -> Vec<String> {
     let mut rows = ScanResult::new();
-    let status = thread.scan(table, start, count, Fields::All, &mut rows);
+    let status = thread.scan(&ScanOp::new(table, start, count, Fields::All), &mut rows);
     assert_eq!(status, Status::Ok, "scan of {count} from {start:?}");
     rows.iter().map(|(key, _)| key.to_string()).collect()
 }
@@ -93,7 +98,7 @@ pub fn scan_rows(
     fields: Fields<'_>,
 ) -> Vec<(String, Vec<(String, String)>)> {
     let mut rows = ScanResult::new();
-    let status = thread.scan(table, start, count, fields, &mut rows);
+    let status = thread.scan(&ScanOp::new(table, start, count, fields), &mut rows);
     assert_eq!(status, Status::Ok, "scan of {count} from {start:?}");
     rows.iter()
         .map(|(key, record)| (key.to_string(), text_fields(record)))
@@ -635,7 +640,7 @@ fn assert_fresh_leaves_only_the_engines_files(
     let store = open_ok(descriptor, &with_fresh(descriptor, props), "fresh");
     let mut thread = store.thread(ThreadContext::new(0, 1)).expect("a thread");
     assert_eq!(
-        thread.read(TABLE, "kept", Fields::All, &mut Record::new()),
+        thread.read(&ReadOp::new(TABLE, "kept", Fields::All), &mut Record::new()),
         Status::NotFound,
         "fresh kept a record"
     );

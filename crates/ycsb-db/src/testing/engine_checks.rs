@@ -4,6 +4,7 @@
 //! from engine to engine as parameters, and fails where the per-store copies
 //! it replaces failed.
 
+use crate::ScanOp;
 use std::path::{Path, PathBuf};
 
 use crate::properties::Properties;
@@ -161,7 +162,7 @@ pub fn assert_not_a_record(t: &mut dyn StoreThread, key: &str) {
     assert_eq!(read(t), Status::UnexpectedState);
     let mut rows = ScanResult::new();
     assert_eq!(
-        t.scan(TABLE, key, 1, Fields::All, &mut rows),
+        t.scan(&ScanOp::new(TABLE, key, 1, Fields::All), &mut rows),
         Status::UnexpectedState
     );
     assert_eq!(

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use ycsb_db::testing::record;
-use ycsb_db::{Fields, Properties, Record, Status, Store, StoreThread, ThreadContext};
+use ycsb_db::{Fields, Properties, ReadOp, Record, Status, Store, StoreThread, ThreadContext};
 use ycsb_jdbc::testing::{MariaDb, Postgres};
 use ycsb_jdbc::JdbcStore;
 
@@ -65,7 +65,7 @@ pub fn thread(store: &JdbcStore) -> Box<dyn StoreThread + '_> {
 
 pub fn read(t: &mut dyn StoreThread, key: &str) -> (Status, Record) {
     let mut out = Record::new();
-    let status = t.read(TABLE, key, Fields::All, &mut out);
+    let status = t.read(&ReadOp::new(TABLE, key, Fields::All), &mut out);
     (status, out)
 }
 

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use ycsb_db::{Fields, Properties, Record, Status, Store, ThreadContext};
+use ycsb_db::{Fields, Properties, ReadOp, Record, Status, Store, ThreadContext};
 
 use super::*;
 use crate::workload::CoreWorkload;
@@ -234,7 +234,7 @@ fn workload_loads_the_file_and_runs_on_its_keys() {
     let mut t = store.thread(ThreadContext::new(0, 1)).unwrap();
     let mut out = Record::new();
     assert_eq!(
-        t.read("usertable", "doc499", Fields::All, &mut out),
+        t.read(&ReadOp::new("usertable", "doc499", Fields::All), &mut out),
         Status::Ok
     );
     assert_eq!(out.get("body"), Some(&b"some text number 499"[..]));
