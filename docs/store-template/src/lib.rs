@@ -14,7 +14,10 @@
 use std::collections::BTreeMap;
 use std::sync::RwLock;
 
-use ycsb_db::{EngineInfo, Fields, Properties, Property, PropertyDecl, Record, ScanResult, Status, Store, StoreContext, StoreDescriptor, StoreError, StoreThread, ThreadContext, ReadOp, ScanOp};
+use ycsb_db::{
+    EngineInfo, Fields, Properties, Property, PropertyDecl, ReadOp, Record, ScanOp, ScanResult,
+    Status, Store, StoreContext, StoreDescriptor, StoreError, StoreThread, ThreadContext,
+};
 
 /// `mystore.capacity`: how many records the store holds.
 pub const CAPACITY: Property<u64> = Property::new(
