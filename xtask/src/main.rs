@@ -381,7 +381,12 @@ fn package(args: &[String]) -> Result<()> {
     let root = project_root();
     eprintln!("xtask: cargo package (library crates)");
     let verify_dir = package_target_dir(&root);
-    forget_packaged_builds(&PACKAGED, &verify_dir)?;
+    let stores = stores::store_crates(&root)?;
+    forget_packaged_builds(
+        &packaged_crates(&stores),
+        cargo_home().as_deref(),
+        &verify_dir,
+    )?;
     run(Command::new(&cargo)
         .current_dir(&root)
         .args(["package", "--quiet", "--allow-dirty", "--target-dir"])
@@ -392,7 +397,6 @@ fn package(args: &[String]) -> Result<()> {
     // not build them from their tarballs: that compiles every engine's
     // dependencies a second time, minutes of CI for what the workspace
     // build already compiles; `--verify-stores` does.
-    let stores = stores::store_crates(&root)?;
     let mut command = Command::new(&cargo);
     command
         .current_dir(&root)
@@ -427,6 +431,27 @@ fn package_target_dir(root: &Path) -> PathBuf {
     base.join("package-verify")
 }
 
+/// Every crate of ours that `cargo package` may verify from a tarball: the
+/// library crates and the store crates, since a store crate that another
+/// depends on (the http client, under the server) is extracted and built
+/// from its tarball as the library crates are.
+fn packaged_crates(stores: &[String]) -> Vec<&str> {
+    let mut crates: Vec<&str> = PACKAGED.to_vec();
+    for store in stores {
+        if !crates.contains(&store.as_str()) {
+            crates.push(store);
+        }
+    }
+    crates
+}
+
+/// Cargo's home: `$CARGO_HOME`, else `~/.cargo`.
+fn cargo_home() -> Option<PathBuf> {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))
+}
+
 /// Makes the next `cargo package` verify `crates` from their new tarballs.
 ///
 /// Packaging several crates at once verifies each against the others'
@@ -440,15 +465,16 @@ fn package_target_dir(root: &Path) -> PathBuf {
 /// from overlay directories (named with a leading `-`; crates.io's start
 /// with `index.`) and their build artifacts from the verification target
 /// directory; third-party dependencies stay cached.
-fn forget_packaged_builds(crates: &[&str], target_dir: &Path) -> Result<()> {
+fn forget_packaged_builds(
+    crates: &[&str],
+    cargo_home: Option<&Path>,
+    target_dir: &Path,
+) -> Result<()> {
     let ours = |name: &str, separator: char, crate_name: &str| {
         name.strip_prefix(crate_name)
             .and_then(|rest| rest.strip_prefix(separator))
             .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_alphanumeric()))
     };
-    let cargo_home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")));
     let overlays = cargo_home
         .and_then(|home| std::fs::read_dir(home.join("registry").join("src")).ok())
         .into_iter()
@@ -688,4 +714,51 @@ fn read_demo_row(db: &str, workload: &str, export: &Path) -> Result<DemoRow> {
         read_p99_us: p99("READ"),
         update_p99_us: p99("UPDATE"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store crate verified from a stale extracted tarball failed
+    /// `package --verify-stores` after a change to ycsb-db's trait: the
+    /// http client under the server was built from the old sources.
+    #[test]
+    fn packaging_forgets_every_crate_of_ours_and_nothing_else() {
+        let home = tempfile::tempdir().unwrap();
+        let target = tempfile::tempdir().unwrap();
+        let overlay = home.path().join("registry/src/-c56da854d76d5362");
+        let crates_io = home
+            .path()
+            .join("registry/src/index.crates.io-1949cf8c6b5b557f");
+        for dir in [
+            overlay.join("ycsb-http-0.1.0"),
+            overlay.join("ycsb-db-0.1.0"),
+            overlay.join("ycsb-httpx-0.1.0"),
+            crates_io.join("ycsb-http-0.1.0"),
+            target.path().join("debug/.fingerprint/ycsb-http-1a2b3c"),
+        ] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        let deps = target.path().join("debug/deps");
+        std::fs::create_dir_all(&deps).unwrap();
+        std::fs::write(deps.join("libycsb_http-1a2b3c.rlib"), b"").unwrap();
+        std::fs::write(deps.join("libserde-1a2b3c.rlib"), b"").unwrap();
+
+        let stores = stores::store_crates(&project_root()).unwrap();
+        assert!(stores.iter().any(|s| s == "ycsb-http"), "{stores:?}");
+        let crates = packaged_crates(&stores);
+        forget_packaged_builds(&crates, Some(home.path()), target.path()).unwrap();
+
+        assert!(!overlay.join("ycsb-http-0.1.0").exists());
+        assert!(!overlay.join("ycsb-db-0.1.0").exists());
+        assert!(!target
+            .path()
+            .join("debug/.fingerprint/ycsb-http-1a2b3c")
+            .exists());
+        assert!(!deps.join("libycsb_http-1a2b3c.rlib").exists());
+        assert!(overlay.join("ycsb-httpx-0.1.0").exists(), "not ours");
+        assert!(crates_io.join("ycsb-http-0.1.0").exists(), "crates.io's");
+        assert!(deps.join("libserde-1a2b3c.rlib").exists(), "a dependency");
+    }
 }
