@@ -27,7 +27,8 @@
 //! let mut values = Record::new();
 //! values.push("field0", b"abc");
 //! assert_eq!(thread.update("usertable", "user1", &values), Status::Ok);
-//! assert_eq!(thread.read(&ReadOp::new("usertable", "user1", Fields::All), &mut Record::new()), Status::Ok);
+//! let read = ReadOp::new("usertable", "user1", Fields::All);
+//! assert_eq!(thread.read(&read, &mut Record::new()), Status::Ok);
 //!
 //! let text = String::from_utf8(lines.lock().unwrap().clone()).unwrap();
 //! assert!(text.ends_with(

@@ -157,7 +157,11 @@ impl Commands<'_> {
         let names: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
         self.record.clear();
         let status = self.db.read(
-            &ReadOp::new(&self.table, key, selection(&names)),
+            &ReadOp {
+                table: &self.table,
+                key,
+                fields: selection(&names),
+            },
             &mut self.record,
         );
         writeln!(out, "Return code: {}", status.name())?;
@@ -180,7 +184,12 @@ impl Commands<'_> {
         let names: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
         self.scan.clear();
         let status = self.db.scan(
-            &ScanOp::new(&self.table, key, length, selection(&names)),
+            &ScanOp {
+                table: &self.table,
+                start_key: key,
+                count: length,
+                fields: selection(&names),
+            },
             &mut self.scan,
         );
         writeln!(out, "Result: {}", status.name())?;

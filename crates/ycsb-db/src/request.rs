@@ -5,7 +5,9 @@
 //! compiler noticing, and every store and every wrapper repeated the same
 //! five-parameter signatures. A [`ReadOp`] or [`ScanOp`] is built once per
 //! operation by the workload and passed by reference, so a wrapper (the
-//! error budget, a test's recorder) forwards one pointer.
+//! error budget, a test's recorder) forwards one pointer. Code that builds
+//! one from variables names the parts (`ReadOp { table, key, fields }`);
+//! `new` is for literals, as in tests and examples.
 
 use crate::{Fields, RecordView};
 

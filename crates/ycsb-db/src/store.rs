@@ -369,7 +369,7 @@ pub trait StoreThread {
         for ((status, record), (key, _)) in
             statuses.iter_mut().zip(out.iter_mut()).zip(batch.iter())
         {
-            *status = self.read(&ReadOp::new(table, key, fields), record);
+            *status = self.read(&ReadOp { table, key, fields }, record);
         }
         batch_status(&statuses[..batch.len().min(statuses.len())])
     }

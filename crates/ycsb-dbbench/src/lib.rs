@@ -1349,7 +1349,11 @@ impl<'a> Worker<'a> {
         // value is looked at in place here too.
         let mut value_bytes = 0;
         match self.thread.read_in_place(
-            &ReadOp::new(&self.settings.table, &self.key, Fields::All),
+            &ReadOp {
+                table: &self.settings.table,
+                key: &self.key,
+                fields: Fields::All,
+            },
             &mut self.out,
             &mut |record| value_bytes = record.value_bytes(),
         ) {
@@ -1664,7 +1668,12 @@ impl<'a> Worker<'a> {
         self.scan.clear();
         let count = usize::try_from(count).unwrap_or(usize::MAX);
         match self.thread.scan(
-            &ScanOp::new(&self.settings.table, &self.key, count, Fields::All),
+            &ScanOp {
+                table: &self.settings.table,
+                start_key: &self.key,
+                count,
+                fields: Fields::All,
+            },
             &mut self.scan,
         ) {
             Status::Ok => {}

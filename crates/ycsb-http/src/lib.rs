@@ -987,7 +987,14 @@ impl StoreThread for HttpThread<'_> {
         }
         let mut stored = std::mem::take(&mut self.stored);
         stored.clear();
-        let status = self.read(&ReadOp::new(table, key, Fields::All), &mut stored);
+        let status = self.read(
+            &ReadOp {
+                table,
+                key,
+                fields: Fields::All,
+            },
+            &mut stored,
+        );
         if status != Status::Ok {
             self.stored = stored;
             return status;

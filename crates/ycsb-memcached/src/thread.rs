@@ -406,7 +406,7 @@ impl StoreThread for MemcachedThread {
                     routes.push((server, entry));
                 }
                 Ok(_) => {
-                    statuses[entry] = self.read(&ReadOp::new(table, key, fields), &mut out[entry])
+                    statuses[entry] = self.read(&ReadOp { table, key, fields }, &mut out[entry])
                 }
                 Err(status) => statuses[entry] = status,
             }

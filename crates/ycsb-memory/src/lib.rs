@@ -76,11 +76,13 @@
 //! assert_eq!(thread.update("usertable", "user1", &change), Status::Ok);
 //!
 //! let mut out = Record::new();
-//! assert_eq!(thread.read(&ReadOp::new("usertable", "user1", Fields::All), &mut out), Status::Ok);
+//! let read = ReadOp::new("usertable", "user1", Fields::All);
+//! assert_eq!(thread.read(&read, &mut out), Status::Ok);
 //! assert_eq!(out.get("field1"), Some(&b"B"[..]));
 //!
 //! let mut rows = ScanResult::new();
-//! assert_eq!(thread.scan(&ScanOp::new("usertable", "user0", 10, Fields::All), &mut rows), Status::Ok);
+//! let scan = ScanOp::new("usertable", "user0", 10, Fields::All);
+//! assert_eq!(thread.scan(&scan, &mut rows), Status::Ok);
 //! let keys: Vec<_> = rows.iter().map(|(k, _)| k).collect();
 //! assert_eq!(keys, ["user1", "user2"]);
 //! assert_eq!(store.len(), 2);

@@ -196,7 +196,14 @@ impl StoreThread for RocksThread<'_> {
             for ((status, record), (key, _)) in
                 statuses.iter_mut().zip(out.iter_mut()).zip(batch.iter())
             {
-                *status = self.read(&ReadOp::new("", key, fields), record);
+                *status = self.read(
+                    &ReadOp {
+                        table: "",
+                        key,
+                        fields,
+                    },
+                    record,
+                );
             }
             return batch_status(&statuses[..batch.len()]);
         };

@@ -670,7 +670,11 @@ impl Session<'_> {
         let key = std::mem::take(&mut self.key);
         let key_str = std::str::from_utf8(&key).unwrap_or_default();
         let status = self.thread.read(
-            &ReadOp::new(self.table, key_str, Fields::All),
+            &ReadOp {
+                table: self.table,
+                key: key_str,
+                fields: Fields::All,
+            },
             &mut self.record,
         );
         let reply = if status == Status::Ok {
@@ -717,10 +721,14 @@ impl Session<'_> {
                 break;
             };
             self.record.clear();
-            match self
-                .thread
-                .read(&ReadOp::new(self.table, key, Fields::All), &mut self.record)
-            {
+            match self.thread.read(
+                &ReadOp {
+                    table: self.table,
+                    key,
+                    fields: Fields::All,
+                },
+                &mut self.record,
+            ) {
                 Status::Ok => {}
                 Status::NotFound => continue,
                 other => {
@@ -888,7 +896,12 @@ impl Session<'_> {
             let batch = (limit - emitted).min(SCAN_BATCH);
             scan.clear();
             let status = self.thread.scan(
-                &ScanOp::new(self.table, &self.cursor, batch, Fields::All),
+                &ScanOp {
+                    table: self.table,
+                    start_key: &self.cursor,
+                    count: batch,
+                    fields: Fields::All,
+                },
                 &mut scan,
             );
             if status != Status::Ok {
@@ -965,9 +978,14 @@ impl Session<'_> {
         self.record.clear();
         let reply = match self.method.as_str() {
             "GET" | "HEAD" => {
-                let status = self
-                    .thread
-                    .read(&ReadOp::new(table, key_str, Fields::All), &mut self.record);
+                let status = self.thread.read(
+                    &ReadOp {
+                        table,
+                        key: key_str,
+                        fields: Fields::All,
+                    },
+                    &mut self.record,
+                );
                 self.out.clear();
                 if status == Status::Ok {
                     encoding::encode_record(&self.record, &mut self.out);

@@ -656,10 +656,14 @@ impl Session<'_> {
 
     fn get(&mut self, key: &str) {
         self.record.clear();
-        match self
-            .thread
-            .read(&ReadOp::new(self.table, key, Fields::All), &mut self.record)
-        {
+        match self.thread.read(
+            &ReadOp {
+                table: self.table,
+                key,
+                fields: Fields::All,
+            },
+            &mut self.record,
+        ) {
             Status::Ok => {
                 let single = (self.record.len() == 1)
                     .then(|| self.record.field(0))
@@ -702,10 +706,14 @@ impl Session<'_> {
 
     fn hgetall(&mut self, key: &str) {
         self.record.clear();
-        match self
-            .thread
-            .read(&ReadOp::new(self.table, key, Fields::All), &mut self.record)
-        {
+        match self.thread.read(
+            &ReadOp {
+                table: self.table,
+                key,
+                fields: Fields::All,
+            },
+            &mut self.record,
+        ) {
             Status::Ok | Status::NotFound => {
                 wire::write_array_header(&mut self.out, 2 * self.record.len());
                 for field in self.record.iter() {
@@ -719,10 +727,14 @@ impl Session<'_> {
 
     fn hmget(&mut self, key: &str, buf: &[u8], names: &[(usize, usize)], single: bool) {
         self.record.clear();
-        match self
-            .thread
-            .read(&ReadOp::new(self.table, key, Fields::All), &mut self.record)
-        {
+        match self.thread.read(
+            &ReadOp {
+                table: self.table,
+                key,
+                fields: Fields::All,
+            },
+            &mut self.record,
+        ) {
             Status::Ok | Status::NotFound => {
                 if !single {
                     wire::write_array_header(&mut self.out, names.len());
@@ -749,8 +761,14 @@ impl Session<'_> {
                 self.thread.delete(self.table, key)
             } else {
                 self.record.clear();
-                self.thread
-                    .read(&ReadOp::new(self.table, key, Fields::All), &mut self.record)
+                self.thread.read(
+                    &ReadOp {
+                        table: self.table,
+                        key,
+                        fields: Fields::All,
+                    },
+                    &mut self.record,
+                )
             };
             match status {
                 Status::Ok | Status::BatchedOk => count += 1,
@@ -797,7 +815,12 @@ impl Session<'_> {
             .saturating_add(usize::from(exclusive));
         self.scan.clear();
         match self.thread.scan(
-            &ScanOp::new(self.table, start, wanted, Fields::All),
+            &ScanOp {
+                table: self.table,
+                start_key: start,
+                count: wanted,
+                fields: Fields::All,
+            },
             &mut self.scan,
         ) {
             Status::Ok => {}

@@ -1300,7 +1300,15 @@ impl<'w> WorkloadThread<'w> {
         let (key, scan) = (&self.key, &mut self.scan);
         self.timing
             .measure(recorder, Operation::Scan, intended, || {
-                db.scan(&ScanOp::new(&workload.table, key, length, fields), scan)
+                db.scan(
+                    &ScanOp {
+                        table: &workload.table,
+                        start_key: key,
+                        count: length,
+                        fields,
+                    },
+                    scan,
+                )
             });
         // Java master's SCAN-LATENCY-PER-RECORD: the scan's time over the
         // records it returned, whatever its status, with no status of its
@@ -1393,7 +1401,7 @@ fn read_record(
     out: &mut Record,
     keep_values: bool,
 ) -> Status {
-    let op = ReadOp::new(table, key, fields);
+    let op = ReadOp { table, key, fields };
     if keep_values {
         db.read(&op, out)
     } else {
