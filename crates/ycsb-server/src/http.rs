@@ -79,8 +79,7 @@ use crate::limits::{linger, timed_out, Budget, Charge, Timed};
 pub use crate::listener::ServeError;
 use crate::listener::{ConfigProperties, Protocol, ServerConfig};
 use ycsb_db::{
-    Fields, Property, PropertyDecl, ReadOp, Record, ScanOp, ScanResult, Status, StoreError,
-    StoreThread,
+    Fields, Property, PropertyDecl, Record, ScanOp, ScanResult, Status, StoreError, StoreThread,
 };
 use ycsb_http::encoding;
 use ycsb_http::wire::{self, Conn, WireError};
@@ -666,17 +665,10 @@ impl Session<'_> {
         if let Err(r) = self.key_param("key", format) {
             return r;
         }
-        self.record.clear();
         let key = std::mem::take(&mut self.key);
         let key_str = std::str::from_utf8(&key).unwrap_or_default();
-        let status = self.thread.read(
-            &ReadOp {
-                table: self.table,
-                key: key_str,
-                fields: Fields::All,
-            },
-            &mut self.record,
-        );
+        let status =
+            crate::read_whole_record(&mut *self.thread, self.table, key_str, &mut self.record);
         let reply = if status == Status::Ok {
             self.out.clear();
             let data = match format {
@@ -720,15 +712,7 @@ impl Session<'_> {
                 failure = Some(Status::BadRequest);
                 break;
             };
-            self.record.clear();
-            match self.thread.read(
-                &ReadOp {
-                    table: self.table,
-                    key,
-                    fields: Fields::All,
-                },
-                &mut self.record,
-            ) {
+            match crate::read_whole_record(&mut *self.thread, self.table, key, &mut self.record) {
                 Status::Ok => {}
                 Status::NotFound => continue,
                 other => {
@@ -978,14 +962,8 @@ impl Session<'_> {
         self.record.clear();
         let reply = match self.method.as_str() {
             "GET" | "HEAD" => {
-                let status = self.thread.read(
-                    &ReadOp {
-                        table,
-                        key: key_str,
-                        fields: Fields::All,
-                    },
-                    &mut self.record,
-                );
+                let status =
+                    crate::read_whole_record(&mut *self.thread, table, key_str, &mut self.record);
                 self.out.clear();
                 if status == Status::Ok {
                     encoding::encode_record(&self.record, &mut self.out);

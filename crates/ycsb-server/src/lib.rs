@@ -30,3 +30,23 @@ mod listener;
 pub mod resp;
 
 pub use listener::{serve, Protocol, ServeError, ServerConfig, ServerHandle};
+
+use ycsb_db::{Fields, ReadOp, Record, Status, StoreThread};
+
+/// Reads every field of the record at `key` in `table` into `record`,
+/// cleared first: what each protocol's read of a whole record asks the
+/// store (RESP's `GET`, `HGETALL`, `HMGET`; HTTP's gets and scans).
+fn read_whole_record(
+    thread: &mut dyn StoreThread,
+    table: &str,
+    key: &str,
+    record: &mut Record,
+) -> Status {
+    record.clear();
+    let op = ReadOp {
+        table,
+        key,
+        fields: Fields::All,
+    };
+    thread.read(&op, record)
+}

@@ -80,8 +80,7 @@ use crate::limits::{linger, timed_out, Budget, Charge, Timed};
 pub use crate::listener::ServeError;
 use crate::listener::{ConfigProperties, Protocol, ServerConfig};
 use ycsb_db::{
-    Fields, Property, PropertyDecl, ReadOp, Record, ScanOp, ScanResult, Status, StoreError,
-    StoreThread,
+    Fields, Property, PropertyDecl, Record, ScanOp, ScanResult, Status, StoreError, StoreThread,
 };
 use ycsb_redis::resp::{self as wire, Token, Tokens};
 
@@ -655,15 +654,7 @@ impl Session<'_> {
     }
 
     fn get(&mut self, key: &str) {
-        self.record.clear();
-        match self.thread.read(
-            &ReadOp {
-                table: self.table,
-                key,
-                fields: Fields::All,
-            },
-            &mut self.record,
-        ) {
+        match crate::read_whole_record(&mut *self.thread, self.table, key, &mut self.record) {
             Status::Ok => {
                 let single = (self.record.len() == 1)
                     .then(|| self.record.field(0))
@@ -705,15 +696,7 @@ impl Session<'_> {
     }
 
     fn hgetall(&mut self, key: &str) {
-        self.record.clear();
-        match self.thread.read(
-            &ReadOp {
-                table: self.table,
-                key,
-                fields: Fields::All,
-            },
-            &mut self.record,
-        ) {
+        match crate::read_whole_record(&mut *self.thread, self.table, key, &mut self.record) {
             Status::Ok | Status::NotFound => {
                 wire::write_array_header(&mut self.out, 2 * self.record.len());
                 for field in self.record.iter() {
@@ -726,15 +709,7 @@ impl Session<'_> {
     }
 
     fn hmget(&mut self, key: &str, buf: &[u8], names: &[(usize, usize)], single: bool) {
-        self.record.clear();
-        match self.thread.read(
-            &ReadOp {
-                table: self.table,
-                key,
-                fields: Fields::All,
-            },
-            &mut self.record,
-        ) {
+        match crate::read_whole_record(&mut *self.thread, self.table, key, &mut self.record) {
             Status::Ok | Status::NotFound => {
                 if !single {
                     wire::write_array_header(&mut self.out, names.len());
@@ -760,15 +735,7 @@ impl Session<'_> {
             let status = if delete {
                 self.thread.delete(self.table, key)
             } else {
-                self.record.clear();
-                self.thread.read(
-                    &ReadOp {
-                        table: self.table,
-                        key,
-                        fields: Fields::All,
-                    },
-                    &mut self.record,
-                )
+                crate::read_whole_record(&mut *self.thread, self.table, key, &mut self.record)
             };
             match status {
                 Status::Ok | Status::BatchedOk => count += 1,
